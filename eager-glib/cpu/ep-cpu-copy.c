@@ -1,0 +1,110 @@
+/* ep-cpu-copy.c: astype, contiguous and to_device on the CPU
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ep-cpu-private.h"
+#include "ep-scalar-private.h"
+#include "ep-tensor-private.h"
+
+#define TO_FLOAT(x)   (x)
+#define TO_DOUBLE(x)  (x)
+#define TO_INT32_FROM_FLOAT(x) ep_double_to_int32 ((gdouble) (x))
+#define TO_INT64_FROM_FLOAT(x) ep_double_to_int64 ((gdouble) (x))
+#define TO_INT32_FROM_INT(x) ((gint32) (guint32) (x))
+#define TO_INT64_FROM_INT(x) ((gint64) (x))
+#define TO_BOOL(x)    ((x) != 0)
+
+#define CAST_LOOP(name, SRC, DST, CONVERT)                                  \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
+{                                                                           \
+  DST *out = (DST *) p[0];                                                  \
+  const guint8 *in = p[1];                                                  \
+  if (s[1] == sizeof (SRC))                                                 \
+    for (gint64 i = 0; i < n; i++)                                          \
+      out[i] = (DST) CONVERT (((const SRC *) in)[i]);                       \
+  else                                                                      \
+    for (gint64 i = 0; i < n; i++)                                          \
+      out[i] = (DST) CONVERT (*(const SRC *) (in + i * s[1]));              \
+}
+
+#define CAST_FROM(SRC, src, TO_INT32, TO_INT64)                             \
+  CAST_LOOP (cast_##src##_float32, SRC, gfloat, TO_FLOAT)                   \
+  CAST_LOOP (cast_##src##_float64, SRC, gdouble, TO_DOUBLE)                 \
+  CAST_LOOP (cast_##src##_int32, SRC, gint32, TO_INT32)                     \
+  CAST_LOOP (cast_##src##_int64, SRC, gint64, TO_INT64)                     \
+  CAST_LOOP (cast_##src##_bool, SRC, guint8, TO_BOOL)
+
+CAST_FROM (gfloat, float32, TO_INT32_FROM_FLOAT, TO_INT64_FROM_FLOAT)
+CAST_FROM (gdouble, float64, TO_INT32_FROM_FLOAT, TO_INT64_FROM_FLOAT)
+CAST_FROM (gint32, int32, TO_INT32_FROM_INT, TO_INT64_FROM_INT)
+CAST_FROM (gint64, int64, TO_INT32_FROM_INT, TO_INT64_FROM_INT)
+CAST_FROM (guint8, bool, TO_INT32_FROM_INT, TO_INT64_FROM_INT)
+
+#define CAST_ROW(src) \
+  { cast_##src##_float32, cast_##src##_float64, cast_##src##_int32, cast_##src##_int64, cast_##src##_bool }
+
+/* [from][to], in EpDType order */
+static const EpCpuLoop cast_loops[5][5] = {
+  CAST_ROW (float32), CAST_ROW (float64), CAST_ROW (int32), CAST_ROW (int64), CAST_ROW (bool),
+};
+
+static gboolean
+cpu_astype (EpOpCall  *call,
+            GError   **error)
+{
+  EpDType from = call->inputs[0]->layout.dtype;
+  EpDType to = call->outputs[0]->layout.dtype;
+
+  ep_cpu_map (call, cast_loops[from][to], NULL);
+  return TRUE;
+}
+
+#define COPY_LOOP(name, T)                                                  \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
+{                                                                           \
+  T *out = (T *) p[0];                                                      \
+  const guint8 *in = p[1];                                                  \
+  if (s[1] == sizeof (T))                                                   \
+    memcpy (out, in, n * sizeof (T));                                       \
+  else                                                                      \
+    for (gint64 i = 0; i < n; i++)                                          \
+      out[i] = *(const T *) (in + i * s[1]);                                \
+}
+
+COPY_LOOP (copy_1, guint8)
+COPY_LOOP (copy_4, guint32)
+COPY_LOOP (copy_8, guint64)
+
+EpCpuLoop
+ep_cpu_copy_loop_for_itemsize (gsize itemsize)
+{
+  switch (itemsize)
+    {
+    case 1: return copy_1;
+    case 4: return copy_4;
+    default: return copy_8;
+    }
+}
+
+static gboolean
+cpu_contiguous (EpOpCall  *call,
+                GError   **error)
+{
+  ep_cpu_map (call, ep_cpu_copy_loop_for_itemsize (ep_dtype_get_itemsize (call->inputs[0]->layout.dtype)), NULL);
+  return TRUE;
+}
+
+void
+ep_cpu_register_copy (EpKernelFunc *kernels)
+{
+  kernels[EP_OP_ASTYPE] = cpu_astype;
+  kernels[EP_OP_CONTIGUOUS] = cpu_contiguous;
+  kernels[EP_OP_TO_DEVICE] = ep_copy_to_device_kernel;
+}

@@ -1,0 +1,86 @@
+/* ep-cpu-creation.c: full and arange on the CPU
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "ep-cpu-private.h"
+#include "ep-scalar-private.h"
+#include "ep-tensor-private.h"
+
+#define FILL(T, data, n, value)                 \
+  G_STMT_START {                                \
+    T *dst = (T *) (data);                      \
+    T v = (value);                              \
+    for (gint64 i = 0; i < (n); i++)            \
+      dst[i] = v;                               \
+  } G_STMT_END
+
+static gboolean
+cpu_full (EpOpCall  *call,
+          GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  gint64 n = ep_layout_get_size (&out->layout);
+  gpointer data = out->storage->data;
+  gdouble value = call->attrs.values[0];
+
+  switch (out->layout.dtype)
+    {
+    case EP_DTYPE_FLOAT32: FILL (gfloat, data, n, (gfloat) value); break;
+    case EP_DTYPE_FLOAT64: FILL (gdouble, data, n, value); break;
+    case EP_DTYPE_INT32:   FILL (gint32, data, n, ep_double_to_int32 (value)); break;
+    case EP_DTYPE_INT64:   FILL (gint64, data, n, ep_double_to_int64 (value)); break;
+    case EP_DTYPE_BOOL:    FILL (guint8, data, n, value != 0.0); break;
+    }
+
+  return TRUE;
+}
+
+/* NumPy's fill: the first two values are converted, their difference in
+ * the element type is the step, and the rest are start + i * step in the
+ * element type. Matches np.arange bit for bit. */
+#define ARANGE(T, CONVERT, data, n, start, step)                    \
+  G_STMT_START {                                                    \
+    T *dst = (T *) (data);                                          \
+    T first = CONVERT (start);                                      \
+    T delta = (n) > 1 ? (T) (CONVERT ((start) + (step)) - first) : 0; \
+    dst[0] = first;                                                 \
+    if ((n) > 1)                                                    \
+      dst[1] = CONVERT ((start) + (step));                          \
+    for (gint64 i = 2; i < (n); i++)                                \
+      dst[i] = (T) (first + (T) i * delta);                         \
+  } G_STMT_END
+
+#define AS_FLOAT(x)  ((gfloat) (x))
+#define AS_DOUBLE(x) ((gdouble) (x))
+
+static gboolean
+cpu_arange (EpOpCall  *call,
+            GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  gint64 n = out->layout.shape[0];
+  gpointer data = out->storage->data;
+  gdouble start = call->attrs.values[0];
+  gdouble step = call->attrs.values[2];
+
+  switch (out->layout.dtype)
+    {
+    case EP_DTYPE_FLOAT32: ARANGE (gfloat, AS_FLOAT, data, n, start, step); break;
+    case EP_DTYPE_FLOAT64: ARANGE (gdouble, AS_DOUBLE, data, n, start, step); break;
+    case EP_DTYPE_INT32:   ARANGE (gint32, ep_double_to_int32, data, n, start, step); break;
+    case EP_DTYPE_INT64:   ARANGE (gint64, ep_double_to_int64, data, n, start, step); break;
+    case EP_DTYPE_BOOL:    g_assert_not_reached ();
+    }
+
+  return TRUE;
+}
+
+void
+ep_cpu_register_creation (EpKernelFunc *kernels)
+{
+  kernels[EP_OP_FULL] = cpu_full;
+  kernels[EP_OP_ARANGE] = cpu_arange;
+}

@@ -1,0 +1,117 @@
+/* ep-cpu-device.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ep-cpu-private.h"
+#include "ep-error.h"
+
+/* Wide enough for any vector unit. */
+#define CPU_ALIGNMENT 64
+
+static gboolean
+cpu_alloc (EpDevice   *device,
+           EpStorage  *storage,
+           GError    **error)
+{
+  gpointer data = NULL;
+
+  if (posix_memalign (&data, CPU_ALIGNMENT, MAX (storage->nbytes, 1)) != 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("cannot allocate %" G_GSIZE_FORMAT " bytes on %s"),
+                   storage->nbytes, device->name);
+      return FALSE;
+    }
+
+  storage->data = data;
+  return TRUE;
+}
+
+static void
+cpu_release (EpDevice  *device,
+             EpStorage *storage)
+{
+  free (storage->data);
+}
+
+static gboolean
+cpu_write (EpDevice      *device,
+           EpStorage     *storage,
+           gsize          offset,
+           gconstpointer  src,
+           gsize          nbytes,
+           GError       **error)
+{
+  if (nbytes > 0)
+    memcpy ((guint8 *) storage->data + offset, src, nbytes);
+  return TRUE;
+}
+
+static gboolean
+cpu_read (EpDevice   *device,
+          EpStorage  *storage,
+          gsize       offset,
+          gpointer    dest,
+          gsize       nbytes,
+          GError    **error)
+{
+  if (nbytes > 0)
+    memcpy (dest, (const guint8 *) storage->data + offset, nbytes);
+  return TRUE;
+}
+
+static EpDeviceBackend cpu_backend = {
+  .kind = "cpu",
+  .alloc = cpu_alloc,
+  .release = cpu_release,
+  .write = cpu_write,
+  .read = cpu_read,
+};
+
+static char *
+cpu_model_name (void)
+{
+  g_autofree char *cpuinfo = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (g_file_get_contents ("/proc/cpuinfo", &cpuinfo, NULL, NULL))
+    {
+      lines = g_strsplit (cpuinfo, "\n", -1);
+      for (guint i = 0; lines[i] != NULL; i++)
+        if (g_str_has_prefix (lines[i], "model name"))
+          {
+            const char *colon = strchr (lines[i], ':');
+
+            if (colon != NULL)
+              return g_strstrip (g_strdup (colon + 1));
+          }
+    }
+
+  return g_strdup (_("host processor"));
+}
+
+EpDevice *
+ep_cpu_device_new (void)
+{
+  g_autofree char *model = cpu_model_name ();
+  g_autofree char *description = g_strdup_printf ("%s (%u threads)", model, g_get_num_processors ());
+  long pages = sysconf (_SC_PHYS_PAGES);
+  long page_size = sysconf (_SC_PAGE_SIZE);
+  guint64 memory = pages > 0 && page_size > 0 ? (guint64) pages * (guint64) page_size : 0;
+
+  ep_cpu_register_copy (cpu_backend.kernels);
+  ep_cpu_register_creation (cpu_backend.kernels);
+  ep_cpu_register_elementwise (cpu_backend.kernels);
+  ep_cpu_register_reduce (cpu_backend.kernels);
+  ep_cpu_register_linalg (cpu_backend.kernels);
+
+  return ep_device_new (&cpu_backend, "cpu:0", description, memory, TRUE, NULL);
+}

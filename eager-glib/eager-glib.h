@@ -1,0 +1,18 @@
+/* eager-glib.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#define EP_INSIDE
+
+#include "ep-version.h"
+#include "ep-types.h"
+#include "ep-enum-types.h"
+#include "ep-error.h"
+#include "ep-device.h"
+#include "ep-tensor.h"
+#include "ep-creation.h"
+
+#undef EP_INSIDE

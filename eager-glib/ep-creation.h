@@ -1,0 +1,39 @@
+/* ep-creation.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(EP_INSIDE) && !defined(EP_COMPILATION)
+# error "Only <eager-glib/eager-glib.h> can be included directly."
+#endif
+
+#include "ep-tensor.h"
+
+G_BEGIN_DECLS
+
+EP_EXPORT
+EpTensor *ep_zeros  (const gint64  *shape,
+                     guint          ndim,
+                     EpDType        dtype,
+                     GError       **error);
+EP_EXPORT
+EpTensor *ep_ones   (const gint64  *shape,
+                     guint          ndim,
+                     EpDType        dtype,
+                     GError       **error);
+EP_EXPORT
+EpTensor *ep_full   (const gint64  *shape,
+                     guint          ndim,
+                     gdouble        value,
+                     EpDType        dtype,
+                     GError       **error);
+EP_EXPORT
+EpTensor *ep_arange (gdouble        start,
+                     gdouble        stop,
+                     gdouble        step,
+                     EpDType        dtype,
+                     GError       **error);
+
+G_END_DECLS

@@ -1,0 +1,85 @@
+/* ep-device-private.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "ep-device.h"
+#include "ep-op-private.h"
+#include "ep-storage-private.h"
+
+G_BEGIN_DECLS
+
+/*
+ * EpDeviceBackend:
+ *
+ * What a kind of device implements: storage and host transfers, and one
+ * kernel per op (indexed by EpOpId; NULL where the op has no kernel on
+ * this device). Adding a device means adding a backend; no op changes.
+ */
+typedef struct
+{
+  const char *kind;
+  gboolean  (*alloc)     (EpDevice   *device,
+                          EpStorage  *storage,
+                          GError    **error);
+  void      (*release)   (EpDevice   *device,
+                          EpStorage  *storage);
+  gboolean  (*write)     (EpDevice   *device,
+                          EpStorage  *storage,
+                          gsize       offset,
+                          gconstpointer src,
+                          gsize       nbytes,
+                          GError    **error);
+  gboolean  (*read)      (EpDevice   *device,
+                          EpStorage  *storage,
+                          gsize       offset,
+                          gpointer    dest,
+                          gsize       nbytes,
+                          GError    **error);
+  void      (*finalize)  (EpDevice   *device);
+  EpKernelFunc kernels[EP_N_OPS];
+} EpDeviceBackend;
+
+struct _EpDevice
+{
+  GObject                parent_instance;
+
+  const EpDeviceBackend *backend;
+  gpointer               backend_data;
+  char                  *name;
+  char                  *description;
+  guint64                memory_size;
+  gboolean               host_visible;
+};
+
+EpDevice  *ep_device_new         (const EpDeviceBackend *backend,
+                                  const char            *name,
+                                  const char            *description,
+                                  guint64                memory_size,
+                                  gboolean               host_visible,
+                                  gpointer               backend_data);
+EpStorage *ep_device_alloc       (EpDevice              *self,
+                                  gsize                  nbytes,
+                                  GError               **error);
+gboolean   ep_device_write       (EpDevice              *self,
+                                  EpStorage             *storage,
+                                  gsize                  offset,
+                                  gconstpointer          src,
+                                  gsize                  nbytes,
+                                  GError               **error);
+gboolean   ep_device_read        (EpDevice              *self,
+                                  EpStorage             *storage,
+                                  gsize                  offset,
+                                  gpointer               dest,
+                                  gsize                  nbytes,
+                                  GError               **error);
+EpDevice  *ep_device_get_cpu     (void);
+EpDevice  *ep_device_place       (EpTensor *const       *inputs,
+                                  guint                  n_inputs);
+
+/* cpu/ep-cpu-device.c */
+EpDevice  *ep_cpu_device_new     (void);
+
+G_END_DECLS

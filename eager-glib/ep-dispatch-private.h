@@ -1,0 +1,31 @@
+/* ep-dispatch-private.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "ep-op-private.h"
+
+G_BEGIN_DECLS
+
+gboolean  ep_dispatch   (const EpOpDef    *op,
+                         EpTensor *const  *inputs,
+                         guint             n_inputs,
+                         const EpOpAttrs  *attrs,
+                         EpTensor        **outputs,
+                         GError          **error);
+EpTensor *ep_dispatch1  (const EpOpDef    *op,
+                         EpTensor *const  *inputs,
+                         guint             n_inputs,
+                         const EpOpAttrs  *attrs,
+                         GError          **error);
+EpTensor *ep_dispatch_unary  (const EpOpDef *op,
+                              EpTensor      *input,
+                              GError       **error);
+EpTensor *ep_dispatch_binary (const EpOpDef *op,
+                              EpTensor      *a,
+                              EpTensor      *b,
+                              GError       **error);
+
+G_END_DECLS

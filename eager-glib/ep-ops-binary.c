@@ -1,0 +1,325 @@
+/* ep-ops-binary.c: arithmetic and comparisons with broadcasting
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+
+/* NumPy: bool + bool is "or", bool * bool is "and", bool - bool and
+ * bool ** bool are refused; true division of integers gives float64. */
+static gboolean
+arithmetic_infer (EpOpCall  *call,
+                  GError   **error)
+{
+  EpLayout *out = &call->output_layouts[0];
+  EpDType dtype = ep_op_result_dtype (call->inputs, 2);
+
+  if (!ep_op_broadcast (call, out, error))
+    return FALSE;
+
+  switch (call->op->id)
+    {
+    case EP_OP_DIV:
+      if (!ep_dtype_is_floating (dtype))
+        dtype = EP_DTYPE_FLOAT64;
+      break;
+    case EP_OP_SUB:
+    case EP_OP_POW:
+      if (dtype == EP_DTYPE_BOOL)
+        return ep_op_error_dtype (call, dtype, error);
+      break;
+    default:
+      break;
+    }
+
+  out->dtype = dtype;
+  ep_op_cast_all_inputs (call, dtype);
+  return TRUE;
+}
+
+static gboolean
+comparison_infer (EpOpCall  *call,
+                  GError   **error)
+{
+  EpLayout *out = &call->output_layouts[0];
+
+  if (!ep_op_broadcast (call, out, error))
+    return FALSE;
+
+  out->dtype = EP_DTYPE_BOOL;
+  ep_op_cast_all_inputs (call, ep_op_result_dtype (call->inputs, 2));
+  return TRUE;
+}
+
+#define ARITHMETIC_OP(ID, op_name)                                          \
+  const EpOpDef ep_op_##op_name = {                                         \
+    .id = EP_OP_##ID, .name = #op_name, .n_inputs = 2,                      \
+    .infer = arithmetic_infer,                                              \
+  };
+#define COMPARISON_OP(ID, op_name)                                          \
+  const EpOpDef ep_op_##op_name = {                                         \
+    .id = EP_OP_##ID, .name = #op_name, .n_inputs = 2,                      \
+    .infer = comparison_infer,                                              \
+  };
+
+ARITHMETIC_OP (ADD, add)
+ARITHMETIC_OP (SUB, sub)
+ARITHMETIC_OP (MUL, mul)
+ARITHMETIC_OP (DIV, div)
+ARITHMETIC_OP (POW, pow)
+COMPARISON_OP (LESS, less)
+COMPARISON_OP (LESS_EQUAL, less_equal)
+COMPARISON_OP (EQUAL, equal)
+COMPARISON_OP (NOT_EQUAL, not_equal)
+COMPARISON_OP (GREATER, greater)
+COMPARISON_OP (GREATER_EQUAL, greater_equal)
+
+/* The weak literal behind the `_scalar` methods: gjs and C have no
+ * integer literals, so an integral value is an integer literal. */
+static EpTensor *
+scalar_literal (gdouble value)
+{
+  gboolean integral = isfinite (value) && value == floor (value) && fabs (value) < 9007199254740992.0;
+
+  return ep_tensor_new_weak_scalar (value, integral ? EP_DTYPE_INT64 : EP_DTYPE_FLOAT64);
+}
+
+static EpTensor *
+binary_scalar (const EpOpDef  *op,
+               EpTensor       *self,
+               gdouble         value,
+               GError        **error)
+{
+  g_autoptr(EpTensor) literal = scalar_literal (value);
+
+  return ep_dispatch_binary (op, self, literal, error);
+}
+
+#define BINARY_METHODS(op_name, what)                                       \
+EpTensor *                                                                  \
+ep_tensor_##op_name (EpTensor  *self,                                       \
+                     EpTensor  *other,                                      \
+                     GError   **error)                                      \
+{                                                                           \
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
+  g_return_val_if_fail (EP_IS_TENSOR (other), NULL);                        \
+  return ep_dispatch_binary (&ep_op_##op_name, self, other, error);         \
+}
+
+/**
+ * ep_tensor_add:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Adds elementwise, with NumPy broadcasting and type promotion. For two
+ * bool tensors this is logical or, as in NumPy.
+ *
+ * Returns: (transfer full): `self + other`, or %NULL with %EP_ERROR_SHAPE
+ *   set if the shapes do not broadcast
+ */
+BINARY_METHODS (add, "+")
+
+/**
+ * ep_tensor_sub:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Subtracts elementwise, with NumPy broadcasting and type promotion.
+ * Integers wrap around on overflow. Not defined for two bool tensors.
+ *
+ * Returns: (transfer full): `self - other`, or %NULL with an error set
+ */
+BINARY_METHODS (sub, "-")
+
+/**
+ * ep_tensor_mul:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Multiplies elementwise, with NumPy broadcasting and type promotion. For
+ * two bool tensors this is logical and.
+ *
+ * Returns: (transfer full): `self * other`, or %NULL with an error set
+ */
+BINARY_METHODS (mul, "*")
+
+/**
+ * ep_tensor_div:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Divides elementwise (true division): integer and bool tensors give
+ * float64, as in NumPy; division by zero gives infinities or NaN.
+ *
+ * Returns: (transfer full): `self / other`, or %NULL with an error set
+ */
+BINARY_METHODS (div, "/")
+
+/**
+ * ep_tensor_pow:
+ * @self: the bases
+ * @other: the exponents, broadcastable with @self
+ * @error: return location for an error
+ *
+ * Raises elementwise. For integers, a negative exponent gives the
+ * integer part of the true result (1 for a base of 1, ±1 for -1, else 0)
+ * where NumPy raises an error.
+ *
+ * Returns: (transfer full): `self ** other`, or %NULL with an error set
+ */
+BINARY_METHODS (pow, "**")
+
+/**
+ * ep_tensor_less:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type.
+ *
+ * Returns: (transfer full): the bool tensor `self < other`
+ */
+BINARY_METHODS (less, "<")
+
+/**
+ * ep_tensor_less_equal:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type.
+ *
+ * Returns: (transfer full): the bool tensor `self <= other`
+ */
+BINARY_METHODS (less_equal, "<=")
+
+/**
+ * ep_tensor_equal:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type; NaN equals
+ * nothing.
+ *
+ * Returns: (transfer full): the bool tensor `self == other`
+ */
+BINARY_METHODS (equal, "==")
+
+/**
+ * ep_tensor_not_equal:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type.
+ *
+ * Returns: (transfer full): the bool tensor `self != other`
+ */
+BINARY_METHODS (not_equal, "!=")
+
+/**
+ * ep_tensor_greater:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type.
+ *
+ * Returns: (transfer full): the bool tensor `self > other`
+ */
+BINARY_METHODS (greater, ">")
+
+/**
+ * ep_tensor_greater_equal:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type.
+ *
+ * Returns: (transfer full): the bool tensor `self >= other`
+ */
+BINARY_METHODS (greater_equal, ">=")
+
+#define SCALAR_METHOD(op_name)                                              \
+EpTensor *                                                                  \
+ep_tensor_##op_name##_scalar (EpTensor  *self,                              \
+                              gdouble    other,                             \
+                              GError   **error)                             \
+{                                                                           \
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
+  return binary_scalar (&ep_op_##op_name, self, other, error);              \
+}
+
+/**
+ * ep_tensor_add_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Adds a weak scalar (see [ctor@Tensor.new_weak_scalar]): the result
+ * keeps the element type of @self, except that a non-integral @other
+ * makes an integer tensor float64.
+ *
+ * Returns: (transfer full): `self + other`
+ */
+SCALAR_METHOD (add)
+
+/**
+ * ep_tensor_sub_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Subtracts a weak scalar; see [method@Tensor.add_scalar].
+ *
+ * Returns: (transfer full): `self - other`
+ */
+SCALAR_METHOD (sub)
+
+/**
+ * ep_tensor_mul_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Multiplies by a weak scalar; see [method@Tensor.add_scalar].
+ *
+ * Returns: (transfer full): `self * other`
+ */
+SCALAR_METHOD (mul)
+
+/**
+ * ep_tensor_div_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Divides by a weak scalar; see [method@Tensor.add_scalar].
+ *
+ * Returns: (transfer full): `self / other`
+ */
+SCALAR_METHOD (div)
+
+/**
+ * ep_tensor_pow_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Raises to a weak scalar power; see [method@Tensor.add_scalar].
+ *
+ * Returns: (transfer full): `self ** other`
+ */
+SCALAR_METHOD (pow)

@@ -1,0 +1,242 @@
+/* ep-ops-reduce.c: sum, mean, max, min over axes
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+
+/* The output shape: the input's with the reduced axes dropped, or kept
+ * as 1 with keepdims. Axes are canonical by now. */
+static void
+set_reduced_output (EpOpCall *call,
+                    EpDType   dtype)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  const EpOpAttrs *attrs = &call->attrs;
+  gint64 shape[EP_MAX_DIMS];
+  guint ndim = 0, a = 0;
+
+  for (guint d = 0; d < in->ndim; d++)
+    {
+      gboolean reduced = a < attrs->n_axes && attrs->axes[a] == (gint) d;
+
+      if (reduced)
+        a++;
+      if (!reduced)
+        shape[ndim++] = in->shape[d];
+      else if (attrs->keepdims)
+        shape[ndim++] = 1;
+    }
+
+  ep_op_set_output (call, dtype, shape, ndim);
+}
+
+static gboolean
+reduces_empty (const EpOpCall *call)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+
+  for (guint a = 0; a < call->attrs.n_axes; a++)
+    if (in->shape[call->attrs.axes[a]] == 0)
+      return TRUE;
+
+  return FALSE;
+}
+
+/* sum: NumPy sums bool and int32 as int64 */
+static gboolean
+sum_infer (EpOpCall  *call,
+           GError   **error)
+{
+  EpDType dtype = call->inputs[0]->layout.dtype;
+
+  if (!ep_op_normalize_axes (call, call->inputs[0]->layout.ndim, error))
+    return FALSE;
+
+  if (!ep_dtype_is_floating (dtype))
+    dtype = EP_DTYPE_INT64;
+  call->input_dtypes[0] = dtype;
+  set_reduced_output (call, dtype);
+  return TRUE;
+}
+
+static gboolean
+mean_infer (EpOpCall  *call,
+            GError   **error)
+{
+  EpDType dtype = call->inputs[0]->layout.dtype;
+
+  if (!ep_dtype_is_floating (dtype))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("mean: not defined for %s tensors; convert with astype first"),
+                   ep_dtype_get_name (dtype));
+      return FALSE;
+    }
+  if (!ep_op_normalize_axes (call, call->inputs[0]->layout.ndim, error))
+    return FALSE;
+
+  set_reduced_output (call, dtype);
+  return TRUE;
+}
+
+static gboolean
+extremum_infer (EpOpCall  *call,
+                GError   **error)
+{
+  if (!ep_op_normalize_axes (call, call->inputs[0]->layout.ndim, error))
+    return FALSE;
+
+  if (reduces_empty (call))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: reduction over a zero-size axis has no identity"),
+                   call->op->name);
+      return FALSE;
+    }
+
+  set_reduced_output (call, call->inputs[0]->layout.dtype);
+  return TRUE;
+}
+
+const EpOpDef ep_op_sum = {
+  .id = EP_OP_SUM, .name = "sum", .n_inputs = 1,
+  .infer = sum_infer,
+};
+
+const EpOpDef ep_op_mean = {
+  .id = EP_OP_MEAN, .name = "mean", .n_inputs = 1,
+  .infer = mean_infer,
+};
+
+const EpOpDef ep_op_max = {
+  .id = EP_OP_MAX, .name = "max", .n_inputs = 1,
+  .infer = extremum_infer,
+};
+
+const EpOpDef ep_op_min = {
+  .id = EP_OP_MIN, .name = "min", .n_inputs = 1,
+  .infer = extremum_infer,
+};
+
+static EpTensor *
+reduce (const EpOpDef  *op,
+        EpTensor       *self,
+        const gint     *axes,
+        guint           n_axes,
+        gboolean        keepdims,
+        GError        **error)
+{
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  ep_op_attrs_init (&attrs);
+  if (!ep_op_attrs_set_axes (&attrs, axes, n_axes, op->name, error))
+    return NULL;
+  attrs.keepdims = keepdims;
+
+  return ep_dispatch1 (op, &self, 1, &attrs, error);
+}
+
+/**
+ * ep_tensor_sum:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to sum over; %NULL
+ *   for all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the summed axes with extent 1
+ * @error: return location for an error
+ *
+ * Sums over @axes. Bool and integer tensors sum as int64, as in NumPy;
+ * floats sum pairwise for accuracy.
+ *
+ * Returns: (transfer full): the sums, or %NULL with %EP_ERROR_AXIS set if
+ *   an axis is out of range or repeated
+ */
+EpTensor *
+ep_tensor_sum (EpTensor    *self,
+               const gint  *axes,
+               guint        n_axes,
+               gboolean     keepdims,
+               GError     **error)
+{
+  return reduce (&ep_op_sum, self, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_mean:
+ * @self: a floating-point tensor
+ * @axes: (array length=n_axes) (nullable): the axes to average over;
+ *   %NULL for all of them
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the averaged axes with extent 1
+ * @error: return location for an error
+ *
+ * Averages over @axes. The mean of an empty selection is NaN.
+ *
+ * Returns: (transfer full): the means, or %NULL with %EP_ERROR_DTYPE set
+ *   for a tensor that is not floating-point, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_mean (EpTensor    *self,
+                const gint  *axes,
+                guint        n_axes,
+                gboolean     keepdims,
+                GError     **error)
+{
+  return reduce (&ep_op_mean, self, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_max:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * The largest element over @axes; NaN if any is NaN, as in NumPy.
+ *
+ * Returns: (transfer full): the maxima, or %NULL with %EP_ERROR_SHAPE set
+ *   when reducing over an axis of extent 0, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_max (EpTensor    *self,
+               const gint  *axes,
+               guint        n_axes,
+               gboolean     keepdims,
+               GError     **error)
+{
+  return reduce (&ep_op_max, self, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_min:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * The smallest element over @axes; NaN if any is NaN, as in NumPy.
+ *
+ * Returns: (transfer full): the minima, or %NULL with %EP_ERROR_SHAPE set
+ *   when reducing over an axis of extent 0, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_min (EpTensor    *self,
+               const gint  *axes,
+               guint        n_axes,
+               gboolean     keepdims,
+               GError     **error)
+{
+  return reduce (&ep_op_min, self, axes, n_axes, keepdims, error);
+}

@@ -1,0 +1,41 @@
+/* ep-recorder-private.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "ep-op-private.h"
+
+G_BEGIN_DECLS
+
+/*
+ * EpRecorder:
+ *
+ * Something that watches ops as they run: a gradient tape or a tracer.
+ * Active recorders form a per-thread stack; ep_dispatch() hands each
+ * finished call to every active recorder, innermost first. A recorder
+ * that is not interested in a call (none of its inputs is watched)
+ * returns at once.
+ */
+typedef struct _EpRecorder EpRecorder;
+
+typedef gboolean (*EpRecordFunc) (EpRecorder      *recorder,
+                                  const EpOpCall  *call,
+                                  GError         **error);
+
+struct _EpRecorder
+{
+  EpRecordFunc  record;
+  EpRecorder   *below;
+  gboolean      active;
+};
+
+void        ep_recorder_push        (EpRecorder      *recorder);
+void        ep_recorder_pop         (EpRecorder      *recorder);
+gboolean    ep_recorder_is_active   (EpRecorder      *recorder);
+gboolean    ep_recorders_any        (void);
+gboolean    ep_recorders_notify     (const EpOpCall  *call,
+                                     GError         **error);
+
+G_END_DECLS

@@ -1,0 +1,66 @@
+/* ep-tensor-private.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "ep-tensor.h"
+#include "ep-storage-private.h"
+
+G_BEGIN_DECLS
+
+/*
+ * EpLayout:
+ *
+ * What a tensor is, apart from its data: element type, shape, strides
+ * (in elements) and offset (in elements) into its storage. Op rules
+ * compute layouts; views share the storage of their source.
+ */
+typedef struct
+{
+  EpDType dtype;
+  guint   ndim;
+  gint64  shape[EP_MAX_DIMS];
+  gint64  strides[EP_MAX_DIMS];
+  gint64  offset;
+} EpLayout;
+
+struct _EpTensor
+{
+  GObject    parent_instance;
+
+  EpLayout   layout;
+  gboolean   weak;
+  EpStorage *storage;
+};
+
+EpTensor  *ep_tensor_new_with_storage (const EpLayout *layout,
+                                       EpStorage      *storage);
+EpTensor  *ep_tensor_new_empty        (EpDevice       *device,
+                                       const EpLayout *layout,
+                                       GError        **error);
+
+gint64     ep_layout_get_size         (const EpLayout *layout);
+gboolean   ep_layout_compute_nbytes   (const EpLayout *layout,
+                                       gsize          *nbytes);
+void       ep_layout_set_contiguous   (EpLayout       *layout);
+gboolean   ep_layout_is_contiguous    (const EpLayout *layout);
+gboolean   ep_layout_init             (EpLayout       *layout,
+                                       EpDType         dtype,
+                                       const gint64   *shape,
+                                       guint           ndim,
+                                       const char     *op_name,
+                                       GError        **error);
+
+char      *ep_shape_to_string         (const gint64   *shape,
+                                       guint           ndim);
+
+static inline gpointer
+ep_tensor_host_data (EpTensor *self)
+{
+  return (guint8 *) self->storage->data
+         + self->layout.offset * (gint64) ep_dtype_get_itemsize (self->layout.dtype);
+}
+
+G_END_DECLS

@@ -1,0 +1,802 @@
+/* ep-tensor.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "ep-device-private.h"
+#include "ep-dispatch-private.h"
+#include "ep-enum-types.h"
+#include "ep-error.h"
+#include "ep-scalar-private.h"
+#include "ep-tensor-private.h"
+
+/**
+ * EpTensor:
+ *
+ * An n-dimensional array of numbers on a device.
+ *
+ * A tensor is an immutable value: every operation returns a new tensor
+ * and leaves its inputs alone, so tensors can be shared freely between
+ * threads, tapes and traced functions. Operations are methods that chain,
+ * as in `x.square().sum().sqrt()`, and follow NumPy's semantics for
+ * broadcasting, type promotion and axes.
+ *
+ * A tensor has an element type ([enum@DType]), up to %EP_MAX_DIMS
+ * dimensions, and strides over a reference-counted buffer that belongs
+ * to a device ([class@Device]). Views such as [method@Tensor.transpose]
+ * or [method@Tensor.reshape] of contiguous data share that buffer instead
+ * of copying it.
+ *
+ * Every operation that user data can make fail takes a #GError; from
+ * Python, JavaScript and Vala it raises an exception in the %EP_ERROR
+ * domain.
+ */
+
+enum {
+  PROP_0,
+  PROP_DTYPE,
+  PROP_NDIM,
+  PROP_SIZE,
+  PROP_DEVICE,
+  N_PROPS
+};
+
+static GParamSpec *props[N_PROPS];
+
+G_DEFINE_FINAL_TYPE (EpTensor, ep_tensor, G_TYPE_OBJECT)
+
+static void
+ep_tensor_finalize (GObject *object)
+{
+  EpTensor *self = EP_TENSOR (object);
+
+  g_clear_pointer (&self->storage, ep_storage_unref);
+
+  G_OBJECT_CLASS (ep_tensor_parent_class)->finalize (object);
+}
+
+static void
+ep_tensor_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  EpTensor *self = EP_TENSOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_DTYPE:
+      g_value_set_enum (value, self->layout.dtype);
+      break;
+    case PROP_NDIM:
+      g_value_set_uint (value, self->layout.ndim);
+      break;
+    case PROP_SIZE:
+      g_value_set_int64 (value, ep_tensor_get_size (self));
+      break;
+    case PROP_DEVICE:
+      g_value_set_object (value, ep_tensor_get_device (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ep_tensor_class_init (EpTensorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = ep_tensor_finalize;
+  object_class->get_property = ep_tensor_get_property;
+
+  /**
+   * EpTensor:dtype:
+   *
+   * The element type.
+   */
+  props[PROP_DTYPE] =
+    g_param_spec_enum ("dtype", NULL, NULL, EP_TYPE_DTYPE, EP_DTYPE_FLOAT32,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * EpTensor:ndim:
+   *
+   * The number of dimensions; 0 for a scalar.
+   */
+  props[PROP_NDIM] =
+    g_param_spec_uint ("ndim", NULL, NULL, 0, EP_MAX_DIMS, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * EpTensor:size:
+   *
+   * The number of elements: the product of the shape.
+   */
+  props[PROP_SIZE] =
+    g_param_spec_int64 ("size", NULL, NULL, 0, G_MAXINT64, 0,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * EpTensor:device:
+   *
+   * The device that holds the data.
+   */
+  props[PROP_DEVICE] =
+    g_param_spec_object ("device", NULL, NULL, EP_TYPE_DEVICE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  g_object_class_install_properties (object_class, N_PROPS, props);
+}
+
+static void
+ep_tensor_init (EpTensor *self)
+{
+}
+
+/* Layouts */
+
+gint64
+ep_layout_get_size (const EpLayout *layout)
+{
+  gint64 size = 1;
+
+  for (guint i = 0; i < layout->ndim; i++)
+    size *= layout->shape[i];
+
+  return size;
+}
+
+gboolean
+ep_layout_compute_nbytes (const EpLayout *layout,
+                          gsize          *nbytes)
+{
+  guint64 total = ep_dtype_get_itemsize (layout->dtype);
+
+  for (guint i = 0; i < layout->ndim; i++)
+    if (layout->shape[i] != 0 && total > G_MAXINT64 / (guint64) layout->shape[i])
+      return FALSE;
+    else
+      total *= (guint64) layout->shape[i];
+
+  *nbytes = total;
+  return TRUE;
+}
+
+void
+ep_layout_set_contiguous (EpLayout *layout)
+{
+  gint64 stride = 1;
+
+  for (guint i = layout->ndim; i-- > 0;)
+    {
+      layout->strides[i] = stride;
+      stride *= MAX (layout->shape[i], 1);
+    }
+  layout->offset = 0;
+}
+
+gboolean
+ep_layout_is_contiguous (const EpLayout *layout)
+{
+  gint64 stride = 1;
+
+  for (guint i = layout->ndim; i-- > 0;)
+    {
+      if (layout->shape[i] != 1 && layout->strides[i] != stride)
+        return FALSE;
+      stride *= layout->shape[i];
+    }
+
+  return TRUE;
+}
+
+char *
+ep_shape_to_string (const gint64 *shape,
+                    guint         ndim)
+{
+  GString *s = g_string_new ("(");
+
+  for (guint i = 0; i < ndim; i++)
+    g_string_append_printf (s, i == 0 ? "%" G_GINT64_FORMAT : ", %" G_GINT64_FORMAT, shape[i]);
+  g_string_append (s, ndim == 1 ? ",)" : ")");
+
+  return g_string_free (s, FALSE);
+}
+
+/* Checks a user-given shape and makes a contiguous layout of it. */
+gboolean
+ep_layout_init (EpLayout      *layout,
+                EpDType        dtype,
+                const gint64  *shape,
+                guint          ndim,
+                const char    *op_name,
+                GError       **error)
+{
+  gsize nbytes;
+
+  if (ndim > EP_MAX_DIMS)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: %u dimensions requested, at most %d are supported"),
+                   op_name, ndim, EP_MAX_DIMS);
+      return FALSE;
+    }
+
+  for (guint i = 0; i < ndim; i++)
+    if (shape[i] < 0)
+      {
+        g_autofree char *s = ep_shape_to_string (shape, ndim);
+
+        g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                     _("%s: negative dimension %" G_GINT64_FORMAT " in shape %s"),
+                     op_name, shape[i], s);
+        return FALSE;
+      }
+
+  layout->dtype = dtype;
+  layout->ndim = ndim;
+  if (ndim > 0)
+    memcpy (layout->shape, shape, ndim * sizeof (gint64));
+  ep_layout_set_contiguous (layout);
+
+  if (!ep_layout_compute_nbytes (layout, &nbytes))
+    {
+      g_autofree char *s = ep_shape_to_string (shape, ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("%s: a %s tensor of shape %s needs more memory than can be addressed"),
+                   op_name, ep_dtype_get_name (dtype), s);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Construction */
+
+EpTensor *
+ep_tensor_new_with_storage (const EpLayout *layout,
+                            EpStorage      *storage)
+{
+  EpTensor *self = g_object_new (EP_TYPE_TENSOR, NULL);
+
+  self->layout = *layout;
+  self->storage = ep_storage_ref (storage);
+
+  return self;
+}
+
+/* A contiguous tensor with uninitialized data. */
+EpTensor *
+ep_tensor_new_empty (EpDevice        *device,
+                     const EpLayout  *layout,
+                     GError         **error)
+{
+  g_autoptr(EpStorage) storage = NULL;
+  EpLayout contiguous = *layout;
+  gsize nbytes;
+
+  ep_layout_set_contiguous (&contiguous);
+  if (!ep_layout_compute_nbytes (&contiguous, &nbytes))
+    {
+      g_autofree char *s = ep_shape_to_string (layout->shape, layout->ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("a %s tensor of shape %s needs more memory than can be addressed"),
+                   ep_dtype_get_name (layout->dtype), s);
+      return NULL;
+    }
+
+  storage = ep_device_alloc (device, nbytes, error);
+  if (storage == NULL)
+    return NULL;
+
+  return ep_tensor_new_with_storage (&contiguous, storage);
+}
+
+static EpDevice *
+creation_device (void)
+{
+  EpDevice *device = ep_device_get_current ();
+
+  return device != NULL ? device : ep_device_get_default ();
+}
+
+static EpTensor *
+new_from_host (const EpLayout  *layout,
+               gconstpointer    data,
+               GError         **error)
+{
+  EpDevice *device = creation_device ();
+  g_autoptr(EpTensor) tensor = ep_tensor_new_empty (device, layout, error);
+
+  if (tensor == NULL)
+    return NULL;
+  if (!ep_device_write (device, tensor->storage, 0, data, tensor->storage->nbytes, error))
+    return NULL;
+
+  return g_steal_pointer (&tensor);
+}
+
+/**
+ * ep_tensor_new_from_bytes:
+ * @data: the elements in C order, little-endian
+ * @dtype: the element type of @data
+ * @shape: (array length=ndim): the shape
+ * @ndim: the number of dimensions
+ * @error: return location for an error
+ *
+ * Creates a tensor from raw data: the fastest way to bring bulk data in
+ * from any language (NumPy: `GLib.Bytes(a.tobytes())`). On the CPU the
+ * tensor keeps a reference to @data instead of copying it when @data is
+ * suitably aligned.
+ *
+ * Returns: (transfer full): the new tensor, or %NULL with %EP_ERROR_SHAPE
+ *   set if the length of @data does not match @shape and @dtype
+ */
+EpTensor *
+ep_tensor_new_from_bytes (GBytes        *data,
+                          EpDType        dtype,
+                          const gint64  *shape,
+                          guint          ndim,
+                          GError       **error)
+{
+  EpLayout layout;
+  gsize nbytes = 0, length;
+  gconstpointer bytes;
+  EpDevice *device;
+
+  g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!ep_layout_init (&layout, dtype, shape, ndim, "new_from_bytes", error))
+    return NULL;
+
+  ep_layout_compute_nbytes (&layout, &nbytes);
+  bytes = g_bytes_get_data (data, &length);
+  if (length != nbytes)
+    {
+      g_autofree char *s = ep_shape_to_string (shape, ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("new_from_bytes: %" G_GSIZE_FORMAT " bytes given, a %s tensor of shape %s needs %" G_GSIZE_FORMAT),
+                   length, ep_dtype_get_name (dtype), s, nbytes);
+      return NULL;
+    }
+
+  device = creation_device ();
+  if (device->host_visible && length > 0
+      && GPOINTER_TO_SIZE (bytes) % ep_dtype_get_itemsize (dtype) == 0)
+    {
+      g_autoptr(EpStorage) storage = ep_storage_new_for_bytes (device, data);
+
+      return ep_tensor_new_with_storage (&layout, storage);
+    }
+
+  return new_from_host (&layout, bytes, error);
+}
+
+/**
+ * ep_tensor_new_from_doubles:
+ * @data: (array length=n_data): the elements in C order
+ * @n_data: the number of elements in @data
+ * @shape: (array length=ndim): the shape
+ * @ndim: the number of dimensions
+ * @dtype: the element type of the new tensor
+ * @error: return location for an error
+ *
+ * Creates a tensor from an array of doubles, converted to @dtype: the
+ * convenient way to bring small data in from any language.
+ *
+ * Returns: (transfer full): the new tensor, or %NULL with %EP_ERROR_SHAPE
+ *   set if @n_data is not the number of elements of @shape
+ */
+EpTensor *
+ep_tensor_new_from_doubles (const gdouble  *data,
+                            gsize           n_data,
+                            const gint64   *shape,
+                            guint           ndim,
+                            EpDType         dtype,
+                            GError        **error)
+{
+  g_autofree guint8 *converted = NULL;
+  EpLayout layout;
+  gsize itemsize, nbytes = 0;
+
+  g_return_val_if_fail (data != NULL || n_data == 0, NULL);
+  g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!ep_layout_init (&layout, dtype, shape, ndim, "new_from_doubles", error))
+    return NULL;
+
+  if ((guint64) ep_layout_get_size (&layout) != n_data)
+    {
+      g_autofree char *s = ep_shape_to_string (shape, ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("new_from_doubles: %" G_GSIZE_FORMAT " values given, shape %s has %" G_GINT64_FORMAT " elements"),
+                   n_data, s, ep_layout_get_size (&layout));
+      return NULL;
+    }
+
+  itemsize = ep_dtype_get_itemsize (dtype);
+  ep_layout_compute_nbytes (&layout, &nbytes);
+  converted = g_malloc (MAX (nbytes, 1));
+  for (gsize i = 0; i < n_data; i++)
+    ep_scalar_store (converted + i * itemsize, dtype, data[i]);
+
+  return new_from_host (&layout, converted, error);
+}
+
+/**
+ * ep_tensor_new_scalar:
+ * @value: the value
+ * @dtype: the element type
+ * @error: return location for an error
+ *
+ * Creates a 0-dimensional tensor holding @value converted to @dtype.
+ *
+ * Returns: (transfer full): the new tensor, or %NULL if the current
+ *   device cannot store it
+ */
+EpTensor *
+ep_tensor_new_scalar (gdouble   value,
+                      EpDType   dtype,
+                      GError  **error)
+{
+  return ep_tensor_new_from_doubles (&value, 1, NULL, 0, dtype, error);
+}
+
+/**
+ * ep_tensor_new_weak_scalar:
+ * @value: the value
+ * @kind: %EP_DTYPE_FLOAT64 (or %EP_DTYPE_FLOAT32) for a float literal,
+ *   %EP_DTYPE_INT64 (or %EP_DTYPE_INT32) for an integer literal,
+ *   %EP_DTYPE_BOOL for a boolean literal
+ *
+ * Creates a *weak* scalar: a literal that, like a Python number in NumPy,
+ * takes the element type of the tensor it meets instead of promoting it.
+ * A float32 tensor times a weak 2.5 stays float32; an int32 tensor plus a
+ * weak 3 stays int32. A weak float meeting an integer tensor gives
+ * float64, as in NumPy.
+ *
+ * The `_scalar` methods, such as [method@Tensor.mul_scalar], and the
+ * Python operators use weak scalars.
+ *
+ * Returns: (transfer full): the literal
+ */
+EpTensor *
+ep_tensor_new_weak_scalar (gdouble value,
+                           EpDType kind)
+{
+  EpDType dtype = ep_dtype_is_floating (kind) ? EP_DTYPE_FLOAT64
+                  : ep_dtype_is_integer (kind) ? EP_DTYPE_INT64
+                  : EP_DTYPE_BOOL;
+  EpDevice *cpu = ep_device_get_cpu ();
+  EpLayout layout = { .dtype = dtype, .ndim = 0 };
+  EpTensor *self = ep_tensor_new_empty (cpu, &layout, NULL);
+
+  g_assert (self != NULL);
+  ep_scalar_store (self->storage->data, dtype, value);
+  self->weak = TRUE;
+
+  return self;
+}
+
+/* Accessors */
+
+/**
+ * ep_tensor_get_dtype:
+ * @self: a tensor
+ *
+ * Returns: the element type
+ */
+EpDType
+ep_tensor_get_dtype (EpTensor *self)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), EP_DTYPE_FLOAT32);
+
+  return self->layout.dtype;
+}
+
+/**
+ * ep_tensor_get_ndim:
+ * @self: a tensor
+ *
+ * Returns: the number of dimensions; 0 for a scalar
+ */
+guint
+ep_tensor_get_ndim (EpTensor *self)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), 0);
+
+  return self->layout.ndim;
+}
+
+/**
+ * ep_tensor_get_shape:
+ * @self: a tensor
+ * @ndim: (out) (optional): return location for the number of dimensions
+ *
+ * Returns the extent of each dimension.
+ *
+ * Returns: (array length=ndim) (transfer none): the shape
+ */
+const gint64 *
+ep_tensor_get_shape (EpTensor *self,
+                     guint    *ndim)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if (ndim != NULL)
+    *ndim = self->layout.ndim;
+
+  return self->layout.shape;
+}
+
+/**
+ * ep_tensor_get_strides:
+ * @self: a tensor
+ * @ndim: (out) (optional): return location for the number of dimensions
+ *
+ * Returns the step, in elements, between neighbours along each dimension
+ * of the underlying buffer. Views have other strides than the contiguous
+ * C order; a broadcast dimension has stride 0.
+ *
+ * Returns: (array length=ndim) (transfer none): the strides
+ */
+const gint64 *
+ep_tensor_get_strides (EpTensor *self,
+                       guint    *ndim)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if (ndim != NULL)
+    *ndim = self->layout.ndim;
+
+  return self->layout.strides;
+}
+
+/**
+ * ep_tensor_get_size:
+ * @self: a tensor
+ *
+ * Returns: the number of elements
+ */
+gint64
+ep_tensor_get_size (EpTensor *self)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), 0);
+
+  return ep_layout_get_size (&self->layout);
+}
+
+/**
+ * ep_tensor_get_device:
+ * @self: a tensor
+ *
+ * Returns: (transfer none): the device that holds the data
+ */
+EpDevice *
+ep_tensor_get_device (EpTensor *self)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return self->storage->device;
+}
+
+/**
+ * ep_tensor_is_weak:
+ * @self: a tensor
+ *
+ * Returns: whether @self is a weak scalar, see
+ *   [ctor@Tensor.new_weak_scalar]
+ */
+gboolean
+ep_tensor_is_weak (EpTensor *self)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+
+  return self->weak;
+}
+
+/**
+ * ep_tensor_is_contiguous:
+ * @self: a tensor
+ *
+ * Returns: whether the elements lie in C order without gaps
+ */
+gboolean
+ep_tensor_is_contiguous (EpTensor *self)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+
+  return ep_layout_is_contiguous (&self->layout);
+}
+
+/**
+ * ep_tensor_shares_storage:
+ * @self: a tensor
+ * @other: another tensor
+ *
+ * Returns: whether @self and @other are views of the same buffer
+ */
+gboolean
+ep_tensor_shares_storage (EpTensor *self,
+                          EpTensor *other)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+  g_return_val_if_fail (EP_IS_TENSOR (other), FALSE);
+
+  return self->storage == other->storage;
+}
+
+/* Reading data back */
+
+/**
+ * ep_tensor_to_bytes:
+ * @self: a tensor
+ * @error: return location for an error
+ *
+ * Returns the elements in C order, little-endian, from any device. For a
+ * contiguous tensor on the CPU no data is copied.
+ *
+ * Returns: (transfer full): the data, or %NULL if reading the device
+ *   failed
+ */
+GBytes *
+ep_tensor_to_bytes (EpTensor  *self,
+                    GError   **error)
+{
+  g_autoptr(EpTensor) contiguous = NULL;
+  EpDevice *device;
+  gsize itemsize, nbytes = 0;
+  gpointer data;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  contiguous = ep_tensor_contiguous (self, error);
+  if (contiguous == NULL)
+    return NULL;
+
+  device = contiguous->storage->device;
+  itemsize = ep_dtype_get_itemsize (contiguous->layout.dtype);
+  ep_layout_compute_nbytes (&contiguous->layout, &nbytes);
+
+  if (device->host_visible)
+    return g_bytes_new_with_free_func (ep_tensor_host_data (contiguous), nbytes,
+                                       (GDestroyNotify) ep_storage_unref,
+                                       ep_storage_ref (contiguous->storage));
+
+  data = g_try_malloc (MAX (nbytes, 1));
+  if (data == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("to_bytes: cannot allocate %" G_GSIZE_FORMAT " bytes"), nbytes);
+      return NULL;
+    }
+  if (!ep_device_read (device, contiguous->storage, contiguous->layout.offset * itemsize,
+                       data, nbytes, error))
+    {
+      g_free (data);
+      return NULL;
+    }
+
+  return g_bytes_new_take (data, nbytes);
+}
+
+static gboolean
+read_only_element (EpTensor    *self,
+                   const char  *op_name,
+                   guint8      *element,
+                   GError     **error)
+{
+  gsize itemsize = ep_dtype_get_itemsize (self->layout.dtype);
+  gint64 size = ep_layout_get_size (&self->layout);
+
+  if (size != 1)
+    {
+      g_autofree char *s = ep_shape_to_string (self->layout.shape, self->layout.ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: a tensor of shape %s has %" G_GINT64_FORMAT " elements, not 1"),
+                   op_name, s, size);
+      return FALSE;
+    }
+
+  return ep_device_read (self->storage->device, self->storage,
+                         self->layout.offset * itemsize, element, itemsize, error);
+}
+
+/**
+ * ep_tensor_item:
+ * @self: a tensor of one element
+ * @error: return location for an error
+ *
+ * Returns the only element of @self as a double.
+ *
+ * Returns: the value; 0 with %EP_ERROR_SHAPE set if @self does not have
+ *   exactly one element
+ */
+gdouble
+ep_tensor_item (EpTensor  *self,
+                GError   **error)
+{
+  guint8 element[8];
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), 0.0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0.0);
+
+  if (!read_only_element (self, "item", element, error))
+    return 0.0;
+
+  return ep_scalar_load (element, self->layout.dtype);
+}
+
+/**
+ * ep_tensor_item_int64:
+ * @self: a tensor of one element
+ * @error: return location for an error
+ *
+ * Returns the only element of @self as a 64-bit integer, exactly for
+ * integer tensors and truncated toward zero for floating-point ones.
+ *
+ * Returns: the value; 0 with %EP_ERROR_SHAPE set if @self does not have
+ *   exactly one element
+ */
+gint64
+ep_tensor_item_int64 (EpTensor  *self,
+                      GError   **error)
+{
+  guint8 element[8];
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
+
+  if (!read_only_element (self, "item_int64", element, error))
+    return 0;
+
+  switch (self->layout.dtype)
+    {
+    case EP_DTYPE_INT64:
+      return *(gint64 *) element;
+    case EP_DTYPE_INT32:
+      return *(gint32 *) element;
+    default:
+      return ep_double_to_int64 (ep_scalar_load (element, self->layout.dtype));
+    }
+}
+
+/**
+ * ep_tensor_item_boolean:
+ * @self: a tensor of one element
+ * @error: return location for an error
+ *
+ * Returns the truth of the only element of @self: whether it is not zero.
+ *
+ * Returns: the truth value; %FALSE with %EP_ERROR_SHAPE set if @self does
+ *   not have exactly one element
+ */
+gboolean
+ep_tensor_item_boolean (EpTensor  *self,
+                        GError   **error)
+{
+  guint8 element[8];
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!read_only_element (self, "item_boolean", element, error))
+    return FALSE;
+
+  return ep_scalar_load (element, self->layout.dtype) != 0.0;
+}

@@ -1,0 +1,277 @@
+/* ep-tensor.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(EP_INSIDE) && !defined(EP_COMPILATION)
+# error "Only <eager-glib/eager-glib.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "ep-types.h"
+
+G_BEGIN_DECLS
+
+#define EP_TYPE_TENSOR (ep_tensor_get_type ())
+
+EP_EXPORT
+G_DECLARE_FINAL_TYPE (EpTensor, ep_tensor, EP, TENSOR, GObject)
+
+#include "ep-device.h"
+
+/* Construction and conversion: ep-tensor.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_new_from_bytes     (GBytes         *data,
+                                             EpDType         dtype,
+                                             const gint64   *shape,
+                                             guint           ndim,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_new_from_doubles   (const gdouble  *data,
+                                             gsize           n_data,
+                                             const gint64   *shape,
+                                             guint           ndim,
+                                             EpDType         dtype,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_new_scalar         (gdouble         value,
+                                             EpDType         dtype,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_new_weak_scalar    (gdouble         value,
+                                             EpDType         kind);
+
+EP_EXPORT
+EpDType        ep_tensor_get_dtype          (EpTensor       *self);
+EP_EXPORT
+guint          ep_tensor_get_ndim           (EpTensor       *self);
+EP_EXPORT
+const gint64  *ep_tensor_get_shape          (EpTensor       *self,
+                                             guint          *ndim);
+EP_EXPORT
+const gint64  *ep_tensor_get_strides        (EpTensor       *self,
+                                             guint          *ndim);
+EP_EXPORT
+gint64         ep_tensor_get_size           (EpTensor       *self);
+EP_EXPORT
+EpDevice      *ep_tensor_get_device         (EpTensor       *self);
+EP_EXPORT
+gboolean       ep_tensor_is_weak            (EpTensor       *self);
+EP_EXPORT
+gboolean       ep_tensor_is_contiguous      (EpTensor       *self);
+EP_EXPORT
+gboolean       ep_tensor_shares_storage     (EpTensor       *self,
+                                             EpTensor       *other);
+
+EP_EXPORT
+GBytes        *ep_tensor_to_bytes           (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+gdouble        ep_tensor_item               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+gint64         ep_tensor_item_int64         (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_item_boolean       (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+char          *ep_tensor_to_string          (EpTensor       *self,
+                                             GError        **error);
+
+/* Creation from a template: ep-creation.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_zeros_like         (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_ones_like          (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_full_like          (EpTensor       *self,
+                                             gdouble         value,
+                                             GError        **error);
+
+/* Casts and copies: ep-ops-cast.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_astype             (EpTensor       *self,
+                                             EpDType         dtype,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_contiguous         (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_to_device          (EpTensor       *self,
+                                             EpDevice       *device,
+                                             GError        **error);
+
+/* Elementwise binary: ep-ops-binary.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_add                (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sub                (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mul                (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_div                (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_pow                (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_add_scalar         (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sub_scalar         (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mul_scalar         (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_div_scalar         (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_pow_scalar         (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+
+/* Comparisons: ep-ops-binary.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_less               (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_less_equal         (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_equal              (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_not_equal          (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_greater            (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_greater_equal      (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+
+/* Selection: ep-ops-where.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_where              (EpTensor       *self,
+                                             EpTensor       *x,
+                                             EpTensor       *y,
+                                             GError        **error);
+
+/* Elementwise unary: ep-ops-unary.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_neg                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_abs                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_square             (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sqrt               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_exp                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_log                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_tanh               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sigmoid            (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_relu               (EpTensor       *self,
+                                             GError        **error);
+
+/* Reductions: ep-ops-reduce.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_sum                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mean               (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_max                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_min                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+
+/* Shape and views: ep-ops-shape.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_reshape            (EpTensor       *self,
+                                             const gint64   *shape,
+                                             guint           ndim,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_transpose          (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_expand_dims        (EpTensor       *self,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_squeeze            (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             GError        **error);
+
+/* Linear algebra: ep-ops-linalg.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_matmul             (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+
+G_END_DECLS

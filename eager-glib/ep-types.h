@@ -1,0 +1,55 @@
+/* ep-types.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(EP_INSIDE) && !defined(EP_COMPILATION)
+# error "Only <eager-glib/eager-glib.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "ep-version.h"
+
+G_BEGIN_DECLS
+
+/**
+ * EP_MAX_DIMS:
+ *
+ * The largest number of dimensions a tensor can have.
+ */
+#define EP_MAX_DIMS 8
+
+/**
+ * EpDType:
+ * @EP_DTYPE_FLOAT32: 32-bit IEEE 754 floating point (the default)
+ * @EP_DTYPE_FLOAT64: 64-bit IEEE 754 floating point
+ * @EP_DTYPE_INT32: 32-bit signed integer
+ * @EP_DTYPE_INT64: 64-bit signed integer
+ * @EP_DTYPE_BOOL: boolean, one byte per element (0 or 1)
+ *
+ * The element type of a tensor.
+ */
+typedef enum {
+  EP_DTYPE_FLOAT32,
+  EP_DTYPE_FLOAT64,
+  EP_DTYPE_INT32,
+  EP_DTYPE_INT64,
+  EP_DTYPE_BOOL,
+} EpDType;
+
+EP_EXPORT
+const char *ep_dtype_get_name     (EpDType dtype);
+EP_EXPORT
+gsize       ep_dtype_get_itemsize (EpDType dtype);
+EP_EXPORT
+gboolean    ep_dtype_is_floating  (EpDType dtype);
+EP_EXPORT
+gboolean    ep_dtype_is_integer   (EpDType dtype);
+EP_EXPORT
+EpDType     ep_dtype_promote      (EpDType a,
+                                   EpDType b);
+
+G_END_DECLS
