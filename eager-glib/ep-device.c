@@ -392,8 +392,19 @@ ep_device_alloc (EpDevice  *self,
                  gsize      nbytes,
                  GError   **error)
 {
-  EpStorage *storage = g_new0 (EpStorage, 1);
+  EpStorage *storage;
 
+  /* Larger than the device: fail before asking the allocator, which may
+   * overcommit now and kill the process later. */
+  if (self->memory_size > 0 && nbytes > self->memory_size)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("cannot allocate %" G_GSIZE_FORMAT " bytes on %s, which has %" G_GUINT64_FORMAT),
+                   nbytes, self->name, self->memory_size);
+      return NULL;
+    }
+
+  storage = g_new0 (EpStorage, 1);
   g_atomic_ref_count_init (&storage->ref_count);
   storage->nbytes = nbytes;
   if (!self->backend->alloc (self, storage, error))

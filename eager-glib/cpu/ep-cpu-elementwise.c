@@ -1,78 +1,14 @@
 /* ep-cpu-elementwise.c: elementwise kernels on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * Each loop has a fast path for contiguous operands and for a broadcast
- * scalar, where the compiler vectorizes, and a strided fallback.
- * Integer arithmetic goes through unsigned types: it wraps like NumPy's
- * instead of being undefined behaviour.
  */
 
 #include "config.h"
 
 #include <math.h>
 
-#include "ep-cpu-private.h"
+#include "ep-cpu-loops-private.h"
 #include "ep-tensor-private.h"
-
-/* Binary loops: out[i] = EXPR (x, y) */
-#define BINARY_LOOP(name, T, OUT_T, EXPR)                                   \
-static void                                                                 \
-name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
-{                                                                           \
-  OUT_T *restrict out = (OUT_T *) p[0];                                     \
-  const guint8 *pa = p[1], *pb = p[2];                                      \
-  if (s[1] == sizeof (T) && s[2] == sizeof (T))                             \
-    {                                                                       \
-      const T *restrict a = (const T *) pa, *restrict b = (const T *) pb;   \
-      for (gint64 i = 0; i < n; i++)                                        \
-        { T x = a[i], y = b[i]; out[i] = (OUT_T) (EXPR); }                  \
-    }                                                                       \
-  else if (s[1] == sizeof (T) && s[2] == 0)                                 \
-    {                                                                       \
-      const T *restrict a = (const T *) pa;                                 \
-      const T y = *(const T *) pb;                                          \
-      for (gint64 i = 0; i < n; i++)                                        \
-        { T x = a[i]; out[i] = (OUT_T) (EXPR); }                            \
-    }                                                                       \
-  else if (s[1] == 0 && s[2] == sizeof (T))                                 \
-    {                                                                       \
-      const T x = *(const T *) pa;                                          \
-      const T *restrict b = (const T *) pb;                                 \
-      for (gint64 i = 0; i < n; i++)                                        \
-        { T y = b[i]; out[i] = (OUT_T) (EXPR); }                            \
-    }                                                                       \
-  else                                                                      \
-    for (gint64 i = 0; i < n; i++)                                          \
-      {                                                                     \
-        T x = *(const T *) (pa + i * s[1]);                                 \
-        T y = *(const T *) (pb + i * s[2]);                                 \
-        out[i] = (OUT_T) (EXPR);                                            \
-      }                                                                     \
-}
-
-#define WRAP32(e) ((gint32) (guint32) (e))
-#define WRAP64(e) ((gint64) (guint64) (e))
-
-static inline guint64
-ipow (gint64 base,
-      gint64 exponent)
-{
-  guint64 result = 1, b = (guint64) base;
-
-  if (exponent < 0)
-    return base == 1 ? 1 : base == -1 ? ((exponent & 1) ? (guint64) -1 : 1) : 0;
-
-  while (exponent != 0)
-    {
-      if (exponent & 1)
-        result *= b;
-      b *= b;
-      exponent >>= 1;
-    }
-
-  return result;
-}
 
 /* add */
 BINARY_LOOP (add_f32, gfloat, gfloat, x + y)
@@ -114,11 +50,6 @@ COMPARISONS (ne, !=)
 COMPARISONS (gt, >)
 COMPARISONS (ge, >=)
 
-/* Loops by op and dtype, in EpDType order: float32 float64 int32 int64 bool */
-#define ROW(p)         { p##_f32, p##_f64, p##_i32, p##_i64, p##_b }
-#define ROW_NUMERIC(p) { p##_f32, p##_f64, p##_i32, p##_i64, NULL }
-#define ROW_FLOAT(p)   { p##_f32, p##_f64, NULL, NULL, NULL }
-
 static const EpCpuLoop binary_loops[EP_N_OPS][5] = {
   [EP_OP_ADD] = ROW (add),
   [EP_OP_SUB] = ROW_NUMERIC (sub),
@@ -132,24 +63,6 @@ static const EpCpuLoop binary_loops[EP_N_OPS][5] = {
   [EP_OP_GREATER] = ROW (gt),
   [EP_OP_GREATER_EQUAL] = ROW (ge),
 };
-
-/* Unary loops: out[i] = EXPR (x) */
-#define UNARY_LOOP(name, T, EXPR)                                           \
-static void                                                                 \
-name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
-{                                                                           \
-  T *restrict out = (T *) p[0];                                             \
-  const guint8 *pa = p[1];                                                  \
-  if (s[1] == sizeof (T))                                                   \
-    {                                                                       \
-      const T *restrict a = (const T *) pa;                                 \
-      for (gint64 i = 0; i < n; i++)                                        \
-        { T x = a[i]; out[i] = (T) (EXPR); }                                \
-    }                                                                       \
-  else                                                                      \
-    for (gint64 i = 0; i < n; i++)                                          \
-      { T x = *(const T *) (pa + i * s[1]); out[i] = (T) (EXPR); }          \
-}
 
 #define INT_ABS32(x) ((x) < 0 ? WRAP32 (-(guint32) (x)) : (x))
 #define INT_ABS64(x) ((x) < 0 ? WRAP64 (-(guint64) (x)) : (x))

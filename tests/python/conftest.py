@@ -1,0 +1,49 @@
+"""Shared fixtures for the Python tests: the Ep module and NumPy helpers."""
+
+import gi
+
+gi.require_version("Ep", "1.0")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from gi.repository import Ep, GLib  # noqa: E402
+
+DTYPES = ["float32", "float64", "int32", "int64", "bool"]
+
+
+def random_array(rng, shape, dtype):
+    """Random data of a NumPy dtype name: floats in [-3, 3], small ints, bools."""
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype.startswith("int"):
+        return rng.integers(-9, 10, size=shape).astype(dtype)
+    return (rng.random(shape) * 6 - 3).astype(dtype)
+
+
+def assert_matches(tensor, expected, exact=None, rtol=None, atol=None):
+    """tensor equals the NumPy array `expected`: dtype, shape and values."""
+    expected = np.asarray(expected)
+    got = tensor.numpy()
+    assert got.dtype == expected.dtype, f"dtype {got.dtype} != {expected.dtype}"
+    assert got.shape == expected.shape, f"shape {got.shape} != {expected.shape}"
+    if exact is None:
+        exact = expected.dtype.kind in "biu"
+    if exact:
+        np.testing.assert_array_equal(got, expected)
+    else:
+        tol = 1e-5 if expected.dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(got, expected, rtol=rtol or tol, atol=atol or tol, equal_nan=True)
+
+
+def assert_ep_error(code, function, *args):
+    """function(*args) raises GLib.Error in the ep-error domain with code."""
+    with pytest.raises(GLib.Error) as info:
+        function(*args)
+    assert info.value.domain == "ep-error", info.value.domain
+    assert info.value.code == int(code), (info.value.code, info.value.message)
+    return info.value.message
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20261122)
