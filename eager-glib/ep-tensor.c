@@ -141,13 +141,22 @@ ep_tensor_init (EpTensor *self)
 
 /* Layouts */
 
+/* Saturates at G_MAXINT64: a broadcast view may describe more elements
+ * than memory could hold. */
 gint64
 ep_layout_get_size (const EpLayout *layout)
 {
   gint64 size = 1;
 
   for (guint i = 0; i < layout->ndim; i++)
-    size *= layout->shape[i];
+    {
+      if (layout->shape[i] == 0)
+        return 0;
+      if (size > G_MAXINT64 / layout->shape[i])
+        size = G_MAXINT64;
+      else
+        size *= layout->shape[i];
+    }
 
   return size;
 }
@@ -168,15 +177,17 @@ ep_layout_compute_nbytes (const EpLayout *layout,
   return TRUE;
 }
 
+/* Unsigned products: for a shape too large to allocate the strides are
+ * meaningless but defined, and allocation reports the size. */
 void
 ep_layout_set_contiguous (EpLayout *layout)
 {
-  gint64 stride = 1;
+  guint64 stride = 1;
 
   for (guint i = layout->ndim; i-- > 0;)
     {
-      layout->strides[i] = stride;
-      stride *= MAX (layout->shape[i], 1);
+      layout->strides[i] = (gint64) stride;
+      stride *= (guint64) MAX (layout->shape[i], 1);
     }
   layout->offset = 0;
 }
@@ -243,8 +254,8 @@ ep_layout_init (EpLayout      *layout,
   layout->ndim = ndim;
   if (ndim > 0)
     memcpy (layout->shape, shape, ndim * sizeof (gint64));
-  ep_layout_set_contiguous (layout);
 
+  /* before the strides, whose products would overflow too */
   if (!ep_layout_compute_nbytes (layout, &nbytes))
     {
       g_autofree char *s = ep_shape_to_string (shape, ndim);
@@ -254,6 +265,7 @@ ep_layout_init (EpLayout      *layout,
                    op_name, ep_dtype_get_name (dtype), s);
       return FALSE;
     }
+  ep_layout_set_contiguous (layout);
 
   return TRUE;
 }
