@@ -47,3 +47,38 @@ def assert_ep_error(code, function, *args):
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
+
+
+# The NumPy comparison harness counts what it checked: tests marked
+# @pytest.mark.numpy_op("name", ...) cover those ops; a bare marker on a
+# test parametrized by `name` covers the op of each case.
+
+_op_of_item = {}
+_passed = {}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "numpy_op(*names): the ops a test compares with NumPy")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        marker = item.get_closest_marker("numpy_op")
+        if marker is None:
+            continue
+        names = marker.args or (item.callspec.params["name"],)
+        _op_of_item[item.nodeid] = names
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" and report.passed and report.nodeid in _op_of_item:
+        for name in _op_of_item[report.nodeid]:
+            _passed[name] = _passed.get(name, 0) + 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _passed:
+        cases = len(_op_of_item)
+        terminalreporter.write_line(
+            f"NumPy comparison: {len(_passed)} ops checked in {sum(_passed.values())} op-cases "
+            f"({cases} test cases): {', '.join(sorted(_passed))}")
