@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #ifdef _OPENMP
@@ -86,6 +87,15 @@ measure (Workload  work,
 
 static GString *json;
 
+static long
+minor_faults (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
 static void
 report (const char *name,
         Timing      t)
@@ -131,6 +141,19 @@ random_floats (gsize   n,
   for (gsize i = 0; i < n; i++)
     v[i] = (float) g_rand_double_range (rand, low, high);
   return v;
+}
+
+/* Page faults per call, after the warm-up of measure() */
+static void
+report_faults (const char *name,
+               Workload    work,
+               gpointer    data)
+{
+  long before = minor_faults ();
+
+  for (guint i = 0; i < 10; i++)
+    work (data);
+  g_string_append_printf (json, ", \"%s\": %g", name, (minor_faults () - before) / 10.0);
 }
 
 /* eager-glib workloads */
@@ -354,6 +377,7 @@ bench_eager_glib (void)
 
     o.a = tensor_from_floats (x, shape, 2);
     report ("ep_c_softmax", measure (w_softmax, &o, 1, 20, 2.0));
+    report_faults ("ep_c_softmax_faults", w_softmax, &o);
     g_object_unref (o.a);
   }
 }

@@ -13,17 +13,14 @@
 #include "ep-cpu-private.h"
 #include "ep-error.h"
 
-/* Wide enough for any vector unit. */
-#define CPU_ALIGNMENT 64
-
 static gboolean
 cpu_alloc (EpDevice   *device,
            EpStorage  *storage,
            GError    **error)
 {
-  gpointer data = NULL;
+  gpointer data = ep_cpu_cache_alloc (storage->nbytes);
 
-  if (posix_memalign (&data, CPU_ALIGNMENT, MAX (storage->nbytes, 1)) != 0)
+  if (data == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
                    _("cannot allocate %" G_GSIZE_FORMAT " bytes on %s"),
@@ -39,7 +36,7 @@ static void
 cpu_release (EpDevice  *device,
              EpStorage *storage)
 {
-  free (storage->data);
+  ep_cpu_cache_release (storage->data, storage->nbytes);
 }
 
 static gboolean

@@ -12,6 +12,9 @@ G_BEGIN_DECLS
 
 #define EP_CPU_MAX_OPERANDS 4
 
+/* Buffer alignment: wide enough for any vector unit. */
+#define EP_CPU_ALIGNMENT 64
+
 /*
  * EpCpuIter:
  *
@@ -55,6 +58,14 @@ void     ep_cpu_iter_run        (EpCpuIter      *iter,
 void     ep_cpu_map             (EpOpCall       *call,
                                  EpCpuLoop       loop,
                                  gconstpointer   user_data);
+
+/* ep-cpu-cache.c: where CPU buffers come from and go back to */
+gpointer ep_cpu_cache_alloc     (gsize           nbytes);
+void     ep_cpu_cache_release   (gpointer        data,
+                                 gsize           nbytes);
+void     ep_cpu_cache_trim      (void);
+void     ep_cpu_cache_get_stats (gsize          *cached_bytes,
+                                 gsize          *limit);
 
 EpCpuLoop ep_cpu_copy_loop_for_itemsize (gsize itemsize);
 
