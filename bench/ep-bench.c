@@ -216,6 +216,15 @@ w_softmax (gpointer data)
 
 /* Machine limits */
 
+/* The floor under any per-op cost: every op result is a new GObject. */
+static void
+w_gobject (gpointer data)
+{
+  GObject *object = g_object_new (G_TYPE_OBJECT, NULL);
+
+  g_object_unref (object);
+}
+
 typedef struct
 {
   float *a, *b, *c;
@@ -299,6 +308,7 @@ bench_machine (void)
 #endif
   g_string_append_printf (json, "%s\"stream_threads\": %d, \"stream_n\": %" G_GSIZE_FORMAT,
                           json->len > 1 ? ", " : "", threads, s.n);
+  report ("gobject_new_unref", measure (w_gobject, NULL, 100000, 15, 2.0));
   report ("stream_copy", measure (w_stream_copy, &s, 1, 15, 2.0));
   report ("stream_triad", measure (w_stream_triad, &s, 1, 15, 2.0));
   report ("stream_read", measure (w_stream_read, &s, 1, 15, 2.0));

@@ -29,6 +29,7 @@ struct _EpStorage
   GBytes          *borrowed;
 };
 
+EpStorage *ep_storage_alloc         (void);
 EpStorage *ep_storage_new_for_bytes (EpDevice  *device,
                                      GBytes    *bytes);
 EpStorage *ep_storage_ref           (EpStorage *self);

@@ -50,14 +50,15 @@ static GParamSpec *props[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (EpTensor, ep_tensor, G_TYPE_OBJECT)
 
+/* Plain casts: this runs once per op result, and the type is known. */
 static void
 ep_tensor_finalize (GObject *object)
 {
-  EpTensor *self = EP_TENSOR (object);
+  EpTensor *self = (EpTensor *) object;
 
   g_clear_pointer (&self->storage, ep_storage_unref);
 
-  G_OBJECT_CLASS (ep_tensor_parent_class)->finalize (object);
+  ((GObjectClass *) ep_tensor_parent_class)->finalize (object);
 }
 
 static void
@@ -148,17 +149,17 @@ ep_layout_get_size (const EpLayout *layout)
 {
   gint64 size = 1;
 
+  gboolean saturated = FALSE;
+
+  /* no division in the loop: this runs several times per op */
   for (guint i = 0; i < layout->ndim; i++)
     {
       if (layout->shape[i] == 0)
         return 0;
-      if (size > G_MAXINT64 / layout->shape[i])
-        size = G_MAXINT64;
-      else
-        size *= layout->shape[i];
+      saturated |= __builtin_mul_overflow (size, layout->shape[i], &size);
     }
 
-  return size;
+  return saturated ? G_MAXINT64 : size;
 }
 
 gboolean
