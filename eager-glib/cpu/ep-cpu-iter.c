@@ -116,22 +116,18 @@ collapse (EpCpuIter *iter)
     iter->ndim = n + 1;
 }
 
-void
-ep_cpu_iter_run (EpCpuIter     *iter,
-                 EpCpuLoop      loop,
-                 gconstpointer  user_data)
+/* Runs @loop over an iterator already collapsed, with no empty
+ * dimension. */
+static void
+run_collapsed (EpCpuIter     *iter,
+               EpCpuLoop      loop,
+               gconstpointer  user_data)
 {
   gint64 index[EP_MAX_DIMS] = { 0 };
   gint64 inner_strides[EP_CPU_MAX_OPERANDS];
   guint8 *ptrs[EP_CPU_MAX_OPERANDS];
   gint64 inner;
   guint outer;
-
-  for (guint d = 0; d < iter->ndim; d++)
-    if (iter->shape[d] == 0)
-      return;
-
-  collapse (iter);
 
   if (iter->ndim == 0)
     {
@@ -172,6 +168,134 @@ ep_cpu_iter_run (EpCpuIter     *iter,
     }
 }
 
+static gboolean
+collapse_nonempty (EpCpuIter *iter)
+{
+  for (guint d = 0; d < iter->ndim; d++)
+    if (iter->shape[d] == 0)
+      return FALSE;
+
+  collapse (iter);
+  return TRUE;
+}
+
+void
+ep_cpu_iter_run (EpCpuIter     *iter,
+                 EpCpuLoop      loop,
+                 gconstpointer  user_data)
+{
+  if (collapse_nonempty (iter))
+    run_collapsed (iter, loop, user_data);
+}
+
+/* Where part @i of @n_parts of @extent begins: a multiple of @align,
+ * except for the end of the last part. */
+static gint64
+part_bound (gint64 extent,
+            guint  i,
+            guint  n_parts,
+            gint64 align)
+{
+  if (i >= n_parts)
+    return extent;
+  return extent * i / n_parts / align * align;
+}
+
+static guint
+n_parts_for (gint64 n_elements)
+{
+  guint n_threads = ep_cpu_get_n_threads ();
+  gint64 parts;
+
+  if (n_threads <= 1 || n_elements < EP_CPU_PARALLEL_MIN)
+    return 1;
+
+  /* a few parts per thread, for balance on a busy machine */
+  parts = n_elements / EP_CPU_GRAIN;
+  return (guint) CLAMP (parts, 1, 4 * (gint64) n_threads);
+}
+
+typedef struct
+{
+  EpCpuIter    *iter;
+  guint         split;
+  guint         n_parts;
+  gint64        align;
+  EpCpuLoop     loop;
+  gconstpointer user_data;
+} Split;
+
+static void
+run_part (gpointer data,
+          guint    i)
+{
+  const Split *split = data;
+  EpCpuIter part = *split->iter;
+  gint64 extent = part.shape[split->split];
+  gint64 start = part_bound (extent, i, split->n_parts, split->align);
+  gint64 end = part_bound (extent, i + 1, split->n_parts, split->align);
+
+  if (end <= start)
+    return;
+  for (guint k = 0; k < part.n_operands; k++)
+    part.base[k] += start * part.strides[k][split->split];
+  part.shape[split->split] = end - start;
+  run_collapsed (&part, split->loop, split->user_data);
+}
+
+/*
+ * ep_cpu_iter_run_parallel:
+ *
+ * Like ep_cpu_iter_run(), but large iterations are split between
+ * threads along one dimension where operand 0 (the one written) moves:
+ * no two threads write the same element, and an element that gathers
+ * many inputs (a reduction's output) gathers them in the order one
+ * thread would. Results do not depend on the thread count. @loop may
+ * run on several threads at once and must only read @user_data.
+ */
+void
+ep_cpu_iter_run_parallel (EpCpuIter     *iter,
+                          EpCpuLoop      loop,
+                          gconstpointer  user_data)
+{
+  gint64 total = 1;
+  guint best = G_MAXUINT;
+  gint64 best_extent = 1;
+  guint n_parts;
+  Split split;
+
+  if (!collapse_nonempty (iter))
+    return;
+
+  for (guint d = 0; d < iter->ndim; d++)
+    total *= iter->shape[d];
+  n_parts = n_parts_for (total);
+
+  /* the outermost dimension that gives every part some work, else the
+   * longest one */
+  for (guint d = 0; d < iter->ndim && n_parts > 1; d++)
+    if (iter->strides[0][d] != 0 && MIN (iter->shape[d], n_parts) > MIN (best_extent, n_parts))
+      {
+        best = d;
+        best_extent = iter->shape[d];
+      }
+
+  if (best == G_MAXUINT)
+    {
+      run_collapsed (iter, loop, user_data);
+      return;
+    }
+
+  split.iter = iter;
+  split.split = best;
+  split.n_parts = (guint) MIN ((gint64) n_parts, best_extent);
+  /* parts of a contiguous innermost run start on a new cache line */
+  split.align = best == iter->ndim - 1 && iter->shape[best] >= 64 * (gint64) split.n_parts ? 16 : 1;
+  split.loop = loop;
+  split.user_data = user_data;
+  ep_cpu_parallel_for (split.n_parts, run_part, &split);
+}
+
 /* When every input is either laid out like the output (contiguous, as
  * many elements) or a single element, the whole op is one run: no
  * iterator to set up. That is the common case, and the one where the
@@ -202,7 +326,20 @@ map_flat (EpOpCall      *call,
   ptrs[0] = ep_tensor_host_data (out);
   strides[0] = ep_dtype_get_itemsize (out->layout.dtype);
 
-  loop (ptrs, strides, n, user_data);
+  if (n_parts_for (n) == 1)
+    loop (ptrs, strides, n, user_data);
+  else
+    {
+      /* one dimension: the parallel iterator splits it */
+      EpCpuIter iter = { .n_operands = call->n_inputs + 1, .ndim = 1, .shape = { n } };
+
+      for (guint k = 0; k < iter.n_operands; k++)
+        {
+          iter.base[k] = ptrs[k];
+          iter.strides[k][0] = strides[k];
+        }
+      ep_cpu_iter_run_parallel (&iter, loop, user_data);
+    }
   return TRUE;
 }
 
@@ -223,5 +360,5 @@ ep_cpu_map (EpOpCall      *call,
   ep_cpu_iter_add (&iter, out);
   for (guint i = 0; i < call->n_inputs; i++)
     ep_cpu_iter_add (&iter, call->inputs[i]);
-  ep_cpu_iter_run (&iter, loop, user_data);
+  ep_cpu_iter_run_parallel (&iter, loop, user_data);
 }

@@ -13,8 +13,19 @@
 
 #include "ep-cpu-private.h"
 
+/* Every loop is compiled three times, for baseline x86-64, x86-64-v3
+ * (AVX2) and x86-64-v4 (AVX-512), and the dynamic linker picks the one
+ * for this processor. The library is built with -ffp-contract=off, so
+ * the three give the same results. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__)
+#define EP_CPU_CLONES __attribute__ ((target_clones ("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define EP_CPU_CLONES
+#endif
+
 /* Binary loops: out[i] = EXPR (x, y) */
 #define BINARY_LOOP(name, T, OUT_T, EXPR)                                   \
+EP_CPU_CLONES                                                               \
 static void                                                                 \
 name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 {                                                                           \
@@ -74,6 +85,7 @@ ipow (gint64 base,
 
 /* Unary loops: out[i] = EXPR (x) */
 #define UNARY_LOOP(name, T, EXPR)                                           \
+EP_CPU_CLONES                                                               \
 static void                                                                 \
 name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 {                                                                           \

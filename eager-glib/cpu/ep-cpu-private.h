@@ -52,12 +52,73 @@ void     ep_cpu_iter_add_reduced (EpCpuIter     *iter,
 void     ep_cpu_iter_run        (EpCpuIter      *iter,
                                  EpCpuLoop       loop,
                                  gconstpointer   user_data);
+/* The same split between threads when large, along a dimension where
+ * operand 0 moves: @loop may run on several threads at once and must
+ * only read @user_data. Results do not depend on the thread count. */
+void     ep_cpu_iter_run_parallel (EpCpuIter    *iter,
+                                   EpCpuLoop     loop,
+                                   gconstpointer user_data);
 
 /* One iterator over the output and every input of @call, broadcast to
- * the output's shape, run with @loop. */
+ * the output's shape, run with @loop (by ep_cpu_iter_run_parallel: the
+ * same rules for @loop and @user_data). */
 void     ep_cpu_map             (EpOpCall       *call,
                                  EpCpuLoop       loop,
                                  gconstpointer   user_data);
+
+/* ep-cpu-parallel.c: worker threads. Iterations smaller than
+ * EP_CPU_PARALLEL_MIN elements run on the calling thread; larger ones
+ * in parts of at least EP_CPU_GRAIN elements. */
+#define EP_CPU_PARALLEL_MIN 65536
+#define EP_CPU_GRAIN 16384
+
+typedef void (*EpCpuTaskFunc) (gpointer data,
+                               guint    index);
+
+guint    ep_cpu_get_n_threads   (void);
+void     ep_cpu_set_n_threads   (guint           n_threads);
+void     ep_cpu_parallel_for    (guint           n_tasks,
+                                 EpCpuTaskFunc   func,
+                                 gpointer        data);
+
+/* ep-cpu-vmath.c: vectorized transcendental functions. The loop found
+ * takes @user_data as given back here. */
+typedef enum {
+  EP_CPU_VMATH_EXP,
+  EP_CPU_VMATH_EXPM1,
+  EP_CPU_VMATH_LOG,
+  EP_CPU_VMATH_LOG1P,
+  EP_CPU_VMATH_LOG2,
+  EP_CPU_VMATH_LOG10,
+  EP_CPU_VMATH_SIN,
+  EP_CPU_VMATH_COS,
+  EP_CPU_VMATH_TAN,
+  EP_CPU_VMATH_SINH,
+  EP_CPU_VMATH_COSH,
+  EP_CPU_VMATH_TANH,
+  EP_CPU_VMATH_ARCSIN,
+  EP_CPU_VMATH_ARCCOS,
+  EP_CPU_VMATH_ARCTAN,
+  EP_CPU_VMATH_ARCSINH,
+  EP_CPU_VMATH_ARCCOSH,
+  EP_CPU_VMATH_ARCTANH,
+  EP_CPU_VMATH_SIGMOID,
+  EP_CPU_N_VMATH
+} EpCpuVmath;
+
+gboolean    ep_cpu_vmath_lookup  (EpCpuVmath     func,
+                                  EpDType        dtype,
+                                  EpCpuLoop     *loop,
+                                  gconstpointer *user_data);
+/* At a given instruction set: 0 AVX-512F, 1 AVX2, 2 SSE2; FALSE where
+ * this processor (or build) has not got it. For tests. */
+gboolean    ep_cpu_vmath_lookup_at (EpCpuVmath   func,
+                                    EpDType      dtype,
+                                    guint        level,
+                                    EpCpuLoop   *loop,
+                                    gconstpointer *user_data);
+/* "avx512f", "avx2", "sse2", or NULL without vector functions */
+const char *ep_cpu_vmath_get_isa (void);
 
 /* ep-cpu-cache.c: where CPU buffers come from and go back to */
 gpointer ep_cpu_cache_alloc     (gsize           nbytes);

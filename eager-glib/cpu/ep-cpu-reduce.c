@@ -11,14 +11,17 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
-#include "ep-cpu-private.h"
+#include "ep-cpu-loops-private.h"
 #include "ep-tensor-private.h"
 
 #define PAIRWISE_BLOCK 128
 
-/* Pairwise summation: error grows with log n instead of n. */
+/* Pairwise summation: error grows with log n instead of n. Blocks of
+ * 128 with 8 accumulators, as NumPy sums. */
 #define PAIRWISE_SUM(name, T)                                               \
+EP_CPU_CLONES                                                               \
 static T                                                                    \
 name (const guint8 *p, gint64 stride, gint64 n)                             \
 {                                                                           \
@@ -62,12 +65,20 @@ run_sum_i64 (const guint8 *p, gint64 stride, gint64 n)
 }
 
 #define SUM_LOOP(name, T, RUN, ADD)                                         \
+EP_CPU_CLONES                                                               \
 static void                                                                 \
 name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 {                                                                           \
   T *out = (T *) p[0];                                                      \
   if (s[0] == 0)                                                            \
     *out = ADD (*out, RUN (p[1], s[1], n));                                 \
+  else if (s[1] == sizeof (T))                                              \
+    {                                                                       \
+      const T *restrict x = (const T *) p[1];                               \
+      T *restrict o = out;                                                  \
+      for (gint64 i = 0; i < n; i++)                                        \
+        o[i] = ADD (o[i], x[i]);                                            \
+    }                                                                       \
   else                                                                      \
     for (gint64 i = 0; i < n; i++)                                          \
       out[i] = ADD (out[i], *(const T *) (p[1] + i * s[1]));                \
@@ -80,41 +91,309 @@ SUM_LOOP (sum_f32, gfloat, pairwise_f32, PLUS)
 SUM_LOOP (sum_f64, gdouble, pairwise_f64, PLUS)
 SUM_LOOP (sum_i64, gint64, run_sum_i64, WRAPPING_PLUS)
 
-/* Extrema propagate NaN: once the running value is NaN it stays. */
+/* Extrema propagate NaN: once the running value is NaN it stays. Of
+ * equal values the later wins, which only shows with 0 and -0. */
 #define FMAX(m, x) (((m) > (x) || isnan (m)) ? (m) : (x))
 #define FMIN(m, x) (((m) < (x) || isnan (m)) ? (m) : (x))
 #define IMAX(m, x) ((m) > (x) ? (m) : (x))
 #define IMIN(m, x) ((m) < (x) ? (m) : (x))
 
-#define EXTREMUM_LOOP(name, T, PICK)                                        \
+/* The fold of PICK over m, x[0] … x[n-1] of a contiguous float run,
+ * vectorized: lanes keep their extremum and note any NaN. With a NaN
+ * the plain fold runs (it returns the first NaN); a zero result is
+ * looked up again, so that it has the sign the plain fold would give
+ * (the last zero wins). Any other value is the same in every lane. */
+#define FLOAT_RUN(name, T, PICK, BETTER)                                    \
+EP_CPU_CLONES                                                               \
+static T                                                                    \
+name (T m, const T *restrict x, gint64 n)                                   \
+{                                                                           \
+  T lanes[16];                                                              \
+  guint32 nan = 0;                                                          \
+  gint64 i = 0;                                                             \
+  T best;                                                                   \
+  if (isnan (m))                                                            \
+    return m;                                                               \
+  for (guint k = 0; k < 16; k++)                                            \
+    lanes[k] = m;                                                           \
+  for (; i + 16 <= n; i += 16)                                              \
+    for (guint k = 0; k < 16; k++)                                          \
+      {                                                                     \
+        T v = x[i + k];                                                     \
+        nan |= v != v;                                                      \
+        lanes[k] = v BETTER lanes[k] ? v : lanes[k];                        \
+      }                                                                     \
+  for (; i < n; i++)                                                        \
+    {                                                                       \
+      nan |= x[i] != x[i];                                                  \
+      lanes[0] = x[i] BETTER lanes[0] ? x[i] : lanes[0];                    \
+    }                                                                       \
+  if (nan)                                                                  \
+    {                                                                       \
+      for (i = 0; i < n; i++)                                               \
+        m = PICK (m, x[i]);                                                 \
+      return m;                                                             \
+    }                                                                       \
+  best = lanes[0];                                                          \
+  for (guint k = 1; k < 16; k++)                                            \
+    best = lanes[k] BETTER best ? lanes[k] : best;                          \
+  if (best == 0)                                                            \
+    {                                                                       \
+      for (i = n; i-- > 0;)                                                 \
+        if (x[i] == 0)                                                      \
+          return x[i];                                                      \
+      return m;                                                             \
+    }                                                                       \
+  return best;                                                              \
+}
+
+FLOAT_RUN (max_run_f32, gfloat, FMAX, >)
+FLOAT_RUN (max_run_f64, gdouble, FMAX, >)
+FLOAT_RUN (min_run_f32, gfloat, FMIN, <)
+FLOAT_RUN (min_run_f64, gdouble, FMIN, <)
+
+/* Integer runs need no care: the plain fold vectorizes. */
+#define INT_RUN(name, T, PICK)                                              \
+EP_CPU_CLONES                                                               \
+static T                                                                    \
+name (T m, const T *restrict x, gint64 n)                                   \
+{                                                                           \
+  for (gint64 i = 0; i < n; i++)                                            \
+    m = PICK (m, x[i]);                                                     \
+  return m;                                                                 \
+}
+
+INT_RUN (max_run_i32, gint32, IMAX)
+INT_RUN (max_run_i64, gint64, IMAX)
+INT_RUN (max_run_b, guint8, IMAX)
+INT_RUN (min_run_i32, gint32, IMIN)
+INT_RUN (min_run_i64, gint64, IMIN)
+INT_RUN (min_run_b, guint8, IMIN)
+
+#define EXTREMUM_LOOP(name, T, PICK, RUN)                                   \
+EP_CPU_CLONES                                                               \
 static void                                                                 \
 name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 {                                                                           \
   T *out = (T *) p[0];                                                      \
-  if (s[0] == 0)                                                            \
+  if (s[0] == 0 && s[1] == sizeof (T))                                      \
+    *out = RUN (*out, (const T *) p[1], n);                                 \
+  else if (s[0] == 0)                                                       \
     {                                                                       \
       T m = *out;                                                           \
       for (gint64 i = 0; i < n; i++)                                        \
         m = PICK (m, *(const T *) (p[1] + i * s[1]));                       \
       *out = m;                                                             \
     }                                                                       \
+  else if (s[1] == sizeof (T))                                              \
+    {                                                                       \
+      const T *restrict x = (const T *) p[1];                               \
+      T *restrict o = out;                                                  \
+      for (gint64 i = 0; i < n; i++)                                        \
+        o[i] = PICK (o[i], x[i]);                                           \
+    }                                                                       \
   else                                                                      \
     for (gint64 i = 0; i < n; i++)                                          \
       out[i] = PICK (out[i], *(const T *) (p[1] + i * s[1]));               \
 }
 
-EXTREMUM_LOOP (max_f32, gfloat, FMAX)
-EXTREMUM_LOOP (max_f64, gdouble, FMAX)
-EXTREMUM_LOOP (max_i32, gint32, IMAX)
-EXTREMUM_LOOP (max_i64, gint64, IMAX)
-EXTREMUM_LOOP (max_b, guint8, IMAX)
-EXTREMUM_LOOP (min_f32, gfloat, FMIN)
-EXTREMUM_LOOP (min_f64, gdouble, FMIN)
-EXTREMUM_LOOP (min_i32, gint32, IMIN)
-EXTREMUM_LOOP (min_i64, gint64, IMIN)
-EXTREMUM_LOOP (min_b, guint8, IMIN)
+EXTREMUM_LOOP (max_f32, gfloat, FMAX, max_run_f32)
+EXTREMUM_LOOP (max_f64, gdouble, FMAX, max_run_f64)
+EXTREMUM_LOOP (max_i32, gint32, IMAX, max_run_i32)
+EXTREMUM_LOOP (max_i64, gint64, IMAX, max_run_i64)
+EXTREMUM_LOOP (max_b, guint8, IMAX, max_run_b)
+EXTREMUM_LOOP (min_f32, gfloat, FMIN, min_run_f32)
+EXTREMUM_LOOP (min_f64, gdouble, FMIN, min_run_f64)
+EXTREMUM_LOOP (min_i32, gint32, IMIN, min_run_i32)
+EXTREMUM_LOOP (min_i64, gint64, IMIN, min_run_i64)
+EXTREMUM_LOOP (min_b, guint8, IMIN, min_run_b)
 
-#define ROW(p) { p##_f32, p##_f64, p##_i32, p##_i64, p##_b }
+/* Whole contiguous tensors into one value, on several threads. Sums of
+ * floats cut the pairwise tree at the same nodes a single thread would
+ * (leaves of at most `leaf` elements, `leaf` a function of n alone),
+ * sum the leaves in parallel and join them up the tree: the result is
+ * bit for bit the serial one. Extrema and integer sums fold parts and
+ * then the parts in order, which for them is the serial result too (see
+ * the comment on FMAX: ties and NaN keep the same winner). */
+
+#define MAX_LEAVES 512
+
+typedef struct
+{
+  const guint8 *data;
+  gsize         itemsize;
+  gint64        leaf;
+  gint64        offsets[MAX_LEAVES];
+  gint64        sizes[MAX_LEAVES];
+  gdouble       values[MAX_LEAVES];
+  guint         n_leaves;
+  guint         n_parts;
+  EpDType       dtype;
+} Tree;
+
+static void
+tree_collect (Tree   *tree,
+              gint64  offset,
+              gint64  n)
+{
+  if (n <= tree->leaf)
+    {
+      tree->offsets[tree->n_leaves] = offset;
+      tree->sizes[tree->n_leaves] = n;
+      tree->n_leaves++;
+      return;
+    }
+
+  /* the split of PAIRWISE_SUM */
+  {
+    gint64 half = (n / 2) / 8 * 8;
+
+    tree_collect (tree, offset, half);
+    tree_collect (tree, offset + half, n - half);
+  }
+}
+
+static gdouble
+tree_join (const Tree *tree,
+           gint64      n,
+           guint      *next)
+{
+  gint64 half;
+  gdouble left;
+
+  if (n <= tree->leaf)
+    return tree->values[(*next)++];
+
+  half = (n / 2) / 8 * 8;
+  left = tree_join (tree, half, next);
+  /* in the element type, as the serial sum adds */
+  if (tree->dtype == EP_DTYPE_FLOAT32)
+    return (gfloat) ((gfloat) left + (gfloat) tree_join (tree, n - half, next));
+  return left + tree_join (tree, n - half, next);
+}
+
+static void
+tree_sum_part (gpointer data,
+               guint    part)
+{
+  Tree *tree = data;
+  guint first = tree->n_leaves * part / tree->n_parts;
+  guint last = tree->n_leaves * (part + 1) / tree->n_parts;
+
+  for (guint i = first; i < last; i++)
+    {
+      const guint8 *p = tree->data + tree->offsets[i] * tree->itemsize;
+
+      tree->values[i] = tree->dtype == EP_DTYPE_FLOAT32
+                        ? pairwise_f32 (p, sizeof (gfloat), tree->sizes[i])
+                        : pairwise_f64 (p, sizeof (gdouble), tree->sizes[i]);
+    }
+}
+
+/* A whole contiguous tensor that is large: worth the threads. */
+static gboolean
+is_whole_and_large (EpOpCall *call)
+{
+  EpTensor *in = call->inputs[0];
+  gint64 n = ep_layout_get_size (&in->layout);
+
+  return ep_layout_get_size (&call->outputs[0]->layout) == 1
+         && n >= EP_CPU_PARALLEL_MIN && ep_cpu_get_n_threads () > 1
+         && ep_layout_is_contiguous (&in->layout);
+}
+
+static void
+sum_whole_float (EpOpCall *call)
+{
+  EpTensor *in = call->inputs[0];
+  gint64 n = ep_layout_get_size (&in->layout);
+  Tree tree;
+  guint next = 0;
+  gdouble total;
+
+  tree.data = ep_tensor_host_data (in);
+  tree.dtype = in->layout.dtype;
+  tree.itemsize = ep_dtype_get_itemsize (tree.dtype);
+  /* leaves hold between leaf/2 and leaf elements: at most MAX_LEAVES */
+  tree.leaf = MAX ((gint64) EP_CPU_GRAIN, (n + MAX_LEAVES / 2 - 1) / (MAX_LEAVES / 2));
+  tree.n_leaves = 0;
+  tree_collect (&tree, 0, n);
+  tree.n_parts = MIN (tree.n_leaves, 4 * ep_cpu_get_n_threads ());
+
+  ep_cpu_parallel_for (tree.n_parts, tree_sum_part, &tree);
+  total = tree_join (&tree, n, &next);
+
+  if (tree.dtype == EP_DTYPE_FLOAT32)
+    *(gfloat *) call->outputs[0]->storage->data = (gfloat) total;
+  else
+    *(gdouble *) call->outputs[0]->storage->data = total;
+}
+
+/* Parts folded by the op's own loop, then the parts in order. */
+typedef struct
+{
+  const guint8 *data;
+  gsize         itemsize;
+  gint64        n;
+  guint         n_parts;
+  EpCpuLoop     loop;
+  gboolean      from_zero;
+  guint64       results[MAX_LEAVES];   /* one element each, aligned */
+} Parts;
+
+static void
+fold_part (gpointer data,
+           guint    part)
+{
+  Parts *parts = data;
+  gint64 start = parts->n * part / parts->n_parts;
+  gint64 end = parts->n * (part + 1) / parts->n_parts;
+  guint8 *ptrs[2];
+  const gint64 strides[2] = { 0, (gint64) parts->itemsize };
+
+  /* a sum starts from zero; an extremum from the part's first element,
+   * which the fold keeps */
+  if (parts->from_zero)
+    memset (&parts->results[part], 0, parts->itemsize);
+  else
+    memcpy (&parts->results[part], parts->data + start * parts->itemsize, parts->itemsize);
+  ptrs[0] = (guint8 *) &parts->results[part];
+  ptrs[1] = (guint8 *) parts->data + start * parts->itemsize;
+  parts->loop (ptrs, strides, end - start, NULL);
+}
+
+static void
+fold_whole (EpOpCall  *call,
+            EpCpuLoop  loop,
+            gboolean   from_zero)
+{
+  EpTensor *in = call->inputs[0];
+  guint8 *out = call->outputs[0]->storage->data;
+  Parts parts;
+  guint8 *ptrs[2];
+  const gint64 strides[2] = { 0, 0 };
+
+  parts.data = ep_tensor_host_data (in);
+  parts.itemsize = ep_dtype_get_itemsize (in->layout.dtype);
+  parts.n = ep_layout_get_size (&in->layout);
+  parts.n_parts = (guint) MIN (parts.n / EP_CPU_GRAIN, 4 * (gint64) ep_cpu_get_n_threads ());
+  parts.n_parts = MAX (parts.n_parts, 1);
+  parts.loop = loop;
+  parts.from_zero = from_zero;
+  ep_cpu_parallel_for (parts.n_parts, fold_part, &parts);
+
+  /* the parts in order, into the output */
+  if (from_zero)
+    memset (out, 0, parts.itemsize);
+  else
+    memcpy (out, &parts.results[0], parts.itemsize);
+  ptrs[0] = out;
+  for (guint i = from_zero ? 0 : 1; i < parts.n_parts; i++)
+    {
+      ptrs[1] = (guint8 *) &parts.results[i];
+      loop (ptrs, strides, 1, NULL);
+    }
+}
 
 static const EpCpuLoop max_loops[5] = ROW (max);
 static const EpCpuLoop min_loops[5] = ROW (min);
@@ -140,7 +419,7 @@ fill_first (EpOpCall *call)
   ep_cpu_iter_init (&iter, first.shape, first.ndim);
   ep_cpu_iter_add_reduced (&iter, out, axes, n_axes);
   ep_cpu_iter_add (&iter, view);
-  ep_cpu_iter_run (&iter, ep_cpu_copy_loop_for_itemsize (ep_dtype_get_itemsize (in->layout.dtype)), NULL);
+  ep_cpu_iter_run_parallel (&iter, ep_cpu_copy_loop_for_itemsize (ep_dtype_get_itemsize (in->layout.dtype)), NULL);
 }
 
 static void
@@ -153,7 +432,7 @@ reduce_into (EpOpCall  *call,
   ep_cpu_iter_init (&iter, in->layout.shape, in->layout.ndim);
   ep_cpu_iter_add_reduced (&iter, call->outputs[0], call->attrs.axes, call->attrs.n_axes);
   ep_cpu_iter_add (&iter, in);
-  ep_cpu_iter_run (&iter, loop, NULL);
+  ep_cpu_iter_run_parallel (&iter, loop, NULL);
 }
 
 static void
@@ -162,12 +441,31 @@ zero (EpTensor *out)
   memset (out->storage->data, 0, out->storage->nbytes);
 }
 
+/* The sum of @call's input into its output, of the output's type (the
+ * rules cast the input to it). */
+static void
+sum_into (EpOpCall *call)
+{
+  EpDType dtype = call->inputs[0]->layout.dtype;
+
+  if (is_whole_and_large (call))
+    {
+      if (ep_dtype_is_floating (dtype))
+        sum_whole_float (call);
+      else
+        fold_whole (call, sum_loops[dtype], TRUE);
+      return;
+    }
+
+  zero (call->outputs[0]);
+  reduce_into (call, sum_loops[dtype]);
+}
+
 static gboolean
 cpu_sum (EpOpCall  *call,
          GError   **error)
 {
-  zero (call->outputs[0]);
-  reduce_into (call, sum_loops[call->inputs[0]->layout.dtype]);
+  sum_into (call);
   return TRUE;
 }
 
@@ -182,8 +480,7 @@ cpu_mean (EpOpCall  *call,
   for (guint a = 0; a < call->attrs.n_axes; a++)
     count *= call->inputs[0]->layout.shape[call->attrs.axes[a]];
 
-  zero (out);
-  reduce_into (call, sum_loops[out->layout.dtype]);
+  sum_into (call);
 
   if (out->layout.dtype == EP_DTYPE_FLOAT32)
     for (gint64 i = 0; i < n; i++)
@@ -200,9 +497,16 @@ cpu_extremum (EpOpCall  *call,
               GError   **error)
 {
   EpDType dtype = call->inputs[0]->layout.dtype;
+  EpCpuLoop loop = call->op->id == EP_OP_MAX ? max_loops[dtype] : min_loops[dtype];
+
+  if (is_whole_and_large (call))
+    {
+      fold_whole (call, loop, FALSE);
+      return TRUE;
+    }
 
   fill_first (call);
-  reduce_into (call, call->op->id == EP_OP_MAX ? max_loops[dtype] : min_loops[dtype]);
+  reduce_into (call, loop);
   return TRUE;
 }
 
