@@ -137,8 +137,9 @@ mod_grad (const EpOpCall   *call,
   return input_grads[1] != NULL;
 }
 
-/* The gradient goes to the operand the result came from: the first one
- * on ties and where it is NaN, as the kernels choose. */
+/* The gradient goes to the operand the result came from, as the kernels
+ * choose: the first where it is NaN or strictly beyond the second, the
+ * second otherwise (ties included). */
 static gboolean
 extremum_grad (const EpOpCall   *call,
                EpTensor *const  *output_grads,
@@ -153,8 +154,8 @@ extremum_grad (const EpOpCall   *call,
   g_autoptr(EpTensor) ga = NULL;
   g_autoptr(EpTensor) gb = NULL;
 
-  wins = call->op->id == EP_OP_MAXIMUM ? ep_tensor_greater_equal (a, b, error)
-                                       : ep_tensor_less_equal (a, b, error);
+  wins = call->op->id == EP_OP_MAXIMUM ? ep_tensor_greater (a, b, error)
+                                       : ep_tensor_less (a, b, error);
   if (wins == NULL || (nan = ep_tensor_isnan (a, error)) == NULL)
     return FALSE;
   first = ep_tensor_logical_or (wins, nan, error);
@@ -330,8 +331,8 @@ dtype_kind (EpDType dtype)
 }
 
 /* The bounds are weak scalars (integral ones integer literals), except
- * that an infinite bound binds nothing and so changes no type: clipping
- * an integer tensor to [-inf, 5] keeps it integer, as NumPy's
+ * that an infinite or NaN bound binds nothing and so changes no type:
+ * clipping an integer tensor to [-inf, 5] keeps it integer, as NumPy's
  * clip (x, None, 5) does. */
 static gboolean
 clip_infer (EpOpCall  *call,
@@ -345,7 +346,7 @@ clip_infer (EpOpCall  *call,
       gdouble bound = call->attrs.values[i];
       EpDType kind;
 
-      if (isinf (bound))
+      if (!isfinite (bound))
         continue;
       kind = bound == floor (bound) ? EP_DTYPE_INT64 : EP_DTYPE_FLOAT64;
       if (dtype_kind (kind) > dtype_kind (dtype))
@@ -365,8 +366,9 @@ clip_grad (const EpOpCall   *call,
            GError          **error)
 {
   EpTensor *x = call->inputs[0];
-  g_autoptr(EpTensor) low = ep_tensor_new_weak_scalar (call->attrs.values[0], EP_DTYPE_FLOAT64);
-  g_autoptr(EpTensor) high = ep_tensor_new_weak_scalar (call->attrs.values[1], EP_DTYPE_FLOAT64);
+  gdouble min = call->attrs.values[0], max = call->attrs.values[1];
+  g_autoptr(EpTensor) low = ep_tensor_new_weak_scalar (isnan (min) ? -INFINITY : min, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) high = ep_tensor_new_weak_scalar (isnan (max) ? INFINITY : max, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) above = ep_tensor_greater_equal (x, low, error);
   g_autoptr(EpTensor) below = NULL;
   g_autoptr(EpTensor) inside = NULL;
@@ -389,16 +391,17 @@ const EpOpDef ep_op_clip = {
 /**
  * ep_tensor_clip:
  * @self: a tensor
- * @min: the lower bound; -inf for none
- * @max: the upper bound; inf for none
+ * @min: the lower bound; -inf (or NaN) for none
+ * @max: the upper bound; inf (or NaN) for none
  * @error: return location for an error
  *
  * Limits the elements to [@min, @max], as NumPy's
  * `clip (self, min, max)`: `minimum (maximum (self, min), max)`, so a
- * @min above @max gives @max everywhere and NaN (in @self or a bound)
- * propagates. The bounds are weak scalars: a fractional bound makes an
- * integer tensor float64, an integral one keeps it integer (and is
- * limited to the type's range), an infinite one changes no type.
+ * @min above @max gives @max everywhere and NaN in @self stays NaN; a
+ * NaN bound binds nothing, as in NumPy. The bounds are weak scalars: a
+ * fractional bound makes an integer tensor float64, an integral one
+ * keeps it integer (and is limited to the type's range), an infinite or
+ * NaN one changes no type.
  *
  * Returns: (transfer full): the clipped tensor
  */

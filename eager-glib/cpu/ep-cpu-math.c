@@ -115,11 +115,13 @@ BINARY_LOOP (mod_f64, gdouble, gdouble, remainder_f64 (x, y))
 BINARY_LOOP (mod_i32, gint32, gint32, remainder_i32 (x, y))
 BINARY_LOOP (mod_i64, gint64, gint64, remainder_i64 (x, y))
 
-/* NaN-propagating extrema; the first operand wins ties and NaN. */
-#define FMAXIMUM(x, y) (((x) >= (y) || isnan (x)) ? (x) : (y))
-#define FMINIMUM(x, y) (((x) <= (y) || isnan (x)) ? (x) : (y))
-#define IMAXIMUM(x, y) ((x) >= (y) ? (x) : (y))
-#define IMINIMUM(x, y) ((x) <= (y) ? (x) : (y))
+/* NaN-propagating extrema as NumPy's: the first operand when it is NaN
+ * or strictly beyond the second, else the second (so ties, such as 0.0
+ * and -0.0, give the second). */
+#define FMAXIMUM(x, y) (((x) > (y) || isnan (x)) ? (x) : (y))
+#define FMINIMUM(x, y) (((x) < (y) || isnan (x)) ? (x) : (y))
+#define IMAXIMUM(x, y) ((x) > (y) ? (x) : (y))
+#define IMINIMUM(x, y) ((x) < (y) ? (x) : (y))
 
 BINARY_LOOP (maximum_f32, gfloat, gfloat, FMAXIMUM (x, y))
 BINARY_LOOP (maximum_f64, gdouble, gdouble, FMAXIMUM (x, y))
@@ -315,7 +317,8 @@ static gboolean
 cpu_clip (EpOpCall  *call,
           GError   **error)
 {
-  ClipBounds bounds = { call->attrs.values[0], call->attrs.values[1] };
+  gdouble low = call->attrs.values[0], high = call->attrs.values[1];
+  ClipBounds bounds = { isnan (low) ? -INFINITY : low, isnan (high) ? INFINITY : high };
   EpCpuLoop loop = clip_loops[call->inputs[0]->layout.dtype];
 
   g_assert (loop != NULL);
