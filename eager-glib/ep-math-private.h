@@ -33,6 +33,12 @@ EpTensor *ep_dispatch_reduce       (const EpOpDef *op,
                                     gboolean       keepdims,
                                     GError       **error);
 
+/* ep-ops-sort.c: the dispatch of an op along one axis (attrs.axes[0]) */
+EpTensor *ep_dispatch_along_axis   (const EpOpDef *op,
+                                    EpTensor      *self,
+                                    gint           axis,
+                                    GError       **error);
+
 /* Gradient helpers (ep-ops-math.c), written with public ops. */
 
 /* @grad summed over the dimensions that broadcasting added to @like, so

@@ -76,23 +76,6 @@ const EpOpDef ep_op_log_softmax = {
   .infer = softmax_infer, .gradient = log_softmax_grad,
 };
 
-static EpTensor *
-dispatch_softmax (const EpOpDef  *op,
-                  EpTensor       *self,
-                  gint            axis,
-                  GError        **error)
-{
-  EpOpAttrs attrs;
-
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  ep_op_attrs_init (&attrs);
-  attrs.all_axes = FALSE;
-  attrs.n_axes = 1;
-  attrs.axes[0] = axis;
-  return ep_dispatch1 (op, &self, 1, &attrs, error);
-}
-
 /**
  * ep_tensor_softmax:
  * @self: a tensor
@@ -111,7 +94,7 @@ ep_tensor_softmax (EpTensor  *self,
                    gint       axis,
                    GError   **error)
 {
-  return dispatch_softmax (&ep_op_softmax, self, axis, error);
+  return ep_dispatch_along_axis (&ep_op_softmax, self, axis, error);
 }
 
 /**
@@ -132,7 +115,7 @@ ep_tensor_log_softmax (EpTensor  *self,
                        gint       axis,
                        GError   **error)
 {
-  return dispatch_softmax (&ep_op_log_softmax, self, axis, error);
+  return ep_dispatch_along_axis (&ep_op_log_softmax, self, axis, error);
 }
 
 /* logsumexp */

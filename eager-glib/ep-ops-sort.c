@@ -40,11 +40,11 @@ const EpOpDef ep_op_argsort = {
   .infer = sort_infer,
 };
 
-static EpTensor *
-dispatch_along (const EpOpDef  *op,
-                EpTensor       *self,
-                gint            axis,
-                GError        **error)
+EpTensor *
+ep_dispatch_along_axis (const EpOpDef  *op,
+                        EpTensor       *self,
+                        gint            axis,
+                        GError        **error)
 {
   EpOpAttrs attrs;
 
@@ -73,7 +73,7 @@ ep_tensor_sort (EpTensor  *self,
                 gint       axis,
                 GError   **error)
 {
-  return dispatch_along (&ep_op_sort, self, axis, error);
+  return ep_dispatch_along_axis (&ep_op_sort, self, axis, error);
 }
 
 /**
@@ -94,7 +94,7 @@ ep_tensor_argsort (EpTensor  *self,
                    gint       axis,
                    GError   **error)
 {
-  return dispatch_along (&ep_op_argsort, self, axis, error);
+  return ep_dispatch_along_axis (&ep_op_argsort, self, axis, error);
 }
 
 /* topk: attrs.ints = { k, sorted } */
