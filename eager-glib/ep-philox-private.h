@@ -17,25 +17,29 @@
  * How eager-glib uses it (ep-random.c; every device must do the same to
  * give the same numbers): a call of uniform or normal has a seed (the
  * key: k0 = low 32 bits, k1 = high 32 bits) and a stream number (the
- * count of random calls since ep_set_seed). Element i (its index in C
- * order) takes the one block with counter
- * (i & 0xffffffff, i >> 32, stream & 0xffffffff, stream >> 32), so its
- * value depends only on seed, stream and i. From the block's words
- * x0 … x3:
+ * count of random calls since ep_set_seed). Block b of a call is the one
+ * with counter (b & 0xffffffff, b >> 32, stream & 0xffffffff,
+ * stream >> 32); its words are x0 … x3. Element i (its index in C order)
+ * takes words from one block only, so its value depends only on seed,
+ * stream and i:
  *
- * - uniform, float32: u = (x0 >> 8) * 2^-24 in [0, 1);
+ * - uniform, float32: word x[i % 4] of block i / 4, x;
+ *   u = (x >> 8) * 2^-24 in [0, 1);
  *   value = low + (high - low) * u in float32 arithmetic;
- * - uniform, float64: u = ((x0 >> 5) * 2^26 + (x1 >> 6)) * 2^-53;
+ * - uniform, float64: words x[2j], x[2j+1] with j = i % 2 of block i / 2;
+ *   u = ((x[2j] >> 5) * 2^26 + (x[2j+1] >> 6)) * 2^-53;
  *   value = low + (high - low) * u in float64 arithmetic;
- *   either way a value that rounds up to @high (when high > low) is
+ *   either way a value that rounds up to high (when high > low) is
  *   replaced by the largest number below it, so the interval stays
  *   half-open;
- * - normal, float32 (Box-Muller, one of the pair):
- *   u1 = ((x0 >> 8) + 1) * 2^-24 in (0, 1], u2 = (x1 >> 8) * 2^-24,
+ * - normal, float32 (Box-Muller, the cosine of the pair): words
+ *   x[2j], x[2j+1] with j = i % 2 of block i / 2;
+ *   u1 = ((x[2j] >> 8) + 1) * 2^-24 in (0, 1], u2 = (x[2j+1] >> 8) * 2^-24,
  *   z = sqrt (-2 log u1) * cos (2 pi u2) in float32 (2 pi as the float
  *   6.2831855f), value = mean + stddev * z;
- * - normal, float64: the same with u1 = ((x0 >> 5) * 2^26 + (x1 >> 6) + 1)
- *   * 2^-53 and u2 = ((x2 >> 5) * 2^26 + (x3 >> 6)) * 2^-53 in float64.
+ * - normal, float64: all of block i,
+ *   u1 = ((x0 >> 5) * 2^26 + (x1 >> 6) + 1) * 2^-53 in (0, 1],
+ *   u2 = ((x2 >> 5) * 2^26 + (x3 >> 6)) * 2^-53, the same in float64.
  *
  * Products and sums are separate operations (no fused multiply-add).
  * Uniform numbers are then bit-identical on every device; normal ones
@@ -78,7 +82,7 @@ ep_philox4x32_10 (const guint32 counter[4],
   out[3] = c3;
 }
 
-/* The block of element @index of random stream @stream under @seed. */
+/* Block @index of random stream @stream under @seed. */
 static inline void
 ep_philox_block (guint64 seed,
                  guint64 stream,

@@ -120,6 +120,29 @@ cpu_onehot_like (EpOpCall  *call,
 #define BELOW(T, NEXT, value, low, high) \
   ((high) > (low) && (value) >= (high) ? NEXT ((high), (low)) : (value))
 
+/* Element i takes word(s) of block i / per_block (see the recipe in
+ * ep-philox-private.h). */
+static inline void
+element_words (guint64  seed,
+               guint64  stream,
+               guint64  i,
+               guint    per_block,
+               guint64 *cached,
+               guint32  block[4],
+               guint32  words[2])
+{
+  guint64 b = i / per_block;
+  guint first = (guint) (i % per_block) * (4 / per_block);
+
+  if (*cached != b)
+    {
+      ep_philox_block (seed, stream, b, block);
+      *cached = b;
+    }
+  words[0] = block[first];
+  words[1] = per_block == 4 ? 0 : block[first + 1];
+}
+
 /* Separate products and sums, as the recipe says, even where the
  * compiler could fuse them. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -134,10 +157,11 @@ cpu_random (EpOpCall  *call,
   guint ndim = attrs->n_ints - 2;
   guint64 seed = (guint64) attrs->ints[ndim];
   guint64 stream = (guint64) attrs->ints[ndim + 1];
-  gint64 size = ep_layout_get_size (&out->layout);
+  guint64 size = (guint64) ep_layout_get_size (&out->layout);
   gboolean normal = call->op->id == EP_OP_NORMAL;
   gdouble a = attrs->values[0], b = attrs->values[1];
-  guint32 x[4];
+  guint64 cached = G_MAXUINT64;
+  guint32 block[4], w[2];
 
   if (out->layout.dtype == EP_DTYPE_FLOAT32)
     {
@@ -145,13 +169,13 @@ cpu_random (EpOpCall  *call,
       gfloat fa = (gfloat) a, fb = (gfloat) b;
       gfloat span = fb - fa;
 
-      for (gint64 i = 0; i < size; i++)
+      for (guint64 i = 0; i < size; i++)
         {
-          ep_philox_block (seed, stream, (guint64) i, x);
+          element_words (seed, stream, i, normal ? 2 : 4, &cached, block, w);
           if (normal)
             {
-              gfloat u1 = (gfloat) ((x[0] >> 8) + 1) * TWO_TO_MINUS_24;
-              gfloat u2 = (gfloat) (x[1] >> 8) * TWO_TO_MINUS_24;
+              gfloat u1 = (gfloat) ((w[0] >> 8) + 1) * TWO_TO_MINUS_24;
+              gfloat u2 = (gfloat) (w[1] >> 8) * TWO_TO_MINUS_24;
               gfloat r = sqrtf (-2.0f * logf (u1));
               gfloat z = r * cosf (6.2831855f * u2);
               gfloat scaled = fb * z;
@@ -160,7 +184,7 @@ cpu_random (EpOpCall  *call,
             }
           else
             {
-              gfloat u = (gfloat) (x[0] >> 8) * TWO_TO_MINUS_24;
+              gfloat u = (gfloat) (w[0] >> 8) * TWO_TO_MINUS_24;
               gfloat scaled = span * u;
               gfloat value = fa + scaled;
 
@@ -173,24 +197,27 @@ cpu_random (EpOpCall  *call,
       gdouble *data = ep_tensor_host_data (out);
       gdouble span = b - a;
 
-      for (gint64 i = 0; i < size; i++)
+      for (guint64 i = 0; i < size; i++)
         {
-          ep_philox_block (seed, stream, (guint64) i, x);
           if (normal)
             {
-              gdouble u1 = (BITS53 (x[0], x[1]) + 1.0) * TWO_TO_MINUS_53;
-              gdouble u2 = BITS53 (x[2], x[3]) * TWO_TO_MINUS_53;
-              gdouble z = sqrt (-2.0 * log (u1)) * cos (2.0 * G_PI * u2);
-              gdouble scaled = b * z;
+              gdouble u1, u2, z, scaled;
 
+              ep_philox_block (seed, stream, i, block);
+              u1 = (BITS53 (block[0], block[1]) + 1.0) * TWO_TO_MINUS_53;
+              u2 = BITS53 (block[2], block[3]) * TWO_TO_MINUS_53;
+              z = sqrt (-2.0 * log (u1)) * cos (2.0 * G_PI * u2);
+              scaled = b * z;
               data[i] = a + scaled;
             }
           else
             {
-              gdouble u = BITS53 (x[0], x[1]) * TWO_TO_MINUS_53;
-              gdouble scaled = span * u;
-              gdouble value = a + scaled;
+              gdouble u, scaled, value;
 
+              element_words (seed, stream, i, 2, &cached, block, w);
+              u = BITS53 (w[0], w[1]) * TWO_TO_MINUS_53;
+              scaled = span * u;
+              value = a + scaled;
               data[i] = BELOW (gdouble, nextafter, value, a, b);
             }
         }

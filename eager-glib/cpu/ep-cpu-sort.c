@@ -132,11 +132,70 @@ name (guint8 **rows, const gint64 *s, gpointer u)                           \
       }                                                                     \
 }
 
+/* topk with k much smaller than the row: one pass keeping the best k
+ * in order, O(n) for most inputs. A later element enters only if it
+ * comes strictly before the k-th, and goes after its equals, so the
+ * result is the stable sort's. Writes the sorted best k into r->keys
+ * and r->idx. */
+#define SELECT_ROW(name, T, BEFORE)                                         \
+static void                                                                 \
+name (const guint8 *in, gint64 in_stride, SortRows *r)                      \
+{                                                                           \
+  T *keys = r->keys;                                                        \
+  gint64 *idx = r->idx, filled = 0;                                         \
+  for (gint64 i = 0; i < r->n; i++)                                         \
+    {                                                                       \
+      T x = *(const T *) (in + i * in_stride);                              \
+      gint64 j;                                                             \
+      if (filled == r->k && !BEFORE (x, keys[filled - 1]))                  \
+        continue;                                                           \
+      j = filled < r->k ? filled++ : filled - 1;                            \
+      while (j > 0 && BEFORE (x, keys[j - 1]))                              \
+        {                                                                   \
+          keys[j] = keys[j - 1];                                            \
+          idx[j] = idx[j - 1];                                              \
+          j--;                                                              \
+        }                                                                   \
+      keys[j] = x;                                                          \
+      idx[j] = i;                                                           \
+    }                                                                       \
+}
+
+#define SELECT_TOPK_ROW(name, T, SELECT)                                    \
+static void                                                                 \
+name (guint8 **rows, const gint64 *s, gpointer u)                           \
+{                                                                           \
+  SortRows *r = u;                                                          \
+  const T *keys = r->keys;                                                  \
+  SELECT (rows[2], s[2], r);                                                \
+  if (!r->sorted)                                                           \
+    {                                                                       \
+      memset (r->chosen, 0, r->n);                                          \
+      for (gint64 j = 0; j < r->k; j++)                                     \
+        r->chosen[r->idx[j]] = 1;                                           \
+      for (gint64 i = 0, j = 0; i < r->n; i++)                              \
+        if (r->chosen[i])                                                   \
+          {                                                                 \
+            *(T *) (rows[0] + j * s[0]) = *(const T *) (rows[2] + i * s[2]);\
+            *(gint64 *) (rows[1] + j * s[1]) = i;                           \
+            j++;                                                            \
+          }                                                                 \
+      return;                                                               \
+    }                                                                       \
+  for (gint64 j = 0; j < r->k; j++)                                         \
+    {                                                                       \
+      *(T *) (rows[0] + j * s[0]) = keys[j];                                \
+      *(gint64 *) (rows[1] + j * s[1]) = r->idx[j];                         \
+    }                                                                       \
+}
+
 #define SORTS_FOR(SUFFIX, T, UP, DOWN)                                      \
   MERGE_SORT (ascend_##SUFFIX, T, UP)                                       \
   MERGE_SORT (descend_##SUFFIX, T, DOWN)                                    \
   SORT_ROW (ascend_row_##SUFFIX, T, ascend_##SUFFIX)                        \
-  SORT_ROW (descend_row_##SUFFIX, T, descend_##SUFFIX)
+  SORT_ROW (descend_row_##SUFFIX, T, descend_##SUFFIX)                      \
+  SELECT_ROW (select_##SUFFIX, T, DOWN)                                     \
+  SELECT_TOPK_ROW (select_row_##SUFFIX, T, select_##SUFFIX)
 
 SORTS_FOR (f32, gfloat, FLOAT_ASCENDS, FLOAT_DESCENDS)
 SORTS_FOR (f64, gdouble, FLOAT_ASCENDS, FLOAT_DESCENDS)
@@ -150,6 +209,12 @@ static const EpCpuRowFunc ascend_rows[5] = {
 static const EpCpuRowFunc descend_rows[5] = {
   descend_row_f32, descend_row_f64, descend_row_i32, descend_row_i64, descend_row_b
 };
+static const EpCpuRowFunc select_rows[5] = {
+  select_row_f32, select_row_f64, select_row_i32, select_row_i64, select_row_b
+};
+
+/* Below this k / n the one-pass selection beats sorting the row. */
+#define SELECT_FRACTION 16
 
 static gboolean
 sort_rows (EpOpCall  *call,
@@ -179,7 +244,11 @@ sort_rows (EpOpCall  *call,
       if (r->want_indices)
         tensors[n++] = call->outputs[r->want_values ? 1 : 0];
       tensors[n++] = in;
-      ep_cpu_for_each_row (tensors, n, axis, (descending ? descend_rows : ascend_rows)[dtype], r);
+      const EpCpuRowFunc *rows = descending ? descend_rows : ascend_rows;
+
+      if (descending && r->k > 0 && r->k * SELECT_FRACTION <= r->n)
+        rows = select_rows;
+      ep_cpu_for_each_row (tensors, n, axis, rows[dtype], r);
       ok = TRUE;
     }
 

@@ -206,6 +206,24 @@ def test_topk(rng, dtype, k, sorted_):
     assert_matches(indices, expected_indices)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k", [1, 5, 12])
+@pytest.mark.parametrize("sorted_", [True, False])
+@pytest.mark.numpy_op("topk")
+def test_topk_long_rows(rng, dtype, k, sorted_):
+    # small k of long rows takes the one-pass selection
+    a = random_array(rng, (3, 200), dtype)
+    if dtype.startswith("float"):
+        a[0, [3, 50, 199]] = np.nan
+        a[1, ::3] = a[1, 7]
+    values, indices = Ep.astensor(a).topk(k, sorted_)
+    expected_values, expected_indices = topk_reference(a, k, sorted_)
+    assert_matches(values, expected_values, exact=True)
+    assert_matches(indices, expected_indices)
+    values, indices = Ep.astensor(a.T.copy()).T.topk(k, sorted_)
+    assert_matches(indices, expected_indices)
+
+
 @pytest.mark.numpy_op("topk")
 def test_topk_non_contiguous_and_empty(rng):
     a = random_array(rng, (9, 4), "float32")
