@@ -323,13 +323,17 @@ creation_device (void)
 static EpTensor *
 new_from_host (const EpLayout  *layout,
                gconstpointer    data,
+               const char      *op_name,
                GError         **error)
 {
   EpDevice *device = creation_device ();
   g_autoptr(EpTensor) tensor = ep_tensor_new_empty (device, layout, error);
 
   if (tensor == NULL)
-    return NULL;
+    {
+      g_prefix_error (error, "%s: ", op_name);
+      return NULL;
+    }
   if (!ep_device_write (device, tensor->storage, 0, data, tensor->storage->nbytes, error))
     return NULL;
 
@@ -392,7 +396,7 @@ ep_tensor_new_from_bytes (GBytes        *data,
       return ep_tensor_new_with_storage (&layout, storage);
     }
 
-  return new_from_host (&layout, bytes, error);
+  return new_from_host (&layout, bytes, "new_from_bytes", error);
 }
 
 /**
@@ -445,7 +449,7 @@ ep_tensor_new_from_doubles (const gdouble  *data,
   for (gsize i = 0; i < n_data; i++)
     ep_scalar_store (converted + i * itemsize, dtype, data[i]);
 
-  return new_from_host (&layout, converted, error);
+  return new_from_host (&layout, converted, "new_from_doubles", error);
 }
 
 /**
