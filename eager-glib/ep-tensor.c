@@ -369,6 +369,7 @@ ep_tensor_new_from_bytes (GBytes        *data,
   EpDevice *device;
 
   g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (ep_dtype_is_valid (dtype), NULL);
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -427,6 +428,7 @@ ep_tensor_new_from_doubles (const gdouble  *data,
   gsize itemsize, nbytes = 0;
 
   g_return_val_if_fail (data != NULL || n_data == 0, NULL);
+  g_return_val_if_fail (ep_dtype_is_valid (dtype), NULL);
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -493,12 +495,17 @@ EpTensor *
 ep_tensor_new_weak_scalar (gdouble value,
                            EpDType kind)
 {
-  EpDType dtype = ep_dtype_is_floating (kind) ? EP_DTYPE_FLOAT64
-                  : ep_dtype_is_integer (kind) ? EP_DTYPE_INT64
-                  : EP_DTYPE_BOOL;
-  EpDevice *cpu = ep_device_get_cpu ();
-  EpLayout layout = { .dtype = dtype, .ndim = 0 };
-  EpTensor *self = ep_tensor_new_empty (cpu, &layout, NULL);
+  EpDType dtype;
+  EpLayout layout = { .ndim = 0 };
+  EpTensor *self;
+
+  g_return_val_if_fail (ep_dtype_is_valid (kind), NULL);
+
+  dtype = ep_dtype_is_floating (kind) ? EP_DTYPE_FLOAT64
+          : ep_dtype_is_integer (kind) ? EP_DTYPE_INT64
+          : EP_DTYPE_BOOL;
+  layout.dtype = dtype;
+  self = ep_tensor_new_empty (ep_device_get_cpu (), &layout, NULL);
 
   g_assert (self != NULL);
   ep_scalar_store (self->storage->data, dtype, value);

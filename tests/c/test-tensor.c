@@ -363,6 +363,22 @@ test_full_too_many_dimensions (void)
   ep_assert_error (error, EP_ERROR_SHAPE, "full", "9 dimensions");
 }
 
+/* More dimensions than EpOpAttrs holds: the message has the true count. */
+static void
+test_full_far_too_many_dimensions (void)
+{
+  gint64 shape[30];
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (shape); i++)
+    shape[i] = 1;
+  t = ep_zeros (shape, G_N_ELEMENTS (shape), EP_DTYPE_INT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_SHAPE, "full", "30 dimensions");
+}
+
 static void
 test_full_absurd_shape (void)
 {
@@ -934,6 +950,59 @@ test_failed_op_keeps_no_reference (void)
   g_assert_finalize_object (b);
 }
 
+/* An integer that is no EpDType (as a binding could pass) is refused
+ * with a critical before it reaches a kernel table. */
+#define BAD_DTYPE ((EpDType) 42)
+
+static void
+expect_dtype_critical (void)
+{
+  g_test_expect_message ("Ep", G_LOG_LEVEL_CRITICAL, "*ep_dtype_is_valid*");
+}
+
+static void
+test_invalid_dtype (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("0123", 4);
+  EpTensor *t;
+
+  expect_dtype_critical ();
+  t = ep_tensor_astype (x, BAD_DTYPE, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_zeros (EP_SHAPE (2), BAD_DTYPE, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_arange (0, 2, 1, BAD_DTYPE, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_tensor_new_from_doubles (EP_VALUES (1, 2), EP_SHAPE (2), BAD_DTYPE, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_tensor_new_scalar (1, BAD_DTYPE, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_tensor_new_from_bytes (bytes, BAD_DTYPE, EP_SHAPE (1), NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_tensor_new_weak_scalar (1, BAD_DTYPE);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+}
+
 /* criticals: NULL where an object is required */
 
 typedef struct
@@ -1090,6 +1159,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/full/scalar-and-empty", test_full_scalar_and_empty);
   g_test_add_func ("/tensor/full/negative-dimension", test_full_negative_dimension);
   g_test_add_func ("/tensor/full/too-many-dimensions", test_full_too_many_dimensions);
+  g_test_add_func ("/tensor/full/far-too-many-dimensions", test_full_far_too_many_dimensions);
   g_test_add_func ("/tensor/full/absurd-shape", test_full_absurd_shape);
   g_test_add_func ("/tensor/full/larger-than-memory", test_full_larger_than_memory);
   g_test_add_func ("/tensor/arange/values", test_arange_values);
@@ -1129,6 +1199,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/contiguous/copies-views", test_contiguous_copies_views);
   g_test_add_func ("/tensor/leaks/results-finalize", test_results_finalize);
   g_test_add_func ("/tensor/leaks/failed-op-keeps-no-reference", test_failed_op_keeps_no_reference);
+  g_test_add_func ("/tensor/critical/invalid-dtype", test_invalid_dtype);
   for (guint i = 0; i < G_N_ELEMENTS (criticals); i++)
     g_test_add_data_func (criticals[i].path, &criticals[i], test_critical);
 
