@@ -167,8 +167,15 @@ ep_layout_compute_nbytes (const EpLayout *layout,
 {
   guint64 total = ep_dtype_get_itemsize (layout->dtype);
 
+  /* empty whatever its other extents, as (2^40, 2^40, 0) is */
+  if (ep_layout_get_size (layout) == 0)
+    {
+      *nbytes = 0;
+      return TRUE;
+    }
+
   for (guint i = 0; i < layout->ndim; i++)
-    if (layout->shape[i] != 0 && total > G_MAXINT64 / (guint64) layout->shape[i])
+    if (total > G_MAXINT64 / (guint64) layout->shape[i])
       return FALSE;
     else
       total *= (guint64) layout->shape[i];

@@ -296,6 +296,45 @@ test_extrema_along_non_empty_axis (void)
   ep_assert_shape (y, EP_SHAPE (0, 1));
 }
 
+#define TERA (G_GINT64_CONSTANT (1) << 40)
+
+/* An empty input whose other extents are huge: reducing the empty axis
+ * would make an absurd output, reducing another keeps it empty. */
+static void
+test_empty_with_huge_extents (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (TERA, 0, TERA), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) kept = ep_tensor_sum (x, EP_AXES (0), FALSE, &error);
+  g_autoptr(EpTensor) absurd = NULL;
+  g_autoptr(EpTensor) no_identity = NULL;
+
+  g_assert_no_error (error);
+  ep_assert_shape (kept, EP_SHAPE (0, TERA));
+  absurd = ep_tensor_mean (x, EP_AXES (1), FALSE, &error);
+  g_assert_null (absurd);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "mean", NULL);
+  g_clear_error (&error);
+  no_identity = ep_tensor_max (x, EP_AXES (1), FALSE, &error);
+  g_assert_null (no_identity);
+  ep_assert_error (error, EP_ERROR_SHAPE, "max", NULL);
+}
+
+/* The kernel runs (the output is not empty) over an empty input with
+ * huge strides. */
+static void
+test_sum_over_empty_with_huge_extents (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_ones (EP_SHAPE (TERA, TERA, 0, 3), EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) s = ep_tensor_sum (x, EP_AXES (0, 1, 2), FALSE, &error);
+  g_autoptr(EpTensor) m = ep_tensor_mean (x, EP_AXES (0, 1, 2), TRUE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (s, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0, 0, 0));
+  ep_assert_values (m, EP_DTYPE_FLOAT64, EP_SHAPE (1, 1, 1, 3), EP_VALUES (NAN, NAN, NAN));
+}
+
 /* axis errors */
 
 static void
@@ -452,6 +491,8 @@ main (int argc, char **argv)
   g_test_add_func ("/reduce/empty/mean-is-nan", test_mean_of_empty_is_nan);
   g_test_add_func ("/reduce/empty/extrema-error", test_extrema_of_empty_axis);
   g_test_add_func ("/reduce/empty/extrema-along-non-empty-axis", test_extrema_along_non_empty_axis);
+  g_test_add_func ("/reduce/empty/huge-extents", test_empty_with_huge_extents);
+  g_test_add_func ("/reduce/empty/sum-over-huge-extents", test_sum_over_empty_with_huge_extents);
   g_test_add_func ("/reduce/error/axis-out-of-range", test_axis_out_of_range);
   g_test_add_func ("/reduce/error/axis-of-scalar", test_axis_of_scalar);
   g_test_add_func ("/reduce/error/axis-repeated", test_axis_repeated);

@@ -389,6 +389,30 @@ test_full_absurd_shape (void)
   ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", NULL);
 }
 
+/* Zero elements need no memory, however large the other extents and
+ * wherever the zero is. */
+static void
+test_full_empty_with_huge_extents (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_zeros (EP_SHAPE (TERA, TERA, 0), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) b = ep_ones (EP_SHAPE (0, TERA, TERA), EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) c = ep_tensor_new_from_doubles (NULL, 0, EP_SHAPE (TERA, 0, TERA), EP_DTYPE_INT32, &error);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  ep_assert_shape (a, EP_SHAPE (TERA, TERA, 0));
+  ep_assert_shape (b, EP_SHAPE (0, TERA, TERA));
+  ep_assert_shape (c, EP_SHAPE (TERA, 0, TERA));
+  g_assert_cmpint (ep_tensor_get_size (a), ==, 0);
+  bytes = ep_tensor_to_bytes (a, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 0);
+  text = ep_tensor_to_string (c, &error);
+  g_assert_cmpstr (text, ==, "[]");
+}
+
 /* Addressable but larger than any machine's memory: the device refuses
  * before the allocator could overcommit. */
 static void
@@ -1162,6 +1186,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/full/far-too-many-dimensions", test_full_far_too_many_dimensions);
   g_test_add_func ("/tensor/full/absurd-shape", test_full_absurd_shape);
   g_test_add_func ("/tensor/full/larger-than-memory", test_full_larger_than_memory);
+  g_test_add_func ("/tensor/full/empty-with-huge-extents", test_full_empty_with_huge_extents);
   g_test_add_func ("/tensor/arange/values", test_arange_values);
   g_test_add_func ("/tensor/arange/empty", test_arange_empty);
   g_test_add_func ("/tensor/arange/zero-step", test_arange_zero_step);
