@@ -600,6 +600,55 @@ test_recorders_are_per_thread (void)
   g_assert_cmpuint (rec.calls->len, ==, 0);
 }
 
+/* Ops from several threads at once give the same answers. */
+static gpointer
+run_chain (gpointer data)
+{
+  gdouble *result = data;
+
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) flat = ep_arange (0, 64, 1, EP_DTYPE_FLOAT64, &error);
+      g_autoptr(EpTensor) x = ep_tensor_reshape (flat, EP_SHAPE (8, 8), &error);
+      g_autoptr(EpTensor) t = ep_tensor_transpose (x, NULL, 0, &error);
+      g_autoptr(EpTensor) y = ep_tensor_matmul (x, t, &error);
+      g_autoptr(EpTensor) i32 = ep_tensor_astype (y, EP_DTYPE_INT32, &error);
+      g_autoptr(EpTensor) s = ep_tensor_sum (i32, NULL, 0, FALSE, &error);
+
+      g_assert_no_error (error);
+      *result = ep_tensor_item (s, NULL);
+    }
+
+  return NULL;
+}
+
+static void
+test_concurrent_ops (void)
+{
+  GThread *threads[4];
+  gdouble results[4];
+  gdouble want = 0;
+
+  /* sum of x @ x.T over all entries = |sum of rows|^2 */
+  for (guint j = 0; j < 8; j++)
+    {
+      gdouble column = 0;
+
+      for (guint i = 0; i < 8; i++)
+        column += i * 8 + j;
+      want += column * column;
+    }
+
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    threads[t] = g_thread_new ("worker", run_chain, &results[t]);
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      g_thread_join (threads[t]);
+      g_assert_cmpfloat (results[t], ==, want);
+    }
+}
+
 /* placement */
 
 static void
@@ -747,6 +796,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dispatch/recorders/pop-inactive", test_pop_inactive_is_critical);
   g_test_add_func ("/dispatch/recorders/push-twice", test_push_twice_is_critical);
   g_test_add_func ("/dispatch/recorders/per-thread", test_recorders_are_per_thread);
+  g_test_add_func ("/dispatch/threads/concurrent-ops", test_concurrent_ops);
   g_test_add_func ("/dispatch/place/default", test_default_placement);
   g_test_add_func ("/dispatch/place/weak-only", test_weak_only_placement);
   g_test_add_func ("/dispatch/place/scope", test_scope_placement);

@@ -845,6 +845,64 @@ test_where_shape_error (void)
   ep_assert_error (error, EP_ERROR_SHAPE, "where", "(2,), (3,) and (4,)");
 }
 
+/* C callers may ignore errors: a failing op returns NULL, no crash. */
+static void
+test_failure_without_error_location (void)
+{
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (1));
+
+  g_assert_null (ep_tensor_add (a, b, NULL));
+  g_assert_null (ep_tensor_neg (c, NULL));
+  g_assert_null (ep_tensor_where (c, a, b, NULL));
+}
+
+static void
+test_scalars_stay_scalars (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (3));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (4));
+  g_autoptr(EpTensor) c = ep_tensor_pow (a, b, &error);
+  g_autoptr(EpTensor) t = ep_test_new (EP_DTYPE_BOOL, EP_SCALAR, EP_VALUES (0));
+  g_autoptr(EpTensor) w = ep_tensor_where (t, a, b, &error);
+  g_autoptr(EpTensor) l = ep_tensor_less (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (c, EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (81));
+  ep_assert_values (w, EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (4));
+  ep_assert_values (l, EP_DTYPE_BOOL, EP_SCALAR, EP_VALUES (1));
+}
+
+/* int64 compares exactly, beyond what a double holds. */
+static void
+test_int64_comparison_is_exact (void)
+{
+  const gint64 data[] = { (G_GINT64_CONSTANT (1) << 53) + 1, G_GINT64_CONSTANT (1) << 53 };
+  g_autoptr(GBytes) bytes = g_bytes_new (data, sizeof data);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, EP_SHAPE (2, 1), &error);
+  g_autoptr(EpTensor) y = ep_tensor_transpose (x, NULL, 0, &error);
+  g_autoptr(EpTensor) eq = ep_tensor_equal (x, y, &error);
+  g_autoptr(EpTensor) gt = ep_tensor_greater (x, y, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (eq, EP_DTYPE_BOOL, EP_SHAPE (2, 2), EP_VALUES (1, 0, 0, 1));
+  ep_assert_values (gt, EP_DTYPE_BOOL, EP_SHAPE (2, 2), EP_VALUES (0, 1, 0, 0));
+}
+
+static void
+test_nan_scalar_is_float (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (1));
+  g_autoptr(EpTensor) r = ep_tensor_mul_scalar (a, NAN, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (1), EP_VALUES (NAN));
+}
+
 /* chains */
 
 static void
@@ -918,6 +976,10 @@ main (int argc, char **argv)
   g_test_add_func ("/elementwise/where/weak-scalars", test_where_weak_scalars);
   g_test_add_func ("/elementwise/where/non-contiguous", test_where_non_contiguous);
   g_test_add_func ("/elementwise/where/shape-error", test_where_shape_error);
+  g_test_add_func ("/elementwise/failure-without-error-location", test_failure_without_error_location);
+  g_test_add_func ("/elementwise/scalars-stay-scalars", test_scalars_stay_scalars);
+  g_test_add_func ("/elementwise/compare/int64-exact", test_int64_comparison_is_exact);
+  g_test_add_func ("/elementwise/weak/nan-is-float", test_nan_scalar_is_float);
   g_test_add_func ("/elementwise/chain/norm", test_norm_chain);
 
   return g_test_run ();

@@ -504,6 +504,21 @@ test_squeeze_axis_errors (void)
   ep_assert_error (error_rep, EP_ERROR_AXIS, "squeeze", "repeated");
 }
 
+static void
+test_squeeze_scalar (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (3));
+  g_autoptr(EpTensor) y = ep_tensor_squeeze (x, NULL, 0, &error);
+  g_autoptr(EpTensor) z = NULL;
+
+  g_assert_no_error (error);
+  ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (3));
+  z = ep_tensor_squeeze (x, EP_AXES (0), &error);
+  g_assert_null (z);
+  ep_assert_error (error, EP_ERROR_AXIS, "squeeze", NULL);
+}
+
 /* views and their storage */
 
 static void
@@ -590,6 +605,7 @@ main (int argc, char **argv)
   g_test_add_func ("/shape/squeeze/strided", test_squeeze_of_strided);
   g_test_add_func ("/shape/squeeze/non-unit-axis", test_squeeze_non_unit_axis);
   g_test_add_func ("/shape/squeeze/axis-errors", test_squeeze_axis_errors);
+  g_test_add_func ("/shape/squeeze/scalar", test_squeeze_scalar);
   g_test_add_func ("/shape/views/outlive-source", test_view_outlives_source);
   g_test_add_func ("/shape/views/chain", test_chain_of_views);
   g_test_add_func ("/shape/views/shares-storage", test_shares_storage);

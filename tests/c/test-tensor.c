@@ -330,6 +330,19 @@ test_zeros_ones_full (void)
     }
 }
 
+/* NaN has no integer value: the minimum, as NumPy on x86-64. */
+static void
+test_full_nan_integer (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_full (EP_SHAPE (2), NAN, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) b = ep_full (EP_SHAPE (1), NAN, EP_DTYPE_BOOL, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (t, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (G_MININT32, G_MININT32));
+  ep_assert_values (b, EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (1));
+}
+
 static void
 test_full_scalar_and_empty (void)
 {
@@ -441,6 +454,31 @@ test_arange_values (void)
   ep_assert_values (c, EP_DTYPE_INT32, EP_SHAPE (4), EP_VALUES (0, 3, 6, 9));
   ep_assert_values (d, EP_DTYPE_INT64, EP_SHAPE (2), EP_VALUES (-3, -2));
   ep_assert_shape (f, EP_SHAPE (10));
+}
+
+/* NumPy's fill: the step is the difference of the first two values in
+ * the element type. */
+static void
+test_arange_like_numpy (void)
+{
+  static const gdouble numpy_f32[] = {
+    0.0, 0.10000000149011612, 0.20000000298023224, 0.30000001192092896, 0.4000000059604645,
+    0.5, 0.6000000238418579, 0.699999988079071, 0.800000011920929, 0.9000000357627869,
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) f = ep_arange (0, 1, 0.1, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) i = ep_arange (0, 3, 0.5, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) j = ep_arange (-1.5, 2, 1, EP_DTYPE_INT64, &error);
+  g_autofree gdouble *values = NULL;
+  gsize n;
+
+  g_assert_no_error (error);
+  values = ep_test_get_values (f, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (numpy_f32));
+  for (gsize k = 0; k < n; k++)
+    g_assert_cmpfloat (values[k], ==, numpy_f32[k]);
+  ep_assert_values (i, EP_DTYPE_INT32, EP_SHAPE (6), EP_VALUES (0, 0, 0, 0, 0, 0));
+  ep_assert_values (j, EP_DTYPE_INT64, EP_SHAPE (4), EP_VALUES (-1, 0, 1, 2));
 }
 
 static void
@@ -766,6 +804,25 @@ test_to_bytes_strided_with_offset (void)
   g_assert_false (ep_tensor_is_contiguous (x));
   data = g_bytes_get_data (bytes, &size);
   g_assert_cmpmem (data, size, want, sizeof want);
+}
+
+/* One element at an offset is contiguous: no copy, and the offset is
+ * honoured. */
+static void
+test_to_bytes_single_element_at_offset (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new_strided (EP_DTYPE_INT64, EP_SHAPE (1, 1), EP_VALUES (-5));
+  g_autoptr(GBytes) bytes = ep_tensor_to_bytes (x, &error);
+  const gint64 want = -5;
+  gsize size;
+  gconstpointer data;
+
+  g_assert_no_error (error);
+  g_assert_true (ep_tensor_is_contiguous (x));
+  data = g_bytes_get_data (bytes, &size);
+  g_assert_true (data == ep_tensor_host_data (x));
+  g_assert_cmpmem (data, size, &want, sizeof want);
 }
 
 /* item */
@@ -1181,6 +1238,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/new-weak-scalar", test_new_weak_scalar);
   g_test_add_func ("/tensor/full/zeros-ones-full", test_zeros_ones_full);
   g_test_add_func ("/tensor/full/scalar-and-empty", test_full_scalar_and_empty);
+  g_test_add_func ("/tensor/full/nan-integer", test_full_nan_integer);
   g_test_add_func ("/tensor/full/negative-dimension", test_full_negative_dimension);
   g_test_add_func ("/tensor/full/too-many-dimensions", test_full_too_many_dimensions);
   g_test_add_func ("/tensor/full/far-too-many-dimensions", test_full_far_too_many_dimensions);
@@ -1188,6 +1246,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/full/larger-than-memory", test_full_larger_than_memory);
   g_test_add_func ("/tensor/full/empty-with-huge-extents", test_full_empty_with_huge_extents);
   g_test_add_func ("/tensor/arange/values", test_arange_values);
+  g_test_add_func ("/tensor/arange/like-numpy", test_arange_like_numpy);
   g_test_add_func ("/tensor/arange/empty", test_arange_empty);
   g_test_add_func ("/tensor/arange/zero-step", test_arange_zero_step);
   g_test_add_func ("/tensor/arange/not-finite", test_arange_not_finite);
@@ -1210,6 +1269,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/to-bytes/zero-copy", test_to_bytes_zero_copy);
   g_test_add_func ("/tensor/to-bytes/non-contiguous", test_to_bytes_non_contiguous);
   g_test_add_func ("/tensor/to-bytes/strided-with-offset", test_to_bytes_strided_with_offset);
+  g_test_add_func ("/tensor/to-bytes/single-element-at-offset", test_to_bytes_single_element_at_offset);
   g_test_add_func ("/tensor/item/values", test_item);
   g_test_add_func ("/tensor/item/int64-is-exact", test_item_int64_is_exact);
   g_test_add_func ("/tensor/item/boolean", test_item_boolean);
