@@ -200,18 +200,11 @@ w_matmul (gpointer data)
   g_autoptr(EpTensor) r = ep_tensor_matmul (o->a, o->b, NULL);
 }
 
-/* Composed until the math branch's softmax lands: max, sub, exp, sum,
- * div, as NumPy users write it. */
 static void
 w_softmax (gpointer data)
 {
   Operands *o = data;
-  const gint axis = 1;
-  g_autoptr(EpTensor) m = ep_tensor_max (o->a, &axis, 1, TRUE, NULL);
-  g_autoptr(EpTensor) d = ep_tensor_sub (o->a, m, NULL);
-  g_autoptr(EpTensor) e = ep_tensor_exp (d, NULL);
-  g_autoptr(EpTensor) s = ep_tensor_sum (e, &axis, 1, TRUE, NULL);
-  g_autoptr(EpTensor) r = ep_tensor_div (e, s, NULL);
+  g_autoptr(EpTensor) r = ep_tensor_softmax (o->a, 1, NULL);
 }
 
 /* Machine limits */

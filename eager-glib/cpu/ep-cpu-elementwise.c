@@ -109,25 +109,6 @@ static const EpCpuLoop unary_loops[EP_N_OPS][5] = {
   [EP_OP_RELU] = ROW (relu),
 };
 
-/* Functions with a vectorized version (ep-cpu-vmath.c) for float32 and
- * float64, found for this processor when the device starts. */
-static const struct
-{
-  EpOpId     op;
-  EpCpuVmath func;
-} vector_functions[] = {
-  { EP_OP_EXP, EP_CPU_VMATH_EXP },
-  { EP_OP_LOG, EP_CPU_VMATH_LOG },
-  { EP_OP_TANH, EP_CPU_VMATH_TANH },
-  { EP_OP_SIGMOID, EP_CPU_VMATH_SIGMOID },
-};
-
-static struct
-{
-  EpCpuLoop     loop;
-  gconstpointer data;
-} vector_loops[EP_N_OPS][2];
-
 /* The rules only let through dtypes that have a loop. */
 static gboolean
 cpu_binary (EpOpCall  *call,
@@ -144,15 +125,10 @@ static gboolean
 cpu_unary (EpOpCall  *call,
            GError   **error)
 {
-  EpDType dtype = call->inputs[0]->layout.dtype;
-  EpCpuLoop loop = unary_loops[call->op->id][dtype];
+  EpCpuLoop loop = unary_loops[call->op->id][call->inputs[0]->layout.dtype];
 
-  if (dtype <= EP_DTYPE_FLOAT64 && vector_loops[call->op->id][dtype].loop != NULL)
-    {
-      ep_cpu_map (call, vector_loops[call->op->id][dtype].loop,
-                  vector_loops[call->op->id][dtype].data);
-      return TRUE;
-    }
+  if (ep_cpu_vmath_map (call))
+    return TRUE;
 
   g_assert (loop != NULL);
   ep_cpu_map (call, loop, NULL);
@@ -195,10 +171,4 @@ ep_cpu_register_elementwise (EpKernelFunc *kernels)
         kernels[op] = cpu_unary;
     }
   kernels[EP_OP_WHERE] = cpu_where;
-
-  for (guint i = 0; i < G_N_ELEMENTS (vector_functions); i++)
-    for (EpDType dtype = EP_DTYPE_FLOAT32; dtype <= EP_DTYPE_FLOAT64; dtype++)
-      ep_cpu_vmath_lookup (vector_functions[i].func, dtype,
-                           &vector_loops[vector_functions[i].op][dtype].loop,
-                           &vector_loops[vector_functions[i].op][dtype].data);
 }

@@ -258,6 +258,15 @@ ep_cpu_iter_run_parallel (EpCpuIter     *iter,
                           EpCpuLoop      loop,
                           gconstpointer  user_data)
 {
+  ep_cpu_iter_run_parallel_cost (iter, loop, user_data, 1);
+}
+
+void
+ep_cpu_iter_run_parallel_cost (EpCpuIter     *iter,
+                               EpCpuLoop      loop,
+                               gconstpointer  user_data,
+                               gint64         cost)
+{
   gint64 total = 1;
   guint best = G_MAXUINT;
   gint64 best_extent = 1;
@@ -269,7 +278,7 @@ ep_cpu_iter_run_parallel (EpCpuIter     *iter,
 
   for (guint d = 0; d < iter->ndim; d++)
     total *= iter->shape[d];
-  n_parts = n_parts_for (total);
+  n_parts = n_parts_for (total > G_MAXINT64 / MAX (cost, 1) ? G_MAXINT64 : total * MAX (cost, 1));
 
   /* the outermost dimension that gives every part some work, else the
    * longest one */

@@ -58,6 +58,12 @@ void     ep_cpu_iter_run        (EpCpuIter      *iter,
 void     ep_cpu_iter_run_parallel (EpCpuIter    *iter,
                                    EpCpuLoop     loop,
                                    gconstpointer user_data);
+/* The same when each element costs about @cost elements' work (a row
+ * of that length, say): the split threshold counts that work. */
+void     ep_cpu_iter_run_parallel_cost (EpCpuIter    *iter,
+                                        EpCpuLoop     loop,
+                                        gconstpointer user_data,
+                                        gint64        cost);
 
 /* One iterator over the output and every input of @call, broadcast to
  * the output's shape, run with @loop (by ep_cpu_iter_run_parallel: the
@@ -119,6 +125,18 @@ gboolean    ep_cpu_vmath_lookup_at (EpCpuVmath   func,
                                     gconstpointer *user_data);
 /* "avx512f", "avx2", "sse2", or NULL without vector functions */
 const char *ep_cpu_vmath_get_isa (void);
+/* Runs a unary @call (exp, log, sin, …) with its vector function;
+ * FALSE when it has none for this op and dtype. */
+gboolean    ep_cpu_vmath_map     (EpOpCall      *call);
+
+/* ep-cpu-reduce.c: the NaN-propagating maximum of m, x[0] … x[n-1]
+ * (the first NaN; of equal values the later), vectorized */
+gfloat   ep_cpu_fold_max_f32    (gfloat          m,
+                                 const gfloat   *x,
+                                 gint64          n);
+gdouble  ep_cpu_fold_max_f64    (gdouble         m,
+                                 const gdouble  *x,
+                                 gint64          n);
 
 /* ep-cpu-cache.c: where CPU buffers come from and go back to */
 gpointer ep_cpu_cache_alloc     (gsize           nbytes);

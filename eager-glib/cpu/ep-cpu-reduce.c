@@ -152,6 +152,22 @@ FLOAT_RUN (max_run_f64, gdouble, FMAX, >)
 FLOAT_RUN (min_run_f32, gfloat, FMIN, <)
 FLOAT_RUN (min_run_f64, gdouble, FMIN, <)
 
+gfloat
+ep_cpu_fold_max_f32 (gfloat        m,
+                     const gfloat *x,
+                     gint64        n)
+{
+  return max_run_f32 (m, x, n);
+}
+
+gdouble
+ep_cpu_fold_max_f64 (gdouble        m,
+                     const gdouble *x,
+                     gint64         n)
+{
+  return max_run_f64 (m, x, n);
+}
+
 /* Integer runs need no care: the plain fold vectorizes. */
 #define INT_RUN(name, T, PICK)                                              \
 EP_CPU_CLONES                                                               \

@@ -349,7 +349,83 @@ ep_cpu_vmath_get_isa (void)
   return names[chosen_level ()];
 }
 
+/* The ops that have a vector function */
+static const struct
+{
+  EpOpId     op;
+  EpCpuVmath func;
+} op_functions[] = {
+  { EP_OP_EXP, EP_CPU_VMATH_EXP },
+  { EP_OP_EXPM1, EP_CPU_VMATH_EXPM1 },
+  { EP_OP_LOG, EP_CPU_VMATH_LOG },
+  { EP_OP_LOG1P, EP_CPU_VMATH_LOG1P },
+  { EP_OP_LOG2, EP_CPU_VMATH_LOG2 },
+  { EP_OP_LOG10, EP_CPU_VMATH_LOG10 },
+  { EP_OP_SIN, EP_CPU_VMATH_SIN },
+  { EP_OP_COS, EP_CPU_VMATH_COS },
+  { EP_OP_TAN, EP_CPU_VMATH_TAN },
+  { EP_OP_SINH, EP_CPU_VMATH_SINH },
+  { EP_OP_COSH, EP_CPU_VMATH_COSH },
+  { EP_OP_TANH, EP_CPU_VMATH_TANH },
+  { EP_OP_ARCSIN, EP_CPU_VMATH_ARCSIN },
+  { EP_OP_ARCCOS, EP_CPU_VMATH_ARCCOS },
+  { EP_OP_ARCTAN, EP_CPU_VMATH_ARCTAN },
+  { EP_OP_ARCSINH, EP_CPU_VMATH_ARCSINH },
+  { EP_OP_ARCCOSH, EP_CPU_VMATH_ARCCOSH },
+  { EP_OP_ARCTANH, EP_CPU_VMATH_ARCTANH },
+  { EP_OP_SIGMOID, EP_CPU_VMATH_SIGMOID },
+};
+
+typedef struct
+{
+  EpCpuLoop     loop;
+  gconstpointer data;
+} VectorLoop;
+
+static const VectorLoop *
+op_table (void)
+{
+  static VectorLoop table[EP_N_OPS][2];
+  static gsize initialized;
+
+  if (g_once_init_enter (&initialized))
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (op_functions); i++)
+        for (EpDType dtype = EP_DTYPE_FLOAT32; dtype <= EP_DTYPE_FLOAT64; dtype++)
+          ep_cpu_vmath_lookup (op_functions[i].func, dtype,
+                               &table[op_functions[i].op][dtype].loop,
+                               &table[op_functions[i].op][dtype].data);
+      g_once_init_leave (&initialized, 1);
+    }
+
+  return &table[0][0];
+}
+
+gboolean
+ep_cpu_vmath_map (EpOpCall *call)
+{
+  EpDType dtype = call->inputs[0]->layout.dtype;
+  const VectorLoop *entry;
+
+  if (dtype != EP_DTYPE_FLOAT32 && dtype != EP_DTYPE_FLOAT64)
+    return FALSE;
+
+  entry = op_table () + call->op->id * 2 + dtype;
+  if (entry->loop == NULL)
+    return FALSE;
+
+  ep_cpu_map (call, entry->loop, entry->data);
+  return TRUE;
+}
+
 #else /* no SLEEF, or not x86-64 */
+
+gboolean
+ep_cpu_vmath_map (EpOpCall *call)
+{
+  return FALSE;
+}
+
 
 gboolean
 ep_cpu_vmath_lookup_at (EpCpuVmath     func,

@@ -332,6 +332,11 @@ w_add_broadcast (EpTensor *x, EpTensor *y)
   return ep_tensor_sub (x, row, NULL);
 }
 
+static EpTensor *w_softmax (EpTensor *x, EpTensor *y) { return ep_tensor_softmax (x, -1, NULL); }
+static EpTensor *w_log_softmax (EpTensor *x, EpTensor *y) { return ep_tensor_log_softmax (x, -1, NULL); }
+static EpTensor *w_softmax_columns (EpTensor *x, EpTensor *y) { return ep_tensor_softmax (x, 0, NULL); }
+static EpTensor *w_sin (EpTensor *x, EpTensor *y) { return ep_tensor_sin (x, NULL); }
+
 static void
 test_results_do_not_depend_on_threads (void)
 {
@@ -340,6 +345,8 @@ test_results_do_not_depend_on_threads (void)
     { "add", w_add }, { "exp", w_exp }, { "sum rows", w_sum_rows },
     { "sum columns", w_sum_columns }, { "max columns", w_max_columns },
     { "sum transposed", w_sum_transposed }, { "sub broadcast", w_add_broadcast },
+    { "softmax", w_softmax }, { "log_softmax", w_log_softmax },
+    { "softmax columns", w_softmax_columns }, { "sin", w_sin },
   };
   const gint64 shapes[][2] = { { 1, 1000003 }, { 517, 1031 }, { 3001, 64 }, { 64, 3001 } };
   const EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
@@ -472,6 +479,32 @@ test_extrema_keep_nan_and_zero_signs (void)
                   g_assert_cmpint (signbit (got), ==, signbit (expected));
                 }
             }
+        }
+}
+
+/* softmax: the vectorized rows agree with the plain ones (a transposed
+ * input takes the plain path) */
+static void
+test_softmax_fast_rows (void)
+{
+  const gint64 shapes[][2] = { { 3, 1 }, { 5, 17 }, { 64, 1000 }, { 300, 300 } };
+
+  for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+    for (EpDType dtype = EP_DTYPE_FLOAT32; dtype <= EP_DTYPE_FLOAT64; dtype++)
+      for (guint log = 0; log < 2; log++)
+        {
+          const gint64 transposed_shape[2] = { shapes[s][1], shapes[s][0] };
+          g_autoptr(EpTensor) xt = random_tensor (transposed_shape, 2, dtype, 40 + s);
+          g_autoptr(EpTensor) x = ep_tensor_transpose (xt, NULL, 0, NULL);
+          g_autoptr(EpTensor) xc = ep_tensor_contiguous (x, NULL);
+          g_autoptr(EpTensor) plain = log ? ep_tensor_log_softmax (x, -1, NULL) : ep_tensor_softmax (x, -1, NULL);
+          g_autoptr(EpTensor) fast = log ? ep_tensor_log_softmax (xc, -1, NULL) : ep_tensor_softmax (xc, -1, NULL);
+          g_autoptr(EpTensor) diff = ep_tensor_sub (plain, fast, NULL);
+          g_autoptr(EpTensor) a = ep_tensor_abs (diff, NULL);
+          g_autoptr(EpTensor) worst = ep_tensor_max (a, NULL, 0, FALSE, NULL);
+
+          g_assert_false (ep_tensor_is_contiguous (x) && shapes[s][0] > 1 && shapes[s][1] > 1);
+          g_assert_cmpfloat (ep_tensor_item (worst, NULL), <=, dtype == EP_DTYPE_FLOAT32 ? 1e-6 : 1e-14);
         }
 }
 
@@ -737,6 +770,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu/parallel/after-fork", test_parallel_after_fork);
   g_test_add_func ("/cpu/parallel/results-do-not-depend-on-threads", test_results_do_not_depend_on_threads);
   g_test_add_func ("/cpu/reduce/extrema-keep-nan-and-zero-signs", test_extrema_keep_nan_and_zero_signs);
+  g_test_add_func ("/cpu/softmax/fast-rows", test_softmax_fast_rows);
   g_test_add_func ("/cpu/vmath/agrees-with-libm", test_vmath_agrees_with_libm);
   g_test_add_func ("/cpu/vmath/tails", test_vmath_tails);
   return g_test_run ();
