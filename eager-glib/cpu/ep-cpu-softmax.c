@@ -11,6 +11,7 @@
 
 #include <glib/gi18n-lib.h>
 #include <math.h>
+#include <string.h>
 
 #include "ep-cpu-loops-private.h"
 #include "ep-cpu-math-private.h"
@@ -63,7 +64,7 @@ SOFTMAX_ROW (log_softmax_f64, gdouble, exp, TRUE)
 
 /* Contiguous rows, the same steps vectorized: the maximum; x - m into
  * the output and the vector exp there; the sum in double precision in
- * 8 running sums; the scaling (or the shift, for log_softmax). */
+ * 32 running sums; the scaling (or the shift, for log_softmax). */
 typedef struct
 {
   gint64        n;
@@ -72,7 +73,44 @@ typedef struct
   gconstpointer exp_data;
 } FastRow;
 
-#define SOFTMAX_FAST_ROW(name, T, EXP, FOLD_MAX)                            \
+/* The sum of a row in double precision, in 32 running sums kept in
+ * vector registers (sums[j] lane l collects x[i + 8 j + l]). */
+typedef gfloat Vec8F32 __attribute__ ((vector_size (32)));
+typedef gdouble Vec8F64 __attribute__ ((vector_size (64)));
+
+#define ROW_SUM(name, T, TO_F64)                                            \
+EP_CPU_CLONES                                                               \
+static gdouble                                                              \
+name (const T *x, gint64 n)                                                 \
+{                                                                           \
+  Vec8F64 sums[4] = { { 0 } };                                              \
+  gdouble flat[32], total = 0;                                              \
+  gint64 i = 0;                                                             \
+  for (; i + 32 <= n; i += 32)                                              \
+    _Pragma ("GCC unroll 4")                                                \
+    for (guint j = 0; j < 4; j++)                                           \
+      {                                                                     \
+        T chunk[8];                                                         \
+        memcpy (chunk, x + i + 8 * j, sizeof chunk);                        \
+        sums[j] += TO_F64 (chunk);                                          \
+      }                                                                     \
+  memcpy (flat, sums, sizeof flat);                                         \
+  for (; i < n; i++)                                                        \
+    flat[0] += x[i];                                                        \
+  for (guint k = 0; k < 32; k++)                                            \
+    total += flat[k];                                                       \
+  return total;                                                             \
+}
+
+/* eight elements as doubles (macros: a function returning a 64-byte
+ * vector would change the ABI between the clones) */
+#define F32_TO_F64(chunk) __builtin_convertvector (*(const Vec8F32 *) (chunk), Vec8F64)
+#define F64_TO_F64(chunk) (*(const Vec8F64 *) (chunk))
+
+ROW_SUM (row_sum_f32, gfloat, F32_TO_F64)
+ROW_SUM (row_sum_f64, gdouble, F64_TO_F64)
+
+#define SOFTMAX_FAST_ROW(name, T, EXP, FOLD_MAX, ROW_SUM)                   \
 EP_CPU_CLONES                                                               \
 static void                                                                 \
 name (guint8 **rows, const gint64 *s, gpointer u)                           \
@@ -82,7 +120,7 @@ name (guint8 **rows, const gint64 *s, gpointer u)                           \
   T *restrict out = (T *) rows[0];                                          \
   gint64 n = row->n, i;                                                     \
   T m = FOLD_MAX (-INFINITY, x, n);                                         \
-  gdouble sums[8] = { 0 }, total = 0;                                       \
+  gdouble total;                                                            \
   for (i = 0; i < n; i++)                                                   \
     out[i] = x[i] - m;                                                      \
   if (row->exp_loop != NULL)                                                \
@@ -94,13 +132,7 @@ name (guint8 **rows, const gint64 *s, gpointer u)                           \
   else                                                                      \
     for (i = 0; i < n; i++)                                                 \
       out[i] = EXP (out[i]);                                                \
-  for (i = 0; i + 8 <= n; i += 8)                                           \
-    for (guint k = 0; k < 8; k++)                                           \
-      sums[k] += out[i + k];                                                \
-  for (; i < n; i++)                                                        \
-    sums[0] += out[i];                                                      \
-  for (guint k = 0; k < 8; k++)                                             \
-    total += sums[k];                                                       \
+  total = ROW_SUM (out, n);                                                 \
   if (row->log)                                                             \
     {                                                                       \
       T shift = (T) log (total);                                            \
@@ -115,8 +147,8 @@ name (guint8 **rows, const gint64 *s, gpointer u)                           \
     }                                                                       \
 }
 
-SOFTMAX_FAST_ROW (softmax_fast_f32, gfloat, expf, ep_cpu_fold_max_f32)
-SOFTMAX_FAST_ROW (softmax_fast_f64, gdouble, exp, ep_cpu_fold_max_f64)
+SOFTMAX_FAST_ROW (softmax_fast_f32, gfloat, expf, ep_cpu_fold_max_f32, row_sum_f32)
+SOFTMAX_FAST_ROW (softmax_fast_f64, gdouble, exp, ep_cpu_fold_max_f64, row_sum_f64)
 
 /* Rows contiguous in the input and the output (the output always is:
  * the axis must be the last one). */
