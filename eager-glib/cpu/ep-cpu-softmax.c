@@ -89,11 +89,7 @@ name (const T *x, gint64 n)                                                 \
   for (; i + 32 <= n; i += 32)                                              \
     _Pragma ("GCC unroll 4")                                                \
     for (guint j = 0; j < 4; j++)                                           \
-      {                                                                     \
-        T chunk[8];                                                         \
-        memcpy (chunk, x + i + 8 * j, sizeof chunk);                        \
-        sums[j] += TO_F64 (chunk);                                          \
-      }                                                                     \
+      sums[j] += TO_F64 (x + i + 8 * j);                                    \
   memcpy (flat, sums, sizeof flat);                                         \
   for (; i < n; i++)                                                        \
     flat[0] += x[i];                                                        \
@@ -102,10 +98,12 @@ name (const T *x, gint64 n)                                                 \
   return total;                                                             \
 }
 
-/* eight elements as doubles (macros: a function returning a 64-byte
- * vector would change the ABI between the clones) */
-#define F32_TO_F64(chunk) __builtin_convertvector (*(const Vec8F32 *) (chunk), Vec8F64)
-#define F64_TO_F64(chunk) (*(const Vec8F64 *) (chunk))
+/* eight elements (any alignment) as doubles; macros, as a function
+ * returning a 64-byte vector would change the ABI between the clones */
+#define F32_TO_F64(chunk) \
+  ({ Vec8F32 v_; memcpy (&v_, (chunk), sizeof v_); __builtin_convertvector (v_, Vec8F64); })
+#define F64_TO_F64(chunk) \
+  ({ Vec8F64 v_; memcpy (&v_, (chunk), sizeof v_); v_; })
 
 ROW_SUM (row_sum_f32, gfloat, F32_TO_F64)
 ROW_SUM (row_sum_f64, gdouble, F64_TO_F64)
