@@ -138,6 +138,8 @@ ep_tensor_contiguous (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
+  if (!ep_tensor_check_alive (self, "contiguous", error))
+    return NULL;
   if (ep_layout_is_contiguous (&self->layout))
     return g_object_ref (self);
 
@@ -165,6 +167,8 @@ ep_tensor_to_device (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (EP_IS_DEVICE (device), NULL);
 
+  if (!ep_tensor_check_alive (self, "to_device", error))
+    return NULL;
   if (self->storage->device == device)
     return g_object_ref (self);
 

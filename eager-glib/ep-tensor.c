@@ -396,6 +396,57 @@ ep_tensor_new_from_bytes (GBytes        *data,
 }
 
 /**
+ * ep_tensor_new_from_data:
+ * @data: (not nullable): the address of the elements in C order,
+ *   little-endian
+ * @nbytes: the number of bytes at @data
+ * @dtype: the element type of @data
+ * @shape: (array length=ndim): the shape
+ * @ndim: the number of dimensions
+ * @error: return location for an error
+ *
+ * Creates a tensor from a copy of raw data at an address: one copy, for
+ * bindings that can name the address of a buffer they own (Python passes
+ * `array.ctypes.data` of a NumPy array) and for C. Where an address
+ * cannot be named, [ctor@Tensor.new_from_bytes] does the same from a
+ * #GBytes.
+ *
+ * Returns: (transfer full): the new tensor, or %NULL with %EP_ERROR_SHAPE
+ *   set if @nbytes does not match @shape and @dtype
+ */
+EpTensor *
+ep_tensor_new_from_data (gconstpointer   data,
+                         gsize           nbytes,
+                         EpDType         dtype,
+                         const gint64   *shape,
+                         guint           ndim,
+                         GError        **error)
+{
+  EpLayout layout;
+  gsize needed = 0;
+
+  g_return_val_if_fail (data != NULL || nbytes == 0, NULL);
+  g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!ep_layout_init (&layout, dtype, shape, ndim, "new_from_data", error))
+    return NULL;
+
+  ep_layout_compute_nbytes (&layout, &needed);
+  if (nbytes != needed)
+    {
+      g_autofree char *s = ep_shape_to_string (shape, ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("new_from_data: %" G_GSIZE_FORMAT " bytes given, a %s tensor of shape %s needs %" G_GSIZE_FORMAT),
+                   nbytes, ep_dtype_get_name (dtype), s, needed);
+      return NULL;
+    }
+
+  return new_from_host (&layout, data, error);
+}
+
+/**
  * ep_tensor_new_from_doubles:
  * @data: (array length=n_data): the elements in C order
  * @n_data: the number of elements in @data
@@ -595,14 +646,15 @@ ep_tensor_get_size (EpTensor *self)
  * ep_tensor_get_device:
  * @self: a tensor
  *
- * Returns: (transfer none): the device that holds the data
+ * Returns: (transfer none) (nullable): the device that holds the data,
+ *   or %NULL once @self was released ([method@Tensor.release])
  */
 EpDevice *
 ep_tensor_get_device (EpTensor *self)
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return self->storage->device;
+  return self->storage != NULL ? self->storage->device : NULL;
 }
 
 /**
@@ -639,7 +691,8 @@ ep_tensor_is_contiguous (EpTensor *self)
  * @self: a tensor
  * @other: another tensor
  *
- * Returns: whether @self and @other are views of the same buffer
+ * Returns: whether @self and @other are views of the same buffer (never
+ *   for a released tensor)
  */
 gboolean
 ep_tensor_shares_storage (EpTensor *self,
@@ -648,7 +701,63 @@ ep_tensor_shares_storage (EpTensor *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
   g_return_val_if_fail (EP_IS_TENSOR (other), FALSE);
 
-  return self->storage == other->storage;
+  return self->storage != NULL && self->storage == other->storage;
+}
+
+/* Releasing storage early */
+
+/**
+ * ep_tensor_release:
+ * @self: a tensor
+ *
+ * Lets go of the data of @self now instead of when @self is finalized.
+ *
+ * Bindings with a garbage collector (gjs, Python with reference cycles)
+ * finalize a tensor only when the collector runs, and the collector does
+ * not see how much memory a tensor holds: a loop that makes large
+ * tensors can pile them up. Releasing a tensor that is no longer needed
+ * returns its buffer at once, unless another tensor still uses it (a
+ * view of the same data, or a tape that recorded it); the buffer goes
+ * back when the last of them lets go.
+ *
+ * Afterwards the dtype and shape of @self can still be read, but every
+ * operation on it, reading its data included, fails with
+ * %EP_ERROR_INVALID_ARGUMENT. Releasing twice does nothing.
+ */
+void
+ep_tensor_release (EpTensor *self)
+{
+  g_return_if_fail (EP_IS_TENSOR (self));
+
+  g_clear_pointer (&self->storage, ep_storage_unref);
+}
+
+/**
+ * ep_tensor_is_released:
+ * @self: a tensor
+ *
+ * Returns: whether [method@Tensor.release] was called on @self
+ */
+gboolean
+ep_tensor_is_released (EpTensor *self)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+
+  return self->storage == NULL;
+}
+
+/* The error every use of a released tensor gives. */
+gboolean
+ep_tensor_check_alive (EpTensor    *self,
+                       const char  *op_name,
+                       GError     **error)
+{
+  if (G_LIKELY (self->storage != NULL))
+    return TRUE;
+
+  g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+               _("%s: the tensor was released and has no data"), op_name);
+  return FALSE;
 }
 
 /* Reading data back */
@@ -676,6 +785,8 @@ ep_tensor_to_bytes (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (!ep_tensor_check_alive (self, "to_bytes", error))
+    return NULL;
   contiguous = ep_tensor_contiguous (self, error);
   if (contiguous == NULL)
     return NULL;
@@ -706,6 +817,62 @@ ep_tensor_to_bytes (EpTensor  *self,
   return g_bytes_new_take (data, nbytes);
 }
 
+/**
+ * ep_tensor_read_data:
+ * @self: a tensor
+ * @data: (not nullable): the address to copy the elements to
+ * @nbytes: the number of bytes at @data: the size of @self times the size
+ *   of its element type
+ * @error: return location for an error
+ *
+ * Copies the elements of @self in C order, little-endian, to @data: one
+ * copy, from any device. The counterpart of [ctor@Tensor.new_from_data]
+ * for bindings that can name the address of a buffer (Python's
+ * `numpy()` reads into a new array this way); [method@Tensor.to_bytes]
+ * serves the others.
+ *
+ * Returns: %TRUE on success; %FALSE with %EP_ERROR_SHAPE set if @nbytes
+ *   is not the size of the data, or another error if reading the device
+ *   failed
+ */
+gboolean
+ep_tensor_read_data (EpTensor  *self,
+                     gpointer   data,
+                     gsize      nbytes,
+                     GError   **error)
+{
+  g_autoptr(EpTensor) contiguous = NULL;
+  gsize needed = 0;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+  g_return_val_if_fail (data != NULL || nbytes == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!ep_tensor_check_alive (self, "read_data", error))
+    return FALSE;
+
+  ep_layout_compute_nbytes (&self->layout, &needed);
+  if (nbytes != needed)
+    {
+      g_autofree char *s = ep_shape_to_string (self->layout.shape, self->layout.ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("read_data: room for %" G_GSIZE_FORMAT " bytes given, a %s tensor of shape %s has %" G_GSIZE_FORMAT),
+                   nbytes, ep_dtype_get_name (self->layout.dtype), s, needed);
+      return FALSE;
+    }
+  if (nbytes == 0)
+    return TRUE;
+
+  contiguous = ep_tensor_contiguous (self, error);
+  if (contiguous == NULL)
+    return FALSE;
+
+  return ep_device_read (contiguous->storage->device, contiguous->storage,
+                         contiguous->layout.offset * ep_dtype_get_itemsize (contiguous->layout.dtype),
+                         data, nbytes, error);
+}
+
 static gboolean
 read_only_element (EpTensor    *self,
                    const char  *op_name,
@@ -715,6 +882,8 @@ read_only_element (EpTensor    *self,
   gsize itemsize = ep_dtype_get_itemsize (self->layout.dtype);
   gint64 size = ep_layout_get_size (&self->layout);
 
+  if (!ep_tensor_check_alive (self, op_name, error))
+    return FALSE;
   if (size != 1)
     {
       g_autofree char *s = ep_shape_to_string (self->layout.shape, self->layout.ndim);

@@ -1,0 +1,100 @@
+/* test-scenarios.c: the scenarios every binding test runs (tests/python,
+ * tests/gjs, tests/vala), here in C.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <eager-glib/eager-glib.h>
+
+#include <math.h>
+#include <string.h>
+
+static EpTensor *
+vector (const double *values,
+        gsize         n,
+        const gint64 *shape,
+        guint         ndim)
+{
+  g_autoptr(GError) error = NULL;
+  EpTensor *t = ep_tensor_new_from_doubles (values, n, shape, ndim, EP_DTYPE_FLOAT32, &error);
+
+  g_assert_no_error (error);
+  return t;
+}
+
+/* The L2 norm of [1, 2, 3] by chaining methods. */
+static void
+test_norm (void)
+{
+  g_autoptr(GError) error = NULL;
+  const double values[] = { 1, 2, 3 };
+  const gint64 shape[] = { 3 };
+  g_autoptr(EpTensor) x = vector (values, 3, shape, 1);
+  g_autoptr(EpTensor) squares = ep_tensor_square (x, &error);
+  g_autoptr(EpTensor) total = ep_tensor_sum (squares, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) norm = ep_tensor_sqrt (total, &error);
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (ep_tensor_get_ndim (norm), ==, 0);
+  g_assert_cmpint (ep_tensor_get_dtype (norm), ==, EP_DTYPE_FLOAT32);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item (norm, NULL), sqrt (14.0), 1e-6);
+  text = ep_tensor_to_string (norm, &error);
+  g_assert_cmpstr (text, ==, "3.7416575");
+}
+
+/* A (2, 1) column plus a (3,) row gives a (2, 3) matrix. */
+static void
+test_broadcast_add (void)
+{
+  g_autoptr(GError) error = NULL;
+  const double column[] = { 10, 20 };
+  const double row[] = { 1, 2, 3 };
+  const gint64 column_shape[] = { 2, 1 };
+  const gint64 row_shape[] = { 3 };
+  g_autoptr(EpTensor) a = vector (column, 2, column_shape, 2);
+  g_autoptr(EpTensor) b = vector (row, 3, row_shape, 1);
+  g_autoptr(EpTensor) c = ep_tensor_add (a, b, &error);
+  g_autofree char *text = NULL;
+  const gint64 *shape;
+  guint ndim;
+
+  g_assert_no_error (error);
+  shape = ep_tensor_get_shape (c, &ndim);
+  g_assert_cmpuint (ndim, ==, 2);
+  g_assert_cmpint (shape[0], ==, 2);
+  g_assert_cmpint (shape[1], ==, 3);
+  text = ep_tensor_to_string (c, &error);
+  g_assert_cmpstr (text, ==, "[[11. 12. 13.]\n [21. 22. 23.]]");
+}
+
+/* Shapes (3,) and (4,) do not broadcast: a GError in EP_ERROR with the
+ * code EP_ERROR_SHAPE and a message naming the op and the shapes. */
+static void
+test_shape_error (void)
+{
+  g_autoptr(GError) error = NULL;
+  const double three[] = { 1, 2, 3 };
+  const double four[] = { 1, 2, 3, 4 };
+  const gint64 shape3[] = { 3 };
+  const gint64 shape4[] = { 4 };
+  g_autoptr(EpTensor) a = vector (three, 3, shape3, 1);
+  g_autoptr(EpTensor) b = vector (four, 4, shape4, 1);
+  g_autoptr(EpTensor) c = ep_tensor_add (a, b, &error);
+
+  g_assert_null (c);
+  g_assert_error (error, EP_ERROR, EP_ERROR_SHAPE);
+  g_assert_nonnull (strstr (error->message, "add"));
+  g_assert_nonnull (strstr (error->message, "(3,)"));
+  g_assert_nonnull (strstr (error->message, "(4,)"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/scenarios/norm", test_norm);
+  g_test_add_func ("/scenarios/broadcast-add", test_broadcast_add);
+  g_test_add_func ("/scenarios/shape-error", test_shape_error);
+  return g_test_run ();
+}
