@@ -5,9 +5,25 @@
 # What GObject Introspection cannot express: operators, NumPy-style
 # keyword arguments and defaults, NumPy conversion, printing, and context
 # managers. Every method here is a thin call into the C method of the same
-# meaning; none changes what a C method does.
+# meaning; none changes what a C method does (PyGObject's override
+# guidelines: patch onto the class, keep it thin).
+#
+# The file has one section per area; each branch adds to its own:
+#   bindings   dtypes, conversion, the Tensor protocols (operators, repr,
+#              len/iter, numpy), and the automatic NumPy-style signatures
+#              that every C method and function gets unless a section
+#              below writes its own (see "Automatic signatures")
+#   math, shape, autodiff, opencl: their sections, after the bindings one
+#
+# Annotations here are read by gen-stubs.py, which writes Ep.pyi from the
+# GIR and this module at build time: keep them on hand-written functions.
 
+from __future__ import annotations
+
+import math as _math
 import numbers
+from functools import lru_cache
+from typing import Any, Iterator, Optional, Sequence, Union
 
 from gi.module import get_introspection_module
 from gi.repository import GLib
@@ -15,8 +31,13 @@ from gi.repository import GLib
 from ..overrides import override
 
 Ep = get_introspection_module("Ep")
+_Tensor = Ep.Tensor
 
 __all__ = []
+
+# ---------------------------------------------------------------------------
+# bindings: dtypes and conversion helpers
+# ---------------------------------------------------------------------------
 
 _NUMPY_NAMES = {
     "float32": Ep.DType.FLOAT32,
@@ -33,8 +54,12 @@ int64 = Ep.DType.INT64
 bool_ = Ep.DType.BOOL
 __all__ += ["float32", "float64", "int32", "int64", "bool_"]
 
+# What a tensor argument accepts, and a dtype argument (for the stubs).
+ArrayLike = Union["Tensor", float, int, bool, Sequence[Any], Any]
+DTypeLike = Union[Ep.DType, str, type, Any]
 
-def _dtype(dtype):
+
+def _dtype(dtype: DTypeLike) -> Ep.DType:
     """An Ep.DType from an Ep.DType, a NumPy dtype or type, or a name."""
     if dtype is None or isinstance(dtype, Ep.DType):
         return dtype
@@ -51,19 +76,38 @@ def _dtype(dtype):
         raise TypeError(f"unsupported dtype {dtype!r}") from None
 
 
+@lru_cache(maxsize=512)
+def _cached_literal(kind, value, sign):
+    return Ep.Tensor.new_weak_scalar(float(value), kind)
+
+
 def _literal(value):
-    """A weak scalar for a Python number, as NumPy treats Python scalars."""
+    """A weak scalar for a Python number, as NumPy treats Python scalars.
+
+    Tensors are immutable, so literals are made once and reused; the key
+    keeps 1, 1.0 and True apart, and 0.0 and -0.0.
+    """
+    kind = type(value)
+    if kind is float and value == value:
+        return _cached_literal(Ep.DType.FLOAT64, value, _math.copysign(1.0, value))
+    if kind is int:
+        return _cached_literal(Ep.DType.INT64, value, 1.0)
     if isinstance(value, bool):
-        return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.BOOL)
+        return _cached_literal(Ep.DType.BOOL, value, 1.0)
     if isinstance(value, numbers.Integral):
-        return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.INT64)
+        return _cached_literal(Ep.DType.INT64, int(value), 1.0)
     if isinstance(value, numbers.Real):
-        return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.FLOAT64)
+        value = float(value)
+        if value != value:
+            return Ep.Tensor.new_weak_scalar(value, Ep.DType.FLOAT64)
+        return _cached_literal(Ep.DType.FLOAT64, value, _math.copysign(1.0, value))
     return None
 
 
-def _operand(value):
-    if isinstance(value, Ep.Tensor):
+def _operand(value: ArrayLike) -> Tensor:
+    """A tensor argument: tensors as they are, Python numbers as weak
+    scalars, anything else through astensor()."""
+    if isinstance(value, _Tensor):
         return value
     literal = _literal(value)
     if literal is not None:
@@ -79,20 +123,26 @@ def _axes(axis):
     return [int(a) for a in axis]
 
 
+def _empty_axes(axis):
+    return axis is not None and not isinstance(axis, numbers.Integral) and len(axis) == 0
+
+
 def _shape(args):
+    """A shape from shape(2, 3), shape((2, 3)), shape([2, 3]) or shape(2)."""
     if len(args) == 1 and not isinstance(args[0], numbers.Integral):
         return [int(d) for d in args[0]]
     return [int(d) for d in args]
 
 
-def _reduction(method):
-    """NumPy's signature; axis=() reduces nothing (an empty array crosses
-    GI as NULL, which means all axes, so it takes a detour)."""
-    def reduce(self, axis=None, keepdims=False):
-        if axis is not None and not isinstance(axis, numbers.Integral) and len(axis) == 0:
-            return method(Ep.Tensor.expand_dims(self, 0), [0], False)
-        return method(self, _axes(axis), keepdims)
-    return reduce
+def _shape_arg(shape):
+    if isinstance(shape, numbers.Integral):
+        return [int(shape)]
+    return [int(d) for d in shape]
+
+
+# ---------------------------------------------------------------------------
+# bindings: Tensor protocols
+# ---------------------------------------------------------------------------
 
 
 def _binary(method, reflected=False):
@@ -101,6 +151,7 @@ def _binary(method, reflected=False):
         if reflected:
             return method(other, self)
         return method(self, other)
+    operator.__annotations__ = {"other": "ArrayLike", "return": "Tensor"}
     return operator
 
 
@@ -108,39 +159,45 @@ class Tensor(Ep.Tensor):
     # Properties
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return tuple(self.get_shape())
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return self.get_ndim()
 
     @property
-    def dtype(self):
+    def dtype(self) -> Ep.DType:
         return self.get_dtype()
 
     @property
-    def size(self):
+    def size(self) -> int:
         return self.get_size()
 
     @property
-    def device(self):
+    def device(self) -> Optional[Ep.Device]:
         return self.get_device()
 
     @property
-    def T(self):
+    def T(self) -> Tensor:
         return Ep.Tensor.transpose(self, None)
 
     # Conversion
 
-    def numpy(self):
-        """The elements as a new NumPy array (one copy)."""
+    def numpy(self) -> Any:
+        """The elements as a new, writable NumPy array: one copy, from any
+        device (Ep.Tensor.read_data into the array's buffer)."""
         import numpy
-        data = self.to_bytes().get_data()
-        name = Ep.dtype_get_name(self.get_dtype())
-        return numpy.frombuffer(data, dtype=name).reshape(self.shape).copy()
+        array = numpy.empty(self.shape, dtype=Ep.dtype_get_name(self.get_dtype()))
+        if array.nbytes > 0:
+            Ep.Tensor.read_data(self, array.ctypes.data, array.nbytes)
+        return array
 
-    def item(self):
+    def __array__(self, dtype: Any = None) -> Any:
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def item(self) -> Union[bool, int, float]:
         """The only element, as a Python bool, int or float."""
         dtype = self.get_dtype()
         if dtype == Ep.DType.BOOL:
@@ -149,63 +206,70 @@ class Tensor(Ep.Tensor):
             return Ep.Tensor.item_int64(self)
         return Ep.Tensor.item(self)
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return self.numpy().tolist()
 
-    def __array__(self, dtype=None):
-        array = self.numpy()
-        return array if dtype is None else array.astype(dtype)
+    def astype(self, dtype: DTypeLike) -> Tensor:
+        return Ep.Tensor.astype(self, _dtype(dtype))
 
-    def __str__(self):
+    # Printing: str() as NumPy's str(), repr() as NumPy's repr()
+
+    def __str__(self) -> str:
         return self.to_string()
 
-    def __repr__(self):
-        return f"Ep.Tensor({self.to_string()}, dtype={Ep.dtype_get_name(self.get_dtype())})"
+    def __repr__(self) -> str:
+        if self.is_released():
+            return f"<Ep.Tensor (released) shape={self.shape} dtype={Ep.dtype_get_name(self.get_dtype())}>"
+        return self.to_repr()
 
-    def __len__(self):
+    def __format__(self, spec: str) -> str:
+        if spec == "":
+            return str(self)
+        return format(self.item(), spec)
+
+    # Sequence and scalar protocols
+
+    def __len__(self) -> int:
         if self.get_ndim() == 0:
             raise TypeError("len() of a 0-d tensor")
         return self.get_shape()[0]
 
-    def __bool__(self):
+    def __iter__(self) -> Iterator[Tensor]:
+        """The rows along the first axis, as views (needs indexing)."""
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self) -> bool:
         if self.get_size() != 1:
             raise ValueError("the truth value of a tensor with more than one element is ambiguous")
         return bool(Ep.Tensor.item_boolean(self))
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(Ep.Tensor.item(self))
 
-    def __int__(self):
+    def __int__(self) -> int:
+        return int(Ep.Tensor.item_int64(self))
+
+    def __index__(self) -> int:
+        if self.get_dtype() not in (Ep.DType.INT32, Ep.DType.INT64, Ep.DType.BOOL) or self.get_ndim() != 0:
+            raise TypeError("only 0-d integer tensors can be used as an index")
         return int(Ep.Tensor.item_int64(self))
 
     __hash__ = Ep.Tensor.__hash__
 
-    # NumPy-style signatures
+    # NumPy defers to the tensor's operators (ndarray + tensor is a
+    # tensor); np.asarray(tensor) goes through __array__.
+    __array_ufunc__ = None
 
-    def astype(self, dtype):
-        return Ep.Tensor.astype(self, _dtype(dtype))
+    # NumPy-style signatures that the automatic ones cannot infer
 
-    def reshape(self, *shape):
+    def reshape(self, *shape: Any) -> Tensor:
         return Ep.Tensor.reshape(self, _shape(shape))
 
-    def transpose(self, *axes):
+    def transpose(self, *axes: Any) -> Tensor:
         if len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
             return Ep.Tensor.transpose(self, None)
         return Ep.Tensor.transpose(self, _shape(axes))
-
-    def expand_dims(self, axis):
-        return Ep.Tensor.expand_dims(self, axis)
-
-    def squeeze(self, axis=None):
-        return Ep.Tensor.squeeze(self, _axes(axis))
-
-    sum = _reduction(Ep.Tensor.sum)
-    mean = _reduction(Ep.Tensor.mean)
-    max = _reduction(Ep.Tensor.max)
-    min = _reduction(Ep.Tensor.min)
-
-    def where(self, x, y):
-        return Ep.Tensor.where(self, _operand(x), _operand(y))
 
     # Operators
 
@@ -223,44 +287,54 @@ class Tensor(Ep.Tensor):
     __rmatmul__ = _binary(Ep.Tensor.matmul, reflected=True)
     __lt__ = _binary(Ep.Tensor.less)
     __le__ = _binary(Ep.Tensor.less_equal)
-    __eq__ = _binary(Ep.Tensor.equal)
-    __ne__ = _binary(Ep.Tensor.not_equal)
+    __eq__ = _binary(Ep.Tensor.equal)  # type: ignore[assignment]
+    __ne__ = _binary(Ep.Tensor.not_equal)  # type: ignore[assignment]
     __gt__ = _binary(Ep.Tensor.greater)
     __ge__ = _binary(Ep.Tensor.greater_equal)
 
-    def __neg__(self):
+    def __neg__(self) -> Tensor:
         return self.neg()
 
-    def __pos__(self):
+    def __pos__(self) -> Tensor:
         return self
 
-    def __abs__(self):
+    def __abs__(self) -> Tensor:
         return self.abs()
 
 
-Tensor = override(Tensor)
-__all__.append("Tensor")
+# Binary operators that the C library grows get their dunder automatically.
+_OPERATOR_METHODS = {
+    "floordiv": ("__floordiv__", "__rfloordiv__"),
+    "mod": ("__mod__", "__rmod__"),
+    "logical_and": ("__and__", "__rand__"),
+    "logical_or": ("__or__", "__ror__"),
+}
+for _name, (_forward, _reflected) in _OPERATOR_METHODS.items():
+    _method = getattr(Ep.Tensor, _name, None)
+    if _method is not None and _forward not in Tensor.__dict__:
+        setattr(Tensor, _forward, _binary(_method))
+        setattr(Tensor, _reflected, _binary(_method, reflected=True))
+if hasattr(Ep.Tensor, "logical_not") and "__invert__" not in Tensor.__dict__:
+    Tensor.__invert__ = lambda self: Ep.Tensor.logical_not(self)
 
 
-def astensor(value, dtype=None):
+def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     """A tensor from a tensor, a NumPy array, a nested list or a scalar.
 
-    Data crosses as one GLib.Bytes copy. Without dtype, NumPy's dtype is
-    kept, except that Python floats become float32 (the default) and
-    Python ints int64.
+    Data crosses with one copy (Ep.Tensor.new_from_data from the array's
+    buffer). Without dtype, a NumPy array keeps its dtype, Python floats
+    become float32 (the default) and Python ints int64; dtypes eager-glib
+    does not have become float64 (floats) or int64 (integers).
     """
     import numpy
     dtype = _dtype(dtype)
     if isinstance(value, Ep.Tensor):
         return value if dtype is None else value.astype(dtype)
-    if isinstance(value, numpy.ndarray) or isinstance(value, numpy.generic):
-        array = numpy.asarray(value)
-    else:
-        array = numpy.asarray(value)
-        if array.dtype == numpy.float64:
-            array = array.astype(numpy.float32)
+    array = numpy.asarray(value)
     if dtype is not None:
-        array = array.astype(Ep.dtype_get_name(dtype))
+        array = array.astype(Ep.dtype_get_name(dtype), copy=False)
+    elif not isinstance(value, (numpy.ndarray, numpy.generic)) and array.dtype == numpy.float64:
+        array = array.astype(numpy.float32)
     if array.dtype.name not in _NUMPY_NAMES:
         if array.dtype.kind == "f":
             array = array.astype(numpy.float64)
@@ -268,36 +342,19 @@ def astensor(value, dtype=None):
             array = array.astype(numpy.int64)
         else:
             raise TypeError(f"cannot make a tensor of {array.dtype}")
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
     if not array.flags.c_contiguous:
-        array = array.copy(order="C")
-    return Ep.Tensor.new_from_bytes(GLib.Bytes.new(array.tobytes()),
-                                    _NUMPY_NAMES[array.dtype.name],
-                                    list(array.shape))
+        array = array.copy(order="C")  # (ascontiguousarray makes 0-d 1-d)
+    return Ep.Tensor.new_from_data(array.ctypes.data, array.nbytes,
+                                   _NUMPY_NAMES[array.dtype.name], list(array.shape))
 
 
 __all__.append("astensor")
 
 
-def _creation(function):
-    def create(shape, dtype=Ep.DType.FLOAT32):
-        if isinstance(shape, numbers.Integral):
-            shape = [shape]
-        return function(list(shape), _dtype(dtype))
-    return create
-
-
-zeros = _creation(Ep.zeros)
-ones = _creation(Ep.ones)
-__all__ += ["zeros", "ones"]
-
-
-def full(shape, value, dtype=Ep.DType.FLOAT32):
-    if isinstance(shape, numbers.Integral):
-        shape = [shape]
-    return Ep.full(list(shape), value, _dtype(dtype))
-
-
-def arange(start, stop=None, step=1, dtype=None):
+def arange(start: float, stop: Optional[float] = None, step: float = 1,
+           dtype: Optional[DTypeLike] = None) -> Tensor:
     """NumPy's arange: integer arguments give int64, others float32."""
     if stop is None:
         start, stop = 0, start
@@ -307,8 +364,199 @@ def arange(start, stop=None, step=1, dtype=None):
     return Ep.arange(start, stop, step, _dtype(dtype))
 
 
-def where(condition, x, y):
+def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:
     return _operand(condition).where(x, y)
 
 
-__all__ += ["full", "arange", "where"]
+__all__ += ["arange", "where"]
+
+
+# ---------------------------------------------------------------------------
+# bindings: automatic signatures
+#
+# Every C method of Ep.Tensor and every namespace function that no section
+# of this file defines gets a thin wrapper, generated from its
+# introspection data, that gives it NumPy's conventions:
+#   - a tensor argument also takes Python numbers (weak scalars), lists
+#     and NumPy arrays;
+#   - `axes` (with its length) becomes `axis=None`: an int, a sequence,
+#     or None for all; `axis=()` of a reduction (followed by `keepdims`)
+#     reduces nothing;
+#   - `keepdims` defaults to False;
+#   - a dtype takes NumPy dtypes and names, and defaults to float32 where
+#     it is the last argument of a namespace function (zeros, ones, ...);
+#   - a shape takes an int or a sequence;
+#   - trailing nullable arguments default to None.
+# Methods with nothing to adapt stay PyGObject's own. The wrappers are
+# compiled once at import, so a call costs one extra Python frame.
+# ---------------------------------------------------------------------------
+
+_TYPE_NAMES = {
+    "gboolean": "bool", "gint8": "int", "guint8": "int", "gint16": "int", "guint16": "int",
+    "gint32": "int", "guint32": "int", "gint64": "int", "guint64": "int",
+    "gfloat": "float", "gdouble": "float", "utf8": "str", "filename": "str",
+}
+
+
+def _type_hint(type_info, nullable):
+    """The stub annotation of an argument or return type."""
+    tag = type_info.get_tag_as_string()
+    if tag == "array":
+        hint = f"Sequence[{_type_hint(type_info.get_param_type(0), False)}]"
+    elif tag == "interface":
+        info = type_info.get_interface()
+        namespace, name = info.get_namespace(), info.get_name()
+        hint = name if namespace == "Ep" else f"{namespace}.{name}"
+    else:
+        hint = _TYPE_NAMES.get(tag, "Any")
+    return f"Optional[{hint}]" if nullable else hint
+
+
+def _is_tensor_type(type_info):
+    if type_info.get_tag_as_string() != "interface":
+        return False
+    info = type_info.get_interface()
+    return info.get_namespace() == "Ep" and info.get_name() == "Tensor"
+
+
+def _is_dtype_type(type_info):
+    if type_info.get_tag_as_string() != "interface":
+        return False
+    info = type_info.get_interface()
+    return info.get_namespace() == "Ep" and info.get_name() == "DType"
+
+
+def _adapt(info, is_method):
+    """Python source of a NumPy-style wrapper of `info` and its
+    annotations, or None when PyGObject's own signature is as good."""
+    args = list(info.get_arguments())
+    hidden = set()
+    for arg in args:
+        type_info = arg.get_type()
+        if type_info.get_tag_as_string() == "array" and type_info.get_array_length() >= 0:
+            hidden.add(type_info.get_array_length())
+        for index in (arg.get_closure(), arg.get_destroy()):
+            if index >= 0:
+                hidden.add(index)
+    visible = [(i, a) for i, a in enumerate(args)
+               if i not in hidden and a.get_direction() == 0]  # GI_DIRECTION_IN
+    if any(a.get_direction() != 0 for a in args):
+        return None
+    if any(a.get_type().get_tag_as_string() == "interface"
+           and type(a.get_type().get_interface()).__name__ == "CallbackInfo" for _, a in visible):
+        return None
+
+    params, call, notes = [], [], {}
+    reduction_axis = None
+    adapted = False
+    names = [a.get_name() for _, a in visible]
+    for position, (index, arg) in enumerate(visible):
+        name = arg.get_name()
+        type_info = arg.get_type()
+        tag = type_info.get_tag_as_string()
+        nullable = arg.may_be_null()
+        rest_nullable = all(a.may_be_null() for _, a in visible[position:])
+        default = None
+        hint = _type_hint(type_info, nullable)
+        expression = name
+        if _is_tensor_type(type_info):
+            expression = f"_operand({name})"
+            hint = "ArrayLike"
+            adapted = True
+        elif tag == "array" and name == "axes" and type_info.get_param_type(0).get_tag_as_string() == "gint32":
+            name = "axis"
+            hint = "Union[int, Sequence[int], None]"
+            default = "None"
+            expression = "_axes(axis)"
+            adapted = True
+            if position + 1 < len(names) and names[position + 1] == "keepdims" and is_method:
+                reduction_axis = position
+        elif tag == "array" and name == "shape":
+            hint = "Union[int, Sequence[int]]"
+            expression = f"_shape_arg({name})"
+            adapted = True
+        elif name == "keepdims" and tag == "gboolean":
+            default = "False"
+            adapted = True
+        elif _is_dtype_type(type_info):
+            hint = "DTypeLike"
+            expression = f"_dtype({name})"
+            adapted = True
+            if not is_method and name == "dtype" and position == len(visible) - 1:
+                default = "Ep.DType.FLOAT32"
+        if default is None and nullable and rest_nullable:
+            default = "None"
+        params.append(name if default is None else f"{name}={default}")
+        call.append(expression)
+        notes[name] = hint
+    if not adapted:
+        return None
+    # a parameter without a default after one with a default: drop defaults before it
+    seen_required = False
+    for i in range(len(params) - 1, -1, -1):
+        if "=" not in params[i]:
+            seen_required = True
+        elif seen_required:
+            params[i] = params[i].split("=")[0]
+    head = (["self"] if is_method else []) + params
+    lines = [f"return _f({', '.join((['self'] if is_method else []) + call)})"]
+    if reduction_axis is not None:
+        # reducing over no axes: reduce a new leading axis of length 1
+        empty = call[:reduction_axis] + ["[0]", "False"] + call[reduction_axis + 2:]
+        lines.insert(0, f"if _empty_axes(axis): return _f(Ep.Tensor.expand_dims(self, 0), {', '.join(empty)})")
+    body = "\n    ".join(lines)
+    source = f"def {info.get_name()}({', '.join(head)}):\n    {body}\n"
+    return_type = info.get_return_type()
+    notes["return"] = ("None" if return_type.get_tag_as_string() == "void"
+                       else "Tensor" if _is_tensor_type(return_type)
+                       else _type_hint(return_type, info.may_return_null()))
+    return source, notes
+
+
+def _wrap(info, is_method):
+    adapted = _adapt(info, is_method)
+    if adapted is None:
+        return None
+    source, notes = adapted
+    scope = dict(globals(), _f=info)
+    exec(compile(source, f"<Ep override: {info.get_name()}>", "exec"), scope)
+    wrapper = scope[info.get_name()]
+    wrapper.__annotations__ = notes
+    wrapper.__doc__ = f"NumPy-style wrapper of Ep.{'Tensor.' if is_method else ''}{info.get_name()}."
+    wrapper.__wrapped_gi__ = info
+    return wrapper
+
+
+def _wrap_all():
+    for name, value in vars(Ep.Tensor).items():
+        if name in Tensor.__dict__ or not hasattr(value, "get_arguments"):
+            continue
+        if not value.is_method():
+            continue
+        wrapper = _wrap(value, True)
+        if wrapper is not None:
+            setattr(Tensor, name, wrapper)
+    for name in dir(Ep):
+        if name.startswith("_") or name in globals():
+            continue
+        value = getattr(Ep, name)
+        if not hasattr(value, "get_arguments"):
+            continue
+        wrapper = _wrap(value, False)
+        if wrapper is not None:
+            globals()[name] = wrapper
+            __all__.append(name)
+
+
+# ---------------------------------------------------------------------------
+# (math, shape, autodiff and opencl sections go here, before the end)
+# ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------
+# bindings: the end. Generated wrappers fill what the sections above left.
+# ---------------------------------------------------------------------------
+
+_wrap_all()
+Tensor = override(Tensor)
+__all__.append("Tensor")
