@@ -482,7 +482,8 @@ def _adapt(info, is_method):
             hint = "DTypeLike"
             expression = f"_dtype({name})"
             adapted = True
-            if not is_method and name == "dtype" and position == len(visible) - 1:
+            if (not is_method and name == "dtype" and position == len(visible) - 1
+                    and _is_tensor_type(info.get_return_type())):
                 default = "Ep.DType.FLOAT32"
         if default is None and nullable and rest_nullable:
             default = "None"
