@@ -335,6 +335,8 @@ ep_device_place (EpTensor *const *inputs,
  * ep_device_get_name:
  * @self: a device
  *
+ * Returns the name that [func@Device.get] finds the device by.
+ *
  * Returns: (transfer none): the name, such as `cpu:0`
  */
 const char *
@@ -348,6 +350,8 @@ ep_device_get_name (EpDevice *self)
 /**
  * ep_device_get_kind:
  * @self: a device
+ *
+ * Tells which backend drives the device.
  *
  * Returns: (transfer none): the kind of device, `cpu` or `opencl`
  */
@@ -363,6 +367,8 @@ ep_device_get_kind (EpDevice *self)
  * ep_device_get_description:
  * @self: a device
  *
+ * Describes the device for people: its vendor and model.
+ *
  * Returns: (transfer none): a human-readable description
  */
 const char *
@@ -376,6 +382,9 @@ ep_device_get_description (EpDevice *self)
 /**
  * ep_device_get_memory_size:
  * @self: a device
+ *
+ * Tells how much memory the device has; allocations larger than this
+ * fail with %EP_ERROR_OUT_OF_MEMORY.
  *
  * Returns: the memory of the device in bytes
  */

@@ -560,6 +560,8 @@ ep_tensor_new_weak_scalar (gdouble value,
  * ep_tensor_get_dtype:
  * @self: a tensor
  *
+ * Returns the element type of @self.
+ *
  * Returns: the element type
  */
 EpDType
@@ -573,6 +575,8 @@ ep_tensor_get_dtype (EpTensor *self)
 /**
  * ep_tensor_get_ndim:
  * @self: a tensor
+ *
+ * Returns the number of dimensions of @self.
  *
  * Returns: the number of dimensions; 0 for a scalar
  */
@@ -632,6 +636,8 @@ ep_tensor_get_strides (EpTensor *self,
  * ep_tensor_get_size:
  * @self: a tensor
  *
+ * Returns the number of elements of @self: the product of its shape.
+ *
  * Returns: the number of elements
  */
 gint64
@@ -645,6 +651,9 @@ ep_tensor_get_size (EpTensor *self)
 /**
  * ep_tensor_get_device:
  * @self: a tensor
+ *
+ * Returns the device that holds the data of @self; ops on @self run
+ * there unless a device scope says otherwise.
  *
  * Returns: (transfer none) (nullable): the device that holds the data,
  *   or %NULL once @self was released ([method@Tensor.release])
@@ -661,6 +670,9 @@ ep_tensor_get_device (EpTensor *self)
  * ep_tensor_is_weak:
  * @self: a tensor
  *
+ * Tells whether @self is a literal that takes the type of the tensor it
+ * meets.
+ *
  * Returns: whether @self is a weak scalar, see
  *   [ctor@Tensor.new_weak_scalar]
  */
@@ -676,6 +688,9 @@ ep_tensor_is_weak (EpTensor *self)
  * ep_tensor_is_contiguous:
  * @self: a tensor
  *
+ * Tells whether @self is laid out in C order without gaps, as
+ * [method@Tensor.contiguous] makes it and kernels write their outputs.
+ *
  * Returns: whether the elements lie in C order without gaps
  */
 gboolean
@@ -690,6 +705,9 @@ ep_tensor_is_contiguous (EpTensor *self)
  * ep_tensor_shares_storage:
  * @self: a tensor
  * @other: another tensor
+ *
+ * Tells whether two tensors use the same buffer, as a view and its
+ * source do.
  *
  * Returns: whether @self and @other are views of the same buffer (never
  *   for a released tensor)
@@ -735,6 +753,8 @@ ep_tensor_release (EpTensor *self)
 /**
  * ep_tensor_is_released:
  * @self: a tensor
+ *
+ * Tells whether the data of @self was released early.
  *
  * Returns: whether [method@Tensor.release] was called on @self
  */
