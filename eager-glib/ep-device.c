@@ -18,7 +18,7 @@
  * device (`opencl:0`, `opencl:1`, …).
  *
  * [func@list_devices] lists what this machine has. An op runs on the
- * device of the innermost device scope ([func@Device.push]), otherwise on
+ * device of the innermost device scope ([method@Device.push]), otherwise on
  * the device of its inputs; inputs that live elsewhere are copied there
  * first. [method@Tensor.to_device] copies a tensor explicitly.
  *
@@ -281,7 +281,7 @@ ep_device_push (EpDevice *device)
 /**
  * ep_device_pop:
  *
- * Closes the innermost device scope opened by [func@Device.push] on the
+ * Closes the innermost device scope opened by [method@Device.push] on the
  * calling thread.
  */
 void
