@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 
 #include "ep-device-private.h"
 #include "ep-error.h"
@@ -408,7 +409,7 @@ ep_device_alloc (EpDevice  *self,
   if (self->memory_size > 0 && nbytes > self->memory_size)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("cannot allocate %" G_GSIZE_FORMAT " bytes on %s, which has %" G_GUINT64_FORMAT),
+                   _("cannot allocate %zu bytes on %s, which has %" PRIu64),
                    nbytes, self->name, self->memory_size);
       return NULL;
     }

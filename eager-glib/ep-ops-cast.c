@@ -83,7 +83,7 @@ ep_copy_to_device_kernel (EpOpCall  *call,
   if (staging == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("to_device: cannot allocate %" G_GSIZE_FORMAT " bytes"), nbytes);
+                   _("to_device: cannot allocate %zu bytes"), nbytes);
       return FALSE;
     }
 

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
@@ -108,7 +109,7 @@ matmul_infer (EpOpCall  *call,
   if (am.shape[am.ndim - 1] != bm.shape[bm.ndim - 2])
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("matmul: inner dimensions differ (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")"),
+                   _("matmul: inner dimensions differ (%" PRId64 " vs %" PRId64 ")"),
                    am.shape[am.ndim - 1], bm.shape[bm.ndim - 2]);
       return FALSE;
     }

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-dispatch-private.h"
@@ -54,7 +55,7 @@ resolve_shape (EpOpCall  *call,
       g_autofree char *to = ep_shape_to_string (attrs->ints, attrs->n_ints);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("reshape: cannot reshape a tensor of shape %s (%" G_GINT64_FORMAT " elements) into shape %s"),
+                   _("reshape: cannot reshape a tensor of shape %s (%" PRId64 " elements) into shape %s"),
                    from, size, to);
       return FALSE;
     }
@@ -233,7 +234,7 @@ squeeze_infer (EpOpCall  *call,
       if (in->shape[axis] != 1)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                       _("squeeze: axis %d has extent %" G_GINT64_FORMAT ", not 1"),
+                       _("squeeze: axis %d has extent %" PRId64 ", not 1"),
                        axis, in->shape[axis]);
           return FALSE;
         }

@@ -14,6 +14,7 @@
 
 #include "config.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -560,6 +561,37 @@ walk_init (Walk        *walk,
   return TRUE;
 }
 
+typedef char *(*FormatFunc) (EpTensor *self, GError **error);
+
+static char *to_string (EpTensor *self, GError **error);
+static char *to_repr (EpTensor *self, GError **error);
+
+/* NumPy prints "1.5" whatever the locale, and the digits are found by
+ * printing and parsing: both happen in the C locale, on this thread only,
+ * so a German application still reads "1.5", not "1,5". */
+static char *
+in_c_locale (FormatFunc  format,
+             EpTensor   *self,
+             GError    **error)
+{
+  static gsize initialized;
+  static locale_t c_locale;
+  locale_t previous;
+  char *text;
+
+  if (g_once_init_enter (&initialized))
+    {
+      c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
+      g_once_init_leave (&initialized, 1);
+    }
+
+  previous = uselocale (c_locale);
+  text = format (self, error);
+  uselocale (previous);
+
+  return text;
+}
+
 /**
  * ep_tensor_to_string:
  * @self: a tensor
@@ -576,13 +608,20 @@ char *
 ep_tensor_to_string (EpTensor  *self,
                      GError   **error)
 {
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return in_c_locale (to_string, self, error);
+}
+
+static char *
+to_string (EpTensor  *self,
+           GError   **error)
+{
   g_autoptr(GBytes) bytes = NULL;
   gint64 index[EP_MAX_DIMS] = { 0 };
   Format format;
   Walk walk;
-
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!walk_init (&walk, &bytes, self, error))
     return NULL;
@@ -618,6 +657,16 @@ char *
 ep_tensor_to_repr (EpTensor  *self,
                    GError   **error)
 {
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return in_c_locale (to_repr, self, error);
+}
+
+static char *
+to_repr (EpTensor  *self,
+         GError   **error)
+{
   g_autoptr(GBytes) bytes = NULL;
   g_autofree char *body = NULL;
   gint64 index[EP_MAX_DIMS] = { 0 };
@@ -626,9 +675,6 @@ ep_tensor_to_repr (EpTensor  *self,
   const char *last_line;
   Format format;
   Walk walk;
-
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!walk_init (&walk, &bytes, self, error))
     return NULL;

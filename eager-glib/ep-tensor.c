@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-device-private.h"
@@ -245,7 +246,7 @@ ep_layout_init (EpLayout      *layout,
         g_autofree char *s = ep_shape_to_string (shape, ndim);
 
         g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                     _("%s: negative dimension %" G_GINT64_FORMAT " in shape %s"),
+                     _("%s: negative dimension %" PRId64 " in shape %s"),
                      op_name, shape[i], s);
         return FALSE;
       }
@@ -378,7 +379,7 @@ ep_tensor_new_from_bytes (GBytes        *data,
       g_autofree char *s = ep_shape_to_string (shape, ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("new_from_bytes: %" G_GSIZE_FORMAT " bytes given, a %s tensor of shape %s needs %" G_GSIZE_FORMAT),
+                   _("new_from_bytes: %zu bytes given, a %s tensor of shape %s needs %zu"),
                    length, ep_dtype_get_name (dtype), s, nbytes);
       return NULL;
     }
@@ -438,7 +439,7 @@ ep_tensor_new_from_data (gconstpointer   data,
       g_autofree char *s = ep_shape_to_string (shape, ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("new_from_data: %" G_GSIZE_FORMAT " bytes given, a %s tensor of shape %s needs %" G_GSIZE_FORMAT),
+                   _("new_from_data: %zu bytes given, a %s tensor of shape %s needs %zu"),
                    nbytes, ep_dtype_get_name (dtype), s, needed);
       return NULL;
     }
@@ -485,7 +486,7 @@ ep_tensor_new_from_doubles (const gdouble  *data,
       g_autofree char *s = ep_shape_to_string (shape, ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("new_from_doubles: %" G_GSIZE_FORMAT " values given, shape %s has %" G_GINT64_FORMAT " elements"),
+                   _("new_from_doubles: %zu values given, shape %s has %" PRId64 " elements"),
                    n_data, s, ep_layout_get_size (&layout));
       return NULL;
     }
@@ -824,7 +825,7 @@ ep_tensor_to_bytes (EpTensor  *self,
   if (data == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("to_bytes: cannot allocate %" G_GSIZE_FORMAT " bytes"), nbytes);
+                   _("to_bytes: cannot allocate %zu bytes"), nbytes);
       return NULL;
     }
   if (!ep_device_read (device, contiguous->storage, contiguous->layout.offset * itemsize,
@@ -877,7 +878,7 @@ ep_tensor_read_data (EpTensor  *self,
       g_autofree char *s = ep_shape_to_string (self->layout.shape, self->layout.ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("read_data: room for %" G_GSIZE_FORMAT " bytes given, a %s tensor of shape %s has %" G_GSIZE_FORMAT),
+                   _("read_data: room for %zu bytes given, a %s tensor of shape %s has %zu"),
                    nbytes, ep_dtype_get_name (self->layout.dtype), s, needed);
       return FALSE;
     }
@@ -909,7 +910,7 @@ read_only_element (EpTensor    *self,
       g_autofree char *s = ep_shape_to_string (self->layout.shape, self->layout.ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("%s: a tensor of shape %s has %" G_GINT64_FORMAT " elements, not 1"),
+                   _("%s: a tensor of shape %s has %" PRId64 " elements, not 1"),
                    op_name, s, size);
       return FALSE;
     }

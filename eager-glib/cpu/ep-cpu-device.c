@@ -29,7 +29,7 @@ cpu_alloc (EpDevice   *device,
   if (posix_memalign (&data, CPU_ALIGNMENT, MAX (storage->nbytes, 1)) != 0)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("cannot allocate %" G_GSIZE_FORMAT " bytes on %s"),
+                   _("cannot allocate %zu bytes on %s"),
                    storage->nbytes, device->name);
       return FALSE;
     }
