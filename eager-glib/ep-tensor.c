@@ -337,6 +337,36 @@ new_from_host (const EpLayout  *layout,
   return g_steal_pointer (&tensor);
 }
 
+/* The layout of raw data in C order: @nbytes must be what @shape and
+ * @dtype take. */
+static gboolean
+raw_layout_init (EpLayout      *layout,
+                 EpDType        dtype,
+                 const gint64  *shape,
+                 guint          ndim,
+                 gsize          nbytes,
+                 const char    *op_name,
+                 GError       **error)
+{
+  gsize needed = 0;
+
+  if (!ep_layout_init (layout, dtype, shape, ndim, op_name, error))
+    return FALSE;
+
+  ep_layout_compute_nbytes (layout, &needed);
+  if (nbytes != needed)
+    {
+      g_autofree char *s = ep_shape_to_string (shape, ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: %zu bytes given, a %s tensor of shape %s needs %zu"),
+                   op_name, nbytes, ep_dtype_get_name (dtype), s, needed);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 /**
  * ep_tensor_new_from_bytes:
  * @data: the elements in C order, little-endian
@@ -361,7 +391,7 @@ ep_tensor_new_from_bytes (GBytes        *data,
                           GError       **error)
 {
   EpLayout layout;
-  gsize nbytes = 0, length;
+  gsize length;
   gconstpointer bytes;
   EpDevice *device;
 
@@ -369,20 +399,9 @@ ep_tensor_new_from_bytes (GBytes        *data,
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!ep_layout_init (&layout, dtype, shape, ndim, "new_from_bytes", error))
-    return NULL;
-
-  ep_layout_compute_nbytes (&layout, &nbytes);
   bytes = g_bytes_get_data (data, &length);
-  if (length != nbytes)
-    {
-      g_autofree char *s = ep_shape_to_string (shape, ndim);
-
-      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("new_from_bytes: %zu bytes given, a %s tensor of shape %s needs %zu"),
-                   length, ep_dtype_get_name (dtype), s, nbytes);
-      return NULL;
-    }
+  if (!raw_layout_init (&layout, dtype, shape, ndim, length, "new_from_bytes", error))
+    return NULL;
 
   device = creation_device ();
   if (device->host_visible && length > 0
@@ -423,26 +442,15 @@ ep_tensor_new_from_data (gconstpointer   data,
                          guint           ndim,
                          GError        **error)
 {
+  const char *op_name = "new_from_data";
   EpLayout layout;
-  gsize needed = 0;
 
   g_return_val_if_fail (data != NULL || nbytes == 0, NULL);
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!ep_layout_init (&layout, dtype, shape, ndim, "new_from_data", error))
+  if (!raw_layout_init (&layout, dtype, shape, ndim, nbytes, op_name, error))
     return NULL;
-
-  ep_layout_compute_nbytes (&layout, &needed);
-  if (nbytes != needed)
-    {
-      g_autofree char *s = ep_shape_to_string (shape, ndim);
-
-      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("new_from_data: %zu bytes given, a %s tensor of shape %s needs %zu"),
-                   nbytes, ep_dtype_get_name (dtype), s, needed);
-      return NULL;
-    }
 
   return new_from_host (&layout, data, error);
 }
