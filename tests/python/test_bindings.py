@@ -388,3 +388,14 @@ def test_release_from_python():
     assert y.sum().item() == 256 * 1024      # the view keeps the data
     del x, y
     gc.collect()
+
+
+@pytest.mark.skipif(not hasattr(Ep.Tensor, "logical_and"), reason="needs the logic ops")
+def test_logic_operators_follow_the_c_api(rng):
+    """&, |, ~ come with logical_and, logical_or, logical_not."""
+    a = random_array(rng, (3, 4), "float64")
+    x = Ep.astensor(a)
+    assert_matches((x > 0) & (x < 1), (a > 0) & (a < 1))
+    assert_matches((x > 1) | (x < -1), (a > 1) | (a < -1))
+    assert_matches(~(x > 0), ~(a > 0))
+    assert_ep_error(Ep.Error.DTYPE, lambda: x & x)
