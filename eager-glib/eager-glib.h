@@ -14,5 +14,6 @@
 #include "ep-device.h"
 #include "ep-tensor.h"
 #include "ep-creation.h"
+#include "ep-join.h"
 
 #undef EP_INSIDE

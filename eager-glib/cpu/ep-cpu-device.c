@@ -112,6 +112,10 @@ ep_cpu_device_new (void)
   ep_cpu_register_elementwise (cpu_backend.kernels);
   ep_cpu_register_reduce (cpu_backend.kernels);
   ep_cpu_register_linalg (cpu_backend.kernels);
+  /* shape branch */
+  ep_cpu_register_join (cpu_backend.kernels);
+  ep_cpu_register_index (cpu_backend.kernels);
+  ep_cpu_register_lapack (cpu_backend.kernels);
 
   return ep_device_new (&cpu_backend, "cpu:0", description, memory, TRUE, NULL);
 }
