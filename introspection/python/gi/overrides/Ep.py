@@ -661,7 +661,7 @@ Tensor.slogdet = _slogdet
 
 def concatenate(tensors, axis=0):
     """NumPy's concatenate; axis=None joins the flattened tensors."""
-    tensors = [_operand(t) for t in tensors]
+    tensors = [astensor(t) for t in tensors]
     if axis is None:
         tensors = [Ep.Tensor.flatten(t, 0, -1) for t in tensors]
         axis = 0
@@ -669,7 +669,7 @@ def concatenate(tensors, axis=0):
 
 
 def stack(tensors, axis=0):
-    return Ep.stack([_operand(t) for t in tensors], axis)
+    return Ep.stack([astensor(t) for t in tensors], axis)
 
 
 _MESH_INDEXING = {"xy": Ep.MeshIndexing.XY, "ij": Ep.MeshIndexing.IJ}
@@ -681,7 +681,7 @@ def meshgrid(*tensors, indexing="xy"):
         indexing = _MESH_INDEXING[indexing]
     except KeyError:
         raise ValueError(f"indexing must be 'xy' or 'ij', not {indexing!r}") from None
-    return Ep.meshgrid([_operand(t) for t in tensors], indexing)
+    return Ep.meshgrid([astensor(t) for t in tensors], indexing)
 
 
 def dot(a, b):
