@@ -142,11 +142,15 @@ const EpOpDef ep_op_slogdet = {
 
 /* solve: a (..., n, n); b (..., n) vectors or (..., n, k) matrices */
 
+/* NumPy 2's rule: b is a vector only when it is 1-D; a batch of vectors
+ * is a batch of (n, 1) matrices. (NumPy 1 also took b.ndim == a.ndim - 1
+ * for a batch of vectors, which made (n, n) @ x = (n, k) ambiguous for
+ * batches.) */
 gboolean
 ep_solve_is_vector (const EpLayout *a,
                     const EpLayout *b)
 {
-  return b->ndim == 1 || b->ndim + 1 == a->ndim;
+  return b->ndim == 1;
 }
 
 static gboolean
@@ -232,10 +236,23 @@ solve_gradient (const EpOpCall  *call,
   EpTensor *a = call->inputs[0], *b = call->inputs[1], *x = call->outputs[0];
   gboolean vector = ep_solve_is_vector (&a->layout, &b->layout);
   g_autoptr(EpTensor) at = ep_grad_swap_last (a, error);
-  g_autoptr(EpTensor) gb = at != NULL ? ep_tensor_solve (at, output_grads[0], error) : NULL;
+  g_autoptr(EpTensor) gb = NULL;
   g_autoptr(EpTensor) product = NULL;
   g_autoptr(EpTensor) ga = NULL;
 
+  if (at == NULL)
+    return FALSE;
+  if (vector)
+    {
+      /* x has the batch shape: solve it as (..., n, 1) matrices */
+      g_autoptr(EpTensor) column = ep_tensor_expand_dims (output_grads[0], -1, error);
+      g_autoptr(EpTensor) solved = column != NULL ? ep_tensor_solve (at, column, error) : NULL;
+      gint last = -1;
+
+      gb = solved != NULL ? ep_tensor_squeeze (solved, &last, 1, error) : NULL;
+    }
+  else
+    gb = ep_tensor_solve (at, output_grads[0], error);
   if (gb == NULL)
     return FALSE;
 
@@ -338,14 +355,14 @@ ep_tensor_slogdet (EpTensor   *self,
  * ep_tensor_solve:
  * @self: the coefficients: a square matrix or a batch of them, shape
  *   `(..., n, n)`
- * @b: the right-hand side: a vector `(n,)`, a batch of vectors
- *   `(..., n)` with one dimension less than @self, or a batch of
- *   matrices `(..., n, k)`
+ * @b: the right-hand side: a vector `(n,)` or a (batch of) matrices
+ *   `(..., n, k)`
  * @error: return location for an error
  *
  * Solves `self @ x = b` for `x` (LAPACK `getrf` and `getrs`), as NumPy's
- * `linalg.solve`; the batch dimensions broadcast. Integer and bool inputs
- * compute in float64.
+ * `linalg.solve` (NumPy 2's rule: @b is a vector only when it is 1-D;
+ * solve a batch of vectors as `(..., n, 1)` matrices). The batch
+ * dimensions broadcast. Integer and bool inputs compute in float64.
  *
  * Returns: (transfer full): `x`, shaped like @b after broadcasting, or
  *   %NULL with %EP_ERROR_SHAPE set if the shapes do not fit, or

@@ -471,9 +471,15 @@ def _advanced_index(self, items):
             stops.append(stop)
             steps.append(step)
     view = Ep.Tensor.slice(self, starts, stops, steps) if starts else self
+    arrays_count = sum(isinstance(k, (Ep.Tensor, int)) for k in items)
     entries = []
     for k in items:
-        if k is None:
+        if _is_bool_tensor(k) and k.get_ndim() == 0 and arrays_count > 1:
+            # with other index arrays, True is a new axis indexed by
+            # [0], False one indexed by []
+            view = Ep.Tensor.expand_dims(view, len(entries))
+            entries.append(astensor(numpy.zeros(int(k.item()), numpy.int64)))
+        elif k is None:
             view = Ep.Tensor.expand_dims(view, len(entries))
             entries.append(slice(None))
         elif isinstance(k, slice):
@@ -501,8 +507,6 @@ def _advanced_index(self, items):
     axes, arrays = [], []
     for axis, k in advanced:
         if _is_bool_tensor(k):
-            if k.get_ndim() == 0:
-                raise IndexError("a 0-d boolean index cannot be combined with other index arrays")
             for d, positions in enumerate(numpy.nonzero(k.numpy())):
                 axes.append(axis + d)
                 arrays.append(astensor(positions.astype(numpy.int64)))
