@@ -82,6 +82,19 @@ lapack_error (const char  *op,
   return FALSE;
 }
 
+/* A rows × cols work matrix; NULL if it cannot be had. A broadcast
+ * view can describe matrices far larger than memory. */
+static gpointer
+try_matrix (gint64 rows,
+            gint64 cols,
+            gsize  itemsize)
+{
+  if (rows > 0 && cols > 0 && (guint64) rows > G_MAXSIZE / itemsize / (guint64) cols)
+    return NULL;
+
+  return g_try_malloc (MAX ((gsize) rows * (gsize) cols * itemsize, 1));
+}
+
 static gint64
 batch_count (const EpLayout *layout,
              guint           core)
@@ -152,7 +165,7 @@ cpu_slogdet (EpOpCall  *call,
   guint8 *signs = call->outputs[0]->storage->data;
   guint8 *logs = call->outputs[1]->storage->data;
   g_autofree lapack_int *pivots = g_try_new (lapack_int, MAX (n, 1));
-  g_autofree guint8 *work = g_try_malloc (MAX ((gsize) n * n * itemsize, 1));
+  g_autofree guint8 *work = try_matrix (n, n, itemsize);
 
   if (pivots == NULL || work == NULL)
     return lapack_error ("slogdet", LAPACK_WORK_MEMORY_ERROR, 0, 0, error);
@@ -229,8 +242,8 @@ cpu_solve (EpOpCall  *call,
   gint64 b_row_stride = bl->strides[bl->ndim - core];
   gint64 b_col_stride = vector ? 0 : bl->strides[bl->ndim - 1];
   g_autofree lapack_int *pivots = g_try_new (lapack_int, MAX (n, 1));
-  g_autofree guint8 *factors = g_try_malloc (MAX ((gsize) n * n * itemsize, 1));
-  g_autofree guint8 *rhs = g_try_malloc (MAX ((gsize) n * k * itemsize, 1));
+  g_autofree guint8 *factors = try_matrix (n, n, itemsize);
+  g_autofree guint8 *rhs = try_matrix (n, k, itemsize);
 
   if (pivots == NULL || factors == NULL || rhs == NULL)
     return lapack_error ("solve", LAPACK_WORK_MEMORY_ERROR, 0, 0, error);
