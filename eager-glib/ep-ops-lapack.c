@@ -311,8 +311,6 @@ ep_tensor_inv (EpTensor  *self,
 /**
  * ep_tensor_slogdet:
  * @self: a square matrix or a batch of them, shape `(..., n, n)`
- * @sign: (out) (transfer full) (optional): return location for the sign
- *   of each determinant: 1, -1, or 0 for a singular matrix
  * @logabsdet: (out) (transfer full) (optional): return location for the
  *   natural logarithm of the absolute value of each determinant, -inf
  *   for a singular matrix
@@ -321,34 +319,31 @@ ep_tensor_inv (EpTensor  *self,
  * Sign and logarithm of the determinant, as NumPy's `slogdet`: the
  * determinant is `sign * exp (logabsdet)`, without overflow for large
  * matrices. Both have the batch shape `self.shape[:-2]`. Integer and
- * bool matrices compute in float64.
+ * bool matrices compute in float64. From Python and JavaScript the
+ * result is the pair `(sign, logabsdet)`, in NumPy's order.
  *
- * Returns: (skip): %TRUE on success, %FALSE with %EP_ERROR_SHAPE set if
- *   the matrices are not square
+ * Returns: (transfer full): the sign of each determinant: 1, -1, or 0
+ *   for a singular matrix; or %NULL with %EP_ERROR_SHAPE set if the
+ *   matrices are not square
  */
-gboolean
+EpTensor *
 ep_tensor_slogdet (EpTensor   *self,
-                   EpTensor  **sign,
                    EpTensor  **logabsdet,
                    GError    **error)
 {
   EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
 
-  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
   if (!ep_dispatch (&ep_op_slogdet, &self, 1, NULL, outputs, error))
-    return FALSE;
+    return NULL;
 
-  if (sign != NULL)
-    *sign = outputs[0];
-  else
-    g_object_unref (outputs[0]);
   if (logabsdet != NULL)
     *logabsdet = outputs[1];
   else
     g_object_unref (outputs[1]);
 
-  return TRUE;
+  return outputs[0];
 }
 
 /**

@@ -372,8 +372,7 @@ EP_EXPORT
 EpTensor      *ep_tensor_inv                (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
-gboolean       ep_tensor_slogdet            (EpTensor       *self,
-                                             EpTensor      **sign,
+EpTensor      *ep_tensor_slogdet            (EpTensor       *self,
                                              EpTensor      **logabsdet,
                                              GError        **error);
 EP_EXPORT

@@ -510,10 +510,9 @@ static EpTensor *
 f_logabsdet (EpTensor **in, gconstpointer data, GError **error)
 {
   EpTensor *logabsdet = NULL;
+  g_autoptr(EpTensor) sign = ep_tensor_slogdet (in[0], &logabsdet, error);
 
-  if (!ep_tensor_slogdet (in[0], NULL, &logabsdet, error))
-    return NULL;
-  return logabsdet;
+  return sign != NULL ? logabsdet : NULL;
 }
 
 static EpTensor *

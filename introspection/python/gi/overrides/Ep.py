@@ -640,10 +640,6 @@ def _mask(self, mask):
     return Ep.Tensor.mask(self, _index_array(mask))
 
 
-def _slogdet(self):
-    return tuple(Ep.Tensor.slogdet(self))
-
-
 Tensor.__getitem__ = _getitem
 Tensor.flatten = _flatten
 Tensor.broadcast_to = _broadcast_to
@@ -660,7 +656,6 @@ Tensor.scatter_add = _scatter(Ep.Tensor.scatter_add)
 Tensor.dot = _binary(Ep.Tensor.dot)
 Tensor.outer = _binary(Ep.Tensor.outer)
 Tensor.solve = _binary(Ep.Tensor.solve)
-Tensor.slogdet = _slogdet
 
 
 def concatenate(tensors, axis=0):
