@@ -716,7 +716,7 @@ ep_tensor_tile (EpTensor      *self,
   g_return_val_if_fail (reps != NULL || n_reps == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  attrs.n_ints = MIN (n_reps, EP_MAX_DIMS + 1);
+  attrs.n_ints = n_reps;   /* the rule refuses more than EP_MAX_DIMS first */
   if (n_reps > 0)
     memcpy (attrs.ints, reps, MIN (n_reps, EP_MAX_DIMS) * sizeof (gint64));
 

@@ -409,7 +409,7 @@ ep_tensor_broadcast_to (EpTensor      *self,
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  attrs.n_ints = MIN (ndim, EP_MAX_DIMS + 1);
+  attrs.n_ints = ndim;   /* the rule refuses more than EP_MAX_DIMS first */
   if (ndim > 0)
     memcpy (attrs.ints, shape, MIN (ndim, EP_MAX_DIMS) * sizeof (gint64));
 
