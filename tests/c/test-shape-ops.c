@@ -1,4 +1,4 @@
-/* test-shape.c: the shape, indexing and LAPACK ops from C: values,
+/* test-shape-ops.c: the shape, indexing and LAPACK ops from C: values,
  * views, and every error path with its code
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
