@@ -55,36 +55,6 @@ ep_grad_int64 (EpTensor      *like,
   return tensor;
 }
 
-/* The gradient of a broadcast: sums @grad over the axes along which
- * @shape was broadcast to @grad's shape. */
-EpTensor *
-ep_grad_sum_to_shape (EpTensor      *grad,
-                      const gint64  *shape,
-                      guint          ndim,
-                      GError       **error)
-{
-  const EpLayout *g = &grad->layout;
-  guint lead = g->ndim - ndim;
-  gint axes[EP_MAX_DIMS];
-  guint n_axes = 0;
-  g_autoptr(EpTensor) summed = NULL;
-
-  g_return_val_if_fail (g->ndim >= ndim, NULL);
-
-  for (guint d = 0; d < g->ndim; d++)
-    if (d < lead || (shape[d - lead] == 1 && g->shape[d] != 1))
-      axes[n_axes++] = d;
-
-  if (n_axes == 0)
-    return g_object_ref (grad);
-
-  summed = ep_tensor_sum (grad, axes, n_axes, FALSE, error);
-  if (summed == NULL)
-    return NULL;
-
-  return ep_tensor_reshape (summed, shape, ndim, error);
-}
-
 /* Swaps the last two axes (a batch of matrices transposed). */
 EpTensor *
 ep_grad_swap_last (EpTensor  *t,

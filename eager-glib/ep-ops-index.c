@@ -16,6 +16,7 @@
 #include "ep-creation.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-math-private.h"
 #include "ep-shape-private.h"
 
 static gboolean
@@ -450,7 +451,6 @@ scatter_add_gradient (const EpOpCall  *call,
                       EpTensor       **input_grads,
                       GError         **error)
 {
-  const EpLayout *values = &call->inputs[2]->layout;
   g_autoptr(EpTensor) taken = ep_tensor_take (output_grads[0], call->inputs[1],
                                               call->attrs.axes[0], error);
 
@@ -459,7 +459,7 @@ scatter_add_gradient (const EpOpCall  *call,
 
   input_grads[0] = g_object_ref (output_grads[0]);
   input_grads[1] = NULL;
-  input_grads[2] = ep_grad_sum_to_shape (taken, values->shape, values->ndim, error);
+  input_grads[2] = ep_grad_sum_to_shape (taken, call->inputs[2], error);
   return input_grads[2] != NULL;
 }
 
@@ -474,7 +474,6 @@ index_update_gradient (const EpOpCall  *call,
   const EpLayout *x = &call->inputs[0]->layout;
   EpTensor *indices = call->inputs[1];
   const EpLayout *idx = &indices->layout;
-  const EpLayout *values = &call->inputs[2]->layout;
   EpTensor *grad = output_grads[0];
   gint axis = call->attrs.axes[0];
   gint64 extent = x->shape[axis];
@@ -518,7 +517,7 @@ index_update_gradient (const EpOpCall  *call,
   if (chosen == NULL)
     return FALSE;
 
-  input_grads[2] = ep_grad_sum_to_shape (chosen, values->shape, values->ndim, error);
+  input_grads[2] = ep_grad_sum_to_shape (chosen, call->inputs[2], error);
   return input_grads[2] != NULL;
 }
 

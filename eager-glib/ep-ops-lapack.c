@@ -11,6 +11,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-math-private.h"
 #include "ep-shape-private.h"
 
 /* LAPACK counts in 32-bit integers */
@@ -273,10 +274,10 @@ solve_gradient (const EpOpCall  *call,
   if (ga == NULL)
     return FALSE;
 
-  input_grads[0] = ep_grad_sum_to_shape (ga, a->layout.shape, a->layout.ndim, error);
+  input_grads[0] = ep_grad_sum_to_shape (ga, a, error);
   if (input_grads[0] == NULL)
     return FALSE;
-  input_grads[1] = ep_grad_sum_to_shape (gb, b->layout.shape, b->layout.ndim, error);
+  input_grads[1] = ep_grad_sum_to_shape (gb, b, error);
   return input_grads[1] != NULL;
 }
 

@@ -10,6 +10,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-math-private.h"
 #include "ep-shape-private.h"
 
 /* broadcast_to */
@@ -84,9 +85,7 @@ broadcast_to_gradient (const EpOpCall  *call,
                        EpTensor       **input_grads,
                        GError         **error)
 {
-  const EpLayout *in = &call->inputs[0]->layout;
-
-  input_grads[0] = ep_grad_sum_to_shape (output_grads[0], in->shape, in->ndim, error);
+  input_grads[0] = ep_grad_sum_to_shape (output_grads[0], call->inputs[0], error);
   return input_grads[0] != NULL;
 }
 

@@ -19,10 +19,6 @@ EpTensor *ep_grad_int64        (EpTensor       *like,
                                 const gint64   *shape,
                                 guint           ndim,
                                 GError        **error);
-EpTensor *ep_grad_sum_to_shape (EpTensor       *grad,
-                                const gint64   *shape,
-                                guint           ndim,
-                                GError        **error);
 EpTensor *ep_grad_swap_last    (EpTensor       *t,
                                 GError        **error);
 gint64    ep_pad_source_index  (gint64          o,

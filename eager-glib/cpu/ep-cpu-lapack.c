@@ -164,8 +164,9 @@ cpu_slogdet (EpOpCall  *call,
   gsize itemsize = ep_dtype_get_itemsize (al->dtype);
   guint8 *signs = call->outputs[0]->storage->data;
   guint8 *logs = call->outputs[1]->storage->data;
-  g_autofree lapack_int *pivots = g_try_new (lapack_int, MAX (n, 1));
+  /* the matrix first: for a huge broadcast view it is what cannot be had */
   g_autofree guint8 *work = try_matrix (n, n, itemsize);
+  g_autofree lapack_int *pivots = work != NULL ? g_try_new (lapack_int, MAX (n, 1)) : NULL;
 
   if (pivots == NULL || work == NULL)
     return lapack_error ("slogdet", LAPACK_WORK_MEMORY_ERROR, 0, 0, error);
@@ -241,9 +242,9 @@ cpu_solve (EpOpCall  *call,
   gsize itemsize = ep_dtype_get_itemsize (al->dtype);
   gint64 b_row_stride = bl->strides[bl->ndim - core];
   gint64 b_col_stride = vector ? 0 : bl->strides[bl->ndim - 1];
-  g_autofree lapack_int *pivots = g_try_new (lapack_int, MAX (n, 1));
   g_autofree guint8 *factors = try_matrix (n, n, itemsize);
-  g_autofree guint8 *rhs = try_matrix (n, k, itemsize);
+  g_autofree guint8 *rhs = factors != NULL ? try_matrix (n, k, itemsize) : NULL;
+  g_autofree lapack_int *pivots = rhs != NULL ? g_try_new (lapack_int, MAX (n, 1)) : NULL;
 
   if (pivots == NULL || factors == NULL || rhs == NULL)
     return lapack_error ("solve", LAPACK_WORK_MEMORY_ERROR, 0, 0, error);
