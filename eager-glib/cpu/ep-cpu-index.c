@@ -223,6 +223,37 @@ copy_block (guint8        *dst,
     }
 }
 
+/* The common case, a mask over every axis: one element per true flag,
+ * walked like an odometer over the mask's axes. */
+#define MASK_ELEMENTS(name, T)                                              \
+static void                                                                 \
+name (T *dst, const guint8 *src, const guint8 *flags, const gint64 *shape,  \
+      const gint64 *strides, guint ndim, gint64 size)                       \
+{                                                                           \
+  gint64 index[EP_MAX_DIMS] = { 0 };                                        \
+  gint64 inner = ndim > 0 ? shape[ndim - 1] : 1;                            \
+  gint64 stride = ndim > 0 ? strides[ndim - 1] : 0;                         \
+  for (gint64 k = 0; k < size; k += inner)                                  \
+    {                                                                       \
+      const guint8 *row = src;                                              \
+      for (guint d = 0; d + 1 < ndim; d++)                                  \
+        row += index[d] * strides[d];                                       \
+      for (gint64 i = 0; i < inner; i++)                                    \
+        if (flags[k + i])                                                   \
+          *dst++ = *(const T *) (row + i * stride);                         \
+      for (guint d = ndim > 0 ? ndim - 1 : 0; d-- > 0;)                     \
+        {                                                                   \
+          if (++index[d] < shape[d])                                        \
+            break;                                                          \
+          index[d] = 0;                                                     \
+        }                                                                   \
+    }                                                                       \
+}
+
+MASK_ELEMENTS (mask_1, guint8)
+MASK_ELEMENTS (mask_4, guint32)
+MASK_ELEMENTS (mask_8, guint64)
+
 static gboolean
 cpu_mask (EpOpCall  *call,
           GError   **error)
@@ -244,6 +275,19 @@ cpu_mask (EpOpCall  *call,
 
   for (guint d = 0; d < x->layout.ndim; d++)
     strides[d] = x->layout.strides[d] * (gint64) itemsize;
+
+  if (rest_ndim == 0)
+    {
+      const gint64 *shape = x->layout.shape;
+
+      switch (itemsize)
+        {
+        case 1: mask_1 ((guint8 *) dst, src, flags, shape, strides, mask_ndim, size); break;
+        case 4: mask_4 ((guint32 *) dst, src, flags, shape, strides, mask_ndim, size); break;
+        default: mask_8 ((guint64 *) dst, src, flags, shape, strides, mask_ndim, size); break;
+        }
+      return TRUE;
+    }
 
   for (gint64 k = 0; k < size; k++)
     {
