@@ -340,6 +340,8 @@ def test_every_binary_method_takes_python_numbers():
     for name, info in gi_methods():
         args = [a for a in info.get_arguments() if a.get_name() != "error"]
         returns = info.get_return_type()
+        if not hasattr(getattr(Ep.Tensor, name), "__wrapped_gi__"):
+            continue    # written by hand with its own rules, such as mask()
         if len(args) == 1 and args[0].get_type().get_tag_as_string() == "interface" \
                 and args[0].get_type().get_interface().get_name() == "Tensor" \
                 and returns.get_tag_as_string() == "interface" and returns.get_interface().get_name() == "Tensor":
