@@ -126,8 +126,9 @@ def gi_signature(callable_element, kind):
     return f"({', '.join(rendered)}) -> {result}"
 
 
-def python_signature(function, is_method):
-    """A stub signature from an override's Python function."""
+def python_signature(function, is_method, gi_return=None):
+    """A stub signature from an override's Python function; without a
+    return annotation, the C method's return type (gi_return) if known."""
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
@@ -153,13 +154,25 @@ def python_signature(function, is_method):
             text += " = ..."
         parts.append(text)
     ret = signature.return_annotation
-    ret = "Any" if ret is inspect.Signature.empty else clean(ret)
+    ret = (gi_return or "Any") if ret is inspect.Signature.empty else clean(ret)
     return f"({', '.join(parts)}) -> {ret}"
 
 
 def clean(annotation):
     text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
     return text.replace("Ep.", "")
+
+
+def gi_return_type(callable_element):
+    """The return annotation of a C function whose result PyGObject
+    returns as it is (no out arguments), else None."""
+    parameters = callable_element.find("core:parameters", NS)
+    if parameters is not None and any(p.get("direction", "in") != "in"
+                                      for p in parameters.findall("core:parameter", NS)):
+        return None
+    returns = callable_element.find("core:return-value", NS)
+    hint = type_of(returns, "out")
+    return f"Optional[{hint}]" if hint != "None" and nullable(returns) else hint
 
 
 def python_doc(value):
@@ -228,7 +241,8 @@ def main():
                 gi_names.add(method_name)
                 value = getattr(cls, method_name, None)
                 if value is not None and not is_gi(value) and kind == "method":
-                    emit_function(out, "    ", method_name, python_signature(value, True), None,
+                    emit_function(out, "    ", method_name,
+                                  python_signature(value, True, gi_return_type(method)), None,
                                   python_doc(value) or doc_line(method))
                 else:
                     emit_function(out, "    ", method_name, gi_signature(method, kind), decorator, doc_line(method))
@@ -254,7 +268,7 @@ def main():
         name = function.get("name")
         value = getattr(Ep, name, None)
         if value is not None and not is_gi(value):
-            emit_function(out, "", name, python_signature(value, False), None,
+            emit_function(out, "", name, python_signature(value, False, gi_return_type(function)), None,
                           python_doc(value) or doc_line(function))
         else:
             emit_function(out, "", name, gi_signature(function, "function"), None, doc_line(function))

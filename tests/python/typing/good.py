@@ -23,3 +23,5 @@ try:
     x + Ep.zeros(4)
 except GLib.Error as e:
     print(e.message)
+joined: Ep.Tensor = Ep.concatenate([x, x]).flip().clip(0, 1).take([0, 1])
+rows = [row.sum() for row in Ep.ones((2, 3))]
