@@ -82,6 +82,16 @@ def _cached_literal(kind, value, sign):
     return Ep.Tensor.new_weak_scalar(float(value), kind)
 
 
+@lru_cache(maxsize=512)
+def _float_literal(value, sign):
+    return Ep.Tensor.new_weak_scalar(value, Ep.DType.FLOAT64)
+
+
+@lru_cache(maxsize=512)
+def _int_literal(value):
+    return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.INT64)
+
+
 def _literal(value):
     """A weak scalar for a Python number, as NumPy treats Python scalars.
 
@@ -90,9 +100,9 @@ def _literal(value):
     """
     kind = type(value)
     if kind is float and value == value:
-        return _cached_literal(Ep.DType.FLOAT64, value, _math.copysign(1.0, value))
+        return _float_literal(value, _math.copysign(1.0, value))
     if kind is int:
-        return _cached_literal(Ep.DType.INT64, value, 1.0)
+        return _int_literal(value)
     if isinstance(value, bool):
         return _cached_literal(Ep.DType.BOOL, value, 1.0)
     if isinstance(value, numbers.Integral):
@@ -119,13 +129,14 @@ def _operand(value: ArrayLike) -> Tensor:
 def _axes(axis):
     if axis is None:
         return None
-    if isinstance(axis, numbers.Integral):
+    if type(axis) is int or isinstance(axis, numbers.Integral):
         return [int(axis)]
     return [int(a) for a in axis]
 
 
 def _empty_axes(axis):
-    return axis is not None and not isinstance(axis, numbers.Integral) and len(axis) == 0
+    return (axis is not None and type(axis) is not int
+            and not isinstance(axis, numbers.Integral) and len(axis) == 0)
 
 
 def _reduction(method):
