@@ -14,5 +14,10 @@
 #include "ep-device.h"
 #include "ep-tensor.h"
 #include "ep-creation.h"
+/* automatic differentiation */
+#include "ep-variable.h"
+#include "ep-gradient-tape.h"
+#include "ep-autodiff.h"
+#include "ep-value-and-grad-fn.h"
 
 #undef EP_INSIDE

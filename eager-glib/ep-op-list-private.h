@@ -58,3 +58,8 @@ EP_OP (SQUEEZE, squeeze)
 
 /* linear algebra: ep-ops-linalg.c */
 EP_OP (MATMUL, matmul)
+
+/* automatic differentiation: ep-ops-autodiff.c */
+EP_OP (STOP_GRADIENT, stop_gradient)
+EP_OP (IDENTITY, identity)
+EP_OP (CUSTOM_GRADIENT, custom_gradient)

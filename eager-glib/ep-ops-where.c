@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "ep-dispatch-private.h"
+#include "ep-grad-private.h"
 
 static gboolean
 where_infer (EpOpCall  *call,
@@ -24,9 +25,38 @@ where_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* The gradient goes to the chosen side; the condition has none. */
+static gboolean
+where_gradient (const EpOpCall   *call,
+                EpTensor *const  *output_grads,
+                EpTensor        **input_grads,
+                GError          **error)
+{
+  g_autoptr(EpTensor) zero = ep_grad_literal (0.0);
+
+  for (guint i = 1; i < 3; i++)
+    {
+      g_autoptr(EpTensor) chosen = NULL;
+
+      if (!ep_grad_needed (call, i))
+        continue;
+
+      chosen = i == 1 ? ep_tensor_where (call->inputs[0], output_grads[0], zero, error)
+                      : ep_tensor_where (call->inputs[0], zero, output_grads[0], error);
+      if (chosen == NULL)
+        return FALSE;
+      input_grads[i] = ep_grad_unbroadcast (chosen, &call->inputs[i]->layout, error);
+      if (input_grads[i] == NULL)
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
 const EpOpDef ep_op_where = {
   .id = EP_OP_WHERE, .name = "where", .n_inputs = 3,
   .infer = where_infer,
+  .gradient = where_gradient,
 };
 
 /**

@@ -274,4 +274,10 @@ EpTensor      *ep_tensor_matmul             (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 
+/* Automatic differentiation: ep-ops-autodiff.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_stop_gradient      (EpTensor       *self,
+                                             GError        **error);
+
 G_END_DECLS
