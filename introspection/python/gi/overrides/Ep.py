@@ -324,6 +324,7 @@ __all__ += ["full", "arange", "where"]
 # back out of the call that ran it (C sees a GError meanwhile).
 
 import functools  # noqa: E402
+import threading  # noqa: E402
 
 _UNCONNECTED = {
     "zero": Ep.UnconnectedGradients.ZERO,
@@ -358,19 +359,17 @@ def _is_sequence(value):
     return isinstance(value, (list, tuple))
 
 
+_pending = threading.local()
+
+
 class _UserFunction:
-    """Calls a Python function from C: unpacks the arguments, checks the
-    result, and keeps a Python exception to raise again after C returns
-    (C gets a GError meanwhile, and PyGObject prints nothing)."""
+    """Calls a Python function from C: checks the result, and keeps a
+    Python exception to raise again after C returns (C gets a GError
+    meanwhile, and PyGObject prints nothing)."""
 
     def __init__(self, function, name):
         self.function = function
         self.name = name
-        self.error = None
-
-    def fail(self, error):
-        self.error = error
-        return _ep_error(Ep.Error.INVALID_ARGUMENT, f"{self.name}: {error!r}")
 
     def result_tensor(self, value, what="the function"):
         if isinstance(value, Ep.Variable):
@@ -385,15 +384,25 @@ class _UserFunction:
             return body()
         except GLib.Error:
             raise
-        except BaseException as error:  # noqa: B902 (given back to the caller)
-            raise self.fail(error) from None
+        except BaseException as error:  # noqa: B902 (raised again by _call)
+            message = f"{self.name}: {type(error).__name__}: {error}"
+            _pending.error = (message, error)
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT, message) from None
 
-    def reraise(self, error):
-        """After C failed: the Python exception behind it, if there is one."""
-        kept, self.error = self.error, None
-        if kept is not None:
-            raise kept.with_traceback(kept.__traceback__) from None
-        raise error
+
+def _call(function, *args):
+    """Calls into C; a GError that stands for a Python exception raised in
+    a callback (value_and_grad, custom gradients) becomes that exception
+    again, wherever C reported it (a custom gradient fails in the tape's
+    gradient())."""
+    try:
+        return function(*args)
+    except GLib.Error as error:
+        kept = getattr(_pending, "error", None)
+        _pending.error = None
+        if kept is not None and kept[0] == error.message:
+            raise kept[1].with_traceback(kept[1].__traceback__) from None
+        raise
 
 
 def _argnums(argnums):
@@ -441,10 +450,7 @@ class _Differentiated:
         return self.user.run(body)
 
     def invoke(self, call):
-        try:
-            return call()
-        except GLib.Error as error:
-            self.user.reraise(error)
+        return _call(call)
 
     def finish(self, value, aux, grads, several):
         grads = list(grads)
@@ -512,13 +518,18 @@ def stop_gradient(x):
 
 
 def _gradient_list(grads, n, name):
-    if isinstance(grads, (Ep.Tensor, Ep.Variable)) or grads is None:
+    if not _is_sequence(grads):
         grads = [grads]
     grads = list(grads)
     if len(grads) != n:
         raise _ep_error(Ep.Error.INVALID_ARGUMENT,
                         f"{name}: the backward function returned {len(grads)} gradients "
                         f"for {n} arguments")
+    for g in grads:
+        if g is not None and not isinstance(g, (Ep.Tensor, Ep.Variable)):
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            f"{name}: the backward function returned {type(g).__name__}, "
+                            f"not a tensor")
     return [None if g is None else _as_tensor(g) for g in grads]
 
 
@@ -568,10 +579,7 @@ def custom_gradient(f=None, backward=None):
                 return _gradient_list(grads, len(backward_inputs), "custom_gradient")
             return user.run(body)
 
-        try:
-            return Ep.custom_gradient(forward, None, backward_call, None, inputs)
-        except GLib.Error as error:
-            user.reraise(error)
+        return _call(Ep.custom_gradient, forward, None, backward_call, None, inputs)
 
     return functools.wraps(f)(call)
 
@@ -651,7 +659,7 @@ class GradientTape(Ep.GradientTape):
                      (output_gradients if _is_sequence(output_gradients) else [output_gradients])]
         grads = self._with_unconnected(
             unconnected_gradients,
-            lambda: Ep.GradientTape.gradient(self, targets, source_list, seeds))
+            lambda: _call(Ep.GradientTape.gradient, self, targets, source_list, seeds))
         if single:
             return grads[0]
         return type(sources)(grads)
@@ -659,12 +667,12 @@ class GradientTape(Ep.GradientTape):
     def jacobian(self, target, source, unconnected_gradients=None):
         return self._with_unconnected(
             unconnected_gradients,
-            lambda: Ep.GradientTape.jacobian(self, _as_tensor(target), source))
+            lambda: _call(Ep.GradientTape.jacobian, self, _as_tensor(target), source))
 
     def batch_jacobian(self, target, source, unconnected_gradients=None):
         return self._with_unconnected(
             unconnected_gradients,
-            lambda: Ep.GradientTape.batch_jacobian(self, _as_tensor(target), source))
+            lambda: _call(Ep.GradientTape.batch_jacobian, self, _as_tensor(target), source))
 
 
 GradientTape = override(GradientTape)
