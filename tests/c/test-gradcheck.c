@@ -280,7 +280,7 @@ static const Case cases[] = {
   { "matmul-batch-vector", "matmul", 2, { S3 (2, 3, 4), S1 (4) }, { ANY, ANY }, op_matmul },
   { "contiguous", "contiguous", 1, { S2 (3, 4) }, { ANY }, op_contiguous },
   { "astype", "astype", 1, { S2 (2, 3) }, { POSITIVE }, op_astype, 1e-3, 1e-3 },
-  { "astype-promotion", "astype", 2, { S1 (4), S1 (4) }, { ANY, ANY }, op_mixed_types, 1e-3, 1e-5 },
+  { "astype-promotion", "astype", 2, { S1 (4), S1 (4) }, { ANY, ANY }, op_mixed_types, 1e-3, 1e-3 },
   { "to-device", "to_device", 1, { S2 (2, 3) }, { ANY }, op_to_device },
   { "identity", "identity", 1, { S2 (2, 3) }, { ANY }, op_identity },
   { "custom-gradient", "custom_gradient", 1, { S2 (2, 3) }, { ANY }, op_custom },
