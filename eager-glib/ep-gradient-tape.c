@@ -391,6 +391,8 @@ ep_gradient_tape_new (gboolean persistent)
  * ep_gradient_tape_get_persistent:
  * @self: a tape
  *
+ * Tells whether @self is persistent ([property@GradientTape:persistent]).
+ *
  * Returns: whether @self can be asked for gradients more than once
  */
 gboolean
@@ -404,6 +406,9 @@ ep_gradient_tape_get_persistent (EpGradientTape *self)
 /**
  * ep_gradient_tape_get_watch_accessed_variables:
  * @self: a tape
+ *
+ * Tells whether @self watches the trainable variables read while it is
+ * active ([property@GradientTape:watch-accessed-variables]).
  *
  * Returns: whether trainable variables read while @self is active are
  *   watched without being asked
@@ -419,6 +424,9 @@ ep_gradient_tape_get_watch_accessed_variables (EpGradientTape *self)
 /**
  * ep_gradient_tape_get_unconnected_gradients:
  * @self: a tape
+ *
+ * Tells what @self answers for a source the targets do not depend on
+ * ([property@GradientTape:unconnected-gradients]).
  *
  * Returns: what the gradient of an unconnected source is
  */
@@ -528,6 +536,8 @@ ep_gradient_tape_stop (EpGradientTape  *self,
  * ep_gradient_tape_is_active:
  * @self: a tape
  *
+ * Tells whether @self is on its thread's stack of active tapes.
+ *
  * Returns: whether @self has been started and not stopped
  */
 gboolean
@@ -574,6 +584,8 @@ ep_gradient_tape_resume_recording (EpGradientTape *self)
 /**
  * ep_gradient_tape_is_recording:
  * @self: a tape
+ *
+ * Tells whether operations run now would be recorded by @self.
  *
  * Returns: whether @self records operations now: it is active, not
  *   paused, and (if not persistent) has not answered yet

@@ -146,7 +146,8 @@ ep_copy_to_device_kernel (EpOpCall  *call,
  * Converts the elements to @dtype as NumPy's `astype` does: floats to
  * integers truncate toward zero (NaN and out-of-range values give the
  * smallest integer, as on x86-64), anything to bool tests for non-zero,
- * integers wrap when narrowed.
+ * integers wrap when narrowed. Gradients flow through casts between
+ * floating-point types; integer and bool tensors have none.
  *
  * Returns: (transfer full): the converted tensor (@self itself if it
  *   already has that type)

@@ -286,7 +286,9 @@ ep_tensor_mean (EpTensor    *self,
  * @keepdims: whether to keep the reduced axes with extent 1
  * @error: return location for an error
  *
- * The largest element over @axes; NaN if any is NaN, as in NumPy.
+ * The largest element over @axes; NaN if any is NaN, as in NumPy. The
+ * gradient goes to the elements equal to the maximum, shared equally
+ * between ties.
  *
  * Returns: (transfer full): the maxima, or %NULL with %EP_ERROR_SHAPE set
  *   when reducing over an axis of extent 0, or %EP_ERROR_AXIS
@@ -310,7 +312,9 @@ ep_tensor_max (EpTensor    *self,
  * @keepdims: whether to keep the reduced axes with extent 1
  * @error: return location for an error
  *
- * The smallest element over @axes; NaN if any is NaN, as in NumPy.
+ * The smallest element over @axes; NaN if any is NaN, as in NumPy. The
+ * gradient goes to the elements equal to the minimum, shared equally
+ * between ties.
  *
  * Returns: (transfer full): the minima, or %NULL with %EP_ERROR_SHAPE set
  *   when reducing over an axis of extent 0, or %EP_ERROR_AXIS

@@ -201,7 +201,8 @@ UNARY_OP (NEG, neg, numeric_infer)
  * @self: a tensor
  * @error: return location for an error
  *
- * Absolute value, elementwise.
+ * Absolute value, elementwise. Its gradient is the sign of @self, taken
+ * as 0 at 0.
  *
  * Returns: (transfer full): `|self|`
  */
@@ -281,7 +282,9 @@ UNARY_OP (SIGMOID, sigmoid, float_infer)
  * @self: a tensor
  * @error: return location for an error
  *
- * Rectified linear unit `max(self, 0)`, elementwise; NaN stays NaN.
+ * Rectified linear unit `max(self, 0)`, elementwise; NaN stays NaN. Its
+ * gradient is 1 where @self is positive and 0 elsewhere (at 0 and NaN
+ * too).
  *
  * Returns: (transfer full): the values
  */

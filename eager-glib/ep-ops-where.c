@@ -68,7 +68,8 @@ const EpOpDef ep_op_where = {
  *
  * Chooses elementwise between @x and @y; all three broadcast together and
  * @x and @y promote to a common type. Weak scalars
- * ([ctor@Tensor.new_weak_scalar]) are accepted for @x and @y.
+ * ([ctor@Tensor.new_weak_scalar]) are accepted for @x and @y. The gradient
+ * goes to @x where @self is true and to @y elsewhere.
  *
  * Returns: (transfer full): the chosen values, or %NULL with
  *   %EP_ERROR_SHAPE set if the shapes do not broadcast

@@ -152,6 +152,8 @@ ep_value_and_grad_fn_new_with_aux (EpTensorsFunc   func,
  * ep_value_and_grad_fn_has_aux:
  * @self: a function object
  *
+ * Tells whether @self was made with [ctor@ValueAndGradFn.new_with_aux].
+ *
  * Returns: whether the function returns auxiliary results
  */
 gboolean
@@ -166,6 +168,9 @@ ep_value_and_grad_fn_has_aux (EpValueAndGradFn *self)
  * ep_value_and_grad_fn_get_argnums:
  * @self: a function object
  * @n_argnums: (out): the number of positions
+ *
+ * Gives the positions of the arguments the gradients are taken with
+ * respect to: those given at construction, or `[0]`.
  *
  * Returns: (array length=n_argnums) (transfer none): the positions of the
  *   arguments the gradients are taken with respect to

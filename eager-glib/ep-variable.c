@@ -422,6 +422,8 @@ ep_variable_assign_sub (EpVariable  *self,
  * ep_variable_get_name:
  * @self: a variable
  *
+ * Gives the name given at construction ([property@Variable:name]).
+ *
  * Returns: (nullable): the name, or %NULL
  */
 const char *
@@ -435,6 +437,8 @@ ep_variable_get_name (EpVariable *self)
 /**
  * ep_variable_get_trainable:
  * @self: a variable
+ *
+ * Tells whether @self is trainable ([property@Variable:trainable]).
  *
  * Returns: whether gradient tapes watch @self when it is read
  */
@@ -472,6 +476,8 @@ ep_variable_set_trainable (EpVariable *self,
  * ep_variable_get_dtype:
  * @self: a variable
  *
+ * Gives the element type of the value, fixed by the initial value.
+ *
  * Returns: the element type, which never changes
  */
 EpDType
@@ -486,6 +492,8 @@ ep_variable_get_dtype (EpVariable *self)
  * ep_variable_get_shape:
  * @self: a variable
  * @ndim: (out): the number of dimensions
+ *
+ * Gives the shape of the value, fixed by the initial value.
  *
  * Returns: (array length=ndim) (transfer none): the shape, which never
  *   changes
@@ -504,6 +512,8 @@ ep_variable_get_shape (EpVariable *self,
 /**
  * ep_variable_get_device:
  * @self: a variable
+ *
+ * Gives the device that holds the value, fixed by the initial value.
  *
  * Returns: (transfer none): the device that holds the value
  */
