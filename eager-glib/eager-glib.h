@@ -14,6 +14,8 @@
 #include "ep-device.h"
 #include "ep-tensor.h"
 #include "ep-creation.h"
+/* math branch (issue 3) */
+#include "ep-random.h"
 /* automatic differentiation */
 #include "ep-variable.h"
 #include "ep-gradient-tape.h"

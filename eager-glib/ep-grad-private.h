@@ -5,7 +5,9 @@
  * A gradient rule maps the gradients of an op's outputs to the gradients
  * of its inputs with public ops only, so that an outer tape records the
  * backward pass (higher-order derivatives) and a tracer can stage it.
- * These helpers are built on public ops too.
+ * These helpers are built on public ops too; so are those of
+ * ep-math-private.h (ep_grad_sum_to_shape, ep_grad_keep_reduced,
+ * ep_grad_mask).
  */
 
 #pragma once
@@ -32,9 +34,6 @@ void           ep_grad_context_pop  (EpGradContext  *previous);
 gboolean   ep_grad_needed          (const EpOpCall  *call,
                                     guint            input);
 EpTensor  *ep_grad_literal         (gdouble          value);
-EpTensor  *ep_grad_unbroadcast     (EpTensor        *grad,
-                                    const EpLayout  *like,
-                                    GError         **error);
 EpTensor  *ep_grad_broadcast       (EpTensor        *grad,
                                     const EpLayout  *like,
                                     GError         **error);
@@ -42,9 +41,6 @@ EpTensor  *ep_grad_zeros           (const gint64    *shape,
                                     guint            ndim,
                                     EpDType          dtype,
                                     EpDevice        *device,
-                                    GError         **error);
-EpTensor  *ep_grad_keepdims        (EpTensor        *grad,
-                                    const EpOpCall  *call,
                                     GError         **error);
 
 G_END_DECLS

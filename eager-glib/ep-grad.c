@@ -52,47 +52,6 @@ ep_grad_literal (gdouble value)
   return ep_tensor_new_weak_scalar (value, EP_DTYPE_FLOAT64);
 }
 
-/* Sums @grad (shaped like the broadcast output) back to the shape of an
- * input that was broadcast, and converts it to the input's type. */
-EpTensor *
-ep_grad_unbroadcast (EpTensor        *grad,
-                     const EpLayout  *like,
-                     GError         **error)
-{
-  const EpLayout *g = &grad->layout;
-  guint lead = g->ndim - like->ndim;
-  gint axes[EP_MAX_DIMS];
-  guint n_axes = 0;
-  g_autoptr(EpTensor) summed = NULL;
-  g_autoptr(EpTensor) shaped = NULL;
-
-  g_return_val_if_fail (g->ndim >= like->ndim, NULL);
-
-  for (guint d = 0; d < g->ndim; d++)
-    if (d < lead || (like->shape[d - lead] == 1 && g->shape[d] != 1))
-      axes[n_axes++] = d;
-
-  if (n_axes > 0)
-    {
-      summed = ep_tensor_sum (grad, axes, n_axes, TRUE, error);
-      if (summed == NULL)
-        return NULL;
-    }
-  else
-    summed = g_object_ref (grad);
-
-  if (summed->layout.ndim != like->ndim)
-    {
-      shaped = ep_tensor_reshape (summed, like->shape, like->ndim, error);
-      if (shaped == NULL)
-        return NULL;
-    }
-  else
-    shaped = g_steal_pointer (&summed);
-
-  return ep_tensor_astype (shaped, like->dtype, error);
-}
-
 /* Zeros on @device (not the current device scope: a gradient lives where
  * its tensor does). */
 EpTensor *
@@ -133,24 +92,4 @@ ep_grad_broadcast (EpTensor        *grad,
     return NULL;
 
   return ep_tensor_add (zeros, grad, error);
-}
-
-/* The gradient of a reduction's output, reshaped so that it broadcasts
- * against the input: the reduced axes come back with extent 1. */
-EpTensor *
-ep_grad_keepdims (EpTensor        *grad,
-                  const EpOpCall  *call,
-                  GError         **error)
-{
-  const EpLayout *in = &call->inputs[0]->layout;
-  gint64 shape[EP_MAX_DIMS];
-
-  if (call->attrs.keepdims)
-    return g_object_ref (grad);
-
-  memcpy (shape, in->shape, in->ndim * sizeof (gint64));
-  for (guint a = 0; a < call->attrs.n_axes; a++)
-    shape[call->attrs.axes[a]] = 1;
-
-  return ep_tensor_reshape (grad, shape, in->ndim, error);
 }

@@ -11,6 +11,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
+#include "ep-math-private.h"
 
 /* NumPy: bool + bool is "or", bool * bool is "and", bool - bool and
  * bool ** bool are refused; true division of integers gives float64. */
@@ -70,7 +71,7 @@ set_input_grad (const EpOpCall  *call,
 {
   if (grad == NULL)
     return FALSE;
-  input_grads[i] = ep_grad_unbroadcast (grad, &call->inputs[i]->layout, error);
+  input_grads[i] = ep_grad_sum_to_shape (grad, call->inputs[i], error);
   g_object_unref (grad);
 
   return input_grads[i] != NULL;
@@ -233,11 +234,11 @@ scalar_literal (gdouble value)
   return ep_tensor_new_weak_scalar (value, integral ? EP_DTYPE_INT64 : EP_DTYPE_FLOAT64);
 }
 
-static EpTensor *
-binary_scalar (const EpOpDef  *op,
-               EpTensor       *self,
-               gdouble         value,
-               GError        **error)
+EpTensor *
+ep_dispatch_binary_scalar (const EpOpDef  *op,
+                           EpTensor       *self,
+                           gdouble         value,
+                           GError        **error)
 {
   g_autoptr(EpTensor) literal = scalar_literal (value);
 
@@ -402,7 +403,7 @@ ep_tensor_##op_name##_scalar (EpTensor  *self,                              \
                               GError   **error)                             \
 {                                                                           \
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
-  return binary_scalar (&ep_op_##op_name, self, other, error);              \
+  return ep_dispatch_binary_scalar (&ep_op_##op_name, self, other, error);              \
 }
 
 /**

@@ -10,6 +10,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
+#include "ep-math-private.h"
 #include "ep-linalg-private.h"
 
 /* A 1-D operand is a row (left) or a column (right) vector, as in NumPy;
@@ -197,9 +198,8 @@ matmul_operand_grad (const EpOpCall  *call,
 {
   EpTensor *a = call->inputs[0], *b = call->inputs[1];
   gboolean a_vector = a->layout.ndim == 1, b_vector = b->layout.ndim == 1;
-  g_autoptr(EpTensor) other = NULL, g_row = NULL, g2 = NULL, t = NULL;
+  g_autoptr(EpTensor) a2 = NULL, b2 = NULL, g_row = NULL, g2 = NULL, t = NULL;
   g_autoptr(EpTensor) product = NULL, summed = NULL;
-  EpLayout matrix;
 
   /* the output lost the row dimension of a vector a (axis -2, or 0 when
    * the output is a scalar) and the column dimension of a vector b */
@@ -208,22 +208,17 @@ matmul_operand_grad (const EpOpCall  *call,
   if (g2 == NULL)
     return NULL;
 
-  if (i == 0)
-    {
-      other = expand_if (b, b_vector, -1, error);
-      t = other ? matrix_transpose (other, error) : NULL;
-      product = t ? ep_tensor_matmul (g2, t, error) : NULL;
-      ep_matmul_operand_as_matrix (&a->layout, TRUE, &matrix);
-    }
-  else
-    {
-      other = expand_if (a, a_vector, 0, error);
-      t = other ? matrix_transpose (other, error) : NULL;
-      product = t ? ep_tensor_matmul (t, g2, error) : NULL;
-      ep_matmul_operand_as_matrix (&b->layout, FALSE, &matrix);
-    }
+  /* the operands as (batches of) matrices */
+  a2 = expand_if (a, a_vector, 0, error);
+  b2 = expand_if (b, b_vector, -1, error);
+  if (a2 == NULL || b2 == NULL)
+    return NULL;
 
-  summed = product ? ep_grad_unbroadcast (product, &matrix, error) : NULL;
+  t = matrix_transpose (i == 0 ? b2 : a2, error);
+  if (t != NULL)
+    product = i == 0 ? ep_tensor_matmul (g2, t, error) : ep_tensor_matmul (t, g2, error);
+
+  summed = product ? ep_grad_sum_to_shape (product, i == 0 ? a2 : b2, error) : NULL;
   if (summed == NULL || call->inputs[i]->layout.ndim != 1)
     return g_steal_pointer (&summed);
 

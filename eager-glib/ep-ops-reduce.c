@@ -10,6 +10,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
+#include "ep-math-private.h"
 
 /* The output shape: the input's with the reduced axes dropped, or kept
  * as 1 with keepdims. Axes are canonical by now. */
@@ -119,7 +120,7 @@ sum_gradient (const EpOpCall   *call,
   if (!ep_grad_needed (call, 0))
     return TRUE;
 
-  g = ep_grad_keepdims (output_grads[0], call, error);
+  g = ep_grad_keep_reduced (call, output_grads[0], error);
   if (g == NULL)
     return FALSE;
 
@@ -144,7 +145,7 @@ mean_gradient (const EpOpCall   *call,
   for (guint a = 0; a < call->attrs.n_axes; a++)
     count *= (gdouble) in->shape[call->attrs.axes[a]];
 
-  g = ep_grad_keepdims (output_grads[0], call, error);
+  g = ep_grad_keep_reduced (call, output_grads[0], error);
   scaled = g ? ep_tensor_div_scalar (g, count, error) : NULL;
   if (scaled == NULL)
     return FALSE;
@@ -171,8 +172,8 @@ extremum_gradient (const EpOpCall   *call,
   if (!ep_grad_needed (call, 0))
     return TRUE;
 
-  if ((g = ep_grad_keepdims (output_grads[0], call, error))
-      && (y = ep_grad_keepdims (call->outputs[0], call, error))
+  if ((g = ep_grad_keep_reduced (call, output_grads[0], error))
+      && (y = ep_grad_keep_reduced (call, call->outputs[0], error))
       && (hit = ep_tensor_equal (x, y, error))
       && (mask = ep_tensor_astype (hit, x->layout.dtype, error))
       && (ties = ep_tensor_sum (mask, call->attrs.axes, call->attrs.n_axes, TRUE, error))
@@ -327,4 +328,24 @@ ep_tensor_min (EpTensor    *self,
                GError     **error)
 {
   return reduce (&ep_op_min, self, axes, n_axes, keepdims, error);
+}
+
+/* For the reductions of other families (ep-math-private.h) */
+
+void
+ep_op_set_reduced_output (EpOpCall *call,
+                          EpDType   dtype)
+{
+  set_reduced_output (call, dtype);
+}
+
+EpTensor *
+ep_dispatch_reduce (const EpOpDef  *op,
+                    EpTensor       *self,
+                    const gint     *axes,
+                    guint           n_axes,
+                    gboolean        keepdims,
+                    GError        **error)
+{
+  return reduce (op, self, axes, n_axes, keepdims, error);
 }

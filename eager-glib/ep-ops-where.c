@@ -7,6 +7,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-grad-private.h"
+#include "ep-math-private.h"
 
 static gboolean
 where_infer (EpOpCall  *call,
@@ -45,7 +46,7 @@ where_gradient (const EpOpCall   *call,
                       : ep_tensor_where (call->inputs[0], zero, output_grads[0], error);
       if (chosen == NULL)
         return FALSE;
-      input_grads[i] = ep_grad_unbroadcast (chosen, &call->inputs[i]->layout, error);
+      input_grads[i] = ep_grad_sum_to_shape (chosen, call->inputs[i], error);
       if (input_grads[i] == NULL)
         return FALSE;
     }

@@ -25,6 +25,8 @@ typedef enum {
   ANY,        /* [-2, 2] */
   POSITIVE,   /* [0.5, 2] */
   NONZERO,    /* [-2, -0.2] ∪ [0.2, 2]: away from kinks and poles */
+  UNIT,       /* [-0.9, 0.9]: arcsin, arccos, arctanh, tan */
+  ABOVE_ONE,  /* [1.2, 3]: arccosh */
 } Domain;
 
 typedef struct
@@ -73,6 +75,65 @@ UNARY (log)
 UNARY (tanh)
 UNARY (sigmoid)
 UNARY (relu)
+
+/* the math family (issue 3) */
+BINARY (floordiv)
+BINARY (mod)
+BINARY (minimum)
+BINARY (maximum)
+UNARY (expm1)
+UNARY (log1p)
+UNARY (log2)
+UNARY (log10)
+UNARY (sin)
+UNARY (cos)
+UNARY (tan)
+UNARY (sinh)
+UNARY (cosh)
+UNARY (arcsin)
+UNARY (arccos)
+UNARY (arctan)
+UNARY (arcsinh)
+UNARY (arccosh)
+UNARY (arctanh)
+UNARY (softplus)
+UNARY (sign)
+UNARY (round)
+UNARY (ceil)
+UNARY (floor)
+
+static EpTensor *op_clip (EpTensor **in, GError **e) { return ep_tensor_clip (in[0], -1.0, 1.0, e); }
+static EpTensor *op_prod_axis (EpTensor **in, GError **e)
+{
+  const gint axes[] = { 1 };
+
+  return ep_tensor_prod (in[0], axes, 1, FALSE, e);
+}
+static EpTensor *op_prod_all (EpTensor **in, GError **e) { return ep_tensor_prod (in[0], NULL, 0, TRUE, e); }
+static EpTensor *op_cumsum_axis (EpTensor **in, GError **e)
+{
+  const gint axes[] = { -1 };
+
+  return ep_tensor_cumsum (in[0], axes, 1, e);
+}
+static EpTensor *op_cumsum_flat (EpTensor **in, GError **e) { return ep_tensor_cumsum (in[0], NULL, 0, e); }
+static EpTensor *op_softmax (EpTensor **in, GError **e) { return ep_tensor_softmax (in[0], 0, e); }
+static EpTensor *op_log_softmax (EpTensor **in, GError **e) { return ep_tensor_log_softmax (in[0], -1, e); }
+static EpTensor *op_logsumexp (EpTensor **in, GError **e)
+{
+  const gint axes[] = { 0, 2 };
+
+  return ep_tensor_logsumexp (in[0], axes, 2, TRUE, e);
+}
+static EpTensor *op_logsumexp_all (EpTensor **in, GError **e) { return ep_tensor_logsumexp (in[0], NULL, 0, FALSE, e); }
+static EpTensor *op_crossentropy (EpTensor **in, GError **e)
+{
+  const gdouble classes[] = { 2, 0, 1, 2 };
+  const gint64 n = 4;
+  g_autoptr(EpTensor) labels = ep_tensor_new_from_doubles (classes, 4, &n, 1, EP_DTYPE_INT64, e);
+
+  return labels ? ep_tensor_crossentropy (in[0], labels, e) : NULL;
+}
 
 static EpTensor *op_add_scalar (EpTensor **in, GError **e) { return ep_tensor_add_scalar (in[0], 1.5, e); }
 static EpTensor *op_rsub_scalar (EpTensor **in, GError **e)
@@ -278,6 +339,40 @@ static const Case cases[] = {
   { "matmul-batched", "matmul", 2, { S3 (2, 3, 4), S3 (2, 4, 5) }, { ANY, ANY }, op_matmul },
   { "matmul-broadcast", "matmul", 2, { S4 (2, 1, 3, 4), S3 (3, 4, 2) }, { ANY, ANY }, op_matmul },
   { "matmul-batch-vector", "matmul", 2, { S3 (2, 3, 4), S1 (4) }, { ANY, ANY }, op_matmul },
+  { "floordiv", "floordiv", 2, { S2 (3, 4), S1 (4) }, { ANY, NONZERO }, op_floordiv },
+  { "mod", "mod", 2, { S2 (3, 4), S1 (4) }, { ANY, NONZERO }, op_mod },
+  { "minimum", "minimum", 2, { S2 (3, 4), S2 (3, 1) }, { ANY, ANY }, op_minimum },
+  { "maximum", "maximum", 2, { S2 (3, 4), S0 }, { ANY, ANY }, op_maximum },
+  { "clip", "clip", 1, { S2 (3, 4) }, { ANY }, op_clip },
+  { "expm1", "expm1", 1, { S2 (2, 3) }, { ANY }, op_expm1 },
+  { "log1p", "log1p", 1, { S2 (2, 3) }, { POSITIVE }, op_log1p },
+  { "log2", "log2", 1, { S2 (2, 3) }, { POSITIVE }, op_log2 },
+  { "log10", "log10", 1, { S2 (2, 3) }, { POSITIVE }, op_log10 },
+  { "sin", "sin", 1, { S2 (2, 3) }, { ANY }, op_sin },
+  { "cos", "cos", 1, { S2 (2, 3) }, { ANY }, op_cos },
+  { "tan", "tan", 1, { S2 (2, 3) }, { UNIT }, op_tan },
+  { "sinh", "sinh", 1, { S2 (2, 3) }, { ANY }, op_sinh },
+  { "cosh", "cosh", 1, { S2 (2, 3) }, { ANY }, op_cosh },
+  { "arcsin", "arcsin", 1, { S2 (2, 3) }, { UNIT }, op_arcsin },
+  { "arccos", "arccos", 1, { S2 (2, 3) }, { UNIT }, op_arccos },
+  { "arctan", "arctan", 1, { S2 (2, 3) }, { ANY }, op_arctan },
+  { "arcsinh", "arcsinh", 1, { S2 (2, 3) }, { ANY }, op_arcsinh },
+  { "arccosh", "arccosh", 1, { S2 (2, 3) }, { ABOVE_ONE }, op_arccosh },
+  { "arctanh", "arctanh", 1, { S2 (2, 3) }, { UNIT }, op_arctanh },
+  { "softplus", "softplus", 1, { S2 (2, 3) }, { ANY }, op_softplus },
+  { "sign", "sign", 1, { S2 (2, 3) }, { NONZERO }, op_sign },
+  { "round", "round", 1, { S2 (2, 3) }, { ANY }, op_round },
+  { "ceil", "ceil", 1, { S2 (2, 3) }, { ANY }, op_ceil },
+  { "floor", "floor", 1, { S2 (2, 3) }, { ANY }, op_floor },
+  { "prod-axis", "prod", 1, { S3 (2, 3, 4) }, { ANY }, op_prod_axis },
+  { "prod-all", "prod", 1, { S2 (2, 3) }, { NONZERO }, op_prod_all },
+  { "cumsum-axis", "cumsum", 1, { S2 (3, 4) }, { ANY }, op_cumsum_axis },
+  { "cumsum-flat", "cumsum", 1, { S2 (2, 3) }, { ANY }, op_cumsum_flat },
+  { "softmax", "softmax", 1, { S2 (3, 4) }, { ANY }, op_softmax },
+  { "log-softmax", "log_softmax", 1, { S2 (3, 4) }, { ANY }, op_log_softmax },
+  { "logsumexp", "logsumexp", 1, { S3 (2, 3, 4) }, { ANY }, op_logsumexp },
+  { "logsumexp-all", "logsumexp", 1, { S2 (3, 4) }, { ANY }, op_logsumexp_all },
+  { "crossentropy", "crossentropy", 1, { S2 (4, 3) }, { ANY }, op_crossentropy },
   { "contiguous", "contiguous", 1, { S2 (3, 4) }, { ANY }, op_contiguous },
   { "astype", "astype", 1, { S2 (2, 3) }, { POSITIVE }, op_astype, 1e-3, 1e-3 },
   { "astype-promotion", "astype", 2, { S1 (4), S1 (4) }, { ANY, ANY }, op_mixed_types, 1e-3, 1e-3 },
@@ -299,6 +394,10 @@ random_value (Domain domain)
       return 0.5 + 1.5 * u;
     case NONZERO:
       return (u < 0.5 ? -1.0 : 1.0) * (0.2 + 1.8 * g_test_rand_double_range (0.0, 1.0));
+    case UNIT:
+      return -0.9 + 1.8 * u;
+    case ABOVE_ONE:
+      return 1.2 + 1.8 * u;
     case ANY:
     default:
       return -2.0 + 4.0 * u;
@@ -517,6 +616,31 @@ static const Elementwise elementwise[] = {
   { "tanh", 1, { ANY }, op_tanh },
   { "sigmoid", 1, { ANY }, op_sigmoid },
   { "relu", 1, { NONZERO }, op_relu },
+  { "minimum", 2, { ANY, ANY }, op_minimum },
+  { "maximum", 2, { ANY, ANY }, op_maximum },
+  { "clip", 1, { ANY }, op_clip },
+  { "expm1", 1, { ANY }, op_expm1 },
+  { "log1p", 1, { POSITIVE }, op_log1p },
+  { "log2", 1, { POSITIVE }, op_log2 },
+  { "log10", 1, { POSITIVE }, op_log10 },
+  { "sin", 1, { ANY }, op_sin },
+  { "cos", 1, { ANY }, op_cos },
+  { "tan", 1, { UNIT }, op_tan },
+  { "sinh", 1, { ANY }, op_sinh },
+  { "cosh", 1, { ANY }, op_cosh },
+  { "arcsin", 1, { UNIT }, op_arcsin },
+  { "arccos", 1, { UNIT }, op_arccos },
+  { "arctan", 1, { ANY }, op_arctan },
+  { "arcsinh", 1, { ANY }, op_arcsinh },
+  { "arccosh", 1, { ABOVE_ONE }, op_arccosh },
+  { "arctanh", 1, { UNIT }, op_arctanh },
+  { "softplus", 1, { ANY }, op_softplus },
+  { "floordiv", 2, { ANY, NONZERO }, op_floordiv },
+  { "mod", 2, { ANY, NONZERO }, op_mod },
+  { "sign", 1, { NONZERO }, op_sign },
+  { "round", 1, { ANY }, op_round },
+  { "ceil", 1, { ANY }, op_ceil },
+  { "floor", 1, { ANY }, op_floor },
 };
 
 #define N_ELEMENTS 5

@@ -14,6 +14,10 @@ H = 1e-6
 
 
 def domain(rng, shape, kind):
+    if kind == "unit":
+        return rng.uniform(-0.9, 0.9, shape)
+    if kind == "above_one":
+        return rng.uniform(1.2, 3.0, shape)
     if kind == "positive":
         return rng.uniform(0.5, 2.0, shape)
     if kind == "nonzero":
@@ -59,6 +63,44 @@ CASES = {
     "matmul": (lambda a, b: a @ b, [(3, 4), (4, 5)], ["any", "any"]),
     "matmul-vector": (lambda a, b: a @ b, [(4,), (2, 4, 3)], ["any", "any"]),
     "matmul-broadcast": (lambda a, b: a @ b, [(2, 1, 3, 4), (3, 4, 2)], ["any", "any"]),
+    # the math family (issue 3)
+    "floordiv": (lambda a, b: a // b, [(3, 4), (4,)], ["any", "nonzero"]),
+    "mod": (lambda a, b: a % b, [(3, 4), (4,)], ["any", "nonzero"]),
+    "minimum": (lambda a, b: Ep.minimum(a, b), [(3, 4), (3, 1)], ["any", "any"]),
+    "maximum": (lambda a, b: Ep.maximum(a, b), [(3, 4), ()], ["any", "any"]),
+    "clip": (lambda a: a.clip(-1.0, 1.0), [(3, 4)], ["any"]),
+    "expm1": (lambda a: a.expm1(), [(2, 3)], ["any"]),
+    "log1p": (lambda a: a.log1p(), [(2, 3)], ["positive"]),
+    "log2": (lambda a: a.log2(), [(2, 3)], ["positive"]),
+    "log10": (lambda a: a.log10(), [(2, 3)], ["positive"]),
+    "sin": (lambda a: a.sin(), [(2, 3)], ["any"]),
+    "cos": (lambda a: a.cos(), [(2, 3)], ["any"]),
+    "tan": (lambda a: a.tan(), [(2, 3)], ["unit"]),
+    "sinh": (lambda a: a.sinh(), [(2, 3)], ["any"]),
+    "cosh": (lambda a: a.cosh(), [(2, 3)], ["any"]),
+    "arcsin": (lambda a: a.arcsin(), [(2, 3)], ["unit"]),
+    "arccos": (lambda a: a.arccos(), [(2, 3)], ["unit"]),
+    "arctan": (lambda a: a.arctan(), [(2, 3)], ["any"]),
+    "arcsinh": (lambda a: a.arcsinh(), [(2, 3)], ["any"]),
+    "arccosh": (lambda a: a.arccosh(), [(2, 3)], ["above_one"]),
+    "arctanh": (lambda a: a.arctanh(), [(2, 3)], ["unit"]),
+    "softplus": (lambda a: a.softplus(), [(2, 3)], ["any"]),
+    "sign": (lambda a: a.sign(), [(2, 3)], ["nonzero"]),
+    "round": (lambda a: a.round(), [(2, 3)], ["any"]),
+    "ceil": (lambda a: a.ceil(), [(2, 3)], ["any"]),
+    "floor": (lambda a: a.floor(), [(2, 3)], ["any"]),
+    "prod": (lambda a: a.prod(axis=1), [(2, 3, 4)], ["any"]),
+    "cumsum": (lambda a: a.cumsum(axis=-1), [(3, 4)], ["any"]),
+    "cumsum-flat": (lambda a: a.cumsum(), [(2, 3)], ["any"]),
+    "softmax": (lambda a: a.softmax(axis=0), [(3, 4)], ["any"]),
+    "log_softmax": (lambda a: a.log_softmax(), [(3, 4)], ["any"]),
+    "logsumexp": (lambda a: a.logsumexp(axis=(0, 2), keepdims=True), [(2, 3, 4)], ["any"]),
+    "crossentropy": (lambda a: a.crossentropy(Ep.astensor(np.array([2, 0, 1, 2]))), [(4, 3)],
+                     ["any"]),
+    "l1": (lambda a: a.l1(axis=1), [(3, 4)], ["nonzero"]),
+    "l2": (lambda a: a.l2(), [(3, 4)], ["any"]),
+    "lp": (lambda a: a.lp(3, axis=0), [(3, 4)], ["nonzero"]),
+    "linf": (lambda a: a.linf(axis=1), [(3, 4)], ["any"]),
     "contiguous": (lambda a: a.T.contiguous(), [(3, 4)], ["any"]),
     # float32 rounding: a larger step and a looser tolerance
     "astype": (lambda a: a.astype("float32").astype("float64") * a, [(2, 3)], ["any"], 1e-3, 1e-4),
@@ -115,6 +157,27 @@ ELEMENTWISE = {
     "tanh": (lambda a: a.tanh(), ["any"]),
     "sigmoid": (lambda a: a.sigmoid(), ["any"]),
     "relu": (lambda a: a.relu(), ["nonzero"]),
+    "minimum": (lambda a, b: Ep.minimum(a, b), ["any", "any"]),
+    "maximum": (lambda a, b: Ep.maximum(a, b), ["any", "any"]),
+    "clip": (lambda a: a.clip(-1.0, 1.0), ["any"]),
+    "expm1": (lambda a: a.expm1(), ["any"]),
+    "log1p": (lambda a: a.log1p(), ["positive"]),
+    "log2": (lambda a: a.log2(), ["positive"]),
+    "log10": (lambda a: a.log10(), ["positive"]),
+    "sin": (lambda a: a.sin(), ["any"]),
+    "cos": (lambda a: a.cos(), ["any"]),
+    "tan": (lambda a: a.tan(), ["unit"]),
+    "sinh": (lambda a: a.sinh(), ["any"]),
+    "cosh": (lambda a: a.cosh(), ["any"]),
+    "arcsin": (lambda a: a.arcsin(), ["unit"]),
+    "arccos": (lambda a: a.arccos(), ["unit"]),
+    "arctan": (lambda a: a.arctan(), ["any"]),
+    "arcsinh": (lambda a: a.arcsinh(), ["any"]),
+    "arccosh": (lambda a: a.arccosh(), ["above_one"]),
+    "arctanh": (lambda a: a.arctanh(), ["unit"]),
+    "softplus": (lambda a: a.softplus(), ["any"]),
+    "floordiv": (lambda a, b: a // b, ["any", "nonzero"]),
+    "mod": (lambda a, b: a % b, ["any", "nonzero"]),
 }
 
 
