@@ -34,6 +34,11 @@ void           ep_grad_context_pop  (EpGradContext  *previous);
 gboolean   ep_grad_needed          (const EpOpCall  *call,
                                     guint            input);
 EpTensor  *ep_grad_literal         (gdouble          value);
+EpTensor  *ep_grad_scatter         (EpTensor        *values,
+                                    EpTensor        *indices,
+                                    guint            axis,
+                                    gint64           extent,
+                                    GError         **error);
 EpTensor  *ep_grad_broadcast       (EpTensor        *grad,
                                     const EpLayout  *like,
                                     GError         **error);

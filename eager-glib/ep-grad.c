@@ -5,9 +5,11 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <string.h>
 
 #include "ep-dispatch-private.h"
+#include "ep-error.h"
 #include "ep-grad-private.h"
 
 /* The rule being run by this thread's tape, if any. Rules run nested when
@@ -92,4 +94,57 @@ ep_grad_broadcast (EpTensor        *grad,
     return NULL;
 
   return ep_tensor_add (zeros, grad, error);
+}
+
+/* The inverse of a gather along @axis: a tensor shaped like @values but
+ * with @extent on @axis, where position j holds the sum of the values
+ * whose index is j. (For the gradients of sort and topk: the elements go
+ * back where they came from.) Written as a comparison of each index with
+ * every position, O(k · extent) per slice, from ops every device has. */
+EpTensor *
+ep_grad_scatter (EpTensor  *values,
+                 EpTensor  *indices,
+                 guint      axis,
+                 gint64     extent,
+                 GError   **error)
+{
+  const EpLayout *v = &values->layout;
+  gint64 shape[EP_MAX_DIMS];
+  g_autoptr(EpTensor) positions = NULL, column = NULL, where = NULL, hit = NULL;
+  g_autoptr(EpTensor) weights = NULL, spread = NULL, terms = NULL;
+  const gint sum_axis = axis;
+  EpOpAttrs attrs;
+
+  if (v->ndim + 1 > EP_MAX_DIMS)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
+                   _("gradient: sending the gradient of a %u-dimensional tensor back "
+                     "takes one more dimension than the %d supported"),
+                   v->ndim, EP_MAX_DIMS);
+      return NULL;
+    }
+
+  ep_op_attrs_init (&attrs);
+  attrs.values[0] = 0;
+  attrs.values[1] = (gdouble) extent;
+  attrs.values[2] = 1;
+  attrs.dtype = EP_DTYPE_INT64;
+  attrs.device = indices->storage->device;
+  positions = ep_dispatch1 (&ep_op_arange, NULL, 0, &attrs, error);
+  if (positions == NULL)
+    return NULL;
+
+  /* positions along a new axis after @axis: (1, …, extent, …, 1) */
+  for (guint d = 0; d < v->ndim + 1; d++)
+    shape[d] = d == axis + 1 ? extent : 1;
+
+  if ((column = ep_tensor_reshape (positions, shape, v->ndim + 1, error))
+      && (where = ep_tensor_expand_dims (indices, axis + 1, error))
+      && (hit = ep_tensor_equal (where, column, error))
+      && (weights = ep_tensor_astype (hit, v->dtype, error))
+      && (spread = ep_tensor_expand_dims (values, axis + 1, error))
+      && (terms = ep_tensor_mul (weights, spread, error)))
+    return ep_tensor_sum (terms, &sum_axis, 1, FALSE, error);
+
+  return NULL;
 }

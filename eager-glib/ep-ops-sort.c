@@ -14,6 +14,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
 #include "ep-math-private.h"
 
 static gboolean
@@ -30,9 +31,35 @@ sort_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* (autodiff) Each element's gradient goes back to where the element came
+ * from: the stable order argsort gives, which the kernel also follows;
+ * tied elements have equal values, so any order of ties gives a valid
+ * gradient. */
+static gboolean
+sort_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
+{
+  EpTensor *x = call->inputs[0];
+  gint axis = call->attrs.axes[0];
+  g_autoptr(EpTensor) order = NULL;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  order = ep_tensor_argsort (x, axis, error);
+  if (order == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_grad_scatter (output_grads[0], order, axis, x->layout.shape[axis], error);
+  return input_grads[0] != NULL;
+}
+
 const EpOpDef ep_op_sort = {
   .id = EP_OP_SORT, .name = "sort", .n_inputs = 1,
   .infer = sort_infer,
+  .gradient = sort_gradient,
 };
 
 const EpOpDef ep_op_argsort = {
@@ -64,6 +91,7 @@ ep_dispatch_along_axis (const EpOpDef  *op,
  * @error: return location for an error
  *
  * Sorts along @axis in ascending order, NaN last, as NumPy's `sort`.
+ * The gradient goes back to where each element came from.
  *
  * Returns: (transfer full): the sorted tensor, or %NULL with
  *   %EP_ERROR_AXIS set if @axis is out of range
@@ -134,9 +162,28 @@ topk_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* (autodiff) The values go back to the positions the indices name; the
+ * indices have no gradient. */
+static gboolean
+topk_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  input_grads[0] = ep_grad_scatter (output_grads[0], call->outputs[1], in->ndim - 1,
+                                    in->shape[in->ndim - 1], error);
+  return input_grads[0] != NULL;
+}
+
 const EpOpDef ep_op_topk = {
   .id = EP_OP_TOPK, .name = "topk", .n_inputs = 1,
   .infer = topk_infer,
+  .gradient = topk_gradient,
 };
 
 /**
@@ -153,7 +200,8 @@ const EpOpDef ep_op_topk = {
  * The @k largest elements along the last axis and where they are. NaN
  * counts as larger than everything; of equal elements the one with the
  * lower index comes first. Both outputs have the shape of @self with the
- * last extent replaced by @k.
+ * last extent replaced by @k. The gradient of the values goes back to
+ * the positions the indices name.
  *
  * Returns: %TRUE on success; %FALSE with %EP_ERROR_INVALID_ARGUMENT set
  *   if @k is negative or larger than the last extent, or %EP_ERROR_SHAPE

@@ -135,6 +135,18 @@ static EpTensor *op_crossentropy (EpTensor **in, GError **e)
   return labels ? ep_tensor_crossentropy (in[0], labels, e) : NULL;
 }
 
+static EpTensor *op_sort (EpTensor **in, GError **e) { return ep_tensor_sort (in[0], 0, e); }
+static EpTensor *op_sort_last (EpTensor **in, GError **e) { return ep_tensor_sort (in[0], -1, e); }
+static EpTensor *op_topk (EpTensor **in, GError **e)
+{
+  EpTensor *values = NULL;
+  g_autoptr(EpTensor) indices = NULL;
+
+  if (!ep_tensor_topk (in[0], 2, TRUE, &values, &indices, e))
+    return NULL;
+  return values;
+}
+
 static EpTensor *op_add_scalar (EpTensor **in, GError **e) { return ep_tensor_add_scalar (in[0], 1.5, e); }
 static EpTensor *op_rsub_scalar (EpTensor **in, GError **e)
 {
@@ -373,6 +385,9 @@ static const Case cases[] = {
   { "logsumexp", "logsumexp", 1, { S3 (2, 3, 4) }, { ANY }, op_logsumexp },
   { "logsumexp-all", "logsumexp", 1, { S2 (3, 4) }, { ANY }, op_logsumexp_all },
   { "crossentropy", "crossentropy", 1, { S2 (4, 3) }, { ANY }, op_crossentropy },
+  { "sort", "sort", 1, { S3 (4, 2, 3) }, { ANY }, op_sort },
+  { "sort-last", "sort", 1, { S1 (6) }, { ANY }, op_sort_last },
+  { "topk", "topk", 1, { S2 (3, 5) }, { ANY }, op_topk },
   { "contiguous", "contiguous", 1, { S2 (3, 4) }, { ANY }, op_contiguous },
   { "astype", "astype", 1, { S2 (2, 3) }, { POSITIVE }, op_astype, 1e-3, 1e-3 },
   { "astype-promotion", "astype", 2, { S1 (4), S1 (4) }, { ANY, ANY }, op_mixed_types, 1e-3, 1e-3 },

@@ -101,6 +101,8 @@ CASES = {
     "l2": (lambda a: a.l2(), [(3, 4)], ["any"]),
     "lp": (lambda a: a.lp(3, axis=0), [(3, 4)], ["nonzero"]),
     "linf": (lambda a: a.linf(axis=1), [(3, 4)], ["any"]),
+    "sort": (lambda a: a.sort(axis=0), [(4, 2, 3)], ["any"]),
+    "topk": (lambda a: a.topk(2)[0], [(3, 5)], ["any"]),
     "contiguous": (lambda a: a.T.contiguous(), [(3, 4)], ["any"]),
     # float32 rounding: a larger step and a looser tolerance
     "astype": (lambda a: a.astype("float32").astype("float64") * a, [(2, 3)], ["any"], 1e-3, 1e-4),
