@@ -790,12 +790,10 @@ class GradientTape(Ep.GradientTape):
 GradientTape = override(GradientTape)
 
 
-def _variable_operator(name, reflected=False):
+def _variable_operator(name):
+    """A Tensor operator on the variable's value, read when it is used."""
     def operator(self, *args):
-        value = self.read()
-        if reflected:
-            return getattr(Tensor, name)(value, *args)
-        return getattr(Tensor, name)(value, *args)
+        return getattr(Tensor, name)(self.read(), *args)
     return operator
 
 
@@ -869,7 +867,8 @@ class Variable(Ep.Variable):
 
 
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-              "__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__matmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__pow__", "__rpow__", "__matmul__",
               "__rmatmul__", "__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__",
               "__neg__", "__pos__", "__abs__", "__getitem__", "__len__", "__float__",
               "__int__", "__bool__"):
