@@ -16,6 +16,8 @@
 #include "ep-creation.h"
 /* math branch (issue 3) */
 #include "ep-random.h"
+/* shape branch */
+#include "ep-join.h"
 /* automatic differentiation */
 #include "ep-variable.h"
 #include "ep-gradient-tape.h"

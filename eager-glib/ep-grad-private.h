@@ -7,7 +7,8 @@
  * backward pass (higher-order derivatives) and a tracer can stage it.
  * These helpers are built on public ops too; so are those of
  * ep-math-private.h (ep_grad_sum_to_shape, ep_grad_keep_reduced,
- * ep_grad_mask).
+ * ep_grad_mask) and ep-shape-private.h (ep_grad_zeros, ep_grad_int64,
+ * ep_grad_swap_last).
  */
 
 #pragma once
@@ -34,18 +35,14 @@ void           ep_grad_context_pop  (EpGradContext  *previous);
 gboolean   ep_grad_needed          (const EpOpCall  *call,
                                     guint            input);
 EpTensor  *ep_grad_literal         (gdouble          value);
-EpTensor  *ep_grad_scatter         (EpTensor        *values,
+EpTensor  *ep_grad_gathered        (EpTensor        *x,
                                     EpTensor        *indices,
-                                    guint            axis,
-                                    gint64           extent,
+                                    EpTensor        *values,
+                                    gint             axis,
+                                    EpTensor        *grad,
                                     GError         **error);
 EpTensor  *ep_grad_broadcast       (EpTensor        *grad,
                                     const EpLayout  *like,
-                                    GError         **error);
-EpTensor  *ep_grad_zeros           (const gint64    *shape,
-                                    guint            ndim,
-                                    EpDType          dtype,
-                                    EpDevice        *device,
                                     GError         **error);
 
 G_END_DECLS

@@ -54,97 +54,60 @@ ep_grad_literal (gdouble value)
   return ep_tensor_new_weak_scalar (value, EP_DTYPE_FLOAT64);
 }
 
-/* Zeros on @device (not the current device scope: a gradient lives where
- * its tensor does). */
-EpTensor *
-ep_grad_zeros (const gint64  *shape,
-               guint          ndim,
-               EpDType        dtype,
-               EpDevice      *device,
-               GError       **error)
-{
-  EpOpAttrs attrs;
-
-  ep_op_attrs_init (&attrs);
-  attrs.n_ints = MIN (ndim, G_N_ELEMENTS (attrs.ints));
-  if (attrs.n_ints > 0)
-    memcpy (attrs.ints, shape, attrs.n_ints * sizeof (gint64));
-  attrs.dtype = dtype;
-  attrs.device = device;
-
-  return ep_dispatch1 (&ep_op_full, NULL, 0, &attrs, error);
-}
-
-/* Expands @grad, broadcastable to @like, to @like's shape. Adding it to
- * zeros keeps the expansion an op that outer tapes record. */
+/* Expands @grad, broadcastable to @like, to @like's shape: a view with
+ * zero strides, and an op that outer tapes record. */
 EpTensor *
 ep_grad_broadcast (EpTensor        *grad,
                    const EpLayout  *like,
                    GError         **error)
 {
   const EpLayout *g = &grad->layout;
-  g_autoptr(EpTensor) zeros = NULL;
 
   if (g->ndim == like->ndim
       && memcmp (g->shape, like->shape, like->ndim * sizeof (gint64)) == 0)
     return g_object_ref (grad);
 
-  zeros = ep_grad_zeros (like->shape, like->ndim, g->dtype, grad->storage->device, error);
-  if (zeros == NULL)
-    return NULL;
-
-  return ep_tensor_add (zeros, grad, error);
+  return ep_tensor_broadcast_to (grad, like->shape, like->ndim, error);
 }
 
-/* The inverse of a gather along @axis: a tensor shaped like @values but
- * with @extent on @axis, where position j holds the sum of the values
- * whose index is j. (For the gradients of sort and topk: the elements go
- * back where they came from.) Written as a comparison of each index with
- * every position, O(k · extent) per slice, from ops every device has. */
+/* The gradient of @values = take_along_axis (@x, @indices, @axis), for
+ * ops that gather without saying so (sort, topk): the rule of
+ * take_along_axis itself, which sends each element back where it came
+ * from. */
 EpTensor *
-ep_grad_scatter (EpTensor  *values,
-                 EpTensor  *indices,
-                 guint      axis,
-                 gint64     extent,
-                 GError   **error)
+ep_grad_gathered (EpTensor  *x,
+                  EpTensor  *indices,
+                  EpTensor  *values,
+                  gint       axis,
+                  EpTensor  *grad,
+                  GError   **error)
 {
-  const EpLayout *v = &values->layout;
-  gint64 shape[EP_MAX_DIMS];
-  g_autoptr(EpTensor) positions = NULL, column = NULL, where = NULL, hit = NULL;
-  g_autoptr(EpTensor) weights = NULL, spread = NULL, terms = NULL;
-  const gint sum_axis = axis;
-  EpOpAttrs attrs;
+  EpTensor *inputs[2] = { x, indices };
+  EpDType dtypes[2] = { x->layout.dtype, indices->layout.dtype };
+  EpTensor *grads[2] = { NULL, NULL };
+  EpOpCall call;
 
-  if (v->ndim + 1 > EP_MAX_DIMS)
+  memset (&call, 0, sizeof call);
+  call.op = &ep_op_take_along_axis;
+  call.inputs = inputs;
+  call.n_inputs = 2;
+  ep_op_attrs_init (&call.attrs);
+  call.attrs.all_axes = FALSE;
+  call.attrs.n_axes = 1;
+  call.attrs.axes[0] = axis;
+  call.input_dtypes = dtypes;
+  call.n_outputs = 1;
+  call.outputs[0] = values;
+  call.output_layouts[0] = values->layout;
+  call.device = x->storage->device;
+
+  if (!ep_op_take_along_axis.gradient (&call, &grad, grads, error))
     {
-      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("gradient: sending the gradient of a %u-dimensional tensor back "
-                     "takes one more dimension than the %d supported"),
-                   v->ndim, EP_MAX_DIMS);
+      g_clear_object (&grads[0]);
+      g_clear_object (&grads[1]);
       return NULL;
     }
 
-  ep_op_attrs_init (&attrs);
-  attrs.values[0] = 0;
-  attrs.values[1] = (gdouble) extent;
-  attrs.values[2] = 1;
-  attrs.dtype = EP_DTYPE_INT64;
-  attrs.device = indices->storage->device;
-  positions = ep_dispatch1 (&ep_op_arange, NULL, 0, &attrs, error);
-  if (positions == NULL)
-    return NULL;
-
-  /* positions along a new axis after @axis: (1, …, extent, …, 1) */
-  for (guint d = 0; d < v->ndim + 1; d++)
-    shape[d] = d == axis + 1 ? extent : 1;
-
-  if ((column = ep_tensor_reshape (positions, shape, v->ndim + 1, error))
-      && (where = ep_tensor_expand_dims (indices, axis + 1, error))
-      && (hit = ep_tensor_equal (where, column, error))
-      && (weights = ep_tensor_astype (hit, v->dtype, error))
-      && (spread = ep_tensor_expand_dims (values, axis + 1, error))
-      && (terms = ep_tensor_mul (weights, spread, error)))
-    return ep_tensor_sum (terms, &sum_axis, 1, FALSE, error);
-
-  return NULL;
+  g_clear_object (&grads[1]);
+  return grads[0];
 }

@@ -14,7 +14,9 @@
 #include "ep-error.h"
 #include "ep-grad-private.h"
 #include "ep-gradient-tape.h"
+#include "ep-join.h"
 #include "ep-recorder-private.h"
+#include "ep-shape-private.h"
 
 /**
  * EpGradientTape:
@@ -1176,9 +1178,9 @@ ep_gradient_tape_gradient (EpGradientTape  *self,
   return g_steal_pointer (&grads);
 }
 
-/* Jacobians: one backward pass per element of the target, each seeded
- * with a one-hot weight, assembled with ops so that outer tapes
- * differentiate the result too. */
+/* Jacobians: one backward pass per element of (an example of) the
+ * target, each seeded with a one-hot weight, stacked with an op so that
+ * outer tapes differentiate the result too. */
 
 static EpTensor *
 one_hot (const gint64  *shape,
@@ -1217,6 +1219,7 @@ jacobian (EpGradientTape  *self,
           GError         **error)
 {
   g_autoptr(EpTensor) value = NULL, total = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
   const EpLayout *t = &target->layout;
   const EpLayout *s;
   gint64 batch = 1, n_t, n_s, shape[2 * EP_MAX_DIMS];
@@ -1261,12 +1264,13 @@ jacobian (EpGradientTape  *self,
   for (guint d = skip; d < s->ndim; d++)
     shape[ndim++] = s->shape[d];
 
+  rows = ep_tensor_array_new (MIN (n_t, 1024));
   for (gint64 j = 0; j < n_t && connected; j++)
     {
-      gint64 row_shape[3] = { batch, 1, n_s };
-      gint64 col_shape[3] = { 1, n_t, 1 };
-      g_autoptr(EpTensor) seed = NULL, column = NULL, row = NULL, term = NULL;
+      gint64 row_shape[2] = { batch, n_s };
+      g_autoptr(EpTensor) seed = NULL;
       g_autoptr(GPtrArray) grads = NULL;
+      EpTensor *row;
 
       seed = one_hot (t->shape, t->ndim, ep_layout_get_size (t), n_t, j, t->dtype, error);
       if (seed == NULL)
@@ -1280,29 +1284,21 @@ jacobian (EpGradientTape  *self,
           break;
         }
 
-      column = one_hot (col_shape, 3, n_t, n_t + 1, j, s->dtype, error);
-      row = column ? ep_tensor_reshape (g_ptr_array_index (grads, 0), row_shape, 3, error) : NULL;
-      term = row ? ep_tensor_mul (column, row, error) : NULL;
-      if (term == NULL)
+      row = ep_tensor_reshape (g_ptr_array_index (grads, 0), row_shape, 2, error);
+      if (row == NULL)
         return NULL;
-
-      if (total == NULL)
-        total = g_steal_pointer (&term);
-      else
-        {
-          EpTensor *sum = ep_tensor_add (total, term, error);
-
-          if (sum == NULL)
-            return NULL;
-          g_object_unref (total);
-          total = sum;
-        }
+      g_ptr_array_add (rows, row);
     }
 
   if (!connected && self->unconnected == EP_UNCONNECTED_GRADIENTS_NONE)
     return NULL;
+  if (!connected || n_t == 0)
+    return ep_grad_zeros (value, shape, ndim, error);
+
+  /* (batch, n_t, n_s): stacking is an op, so outer tapes see it */
+  total = ep_stack ((EpTensor **) rows->pdata, rows->len, 1, error);
   if (total == NULL)
-    return ep_grad_zeros (shape, ndim, s->dtype, value->storage->device, error);
+    return NULL;
 
   return ep_tensor_reshape (total, shape, ndim, error);
 }

@@ -31,10 +31,10 @@ sort_infer (EpOpCall  *call,
   return TRUE;
 }
 
-/* (autodiff) Each element's gradient goes back to where the element came
- * from: the stable order argsort gives, which the kernel also follows;
- * tied elements have equal values, so any order of ties gives a valid
- * gradient. */
+/* (autodiff) The sorted values are take_along_axis (x, argsort (x)): each
+ * element's gradient goes back to where it came from, in the stable
+ * order argsort gives (tied elements have equal values, so any order of
+ * ties gives a valid gradient). */
 static gboolean
 sort_gradient (const EpOpCall   *call,
                EpTensor *const  *output_grads,
@@ -52,7 +52,7 @@ sort_gradient (const EpOpCall   *call,
   if (order == NULL)
     return FALSE;
 
-  input_grads[0] = ep_grad_scatter (output_grads[0], order, axis, x->layout.shape[axis], error);
+  input_grads[0] = ep_grad_gathered (x, order, call->outputs[0], axis, output_grads[0], error);
   return input_grads[0] != NULL;
 }
 
@@ -162,21 +162,22 @@ topk_infer (EpOpCall  *call,
   return TRUE;
 }
 
-/* (autodiff) The values go back to the positions the indices name; the
- * indices have no gradient. */
+/* (autodiff) The values are take_along_axis (x, indices) along the last
+ * axis: their gradient goes back to the positions the indices name; the
+ * indices have none. */
 static gboolean
 topk_gradient (const EpOpCall   *call,
                EpTensor *const  *output_grads,
                EpTensor        **input_grads,
                GError          **error)
 {
-  const EpLayout *in = &call->inputs[0]->layout;
+  EpTensor *x = call->inputs[0];
 
   if (!ep_grad_needed (call, 0))
     return TRUE;
 
-  input_grads[0] = ep_grad_scatter (output_grads[0], call->outputs[1], in->ndim - 1,
-                                    in->shape[in->ndim - 1], error);
+  input_grads[0] = ep_grad_gathered (x, call->outputs[1], call->outputs[0],
+                                     x->layout.ndim - 1, output_grads[0], error);
   return input_grads[0] != NULL;
 }
 

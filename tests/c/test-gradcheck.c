@@ -147,6 +147,121 @@ static EpTensor *op_topk (EpTensor **in, GError **e)
   return values;
 }
 
+/* the shape family */
+static EpTensor *
+int_tensor (const gdouble *values, gint64 n, GError **e)
+{
+  return ep_tensor_new_from_doubles (values, n, &n, 1, EP_DTYPE_INT64, e);
+}
+
+static EpTensor *op_broadcast_to (EpTensor **in, GError **e)
+{
+  const gint64 shape[] = { 2, 3, 4 };
+
+  return ep_tensor_broadcast_to (in[0], shape, 3, e);
+}
+static EpTensor *op_flip (EpTensor **in, GError **e)
+{
+  const gint axes[] = { 0, 2 };
+
+  return ep_tensor_flip (in[0], axes, 2, e);
+}
+static EpTensor *op_slice (EpTensor **in, GError **e)
+{
+  const gint64 starts[] = { 1, 4 }, stops[] = { 4, -6 }, steps[] = { 2, -2 };
+
+  return ep_tensor_slice (in[0], starts, 2, stops, 2, steps, 2, e);
+}
+static EpTensor *op_concatenate (EpTensor **in, GError **e) { return ep_concatenate (in, 3, 1, e); }
+static EpTensor *op_stack (EpTensor **in, GError **e) { return ep_stack (in, 2, -1, e); }
+static EpTensor *op_tile (EpTensor **in, GError **e)
+{
+  const gint64 reps[] = { 2, 1, 3 };
+
+  return ep_tensor_tile (in[0], reps, 3, e);
+}
+static EpTensor *op_pad_constant (EpTensor **in, GError **e)
+{
+  const gint64 pads[] = { 1, 2, 0, 1 };
+
+  return ep_tensor_pad (in[0], pads, 4, EP_PAD_CONSTANT, 7.0, e);
+}
+static EpTensor *op_pad_reflect (EpTensor **in, GError **e)
+{
+  const gint64 pads[] = { 2, 3 };
+
+  return ep_tensor_pad (in[0], pads, 2, EP_PAD_REFLECT, 0.0, e);
+}
+static EpTensor *op_take (EpTensor **in, GError **e)
+{
+  const gdouble idx[] = { 2, 0, 2, -1 };
+  g_autoptr(EpTensor) indices = int_tensor (idx, 4, e);
+
+  return indices ? ep_tensor_take (in[0], indices, 1, e) : NULL;
+}
+static EpTensor *op_take_along_axis (EpTensor **in, GError **e)
+{
+  const gdouble idx[] = { 2, 0, 1, 1, 0, 0 };
+  const gint64 shape[] = { 2, 3 };
+  g_autoptr(EpTensor) indices = ep_tensor_new_from_doubles (idx, 6, shape, 2, EP_DTYPE_INT64, e);
+
+  return indices ? ep_tensor_take_along_axis (in[0], indices, 1, e) : NULL;
+}
+static EpTensor *op_mask (EpTensor **in, GError **e)
+{
+  const gdouble keep[] = { 1, 0, 1, 1, 0, 0 };
+  const gint64 shape[] = { 2, 3 };
+  g_autoptr(EpTensor) mask = ep_tensor_new_from_doubles (keep, 6, shape, 2, EP_DTYPE_BOOL, e);
+
+  return mask ? ep_tensor_mask (in[0], mask, e) : NULL;
+}
+static EpTensor *op_index_update (EpTensor **in, GError **e)
+{
+  const gdouble idx[] = { 0, 2 };
+  g_autoptr(EpTensor) indices = int_tensor (idx, 2, e);
+
+  return indices ? ep_tensor_index_update (in[0], indices, in[1], 0, e) : NULL;
+}
+static EpTensor *op_scatter_add (EpTensor **in, GError **e)
+{
+  const gdouble idx[] = { 1, 1, 0 };
+  g_autoptr(EpTensor) indices = int_tensor (idx, 3, e);
+
+  return indices ? ep_tensor_scatter_add (in[0], indices, in[1], -1, e) : NULL;
+}
+
+/* x + 6 I: well conditioned for any x in [-2, 2]^(3×3) */
+static EpTensor *
+conditioned (EpTensor *x, GError **e)
+{
+  g_autoptr(EpTensor) eye = ep_eye (3, 3, 0, EP_DTYPE_FLOAT64, e);
+  g_autoptr(EpTensor) scaled = eye ? ep_tensor_mul_scalar (eye, 6.0, e) : NULL;
+
+  return scaled ? ep_tensor_add (x, scaled, e) : NULL;
+}
+static EpTensor *op_inv (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) a = conditioned (in[0], e);
+
+  return a ? ep_tensor_inv (a, e) : NULL;
+}
+static EpTensor *op_slogdet (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) a = conditioned (in[0], e);
+  g_autoptr(EpTensor) sign = NULL;
+  EpTensor *logabsdet = NULL;
+
+  if (a == NULL || (sign = ep_tensor_slogdet (a, &logabsdet, e)) == NULL)
+    return NULL;
+  return logabsdet;
+}
+static EpTensor *op_solve (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) a = conditioned (in[0], e);
+
+  return a ? ep_tensor_solve (a, in[1], e) : NULL;
+}
+
 static EpTensor *op_add_scalar (EpTensor **in, GError **e) { return ep_tensor_add_scalar (in[0], 1.5, e); }
 static EpTensor *op_rsub_scalar (EpTensor **in, GError **e)
 {
@@ -388,6 +503,22 @@ static const Case cases[] = {
   { "sort", "sort", 1, { S3 (4, 2, 3) }, { ANY }, op_sort },
   { "sort-last", "sort", 1, { S1 (6) }, { ANY }, op_sort_last },
   { "topk", "topk", 1, { S2 (3, 5) }, { ANY }, op_topk },
+  { "broadcast-to", "broadcast_to", 1, { S2 (3, 1) }, { ANY }, op_broadcast_to },
+  { "flip", "flip", 1, { S3 (2, 3, 4) }, { ANY }, op_flip },
+  { "slice", "slice", 1, { S3 (5, 9, 2) }, { ANY }, op_slice },
+  { "concatenate", "concatenate", 3, { S2 (2, 3), S2 (2, 1), S2 (2, 2) }, { ANY, ANY, ANY }, op_concatenate },
+  { "stack", "concatenate", 2, { S2 (2, 3), S2 (2, 3) }, { ANY, ANY }, op_stack },
+  { "tile", "tile", 1, { S2 (2, 3) }, { ANY }, op_tile },
+  { "pad-constant", "pad", 1, { S2 (2, 3) }, { ANY }, op_pad_constant },
+  { "pad-reflect", "pad", 1, { S1 (4) }, { ANY }, op_pad_reflect },
+  { "take", "take", 1, { S2 (2, 3) }, { ANY }, op_take },
+  { "take-along-axis", "take_along_axis", 1, { S2 (2, 4) }, { ANY }, op_take_along_axis },
+  { "mask", "mask", 1, { S2 (2, 3) }, { ANY }, op_mask },
+  { "index-update", "index_update", 2, { S2 (4, 3), S2 (2, 3) }, { ANY, ANY }, op_index_update },
+  { "scatter-add", "scatter_add", 2, { S2 (2, 3), S2 (2, 3) }, { ANY, ANY }, op_scatter_add },
+  { "inv", "inv", 1, { S2 (3, 3) }, { ANY }, op_inv },
+  { "slogdet", "slogdet", 1, { S2 (3, 3) }, { ANY }, op_slogdet },
+  { "solve", "solve", 2, { S2 (3, 3), S2 (3, 2) }, { ANY, ANY }, op_solve },
   { "contiguous", "contiguous", 1, { S2 (3, 4) }, { ANY }, op_contiguous },
   { "astype", "astype", 1, { S2 (2, 3) }, { POSITIVE }, op_astype, 1e-3, 1e-3 },
   { "astype-promotion", "astype", 2, { S1 (4), S1 (4) }, { ANY, ANY }, op_mixed_types, 1e-3, 1e-3 },
