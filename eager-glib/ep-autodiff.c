@@ -318,16 +318,7 @@ typedef struct
   GDestroyNotify  destroy;
 } Backward;
 
-static GQuark
-backward_quark (void)
-{
-  static GQuark quark;
-
-  if (G_UNLIKELY (quark == 0))
-    quark = g_quark_from_static_string ("ep-custom-gradient-backward");
-
-  return quark;
-}
+static G_DEFINE_QUARK (ep-custom-gradient-backward, backward)
 
 static void
 backward_free (gpointer data)
