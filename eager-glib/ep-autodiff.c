@@ -124,6 +124,12 @@ ep_autodiff_value_and_grad (const char     *name,
   GError *local_error = NULL;
   GPtrArray *gradients;
 
+  /* the preconditions of every public entry point */
+  g_return_val_if_fail (inputs != NULL || n_inputs == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  for (guint i = 0; i < n_inputs; i++)
+    g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), NULL);
+
   if (argnums == NULL || n_argnums == 0)
     {
       argnums = &first;
@@ -254,11 +260,6 @@ ep_value_and_grad (EpTensorFunc   func,
                    GError       **error)
 {
   g_return_val_if_fail (func != NULL, NULL);
-  g_return_val_if_fail (inputs != NULL || n_inputs == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  for (guint i = 0; i < n_inputs; i++)
-    g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), NULL);
-
   return ep_autodiff_value_and_grad ("value_and_grad", func, NULL, user_data,
                                      inputs, n_inputs, argnums, n_argnums,
                                      NULL, grads, error);
@@ -299,11 +300,6 @@ ep_value_aux_and_grad (EpTensorsFunc   func,
                        GError        **error)
 {
   g_return_val_if_fail (func != NULL, NULL);
-  g_return_val_if_fail (inputs != NULL || n_inputs == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  for (guint i = 0; i < n_inputs; i++)
-    g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), NULL);
-
   return ep_autodiff_value_and_grad ("value_aux_and_grad", NULL, func, user_data,
                                      inputs, n_inputs, argnums, n_argnums,
                                      aux, grads, error);

@@ -212,10 +212,6 @@ ep_value_and_grad_fn_call_with_aux (EpValueAndGradFn  *self,
                                     GError           **error)
 {
   g_return_val_if_fail (EP_IS_VALUE_AND_GRAD_FN (self), NULL);
-  g_return_val_if_fail (inputs != NULL || n_inputs == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  for (guint i = 0; i < n_inputs; i++)
-    g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), NULL);
 
   return ep_autodiff_value_and_grad (self->aux_func != NULL ? "value_aux_and_grad" : "value_and_grad",
                                      self->func, self->aux_func, self->user_data,
