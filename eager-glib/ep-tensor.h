@@ -644,4 +644,10 @@ EpTensor      *ep_tensor_solve              (EpTensor       *self,
                                              EpTensor       *b,
                                              GError        **error);
 
+/* Automatic differentiation: ep-ops-autodiff.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_stop_gradient      (EpTensor       *self,
+                                             GError        **error);
+
 G_END_DECLS

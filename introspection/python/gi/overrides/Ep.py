@@ -120,6 +120,8 @@ def _operand(value: ArrayLike) -> Tensor:
     scalars, anything else through astensor()."""
     if isinstance(value, _Tensor):
         return value
+    if isinstance(value, Ep.Variable):  # autodiff: read, so tapes watch it
+        return value.read()
     literal = _literal(value)
     if literal is not None:
         return literal
@@ -1064,6 +1066,459 @@ def outer(a, b):
 
 
 __all__ += ["concatenate", "stack", "meshgrid", "dot", "outer"]
+
+
+# Automatic differentiation: GradientTape, Variable, value_and_grad,
+# custom_gradient, stop_gradient.
+#
+# User functions are wrapped: they take and return tensors positionally,
+# may return Variables, and a Python exception raised inside one comes
+# back out of the call that ran it (C sees a GError meanwhile).
+
+import functools  # noqa: E402
+import threading  # noqa: E402
+
+_UNCONNECTED = {
+    "zero": Ep.UnconnectedGradients.ZERO,
+    "zeros": Ep.UnconnectedGradients.ZERO,
+    "none": Ep.UnconnectedGradients.NONE,
+}
+
+
+def _unconnected(value):
+    if value is None or isinstance(value, Ep.UnconnectedGradients):
+        return value
+    try:
+        return _UNCONNECTED[str(value).lower()]
+    except KeyError:
+        raise ValueError(f"unconnected_gradients must be 'zero' or 'none', not {value!r}") from None
+
+
+def _ep_error(code, message):
+    return GLib.Error.new_literal(Ep.error_quark(), message, int(code))
+
+
+def _as_tensor(value):
+    """A tensor for a tensor, a Variable (read), an array or a number."""
+    if isinstance(value, Ep.Tensor):
+        return value
+    if isinstance(value, Ep.Variable):
+        return value.read()
+    return astensor(value)
+
+
+def _is_sequence(value):
+    return isinstance(value, (list, tuple))
+
+
+_pending = threading.local()
+
+
+class _UserFunction:
+    """Calls a Python function from C: checks the result, and keeps a
+    Python exception to raise again after C returns (C gets a GError
+    meanwhile, and PyGObject prints nothing)."""
+
+    def __init__(self, function, name):
+        self.function = function
+        self.name = name
+
+    def result_tensor(self, value, what="the function"):
+        if isinstance(value, Ep.Variable):
+            value = value.read()
+        if not isinstance(value, Ep.Tensor):
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            f"{self.name}: {what} returned {type(value).__name__}, not a tensor")
+        return value
+
+    def run(self, body):
+        try:
+            return body()
+        except GLib.Error:
+            raise
+        except BaseException as error:  # noqa: B902 (raised again by _call)
+            message = f"{self.name}: {type(error).__name__}: {error}"
+            _pending.error = (message, error)
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT, message) from None
+
+
+def _call(function, *args):
+    """Calls into C; a GError that stands for a Python exception raised in
+    a callback (value_and_grad, custom gradients) becomes that exception
+    again, wherever C reported it (a custom gradient fails in the tape's
+    gradient())."""
+    try:
+        return function(*args)
+    except GLib.Error as error:
+        kept = getattr(_pending, "error", None)
+        _pending.error = None
+        if kept is not None and kept[0] == error.message:
+            raise kept[1].with_traceback(kept[1].__traceback__) from None
+        raise
+
+
+def _argnums(argnums):
+    if isinstance(argnums, int):
+        return [argnums], False
+    return [int(a) for a in argnums], True
+
+
+def _aux_to_list(aux):
+    """Auxiliary results cross C as tensors; anything else stays here."""
+    if isinstance(aux, (Ep.Tensor, Ep.Variable)):
+        return [_as_tensor(aux)], "one"
+    if _is_sequence(aux) and all(isinstance(a, (Ep.Tensor, Ep.Variable)) for a in aux):
+        return [_as_tensor(a) for a in aux], type(aux)
+    return [], aux
+
+
+def _aux_from_list(tensors, shape):
+    if shape == "one":
+        return tensors[0]
+    if isinstance(shape, type):
+        return shape(tensors)
+    return shape
+
+
+class _Differentiated:
+    """The callbacks for one value_and_grad-style function."""
+
+    def __init__(self, function, name, has_aux):
+        self.user = _UserFunction(function, name)
+        self.has_aux = has_aux
+        self.aux_shape = None
+
+    def __call__(self, inputs, *_rest):
+        # PyGObject passes the array length too on some versions: ignore it.
+        def body():
+            result = self.user.function(*inputs)
+            if not self.has_aux:
+                return self.user.result_tensor(result)
+            if not _is_sequence(result) or len(result) != 2:
+                raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                                f"{self.user.name}: the function must return (value, aux)")
+            aux, self.aux_shape = _aux_to_list(result[1])
+            return [self.user.result_tensor(result[0])] + aux
+        return self.user.run(body)
+
+    def invoke(self, call):
+        return _call(call)
+
+    def finish(self, value, aux, grads, several):
+        grads = list(grads)
+        grad = tuple(grads) if several else grads[0]
+        if not self.has_aux:
+            return value, grad
+        return value, _aux_from_list(list(aux), self.aux_shape), grad
+
+
+def value_and_grad(f, *args, argnums=0):
+    """(f(*args), gradient): the gradient of the sum of f's result with
+    respect to argument `argnums` (an int: one tensor; a tuple: a tuple).
+    f returns a tensor; it may use any Python control flow."""
+    positions, several = _argnums(argnums)
+    call = _Differentiated(f, "value_and_grad", False)
+    inputs = [_as_tensor(a) for a in args]
+    value, grads = call.invoke(lambda: Ep.value_and_grad(call, None, inputs, positions))
+    return call.finish(value, None, grads, several)
+
+
+def value_aux_and_grad(f, *args, argnums=0):
+    """(value, aux, gradient) for f returning (value, aux): aux is returned
+    as computed (tensors cross C; anything else is kept as is)."""
+    positions, several = _argnums(argnums)
+    call = _Differentiated(f, "value_aux_and_grad", True)
+    inputs = [_as_tensor(a) for a in args]
+    value, aux, grads = call.invoke(
+        lambda: Ep.value_aux_and_grad(call, None, inputs, positions))
+    return call.finish(value, aux, grads, several)
+
+
+def grad(f, argnums=0):
+    """The function computing only the gradient of f (JAX's grad)."""
+    def gradient(*args):
+        return value_and_grad(f, *args, argnums=argnums)[1]
+    return functools.wraps(f)(gradient)
+
+
+def value_and_grad_fn(f, argnums=0, has_aux=False):
+    """A function to call many times: g(*args) is value_and_grad(f, *args)
+    (or value_aux_and_grad with has_aux), backed by one Ep.ValueAndGradFn."""
+    positions, several = _argnums(argnums)
+    call = _Differentiated(f, "value_aux_and_grad" if has_aux else "value_and_grad", has_aux)
+    if has_aux:
+        fn = Ep.ValueAndGradFn.new_with_aux(call, None, positions)
+    else:
+        fn = Ep.ValueAndGradFn.new(call, None, positions)
+
+    def run(*args):
+        inputs = [_as_tensor(a) for a in args]
+        if has_aux:
+            value, aux, grads = call.invoke(lambda: fn.call_with_aux(inputs))
+        else:
+            value, grads = call.invoke(lambda: fn.call(inputs))
+            aux = None
+        return call.finish(value, aux, grads, several)
+
+    run.function = fn
+    return functools.wraps(f)(run)
+
+
+def stop_gradient(x):
+    """x without history: tapes treat it as a constant."""
+    return _as_tensor(x).stop_gradient()
+
+
+def _gradient_list(grads, n, name):
+    if not _is_sequence(grads):
+        grads = [grads]
+    grads = list(grads)
+    if len(grads) != n:
+        raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                        f"{name}: the backward function returned {len(grads)} gradients "
+                        f"for {n} arguments")
+    for g in grads:
+        if g is not None and not isinstance(g, (Ep.Tensor, Ep.Variable)):
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            f"{name}: the backward function returned {type(g).__name__}, "
+                            f"not a tensor")
+    return [None if g is None else _as_tensor(g) for g in grads]
+
+
+def custom_gradient(f=None, backward=None):
+    """A function with a gradient of your choosing.
+
+    As a decorator (TensorFlow's form): f(*inputs) returns (y, grad_fn)
+    and grad_fn(dy) returns the gradient of each input (one tensor, or a
+    tuple). grad_fn sees the tensors of the forward pass, which have no
+    history; for derivatives of higher order through the custom gradient,
+    use the two-function form:
+
+        softplus = Ep.custom_gradient(forward, backward)
+
+    where forward(*inputs) returns y and backward(inputs, y, dy) returns
+    the gradients, computed from the inputs with their history.
+    """
+    if f is None:
+        return functools.partial(custom_gradient, backward=backward)
+
+    def call(*args):
+        inputs = [_as_tensor(a) for a in args]
+        user = _UserFunction(f, "custom_gradient")
+        state = {}
+
+        def forward(forward_inputs, *_rest):
+            def body():
+                if backward is not None:
+                    return user.result_tensor(f(*forward_inputs), "the forward function")
+                result = f(*forward_inputs)
+                if not _is_sequence(result) or len(result) != 2 or not callable(result[1]):
+                    raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                                    "custom_gradient: the function must return (y, grad_fn)")
+                state["grad_fn"] = result[1]
+                return user.result_tensor(result[0], "the forward function")
+            return user.run(body)
+
+        def backward_call(backward_inputs, *rest):
+            tensors = [a for a in rest if isinstance(a, Ep.Tensor)]
+            output, dy = tensors[-2], tensors[-1]
+
+            def body():
+                if backward is not None:
+                    grads = backward(tuple(backward_inputs), output, dy)
+                else:
+                    grads = state["grad_fn"](dy)
+                return _gradient_list(grads, len(backward_inputs), "custom_gradient")
+            return user.run(body)
+
+        return _call(Ep.custom_gradient, forward, None, backward_call, None, inputs)
+
+    return functools.wraps(f)(call)
+
+
+class _Resume:
+    """What stop_recording() returns: `with` resumes at the end."""
+
+    def __init__(self, tape):
+        self.tape = tape
+
+    def __enter__(self):
+        return self.tape
+
+    def __exit__(self, *exc):
+        self.tape.resume_recording()
+        return False
+
+
+class GradientTape(Ep.GradientTape):
+    """`with Ep.GradientTape() as tape:` records; tape.gradient(y, x)."""
+
+    def __init__(self, persistent=False, watch_accessed_variables=True,
+                 unconnected_gradients=None):
+        Ep.GradientTape.__init__(self, persistent=persistent,
+                                 watch_accessed_variables=watch_accessed_variables)
+        if unconnected_gradients is not None:
+            self.set_unconnected_gradients(_unconnected(unconnected_gradients))
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    def watch(self, value):
+        """Watches a tensor or Variable, or each of a list of them."""
+        for item in (value if _is_sequence(value) else [value]):
+            if isinstance(item, Ep.Variable):
+                self.watch_variable(item)
+            else:
+                Ep.GradientTape.watch(self, item)
+
+    def stop_recording(self):
+        """Pauses now; `with tape.stop_recording():` resumes at the end."""
+        Ep.GradientTape.stop_recording(self)
+        return _Resume(self)
+
+    def watched_variables(self):
+        return tuple(Ep.GradientTape.watched_variables(self))
+
+    def _with_unconnected(self, unconnected_gradients, call):
+        if unconnected_gradients is None:
+            return call()
+        saved = self.get_unconnected_gradients()
+        self.set_unconnected_gradients(_unconnected(unconnected_gradients))
+        try:
+            return call()
+        finally:
+            self.set_unconnected_gradients(saved)
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None):
+        """The gradient of the sum of target (a tensor or a list) with
+        respect to sources: a tensor or Variable gives one gradient, a
+        list or tuple gives a list or tuple."""
+        targets = [_as_tensor(t) for t in (target if _is_sequence(target) else [target])]
+        single = not _is_sequence(sources)
+        source_list = [sources] if single else list(sources)
+        for s in source_list:
+            if not isinstance(s, (Ep.Tensor, Ep.Variable)):
+                raise TypeError(f"gradient: a source must be a tensor or a Variable, not "
+                                f"{type(s).__name__}")
+        seeds = None
+        if output_gradients is not None:
+            seeds = [_as_tensor(g) for g in
+                     (output_gradients if _is_sequence(output_gradients) else [output_gradients])]
+        grads = self._with_unconnected(
+            unconnected_gradients,
+            lambda: _call(Ep.GradientTape.gradient, self, targets, source_list, seeds))
+        if single:
+            return grads[0]
+        return type(sources)(grads)
+
+    def jacobian(self, target, source, unconnected_gradients=None):
+        return self._with_unconnected(
+            unconnected_gradients,
+            lambda: _call(Ep.GradientTape.jacobian, self, _as_tensor(target), source))
+
+    def batch_jacobian(self, target, source, unconnected_gradients=None):
+        return self._with_unconnected(
+            unconnected_gradients,
+            lambda: _call(Ep.GradientTape.batch_jacobian, self, _as_tensor(target), source))
+
+
+GradientTape = override(GradientTape)
+
+
+def _variable_operator(name):
+    """A Tensor operator on the variable's value, read when it is used."""
+    def operator(self, *args):
+        return getattr(Tensor, name)(self.read(), *args)
+    return operator
+
+
+class Variable(Ep.Variable):
+    """Ep.Variable(initial_value, name=None, trainable=True, dtype=None).
+
+    Reads happen where a tensor is needed (operators, ops of the override)
+    or with read(); a trainable variable read under a tape is watched."""
+
+    def __init__(self, initial_value=None, name=None, trainable=True, dtype=None):
+        value = None if initial_value is None else astensor(_as_tensor(initial_value), dtype)
+        Ep.Variable.__init__(self, initial_value=value, name=name, trainable=trainable)
+
+    @property
+    def name(self):
+        return self.get_name()
+
+    @property
+    def trainable(self):
+        return self.get_trainable()
+
+    @trainable.setter
+    def trainable(self, value):
+        self.set_trainable(bool(value))
+
+    @property
+    def shape(self):
+        return tuple(self.get_shape())
+
+    @property
+    def ndim(self):
+        return len(self.get_shape())
+
+    @property
+    def dtype(self):
+        return self.get_dtype()
+
+    @property
+    def device(self):
+        return self.get_device()
+
+    def assign(self, value):
+        return Ep.Variable.assign(self, _operand(value))
+
+    def assign_add(self, delta):
+        return Ep.Variable.assign_add(self, _operand(delta))
+
+    def assign_sub(self, delta):
+        return Ep.Variable.assign_sub(self, _operand(delta))
+
+    def numpy(self):
+        return self.read().numpy()
+
+    def item(self):
+        return self.read().item()
+
+    def __array__(self, dtype=None):
+        return self.read().__array__(dtype)
+
+    def __repr__(self):
+        return (f"Ep.Variable({self.read().to_string()}, name={self.get_name()!r}, "
+                f"dtype={Ep.dtype_get_name(self.get_dtype())})")
+
+    def __getattr__(self, name):
+        # tensor methods on the current value: v.sum(), v.square(), ...
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.read(), name)
+
+    __hash__ = Ep.Variable.__hash__
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__pow__", "__rpow__", "__matmul__",
+              "__rmatmul__", "__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__",
+              "__neg__", "__pos__", "__abs__", "__getitem__", "__len__", "__float__",
+              "__int__", "__bool__"):
+    if hasattr(Tensor, _name):
+        setattr(Variable, _name, _variable_operator(_name))
+
+Variable = override(Variable)
+
+__all__ += ["GradientTape", "Variable", "value_and_grad", "value_aux_and_grad", "grad",
+            "value_and_grad_fn", "custom_gradient", "stop_gradient"]
 
 
 # ---------------------------------------------------------------------------
