@@ -89,6 +89,68 @@ test_shape_error (void)
   g_assert_nonnull (strstr (error->message, "(4,)"));
 }
 
+static EpTensor *
+sum_of_squares (EpTensor **inputs,
+                guint      n_inputs,
+                gpointer   user_data,
+                GError   **error)
+{
+  g_autoptr(EpTensor) squares = ep_tensor_square (inputs[0], error);
+
+  return squares != NULL ? ep_tensor_sum (squares, NULL, 0, FALSE, error) : NULL;
+}
+
+/* value_and_grad of sum(x²) at [1, 2, 3]: 14 and [2, 4, 6]. */
+static void
+test_value_and_grad (void)
+{
+  g_autoptr(GError) error = NULL;
+  const double values[] = { 1, 2, 3 };
+  const gint64 shape[] = { 3 };
+  g_autoptr(EpTensor) x = vector (values, 3, shape, 1);
+  g_autoptr(GPtrArray) grads = NULL;
+  g_autoptr(EpTensor) value = ep_value_and_grad (sum_of_squares, NULL, &x, 1, NULL, 0, &grads, &error);
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpfloat (ep_tensor_item (value, NULL), ==, 14.0);
+  g_assert_cmpuint (grads->len, ==, 1);
+  text = ep_tensor_to_string (g_ptr_array_index (grads, 0), &error);
+  g_assert_cmpstr (text, ==, "[2. 4. 6.]");
+}
+
+/* Nested tapes: y = x * x at 3; the inner tape gives dy/dx = 6, the outer
+ * tape, which recorded that computation, d²y/dx² = 2. */
+static void
+test_nested_tapes (void)
+{
+  g_autoptr(GError) error = NULL;
+  const double three[] = { 3 };
+  g_autoptr(EpTensor) x = vector (three, 1, NULL, 0);
+  g_autoptr(EpGradientTape) outer = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpGradientTape) inner = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(GPtrArray) first = NULL;
+  g_autoptr(GPtrArray) second = NULL;
+  EpTensor *dy;
+
+  g_assert_true (ep_gradient_tape_start (outer, &error));
+  ep_gradient_tape_watch (outer, x);
+  g_assert_true (ep_gradient_tape_start (inner, &error));
+  ep_gradient_tape_watch (inner, x);
+  y = ep_tensor_mul (x, x, &error);
+  g_assert_true (ep_gradient_tape_stop (inner, &error));
+  first = ep_gradient_tape_gradient (inner, &y, 1, (GObject **) &x, 1, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (ep_gradient_tape_stop (outer, &error));
+
+  dy = g_ptr_array_index (first, 0);
+  g_assert_cmpfloat (ep_tensor_item (dy, NULL), ==, 6.0);
+  second = ep_gradient_tape_gradient (outer, &dy, 1, (GObject **) &x, 1, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (ep_tensor_item (g_ptr_array_index (second, 0), NULL), ==, 2.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -96,5 +158,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenarios/norm", test_norm);
   g_test_add_func ("/scenarios/broadcast-add", test_broadcast_add);
   g_test_add_func ("/scenarios/shape-error", test_shape_error);
+  g_test_add_func ("/scenarios/value-and-grad", test_value_and_grad);
+  g_test_add_func ("/scenarios/nested-tapes", test_nested_tapes);
   return g_test_run ();
 }

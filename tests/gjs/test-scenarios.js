@@ -32,6 +32,31 @@ test('a shape error is a GLib.Error in the Ep.Error domain', () => {
     assert(e.message.includes('add') && e.message.includes('(3,)') && e.message.includes('(4,)'), e.message);
 });
 
+test('value_and_grad of a sum of squares', () => {
+    const [value, grads] = Ep.value_and_grad(inputs => inputs[0].square().sum(null, false),
+        [vector([1, 2, 3])], null);
+    assertEqual(value.item(), 14, 'value');
+    assertEqual(grads.length, 1, 'one gradient');
+    assertEqual(grads[0].to_string(), '[2. 4. 6.]', 'gradient');
+});
+
+test('nested tapes give the first and second derivative', () => {
+    const x = Ep.Tensor.new_scalar(3, Ep.DType.FLOAT32);
+    const outer = Ep.GradientTape.new(false);
+    const inner = Ep.GradientTape.new(false);
+    outer.start();
+    outer.watch(x);
+    inner.start();
+    inner.watch(x);
+    const y = x.mul(x);
+    inner.stop();
+    const [dy] = inner.gradient([y], [x], null);
+    outer.stop();
+    assertEqual(dy.item(), 6, 'first derivative');
+    const [d2y] = outer.gradient([dy], [x], null);
+    assertEqual(d2y.item(), 2, 'second derivative');
+});
+
 test('reductions take axes and keepdims', () => {
     const m = vector([1, 2, 3, 4, 5, 6], [2, 3]);
     assertEqual(m.sum([0], false).to_string(), '[5. 7. 9.]', 'axis 0');

@@ -40,6 +40,24 @@ def test_scenario_shape_error():
     assert "add" in info.value.message and "(3,)" in info.value.message and "(4,)" in info.value.message
 
 
+def test_scenario_value_and_grad():
+    value, grad = Ep.value_and_grad(lambda x: (x * x).sum(), Ep.astensor([1.0, 2.0, 3.0]))
+    assert value.item() == 14.0
+    assert_matches(grad, np.array([2, 4, 6], np.float32))
+
+
+def test_scenario_nested_tapes():
+    x = Ep.astensor(3.0)
+    with Ep.GradientTape() as outer:
+        outer.watch(x)
+        with Ep.GradientTape() as inner:
+            inner.watch(x)
+            y = x * x
+        dy = inner.gradient(y, x)
+    assert dy.item() == 6.0
+    assert outer.gradient(dy, x).item() == 2.0
+
+
 # repr: NumPy's array2string with ", " between elements, "Ep.Tensor(" in
 # front and the dtype behind, always shown.
 

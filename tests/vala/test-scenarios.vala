@@ -46,6 +46,42 @@ static void test_shape_error () {
     }
 }
 
+static void test_value_and_grad () {
+    try {
+        GLib.GenericArray<weak Ep.Tensor> grads;
+        var value = Ep.value_and_grad ((inputs) => {
+            return inputs[0].square ().sum (null, false);
+        }, { vector ({ 1, 2, 3 }, { 3 }) }, null, out grads);
+        assert_cmpfloat (value.item (), CompareOperator.EQ, 14);
+        assert_cmpuint (grads.length, CompareOperator.EQ, 1);
+        assert_cmpstr (grads[0].to_string (), CompareOperator.EQ, "[2. 4. 6.]");
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_nested_tapes () {
+    try {
+        var x = new Ep.Tensor.scalar (3, Ep.DType.FLOAT32);
+        var outer = new Ep.GradientTape (false);
+        var inner = new Ep.GradientTape (false);
+        outer.start ();
+        outer.watch (x);
+        inner.start ();
+        inner.watch (x);
+        var y = x.mul (x);
+        inner.stop ();
+        var first = inner.gradient ({ y }, { x }, null);
+        outer.stop ();
+        Ep.Tensor dy = first[0];
+        assert_cmpfloat (dy.item (), CompareOperator.EQ, 6);
+        var second = outer.gradient ({ dy }, { x }, null);
+        assert_cmpfloat (second[0].item (), CompareOperator.EQ, 2);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
 static void test_data_in_and_out () {
     try {
         float[] values = { 1.5f, -2f, 4f, 8f };
@@ -80,6 +116,8 @@ int main (string[] args) {
     Test.add_func ("/vala/scenarios/norm", test_norm);
     Test.add_func ("/vala/scenarios/broadcast-add", test_broadcast_add);
     Test.add_func ("/vala/scenarios/shape-error", test_shape_error);
+    Test.add_func ("/vala/scenarios/value-and-grad", test_value_and_grad);
+    Test.add_func ("/vala/scenarios/nested-tapes", test_nested_tapes);
     Test.add_func ("/vala/data-in-and-out", test_data_in_and_out);
     Test.add_func ("/vala/release", test_release);
     return Test.run ();
