@@ -151,6 +151,34 @@ test_nested_tapes (void)
   g_assert_cmpfloat (ep_tensor_item (g_ptr_array_index (second, 0), NULL), ==, 2.0);
 }
 
+/* A device scope: ops inside run on the scope's device (the last one
+ * listed: an OpenCL device where there is one, else the CPU), inputs are
+ * copied there, and the scope ends with pop. */
+static void
+test_device_scope (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) devices = ep_list_devices ();
+  EpDevice *device = g_ptr_array_index (devices, devices->len - 1);
+  const double values[] = { 1, 2, 3 };
+  const gint64 shape[] = { 3 };
+  g_autoptr(EpTensor) x = vector (values, 3, shape, 1);
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(EpTensor) z = NULL;
+
+  ep_device_push (device);
+  g_assert_true (ep_device_get_current () == device);
+  y = ep_tensor_mul_scalar (x, 2, &error);
+  ep_device_pop ();
+  g_assert_no_error (error);
+  g_assert_null (ep_device_get_current ());
+
+  g_assert_true (ep_tensor_get_device (y) == device);
+  z = ep_tensor_sum (y, NULL, 0, FALSE, &error);   /* runs where y lives */
+  g_assert_true (ep_tensor_get_device (z) == device);
+  g_assert_cmpfloat (ep_tensor_item (z, NULL), ==, 12.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -160,5 +188,6 @@ main (int argc, char **argv)
   g_test_add_func ("/scenarios/shape-error", test_shape_error);
   g_test_add_func ("/scenarios/value-and-grad", test_value_and_grad);
   g_test_add_func ("/scenarios/nested-tapes", test_nested_tapes);
+  g_test_add_func ("/scenarios/device-scope", test_device_scope);
   return g_test_run ();
 }

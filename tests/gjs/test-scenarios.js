@@ -57,6 +57,25 @@ test('nested tapes give the first and second derivative', () => {
     assertEqual(d2y.item(), 2, 'second derivative');
 });
 
+test('a device scope places the ops inside it', () => {
+    const devices = Ep.list_devices();
+    const device = devices[devices.length - 1];
+    const x = vector([1, 2, 3]);
+    device.push();
+    let y;
+    try {
+        assertEqual(Ep.Device.get_current(), device, 'current');
+        y = x.mul_scalar(2);
+    } finally {
+        Ep.Device.pop();
+    }
+    assertEqual(Ep.Device.get_current(), null, 'no scope after pop');
+    assertEqual(y.device, device, 'placed');
+    const total = y.sum(null, false);
+    assertEqual(total.device, device, 'follows its input');
+    assertEqual(total.item(), 12, 'value');
+});
+
 test('reductions take axes and keepdims', () => {
     const m = vector([1, 2, 3, 4, 5, 6], [2, 3]);
     assertEqual(m.sum([0], false).to_string(), '[5. 7. 9.]', 'axis 0');

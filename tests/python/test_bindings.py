@@ -58,6 +58,26 @@ def test_scenario_nested_tapes():
     assert outer.gradient(dy, x).item() == 2.0
 
 
+def test_scenario_device_scope():
+    """Ops in a scope run on its device (the last listed: OpenCL where
+    there is one); `with Ep.device(...)` where the override has it."""
+    device = Ep.list_devices()[-1]
+    x = Ep.astensor([1.0, 2.0, 3.0])
+    if hasattr(Ep, "device"):
+        with Ep.device(device.get_name()):
+            y = x * 2
+    else:
+        device.push()
+        try:
+            y = x * 2
+        finally:
+            Ep.Device.pop()
+    assert Ep.Device.get_current() is None
+    assert y.device == device
+    total = y.sum()
+    assert total.device == device and total.item() == 12.0
+
+
 # repr: NumPy's array2string with ", " between elements, "Ep.Tensor(" in
 # front and the dtype behind, always shown.
 

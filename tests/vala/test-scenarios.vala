@@ -82,6 +82,29 @@ static void test_nested_tapes () {
     }
 }
 
+static void test_device_scope () {
+    try {
+        var devices = Ep.list_devices ();
+        unowned Ep.Device device = devices[devices.length - 1];
+        var x = vector ({ 1, 2, 3 }, { 3 });
+        device.push ();
+        assert (Ep.Device.get_current () == device);
+        Ep.Tensor? y = null;
+        try {
+            y = x.mul_scalar (2);
+        } finally {
+            Ep.Device.pop ();
+        }
+        assert (Ep.Device.get_current () == null);
+        assert (y.device == device);
+        var total = y.sum (null, false);
+        assert (total.device == device);
+        assert_cmpfloat (total.item (), CompareOperator.EQ, 12);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
 static void test_data_in_and_out () {
     try {
         float[] values = { 1.5f, -2f, 4f, 8f };
@@ -118,6 +141,7 @@ int main (string[] args) {
     Test.add_func ("/vala/scenarios/shape-error", test_shape_error);
     Test.add_func ("/vala/scenarios/value-and-grad", test_value_and_grad);
     Test.add_func ("/vala/scenarios/nested-tapes", test_nested_tapes);
+    Test.add_func ("/vala/scenarios/device-scope", test_device_scope);
     Test.add_func ("/vala/data-in-and-out", test_data_in_and_out);
     Test.add_func ("/vala/release", test_release);
     return Test.run ();
