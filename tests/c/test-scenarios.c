@@ -9,18 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-static EpTensor *
-vector (const double *values,
-        gsize         n,
-        const gint64 *shape,
-        guint         ndim)
-{
-  g_autoptr(GError) error = NULL;
-  EpTensor *t = ep_tensor_new_from_doubles (values, n, shape, ndim, EP_DTYPE_FLOAT32, &error);
-
-  g_assert_no_error (error);
-  return t;
-}
+#include "ep-test-util.h"
 
 /* The L2 norm of [1, 2, 3] by chaining methods. */
 static void
@@ -29,7 +18,7 @@ test_norm (void)
   g_autoptr(GError) error = NULL;
   const double values[] = { 1, 2, 3 };
   const gint64 shape[] = { 3 };
-  g_autoptr(EpTensor) x = vector (values, 3, shape, 1);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, shape, 1, values, 3);
   g_autoptr(EpTensor) squares = ep_tensor_square (x, &error);
   g_autoptr(EpTensor) total = ep_tensor_sum (squares, NULL, 0, FALSE, &error);
   g_autoptr(EpTensor) norm = ep_tensor_sqrt (total, &error);
@@ -52,8 +41,8 @@ test_broadcast_add (void)
   const double row[] = { 1, 2, 3 };
   const gint64 column_shape[] = { 2, 1 };
   const gint64 row_shape[] = { 3 };
-  g_autoptr(EpTensor) a = vector (column, 2, column_shape, 2);
-  g_autoptr(EpTensor) b = vector (row, 3, row_shape, 1);
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, column_shape, 2, column, 2);
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, row_shape, 1, row, 3);
   g_autoptr(EpTensor) c = ep_tensor_add (a, b, &error);
   g_autofree char *text = NULL;
   const gint64 *shape;
@@ -78,8 +67,8 @@ test_shape_error (void)
   const double four[] = { 1, 2, 3, 4 };
   const gint64 shape3[] = { 3 };
   const gint64 shape4[] = { 4 };
-  g_autoptr(EpTensor) a = vector (three, 3, shape3, 1);
-  g_autoptr(EpTensor) b = vector (four, 4, shape4, 1);
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, shape3, 1, three, 3);
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, shape4, 1, four, 4);
   g_autoptr(EpTensor) c = ep_tensor_add (a, b, &error);
 
   g_assert_null (c);
@@ -107,7 +96,7 @@ test_value_and_grad (void)
   g_autoptr(GError) error = NULL;
   const double values[] = { 1, 2, 3 };
   const gint64 shape[] = { 3 };
-  g_autoptr(EpTensor) x = vector (values, 3, shape, 1);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, shape, 1, values, 3);
   g_autoptr(GPtrArray) grads = NULL;
   g_autoptr(EpTensor) value = ep_value_and_grad (sum_of_squares, NULL, &x, 1, NULL, 0, &grads, &error);
   g_autofree char *text = NULL;
@@ -126,7 +115,7 @@ test_nested_tapes (void)
 {
   g_autoptr(GError) error = NULL;
   const double three[] = { 3 };
-  g_autoptr(EpTensor) x = vector (three, 1, NULL, 0);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, NULL, 0, three, 1);
   g_autoptr(EpGradientTape) outer = ep_gradient_tape_new (FALSE);
   g_autoptr(EpGradientTape) inner = ep_gradient_tape_new (FALSE);
   g_autoptr(EpTensor) y = NULL;
@@ -162,7 +151,7 @@ test_device_scope (void)
   EpDevice *device = g_ptr_array_index (devices, devices->len - 1);
   const double values[] = { 1, 2, 3 };
   const gint64 shape[] = { 3 };
-  g_autoptr(EpTensor) x = vector (values, 3, shape, 1);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, shape, 1, values, 3);
   g_autoptr(EpTensor) y = NULL;
   g_autoptr(EpTensor) z = NULL;
 
