@@ -16,5 +16,12 @@
 #include "ep-creation.h"
 /* math branch (issue 3) */
 #include "ep-random.h"
+/* shape branch */
+#include "ep-join.h"
+/* automatic differentiation */
+#include "ep-variable.h"
+#include "ep-gradient-tape.h"
+#include "ep-autodiff.h"
+#include "ep-value-and-grad-fn.h"
 
 #undef EP_INSIDE

@@ -31,6 +31,13 @@ EpTensor      *ep_tensor_new_from_bytes     (GBytes         *data,
                                              guint           ndim,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_new_from_data      (gconstpointer   data,
+                                             gsize           nbytes,
+                                             EpDType         dtype,
+                                             const gint64   *shape,
+                                             guint           ndim,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_new_from_doubles   (const gdouble  *data,
                                              gsize           n_data,
                                              const gint64   *shape,
@@ -68,7 +75,17 @@ gboolean       ep_tensor_shares_storage     (EpTensor       *self,
                                              EpTensor       *other);
 
 EP_EXPORT
+void           ep_tensor_release            (EpTensor       *self);
+EP_EXPORT
+gboolean       ep_tensor_is_released        (EpTensor       *self);
+
+EP_EXPORT
 GBytes        *ep_tensor_to_bytes           (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_read_data          (EpTensor       *self,
+                                             gpointer        data,
+                                             gsize           nbytes,
                                              GError        **error);
 EP_EXPORT
 gdouble        ep_tensor_item               (EpTensor       *self,
@@ -81,6 +98,9 @@ gboolean       ep_tensor_item_boolean       (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 char          *ep_tensor_to_string          (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+char          *ep_tensor_to_repr            (EpTensor       *self,
                                              GError        **error);
 
 /* Creation from a template: ep-creation.c */
@@ -514,6 +534,120 @@ EP_EXPORT
 EpTensor      *ep_tensor_onehot_like        (EpTensor       *self,
                                              EpTensor       *indices,
                                              gdouble         value,
+                                             GError        **error);
+
+/* --- shape branch --- */
+
+/* Views: ep-ops-views.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_flatten            (EpTensor       *self,
+                                             gint            start,
+                                             gint            end,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_broadcast_to       (EpTensor       *self,
+                                             const gint64   *shape,
+                                             guint           ndim,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_flip               (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_slice              (EpTensor       *self,
+                                             const gint64   *starts,
+                                             guint           n_starts,
+                                             const gint64   *stops,
+                                             guint           n_stops,
+                                             const gint64   *steps,
+                                             guint           n_steps,
+                                             GError        **error);
+
+/* Joining, splitting and repeating: ep-ops-join.c */
+
+EP_EXPORT
+EpTensor     **ep_tensor_split              (EpTensor       *self,
+                                             gint64          sections,
+                                             gint            axis,
+                                             guint          *n_outputs,
+                                             GError        **error);
+EP_EXPORT
+EpTensor     **ep_tensor_split_at           (EpTensor       *self,
+                                             const gint64   *indices,
+                                             guint           n_indices,
+                                             gint            axis,
+                                             guint          *n_outputs,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_tile               (EpTensor       *self,
+                                             const gint64   *reps,
+                                             guint           n_reps,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_pad                (EpTensor       *self,
+                                             const gint64   *paddings,
+                                             guint           n_paddings,
+                                             EpPadMode       mode,
+                                             gdouble         value,
+                                             GError        **error);
+
+/* Gathering and scattering: ep-ops-index.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_take               (EpTensor       *self,
+                                             EpTensor       *indices,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_take_along_axis    (EpTensor       *self,
+                                             EpTensor       *indices,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mask               (EpTensor       *self,
+                                             EpTensor       *mask,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_index_update       (EpTensor       *self,
+                                             EpTensor       *indices,
+                                             EpTensor       *values,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_scatter_add        (EpTensor       *self,
+                                             EpTensor       *indices,
+                                             EpTensor       *values,
+                                             gint            axis,
+                                             GError        **error);
+
+/* Linear algebra: ep-ops-lapack.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_dot                (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_outer              (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_inv                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_slogdet            (EpTensor       *self,
+                                             EpTensor      **logabsdet,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_solve              (EpTensor       *self,
+                                             EpTensor       *b,
+                                             GError        **error);
+
+/* Automatic differentiation: ep-ops-autodiff.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_stop_gradient      (EpTensor       *self,
                                              GError        **error);
 
 G_END_DECLS

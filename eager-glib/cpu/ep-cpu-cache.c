@@ -12,8 +12,11 @@
  * - Classes: four per power of two (sizes 1.25, 1.5, 1.75 and 2 times a
  *   power of two), so a buffer is at most 25% larger than asked.
  * - Bounded: at most `limit` bytes wait (EP_CPU_CACHE_BYTES, default
- *   256 MiB or a sixteenth of the memory, whichever is smaller); a
- *   release that would go over it frees the buffer instead.
+ *   64 MiB or a sixteenth of the memory, whichever is smaller); a
+ *   release that would go over it frees the buffer instead. That holds
+ *   a few buffers of the largest tensors a loop makes, and no more:
+ *   memory released in bulk, as a garbage collector does, mostly goes
+ *   back to the system at once.
  * - Trimmed: about once a second (checked on allocation), each class
  *   gives back as many buffers as stayed unused through the whole last
  *   interval, so a program that stops using a size stops holding it.
@@ -48,7 +51,7 @@
 #define MIN_CLASS_SHIFT 6                     /* 64 bytes */
 #define N_CLASSES ((48 - MIN_CLASS_SHIFT) * 4)
 #define LARGE_BUFFER (2u << 20)               /* from mmap, huge pages */
-#define DEFAULT_LIMIT ((gsize) 256 << 20)
+#define DEFAULT_LIMIT ((gsize) 64 << 20)
 #define TRIM_INTERVAL_US G_USEC_PER_SEC
 #define TRIM_CHECK_EVERY 64
 

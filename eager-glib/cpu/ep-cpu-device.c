@@ -24,11 +24,13 @@ cpu_alloc (EpDevice   *device,
   if (data == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("cannot allocate %" G_GSIZE_FORMAT " bytes on %s"),
+                   _("cannot allocate %zu bytes on %s"),
                    storage->nbytes, device->name);
       return FALSE;
     }
 
+  /* (buffers of 2 MiB and more are marked for huge pages once, when the
+   * cache maps them: ep-cpu-cache.c) */
   storage->data = data;
   return TRUE;
 }
@@ -116,6 +118,10 @@ ep_cpu_device_new (void)
   ep_cpu_register_sort (cpu_backend.kernels);
   ep_cpu_register_softmax (cpu_backend.kernels);
   ep_cpu_register_generate (cpu_backend.kernels);
+  /* shape branch */
+  ep_cpu_register_join (cpu_backend.kernels);
+  ep_cpu_register_index (cpu_backend.kernels);
+  ep_cpu_register_lapack (cpu_backend.kernels);
 
   return ep_device_new (&cpu_backend, "cpu:0", description, memory, TRUE, NULL);
 }

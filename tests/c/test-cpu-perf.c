@@ -74,7 +74,7 @@ test_cache_is_bounded (void)
   gsize cached, limit;
 
   ep_cpu_cache_get_stats (&cached, &limit);
-  g_assert_cmpuint (limit, <=, (gsize) 256 << 20);
+  g_assert_cmpuint (limit, <=, (gsize) 64 << 20);
 
   /* more than the limit in one class: only what fits waits */
   for (guint i = 0; i < G_N_ELEMENTS (buffers); i++)
