@@ -135,15 +135,38 @@ cpu_unary (EpOpCall  *call,
   return TRUE;
 }
 
-/* where: out[i] = cond[i] ? x[i] : y[i] */
+/* where: out[i] = cond[i] ? x[i] : y[i]; the usual layouts (all
+ * contiguous, or x or y a broadcast scalar, as in a ReLU gradient)
+ * vectorize */
 #define WHERE_LOOP(name, T)                                                 \
+EP_CPU_CLONES                                                               \
 static void                                                                 \
 name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 {                                                                           \
   T *restrict out = (T *) p[0];                                             \
-  for (gint64 i = 0; i < n; i++)                                            \
-    out[i] = *(p[1] + i * s[1]) ? *(const T *) (p[2] + i * s[2])            \
-                                : *(const T *) (p[3] + i * s[3]);           \
+  const guint8 *restrict c = p[1];                                          \
+  if (s[1] == 1 && s[2] == sizeof (T) && s[3] == sizeof (T))                \
+    {                                                                       \
+      const T *restrict x = (const T *) p[2], *restrict y = (const T *) p[3]; \
+      for (gint64 i = 0; i < n; i++)                                        \
+        out[i] = c[i] ? x[i] : y[i];                                        \
+    }                                                                       \
+  else if (s[1] == 1 && s[2] == sizeof (T) && s[3] == 0)                    \
+    {                                                                       \
+      const T *restrict x = (const T *) p[2], y = *(const T *) p[3];        \
+      for (gint64 i = 0; i < n; i++)                                        \
+        out[i] = c[i] ? x[i] : y;                                           \
+    }                                                                       \
+  else if (s[1] == 1 && s[2] == 0 && s[3] == sizeof (T))                    \
+    {                                                                       \
+      const T x = *(const T *) p[2], *restrict y = (const T *) p[3];        \
+      for (gint64 i = 0; i < n; i++)                                        \
+        out[i] = c[i] ? x : y[i];                                           \
+    }                                                                       \
+  else                                                                      \
+    for (gint64 i = 0; i < n; i++)                                          \
+      out[i] = *(p[1] + i * s[1]) ? *(const T *) (p[2] + i * s[2])          \
+                                  : *(const T *) (p[3] + i * s[3]);         \
 }
 
 WHERE_LOOP (where_1, guint8)
