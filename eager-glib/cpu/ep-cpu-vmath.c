@@ -228,7 +228,9 @@ best_level (void)
 }
 
 /* The best level, or a lower one asked for with EP_CPU_VMATH_ISA
- * (avx2, sse2), to compare them. */
+ * (avx2, sse2; none: libm's scalar functions), to compare them. */
+#define LEVEL_NONE 3
+
 static guint
 chosen_level (void)
 {
@@ -243,6 +245,8 @@ chosen_level (void)
         found = MAX (found, 1);
       else if (g_strcmp0 (env, "sse2") == 0)
         found = 2;
+      else if (g_strcmp0 (env, "none") == 0)
+        found = LEVEL_NONE;
       g_once_init_leave (&level, found + 1);
     }
 
@@ -344,7 +348,7 @@ ep_cpu_vmath_lookup (EpCpuVmath     func,
 const char *
 ep_cpu_vmath_get_isa (void)
 {
-  static const char *const names[] = { "avx512f", "avx2", "sse2" };
+  static const char *const names[] = { "avx512f", "avx2", "sse2", NULL };
 
   return names[chosen_level ()];
 }

@@ -718,7 +718,7 @@ test_vmath_agrees_with_libm (void)
           }
       }
 
-  if (ep_cpu_vmath_get_isa () == NULL)
+  if (levels_tested == 0)
     g_test_skip ("built without SLEEF, or not on x86-64");
   else
     g_test_message ("instruction sets tested: %s%s%s", levels_tested & 1 ? "avx512f " : "",
