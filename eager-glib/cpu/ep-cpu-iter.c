@@ -196,9 +196,14 @@ part_bound (gint64 extent,
             guint  n_parts,
             gint64 align)
 {
+  gint64 start;
+
   if (i >= n_parts)
     return extent;
-  return extent * i / n_parts / align * align;
+  /* extent * i / n_parts, without the product (a broadcast view can be
+   * vast) */
+  start = extent / n_parts * i + MIN ((gint64) i, extent % n_parts);
+  return start / align * align;
 }
 
 static guint
@@ -276,9 +281,13 @@ ep_cpu_iter_run_parallel_cost (EpCpuIter     *iter,
   if (!collapse_nonempty (iter))
     return;
 
+  /* saturating: a broadcast view can describe more than memory holds */
   for (guint d = 0; d < iter->ndim; d++)
-    total *= iter->shape[d];
-  n_parts = n_parts_for (total > G_MAXINT64 / MAX (cost, 1) ? G_MAXINT64 : total * MAX (cost, 1));
+    if (__builtin_mul_overflow (total, iter->shape[d], &total))
+      total = G_MAXINT64;
+  if (__builtin_mul_overflow (total, MAX (cost, 1), &total))
+    total = G_MAXINT64;
+  n_parts = n_parts_for (total);
 
   /* the outermost dimension that gives every part some work, else the
    * longest one */
