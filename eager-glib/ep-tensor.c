@@ -166,7 +166,7 @@ gboolean
 ep_layout_compute_nbytes (const EpLayout *layout,
                           gsize          *nbytes)
 {
-  guint64 total = ep_dtype_get_itemsize (layout->dtype);
+  guint64 total = ep_dtype_itemsize (layout->dtype);
 
   /* empty whatever its other extents, as (2^40, 2^40, 0) is */
   if (ep_layout_get_size (layout) == 0)

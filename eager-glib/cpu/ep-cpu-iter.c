@@ -28,7 +28,7 @@ ep_cpu_iter_add (EpCpuIter *iter,
 {
   const EpLayout *layout = &tensor->layout;
   guint k = iter->n_operands++;
-  gint64 itemsize = ep_dtype_get_itemsize (layout->dtype);
+  gint64 itemsize = ep_dtype_itemsize (layout->dtype);
   guint lead = iter->ndim - layout->ndim;
 
   g_assert (k < EP_CPU_MAX_OPERANDS);
@@ -52,7 +52,7 @@ ep_cpu_iter_add_reduced (EpCpuIter  *iter,
                          guint       n_axes)
 {
   guint k = iter->n_operands++;
-  gint64 itemsize = ep_dtype_get_itemsize (output->layout.dtype);
+  gint64 itemsize = ep_dtype_itemsize (output->layout.dtype);
   gint64 stride = itemsize;
 
   g_assert (k < EP_CPU_MAX_OPERANDS);
@@ -334,7 +334,7 @@ map_flat (EpOpCall      *call,
       gint64 size = ep_layout_get_size (&in->layout);
 
       if (size == n && ep_layout_is_contiguous (&in->layout))
-        strides[i + 1] = ep_dtype_get_itemsize (in->layout.dtype);
+        strides[i + 1] = ep_dtype_itemsize (in->layout.dtype);
       else if (size == 1)
         strides[i + 1] = 0;
       else
@@ -342,7 +342,7 @@ map_flat (EpOpCall      *call,
       ptrs[i + 1] = ep_tensor_host_data (in);
     }
   ptrs[0] = ep_tensor_host_data (out);
-  strides[0] = ep_dtype_get_itemsize (out->layout.dtype);
+  strides[0] = ep_dtype_itemsize (out->layout.dtype);
 
   if (n_parts_for (n) == 1)
     loop (ptrs, strides, n, user_data);
