@@ -6,6 +6,12 @@
  * (equal elements keep their order), so argsort is reproducible. topk
  * takes the k largest along the last axis with NaN counting as the
  * largest, ties going to the lower index.
+ *
+ * The gradients of sort and topk send each output element's gradient
+ * back to where the element came from (ep_grad_scatter_along_axis, the
+ * mirror image of take_along_axis). argsort is not differentiable: its
+ * output is integer indices, so it has no rule and a gradient tape
+ * passes nothing through it.
  */
 
 #include "config.h"
@@ -15,6 +21,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-math-private.h"
+#include "ep-shape-private.h"
 
 static gboolean
 sort_infer (EpOpCall  *call,
@@ -30,14 +37,39 @@ sort_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* sort is take_along_axis (x, argsort (x)): the order is computed again
+ * (the stable one the kernel follows) and the gradient goes back
+ * through it. Tied elements are equal, so whichever of them gets which
+ * gradient, the result is a valid (sub)gradient. */
+static gboolean
+sort_gradient (const EpOpCall  *call,
+               EpTensor *const *output_grads,
+               EpTensor       **input_grads,
+               GError         **error)
+{
+  EpTensor *x = call->inputs[0];
+  gint axis = call->attrs.axes[0];
+  g_autoptr(EpTensor) order = ep_tensor_argsort (x, axis, error);
+
+  if (order == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_grad_scatter_along_axis (output_grads[0], order, axis,
+                                               x->layout.shape, x->layout.ndim, error);
+  return input_grads[0] != NULL;
+}
+
 const EpOpDef ep_op_sort = {
   .id = EP_OP_SORT, .name = "sort", .n_inputs = 1,
   .infer = sort_infer,
+  .gradient = sort_gradient,
 };
 
+/* Not differentiable: the output is integer indices. */
 const EpOpDef ep_op_argsort = {
   .id = EP_OP_ARGSORT, .name = "argsort", .n_inputs = 1,
   .infer = sort_infer,
+  .gradient = NULL,
 };
 
 EpTensor *
@@ -64,6 +96,8 @@ ep_dispatch_along_axis (const EpOpDef  *op,
  * @error: return location for an error
  *
  * Sorts along @axis in ascending order, NaN last, as NumPy's `sort`.
+ * Differentiable: the gradient of each output element goes back to the
+ * element it came from.
  *
  * Returns: (transfer full): the sorted tensor, or %NULL with
  *   %EP_ERROR_AXIS set if @axis is out of range
@@ -85,6 +119,11 @@ ep_tensor_sort (EpTensor  *self,
  * The indices that sort @self along @axis: ascending, NaN last, and
  * stable (equal elements keep their order), as NumPy's
  * `argsort (kind="stable")`.
+ *
+ * Not differentiable: the result is integer indices, so a gradient tape
+ * passes no gradient through it to @self. Use [method@Tensor.sort] or
+ * [method@Tensor.take_along_axis] with these indices for a
+ * differentiable result.
  *
  * Returns: (transfer full): the int64 indices, or %NULL with
  *   %EP_ERROR_AXIS set if @axis is out of range
@@ -134,9 +173,25 @@ topk_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* The values go back to the positions the indices name; the indices
+ * (integers) pass no gradient. */
+static gboolean
+topk_gradient (const EpOpCall  *call,
+               EpTensor *const *output_grads,
+               EpTensor       **input_grads,
+               GError         **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+
+  input_grads[0] = ep_grad_scatter_along_axis (output_grads[0], call->outputs[1], in->ndim - 1,
+                                               in->shape, in->ndim, error);
+  return input_grads[0] != NULL;
+}
+
 const EpOpDef ep_op_topk = {
   .id = EP_OP_TOPK, .name = "topk", .n_inputs = 1,
   .infer = topk_infer,
+  .gradient = topk_gradient,
 };
 
 /**
@@ -154,6 +209,9 @@ const EpOpDef ep_op_topk = {
  * counts as larger than everything; of equal elements the one with the
  * lower index comes first. Both outputs have the shape of @self with the
  * last extent replaced by @k.
+ *
+ * The values are differentiable: their gradient goes back to the
+ * positions the indices name (zero elsewhere). The indices are not.
  *
  * Returns: %TRUE on success; %FALSE with %EP_ERROR_INVALID_ARGUMENT set
  *   if @k is negative or larger than the last extent, or %EP_ERROR_SHAPE
