@@ -49,16 +49,67 @@ def rng():
     return np.random.default_rng(20261122)
 
 
+# Layouts: the same values as a contiguous tensor and as non-contiguous
+# views, so that every op is checked on strided inputs. The harness
+# records which non-contiguous layouts each op was checked on
+# (test_harness.py requires "transposed" and "strided" for every op that
+# takes a tensor).
+
+LAYOUTS = ["contiguous", "transposed", "strided", "flipped"]
+NON_CONTIGUOUS = ("transposed", "strided")
+
+
+def _strided_key(shape):
+    """Steps of 2 on even axes and -2 on odd ones, the x[1::2, -2:0:-2]
+    style: `shape` out of every other element of a (2 * shape + 1) array,
+    some axes reversed."""
+    return tuple(slice(1, None, 2) if d % 2 == 0 else slice(2 * s - 1, 0, -2) for d, s in enumerate(shape))
+
+
+def as_layout(a, layout):
+    """A tensor with the values of the NumPy array `a`, laid out as named:
+    "contiguous"; "transposed" (a transposed view of the transposed data);
+    "strided" (sliced with steps of 2 and -2 through __getitem__, out of a
+    larger array: x[1::2, -2:0:-2, ...]); "flipped" (negative strides, flip).
+    A 0-d array is always contiguous."""
+    if layout == "contiguous" or a.ndim == 0:
+        t = Ep.astensor(a)
+    elif layout == "transposed":
+        t = Ep.astensor(np.ascontiguousarray(a.T)).T
+    elif layout == "strided":
+        big = np.zeros(tuple(2 * s + 1 for s in a.shape), a.dtype)
+        big[_strided_key(a.shape)] = a
+        t = Ep.astensor(big)[_strided_key(a.shape)]
+        assert not t.is_contiguous() or a.size <= 1
+    elif layout == "flipped":
+        t = Ep.astensor(np.ascontiguousarray(np.flip(a))).flip()
+    else:
+        raise ValueError(layout)
+    if layout == "contiguous" or not t.is_contiguous():
+        _layouts_of_test.add(layout)
+    return t
+
+
+def layouts(a, names=LAYOUTS):
+    """(layout, tensor) for each layout of the NumPy array `a`: the same
+    data contiguous, transposed, sliced with steps, flipped."""
+    for name in names:
+        yield name, as_layout(a, name)
+
+
 # The NumPy comparison harness counts what it checked: tests marked
 # @pytest.mark.numpy_op("name", ...) cover those ops; a bare marker on a
 # test parametrized by `name` covers the op of each case.
 
 _op_of_item = {}
 _passed = {}
+_layouts_of_test = set()
+_layouts_passed = {}
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "numpy_op(*names): the ops a test compares with NumPy")
+    config.addinivalue_line("markers", "harness_check: runs after every other test of the session")
 
 
 def pytest_collection_modifyitems(items):
@@ -68,17 +119,32 @@ def pytest_collection_modifyitems(items):
             continue
         names = marker.args or (item.callspec.params["name"],)
         _op_of_item[item.nodeid] = names
+    # the harness's own checks look at what the others counted: last
+    items.sort(key=lambda item: item.get_closest_marker("harness_check") is not None)
+
+
+def pytest_runtest_setup(item):
+    _layouts_of_test.clear()
 
 
 def pytest_runtest_logreport(report):
     if report.when == "call" and report.passed and report.nodeid in _op_of_item:
         for name in _op_of_item[report.nodeid]:
             _passed[name] = _passed.get(name, 0) + 1
+            _layouts_passed.setdefault(name, set()).update(_layouts_of_test)
+
+
+def harness_counts():
+    """What the harness counted so far: the number of test cases marked
+    numpy_op, passed cases per op, and the layouts each op passed on."""
+    return len(_op_of_item), dict(_passed), {name: set(s) for name, s in _layouts_passed.items()}
 
 
 def pytest_terminal_summary(terminalreporter):
     if _passed:
         cases = len(_op_of_item)
+        strided = sorted(name for name, seen in _layouts_passed.items() if seen.issuperset(NON_CONTIGUOUS))
         terminalreporter.write_line(
             f"NumPy comparison: {len(_passed)} ops checked in {sum(_passed.values())} op-cases "
-            f"({cases} test cases): {', '.join(sorted(_passed))}")
+            f"({cases} test cases), {len(strided)} of them on transposed and step-sliced inputs: "
+            f"{', '.join(sorted(_passed))}")
