@@ -8,6 +8,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from gi.repository import Ep, GLib  # noqa: E402
 
+import gi.overrides.Ep as _ep_override  # noqa: E402  (loaded by the line above)
+
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
 
 
@@ -23,6 +25,7 @@ def random_array(rng, shape, dtype):
 def assert_matches(tensor, expected, exact=None, rtol=None, atol=None):
     """tensor equals the NumPy array `expected`: dtype, shape and values."""
     expected = np.asarray(expected)
+    _note_shape(tensor, " result")
     got = tensor.numpy()
     assert got.dtype == expected.dtype, f"dtype {got.dtype} != {expected.dtype}"
     assert got.shape == expected.shape, f"shape {got.shape} != {expected.shape}"
@@ -49,14 +52,41 @@ def rng():
     return np.random.default_rng(20261122)
 
 
-# Layouts: the same values as a contiguous tensor and as non-contiguous
-# views, so that every op is checked on strided inputs. The harness
-# records which non-contiguous layouts each op was checked on
-# (test_harness.py requires "transposed" and "strided" for every op that
-# takes a tensor).
+# What each test passed to the ops it checks. The harness notes, for the
+# test running now, the layouts of the tensors made by as_layout() and
+# the shapes of the data turned into tensors (0-d, 0-size) by
+# Ep.astensor (wrapped below); assert_matches() notes the shapes of
+# results. test_harness.py requires, for every op that takes a tensor,
+# transposed and step-sliced inputs and 0-d and 0-size ones (or a
+# refusal, as NumPy's, that it checks itself).
 
 LAYOUTS = ["contiguous", "transposed", "strided", "flipped"]
 NON_CONTIGUOUS = ("transposed", "strided")
+SHAPE_KINDS = ("0-d", "0-size")
+
+_seen_in_test = set()
+
+
+def _note_shape(t, suffix=""):
+    if t.get_ndim() == 0:
+        _seen_in_test.add("0-d" + suffix)
+    if t.get_size() == 0:
+        _seen_in_test.add("0-size" + suffix)
+
+
+def _noting_astensor(astensor):
+    def noted(value, dtype=None):
+        t = astensor(value, dtype)
+        _note_shape(t)
+        return t
+    noted.__doc__ = astensor.__doc__
+    return noted
+
+
+# the proxy that `from gi.repository import Ep` gives, and the override
+# module whose functions (concatenate, stack, ...) call its astensor
+Ep.astensor = _noting_astensor(_ep_override.astensor)
+_ep_override.astensor = Ep.astensor
 
 
 def _strided_key(shape):
@@ -85,8 +115,9 @@ def as_layout(a, layout):
         t = Ep.astensor(np.ascontiguousarray(np.flip(a))).flip()
     else:
         raise ValueError(layout)
+    _note_shape(t)
     if layout == "contiguous" or not t.is_contiguous():
-        _layouts_of_test.add(layout)
+        _seen_in_test.add(layout)
     return t
 
 
@@ -103,8 +134,7 @@ def layouts(a, names=LAYOUTS):
 
 _op_of_item = {}
 _passed = {}
-_layouts_of_test = set()
-_layouts_passed = {}
+_seen_passed = {}
 
 
 def pytest_configure(config):
@@ -124,27 +154,30 @@ def pytest_collection_modifyitems(items):
 
 
 def pytest_runtest_setup(item):
-    _layouts_of_test.clear()
+    _seen_in_test.clear()
 
 
 def pytest_runtest_logreport(report):
     if report.when == "call" and report.passed and report.nodeid in _op_of_item:
         for name in _op_of_item[report.nodeid]:
             _passed[name] = _passed.get(name, 0) + 1
-            _layouts_passed.setdefault(name, set()).update(_layouts_of_test)
+            _seen_passed.setdefault(name, set()).update(_seen_in_test)
 
 
 def harness_counts():
     """What the harness counted so far: the number of test cases marked
-    numpy_op, passed cases per op, and the layouts each op passed on."""
-    return len(_op_of_item), dict(_passed), {name: set(s) for name, s in _layouts_passed.items()}
+    numpy_op, passed cases per op, and per op what its passing tests
+    passed in: layouts ("transposed", ...), input shapes ("0-d",
+    "0-size") and result shapes ("0-d result", "0-size result")."""
+    return len(_op_of_item), dict(_passed), {name: set(s) for name, s in _seen_passed.items()}
 
 
 def pytest_terminal_summary(terminalreporter):
     if _passed:
         cases = len(_op_of_item)
-        strided = sorted(name for name, seen in _layouts_passed.items() if seen.issuperset(NON_CONTIGUOUS))
+        strided = [name for name, seen in _seen_passed.items() if seen.issuperset(NON_CONTIGUOUS)]
+        shapes = [name for name, seen in _seen_passed.items() if seen.issuperset(SHAPE_KINDS)]
         terminalreporter.write_line(
             f"NumPy comparison: {len(_passed)} ops checked in {sum(_passed.values())} op-cases "
-            f"({cases} test cases), {len(strided)} of them on transposed and step-sliced inputs: "
-            f"{', '.join(sorted(_passed))}")
+            f"({cases} test cases); {len(strided)} ops on transposed and step-sliced inputs, "
+            f"{len(shapes)} on 0-d and 0-size ones: {', '.join(sorted(_passed))}")

@@ -323,6 +323,9 @@ def test_round(rng, dtype):
     if dtype.startswith("float"):
         a = np.concatenate([a.ravel(), np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, np.nan, np.inf], dtype)])
     assert_matches(Ep.astensor(a).round(), float_expected(np.round, a))
+    for shape in [(), (0,), (2, 0)]:
+        c = random_array(rng, shape, dtype) * (3 if dtype.startswith("float") else 1)
+        assert_matches(Ep.astensor(c).round(), float_expected(np.round, c))
     b = a.reshape(4, -1)
     for _, t in layouts(b):
         assert_matches(t.round(), float_expected(np.round, b))
@@ -338,6 +341,15 @@ def test_classification(rng, name, dtype, shape):
         a.flat[:3] = [np.nan, np.inf, -np.inf]
     for _, t in layouts(a):
         assert_matches(getattr(Ep.Tensor, name)(t), getattr(np, name)(a))
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "bool"])
+@pytest.mark.parametrize("source", DTYPES)
+@pytest.mark.numpy_op
+def test_cast_shortcuts_empty(rng, name, source):
+    a = random_array(rng, (0, 3), source)
+    for _, t in layouts(a):
+        assert_matches(getattr(Ep.Tensor, name)(t), a.astype(name))
 
 
 @pytest.mark.parametrize("name", ["float32", "float64", "bool"])

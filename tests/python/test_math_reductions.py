@@ -68,6 +68,9 @@ def test_truth_reductions_empty(name):
     a = np.zeros((0, 3), bool)
     assert_matches(getattr(Ep.astensor(a), name)(), getattr(np, name)(a))
     assert_matches(getattr(Ep.astensor(a), name)(axis=0), getattr(np, name)(a, axis=0))
+    for s in (np.array(True), np.array(False)):
+        for axis in (None, ()):
+            assert_matches(getattr(Ep.astensor(s), name)(axis=axis), getattr(np, name)(s, axis=axis))
 
 
 @pytest.mark.parametrize("name", ["all", "any"])
@@ -110,6 +113,15 @@ def test_arg_extrema_nan_and_scalar(rng, name):
         assert_matches(getattr(Ep.astensor(a), name)(axis=axis), getattr(np, name)(a, axis=axis))
     s = np.array(2.5)
     assert_matches(getattr(Ep.astensor(s), name)(), getattr(np, name)(s))
+
+
+@pytest.mark.parametrize("name", ["argmin", "argmax"])
+@pytest.mark.numpy_op
+def test_arg_extrema_of_empty_tensors(rng, name):
+    a = random_array(rng, (0, 3, 2), "float64")
+    for axis in (1, 2, -1):
+        for _, t in layouts(a):
+            assert_matches(getattr(t, name)(axis=axis), getattr(np, name)(a, axis=axis))
 
 
 @pytest.mark.parametrize("name", ["argmin", "argmax"])
@@ -318,6 +330,15 @@ def test_logsumexp(rng, dtype, axis, keepdims):
         assert_matches(t.logsumexp(axis=axis, keepdims=keepdims), expected)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.numpy_op("logsumexp")
+def test_logsumexp_0d(rng, dtype):
+    s = random_array(rng, (), dtype)
+    for axis in (None, ()):
+        expected = logsumexp_reference(s, axis=axis if axis is None else (), keepdims=False)
+        assert_matches(Ep.astensor(s).logsumexp(axis=axis), expected.astype(out_dtype(dtype)))
+
+
 @pytest.mark.numpy_op("logsumexp")
 def test_logsumexp_special_values(rng):
     a = np.array([[1000.0, 1000.0], [-np.inf, -np.inf], [np.inf, 1.0], [np.nan, 1.0], [-1e4, 3.0]])
@@ -395,6 +416,36 @@ def test_norms(rng, name, dtype, axis, keepdims):
         expected = expected.astype(np.int64)
     for _, t in layouts(a):
         assert_matches(getattr(t, name)(axis=axis, keepdims=keepdims), expected)
+
+
+@pytest.mark.parametrize("name", list(NORMS))
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+@pytest.mark.numpy_op
+def test_norms_0d_and_empty(rng, name, dtype):
+    s = random_array(rng, (), dtype)
+    for axis in (None, ()):
+        assert_matches(getattr(Ep.astensor(s), name)(axis=axis), NORMS[name](s, axis, False))
+    empty = random_array(rng, (2, 0, 3), dtype)
+    axes = [0, 2, (0, 2)] if name == "linf" else [None, 0, 1, (0, 1)]   # max of nothing: no identity
+    for axis in axes:
+        expected = NORMS[name](empty, axis, False)
+        if name == "l1" and dtype == "int32":
+            expected = expected.astype(np.int64)
+        for _, t in layouts(empty):
+            assert_matches(getattr(t, name)(axis=axis), expected)
+
+
+@pytest.mark.parametrize("p", [0.5, 1, 2, 3, 2.5, np.inf, -np.inf, -1.5])
+@pytest.mark.parametrize("shape,axis", [((), None), ((0, 4), 0), ((0, 4), 1), ((3, 0), None)])
+@pytest.mark.numpy_op("lp")
+def test_lp_0d_and_empty(rng, p, shape, axis):
+    a = random_array(rng, shape, "float64")
+    if np.isinf(p) and a.size == 0 and (axis is None or a.shape[axis] == 0):
+        return  # max or min of nothing
+    with np.errstate(divide="ignore"):
+        expected = np.linalg.norm(a.reshape(-1) if axis is None else a, ord=p, axis=axis)
+    for _, t in layouts(a):
+        np.testing.assert_allclose(t.lp(p, axis=axis).numpy(), expected, rtol=1e-12)
 
 
 @pytest.mark.parametrize("p", [0.5, 1, 2, 3, 2.5, np.inf, -np.inf, -1.5, 0])

@@ -180,6 +180,17 @@ def test_where(rng, dtype_x, dtype_y):
     assert_matches(Ep.astensor(cond).where(Ep.astensor(x), Ep.astensor(y)), np.where(cond, x, y))
 
 
+@pytest.mark.parametrize("shapes", [((), (), ()), ((), (3,), ()), ((0,), (), (1,)), ((2, 0), (1,), (0,))])
+@pytest.mark.numpy_op("where")
+def test_where_0d_and_empty(rng, shapes):
+    cond = random_array(rng, shapes[0], "bool")
+    x = random_array(rng, shapes[1], "float32")
+    y = random_array(rng, shapes[2], "int64")
+    # NumPy 2's promotion (NEP 50): a 0-d array is no weak scalar
+    expected = np.where(cond, x, y).astype(np.promote_types(x.dtype, y.dtype))
+    assert_matches(Ep.astensor(cond).where(Ep.astensor(x), Ep.astensor(y)), expected)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.numpy_op("where")
 def test_where_non_contiguous(rng, layout):
@@ -214,6 +225,25 @@ def test_reductions(rng, name, dtype, axis, keepdims):
         return
     expected = getattr(np, name)(a, axis=axis, keepdims=keepdims)
     assert_matches(getattr(t, name)(axis=axis, keepdims=keepdims), expected)
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+@pytest.mark.numpy_op
+@pytest.mark.filterwarnings("ignore:Mean of empty slice")
+def test_reductions_0d_and_empty(rng, name, dtype):
+    if name == "mean" and dtype == "int64":
+        return
+    s = random_array(rng, (), dtype)
+    for axis in (None, ()):
+        assert_matches(getattr(Ep.astensor(s), name)(axis=axis), getattr(np, name)(s, axis=axis))
+    empty = random_array(rng, (2, 0, 3), dtype)
+    axes = [0, 2, (0, 2)] if name in ("min", "max") else [None, 0, 1, (0, 1)]  # max of nothing: no identity
+    for axis in axes:
+        with np.errstate(all="ignore"):
+            expected = getattr(np, name)(empty, axis=axis)
+        for _, t in layouts(empty):
+            assert_matches(getattr(t, name)(axis=axis), expected)
 
 
 @pytest.mark.parametrize("name", REDUCTIONS)
@@ -272,6 +302,13 @@ def test_reshape_non_contiguous(rng, layout, new):
 
 
 @pytest.mark.numpy_op("reshape")
+def test_reshape_0d(rng):
+    s = random_array(rng, (), "int32")
+    for new in [(), (1,), (1, 1), (-1,), (1, -1, 1)]:
+        assert_matches(Ep.astensor(s).reshape(new), s.reshape(new))
+
+
+@pytest.mark.numpy_op("reshape")
 def test_reshape_of_transpose_copies(rng):
     a = random_array(rng, (3, 4), "int32")
     t = Ep.astensor(a).T
@@ -308,7 +345,16 @@ def test_transpose(rng, axes, layout):
     assert r.shares_storage(t)
 
 
-@pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 4)])
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 0), (3, 4), (2, 3, 4)])
+@pytest.mark.numpy_op("transpose")
+def test_transpose_shapes(rng, shape):
+    a = random_array(rng, shape, "bool")
+    for _, t in layouts(a):
+        assert_matches(t.transpose(), np.transpose(a))
+        assert_matches(t.transpose(*reversed(range(a.ndim))), np.transpose(a))
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 0), (3, 4), (2, 3, 4)])
 @pytest.mark.numpy_op("T")
 def test_T(rng, shape):
     a = random_array(rng, shape, "int32")
@@ -322,6 +368,17 @@ def test_transpose_errors():
     assert_ep_error(Ep.Error.AXIS, Ep.Tensor.transpose, t, [0])
     assert_ep_error(Ep.Error.AXIS, Ep.Tensor.transpose, t, [0, 0])
     assert_ep_error(Ep.Error.AXIS, Ep.Tensor.transpose, t, [0, 2])
+
+
+@pytest.mark.parametrize("shape,axis", [((), 0), ((), -1), ((0,), 0), ((0,), 1), ((2, 0), 1)])
+@pytest.mark.numpy_op("expand_dims", "squeeze")
+def test_expand_dims_and_squeeze_0d_and_empty(rng, shape, axis):
+    a = random_array(rng, shape, "float64")
+    for _, t in layouts(a):
+        e = t.expand_dims(axis)
+        assert_matches(e, np.expand_dims(a, axis))
+        assert_matches(e.squeeze(axis), a)
+        assert_matches(t.squeeze(), np.squeeze(a))
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
@@ -355,9 +412,10 @@ def test_squeeze_of_non_1_axis_is_an_error():
 
 @pytest.mark.parametrize("src", DTYPES)
 @pytest.mark.parametrize("dst", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0, 3), (4, 5)])
 @pytest.mark.numpy_op("astype")
-def test_astype(rng, src, dst):
-    a = random_array(rng, (4, 5), src)
+def test_astype(rng, src, dst, shape):
+    a = random_array(rng, shape, src)
     for _, t in layouts(a):
         assert_matches(t.astype(dst), a.astype(dst))
 
@@ -428,11 +486,13 @@ def test_matmul_errors():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0, 3), (4,), (2, 3)])
 @pytest.mark.numpy_op("zeros", "ones", "full")
-def test_creation(dtype):
-    assert_matches(Ep.zeros((2, 3), dtype), np.zeros((2, 3), dtype))
-    assert_matches(Ep.ones((4,), dtype), np.ones((4,), dtype))
-    assert_matches(Ep.full((2, 2), 7, dtype), np.full((2, 2), 7, dtype))
+def test_creation(dtype, shape):
+    assert_matches(Ep.zeros(shape, dtype), np.zeros(shape, dtype))
+    assert_matches(Ep.ones(shape, dtype), np.ones(shape, dtype))
+    assert_matches(Ep.full(shape, 7, dtype), np.full(shape, 7, dtype))
+    assert_matches(Ep.full(shape, -2.5, dtype), np.full(shape, -2.5).astype(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -475,9 +535,10 @@ def test_negative_and_too_many_dimensions():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (3, 0), (3, 5)])
 @pytest.mark.numpy_op("new_from_bytes", "to_bytes")
-def test_bytes_round_trip(rng, dtype):
-    a = random_array(rng, (3, 5), dtype)
+def test_bytes_round_trip(rng, dtype, shape):
+    a = random_array(rng, shape, dtype)
     assert_matches(Ep.astensor(a), a)
     assert Ep.astensor(a).to_bytes().get_data() == a.tobytes()
     for _, t in layouts(a):
@@ -522,6 +583,8 @@ def test_item(rng, dtype):
         for index in [(0, 0), (2, 3), (1, -2)]:
             got = t[index].item()
             assert type(got) is type(a[index].item()) and got == a[index].item()
+    s = Ep.astensor(a[2, 1])  # 0-d
+    assert s.shape == () and s.item() == a[2, 1].item()
     assert Ep.Tensor.item_int64(Ep.astensor(a[1:2, 2:3])) == int(a[1, 2])
     assert Ep.Tensor.item_boolean(Ep.astensor(a[1:2, 2:3])) == bool(a[1, 2])
     assert Ep.Tensor.item(Ep.astensor(a[1:2, 2:3])) == float(a[1, 2])
