@@ -222,5 +222,7 @@ def test_random_errors():
     assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.normal, [3], float("nan"), 1.0, Ep.DType.FLOAT64)
     message = assert_ep_error(Ep.Error.SHAPE, Ep.uniform, [2, -3], 0.0, 1.0, Ep.DType.FLOAT32)
     assert "uniform" in message and "-3" in message
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.normal, [1] * 9, 0.0, 1.0, Ep.DType.FLOAT32)
+    assert "normal" in message and "9" in message
     assert Ep.uniform([0, 3]).shape == (0, 3)
     assert Ep.normal([]).shape == ()
