@@ -8,20 +8,21 @@
  * largest, ties going to the lower index.
  *
  * The gradients of sort and topk send each output element's gradient
- * back to where the element came from (ep_grad_scatter_along_axis, the
- * mirror image of take_along_axis). argsort is not differentiable: its
- * output is integer indices, so it has no rule and a gradient tape
- * passes nothing through it.
+ * back to where the element came from (ep_grad_gathered: the rule of
+ * take_along_axis). argsort is not differentiable: its output is integer
+ * indices, so it has no rule and a gradient tape passes nothing through
+ * it.
  */
 
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
 #include "ep-math-private.h"
-#include "ep-shape-private.h"
 
 static gboolean
 sort_infer (EpOpCall  *call,
@@ -37,25 +38,28 @@ sort_infer (EpOpCall  *call,
   return TRUE;
 }
 
-/* sort is take_along_axis (x, argsort (x)): the order is computed again
- * (the stable one the kernel follows) and the gradient goes back
- * through it. Tied elements are equal, so whichever of them gets which
- * gradient, the result is a valid (sub)gradient. */
+/* (autodiff) The sorted values are take_along_axis (x, argsort (x)): each
+ * element's gradient goes back to where it came from, in the stable
+ * order argsort gives (tied elements have equal values, so any order of
+ * ties gives a valid gradient). */
 static gboolean
-sort_gradient (const EpOpCall  *call,
-               EpTensor *const *output_grads,
-               EpTensor       **input_grads,
-               GError         **error)
+sort_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
 {
   EpTensor *x = call->inputs[0];
   gint axis = call->attrs.axes[0];
-  g_autoptr(EpTensor) order = ep_tensor_argsort (x, axis, error);
+  g_autoptr(EpTensor) order = NULL;
 
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  order = ep_tensor_argsort (x, axis, error);
   if (order == NULL)
     return FALSE;
 
-  input_grads[0] = ep_grad_scatter_along_axis (output_grads[0], order, axis,
-                                               x->layout.shape, x->layout.ndim, error);
+  input_grads[0] = ep_grad_gathered (x, order, call->outputs[0], axis, output_grads[0], error);
   return input_grads[0] != NULL;
 }
 
@@ -159,7 +163,7 @@ topk_infer (EpOpCall  *call,
   if (k < 0 || k > n)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("topk: k = %" G_GINT64_FORMAT " is out of range for a last axis of extent %" G_GINT64_FORMAT),
+                   _("topk: k = %" PRId64 " is out of range for a last axis of extent %" PRId64),
                    k, n);
       return FALSE;
     }
@@ -173,18 +177,22 @@ topk_infer (EpOpCall  *call,
   return TRUE;
 }
 
-/* The values go back to the positions the indices name; the indices
- * (integers) pass no gradient. */
+/* (autodiff) The values are take_along_axis (x, indices) along the last
+ * axis: their gradient goes back to the positions the indices name; the
+ * indices have none. */
 static gboolean
-topk_gradient (const EpOpCall  *call,
-               EpTensor *const *output_grads,
-               EpTensor       **input_grads,
-               GError         **error)
+topk_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
 {
-  const EpLayout *in = &call->inputs[0]->layout;
+  EpTensor *x = call->inputs[0];
 
-  input_grads[0] = ep_grad_scatter_along_axis (output_grads[0], call->outputs[1], in->ndim - 1,
-                                               in->shape, in->ndim, error);
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  input_grads[0] = ep_grad_gathered (x, call->outputs[1], call->outputs[0],
+                                     x->layout.ndim - 1, output_grads[0], error);
   return input_grads[0] != NULL;
 }
 
