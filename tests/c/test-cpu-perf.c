@@ -18,11 +18,25 @@
 
 #include "ep-cpu-private.h"
 
+/* EP_CPU_CACHE_BYTES=0 turns the cache off: nothing to test then */
+static gboolean
+cache_is_off (void)
+{
+  gsize cached, limit;
+
+  ep_cpu_cache_get_stats (&cached, &limit);
+  if (limit == 0)
+    g_test_skip ("the buffer cache is off (EP_CPU_CACHE_BYTES=0)");
+  return limit == 0;
+}
+
 static void
 test_cache_reuses_a_class (void)
 {
   gpointer p, q;
 
+  if (cache_is_off ())
+    return;
   ep_cpu_cache_trim ();
   p = ep_cpu_cache_alloc (1000);
   g_assert_nonnull (p);
@@ -73,8 +87,12 @@ test_cache_is_bounded (void)
   gpointer buffers[64];
   gsize cached, limit;
 
+  if (cache_is_off ())
+    return;
+
   ep_cpu_cache_get_stats (&cached, &limit);
-  g_assert_cmpuint (limit, <=, (gsize) 64 << 20);
+  if (g_getenv ("EP_CPU_CACHE_BYTES") == NULL)
+    g_assert_cmpuint (limit, <=, (gsize) 64 << 20);
 
   /* more than the limit in one class: only what fits waits */
   for (guint i = 0; i < G_N_ELEMENTS (buffers); i++)
@@ -84,7 +102,8 @@ test_cache_is_bounded (void)
 
   ep_cpu_cache_get_stats (&cached, &limit);
   g_assert_cmpuint (cached, <=, limit);
-  g_assert_cmpuint (cached, >, 0);
+  if (limit >= size)
+    g_assert_cmpuint (cached, >, 0);
 
   ep_cpu_cache_trim ();
   ep_cpu_cache_get_stats (&cached, &limit);
@@ -96,6 +115,9 @@ test_cache_trims_idle_classes (void)
 {
   gsize cached, limit;
   gpointer p;
+
+  if (cache_is_off ())
+    return;
 
   ep_cpu_cache_trim ();
   p = ep_cpu_cache_alloc (100000);
