@@ -209,10 +209,14 @@ part_bound (gint64 extent,
 static guint
 n_parts_for (gint64 n_elements)
 {
-  guint n_threads = ep_cpu_get_n_threads ();
+  guint n_threads;
   gint64 parts;
 
-  if (n_threads <= 1 || n_elements < EP_CPU_PARALLEL_MIN)
+  /* small first: most ops are, and they need not look at the pool */
+  if (n_elements < EP_CPU_PARALLEL_MIN)
+    return 1;
+  n_threads = ep_cpu_get_n_threads ();
+  if (n_threads <= 1)
     return 1;
 
   /* a few parts per thread, for balance on a busy machine */
