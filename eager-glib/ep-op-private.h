@@ -90,6 +90,10 @@ typedef enum {
   /* The op places its output on attrs.device, when set, rather than by
    * scope and inputs; its inputs are not moved. */
   EP_OP_FLAG_PLACE_BY_ATTR = 1 << 1,
+  /* The op runs where input 0 lives, whatever the scope: layout
+   * conversions that dispatch and to_bytes make on the way to another
+   * device (copying there first would need them again). */
+  EP_OP_FLAG_PLACE_WITH_INPUT = 1 << 2,
 } EpOpFlags;
 
 struct _EpOpDef
