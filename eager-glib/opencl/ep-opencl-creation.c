@@ -23,7 +23,7 @@ opencl_full (EpOpCall  *call,
 
   ep_scalar_store (pattern, out->layout.dtype, call->attrs.values[0]);
 
-  status = ep_opencl_take_fault (call->device);
+  status = ep_opencl_take_fault (call->device, "clEnqueueFillBuffer");
   if (status == CL_SUCCESS)
     status = clEnqueueFillBuffer (cl->queue, ep_opencl_mem (out), pattern, itemsize, 0,
                                   ep_layout_get_size (&out->layout) * itemsize, 0, NULL, NULL);

@@ -12,6 +12,7 @@
 
 #include "ep-error.h"
 #include "ep-opencl-private.h"
+#include "ep-opencl-resources.h"
 
 #define RESOURCE_PREFIX "/org/eager-glib/opencl/kernels/"
 
@@ -140,21 +141,52 @@ ep_opencl_set_error (GError     **error,
   return FALSE;
 }
 
+/* CL_SUCCESS, or the status an injected fault makes @call fail with.
+ * Every OpenCL call that can fail in use asks first. */
 cl_int
-ep_opencl_take_fault (EpDevice *device)
+ep_opencl_take_fault (EpDevice   *device,
+                      const char *call)
 {
   EpOpenCLDevice *cl = ep_opencl_device (device);
+  cl_int status = CL_SUCCESS;
 
-  return g_atomic_int_exchange (&cl->fault, CL_SUCCESS);
+  if (!g_atomic_int_get (&cl->fault_armed))
+    return CL_SUCCESS;
+
+  g_mutex_lock (&cl->fault_lock);
+  if (cl->fault_call != NULL && g_str_equal (cl->fault_call, call))
+    {
+      if (cl->fault_skip > 0)
+        cl->fault_skip--;
+      else
+        {
+          status = cl->fault_status;
+          cl->fault_call = NULL;
+          g_atomic_int_set (&cl->fault_armed, FALSE);
+        }
+    }
+  g_mutex_unlock (&cl->fault_lock);
+
+  return status;
 }
 
 void
-ep_opencl_inject_fault (EpDevice *device,
-                        cl_int    status)
+ep_opencl_inject_fault (EpDevice   *device,
+                        const char *call,
+                        guint       skip,
+                        cl_int      status)
 {
+  EpOpenCLDevice *cl;
+
   g_return_if_fail (g_str_equal (device->backend->kind, "opencl"));
 
-  g_atomic_int_set (&ep_opencl_device (device)->fault, status);
+  cl = ep_opencl_device (device);
+  g_mutex_lock (&cl->fault_lock);
+  cl->fault_call = call;
+  cl->fault_skip = skip;
+  cl->fault_status = status;
+  g_atomic_int_set (&cl->fault_armed, call != NULL);
+  g_mutex_unlock (&cl->fault_lock);
 }
 
 /* Kernels check the element type they run on: float64 needs
@@ -197,7 +229,7 @@ ep_opencl_create_buffer (EpDevice    *device,
     }
 
   /* OpenCL has no empty buffers; an empty tensor gets one byte. */
-  status = ep_opencl_take_fault (device);
+  status = ep_opencl_take_fault (device, "clCreateBuffer");
   if (status == CL_SUCCESS)
     mem = clCreateBuffer (cl->context, CL_MEM_READ_WRITE, MAX (nbytes, 1), NULL, &status);
   else
@@ -250,7 +282,7 @@ opencl_write (EpDevice      *device,
   if (nbytes == 0)
     return TRUE;
 
-  status = ep_opencl_take_fault (device);
+  status = ep_opencl_take_fault (device, "clEnqueueWriteBuffer");
   if (status == CL_SUCCESS)
     status = clEnqueueWriteBuffer (cl->queue, storage->handle, CL_TRUE, offset, nbytes, src,
                                    0, NULL, NULL);
@@ -276,7 +308,7 @@ opencl_read (EpDevice   *device,
   if (nbytes == 0)
     return TRUE;
 
-  status = ep_opencl_take_fault (device);
+  status = ep_opencl_take_fault (device, "clEnqueueReadBuffer");
   if (status == CL_SUCCESS)
     status = clEnqueueReadBuffer (cl->queue, storage->handle, CL_TRUE, offset, nbytes, dest,
                                   0, NULL, NULL);
@@ -290,7 +322,7 @@ static gboolean
 opencl_synchronize (EpDevice  *device,
                     GError   **error)
 {
-  cl_int status = ep_opencl_take_fault (device);
+  cl_int status = ep_opencl_take_fault (device, "clFinish");
 
   if (status == CL_SUCCESS)
     status = clFinish (ep_opencl_device (device)->queue);
@@ -318,6 +350,7 @@ opencl_finalize (EpDevice *device)
   clReleaseContext (cl->context);
   g_free (cl->build_options);
   g_mutex_clear (&cl->lock);
+  g_mutex_clear (&cl->fault_lock);
   g_free (cl);
 }
 
@@ -372,7 +405,7 @@ ep_opencl_build_source (EpDevice    *device,
   if (status != CL_SUCCESS)
     return ep_opencl_set_error (error, device, NULL, "clCreateProgramWithSource", status);
 
-  status = ep_opencl_take_fault (device);
+  status = ep_opencl_take_fault (device, "clBuildProgram");
   if (status == CL_SUCCESS)
     status = clBuildProgram (built, 1, &cl->id, cl->build_options, NULL, NULL);
   if (status != CL_SUCCESS)
@@ -397,12 +430,13 @@ program_source (const char  *name,
 {
   g_autofree char *common_path = g_strconcat (RESOURCE_PREFIX, "common.cl", NULL);
   g_autofree char *path = g_strconcat (RESOURCE_PREFIX, name, ".cl", NULL);
-  g_autoptr(GBytes) common = g_resources_lookup_data (common_path, 0, error);
+  GResource *resource = ep_opencl_get_resource ();
+  g_autoptr(GBytes) common = g_resource_lookup_data (resource, common_path, 0, error);
   g_autoptr(GBytes) body = NULL;
 
   if (common == NULL)
     return NULL;
-  body = g_resources_lookup_data (path, 0, error);
+  body = g_resource_lookup_data (resource, path, 0, error);
   if (body == NULL)
     return NULL;
 
@@ -575,7 +609,7 @@ ep_cl_launch_run (EpCLLaunch  *launch,
   if (status == CL_SUCCESS)
     {
       call = "clEnqueueNDRangeKernel";
-      status = ep_opencl_take_fault (launch->device);
+      status = ep_opencl_take_fault (launch->device, call);
       if (status == CL_SUCCESS)
         status = clEnqueueNDRangeKernel (launch->cl->queue, launch->kernel, 1, NULL,
                                          &global, &local, 0, NULL, NULL);
@@ -712,6 +746,7 @@ open_device (cl_platform_id   platform,
   cl->max_alloc = max_alloc > 0 ? (gsize) MIN (max_alloc, G_MAXSIZE) : G_MAXSIZE;
   cl->max_work_group = MAX (max_work_group, 1);
   g_mutex_init (&cl->lock);
+  g_mutex_init (&cl->fault_lock);
   cl->programs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, release_program);
   cl->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, release_kernel);
 
@@ -755,6 +790,7 @@ ep_opencl_discover (GPtrArray  *devices,
   cl_int status;
 
   register_kernels ();
+  ep_opencl_register_resource ();
 
   status = clGetPlatformIDs (0, NULL, &n_platforms);
   if (status != CL_SUCCESS || n_platforms == 0)

@@ -131,7 +131,10 @@ batch_offset (gint64         batch,
 }
 
 /* Floats: CLBlast, one call for the whole batch. The rule made every
- * operand BLAS-ready (rows or columns contiguous), as for OpenBLAS. */
+ * operand BLAS-ready (rows or columns contiguous), as for OpenBLAS.
+ * Single products go through the batched routine too: each CLBlast
+ * routine is a program to compile (seconds on a cold PoCL cache), and
+ * this way one serves every matmul of a type. */
 static gboolean
 matmul_clblast (EpOpCall          *call,
                 const EpCLMatmul  *p,
@@ -149,6 +152,9 @@ matmul_clblast (EpOpCall          *call,
   gsize ldc = MAX (p->m, 1);
   g_autofree gsize *offsets = NULL;
   g_autofree gdouble *scalars = NULL;
+  gsize *a_offsets, *b_offsets, *c_offsets;
+  gfloat *alphas_f, *betas_f;
+  gdouble *alphas_d, *betas_d;
   CLBlastStatusCode status;
 
   if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
@@ -159,67 +165,48 @@ matmul_clblast (EpOpCall          *call,
   ta = a_t ? CLBlastTransposeYes : CLBlastTransposeNo;
   tb = b_t ? CLBlastTransposeYes : CLBlastTransposeNo;
 
-  status = ep_opencl_take_fault (call->device);
+  offsets = g_try_new (gsize, 3 * batch_count);
+  scalars = g_try_new0 (gdouble, 2 * batch_count);
+  if (offsets == NULL || scalars == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("matmul: cannot allocate the offsets of %" G_GINT64_FORMAT " products"),
+                   batch_count);
+      return FALSE;
+    }
+  a_offsets = offsets;
+  b_offsets = offsets + batch_count;
+  c_offsets = offsets + 2 * batch_count;
+  alphas_f = (gfloat *) scalars;
+  betas_f = alphas_f + batch_count;
+  alphas_d = scalars;
+  betas_d = scalars + batch_count;
+
+  for (gint64 i = 0; i < batch_count; i++)
+    {
+      a_offsets[i] = p->a_offset + batch_offset (i, p, p->a_batch);
+      b_offsets[i] = p->b_offset + batch_offset (i, p, p->b_batch);
+      c_offsets[i] = i * p->n * p->m;
+      if (dtype == EP_DTYPE_FLOAT32)
+        alphas_f[i] = 1.0f;
+      else
+        alphas_d[i] = 1.0;
+    }
+
+  status = ep_opencl_take_fault (call->device, "CLBlast");
   if (status != CLBlastSuccess)
     ;
-  else if (batch_count == 1)
-    {
-      if (dtype == EP_DTYPE_FLOAT32)
-        status = CLBlastSgemm (CLBlastLayoutRowMajor, ta, tb, p->n, p->m, p->k,
-                               1.0f, a, p->a_offset, lda, b, p->b_offset, ldb,
-                               0.0f, c, 0, ldc, &cl->queue, NULL);
-      else
-        status = CLBlastDgemm (CLBlastLayoutRowMajor, ta, tb, p->n, p->m, p->k,
-                               1.0, a, p->a_offset, lda, b, p->b_offset, ldb,
-                               0.0, c, 0, ldc, &cl->queue, NULL);
-    }
+  else if (dtype == EP_DTYPE_FLOAT32)
+    status = CLBlastSgemmBatched (CLBlastLayoutRowMajor, ta, tb, p->n, p->m, p->k,
+                                  alphas_f, a, a_offsets, lda, b, b_offsets, ldb,
+                                  betas_f, c, c_offsets, ldc, batch_count, &cl->queue, NULL);
   else
-    {
-      gsize *a_offsets, *b_offsets, *c_offsets;
-      gfloat *alphas_f, *betas_f;
-      gdouble *alphas_d, *betas_d;
-
-      offsets = g_try_new (gsize, 3 * batch_count);
-      scalars = g_try_new0 (gdouble, 2 * batch_count);
-      if (offsets == NULL || scalars == NULL)
-        {
-          g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                       _("matmul: cannot allocate the offsets of %" G_GINT64_FORMAT " products"),
-                       batch_count);
-          return FALSE;
-        }
-      a_offsets = offsets;
-      b_offsets = offsets + batch_count;
-      c_offsets = offsets + 2 * batch_count;
-      alphas_f = (gfloat *) scalars;
-      betas_f = alphas_f + batch_count;
-      alphas_d = scalars;
-      betas_d = scalars + batch_count;
-
-      for (gint64 i = 0; i < batch_count; i++)
-        {
-          a_offsets[i] = p->a_offset + batch_offset (i, p, p->a_batch);
-          b_offsets[i] = p->b_offset + batch_offset (i, p, p->b_batch);
-          c_offsets[i] = i * p->n * p->m;
-          if (dtype == EP_DTYPE_FLOAT32)
-            alphas_f[i] = 1.0f;
-          else
-            alphas_d[i] = 1.0;
-        }
-
-      if (dtype == EP_DTYPE_FLOAT32)
-        status = CLBlastSgemmBatched (CLBlastLayoutRowMajor, ta, tb, p->n, p->m, p->k,
-                                      alphas_f, a, a_offsets, lda, b, b_offsets, ldb,
-                                      betas_f, c, c_offsets, ldc, batch_count, &cl->queue, NULL);
-      else
-        status = CLBlastDgemmBatched (CLBlastLayoutRowMajor, ta, tb, p->n, p->m, p->k,
-                                      alphas_d, a, a_offsets, lda, b, b_offsets, ldb,
-                                      betas_d, c, c_offsets, ldc, batch_count, &cl->queue, NULL);
-    }
+    status = CLBlastDgemmBatched (CLBlastLayoutRowMajor, ta, tb, p->n, p->m, p->k,
+                                  alphas_d, a, a_offsets, lda, b, b_offsets, ldb,
+                                  betas_d, c, c_offsets, ldc, batch_count, &cl->queue, NULL);
 
   if (status != CLBlastSuccess)
-    return ep_opencl_set_error (error, call->device, call->op->name,
-                                batch_count == 1 ? "CLBlast GEMM" : "CLBlast batched GEMM", status);
+    return ep_opencl_set_error (error, call->device, call->op->name, "CLBlast batched GEMM", status);
 
   return TRUE;
 }
@@ -235,7 +222,9 @@ fill_zero (EpOpCall  *call,
   gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
   cl_int status;
 
-  status = clEnqueueFillBuffer (cl->queue, ep_opencl_mem (out), &zero, itemsize, 0,
+  status = ep_opencl_take_fault (call->device, "clEnqueueFillBuffer");
+  if (status == CL_SUCCESS)
+    status = clEnqueueFillBuffer (cl->queue, ep_opencl_mem (out), &zero, itemsize, 0,
                                 ep_layout_get_size (&out->layout) * itemsize, 0, NULL, NULL);
   if (status != CL_SUCCESS)
     return ep_opencl_set_error (error, call->device, call->op->name, "clEnqueueFillBuffer", status);

@@ -39,8 +39,12 @@ struct _EpOpenCLDevice
   GHashTable       *programs;      /* program name -> cl_program */
   GHashTable       *kernels;       /* kernel name -> cl_kernel */
 
-  /* Test hook: the next checked OpenCL call fails with this status. */
-  gint              fault;
+  /* Test hook: a call to fail (ep_opencl_inject_fault). */
+  gint              fault_armed;
+  GMutex            fault_lock;
+  const char       *fault_call;
+  guint             fault_skip;
+  cl_int            fault_status;
 };
 
 /*
@@ -111,7 +115,8 @@ gboolean     ep_opencl_set_error         (GError        **error,
                                           const char     *call,
                                           cl_int          status);
 const char  *ep_opencl_status_name       (cl_int          status);
-cl_int       ep_opencl_take_fault        (EpDevice       *device);
+cl_int       ep_opencl_take_fault        (EpDevice       *device,
+                                          const char     *call);
 gboolean     ep_opencl_check_dtype       (EpDevice       *device,
                                           const char     *op_name,
                                           EpDType         dtype,
@@ -126,9 +131,12 @@ cl_mem       ep_opencl_create_buffer     (EpDevice       *device,
                                           gsize           nbytes,
                                           GError        **error);
 
-/* Test hooks (tests/c): the next checked OpenCL call on @device fails
- * with @status, as a lost device or a full memory would. */
+/* Test hook (tests/c): after @skip more calls of @call ("clCreateBuffer",
+ * "clEnqueueNDRangeKernel", "CLBlast", …) on @device, the next one fails
+ * with @status, as with a lost device or a full memory. */
 void         ep_opencl_inject_fault      (EpDevice       *device,
+                                          const char     *call,
+                                          guint           skip,
                                           cl_int          status);
 
 static inline EpOpenCLDevice *

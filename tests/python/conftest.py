@@ -49,6 +49,29 @@ def rng():
     return np.random.default_rng(20261122)
 
 
+# opencl: test modules marked `pytestmark = pytest.mark.on_every_device`
+# run each test once per device (cpu:0, opencl:0, ...), inside a device
+# scope: tensors they create live there and their ops run there.
+
+DEVICES = [device.get_name() for device in Ep.list_devices()]
+
+
+@pytest.fixture(autouse=True)
+def ep_device(request):
+    """The device of the test's scope, or None outside device tests."""
+    name = getattr(request, "param", None)
+    if name is None:
+        yield None
+        return
+    with Ep.device(name) as device:
+        yield device
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.definition.get_closest_marker("on_every_device") is not None:
+        metafunc.parametrize("ep_device", DEVICES, indirect=True)
+
+
 # The NumPy comparison harness counts what it checked: tests marked
 # @pytest.mark.numpy_op("name", ...) cover those ops; a bare marker on a
 # test parametrized by `name` covers the op of each case.
@@ -59,6 +82,7 @@ _passed = {}
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "numpy_op(*names): the ops a test compares with NumPy")
+    config.addinivalue_line("markers", "on_every_device: run the test on every device, in its scope")
 
 
 def pytest_collection_modifyitems(items):

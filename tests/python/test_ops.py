@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from conftest import DTYPES, Ep, assert_ep_error, assert_matches, random_array
 
+pytestmark = pytest.mark.on_every_device
+
 SHAPE_PAIRS = [
     ((), ()),
     ((5,), ()),

@@ -207,6 +207,11 @@ class Tensor(Ep.Tensor):
     def where(self, x, y):
         return Ep.Tensor.where(self, _operand(x), _operand(y))
 
+    # opencl: devices by name
+    def to_device(self, device):
+        """A copy on `device` (an Ep.Device or a name such as "opencl:0")."""
+        return Ep.Tensor.to_device(self, _device(device))
+
     # Operators
 
     __add__ = _binary(Ep.Tensor.add)
@@ -312,3 +317,37 @@ def where(condition, x, y):
 
 
 __all__ += ["full", "arange", "where"]
+
+
+# opencl: devices and device scopes
+
+def _device(device):
+    """An Ep.Device from an Ep.Device or a name such as "opencl:0"."""
+    if isinstance(device, Ep.Device):
+        return device
+    return Ep.Device.get(str(device))
+
+
+class device:
+    """A device scope: ops inside run on that device, and their inputs are
+    copied there when they live elsewhere.
+
+        with Ep.device("opencl:0"):
+            y = (x @ w).relu()      # on opencl:0, x and w copied there
+
+    Scopes nest; the scope is per thread. Entering returns the Ep.Device.
+    """
+
+    def __init__(self, device):
+        self._device = _device(device)
+
+    def __enter__(self):
+        Ep.Device.push(self._device)
+        return self._device
+
+    def __exit__(self, *exc_info):
+        Ep.Device.pop()
+        return False
+
+
+__all__ += ["device"]
