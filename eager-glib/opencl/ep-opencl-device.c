@@ -584,14 +584,15 @@ ep_cl_launch_local_size (EpCLLaunch *launch)
   return MAX (local, 1);
 }
 
-/* Enough work-items to keep the device busy; kernels loop over the
- * rest, so the launch stays small for huge tensors. */
+/* A work-item per element: GPUs want that many, and CPU implementations
+ * (PoCL) vectorize across work-items but not along a loop with a large
+ * stride. Kernels loop over what is left beyond 2^30 items. */
 gsize
 ep_cl_launch_global_size (EpCLLaunch *launch,
                           gint64      n,
                           gsize       local)
 {
-  const gint64 cap = 1 << 18;
+  const gint64 cap = (gint64) 1 << 30;
   gint64 items = CLAMP (n, 1, cap);
 
   return (gsize) ((items + (gint64) local - 1) / (gint64) local) * local;
