@@ -283,9 +283,23 @@ opencl_write (EpDevice      *device,
     return TRUE;
 
   status = ep_opencl_take_fault (device, "clEnqueueWriteBuffer");
-  if (status == CL_SUCCESS)
-    status = clEnqueueWriteBuffer (cl->queue, storage->handle, CL_TRUE, offset, nbytes, src,
-                                   0, NULL, NULL);
+  if (status != CL_SUCCESS)
+    return ep_opencl_set_error (error, device, NULL, "clEnqueueWriteBuffer", status);
+
+  /* One element (a scalar operand): a fill takes its pattern at once and
+   * does not wait, where a blocking write would wait for the whole queue
+   * to drain first. */
+  if (nbytes <= 128 && (nbytes & (nbytes - 1)) == 0 && offset % nbytes == 0)
+    {
+      status = clEnqueueFillBuffer (cl->queue, storage->handle, src, nbytes, offset, nbytes,
+                                    0, NULL, NULL);
+      if (status != CL_SUCCESS)
+        return ep_opencl_set_error (error, device, NULL, "clEnqueueFillBuffer", status);
+      return TRUE;
+    }
+
+  status = clEnqueueWriteBuffer (cl->queue, storage->handle, CL_TRUE, offset, nbytes, src,
+                                 0, NULL, NULL);
   if (status != CL_SUCCESS)
     return ep_opencl_set_error (error, device, NULL, "clEnqueueWriteBuffer", status);
 
