@@ -41,6 +41,11 @@ def test_properties(device):
     assert d.supports_dtype(Ep.DType.FLOAT32)
 
 
+def test_repr():
+    assert repr(Ep.Device.get("cpu:0")) == "Ep.Device('cpu:0')"
+    assert str(Ep.Device.get("cpu:0")) == "cpu:0"
+
+
 def test_unknown_device_is_an_error():
     message = assert_ep_error(Ep.Error.DEVICE, Ep.Device.get, "tpu:0")
     assert "tpu:0" in message

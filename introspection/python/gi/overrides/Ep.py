@@ -321,6 +321,18 @@ __all__ += ["full", "arange", "where"]
 
 # opencl: devices and device scopes
 
+class Device(Ep.Device):
+    def __repr__(self):
+        return f"Ep.Device({self.get_name()!r})"
+
+    def __str__(self):
+        return self.get_name()
+
+
+Device = override(Device)
+__all__.append("Device")
+
+
 def _device(device):
     """An Ep.Device from an Ep.Device or a name such as "opencl:0"."""
     if isinstance(device, Ep.Device):
