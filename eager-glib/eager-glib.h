@@ -14,5 +14,7 @@
 #include "ep-device.h"
 #include "ep-tensor.h"
 #include "ep-creation.h"
+/* math branch (issue 3) */
+#include "ep-random.h"
 
 #undef EP_INSIDE

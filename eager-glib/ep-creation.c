@@ -71,10 +71,10 @@ full_on (EpDevice      *device,
   EpOpAttrs attrs;
 
   ep_op_attrs_init (&attrs);
-  if (ndim > G_N_ELEMENTS (attrs.ints))
-    ndim = G_N_ELEMENTS (attrs.ints);  /* the rule rejects more than EP_MAX_DIMS anyway */
+  /* n_ints stays the true count, which the rule checks (and reports)
+   * before it reads the extents */
   if (ndim > 0)
-    memcpy (attrs.ints, shape, ndim * sizeof (gint64));
+    memcpy (attrs.ints, shape, MIN (ndim, G_N_ELEMENTS (attrs.ints)) * sizeof (gint64));
   attrs.n_ints = ndim;
   attrs.values[0] = value;
   attrs.dtype = dtype;
@@ -105,6 +105,7 @@ ep_full (const gint64  *shape,
          GError       **error)
 {
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
+  g_return_val_if_fail (ep_dtype_is_valid (dtype), NULL);
 
   return full_on (NULL, shape, ndim, value, dtype, error);
 }
@@ -172,6 +173,8 @@ ep_arange (gdouble   start,
            GError  **error)
 {
   EpOpAttrs attrs;
+
+  g_return_val_if_fail (ep_dtype_is_valid (dtype), NULL);
 
   ep_op_attrs_init (&attrs);
   attrs.values[0] = start;

@@ -36,4 +36,20 @@ EpTensor *ep_arange (gdouble        start,
                      EpDType        dtype,
                      GError       **error);
 
+/* --- math branch (issue 3): ep-ops-generate.c --- */
+
+EP_EXPORT
+EpTensor *ep_linspace (gdouble        start,
+                       gdouble        stop,
+                       gint64         num,
+                       gboolean       endpoint,
+                       EpDType        dtype,
+                       GError       **error);
+EP_EXPORT
+EpTensor *ep_eye      (gint64         n,
+                       gint64         m,
+                       gint64         k,
+                       EpDType        dtype,
+                       GError       **error);
+
 G_END_DECLS

@@ -27,5 +27,11 @@ EpTensor *ep_dispatch_binary (const EpOpDef *op,
                               EpTensor      *a,
                               EpTensor      *b,
                               GError       **error);
+/* ep-ops-binary.c: @op of @self and @value as a weak literal (integral
+ * values are integer literals), behind the `_scalar` methods */
+EpTensor *ep_dispatch_binary_scalar (const EpOpDef *op,
+                                     EpTensor      *self,
+                                     gdouble        value,
+                                     GError       **error);
 
 G_END_DECLS

@@ -102,7 +102,11 @@ run_kernel (EpOpCall  *call,
     {
       call->outputs[o] = ep_tensor_new_empty (call->device, &call->output_layouts[o], error);
       if (call->outputs[o] == NULL)
-        return FALSE;
+        {
+          /* the device's message does not know which op asked */
+          g_prefix_error (error, "%s: ", call->op->name);
+          return FALSE;
+        }
       if (ep_layout_get_size (&call->output_layouts[o]) > 0)
         empty = FALSE;
     }

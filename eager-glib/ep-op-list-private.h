@@ -58,3 +58,66 @@ EP_OP (SQUEEZE, squeeze)
 
 /* linear algebra: ep-ops-linalg.c */
 EP_OP (MATMUL, matmul)
+
+/* --- math branch (issue 3) --- */
+
+/* elementwise math: ep-ops-math.c */
+EP_OP (FLOORDIV, floordiv)
+EP_OP (MOD, mod)
+EP_OP (MINIMUM, minimum)
+EP_OP (MAXIMUM, maximum)
+EP_OP (CLIP, clip)
+EP_OP (EXPM1, expm1)
+EP_OP (LOG1P, log1p)
+EP_OP (LOG2, log2)
+EP_OP (LOG10, log10)
+EP_OP (SIN, sin)
+EP_OP (COS, cos)
+EP_OP (TAN, tan)
+EP_OP (SINH, sinh)
+EP_OP (COSH, cosh)
+EP_OP (ARCSIN, arcsin)
+EP_OP (ARCCOS, arccos)
+EP_OP (ARCTAN, arctan)
+EP_OP (ARCSINH, arcsinh)
+EP_OP (ARCCOSH, arccosh)
+EP_OP (ARCTANH, arctanh)
+EP_OP (SOFTPLUS, softplus)
+EP_OP (SIGN, sign)
+EP_OP (ROUND, round)
+EP_OP (CEIL, ceil)
+EP_OP (FLOOR, floor)
+
+/* logic and classification: ep-ops-logical.c */
+EP_OP (LOGICAL_AND, logical_and)
+EP_OP (LOGICAL_OR, logical_or)
+EP_OP (LOGICAL_NOT, logical_not)
+EP_OP (ISNAN, isnan)
+EP_OP (ISINF, isinf)
+EP_OP (ISFINITE, isfinite)
+EP_OP (ALL, all)
+EP_OP (ANY, any)
+
+/* products, scans, index reductions: ep-ops-accumulate.c */
+EP_OP (PROD, prod)
+EP_OP (CUMSUM, cumsum)
+EP_OP (ARGMIN, argmin)
+EP_OP (ARGMAX, argmax)
+
+/* sorting: ep-ops-sort.c */
+EP_OP (SORT, sort)
+EP_OP (ARGSORT, argsort)
+EP_OP (TOPK, topk)
+
+/* softmax family: ep-ops-softmax.c */
+EP_OP (SOFTMAX, softmax)
+EP_OP (LOG_SOFTMAX, log_softmax)
+EP_OP (LOGSUMEXP, logsumexp)
+EP_OP (CROSSENTROPY, crossentropy)
+
+/* generated tensors: ep-ops-generate.c, ep-random.c */
+EP_OP (LINSPACE, linspace)
+EP_OP (EYE, eye)
+EP_OP (ONEHOT_LIKE, onehot_like)
+EP_OP (UNIFORM, uniform)
+EP_OP (NORMAL, normal)

@@ -90,11 +90,11 @@ scalar_literal (gdouble value)
   return ep_tensor_new_weak_scalar (value, integral ? EP_DTYPE_INT64 : EP_DTYPE_FLOAT64);
 }
 
-static EpTensor *
-binary_scalar (const EpOpDef  *op,
-               EpTensor       *self,
-               gdouble         value,
-               GError        **error)
+EpTensor *
+ep_dispatch_binary_scalar (const EpOpDef  *op,
+                           EpTensor       *self,
+                           gdouble         value,
+                           GError        **error)
 {
   g_autoptr(EpTensor) literal = scalar_literal (value);
 
@@ -259,7 +259,7 @@ ep_tensor_##op_name##_scalar (EpTensor  *self,                              \
                               GError   **error)                             \
 {                                                                           \
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
-  return binary_scalar (&ep_op_##op_name, self, other, error);              \
+  return ep_dispatch_binary_scalar (&ep_op_##op_name, self, other, error);              \
 }
 
 /**

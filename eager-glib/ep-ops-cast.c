@@ -114,6 +114,7 @@ ep_tensor_astype (EpTensor  *self,
   EpOpAttrs attrs;
 
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (ep_dtype_is_valid (dtype), NULL);
 
   if (self->layout.dtype == dtype && !self->weak)
     return g_object_ref (self);

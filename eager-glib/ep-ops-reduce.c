@@ -240,3 +240,23 @@ ep_tensor_min (EpTensor    *self,
 {
   return reduce (&ep_op_min, self, axes, n_axes, keepdims, error);
 }
+
+/* For the reductions of other families (ep-math-private.h) */
+
+void
+ep_op_set_reduced_output (EpOpCall *call,
+                          EpDType   dtype)
+{
+  set_reduced_output (call, dtype);
+}
+
+EpTensor *
+ep_dispatch_reduce (const EpOpDef  *op,
+                    EpTensor       *self,
+                    const gint     *axes,
+                    guint           n_axes,
+                    gboolean        keepdims,
+                    GError        **error)
+{
+  return reduce (op, self, axes, n_axes, keepdims, error);
+}

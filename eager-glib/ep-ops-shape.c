@@ -291,11 +291,11 @@ ep_tensor_reshape (EpTensor      *self,
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  attrs.n_ints = MIN (ndim, G_N_ELEMENTS (attrs.ints));
-  if (attrs.n_ints > 0)
-    memcpy (attrs.ints, shape, attrs.n_ints * sizeof (gint64));
-  if (ndim > EP_MAX_DIMS)
-    attrs.n_ints = EP_MAX_DIMS + 1;  /* the rule reports it */
+  /* n_ints stays the true count, which the rule checks (and reports)
+   * before it reads the extents */
+  if (ndim > 0)
+    memcpy (attrs.ints, shape, MIN (ndim, G_N_ELEMENTS (attrs.ints)) * sizeof (gint64));
+  attrs.n_ints = ndim;
 
   return ep_dispatch1 (&ep_op_reshape, &self, 1, &attrs, error);
 }

@@ -56,6 +56,15 @@ gboolean   ep_layout_init             (EpLayout       *layout,
 char      *ep_shape_to_string         (const gint64   *shape,
                                        guint           ndim);
 
+/* For g_return_val_if_fail at the public entry points that take a dtype:
+ * an integer from a binding that is no EpDType must not reach a kernel
+ * table. */
+static inline gboolean
+ep_dtype_is_valid (EpDType dtype)
+{
+  return (guint) dtype <= EP_DTYPE_BOOL;
+}
+
 static inline gpointer
 ep_tensor_host_data (EpTensor *self)
 {

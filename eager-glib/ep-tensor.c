@@ -167,8 +167,15 @@ ep_layout_compute_nbytes (const EpLayout *layout,
 {
   guint64 total = ep_dtype_get_itemsize (layout->dtype);
 
+  /* empty whatever its other extents, as (2^40, 2^40, 0) is */
+  if (ep_layout_get_size (layout) == 0)
+    {
+      *nbytes = 0;
+      return TRUE;
+    }
+
   for (guint i = 0; i < layout->ndim; i++)
-    if (layout->shape[i] != 0 && total > G_MAXINT64 / (guint64) layout->shape[i])
+    if (total > G_MAXINT64 / (guint64) layout->shape[i])
       return FALSE;
     else
       total *= (guint64) layout->shape[i];
@@ -323,13 +330,17 @@ creation_device (void)
 static EpTensor *
 new_from_host (const EpLayout  *layout,
                gconstpointer    data,
+               const char      *op_name,
                GError         **error)
 {
   EpDevice *device = creation_device ();
   g_autoptr(EpTensor) tensor = ep_tensor_new_empty (device, layout, error);
 
   if (tensor == NULL)
-    return NULL;
+    {
+      g_prefix_error (error, "%s: ", op_name);
+      return NULL;
+    }
   if (!ep_device_write (device, tensor->storage, 0, data, tensor->storage->nbytes, error))
     return NULL;
 
@@ -365,6 +376,7 @@ ep_tensor_new_from_bytes (GBytes        *data,
   EpDevice *device;
 
   g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (ep_dtype_is_valid (dtype), NULL);
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -392,7 +404,7 @@ ep_tensor_new_from_bytes (GBytes        *data,
       return ep_tensor_new_with_storage (&layout, storage);
     }
 
-  return new_from_host (&layout, bytes, error);
+  return new_from_host (&layout, bytes, "new_from_bytes", error);
 }
 
 /**
@@ -423,6 +435,7 @@ ep_tensor_new_from_doubles (const gdouble  *data,
   gsize itemsize, nbytes = 0;
 
   g_return_val_if_fail (data != NULL || n_data == 0, NULL);
+  g_return_val_if_fail (ep_dtype_is_valid (dtype), NULL);
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -445,7 +458,7 @@ ep_tensor_new_from_doubles (const gdouble  *data,
   for (gsize i = 0; i < n_data; i++)
     ep_scalar_store (converted + i * itemsize, dtype, data[i]);
 
-  return new_from_host (&layout, converted, error);
+  return new_from_host (&layout, converted, "new_from_doubles", error);
 }
 
 /**
@@ -489,12 +502,17 @@ EpTensor *
 ep_tensor_new_weak_scalar (gdouble value,
                            EpDType kind)
 {
-  EpDType dtype = ep_dtype_is_floating (kind) ? EP_DTYPE_FLOAT64
-                  : ep_dtype_is_integer (kind) ? EP_DTYPE_INT64
-                  : EP_DTYPE_BOOL;
-  EpDevice *cpu = ep_device_get_cpu ();
-  EpLayout layout = { .dtype = dtype, .ndim = 0 };
-  EpTensor *self = ep_tensor_new_empty (cpu, &layout, NULL);
+  EpDType dtype;
+  EpLayout layout = { .ndim = 0 };
+  EpTensor *self;
+
+  g_return_val_if_fail (ep_dtype_is_valid (kind), NULL);
+
+  dtype = ep_dtype_is_floating (kind) ? EP_DTYPE_FLOAT64
+          : ep_dtype_is_integer (kind) ? EP_DTYPE_INT64
+          : EP_DTYPE_BOOL;
+  layout.dtype = dtype;
+  self = ep_tensor_new_empty (ep_device_get_cpu (), &layout, NULL);
 
   g_assert (self != NULL);
   ep_scalar_store (self->storage->data, dtype, value);

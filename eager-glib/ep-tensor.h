@@ -274,4 +274,246 @@ EpTensor      *ep_tensor_matmul             (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 
+/* --- math branch (issue 3) --- */
+
+/* Elementwise math: ep-ops-math.c, ep-ops-logical.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_floordiv           (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mod                (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_minimum            (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_maximum            (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_logical_and        (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_logical_or         (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_floordiv_scalar    (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mod_scalar         (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_minimum_scalar     (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_maximum_scalar     (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_clip               (EpTensor       *self,
+                                             gdouble         min,
+                                             gdouble         max,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_expm1              (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_log1p              (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_log2               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_log10              (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sin                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_cos                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_tan                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sinh               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_cosh               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_arcsin             (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_arccos             (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_arctan             (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_arcsinh            (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_arccosh            (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_arctanh            (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_softplus           (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sign               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_round              (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_ceil               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_floor              (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_float32            (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_float64            (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_bool               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_logical_not        (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_isnan              (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_isinf              (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_isfinite           (EpTensor       *self,
+                                             GError        **error);
+
+/* Reductions, scans, sorting: ep-ops-logical.c, ep-ops-accumulate.c,
+ * ep-ops-sort.c, ep-ops-softmax.c, ep-ops-norms.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_prod               (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_all                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_any                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_logsumexp          (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_l0                 (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_l1                 (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_l2                 (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_linf               (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_lp                 (EpTensor       *self,
+                                             gdouble         p,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_cumsum             (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_argmin             (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_argmax             (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sort               (EpTensor       *self,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_argsort            (EpTensor       *self,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_softmax            (EpTensor       *self,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_log_softmax        (EpTensor       *self,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_topk               (EpTensor       *self,
+                                             gint64          k,
+                                             gboolean        sorted,
+                                             EpTensor      **values,
+                                             EpTensor      **indices,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_crossentropy       (EpTensor       *self,
+                                             EpTensor       *labels,
+                                             GError        **error);
+
+/* Generated: ep-ops-generate.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_onehot_like        (EpTensor       *self,
+                                             EpTensor       *indices,
+                                             gdouble         value,
+                                             GError        **error);
+
 G_END_DECLS

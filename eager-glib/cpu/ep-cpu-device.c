@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ep-cpu-private.h"
+#include "ep-cpu-math-private.h"
 #include "ep-error.h"
 
 /* Wide enough for any vector unit. */
@@ -116,6 +117,12 @@ ep_cpu_device_new (void)
   ep_cpu_register_elementwise (cpu_backend.kernels);
   ep_cpu_register_reduce (cpu_backend.kernels);
   ep_cpu_register_linalg (cpu_backend.kernels);
+  /* math branch (issue 3) */
+  ep_cpu_register_math (cpu_backend.kernels);
+  ep_cpu_register_accumulate (cpu_backend.kernels);
+  ep_cpu_register_sort (cpu_backend.kernels);
+  ep_cpu_register_softmax (cpu_backend.kernels);
+  ep_cpu_register_generate (cpu_backend.kernels);
 
   return ep_device_new (&cpu_backend, "cpu:0", description,
                         vendor != NULL ? vendor : _("unknown"), memory, TRUE, NULL);

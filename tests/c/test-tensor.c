@@ -1,24 +1,1292 @@
-#include <eager-glib/eager-glib.h>
+/* test-tensor.c: creation, accessors and conversion
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "ep-test-util.h"
+
+#define TERA (G_GINT64_CONSTANT (1) << 40)
+
+/* new_from_doubles */
 
 static void
-test_norm (void)
+test_from_doubles_float32 (void)
+{
+  g_autoptr(EpTensor) t = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2.5, -3, 0, 1e-3, 7));
+
+  ep_assert_values (t, EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2.5, -3, 0, 1e-3, 7));
+  g_assert_true (ep_tensor_is_contiguous (t));
+  g_assert_false (ep_tensor_is_weak (t));
+}
+
+static void
+test_from_doubles_rounds_to_float32 (void)
+{
+  g_autoptr(EpTensor) t = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (0.1));
+
+  g_assert_cmpfloat (ep_tensor_item (t, NULL), ==, (gdouble) 0.1f);
+}
+
+static void
+test_from_doubles_float64 (void)
+{
+  g_autoptr(EpTensor) t = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.1, 1e300, -0.0));
+
+  ep_assert_values (t, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.1, 1e300, 0));
+}
+
+static void
+test_from_doubles_integers_truncate (void)
+{
+  g_autoptr(EpTensor) i32 = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (4), EP_VALUES (1.7, -1.7, 2147483647, -2147483648.0));
+  g_autoptr(EpTensor) i64 = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (1.7, -1.7, 4e15));
+
+  ep_assert_values (i32, EP_DTYPE_INT32, EP_SHAPE (4), EP_VALUES (1, -1, 2147483647, -2147483648.0));
+  ep_assert_values (i64, EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (1, -1, 4e15));
+}
+
+static void
+test_from_doubles_bool (void)
+{
+  g_autoptr(EpTensor) t = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (4), EP_VALUES (0, 2, -0.5, NAN));
+
+  ep_assert_values (t, EP_DTYPE_BOOL, EP_SHAPE (4), EP_VALUES (0, 1, 1, 1));
+}
+
+static void
+test_from_doubles_empty (void)
 {
   g_autoptr(GError) error = NULL;
-  const double values[] = { 1, 2, 3 };
-  const gint64 shape[] = { 3 };
-  g_autoptr(EpTensor) x = ep_tensor_new_from_doubles (values, 3, shape, 1, EP_DTYPE_FLOAT32, &error);
-  g_autoptr(EpTensor) s = ep_tensor_square (x, &error);
-  g_autoptr(EpTensor) t = ep_tensor_sum (s, NULL, 0, FALSE, &error);
-  g_autoptr(EpTensor) n = ep_tensor_sqrt (t, &error);
+  g_autoptr(EpTensor) t = ep_tensor_new_from_doubles (NULL, 0, EP_SHAPE (0, 3), EP_DTYPE_FLOAT32, &error);
 
   g_assert_no_error (error);
-  g_assert_cmpfloat_with_epsilon (ep_tensor_item (n, NULL), 3.7416575, 1e-6);
+  ep_assert_shape (t, EP_SHAPE (0, 3));
+  g_assert_cmpint (ep_tensor_get_size (t), ==, 0);
+}
+
+static void
+test_from_doubles_length_mismatch (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_tensor_new_from_doubles ((const gdouble[]) { 1, 2, 3, 4, 5 }, 5,
+                                                      EP_SHAPE (2, 3), EP_DTYPE_FLOAT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_SHAPE, "new_from_doubles", "5 values given, shape (2, 3) has 6");
+}
+
+static void
+test_from_doubles_negative_dimension (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_tensor_new_from_doubles (NULL, 0, EP_SHAPE (2, -1), EP_DTYPE_FLOAT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_SHAPE, "new_from_doubles", "-1");
+}
+
+static void
+test_from_doubles_too_many_dimensions (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_tensor_new_from_doubles (EP_VALUES (1), EP_SHAPE (1, 1, 1, 1, 1, 1, 1, 1, 1),
+                                                      EP_DTYPE_FLOAT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_SHAPE, "new_from_doubles", "9 dimensions");
+}
+
+static void
+test_from_doubles_eight_dimensions (void)
+{
+  g_autoptr(EpTensor) t = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1, 1, 1, 1, 1, 1, 1, 2), EP_VALUES (1, 2));
+
+  g_assert_cmpuint (ep_tensor_get_ndim (t), ==, EP_MAX_DIMS);
+}
+
+static void
+test_from_doubles_absurd_shape (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_tensor_new_from_doubles (EP_VALUES (1), EP_SHAPE (TERA, TERA),
+                                                      EP_DTYPE_FLOAT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "new_from_doubles", NULL);
+}
+
+/* new_from_bytes */
+
+static void
+test_from_bytes_values (void)
+{
+  const gint32 ints[] = { 1, -2, 3, G_MAXINT32, G_MININT32, 0 };
+  const gint64 longs[] = { G_MAXINT64, G_MININT64, (G_GINT64_CONSTANT (1) << 53) + 1 };
+  const gfloat floats[] = { 0.5f, -1.25f };
+  const gdouble doubles[] = { 0.1, -1e-300 };
+  const guint8 bools[] = { 1, 0, 1 };
+  g_autoptr(GBytes) b_ints = g_bytes_new (ints, sizeof ints);
+  g_autoptr(GBytes) b_longs = g_bytes_new (longs, sizeof longs);
+  g_autoptr(GBytes) b_floats = g_bytes_new (floats, sizeof floats);
+  g_autoptr(GBytes) b_doubles = g_bytes_new (doubles, sizeof doubles);
+  g_autoptr(GBytes) b_bools = g_bytes_new (bools, sizeof bools);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) ti = ep_tensor_new_from_bytes (b_ints, EP_DTYPE_INT32, EP_SHAPE (3, 2), &error);
+  g_autoptr(EpTensor) tl = ep_tensor_new_from_bytes (b_longs, EP_DTYPE_INT64, EP_SHAPE (3), &error);
+  g_autoptr(EpTensor) tf = ep_tensor_new_from_bytes (b_floats, EP_DTYPE_FLOAT32, EP_SHAPE (2), &error);
+  g_autoptr(EpTensor) td = ep_tensor_new_from_bytes (b_doubles, EP_DTYPE_FLOAT64, EP_SHAPE (2, 1), &error);
+  g_autoptr(EpTensor) tb = ep_tensor_new_from_bytes (b_bools, EP_DTYPE_BOOL, EP_SHAPE (3), &error);
+  g_autoptr(GBytes) back = NULL;
+
+  g_assert_no_error (error);
+  ep_assert_values (ti, EP_DTYPE_INT32, EP_SHAPE (3, 2), EP_VALUES (1, -2, 3, G_MAXINT32, G_MININT32, 0));
+  ep_assert_values (tf, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (0.5, -1.25));
+  ep_assert_values (td, EP_DTYPE_FLOAT64, EP_SHAPE (2, 1), EP_VALUES (0.1, -1e-300));
+  ep_assert_values (tb, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (1, 0, 1));
+  /* int64 beyond 2^53: compare the bytes, doubles cannot hold them */
+  back = ep_tensor_to_bytes (tl, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (back, b_longs));
+}
+
+static void
+test_from_bytes_is_zero_copy (void)
+{
+  g_autofree gfloat *data = g_new (gfloat, 4);  /* malloc alignment suffices */
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GBytes) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = NULL;
+
+  for (guint i = 0; i < 4; i++)
+    data[i] = i;
+  bytes = g_bytes_new_static (data, 4 * sizeof (gfloat));
+  t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), &error);
+  g_assert_no_error (error);
+  back = ep_tensor_to_bytes (t, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (g_bytes_get_data (back, NULL) == (gconstpointer) data);
+}
+
+static void
+test_from_bytes_unaligned_copies (void)
+{
+  g_autofree guint8 *buffer = g_new0 (guint8, 1 + 2 * sizeof (gint32));
+  const gint32 values[] = { 7, -8 };
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GBytes) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = NULL;
+
+  memcpy (buffer + 1, values, sizeof values);
+  bytes = g_bytes_new_static (buffer + 1, sizeof values);
+  t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT32, EP_SHAPE (2), &error);
+  g_assert_no_error (error);
+
+  ep_assert_values (t, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (7, -8));
+  back = ep_tensor_to_bytes (t, &error);
+  g_assert_true (g_bytes_get_data (back, NULL) != (gconstpointer) (buffer + 1));
+}
+
+static void
+release_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+static void
+test_from_bytes_keeps_and_releases_data (void)
+{
+  static gdouble data[2] = { 1, 2 };
+  gboolean released = FALSE;
+  GBytes *bytes = g_bytes_new_with_free_func (data, sizeof data, release_flag, &released);
+  g_autoptr(GError) error = NULL;
+  EpTensor *t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_FLOAT64, EP_SHAPE (2), &error);
+  EpTensor *view = NULL;
+
+  g_assert_no_error (error);
+  g_bytes_unref (bytes);
+  g_assert_false (released);
+
+  view = ep_tensor_expand_dims (t, 0, &error);
+  g_assert_no_error (error);
+  g_assert_finalize_object (t);
+  g_assert_false (released);
+  ep_assert_values (view, EP_DTYPE_FLOAT64, EP_SHAPE (1, 2), EP_VALUES (1, 2));
+
+  g_assert_finalize_object (view);
+  g_assert_true (released);
+}
+
+static void
+test_from_bytes_length_mismatch (void)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("0123456789", 10);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_FLOAT32, EP_SHAPE (3), &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_SHAPE, "new_from_bytes", "10 bytes given");
+  g_assert_nonnull (strstr (error->message, "needs 12"));
+}
+
+static void
+test_from_bytes_absurd_shape (void)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("0123", 4);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_FLOAT32, EP_SHAPE (TERA, TERA), &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "new_from_bytes", NULL);
+}
+
+static void
+test_from_bytes_too_many_dimensions (void)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("0123", 4);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_FLOAT32,
+                                                    EP_SHAPE (1, 1, 1, 1, 1, 1, 1, 1, 1), &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_SHAPE, "new_from_bytes", "9 dimensions");
+}
+
+static void
+test_from_bytes_empty (void)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (NULL, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, EP_SHAPE (2, 0), &error);
+  g_autoptr(GBytes) back = NULL;
+
+  g_assert_no_error (error);
+  ep_assert_shape (t, EP_SHAPE (2, 0));
+  back = ep_tensor_to_bytes (t, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (back), ==, 0);
+}
+
+/* scalars */
+
+static void
+test_new_scalar (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) f = ep_tensor_new_scalar (2.5, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) i = ep_tensor_new_scalar (-2.5, EP_DTYPE_INT32, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (f, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (2.5));
+  ep_assert_values (i, EP_DTYPE_INT32, EP_SCALAR, EP_VALUES (-2));
+  g_assert_cmpint (ep_tensor_get_size (f), ==, 1);
+  g_assert_false (ep_tensor_is_weak (f));
+}
+
+static void
+test_new_weak_scalar (void)
+{
+  struct { EpDType kind; EpDType dtype; } cases[] = {
+    { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 },
+    { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64 },
+    { EP_DTYPE_INT32, EP_DTYPE_INT64 },
+    { EP_DTYPE_INT64, EP_DTYPE_INT64 },
+    { EP_DTYPE_BOOL, EP_DTYPE_BOOL },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr(EpTensor) t = ep_tensor_new_weak_scalar (3, cases[c].kind);
+
+      g_assert_true (ep_tensor_is_weak (t));
+      ep_assert_values (t, cases[c].dtype, EP_SCALAR, EP_VALUES (cases[c].kind == EP_DTYPE_BOOL ? 1 : 3));
+      g_assert_true (ep_tensor_get_device (t) == ep_device_get_default ());
+    }
+}
+
+/* zeros, ones, full, arange, *_like */
+
+static void
+test_zeros_ones_full (void)
+{
+  static const EpDType dtypes[] = {
+    EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32, EP_DTYPE_INT64, EP_DTYPE_BOOL,
+  };
+
+  for (guint d = 0; d < G_N_ELEMENTS (dtypes); d++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) z = ep_zeros (EP_SHAPE (2, 2), dtypes[d], &error);
+      g_autoptr(EpTensor) o = ep_ones (EP_SHAPE (3), dtypes[d], &error);
+      g_autoptr(EpTensor) f = ep_full (EP_SHAPE (1, 2), -7.5, dtypes[d], &error);
+      gdouble fv = dtypes[d] == EP_DTYPE_BOOL ? 1 : ep_dtype_is_integer (dtypes[d]) ? -7 : -7.5;
+
+      g_assert_no_error (error);
+      ep_assert_values (z, dtypes[d], EP_SHAPE (2, 2), EP_VALUES (0, 0, 0, 0));
+      ep_assert_values (o, dtypes[d], EP_SHAPE (3), EP_VALUES (1, 1, 1));
+      ep_assert_values (f, dtypes[d], EP_SHAPE (1, 2), EP_VALUES (fv, fv));
+    }
+}
+
+/* NaN has no integer value: the minimum, as NumPy on x86-64. */
+static void
+test_full_nan_integer (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_full (EP_SHAPE (2), NAN, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) b = ep_full (EP_SHAPE (1), NAN, EP_DTYPE_BOOL, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (t, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (G_MININT32, G_MININT32));
+  ep_assert_values (b, EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (1));
+}
+
+static void
+test_full_scalar_and_empty (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) s = ep_full (NULL, 0, 4, EP_DTYPE_INT64, &error);
+  g_autoptr(EpTensor) e = ep_zeros (EP_SHAPE (0, 5), EP_DTYPE_FLOAT32, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (s, EP_DTYPE_INT64, EP_SCALAR, EP_VALUES (4));
+  ep_assert_shape (e, EP_SHAPE (0, 5));
+  g_assert_cmpint (ep_tensor_get_size (e), ==, 0);
+}
+
+static void
+test_full_negative_dimension (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (3, -2), EP_DTYPE_FLOAT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_SHAPE, "full", "-2");
+}
+
+static void
+test_full_too_many_dimensions (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_ones (EP_SHAPE (1, 1, 1, 1, 1, 1, 1, 1, 1), EP_DTYPE_FLOAT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_SHAPE, "full", "9 dimensions");
+}
+
+/* More dimensions than EpOpAttrs holds: the message has the true count. */
+static void
+test_full_far_too_many_dimensions (void)
+{
+  gint64 shape[30];
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (shape); i++)
+    shape[i] = 1;
+  t = ep_zeros (shape, G_N_ELEMENTS (shape), EP_DTYPE_INT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_SHAPE, "full", "30 dimensions");
+}
+
+static void
+test_full_absurd_shape (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (TERA, TERA), EP_DTYPE_FLOAT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", NULL);
+}
+
+/* Zero elements need no memory, however large the other extents and
+ * wherever the zero is. */
+static void
+test_full_empty_with_huge_extents (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_zeros (EP_SHAPE (TERA, TERA, 0), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) b = ep_ones (EP_SHAPE (0, TERA, TERA), EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) c = ep_tensor_new_from_doubles (NULL, 0, EP_SHAPE (TERA, 0, TERA), EP_DTYPE_INT32, &error);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  ep_assert_shape (a, EP_SHAPE (TERA, TERA, 0));
+  ep_assert_shape (b, EP_SHAPE (0, TERA, TERA));
+  ep_assert_shape (c, EP_SHAPE (TERA, 0, TERA));
+  g_assert_cmpint (ep_tensor_get_size (a), ==, 0);
+  bytes = ep_tensor_to_bytes (a, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 0);
+  text = ep_tensor_to_string (c, &error);
+  g_assert_cmpstr (text, ==, "[]");
+}
+
+/* Addressable but larger than any machine's memory: the device refuses
+ * before the allocator could overcommit. */
+static void
+test_full_larger_than_memory (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (TERA, G_GINT64_CONSTANT (1) << 20), EP_DTYPE_FLOAT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", NULL);
+}
+
+static void
+test_arange_values (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_arange (0, 5, 1, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) b = ep_arange (5, 0, -1.5, EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) c = ep_arange (0, 10, 3, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) d = ep_arange (-3, -1, 1, EP_DTYPE_INT64, &error);
+  g_autoptr(EpTensor) f = ep_arange (0, 1, 0.1, EP_DTYPE_FLOAT64, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (a, EP_DTYPE_FLOAT32, EP_SHAPE (5), EP_VALUES (0, 1, 2, 3, 4));
+  ep_assert_values (b, EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (5, 3.5, 2, 0.5));
+  ep_assert_values (c, EP_DTYPE_INT32, EP_SHAPE (4), EP_VALUES (0, 3, 6, 9));
+  ep_assert_values (d, EP_DTYPE_INT64, EP_SHAPE (2), EP_VALUES (-3, -2));
+  ep_assert_shape (f, EP_SHAPE (10));
+}
+
+/* NumPy's fill: the step is the difference of the first two values in
+ * the element type. */
+static void
+test_arange_like_numpy (void)
+{
+  static const gdouble numpy_f32[] = {
+    0.0, 0.10000000149011612, 0.20000000298023224, 0.30000001192092896, 0.4000000059604645,
+    0.5, 0.6000000238418579, 0.699999988079071, 0.800000011920929, 0.9000000357627869,
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) f = ep_arange (0, 1, 0.1, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) i = ep_arange (0, 3, 0.5, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) j = ep_arange (-1.5, 2, 1, EP_DTYPE_INT64, &error);
+  g_autofree gdouble *values = NULL;
+  gsize n;
+
+  g_assert_no_error (error);
+  values = ep_test_get_values (f, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (numpy_f32));
+  for (gsize k = 0; k < n; k++)
+    g_assert_cmpfloat (values[k], ==, numpy_f32[k]);
+  ep_assert_values (i, EP_DTYPE_INT32, EP_SHAPE (6), EP_VALUES (0, 0, 0, 0, 0, 0));
+  ep_assert_values (j, EP_DTYPE_INT64, EP_SHAPE (4), EP_VALUES (-1, 0, 1, 2));
+}
+
+static void
+test_arange_empty (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_arange (5, 0, 1, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) b = ep_arange (2, 2, 1, EP_DTYPE_INT32, &error);
+
+  g_assert_no_error (error);
+  ep_assert_shape (a, EP_SHAPE (0));
+  ep_assert_shape (b, EP_SHAPE (0));
+}
+
+static void
+test_arange_zero_step (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_arange (0, 5, 0, EP_DTYPE_FLOAT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "arange", "step");
+}
+
+static void
+test_arange_not_finite (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_arange (0, INFINITY, 1, EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) u = NULL;
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "arange", NULL);
+  g_clear_error (&error);
+  u = ep_arange (NAN, 1, 1, EP_DTYPE_FLOAT64, &error);
+  g_assert_null (u);
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "arange", NULL);
+}
+
+static void
+test_arange_bool (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_arange (0, 2, 1, EP_DTYPE_BOOL, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_DTYPE, "arange", "bool");
+}
+
+static void
+test_arange_absurd (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_arange (0, 1e19, 1, EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) u = NULL;
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange", NULL);
+  g_clear_error (&error);
+  u = ep_arange (0, 1e15, 1, EP_DTYPE_FLOAT32, &error);
+  g_assert_null (u);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange", NULL);
+}
+
+static void
+test_like (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) z = ep_tensor_zeros_like (x, &error);
+  g_autoptr(EpTensor) o = ep_tensor_ones_like (x, &error);
+  g_autoptr(EpTensor) f = ep_tensor_full_like (x, 9.9, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (z, EP_DTYPE_INT32, EP_SHAPE (2, 3), EP_VALUES (0, 0, 0, 0, 0, 0));
+  ep_assert_values (o, EP_DTYPE_INT32, EP_SHAPE (2, 3), EP_VALUES (1, 1, 1, 1, 1, 1));
+  ep_assert_values (f, EP_DTYPE_INT32, EP_SHAPE (2, 3), EP_VALUES (9, 9, 9, 9, 9, 9));
+  g_assert_true (ep_tensor_get_device (z) == ep_tensor_get_device (x));
+  g_assert_false (ep_tensor_shares_storage (z, x));
+}
+
+static void
+test_like_non_contiguous (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new_strided (EP_DTYPE_FLOAT64, EP_SHAPE (3, 1), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) f = ep_tensor_full_like (x, 0.25, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (f, EP_DTYPE_FLOAT64, EP_SHAPE (3, 1), EP_VALUES (0.25, 0.25, 0.25));
+  g_assert_true (ep_tensor_is_contiguous (f));
+}
+
+/* accessors */
+
+static void
+test_properties (void)
+{
+  g_autoptr(EpTensor) t = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (2, 3, 4), EP_VALUES (
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23));
+  g_autoptr(EpDevice) device = NULL;
+  EpDType dtype;
+  guint ndim;
+  gint64 size;
+
+  g_object_get (t, "dtype", &dtype, "ndim", &ndim, "size", &size, "device", &device, NULL);
+  g_assert_cmpint (dtype, ==, EP_DTYPE_INT64);
+  g_assert_cmpuint (ndim, ==, 3);
+  g_assert_cmpint (size, ==, 24);
+  g_assert_true (device == ep_device_get_default ());
+}
+
+static void
+test_contiguous_strides (void)
+{
+  g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (2, 3, 4), EP_DTYPE_FLOAT32, NULL);
+  guint ndim;
+  const gint64 *strides = ep_tensor_get_strides (t, &ndim);
+
+  g_assert_cmpuint (ndim, ==, 3);
+  g_assert_cmpint (strides[0], ==, 12);
+  g_assert_cmpint (strides[1], ==, 4);
+  g_assert_cmpint (strides[2], ==, 1);
+}
+
+static void
+test_dtype_info (void)
+{
+  g_assert_cmpstr (ep_dtype_get_name (EP_DTYPE_FLOAT32), ==, "float32");
+  g_assert_cmpstr (ep_dtype_get_name (EP_DTYPE_FLOAT64), ==, "float64");
+  g_assert_cmpstr (ep_dtype_get_name (EP_DTYPE_INT32), ==, "int32");
+  g_assert_cmpstr (ep_dtype_get_name (EP_DTYPE_INT64), ==, "int64");
+  g_assert_cmpstr (ep_dtype_get_name (EP_DTYPE_BOOL), ==, "bool");
+  g_assert_cmpuint (ep_dtype_get_itemsize (EP_DTYPE_FLOAT32), ==, 4);
+  g_assert_cmpuint (ep_dtype_get_itemsize (EP_DTYPE_FLOAT64), ==, 8);
+  g_assert_cmpuint (ep_dtype_get_itemsize (EP_DTYPE_INT32), ==, 4);
+  g_assert_cmpuint (ep_dtype_get_itemsize (EP_DTYPE_INT64), ==, 8);
+  g_assert_cmpuint (ep_dtype_get_itemsize (EP_DTYPE_BOOL), ==, 1);
+  g_assert_true (ep_dtype_is_floating (EP_DTYPE_FLOAT64));
+  g_assert_false (ep_dtype_is_floating (EP_DTYPE_INT32));
+  g_assert_true (ep_dtype_is_integer (EP_DTYPE_INT64));
+  g_assert_false (ep_dtype_is_integer (EP_DTYPE_BOOL));
+}
+
+/* NumPy's np.promote_types over our five types. */
+static void
+test_dtype_promote_table (void)
+{
+#define F32 EP_DTYPE_FLOAT32
+#define F64 EP_DTYPE_FLOAT64
+#define I32 EP_DTYPE_INT32
+#define I64 EP_DTYPE_INT64
+#define B EP_DTYPE_BOOL
+  static const EpDType numpy[5][5] = {
+    /*          F32  F64  I32  I64  B */
+    /* F32 */ { F32, F64, F64, F64, F32 },
+    /* F64 */ { F64, F64, F64, F64, F64 },
+    /* I32 */ { F64, F64, I32, I64, I32 },
+    /* I64 */ { F64, F64, I64, I64, I64 },
+    /* B   */ { F32, F64, I32, I64, B },
+  };
+#undef F32
+#undef F64
+#undef I32
+#undef I64
+#undef B
+
+  for (guint a = 0; a < 5; a++)
+    for (guint b = 0; b < 5; b++)
+      {
+        g_test_message ("%s, %s", ep_dtype_get_name (a), ep_dtype_get_name (b));
+        g_assert_cmpint (ep_dtype_promote (a, b), ==, numpy[a][b]);
+      }
+}
+
+/* astype */
+
+static void
+test_astype_float_to_int_truncates (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (1.9, -1.9, 0.5, -0.5));
+  g_autoptr(EpTensor) i32 = ep_tensor_astype (x, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) i64 = ep_tensor_astype (x, EP_DTYPE_INT64, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (i32, EP_DTYPE_INT32, EP_SHAPE (4), EP_VALUES (1, -1, 0, 0));
+  ep_assert_values (i64, EP_DTYPE_INT64, EP_SHAPE (4), EP_VALUES (1, -1, 0, 0));
+}
+
+/* NumPy on x86-64: NaN, infinities and out-of-range give the minimum. */
+static void
+test_astype_special_floats_to_int (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (NAN, INFINITY, -INFINITY, 1e10));
+  g_autoptr(EpTensor) i32 = ep_tensor_astype (x, EP_DTYPE_INT32, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (i32, EP_DTYPE_INT32, EP_SHAPE (4),
+                    EP_VALUES (G_MININT32, G_MININT32, G_MININT32, G_MININT32));
+}
+
+static void
+test_astype_to_bool (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (0, -0.0, 0.1, NAN));
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (0, -3, 1));
+  g_autoptr(EpTensor) xb = ep_tensor_astype (x, EP_DTYPE_BOOL, &error);
+  g_autoptr(EpTensor) ib = ep_tensor_astype (i, EP_DTYPE_BOOL, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (xb, EP_DTYPE_BOOL, EP_SHAPE (4), EP_VALUES (0, 0, 1, 1));
+  ep_assert_values (ib, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (0, 1, 1));
+}
+
+static void
+test_astype_from_bool (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
+  g_autoptr(EpTensor) f = ep_tensor_astype (b, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) i = ep_tensor_astype (b, EP_DTYPE_INT32, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (f, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 0));
+  ep_assert_values (i, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 0));
+}
+
+static void
+test_astype_int64_to_int32_wraps (void)
+{
+  const gint64 data[] = { G_GINT64_CONSTANT (4294967297), -1, G_GINT64_CONSTANT (2147483648) };
+  g_autoptr(GBytes) bytes = g_bytes_new (data, sizeof data);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, EP_SHAPE (3), &error);
+  g_autoptr(EpTensor) y = ep_tensor_astype (x, EP_DTYPE_INT32, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (y, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (1, -1, G_MININT32));
+}
+
+static void
+test_astype_same_dtype_is_self (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) y = ep_tensor_astype (x, EP_DTYPE_FLOAT32, NULL);
+
+  g_assert_true (x == y);
+}
+
+static void
+test_astype_non_contiguous (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new_strided (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1.5, 2.5, -3.5, 4));
+  g_autoptr(EpTensor) y = ep_tensor_astype (x, EP_DTYPE_INT64, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (y, EP_DTYPE_INT64, EP_SHAPE (2, 2), EP_VALUES (1, 2, -3, 4));
+  g_assert_true (ep_tensor_is_contiguous (y));
+}
+
+static void
+test_astype_weak_scalar_is_strong (void)
+{
+  g_autoptr(EpTensor) w = ep_tensor_new_weak_scalar (2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) s = ep_tensor_astype (w, EP_DTYPE_INT64, NULL);
+
+  g_assert_false (ep_tensor_is_weak (s));
+  ep_assert_values (s, EP_DTYPE_INT64, EP_SCALAR, EP_VALUES (2));
+}
+
+/* to_bytes */
+
+static void
+test_to_bytes_zero_copy (void)
+{
+  g_autoptr(GError) error = NULL;
+  EpTensor *t = ep_full (EP_SHAPE (3), 1.5, EP_DTYPE_FLOAT64, &error);
+  g_autoptr(GBytes) bytes = ep_tensor_to_bytes (t, &error);
+  const gdouble *data;
+  gsize size;
+
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_get_data (bytes, NULL) == ep_tensor_host_data (t));
+
+  /* the bytes keep the data alive after the tensor is gone */
+  g_assert_finalize_object (t);
+  data = g_bytes_get_data (bytes, &size);
+  g_assert_cmpuint (size, ==, 3 * sizeof (gdouble));
+  g_assert_cmpfloat (data[2], ==, 1.5);
+}
+
+static void
+test_to_bytes_non_contiguous (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) t = ep_tensor_transpose (x, NULL, 0, &error);
+  g_autoptr(GBytes) bytes = ep_tensor_to_bytes (t, &error);
+  const gint32 want[] = { 1, 4, 2, 5, 3, 6 };
+  gsize size;
+  const gint32 *data;
+
+  g_assert_no_error (error);
+  data = g_bytes_get_data (bytes, &size);
+  g_assert_cmpmem (data, size, want, sizeof want);
+}
+
+static void
+test_to_bytes_strided_with_offset (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new_strided (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(GBytes) bytes = ep_tensor_to_bytes (x, &error);
+  const gfloat want[] = { 1, 2, 3 };
+  gsize size;
+  gconstpointer data;
+
+  g_assert_no_error (error);
+  g_assert_false (ep_tensor_is_contiguous (x));
+  data = g_bytes_get_data (bytes, &size);
+  g_assert_cmpmem (data, size, want, sizeof want);
+}
+
+/* One element at an offset is contiguous: no copy, and the offset is
+ * honoured. */
+static void
+test_to_bytes_single_element_at_offset (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new_strided (EP_DTYPE_INT64, EP_SHAPE (1, 1), EP_VALUES (-5));
+  g_autoptr(GBytes) bytes = ep_tensor_to_bytes (x, &error);
+  const gint64 want = -5;
+  gsize size;
+  gconstpointer data;
+
+  g_assert_no_error (error);
+  g_assert_true (ep_tensor_is_contiguous (x));
+  data = g_bytes_get_data (bytes, &size);
+  g_assert_true (data == ep_tensor_host_data (x));
+  g_assert_cmpmem (data, size, &want, sizeof want);
+}
+
+/* item */
+
+static void
+test_item (void)
+{
+  g_autoptr(EpTensor) f = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1, 1), EP_VALUES (-2.75));
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT32, EP_SCALAR, EP_VALUES (-7));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (1));
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpfloat (ep_tensor_item (f, &error), ==, -2.75);
+  g_assert_cmpint (ep_tensor_item_int64 (f, &error), ==, -2);
+  g_assert_true (ep_tensor_item_boolean (f, &error));
+  g_assert_cmpfloat (ep_tensor_item (i, &error), ==, -7);
+  g_assert_cmpint (ep_tensor_item_int64 (i, &error), ==, -7);
+  g_assert_cmpfloat (ep_tensor_item (b, &error), ==, 1);
+  g_assert_cmpint (ep_tensor_item_int64 (b, &error), ==, 1);
+  g_assert_true (ep_tensor_item_boolean (b, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_item_int64_is_exact (void)
+{
+  const gint64 big = (G_GINT64_CONSTANT (1) << 62) + 1;
+  g_autoptr(GBytes) bytes = g_bytes_new (&big, sizeof big);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, NULL, 0, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (ep_tensor_item_int64 (t, &error), ==, big);
+}
+
+static void
+test_item_boolean (void)
+{
+  g_autoptr(EpTensor) zero = ep_test_new (EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (-0.0));
+  g_autoptr(EpTensor) nan = ep_test_new (EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (NAN));
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT64, EP_SCALAR, EP_VALUES (0));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SCALAR, EP_VALUES (0));
+
+  g_assert_false (ep_tensor_item_boolean (zero, NULL));
+  g_assert_true (ep_tensor_item_boolean (nan, NULL));
+  g_assert_false (ep_tensor_item_boolean (i, NULL));
+  g_assert_false (ep_tensor_item_boolean (b, NULL));
+}
+
+static void
+test_item_of_strided (void)
+{
+  g_autoptr(EpTensor) t = ep_test_new_strided (EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (42));
+
+  g_assert_cmpint (ep_tensor_item_int64 (t, NULL), ==, 42);
+}
+
+static void
+test_item_needs_one_element (void)
+{
+  g_autoptr(EpTensor) t = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) empty = ep_zeros (EP_SHAPE (0), EP_DTYPE_FLOAT32, NULL);
+  GError *error = NULL;
+
+  g_assert_cmpfloat (ep_tensor_item (t, &error), ==, 0);
+  ep_assert_error (error, EP_ERROR_SHAPE, "item", "(2,) has 2 elements");
+  g_clear_error (&error);
+  g_assert_cmpint (ep_tensor_item_int64 (t, &error), ==, 0);
+  ep_assert_error (error, EP_ERROR_SHAPE, "item_int64", NULL);
+  g_clear_error (&error);
+  g_assert_false (ep_tensor_item_boolean (t, &error));
+  ep_assert_error (error, EP_ERROR_SHAPE, "item_boolean", NULL);
+  g_clear_error (&error);
+  ep_tensor_item (empty, &error);
+  ep_assert_error (error, EP_ERROR_SHAPE, "item", "0 elements");
+  g_clear_error (&error);
+}
+
+/* to_string, compared with NumPy 1.24's str() */
+
+static void
+assert_string (EpTensor   *t,
+               const char *want)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *s = ep_tensor_to_string (t, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (s, ==, want);
+}
+
+static void
+test_to_string (void)
+{
+  g_autoptr(EpTensor) f = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
+  g_autoptr(EpTensor) p = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (0.1, 0.25));
+  g_autoptr(EpTensor) e = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (1e-5, 1, NAN, -INFINITY));
+
+  assert_string (f, "[1. 2. 3.]");
+  assert_string (i, "[[1 2]\n [3 4]]");
+  assert_string (b, "[ True False]");
+  assert_string (p, "[0.1  0.25]");
+  assert_string (e, "[1.e-05 1.e+00    nan   -inf]");
+}
+
+static void
+test_to_string_scalars (void)
+{
+  g_autoptr(EpTensor) f = ep_test_new (EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (0.1));
+  g_autoptr(EpTensor) d = ep_test_new (EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (1e20));
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT64, EP_SCALAR, EP_VALUES (-7));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SCALAR, EP_VALUES (1));
+
+  assert_string (f, "0.1");
+  assert_string (d, "1e+20");
+  assert_string (i, "-7");
+  assert_string (b, "True");
+}
+
+static void
+test_to_string_empty (void)
+{
+  g_autoptr(EpTensor) e = ep_zeros (EP_SHAPE (0, 3), EP_DTYPE_FLOAT64, NULL);
+
+  assert_string (e, "[]");
+}
+
+static void
+test_to_string_summarizes (void)
+{
+  g_autoptr(EpTensor) t = ep_arange (0, 2000, 1, EP_DTYPE_FLOAT64, NULL);
+
+  assert_string (t, "[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]");
+}
+
+static void
+test_to_string_non_contiguous (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) t = ep_tensor_transpose (x, NULL, 0, NULL);
+
+  assert_string (t, "[[1. 4.]\n [2. 5.]\n [3. 6.]]");
+}
+
+/* contiguous */
+
+static void
+test_contiguous_is_self_when_contiguous (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) y = ep_tensor_contiguous (x, NULL);
+
+  g_assert_true (x == y);
+}
+
+static void
+test_contiguous_copies_views (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) t = ep_tensor_transpose (x, NULL, 0, &error);
+  g_autoptr(EpTensor) c = ep_tensor_contiguous (t, &error);
+  guint ndim;
+  const gint64 *strides;
+
+  g_assert_no_error (error);
+  g_assert_false (ep_tensor_is_contiguous (t));
+  g_assert_true (ep_tensor_is_contiguous (c));
+  g_assert_false (ep_tensor_shares_storage (c, x));
+  ep_assert_values (c, EP_DTYPE_INT64, EP_SHAPE (3, 2), EP_VALUES (1, 4, 2, 5, 3, 6));
+  strides = ep_tensor_get_strides (c, &ndim);
+  g_assert_cmpint (strides[0], ==, 2);
+  g_assert_cmpint (strides[1], ==, 1);
+}
+
+/* leaks: results hold no extra references, inputs are let go */
+
+static void
+test_results_finalize (void)
+{
+  g_autoptr(GError) error = NULL;
+  EpTensor *x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  EpTensor *y = ep_tensor_add_scalar (x, 1, &error);
+  EpTensor *s = ep_tensor_sum (y, NULL, 0, FALSE, &error);
+  EpTensor *z = ep_tensor_astype (s, EP_DTYPE_INT32, &error);
+
+  g_assert_no_error (error);
+  g_assert_finalize_object (x);
+  g_assert_finalize_object (y);
+  g_assert_finalize_object (s);
+  g_assert_finalize_object (z);
+}
+
+static void
+test_failed_op_keeps_no_reference (void)
+{
+  g_autoptr(GError) error = NULL;
+  EpTensor *a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  EpTensor *b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+
+  g_assert_null (ep_tensor_add (a, b, &error));
+  g_assert_nonnull (error);
+  g_assert_finalize_object (a);
+  g_assert_finalize_object (b);
+}
+
+/* An integer that is no EpDType (as a binding could pass) is refused
+ * with a critical before it reaches a kernel table. */
+#define BAD_DTYPE ((EpDType) 42)
+
+static void
+expect_dtype_critical (void)
+{
+  g_test_expect_message ("Ep", G_LOG_LEVEL_CRITICAL, "*ep_dtype_is_valid*");
+}
+
+static void
+test_invalid_dtype (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("0123", 4);
+  EpTensor *t;
+
+  expect_dtype_critical ();
+  t = ep_tensor_astype (x, BAD_DTYPE, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_zeros (EP_SHAPE (2), BAD_DTYPE, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_arange (0, 2, 1, BAD_DTYPE, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_tensor_new_from_doubles (EP_VALUES (1, 2), EP_SHAPE (2), BAD_DTYPE, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_tensor_new_scalar (1, BAD_DTYPE, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_tensor_new_from_bytes (bytes, BAD_DTYPE, EP_SHAPE (1), NULL);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+
+  expect_dtype_critical ();
+  t = ep_tensor_new_weak_scalar (1, BAD_DTYPE);
+  g_test_assert_expected_messages ();
+  g_assert_null (t);
+}
+
+/* criticals: NULL where an object is required */
+
+typedef struct
+{
+  const char *path;
+  void      (*call) (void);
+  const char *stderr_pattern;
+} Critical;
+
+static void
+null_from_bytes (void)
+{
+  ep_tensor_new_from_bytes (NULL, EP_DTYPE_FLOAT32, NULL, 0, NULL);
+}
+
+static void
+null_from_doubles_data (void)
+{
+  ep_tensor_new_from_doubles (NULL, 3, EP_SHAPE (3), EP_DTYPE_FLOAT32, NULL);
+}
+
+static void
+null_shape (void)
+{
+  ep_zeros (NULL, 2, EP_DTYPE_FLOAT32, NULL);
+}
+
+static void
+null_tensor_add (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (1));
+
+  ep_tensor_add (x, NULL, NULL);
+}
+
+static void
+null_tensor_unary (void)
+{
+  ep_tensor_exp (NULL, NULL);
+}
+
+static void
+null_tensor_sum (void)
+{
+  ep_tensor_sum (NULL, NULL, 0, FALSE, NULL);
+}
+
+static void
+null_tensor_get_shape (void)
+{
+  ep_tensor_get_shape (NULL, NULL);
+}
+
+static void
+null_tensor_to_bytes (void)
+{
+  ep_tensor_to_bytes (NULL, NULL);
+}
+
+static void
+null_tensor_item (void)
+{
+  ep_tensor_item (NULL, NULL);
+}
+
+static void
+null_tensor_like (void)
+{
+  ep_tensor_zeros_like (NULL, NULL);
+}
+
+static void
+null_tensor_where (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (1));
+
+  ep_tensor_where (x, x, NULL, NULL);
+}
+
+static void
+null_tensor_matmul (void)
+{
+  ep_tensor_matmul (NULL, NULL, NULL);
+}
+
+static void
+null_error_already_set (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (1));
+  GError *error = g_error_new_literal (EP_ERROR, EP_ERROR_SHAPE, "already");
+
+  ep_tensor_item (x, &error);
+}
+
+static const Critical criticals[] = {
+  { "/tensor/critical/new-from-bytes", null_from_bytes, "*ep_tensor_new_from_bytes*data != NULL*" },
+  { "/tensor/critical/new-from-doubles", null_from_doubles_data, "*ep_tensor_new_from_doubles*data != NULL*" },
+  { "/tensor/critical/zeros-shape", null_shape, "*shape != NULL*" },
+  { "/tensor/critical/add", null_tensor_add, "*ep_tensor_add*EP_IS_TENSOR (other)*" },
+  { "/tensor/critical/exp", null_tensor_unary, "*ep_tensor_exp*EP_IS_TENSOR (self)*" },
+  { "/tensor/critical/sum", null_tensor_sum, "*EP_IS_TENSOR (self)*" },
+  { "/tensor/critical/get-shape", null_tensor_get_shape, "*ep_tensor_get_shape*EP_IS_TENSOR*" },
+  { "/tensor/critical/to-bytes", null_tensor_to_bytes, "*ep_tensor_to_bytes*EP_IS_TENSOR*" },
+  { "/tensor/critical/item", null_tensor_item, "*ep_tensor_item*EP_IS_TENSOR*" },
+  { "/tensor/critical/zeros-like", null_tensor_like, "*ep_tensor_zeros_like*EP_IS_TENSOR*" },
+  { "/tensor/critical/where", null_tensor_where, "*ep_tensor_where*EP_IS_TENSOR (y)*" },
+  { "/tensor/critical/matmul", null_tensor_matmul, "*ep_tensor_matmul*EP_IS_TENSOR*" },
+  { "/tensor/critical/error-already-set", null_error_already_set, "*ep_tensor_item*error == NULL*" },
+};
+
+static void
+test_critical (gconstpointer data)
+{
+  const Critical *c = data;
+
+  if (g_test_subprocess ())
+    {
+      c->call ();
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr (c->stderr_pattern);
 }
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/tensor/norm", test_norm);
+
+  g_test_add_func ("/tensor/new-from-doubles/float32", test_from_doubles_float32);
+  g_test_add_func ("/tensor/new-from-doubles/rounds-to-float32", test_from_doubles_rounds_to_float32);
+  g_test_add_func ("/tensor/new-from-doubles/float64", test_from_doubles_float64);
+  g_test_add_func ("/tensor/new-from-doubles/integers-truncate", test_from_doubles_integers_truncate);
+  g_test_add_func ("/tensor/new-from-doubles/bool", test_from_doubles_bool);
+  g_test_add_func ("/tensor/new-from-doubles/empty", test_from_doubles_empty);
+  g_test_add_func ("/tensor/new-from-doubles/length-mismatch", test_from_doubles_length_mismatch);
+  g_test_add_func ("/tensor/new-from-doubles/negative-dimension", test_from_doubles_negative_dimension);
+  g_test_add_func ("/tensor/new-from-doubles/too-many-dimensions", test_from_doubles_too_many_dimensions);
+  g_test_add_func ("/tensor/new-from-doubles/eight-dimensions", test_from_doubles_eight_dimensions);
+  g_test_add_func ("/tensor/new-from-doubles/absurd-shape", test_from_doubles_absurd_shape);
+  g_test_add_func ("/tensor/new-from-bytes/values", test_from_bytes_values);
+  g_test_add_func ("/tensor/new-from-bytes/zero-copy", test_from_bytes_is_zero_copy);
+  g_test_add_func ("/tensor/new-from-bytes/unaligned-copies", test_from_bytes_unaligned_copies);
+  g_test_add_func ("/tensor/new-from-bytes/keeps-and-releases-data", test_from_bytes_keeps_and_releases_data);
+  g_test_add_func ("/tensor/new-from-bytes/length-mismatch", test_from_bytes_length_mismatch);
+  g_test_add_func ("/tensor/new-from-bytes/absurd-shape", test_from_bytes_absurd_shape);
+  g_test_add_func ("/tensor/new-from-bytes/too-many-dimensions", test_from_bytes_too_many_dimensions);
+  g_test_add_func ("/tensor/new-from-bytes/empty", test_from_bytes_empty);
+  g_test_add_func ("/tensor/new-scalar", test_new_scalar);
+  g_test_add_func ("/tensor/new-weak-scalar", test_new_weak_scalar);
+  g_test_add_func ("/tensor/full/zeros-ones-full", test_zeros_ones_full);
+  g_test_add_func ("/tensor/full/scalar-and-empty", test_full_scalar_and_empty);
+  g_test_add_func ("/tensor/full/nan-integer", test_full_nan_integer);
+  g_test_add_func ("/tensor/full/negative-dimension", test_full_negative_dimension);
+  g_test_add_func ("/tensor/full/too-many-dimensions", test_full_too_many_dimensions);
+  g_test_add_func ("/tensor/full/far-too-many-dimensions", test_full_far_too_many_dimensions);
+  g_test_add_func ("/tensor/full/absurd-shape", test_full_absurd_shape);
+  g_test_add_func ("/tensor/full/larger-than-memory", test_full_larger_than_memory);
+  g_test_add_func ("/tensor/full/empty-with-huge-extents", test_full_empty_with_huge_extents);
+  g_test_add_func ("/tensor/arange/values", test_arange_values);
+  g_test_add_func ("/tensor/arange/like-numpy", test_arange_like_numpy);
+  g_test_add_func ("/tensor/arange/empty", test_arange_empty);
+  g_test_add_func ("/tensor/arange/zero-step", test_arange_zero_step);
+  g_test_add_func ("/tensor/arange/not-finite", test_arange_not_finite);
+  g_test_add_func ("/tensor/arange/bool", test_arange_bool);
+  g_test_add_func ("/tensor/arange/absurd", test_arange_absurd);
+  g_test_add_func ("/tensor/like/values", test_like);
+  g_test_add_func ("/tensor/like/non-contiguous", test_like_non_contiguous);
+  g_test_add_func ("/tensor/properties", test_properties);
+  g_test_add_func ("/tensor/contiguous-strides", test_contiguous_strides);
+  g_test_add_func ("/tensor/dtype/info", test_dtype_info);
+  g_test_add_func ("/tensor/dtype/promote-table", test_dtype_promote_table);
+  g_test_add_func ("/tensor/astype/float-to-int-truncates", test_astype_float_to_int_truncates);
+  g_test_add_func ("/tensor/astype/special-floats-to-int", test_astype_special_floats_to_int);
+  g_test_add_func ("/tensor/astype/to-bool", test_astype_to_bool);
+  g_test_add_func ("/tensor/astype/from-bool", test_astype_from_bool);
+  g_test_add_func ("/tensor/astype/int64-to-int32-wraps", test_astype_int64_to_int32_wraps);
+  g_test_add_func ("/tensor/astype/same-dtype-is-self", test_astype_same_dtype_is_self);
+  g_test_add_func ("/tensor/astype/non-contiguous", test_astype_non_contiguous);
+  g_test_add_func ("/tensor/astype/weak-scalar-becomes-strong", test_astype_weak_scalar_is_strong);
+  g_test_add_func ("/tensor/to-bytes/zero-copy", test_to_bytes_zero_copy);
+  g_test_add_func ("/tensor/to-bytes/non-contiguous", test_to_bytes_non_contiguous);
+  g_test_add_func ("/tensor/to-bytes/strided-with-offset", test_to_bytes_strided_with_offset);
+  g_test_add_func ("/tensor/to-bytes/single-element-at-offset", test_to_bytes_single_element_at_offset);
+  g_test_add_func ("/tensor/item/values", test_item);
+  g_test_add_func ("/tensor/item/int64-is-exact", test_item_int64_is_exact);
+  g_test_add_func ("/tensor/item/boolean", test_item_boolean);
+  g_test_add_func ("/tensor/item/strided", test_item_of_strided);
+  g_test_add_func ("/tensor/item/needs-one-element", test_item_needs_one_element);
+  g_test_add_func ("/tensor/to-string/values", test_to_string);
+  g_test_add_func ("/tensor/to-string/scalars", test_to_string_scalars);
+  g_test_add_func ("/tensor/to-string/empty", test_to_string_empty);
+  g_test_add_func ("/tensor/to-string/summarizes", test_to_string_summarizes);
+  g_test_add_func ("/tensor/to-string/non-contiguous", test_to_string_non_contiguous);
+  g_test_add_func ("/tensor/contiguous/self-when-contiguous", test_contiguous_is_self_when_contiguous);
+  g_test_add_func ("/tensor/contiguous/copies-views", test_contiguous_copies_views);
+  g_test_add_func ("/tensor/leaks/results-finalize", test_results_finalize);
+  g_test_add_func ("/tensor/leaks/failed-op-keeps-no-reference", test_failed_op_keeps_no_reference);
+  g_test_add_func ("/tensor/critical/invalid-dtype", test_invalid_dtype);
+  for (guint i = 0; i < G_N_ELEMENTS (criticals); i++)
+    g_test_add_data_func (criticals[i].path, &criticals[i], test_critical);
+
   return g_test_run ();
 }

@@ -7,6 +7,7 @@
 # managers. Every method here is a thin call into the C method of the same
 # meaning; none changes what a C method does.
 
+import math
 import numbers
 
 from gi.module import get_introspection_module
@@ -207,6 +208,78 @@ class Tensor(Ep.Tensor):
     def where(self, x, y):
         return Ep.Tensor.where(self, _operand(x), _operand(y))
 
+    # --- math branch (issue 3): NumPy-style signatures ---
+
+    floordiv = _binary(Ep.Tensor.floordiv)
+    mod = _binary(Ep.Tensor.mod)
+    minimum = _binary(Ep.Tensor.minimum)
+    maximum = _binary(Ep.Tensor.maximum)
+    logical_and = _binary(Ep.Tensor.logical_and)
+    logical_or = _binary(Ep.Tensor.logical_or)
+
+    def clip(self, min=None, max=None):
+        """NumPy's clip; None is no bound."""
+        return Ep.Tensor.clip(self, -math.inf if min is None else min,
+                              math.inf if max is None else max)
+
+    prod = _reduction(Ep.Tensor.prod)
+    all = _reduction(Ep.Tensor.all)
+    any = _reduction(Ep.Tensor.any)
+    logsumexp = _reduction(Ep.Tensor.logsumexp)
+    l0 = _reduction(Ep.Tensor.l0)
+    l1 = _reduction(Ep.Tensor.l1)
+    l2 = _reduction(Ep.Tensor.l2)
+    linf = _reduction(Ep.Tensor.linf)
+
+    def lp(self, p, axis=None, keepdims=False):
+        if axis is not None and not isinstance(axis, numbers.Integral) and len(axis) == 0:
+            return Ep.Tensor.lp(Ep.Tensor.expand_dims(self, 0), p, [0], False)
+        return Ep.Tensor.lp(self, p, _axes(axis), keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return Ep.Tensor.argmin(self, _axes(axis), keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return Ep.Tensor.argmax(self, _axes(axis), keepdims)
+
+    def cumsum(self, axis=None):
+        return Ep.Tensor.cumsum(self, _axes(axis))
+
+    def sort(self, axis=-1):
+        """axis=None sorts the flattened tensor, as in NumPy."""
+        if axis is None:
+            return Ep.Tensor.sort(Ep.Tensor.reshape(self, [-1]), 0)
+        return Ep.Tensor.sort(self, axis)
+
+    def argsort(self, axis=-1):
+        if axis is None:
+            return Ep.Tensor.argsort(Ep.Tensor.reshape(self, [-1]), 0)
+        return Ep.Tensor.argsort(self, axis)
+
+    def topk(self, k, sorted=True):
+        """(values, indices) of the k largest along the last axis."""
+        _, values, indices = Ep.Tensor.topk(self, k, sorted)
+        return values, indices
+
+    def softmax(self, axis=-1):
+        return Ep.Tensor.softmax(self, axis)
+
+    def log_softmax(self, axis=-1):
+        return Ep.Tensor.log_softmax(self, axis)
+
+    def crossentropy(self, labels):
+        return Ep.Tensor.crossentropy(self, _operand(labels))
+
+    def onehot_like(self, indices, value=1):
+        return Ep.Tensor.onehot_like(self, _operand(indices), value)
+
+    __floordiv__ = _binary(Ep.Tensor.floordiv)
+    __rfloordiv__ = _binary(Ep.Tensor.floordiv, reflected=True)
+    __mod__ = _binary(Ep.Tensor.mod)
+    __rmod__ = _binary(Ep.Tensor.mod, reflected=True)
+
+    # --- end of math branch ---
+
     # opencl: devices by name
     def to_device(self, device):
         """A copy on `device` (an Ep.Device or a name such as "opencl:0")."""
@@ -318,6 +391,44 @@ def where(condition, x, y):
 
 __all__ += ["full", "arange", "where"]
 
+
+# --- math branch (issue 3) ---
+
+def minimum(a, b):
+    return _operand(a).minimum(b)
+
+
+def maximum(a, b):
+    return _operand(a).maximum(b)
+
+
+def clip(x, min=None, max=None):
+    return _operand(x).clip(min, max)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=Ep.DType.FLOAT32):
+    return Ep.linspace(start, stop, num, endpoint, _dtype(dtype))
+
+
+def eye(N, M=None, k=0, dtype=Ep.DType.FLOAT32):
+    return Ep.eye(N, N if M is None else M, k, _dtype(dtype))
+
+
+def _random_shape(shape):
+    return [shape] if isinstance(shape, numbers.Integral) else list(shape)
+
+
+def uniform(shape, low=0.0, high=1.0, dtype=Ep.DType.FLOAT32):
+    """Seeded by Ep.set_seed; the same numbers on every device."""
+    return Ep.uniform(_random_shape(shape), low, high, _dtype(dtype))
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=Ep.DType.FLOAT32):
+    """Seeded by Ep.set_seed; the same numbers on every device."""
+    return Ep.normal(_random_shape(shape), mean, stddev, _dtype(dtype))
+
+
+__all__ += ["minimum", "maximum", "clip", "linspace", "eye", "uniform", "normal"]
 
 # opencl: devices and device scopes
 

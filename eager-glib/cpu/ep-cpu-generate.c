@@ -1,0 +1,237 @@
+/* ep-cpu-generate.c: linspace, eye, onehot_like, uniform, normal on the
+ * CPU
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+#include <string.h>
+
+#include "ep-cpu-math-private.h"
+#include "ep-error.h"
+#include "ep-philox-private.h"
+#include "ep-scalar-private.h"
+#include "ep-tensor-private.h"
+
+/* NumPy's linspace, step for step, in float64; integer types take the
+ * floor; then the cast. */
+static gboolean
+cpu_linspace (EpOpCall  *call,
+              GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  gdouble start = call->attrs.values[0], stop = call->attrs.values[1];
+  gint64 num = call->attrs.ints[0];
+  gboolean endpoint = call->attrs.ints[1] != 0;
+  gdouble div = (gdouble) (endpoint ? num - 1 : num);
+  gdouble delta = stop - start;
+  gdouble step = div > 0 ? delta / div : NAN;
+  EpDType dtype = out->layout.dtype;
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  guint8 *data = ep_tensor_host_data (out);
+
+  for (gint64 i = 0; i < num; i++)
+    {
+      gdouble y = (gdouble) i;
+
+      if (div > 0 && step == 0)
+        y = (y / div) * delta;
+      else if (div > 0)
+        y = y * step;
+      else
+        y = y * delta;
+      y += start;
+      if (endpoint && num > 1 && i == num - 1)
+        y = stop;
+      if (ep_dtype_is_integer (dtype))
+        y = floor (y);
+
+      ep_scalar_store (data + i * itemsize, dtype, y);
+    }
+
+  return TRUE;
+}
+
+static gboolean
+cpu_eye (EpOpCall  *call,
+         GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  gint64 n = call->attrs.ints[0], m = call->attrs.ints[1], k = call->attrs.ints[2];
+  EpDType dtype = out->layout.dtype;
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  guint8 *data = ep_tensor_host_data (out);
+  guint8 one[8];
+
+  memset (data, 0, out->storage->nbytes);
+  if (k >= m || k <= -n)
+    return TRUE;
+
+  ep_scalar_store (one, dtype, 1.0);
+  for (gint64 i = MAX (0, -k); i < n && i + k < m; i++)
+    memcpy (data + (i * m + i + k) * itemsize, one, itemsize);
+
+  return TRUE;
+}
+
+static gboolean
+cpu_onehot_like (EpOpCall  *call,
+                 GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  EpTensor *indices = call->inputs[1];
+  gint64 n = out->layout.shape[0], c = out->layout.shape[1];
+  EpDType dtype = out->layout.dtype;
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  const guint8 *idx = ep_tensor_host_data (indices);
+  gint64 stride = indices->layout.strides[0] * (gint64) sizeof (gint64);
+  guint8 *data = ep_tensor_host_data (out);
+  guint8 value[8];
+
+  ep_scalar_store (value, dtype, call->attrs.values[0]);
+  memset (data, 0, out->storage->nbytes);
+  for (gint64 i = 0; i < n; i++)
+    {
+      gint64 j = *(const gint64 *) (idx + i * stride);
+
+      if (j < 0 || j >= c)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
+                       _("onehot_like: index %" G_GINT64_FORMAT " at position %" G_GINT64_FORMAT " is out of range for %" G_GINT64_FORMAT " columns"),
+                       j, i, c);
+          return FALSE;
+        }
+      memcpy (data + (i * c + j) * itemsize, value, itemsize);
+    }
+
+  return TRUE;
+}
+
+/* Random numbers: see ep-philox-private.h for the recipe every device
+ * follows. */
+#define TWO_TO_MINUS_24 (1.0f / 16777216.0f)
+#define TWO_TO_MINUS_53 (1.0 / 9007199254740992.0)
+#define BITS53(a, b) ((gdouble) ((a) >> 5) * 67108864.0 + (gdouble) ((b) >> 6))
+
+/* Keeps the interval half-open when rounding lands on @high. */
+#define BELOW(T, NEXT, value, low, high) \
+  ((high) > (low) && (value) >= (high) ? NEXT ((high), (low)) : (value))
+
+/* Element i takes word(s) of block i / per_block (see the recipe in
+ * ep-philox-private.h). */
+static inline void
+element_words (guint64  seed,
+               guint64  stream,
+               guint64  i,
+               guint    per_block,
+               guint64 *cached,
+               guint32  block[4],
+               guint32  words[2])
+{
+  guint64 b = i / per_block;
+  guint first = (guint) (i % per_block) * (4 / per_block);
+
+  if (*cached != b)
+    {
+      ep_philox_block (seed, stream, b, block);
+      *cached = b;
+    }
+  words[0] = block[first];
+  words[1] = per_block == 4 ? 0 : block[first + 1];
+}
+
+/* Separate products and sums, as the recipe says, even where the
+ * compiler could fuse them. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((optimize ("fp-contract=off")))
+#endif
+static gboolean
+cpu_random (EpOpCall  *call,
+            GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  const EpOpAttrs *attrs = &call->attrs;
+  guint ndim = attrs->n_ints - 2;
+  guint64 seed = (guint64) attrs->ints[ndim];
+  guint64 stream = (guint64) attrs->ints[ndim + 1];
+  guint64 size = (guint64) ep_layout_get_size (&out->layout);
+  gboolean normal = call->op->id == EP_OP_NORMAL;
+  gdouble a = attrs->values[0], b = attrs->values[1];
+  guint64 cached = G_MAXUINT64;
+  guint32 block[4], w[2];
+
+  if (out->layout.dtype == EP_DTYPE_FLOAT32)
+    {
+      gfloat *data = ep_tensor_host_data (out);
+      gfloat fa = (gfloat) a, fb = (gfloat) b;
+      gfloat span = fb - fa;
+
+      for (guint64 i = 0; i < size; i++)
+        {
+          element_words (seed, stream, i, normal ? 2 : 4, &cached, block, w);
+          if (normal)
+            {
+              gfloat u1 = (gfloat) ((w[0] >> 8) + 1) * TWO_TO_MINUS_24;
+              gfloat u2 = (gfloat) (w[1] >> 8) * TWO_TO_MINUS_24;
+              gfloat r = sqrtf (-2.0f * logf (u1));
+              gfloat z = r * cosf (6.2831855f * u2);
+              gfloat scaled = fb * z;
+
+              data[i] = fa + scaled;
+            }
+          else
+            {
+              gfloat u = (gfloat) (w[0] >> 8) * TWO_TO_MINUS_24;
+              gfloat scaled = span * u;
+              gfloat value = fa + scaled;
+
+              data[i] = BELOW (gfloat, nextafterf, value, fa, fb);
+            }
+        }
+    }
+  else
+    {
+      gdouble *data = ep_tensor_host_data (out);
+      gdouble span = b - a;
+
+      for (guint64 i = 0; i < size; i++)
+        {
+          if (normal)
+            {
+              gdouble u1, u2, z, scaled;
+
+              ep_philox_block (seed, stream, i, block);
+              u1 = (BITS53 (block[0], block[1]) + 1.0) * TWO_TO_MINUS_53;
+              u2 = BITS53 (block[2], block[3]) * TWO_TO_MINUS_53;
+              z = sqrt (-2.0 * log (u1)) * cos (2.0 * G_PI * u2);
+              scaled = b * z;
+              data[i] = a + scaled;
+            }
+          else
+            {
+              gdouble u, scaled, value;
+
+              element_words (seed, stream, i, 2, &cached, block, w);
+              u = BITS53 (w[0], w[1]) * TWO_TO_MINUS_53;
+              scaled = span * u;
+              value = a + scaled;
+              data[i] = BELOW (gdouble, nextafter, value, a, b);
+            }
+        }
+    }
+
+  return TRUE;
+}
+
+void
+ep_cpu_register_generate (EpKernelFunc *kernels)
+{
+  kernels[EP_OP_LINSPACE] = cpu_linspace;
+  kernels[EP_OP_EYE] = cpu_eye;
+  kernels[EP_OP_ONEHOT_LIKE] = cpu_onehot_like;
+  kernels[EP_OP_UNIFORM] = cpu_random;
+  kernels[EP_OP_NORMAL] = cpu_random;
+}

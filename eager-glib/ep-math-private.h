@@ -1,0 +1,59 @@
+/* ep-math-private.h: helpers shared by the math families (issue 3)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "ep-op-private.h"
+
+G_BEGIN_DECLS
+
+/* The type a function with float results computes in: floats keep their
+ * type, integers give float64 as in NumPy, bool float32 (NumPy's float16
+ * is not a type here). */
+static inline EpDType
+ep_math_float_dtype (EpDType dtype)
+{
+  if (ep_dtype_is_integer (dtype))
+    return EP_DTYPE_FLOAT64;
+  if (dtype == EP_DTYPE_BOOL)
+    return EP_DTYPE_FLOAT32;
+  return dtype;
+}
+
+/* ep-ops-reduce.c: the output of a reduction over the canonical
+ * call->attrs.axes (kept as 1 with keepdims), and the dispatch of one */
+void      ep_op_set_reduced_output (EpOpCall      *call,
+                                    EpDType        dtype);
+EpTensor *ep_dispatch_reduce       (const EpOpDef *op,
+                                    EpTensor      *self,
+                                    const gint    *axes,
+                                    guint          n_axes,
+                                    gboolean       keepdims,
+                                    GError       **error);
+
+/* ep-ops-sort.c: the dispatch of an op along one axis (attrs.axes[0]) */
+EpTensor *ep_dispatch_along_axis   (const EpOpDef *op,
+                                    EpTensor      *self,
+                                    gint           axis,
+                                    GError       **error);
+
+/* Gradient helpers (ep-ops-math.c), written with public ops. */
+
+/* @grad summed over the dimensions that broadcasting added to @like, so
+ * that it has @like's shape. */
+EpTensor *ep_grad_sum_to_shape  (EpTensor        *grad,
+                                 EpTensor        *like,
+                                 GError         **error);
+/* @reduced (an output of a reduction over call->attrs.axes) reshaped to
+ * the keepdims shape, so that it broadcasts against the input. */
+EpTensor *ep_grad_keep_reduced  (const EpOpCall  *call,
+                                 EpTensor        *reduced,
+                                 GError         **error);
+/* where (@mask, @grad, 0) */
+EpTensor *ep_grad_mask          (EpTensor        *mask,
+                                 EpTensor        *grad,
+                                 GError         **error);
+
+G_END_DECLS

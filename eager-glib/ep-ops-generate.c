@@ -1,0 +1,196 @@
+/* ep-ops-generate.c: linspace, eye, onehot_like
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "ep-creation.h"
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+
+/* linspace: values = { start, stop }, ints = { num, endpoint } */
+static gboolean
+linspace_infer (EpOpCall  *call,
+                GError   **error)
+{
+  gint64 num = call->attrs.ints[0];
+
+  if (num < 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("linspace: num must not be negative (got %" G_GINT64_FORMAT ")"), num);
+      return FALSE;
+    }
+
+  return ep_layout_init (&call->output_layouts[0], call->attrs.dtype, &num, 1,
+                         call->op->name, error);
+}
+
+const EpOpDef ep_op_linspace = {
+  .id = EP_OP_LINSPACE, .name = "linspace", .n_inputs = 0,
+  .flags = EP_OP_FLAG_PLACE_BY_ATTR,
+  .infer = linspace_infer,
+};
+
+/**
+ * ep_linspace:
+ * @start: the first value
+ * @stop: the last value, or the end if @endpoint is %FALSE
+ * @num: the number of values, not negative
+ * @endpoint: whether @stop is the last value
+ * @dtype: the element type
+ * @error: return location for an error
+ *
+ * @num evenly spaced values from @start to @stop, computed in float64 as
+ * NumPy's `linspace` does (integer types take the floor, as in NumPy).
+ *
+ * Returns: (transfer full): the 1-dimensional tensor, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @num is negative
+ */
+EpTensor *
+ep_linspace (gdouble    start,
+             gdouble    stop,
+             gint64     num,
+             gboolean   endpoint,
+             EpDType    dtype,
+             GError   **error)
+{
+  EpOpAttrs attrs;
+
+  ep_op_attrs_init (&attrs);
+  attrs.values[0] = start;
+  attrs.values[1] = stop;
+  attrs.ints[0] = num;
+  attrs.ints[1] = endpoint != FALSE;
+  attrs.n_ints = 2;
+  attrs.dtype = dtype;
+
+  return ep_dispatch1 (&ep_op_linspace, NULL, 0, &attrs, error);
+}
+
+/* eye: ints = { n, m, k } */
+static gboolean
+eye_infer (EpOpCall  *call,
+           GError   **error)
+{
+  return ep_layout_init (&call->output_layouts[0], call->attrs.dtype, call->attrs.ints, 2,
+                         call->op->name, error);
+}
+
+const EpOpDef ep_op_eye = {
+  .id = EP_OP_EYE, .name = "eye", .n_inputs = 0,
+  .flags = EP_OP_FLAG_PLACE_BY_ATTR,
+  .infer = eye_infer,
+};
+
+/**
+ * ep_eye:
+ * @n: the number of rows
+ * @m: the number of columns
+ * @k: the diagonal: 0 the main one, positive above it, negative below
+ * @dtype: the element type
+ * @error: return location for an error
+ *
+ * The (@n, @m) matrix with ones on diagonal @k and zeros elsewhere, as
+ * NumPy's `eye`.
+ *
+ * Returns: (transfer full): the matrix, or %NULL with %EP_ERROR_SHAPE
+ *   set if @n or @m is negative
+ */
+EpTensor *
+ep_eye (gint64    n,
+        gint64    m,
+        gint64    k,
+        EpDType   dtype,
+        GError  **error)
+{
+  EpOpAttrs attrs;
+
+  ep_op_attrs_init (&attrs);
+  attrs.ints[0] = n;
+  attrs.ints[1] = m;
+  attrs.ints[2] = k;
+  attrs.n_ints = 3;
+  attrs.dtype = dtype;
+
+  return ep_dispatch1 (&ep_op_eye, NULL, 0, &attrs, error);
+}
+
+/* onehot_like: inputs { template, indices }, values[0] the value. Only
+ * the template's type and shape matter. */
+static gboolean
+onehot_infer (EpOpCall  *call,
+              GError   **error)
+{
+  const EpLayout *like = &call->inputs[0]->layout;
+  const EpLayout *indices = &call->inputs[1]->layout;
+
+  if (like->ndim != 2)
+    {
+      g_autofree char *s = ep_shape_to_string (like->shape, like->ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("onehot_like: the tensor must have shape (N, C), not %s"), s);
+      return FALSE;
+    }
+  if (!ep_dtype_is_integer (indices->dtype))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("onehot_like: indices must be int32 or int64, not %s"),
+                   ep_dtype_get_name (indices->dtype));
+      return FALSE;
+    }
+  if (indices->ndim != 1 || indices->shape[0] != like->shape[0])
+    {
+      g_autofree char *s = ep_shape_to_string (indices->shape, indices->ndim);
+      g_autofree char *t = ep_shape_to_string (like->shape, like->ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("onehot_like: indices of shape %s do not match a tensor of shape %s; they must have shape (N,)"),
+                   s, t);
+      return FALSE;
+    }
+
+  call->input_dtypes[1] = EP_DTYPE_INT64;
+  ep_op_set_output (call, like->dtype, like->shape, 2);
+  return TRUE;
+}
+
+const EpOpDef ep_op_onehot_like = {
+  .id = EP_OP_ONEHOT_LIKE, .name = "onehot_like", .n_inputs = 2,
+  .infer = onehot_infer,
+};
+
+/**
+ * ep_tensor_onehot_like:
+ * @self: a tensor of shape (N, C), whose type and shape the result takes
+ * @indices: int32 or int64 column indices, of shape (N,), each in [0, C)
+ * @value: the value to put at each index
+ * @error: return location for an error
+ *
+ * A tensor like @self that is zero except for `result[i, indices[i]] =
+ * value`, as EagerPy's `onehot_like`.
+ *
+ * Returns: (transfer full): the one-hot rows, or %NULL with
+ *   %EP_ERROR_SHAPE set for wrong shapes, %EP_ERROR_DTYPE for indices
+ *   that are not integers, or %EP_ERROR_INDEX for an index out of range
+ */
+EpTensor *
+ep_tensor_onehot_like (EpTensor  *self,
+                       EpTensor  *indices,
+                       gdouble    value,
+                       GError   **error)
+{
+  EpTensor *inputs[2] = { self, indices };
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
+
+  ep_op_attrs_init (&attrs);
+  attrs.values[0] = value;
+  return ep_dispatch1 (&ep_op_onehot_like, inputs, 2, &attrs, error);
+}

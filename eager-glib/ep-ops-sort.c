@@ -1,0 +1,192 @@
+/* ep-ops-sort.c: sort, argsort, topk
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The order is NumPy's: ascending, NaN after everything else, and stable
+ * (equal elements keep their order), so argsort is reproducible. topk
+ * takes the k largest along the last axis with NaN counting as the
+ * largest, ties going to the lower index.
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+#include "ep-math-private.h"
+
+static gboolean
+sort_infer (EpOpCall  *call,
+            GError   **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+
+  if (!ep_op_normalize_axis (call, call->attrs.axes[0], in->ndim, &call->attrs.axes[0], error))
+    return FALSE;
+
+  ep_op_set_output (call, call->op->id == EP_OP_SORT ? in->dtype : EP_DTYPE_INT64,
+                    in->shape, in->ndim);
+  return TRUE;
+}
+
+const EpOpDef ep_op_sort = {
+  .id = EP_OP_SORT, .name = "sort", .n_inputs = 1,
+  .infer = sort_infer,
+};
+
+const EpOpDef ep_op_argsort = {
+  .id = EP_OP_ARGSORT, .name = "argsort", .n_inputs = 1,
+  .infer = sort_infer,
+};
+
+EpTensor *
+ep_dispatch_along_axis (const EpOpDef  *op,
+                        EpTensor       *self,
+                        gint            axis,
+                        GError        **error)
+{
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  ep_op_attrs_init (&attrs);
+  attrs.all_axes = FALSE;
+  attrs.n_axes = 1;
+  attrs.axes[0] = axis;
+  return ep_dispatch1 (op, &self, 1, &attrs, error);
+}
+
+/**
+ * ep_tensor_sort:
+ * @self: a tensor
+ * @axis: the axis to sort along; -1 for the last
+ * @error: return location for an error
+ *
+ * Sorts along @axis in ascending order, NaN last, as NumPy's `sort`.
+ *
+ * Returns: (transfer full): the sorted tensor, or %NULL with
+ *   %EP_ERROR_AXIS set if @axis is out of range
+ */
+EpTensor *
+ep_tensor_sort (EpTensor  *self,
+                gint       axis,
+                GError   **error)
+{
+  return ep_dispatch_along_axis (&ep_op_sort, self, axis, error);
+}
+
+/**
+ * ep_tensor_argsort:
+ * @self: a tensor
+ * @axis: the axis to sort along; -1 for the last
+ * @error: return location for an error
+ *
+ * The indices that sort @self along @axis: ascending, NaN last, and
+ * stable (equal elements keep their order), as NumPy's
+ * `argsort (kind="stable")`.
+ *
+ * Returns: (transfer full): the int64 indices, or %NULL with
+ *   %EP_ERROR_AXIS set if @axis is out of range
+ */
+EpTensor *
+ep_tensor_argsort (EpTensor  *self,
+                   gint       axis,
+                   GError   **error)
+{
+  return ep_dispatch_along_axis (&ep_op_argsort, self, axis, error);
+}
+
+/* topk: attrs.ints = { k, sorted } */
+
+static gboolean
+topk_infer (EpOpCall  *call,
+            GError   **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  gint64 k = call->attrs.ints[0];
+  EpLayout *values = &call->output_layouts[0];
+  EpLayout *indices = &call->output_layouts[1];
+  gint64 n;
+
+  if (in->ndim == 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("topk: needs a tensor of at least one dimension, not a scalar"));
+      return FALSE;
+    }
+
+  n = in->shape[in->ndim - 1];
+  if (k < 0 || k > n)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("topk: k = %" G_GINT64_FORMAT " is out of range for a last axis of extent %" G_GINT64_FORMAT),
+                   k, n);
+      return FALSE;
+    }
+
+  *values = *in;
+  values->shape[in->ndim - 1] = k;
+  ep_layout_set_contiguous (values);
+  *indices = *values;
+  indices->dtype = EP_DTYPE_INT64;
+  call->n_outputs = 2;
+  return TRUE;
+}
+
+const EpOpDef ep_op_topk = {
+  .id = EP_OP_TOPK, .name = "topk", .n_inputs = 1,
+  .infer = topk_infer,
+};
+
+/**
+ * ep_tensor_topk:
+ * @self: a tensor of at least one dimension
+ * @k: how many elements to take from the last axis
+ * @sorted: whether to order them largest first; otherwise they come in
+ *   their order along the axis
+ * @values: (out) (transfer full) (optional): the @k largest elements
+ * @indices: (out) (transfer full) (optional): their int64 indices along
+ *   the last axis
+ * @error: return location for an error
+ *
+ * The @k largest elements along the last axis and where they are. NaN
+ * counts as larger than everything; of equal elements the one with the
+ * lower index comes first. Both outputs have the shape of @self with the
+ * last extent replaced by @k.
+ *
+ * Returns: %TRUE on success; %FALSE with %EP_ERROR_INVALID_ARGUMENT set
+ *   if @k is negative or larger than the last extent, or %EP_ERROR_SHAPE
+ *   for a 0-dimensional tensor
+ */
+gboolean
+ep_tensor_topk (EpTensor   *self,
+                gint64      k,
+                gboolean    sorted,
+                EpTensor  **values,
+                EpTensor  **indices,
+                GError    **error)
+{
+  EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+
+  ep_op_attrs_init (&attrs);
+  attrs.ints[0] = k;
+  attrs.ints[1] = sorted != FALSE;
+  attrs.n_ints = 2;
+  if (!ep_dispatch (&ep_op_topk, &self, 1, &attrs, outputs, error))
+    return FALSE;
+
+  if (values != NULL)
+    *values = outputs[0];
+  else
+    g_object_unref (outputs[0]);
+  if (indices != NULL)
+    *indices = outputs[1];
+  else
+    g_object_unref (outputs[1]);
+
+  return TRUE;
+}

@@ -1,0 +1,33 @@
+/* ep-random.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(EP_INSIDE) && !defined(EP_COMPILATION)
+# error "Only <eager-glib/eager-glib.h> can be included directly."
+#endif
+
+#include "ep-tensor.h"
+
+G_BEGIN_DECLS
+
+EP_EXPORT
+void      ep_set_seed (guint64        seed);
+EP_EXPORT
+EpTensor *ep_uniform  (const gint64  *shape,
+                       guint          ndim,
+                       gdouble        low,
+                       gdouble        high,
+                       EpDType        dtype,
+                       GError       **error);
+EP_EXPORT
+EpTensor *ep_normal   (const gint64  *shape,
+                       guint          ndim,
+                       gdouble        mean,
+                       gdouble        stddev,
+                       EpDType        dtype,
+                       GError       **error);
+
+G_END_DECLS

@@ -1,0 +1,252 @@
+/* ep-test-util.h: building tensors from arrays and checking them
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Shared by the C tests, which link the internal library: the strided
+ * constructor reaches private API to make views no public op makes yet
+ * (gaps and an offset).
+ *
+ *   g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+ *   ep_assert_values (y, EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (2, 4, 6, 8));
+ *   ep_assert_error (error, EP_ERROR_SHAPE, "add", "(2, 2) and (3,)");
+ */
+
+#pragma once
+
+#include <math.h>
+#include <string.h>
+
+#include <eager-glib/eager-glib.h>
+
+#include "ep-tensor-private.h"
+
+G_BEGIN_DECLS
+
+/* A shape or a list of values as (pointer, count); EP_SCALAR is the
+ * shape of a 0-d tensor. */
+#define EP_SHAPE(...) \
+  ((const gint64[]) { __VA_ARGS__ }), ((guint) (sizeof ((const gint64[]) { __VA_ARGS__ }) / sizeof (gint64)))
+#define EP_SCALAR NULL, 0u
+#define EP_VALUES(...) \
+  ((const gdouble[]) { __VA_ARGS__ }), (sizeof ((const gdouble[]) { __VA_ARGS__ }) / sizeof (gdouble))
+#define EP_AXES(...) \
+  ((const gint[]) { __VA_ARGS__ }), ((guint) (sizeof ((const gint[]) { __VA_ARGS__ }) / sizeof (gint)))
+
+#define EP_TEST_FAIL(...)                                                   \
+  G_STMT_START {                                                            \
+    g_autofree char *ep_test_msg_ = g_strdup_printf (__VA_ARGS__);          \
+    g_assertion_message (G_LOG_DOMAIN, file, line, func, ep_test_msg_);     \
+  } G_STMT_END
+
+/* Contiguous, on the current device; aborts the test on error. */
+static inline EpTensor *
+ep_test_new (EpDType        dtype,
+             const gint64  *shape,
+             guint          ndim,
+             const gdouble *values,
+             gsize          n_values)
+{
+  g_autoptr(GError) error = NULL;
+  EpTensor *t = ep_tensor_new_from_doubles (values, n_values, shape, ndim, dtype, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (t);
+  return t;
+}
+
+/* The same elements, but every other element of a larger buffer and at
+ * offset 1: not contiguous, with garbage (NaN or 99) in the gaps. */
+static inline EpTensor *
+ep_test_new_strided (EpDType        dtype,
+                     const gint64  *shape,
+                     guint          ndim,
+                     const gdouble *values,
+                     gsize          n_values)
+{
+  g_autofree gdouble *spread = g_new (gdouble, 2 * n_values + 1);
+  gint64 flat_shape[1] = { 2 * (gint64) n_values + 1 };
+  g_autoptr(EpTensor) flat = NULL;
+  EpLayout layout;
+  EpTensor *t;
+  gint64 stride = 2;
+
+  for (gsize i = 0; i < 2 * n_values + 1; i++)
+    spread[i] = ep_dtype_is_floating (dtype) ? NAN : 99;
+  for (gsize i = 0; i < n_values; i++)
+    spread[1 + 2 * i] = values[i];
+  flat = ep_test_new (dtype, flat_shape, 1, spread, 2 * n_values + 1);
+
+  memset (&layout, 0, sizeof layout);
+  layout.dtype = dtype;
+  layout.ndim = ndim;
+  for (guint d = ndim; d-- > 0;)
+    {
+      layout.shape[d] = shape[d];
+      layout.strides[d] = stride;
+      stride *= MAX (shape[d], 1);
+    }
+  layout.offset = 1;
+  g_assert_cmpint (ep_layout_get_size (&layout), ==, (gint64) n_values);
+
+  t = ep_tensor_new_with_storage (&layout, flat->storage);
+  return t;
+}
+
+static inline void
+ep_test_assert_shape_ (const char   *file,
+                       int           line,
+                       const char   *func,
+                       EpTensor     *t,
+                       const gint64 *shape,
+                       guint         ndim)
+{
+  guint have_ndim;
+  const gint64 *have;
+
+  if (t == NULL)
+    {
+      EP_TEST_FAIL ("tensor is NULL");
+      return;
+    }
+  have = ep_tensor_get_shape (t, &have_ndim);
+  if (have_ndim != ndim || (ndim > 0 && memcmp (have, shape, ndim * sizeof (gint64)) != 0))
+    {
+      g_autofree char *a = ep_shape_to_string (have, have_ndim);
+      g_autofree char *b = ep_shape_to_string (shape, ndim);
+
+      EP_TEST_FAIL ("shape %s, expected %s", a, b);
+    }
+}
+
+#define ep_assert_shape(t, ...) \
+  ep_test_assert_shape_ (__FILE__, __LINE__, G_STRFUNC, (t), __VA_ARGS__)
+
+/* The elements in C order as doubles (g_free the result). */
+static inline gdouble *
+ep_test_get_values (EpTensor *t,
+                    gsize    *n)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = ep_tensor_to_bytes (t, &error);
+  EpDType dtype = ep_tensor_get_dtype (t);
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  gsize size;
+  const guint8 *data;
+  gdouble *values;
+
+  g_assert_no_error (error);
+  data = g_bytes_get_data (bytes, &size);
+  g_assert_cmpuint (size, ==, itemsize * (gsize) ep_tensor_get_size (t));
+  *n = size / itemsize;
+  values = g_new0 (gdouble, MAX (*n, 1));
+  for (gsize i = 0; i < *n; i++)
+    {
+      const guint8 *p = data + i * itemsize;
+
+      switch (dtype)
+        {
+        case EP_DTYPE_FLOAT32: { gfloat v; memcpy (&v, p, 4); values[i] = v; } break;
+        case EP_DTYPE_FLOAT64: memcpy (&values[i], p, 8); break;
+        case EP_DTYPE_INT32: { gint32 v; memcpy (&v, p, 4); values[i] = v; } break;
+        case EP_DTYPE_INT64: { gint64 v; memcpy (&v, p, 8); values[i] = (gdouble) v; } break;
+        case EP_DTYPE_BOOL: values[i] = *p; break;
+        }
+    }
+
+  return values;
+}
+
+static inline gboolean
+ep_test_close (gdouble  have,
+               gdouble  want,
+               EpDType  dtype)
+{
+  gdouble tol;
+
+  if (isnan (want))
+    return isnan (have);
+  if (isinf (want) || !ep_dtype_is_floating (dtype))
+    return have == want;
+  tol = dtype == EP_DTYPE_FLOAT32 ? 1e-6 : 1e-12;
+  return fabs (have - want) <= tol * MAX (1.0, fabs (want));
+}
+
+/* Checks dtype, shape and every element (floats to about 1e-6 relative
+ * for float32, 1e-12 for float64; NaN matches NaN). */
+static inline void
+ep_test_assert_values_ (const char    *file,
+                        int            line,
+                        const char    *func,
+                        EpTensor      *t,
+                        EpDType        dtype,
+                        const gint64  *shape,
+                        guint          ndim,
+                        const gdouble *values,
+                        gsize          n_values)
+{
+  g_autofree gdouble *have = NULL;
+  gsize n;
+
+  if (t == NULL)
+    {
+      EP_TEST_FAIL ("tensor is NULL");
+      return;
+    }
+  if (ep_tensor_get_dtype (t) != dtype)
+    {
+      EP_TEST_FAIL ("dtype %s, expected %s",
+                    ep_dtype_get_name (ep_tensor_get_dtype (t)), ep_dtype_get_name (dtype));
+      return;
+    }
+  ep_test_assert_shape_ (file, line, func, t, shape, ndim);
+  have = ep_test_get_values (t, &n);
+  if (n != n_values)
+    {
+      EP_TEST_FAIL ("%" G_GSIZE_FORMAT " values, expected %" G_GSIZE_FORMAT, n, n_values);
+      return;
+    }
+  for (gsize i = 0; i < n; i++)
+    if (!ep_test_close (have[i], values[i], dtype))
+      {
+        EP_TEST_FAIL ("element %" G_GSIZE_FORMAT " is %.17g, expected %.17g", i, have[i], values[i]);
+        return;
+      }
+}
+
+#define ep_assert_values(t, dtype, ...) \
+  ep_test_assert_values_ (__FILE__, __LINE__, G_STRFUNC, (t), (dtype), __VA_ARGS__)
+
+/* Checks the error's domain and code, that its message starts with
+ * "@op: ", and (unless NULL) that it contains @fragment. */
+static inline void
+ep_test_assert_error_ (const char *file,
+                       int         line,
+                       const char *func,
+                       GError     *error,
+                       gint        code,
+                       const char *op,
+                       const char *fragment)
+{
+  g_autofree char *prefix = g_strconcat (op, ": ", NULL);
+
+  if (error == NULL)
+    {
+      EP_TEST_FAIL ("no error, expected code %d from %s", code, op);
+      return;
+    }
+  if (error->domain != EP_ERROR || error->code != code)
+    {
+      EP_TEST_FAIL ("error %s:%d (%s), expected EP_ERROR:%d",
+                    g_quark_to_string (error->domain), error->code, error->message, code);
+      return;
+    }
+  if (!g_str_has_prefix (error->message, prefix))
+    EP_TEST_FAIL ("message “%s” does not start with “%s”", error->message, prefix);
+  else if (fragment != NULL && strstr (error->message, fragment) == NULL)
+    EP_TEST_FAIL ("message “%s” does not contain “%s”", error->message, fragment);
+}
+
+#define ep_assert_error(error, code, op, fragment) \
+  ep_test_assert_error_ (__FILE__, __LINE__, G_STRFUNC, (error), (code), (op), (fragment))
+
+G_END_DECLS

@@ -1,0 +1,694 @@
+/* test-device.c: devices, scopes, placement and copies between devices
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Besides cpu:0, the tests make a private "fake:0" device: the CPU's
+ * kernels over its own host buffers, but not host-visible, so data goes
+ * through its read and write functions as it would for a GPU. It is not
+ * listed; scopes and to_device reach it directly.
+ */
+
+#include "ep-test-util.h"
+
+#include "ep-device-private.h"
+#include "ep-recorder-private.h"
+
+/* the fake device */
+
+typedef struct
+{
+  guint reads;
+  guint writes;
+  guint live_buffers;
+} FakeStats;
+
+static FakeStats fake_stats;
+
+static gboolean
+fake_alloc (EpDevice   *device,
+            EpStorage  *storage,
+            GError    **error)
+{
+  storage->data = g_try_malloc (MAX (storage->nbytes, 1));
+  if (storage->data == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY, "fake: out of memory");
+      return FALSE;
+    }
+  fake_stats.live_buffers++;
+  return TRUE;
+}
+
+static void
+fake_release (EpDevice  *device,
+              EpStorage *storage)
+{
+  fake_stats.live_buffers--;
+  g_free (storage->data);
+}
+
+static gboolean
+fake_write (EpDevice      *device,
+            EpStorage     *storage,
+            gsize          offset,
+            gconstpointer  src,
+            gsize          nbytes,
+            GError       **error)
+{
+  g_assert_cmpuint (offset + nbytes, <=, storage->nbytes);
+  fake_stats.writes++;
+  if (nbytes > 0)
+    memcpy ((guint8 *) storage->data + offset, src, nbytes);
+  return TRUE;
+}
+
+static gboolean
+fake_read (EpDevice   *device,
+           EpStorage  *storage,
+           gsize       offset,
+           gpointer    dest,
+           gsize       nbytes,
+           GError    **error)
+{
+  g_assert_cmpuint (offset + nbytes, <=, storage->nbytes);
+  fake_stats.reads++;
+  if (nbytes > 0)
+    memcpy (dest, (const guint8 *) storage->data + offset, nbytes);
+  return TRUE;
+}
+
+static EpDeviceBackend fake_backend = {
+  .kind = "fake",
+  .alloc = fake_alloc,
+  .release = fake_release,
+  .write = fake_write,
+  .read = fake_read,
+};
+
+#define FAKE_MEMORY (1024 * 1024)
+
+static EpDevice *
+fake_device_new (void)
+{
+  memcpy (fake_backend.kernels, ep_device_get_default ()->backend->kernels, sizeof fake_backend.kernels);
+  memset (&fake_stats, 0, sizeof fake_stats);
+
+  return ep_device_new (&fake_backend, "fake:0", "a test device", "eager-glib", FAKE_MEMORY, FALSE, NULL);
+}
+
+/* Every tensor on it is gone: the device finalizes and no buffer is left. */
+static void
+fake_device_finish (EpDevice *fake)
+{
+  g_assert_finalize_object (fake);
+  g_assert_cmpuint (fake_stats.live_buffers, ==, 0);
+}
+
+/* listing and finding */
+
+static void
+test_list_devices (void)
+{
+  g_autoptr(GPtrArray) devices = ep_list_devices ();
+  EpDevice *cpu;
+
+  g_assert_cmpuint (devices->len, >=, 1);
+  cpu = g_ptr_array_index (devices, 0);
+  g_assert_cmpstr (ep_device_get_name (cpu), ==, "cpu:0");
+  g_assert_cmpstr (ep_device_get_kind (cpu), ==, "cpu");
+  g_assert_true (cpu == ep_device_get_default ());
+  for (guint i = 0; i < devices->len; i++)
+    {
+      EpDevice *d = g_ptr_array_index (devices, i);
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (ep_device_get (ep_device_get_name (d), &error) == d);
+      g_assert_no_error (error);
+      for (guint j = 0; j < i; j++)
+        g_assert_cmpstr (ep_device_get_name (d), !=, ep_device_get_name (g_ptr_array_index (devices, j)));
+    }
+}
+
+static void
+test_cpu_properties (void)
+{
+  EpDevice *cpu = ep_device_get_default ();
+  g_autofree char *name = NULL;
+  g_autofree char *kind = NULL;
+  g_autofree char *description = NULL;
+  guint64 memory;
+
+  g_object_get (cpu, "name", &name, "kind", &kind, "description", &description,
+                "memory-size", &memory, NULL);
+  g_assert_cmpstr (name, ==, "cpu:0");
+  g_assert_cmpstr (kind, ==, "cpu");
+  g_assert_cmpstr (description, ==, ep_device_get_description (cpu));
+  g_assert_cmpuint (strlen (description), >, 0);
+  g_assert_cmpuint (memory, >, 0);
+  g_assert_cmpuint (memory, ==, ep_device_get_memory_size (cpu));
+}
+
+static void
+test_get_by_kind (void)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (ep_device_get ("cpu", &error) == ep_device_get_default ());
+  g_assert_true (ep_device_get ("cpu:0", &error) == ep_device_get_default ());
+  g_assert_no_error (error);
+}
+
+static void
+test_get_unknown (void)
+{
+  static const char *names[] = { "tpu:3", "cpu:1", "", "opencl:99", "CPU:0" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_null (ep_device_get (names[i], &error));
+      ep_assert_error (error, EP_ERROR_DEVICE, "device", names[i]);
+    }
+}
+
+/* scopes */
+
+static void
+test_scope_nesting (void)
+{
+  EpDevice *cpu = ep_device_get_default ();
+  EpDevice *fake = fake_device_new ();
+
+  g_assert_null (ep_device_get_current ());
+  ep_device_push (cpu);
+  g_assert_true (ep_device_get_current () == cpu);
+  ep_device_push (fake);
+  g_assert_true (ep_device_get_current () == fake);
+  ep_device_push (cpu);
+  g_assert_true (ep_device_get_current () == cpu);
+  ep_device_pop ();
+  g_assert_true (ep_device_get_current () == fake);
+  ep_device_pop ();
+  g_assert_true (ep_device_get_current () == cpu);
+  ep_device_pop ();
+  g_assert_null (ep_device_get_current ());
+
+  fake_device_finish (fake);
+}
+
+static gpointer
+current_device (gpointer data)
+{
+  return ep_device_get_current ();
+}
+
+static void
+test_scope_is_per_thread (void)
+{
+  GThread *thread;
+
+  ep_device_push (ep_device_get_default ());
+  thread = g_thread_new ("other", current_device, NULL);
+  g_assert_null (g_thread_join (thread));
+  ep_device_pop ();
+}
+
+static void
+test_creation_follows_scope (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GBytes) bytes = g_bytes_new_static ("\1\0\1", 3);
+    g_autoptr(EpTensor) z = NULL;
+    g_autoptr(EpTensor) a = NULL;
+    g_autoptr(EpTensor) d = NULL;
+    g_autoptr(EpTensor) b = NULL;
+    g_autoptr(EpTensor) s = NULL;
+    g_autoptr(EpTensor) outside = NULL;
+
+    ep_device_push (fake);
+    z = ep_zeros (EP_SHAPE (2), EP_DTYPE_FLOAT32, &error);
+    a = ep_arange (0, 3, 1, EP_DTYPE_INT32, &error);
+    d = ep_tensor_new_from_doubles ((const gdouble[]) { 1, 2 }, 2, EP_SHAPE (2), EP_DTYPE_FLOAT64, &error);
+    b = ep_tensor_new_from_bytes (bytes, EP_DTYPE_BOOL, EP_SHAPE (3), &error);
+    s = ep_tensor_new_scalar (4, EP_DTYPE_INT64, &error);
+    ep_device_pop ();
+    outside = ep_zeros (EP_SHAPE (2), EP_DTYPE_FLOAT32, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (ep_tensor_get_device (z) == fake);
+    g_assert_true (ep_tensor_get_device (a) == fake);
+    g_assert_true (ep_tensor_get_device (d) == fake);
+    g_assert_true (ep_tensor_get_device (b) == fake);
+    g_assert_true (ep_tensor_get_device (s) == fake);
+    g_assert_true (ep_tensor_get_device (outside) == ep_device_get_default ());
+    ep_assert_values (a, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (0, 1, 2));
+    ep_assert_values (d, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (1, 2));
+    ep_assert_values (b, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (1, 0, 1));
+  }
+
+  fake_device_finish (fake);
+}
+
+/* copies */
+
+static void
+test_to_device_and_back (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+    g_autoptr(EpTensor) f = ep_tensor_to_device (x, fake, &error);
+    g_autoptr(EpTensor) back = ep_tensor_to_device (f, ep_device_get_default (), &error);
+
+    g_assert_no_error (error);
+    g_assert_true (ep_tensor_get_device (f) == fake);
+    g_assert_false (ep_tensor_shares_storage (f, x));
+    g_assert_true (ep_tensor_get_device (back) == ep_device_get_default ());
+    ep_assert_values (back, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+    ep_assert_values (f, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  }
+
+  fake_device_finish (fake);
+}
+
+static void
+test_to_device_same_device_is_self (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (1));
+  g_autoptr(EpTensor) y = ep_tensor_to_device (x, ep_device_get_default (), NULL);
+
+  g_assert_true (x == y);
+}
+
+/* A view is compacted before it moves: the copy is C order. */
+static void
+test_to_device_of_view (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+    g_autoptr(EpTensor) t = ep_tensor_transpose (x, NULL, 0, &error);
+    g_autoptr(EpTensor) s = ep_test_new_strided (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (7, 8, 9));
+    g_autoptr(EpTensor) ft = ep_tensor_to_device (t, fake, &error);
+    g_autoptr(EpTensor) fs = ep_tensor_to_device (s, fake, &error);
+
+    g_assert_no_error (error);
+    ep_assert_values (ft, EP_DTYPE_INT32, EP_SHAPE (3, 2), EP_VALUES (1, 4, 2, 5, 3, 6));
+    ep_assert_values (fs, EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (7, 8, 9));
+  }
+
+  fake_device_finish (fake);
+}
+
+/* Reading from a device that is not host-visible copies through read(). */
+static void
+test_read_back_from_device (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.5, 1, 2));
+    g_autoptr(EpTensor) f = ep_tensor_to_device (x, fake, &error);
+    g_autoptr(EpTensor) one = NULL;
+    g_autoptr(GBytes) bytes = NULL;
+    g_autofree char *text = NULL;
+    guint reads;
+
+    g_assert_no_error (error);
+    reads = fake_stats.reads;
+    bytes = ep_tensor_to_bytes (f, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (fake_stats.reads, ==, reads + 1);
+    g_assert_true (g_bytes_get_data (bytes, NULL) != f->storage->data);
+    g_assert_cmpuint (g_bytes_get_size (bytes), ==, 3 * sizeof (gdouble));
+
+    text = ep_tensor_to_string (f, &error);
+    g_assert_cmpstr (text, ==, "[0.5 1.  2. ]");
+
+    ep_device_push (fake);
+    one = ep_full (EP_SHAPE (1, 1), 7, EP_DTYPE_INT32, &error);
+    ep_device_pop ();
+    g_assert_cmpint (ep_tensor_item_int64 (one, &error), ==, 7);
+    g_assert_no_error (error);
+  }
+
+  fake_device_finish (fake);
+}
+
+/* placement */
+
+static void
+test_ops_stay_on_input_device (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, -2, 3, -4));
+    g_autoptr(EpTensor) f = ep_tensor_to_device (x, fake, &error);
+    g_autoptr(EpTensor) n = ep_tensor_neg (f, &error);
+    g_autoptr(EpTensor) s = ep_tensor_sum (n, EP_AXES (0), FALSE, &error);
+    g_autoptr(EpTensor) m = ep_tensor_matmul (f, f, &error);
+    g_autoptr(EpTensor) w = ep_tensor_mul_scalar (f, 2, &error);
+    g_autoptr(EpTensor) z = ep_tensor_zeros_like (f, &error);
+    g_autoptr(EpTensor) t = ep_tensor_transpose (f, NULL, 0, &error);
+    g_autoptr(EpTensor) c = ep_tensor_astype (t, EP_DTYPE_INT32, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (ep_tensor_get_device (n) == fake);
+    g_assert_true (ep_tensor_get_device (s) == fake);
+    g_assert_true (ep_tensor_get_device (m) == fake);
+    g_assert_true (ep_tensor_get_device (w) == fake);
+    g_assert_true (ep_tensor_get_device (z) == fake);
+    g_assert_true (ep_tensor_get_device (t) == fake);
+    g_assert_true (ep_tensor_get_device (c) == fake);
+    ep_assert_values (s, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (-4, 6));
+    ep_assert_values (m, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (-5, 6, -9, 10));
+    ep_assert_values (w, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (2, -4, 6, -8));
+    ep_assert_values (c, EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (1, 3, -2, -4));
+  }
+
+  fake_device_finish (fake);
+}
+
+/* Without a scope, the first input's device wins and the others are
+ * copied there. */
+static void
+test_mixed_inputs_follow_first (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+    g_autoptr(EpTensor) y = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (10, 20));
+    g_autoptr(EpTensor) fx = ep_tensor_to_device (x, fake, &error);
+    g_autoptr(EpTensor) a = ep_tensor_add (fx, y, &error);
+    g_autoptr(EpTensor) b = ep_tensor_add (y, fx, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (ep_tensor_get_device (a) == fake);
+    g_assert_true (ep_tensor_get_device (b) == ep_device_get_default ());
+    ep_assert_values (a, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (11, 22));
+    ep_assert_values (b, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (11, 22));
+  }
+
+  fake_device_finish (fake);
+}
+
+/* A weak literal has no home: the tensor decides. */
+static void
+test_weak_literal_does_not_place (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 2));
+    g_autoptr(EpTensor) fx = ep_tensor_to_device (x, fake, &error);
+    g_autoptr(EpTensor) w = ep_tensor_new_weak_scalar (10, EP_DTYPE_INT64);
+    g_autoptr(EpTensor) r = ep_tensor_sub (w, fx, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (ep_tensor_get_device (r) == fake);
+    ep_assert_values (r, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (9, 8));
+  }
+
+  fake_device_finish (fake);
+}
+
+typedef struct
+{
+  EpRecorder parent;
+  GString   *log;
+} LogRecorder;
+
+static gboolean
+log_record (EpRecorder      *recorder,
+            const EpOpCall  *call,
+            GError         **error)
+{
+  LogRecorder *self = (LogRecorder *) recorder;
+
+  g_string_append_printf (self->log, "%s@%s ", call->op->name, call->device->name);
+  return TRUE;
+}
+
+/* In a scope, inputs from elsewhere are copied there transparently, and
+ * the copies are ops of their own. */
+static void
+test_scope_moves_inputs (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GString) log = g_string_new (NULL);
+    LogRecorder rec = { { log_record, NULL, FALSE }, log };
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+    g_autoptr(EpTensor) y = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (10, 20));
+    g_autoptr(EpTensor) r = NULL;
+
+    ep_recorder_push (&rec.parent);
+    ep_device_push (fake);
+    r = ep_tensor_add (x, y, &error);
+    ep_device_pop ();
+    ep_recorder_pop (&rec.parent);
+
+    g_assert_no_error (error);
+    g_assert_true (ep_tensor_get_device (r) == fake);
+    ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (11, 22));
+    /* the casts are ops in the scope too: move, cast there, then add */
+    g_assert_cmpstr (log->str, ==,
+                     "to_device@fake:0 astype@fake:0 to_device@fake:0 astype@fake:0 add@fake:0 ");
+  }
+
+  fake_device_finish (fake);
+}
+
+/* Views stay with their input even in a scope: no copy, no move. */
+static void
+test_views_ignore_scope (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+    g_autoptr(EpTensor) t = NULL;
+    g_autoptr(EpTensor) r = NULL;
+
+    ep_device_push (fake);
+    t = ep_tensor_transpose (x, NULL, 0, &error);
+    r = ep_tensor_reshape (x, EP_SHAPE (3, 2), &error);
+    ep_device_pop ();
+
+    g_assert_no_error (error);
+    g_assert_true (ep_tensor_get_device (t) == ep_device_get_default ());
+    g_assert_true (ep_tensor_shares_storage (r, x));
+  }
+
+  fake_device_finish (fake);
+}
+
+static void
+test_like_follows_input_or_scope (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+    g_autoptr(EpTensor) fx = ep_tensor_to_device (x, fake, &error);
+    g_autoptr(EpTensor) a = ep_tensor_ones_like (fx, &error);
+    g_autoptr(EpTensor) b = NULL;
+
+    ep_device_push (fake);
+    b = ep_tensor_full_like (x, 3, &error);
+    ep_device_pop ();
+
+    g_assert_no_error (error);
+    g_assert_true (ep_tensor_get_device (a) == fake);
+    g_assert_true (ep_tensor_get_device (b) == fake);
+    ep_assert_values (b, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (3, 3));
+  }
+
+  fake_device_finish (fake);
+}
+
+/* device errors */
+
+static void
+test_larger_than_device_memory (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = NULL;
+
+    ep_device_push (fake);
+    x = ep_zeros (EP_SHAPE (FAKE_MEMORY), EP_DTYPE_FLOAT32, &error);
+    ep_device_pop ();
+
+    g_assert_null (x);
+    ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", "fake:0");
+  }
+
+  fake_device_finish (fake);
+}
+
+static void
+test_copy_larger_than_device_memory (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (FAKE_MEMORY), EP_DTYPE_INT32, &error);
+    g_autoptr(EpTensor) f = ep_tensor_to_device (x, fake, &error);
+
+    g_assert_null (f);
+    ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "to_device", NULL);
+  }
+
+  fake_device_finish (fake);
+}
+
+static void
+test_missing_kernel (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  fake_backend.kernels[EP_OP_EXP] = NULL;
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GString) log = g_string_new (NULL);
+    LogRecorder rec = { { log_record, NULL, FALSE }, log };
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+    g_autoptr(EpTensor) fx = ep_tensor_to_device (x, fake, &error);
+    g_autoptr(EpTensor) y = NULL;
+    g_autoptr(EpTensor) empty = ep_zeros (EP_SHAPE (0), EP_DTYPE_FLOAT32, &error);
+    g_autoptr(EpTensor) fempty = ep_tensor_to_device (empty, fake, &error);
+    g_autoptr(EpTensor) z = NULL;
+
+    g_assert_no_error (error);
+    ep_recorder_push (&rec.parent);
+    y = ep_tensor_exp (fx, &error);
+    ep_recorder_pop (&rec.parent);
+
+    g_assert_null (y);
+    ep_assert_error (error, EP_ERROR_DEVICE, "exp", "not implemented on device fake:0");
+    g_assert_cmpstr (log->str, ==, "");
+
+    /* nothing to compute: no kernel needed */
+    g_clear_error (&error);
+    z = ep_tensor_exp (fempty, &error);
+    g_assert_no_error (error);
+    ep_assert_shape (z, EP_SHAPE (0));
+  }
+
+  fake_device_finish (fake);
+}
+
+/* criticals */
+
+static void
+test_pop_empty_is_critical (void)
+{
+  if (g_test_subprocess ())
+    {
+      ep_device_pop ();
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*ep_device_pop*stack->len > 0*");
+}
+
+static void
+test_push_null_is_critical (void)
+{
+  if (g_test_subprocess ())
+    {
+      ep_device_push (NULL);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*ep_device_push*EP_IS_DEVICE*");
+}
+
+static void
+test_get_null_is_critical (void)
+{
+  if (g_test_subprocess ())
+    {
+      ep_device_get (NULL, NULL);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*ep_device_get*name != NULL*");
+}
+
+static void
+test_to_device_null_is_critical (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (1));
+
+      ep_tensor_to_device (x, NULL, NULL);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*ep_tensor_to_device*EP_IS_DEVICE*");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/device/list", test_list_devices);
+  g_test_add_func ("/device/cpu-properties", test_cpu_properties);
+  g_test_add_func ("/device/get/by-kind", test_get_by_kind);
+  g_test_add_func ("/device/get/unknown", test_get_unknown);
+  g_test_add_func ("/device/scope/nesting", test_scope_nesting);
+  g_test_add_func ("/device/scope/per-thread", test_scope_is_per_thread);
+  g_test_add_func ("/device/scope/creation", test_creation_follows_scope);
+  g_test_add_func ("/device/copy/to-and-back", test_to_device_and_back);
+  g_test_add_func ("/device/copy/same-device", test_to_device_same_device_is_self);
+  g_test_add_func ("/device/copy/view", test_to_device_of_view);
+  g_test_add_func ("/device/copy/read-back", test_read_back_from_device);
+  g_test_add_func ("/device/place/stay-on-input-device", test_ops_stay_on_input_device);
+  g_test_add_func ("/device/place/mixed-inputs", test_mixed_inputs_follow_first);
+  g_test_add_func ("/device/place/weak-literal", test_weak_literal_does_not_place);
+  g_test_add_func ("/device/place/scope-moves-inputs", test_scope_moves_inputs);
+  g_test_add_func ("/device/place/views-ignore-scope", test_views_ignore_scope);
+  g_test_add_func ("/device/place/like", test_like_follows_input_or_scope);
+  g_test_add_func ("/device/error/larger-than-memory", test_larger_than_device_memory);
+  g_test_add_func ("/device/error/copy-larger-than-memory", test_copy_larger_than_device_memory);
+  g_test_add_func ("/device/error/missing-kernel", test_missing_kernel);
+  g_test_add_func ("/device/critical/pop-empty", test_pop_empty_is_critical);
+  g_test_add_func ("/device/critical/push-null", test_push_null_is_critical);
+  g_test_add_func ("/device/critical/get-null", test_get_null_is_critical);
+  g_test_add_func ("/device/critical/to-device-null", test_to_device_null_is_critical);
+
+  return g_test_run ();
+}

@@ -1,0 +1,986 @@
+/* test-elementwise.c: arithmetic, unary functions, comparisons, where
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "ep-test-util.h"
+
+typedef EpTensor *(*BinaryFunc) (EpTensor *, EpTensor *, GError **);
+typedef EpTensor *(*ScalarFunc) (EpTensor *, gdouble, GError **);
+typedef EpTensor *(*UnaryFunc) (EpTensor *, GError **);
+
+static const EpDType all_dtypes[] = {
+  EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32, EP_DTYPE_INT64, EP_DTYPE_BOOL,
+};
+
+/* arithmetic values */
+
+static void
+test_arithmetic_float32 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1, -2, 3.5, 0));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (2, 4, -0.5, 3));
+  g_autoptr(EpTensor) add = ep_tensor_add (a, b, &error);
+  g_autoptr(EpTensor) sub = ep_tensor_sub (a, b, &error);
+  g_autoptr(EpTensor) mul = ep_tensor_mul (a, b, &error);
+  g_autoptr(EpTensor) div = ep_tensor_div (a, b, &error);
+  g_autoptr(EpTensor) pow = ep_tensor_pow (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (add, EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (3, 2, 3, 3));
+  ep_assert_values (sub, EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (-1, -6, 4, -3));
+  ep_assert_values (mul, EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (2, -8, -1.75, 0));
+  ep_assert_values (div, EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (0.5, -0.5, -7, 0));
+  ep_assert_values (pow, EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1, 16, 0.53452248382484879, 0));
+}
+
+static void
+test_arithmetic_float64 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.1, 4, -8));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.2, 0.5, 1.0 / 3));
+  g_autoptr(EpTensor) add = ep_tensor_add (a, b, &error);
+  g_autoptr(EpTensor) p = ep_tensor_pow (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (add, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.1 + 0.2, 4.5, -8 + 1.0 / 3));
+  ep_assert_values (p, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (pow (0.1, 0.2), 2, NAN));
+}
+
+static void
+test_arithmetic_int32 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (7, -7, 2));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (2, 2, 10));
+  g_autoptr(EpTensor) add = ep_tensor_add (a, b, &error);
+  g_autoptr(EpTensor) sub = ep_tensor_sub (a, b, &error);
+  g_autoptr(EpTensor) mul = ep_tensor_mul (a, b, &error);
+  g_autoptr(EpTensor) pow = ep_tensor_pow (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (add, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (9, -5, 12));
+  ep_assert_values (sub, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (5, -9, -8));
+  ep_assert_values (mul, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (14, -14, 20));
+  ep_assert_values (pow, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (49, 49, 1024));
+}
+
+static void
+test_integer_division_is_true_division (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (7, -7, 1));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (2, 2, 0));
+  g_autoptr(EpTensor) div = ep_tensor_div (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (div, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (3.5, -3.5, INFINITY));
+}
+
+static void
+test_float_division_by_zero (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, -1, 0));
+  g_autoptr(EpTensor) div = ep_tensor_div_scalar (a, 0, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (div, EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (INFINITY, -INFINITY, NAN));
+}
+
+static void
+test_integers_wrap (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (G_MAXINT32, G_MININT32));
+  g_autoptr(EpTensor) add = ep_tensor_add_scalar (a, 1, &error);
+  g_autoptr(EpTensor) sub = ep_tensor_sub_scalar (a, 1, &error);
+  g_autoptr(EpTensor) mul = ep_tensor_mul_scalar (a, 2, &error);
+  g_autoptr(EpTensor) pow = ep_tensor_pow_scalar (a, 2, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (add, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (G_MININT32, G_MININT32 + 1.0));
+  ep_assert_values (sub, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (G_MAXINT32 - 1.0, G_MAXINT32));
+  ep_assert_values (mul, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (-2, 0));
+  ep_assert_values (pow, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 0));
+}
+
+static void
+test_int64_wraps (void)
+{
+  const gint64 data[] = { G_MAXINT64, G_MININT64 };
+  g_autoptr(GBytes) bytes = g_bytes_new (data, sizeof data);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, EP_SHAPE (2), &error);
+  g_autoptr(EpTensor) add = ep_tensor_add_scalar (a, 1, &error);
+  g_autoptr(EpTensor) neg = ep_tensor_neg (a, &error);
+  g_autoptr(GBytes) add_bytes = ep_tensor_to_bytes (add, &error);
+  g_autoptr(GBytes) neg_bytes = ep_tensor_to_bytes (neg, &error);
+  const gint64 *sum, *negated;
+
+  g_assert_no_error (error);
+  sum = g_bytes_get_data (add_bytes, NULL);
+  negated = g_bytes_get_data (neg_bytes, NULL);
+  g_assert_cmpint (sum[0], ==, G_MININT64);
+  g_assert_cmpint (sum[1], ==, G_MININT64 + 1);
+  g_assert_cmpint (negated[0], ==, -G_MAXINT64);
+  g_assert_cmpint (negated[1], ==, G_MININT64);
+}
+
+/* Integer powers with negative exponents: the integer part of the true
+ * value where NumPy raises. */
+static void
+test_integer_pow_negative_exponent (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (5), EP_VALUES (1, -1, -1, 2, 0));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (5), EP_VALUES (-3, -1, -2, -1, 0));
+  g_autoptr(EpTensor) pow = ep_tensor_pow (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (pow, EP_DTYPE_INT64, EP_SHAPE (5), EP_VALUES (1, -1, 1, 0, 1));
+}
+
+static void
+test_bool_add_is_or_mul_is_and (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (4), EP_VALUES (0, 0, 1, 1));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (4), EP_VALUES (0, 1, 0, 1));
+  g_autoptr(EpTensor) add = ep_tensor_add (a, b, &error);
+  g_autoptr(EpTensor) mul = ep_tensor_mul (a, b, &error);
+  g_autoptr(EpTensor) div = ep_tensor_div (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (add, EP_DTYPE_BOOL, EP_SHAPE (4), EP_VALUES (0, 1, 1, 1));
+  ep_assert_values (mul, EP_DTYPE_BOOL, EP_SHAPE (4), EP_VALUES (0, 0, 0, 1));
+  ep_assert_values (div, EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (NAN, 0, INFINITY, 1));
+}
+
+static void
+test_sub_of_bools_is_dtype_error (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (0, 1));
+  g_autoptr(EpTensor) d = ep_tensor_sub (a, a, &error);
+
+  g_assert_null (d);
+  ep_assert_error (error, EP_ERROR_DTYPE, "sub", "bool");
+}
+
+static void
+test_pow_of_bools_is_dtype_error (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (0, 1));
+  g_autoptr(EpTensor) b = ep_tensor_new_weak_scalar (1, EP_DTYPE_BOOL);
+  g_autoptr(EpTensor) p = ep_tensor_pow (a, b, &error);
+
+  g_assert_null (p);
+  ep_assert_error (error, EP_ERROR_DTYPE, "pow", "bool");
+}
+
+/* A bool minus a weak integer is an integer subtraction, as in NumPy. */
+static void
+test_bool_sub_int_scalar (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (0, 1));
+  g_autoptr(EpTensor) d = ep_tensor_sub_scalar (a, 1, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (d, EP_DTYPE_INT64, EP_SHAPE (2), EP_VALUES (-1, 0));
+}
+
+/* promotion of two strong tensors */
+
+static EpDType
+expected_dtype (BinaryFunc f,
+                EpDType    a,
+                EpDType    b)
+{
+  EpDType promoted = ep_dtype_promote (a, b);
+
+  if (f == ep_tensor_div)
+    return ep_dtype_is_floating (promoted) ? promoted : EP_DTYPE_FLOAT64;
+  if (f == ep_tensor_add || f == ep_tensor_sub || f == ep_tensor_mul || f == ep_tensor_pow)
+    return promoted;
+  return EP_DTYPE_BOOL;  /* comparisons */
+}
+
+static void
+test_promotion_table (void)
+{
+  static const BinaryFunc funcs[] = {
+    ep_tensor_add, ep_tensor_sub, ep_tensor_mul, ep_tensor_div, ep_tensor_pow,
+    ep_tensor_less, ep_tensor_equal, ep_tensor_greater_equal,
+  };
+
+  for (guint f = 0; f < G_N_ELEMENTS (funcs); f++)
+    for (guint i = 0; i < G_N_ELEMENTS (all_dtypes); i++)
+      for (guint j = 0; j < G_N_ELEMENTS (all_dtypes); j++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autoptr(EpTensor) a = ep_test_new (all_dtypes[i], EP_SHAPE (2), EP_VALUES (1, 2));
+          g_autoptr(EpTensor) b = ep_test_new (all_dtypes[j], EP_SHAPE (2), EP_VALUES (1, 0));
+          g_autoptr(EpTensor) r = funcs[f] (a, b, &error);
+          gboolean refused = (funcs[f] == ep_tensor_sub || funcs[f] == ep_tensor_pow)
+                             && all_dtypes[i] == EP_DTYPE_BOOL && all_dtypes[j] == EP_DTYPE_BOOL;
+
+          g_test_message ("func %u: %s, %s", f, ep_dtype_get_name (all_dtypes[i]),
+                          ep_dtype_get_name (all_dtypes[j]));
+          if (refused)
+            {
+              g_assert_error (error, EP_ERROR, EP_ERROR_DTYPE);
+              continue;
+            }
+          g_assert_no_error (error);
+          g_assert_cmpint (ep_tensor_get_dtype (r), ==, expected_dtype (funcs[f], all_dtypes[i], all_dtypes[j]));
+        }
+}
+
+/* A strong 0-d tensor promotes like any tensor (NEP 50), unlike a weak
+ * literal. */
+static void
+test_strong_scalar_promotes (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) s = ep_tensor_new_scalar (2.5, EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) r = ep_tensor_mul (a, s, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (2.5, 5));
+}
+
+/* weak scalars */
+
+static void
+test_weak_float32_times_float_stays_float32 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) r = ep_tensor_mul_scalar (a, 2.5, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (2.5, 5));
+}
+
+static void
+test_weak_int32_plus_int_stays_int32 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) r = ep_tensor_add_scalar (a, 3, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (4, 5));
+}
+
+static void
+test_weak_int32_times_float_is_float64 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) r = ep_tensor_mul_scalar (a, 2.5, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (2.5, 5));
+}
+
+static void
+test_weak_int_divides_to_float64 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) r = ep_tensor_div_scalar (a, 2, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (0.5, 1));
+}
+
+static void
+test_weak_pow_scalar (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (4, 9));
+  g_autoptr(EpTensor) sq = ep_tensor_pow_scalar (a, 2, &error);
+  g_autoptr(EpTensor) root = ep_tensor_pow_scalar (a, 0.5, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (sq, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (16, 81));
+  ep_assert_values (root, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (2, 3));
+}
+
+/* Every strong dtype against every kind of literal, on either side. */
+static void
+test_weak_table (void)
+{
+  static const EpDType kinds[] = { EP_DTYPE_BOOL, EP_DTYPE_INT64, EP_DTYPE_FLOAT64 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (all_dtypes); i++)
+    for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+      {
+        g_autoptr(GError) error = NULL;
+        EpDType strong = all_dtypes[i];
+        g_autoptr(EpTensor) a = ep_test_new (strong, EP_SHAPE (2), EP_VALUES (1, 0));
+        g_autoptr(EpTensor) w = ep_tensor_new_weak_scalar (1, kinds[k]);
+        g_autoptr(EpTensor) right = ep_tensor_add (a, w, &error);
+        g_autoptr(EpTensor) left = ep_tensor_add (w, a, &error);
+        EpDType want = strong;
+
+        if (kinds[k] == EP_DTYPE_INT64 && strong == EP_DTYPE_BOOL)
+          want = EP_DTYPE_INT64;
+        else if (kinds[k] == EP_DTYPE_FLOAT64 && !ep_dtype_is_floating (strong))
+          want = EP_DTYPE_FLOAT64;
+
+        g_test_message ("%s + weak %s", ep_dtype_get_name (strong), ep_dtype_get_name (kinds[k]));
+        g_assert_no_error (error);
+        g_assert_cmpint (ep_tensor_get_dtype (right), ==, want);
+        g_assert_cmpint (ep_tensor_get_dtype (left), ==, want);
+        g_assert_false (ep_tensor_is_weak (right));
+      }
+}
+
+static void
+test_weak_on_the_left (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) w = ep_tensor_new_weak_scalar (10, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) r = ep_tensor_sub (w, a, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (9, 8, 7));
+}
+
+static void
+test_two_weak_scalars (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) i = ep_tensor_new_weak_scalar (1, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) f = ep_tensor_new_weak_scalar (0.5, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) r = ep_tensor_add (i, f, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (1.5));
+}
+
+/* A huge integral value is no exact integer literal: it is a float. */
+static void
+test_scalar_beyond_2_53_is_float (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (1), EP_VALUES (1));
+  g_autoptr(EpTensor) r = ep_tensor_add_scalar (a, 1e300, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (1), EP_VALUES (1e300));
+}
+
+/* broadcasting */
+
+static void
+test_broadcast_row (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (10, 20, 30));
+  g_autoptr(EpTensor) r = ep_tensor_add (a, b, &error);
+  g_autoptr(EpTensor) l = ep_tensor_sub (b, a, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (11, 22, 33, 14, 25, 36));
+  ep_assert_values (l, EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (9, 18, 27, 6, 15, 24));
+}
+
+static void
+test_broadcast_outer (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2, 1), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (1, 3), EP_VALUES (10, 20, 30));
+  g_autoptr(EpTensor) r = ep_tensor_mul (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_INT32, EP_SHAPE (2, 3), EP_VALUES (10, 20, 30, 20, 40, 60));
+}
+
+static void
+test_broadcast_ranks (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (2, 1, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (2, 1), EP_VALUES (0, 100));
+  g_autoptr(EpTensor) r = ep_tensor_add (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (2, 2, 3),
+                    EP_VALUES (1, 2, 3, 101, 102, 103, 4, 5, 6, 104, 105, 106));
+}
+
+static void
+test_broadcast_scalar_tensor (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (2));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) r = ep_tensor_pow (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (2, 4, 8, 16));
+}
+
+static void
+test_broadcast_empty (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_zeros (EP_SHAPE (0, 3), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (1));
+  g_autoptr(EpTensor) r = ep_tensor_add (a, b, &error);
+  g_autoptr(EpTensor) s = ep_tensor_less (c, a, &error);
+
+  g_assert_no_error (error);
+  ep_assert_shape (r, EP_SHAPE (0, 3));
+  ep_assert_shape (s, EP_SHAPE (0, 3));
+  g_assert_cmpint (ep_tensor_get_dtype (s), ==, EP_DTYPE_BOOL);
+}
+
+static void
+test_broadcast_error (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) r = ep_tensor_add (a, b, &error);
+
+  g_assert_null (r);
+  ep_assert_error (error, EP_ERROR_SHAPE, "add", "shapes (2, 3) and (2,) cannot be broadcast together");
+}
+
+static void
+test_broadcast_error_names_each_op (void)
+{
+  static const struct { BinaryFunc f; const char *name; } ops[] = {
+    { ep_tensor_add, "add" }, { ep_tensor_sub, "sub" }, { ep_tensor_mul, "mul" },
+    { ep_tensor_div, "div" }, { ep_tensor_pow, "pow" }, { ep_tensor_less, "less" },
+    { ep_tensor_less_equal, "less_equal" }, { ep_tensor_equal, "equal" },
+    { ep_tensor_not_equal, "not_equal" }, { ep_tensor_greater, "greater" },
+    { ep_tensor_greater_equal, "greater_equal" },
+  };
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3, 1), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) r = ops[i].f (a, b, &error);
+
+      g_assert_null (r);
+      ep_assert_error (error, EP_ERROR_SHAPE, ops[i].name, "(3, 1) and (2, 2)");
+    }
+}
+
+/* non-contiguous inputs */
+
+static void
+test_binary_non_contiguous (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new_strided (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) base = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3, 2), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) b = ep_tensor_transpose (base, NULL, 0, &error);
+  g_autoptr(EpTensor) r = ep_tensor_mul (a, b, &error);
+
+  g_assert_no_error (error);
+  g_assert_false (ep_tensor_is_contiguous (a));
+  g_assert_false (ep_tensor_is_contiguous (b));
+  ep_assert_values (r, EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 6, 15, 8, 20, 36));
+  g_assert_true (ep_tensor_is_contiguous (r));
+}
+
+static void
+test_binary_non_contiguous_broadcast (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new_strided (EP_DTYPE_INT64, EP_SHAPE (3, 1), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) b = ep_test_new_strided (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (10, 20));
+  g_autoptr(EpTensor) r = ep_tensor_add (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_INT64, EP_SHAPE (3, 2), EP_VALUES (11, 21, 12, 22, 13, 23));
+}
+
+/* unary functions */
+
+static void
+test_unary_float32 (void)
+{
+  static const struct { UnaryFunc f; gdouble want[4]; } cases[] = {
+    { ep_tensor_neg, { 1, -0.5, -2, 0 } },
+    { ep_tensor_abs, { 1, 0.5, 2, 0 } },
+    { ep_tensor_square, { 1, 0.25, 4, 0 } },
+    { ep_tensor_exp, { 0.36787944117144233, 1.6487212707001282, 7.38905609893065, 1 } },
+    { ep_tensor_tanh, { -0.7615941559557649, 0.46211715726000974, 0.9640275800758169, 0 } },
+    { ep_tensor_sigmoid, { 0.2689414213699951, 0.6224593312018546, 0.8807970779778823, 0.5 } },
+    { ep_tensor_relu, { 0, 0.5, 2, 0 } },
+  };
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (-1, 0.5, 2, 0));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) y = cases[i].f (x, &error);
+
+      g_test_message ("case %u", i);
+      g_assert_no_error (error);
+      ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), cases[i].want, 4);
+    }
+}
+
+static void
+test_unary_sqrt_log (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (4, 0, -1, M_E));
+  g_autoptr(EpTensor) s = ep_tensor_sqrt (x, &error);
+  g_autoptr(EpTensor) l = ep_tensor_log (x, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (s, EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (2, 0, NAN, sqrt (M_E)));
+  ep_assert_values (l, EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (log (4), -INFINITY, NAN, 1));
+}
+
+static void
+test_sigmoid_saturates (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (-1000, 1000));
+  g_autoptr(EpTensor) y = ep_tensor_sigmoid (x, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (0, 1));
+}
+
+static void
+test_relu_keeps_nan (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (NAN, -INFINITY));
+  g_autoptr(EpTensor) y = ep_tensor_relu (x, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (y, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (NAN, 0));
+}
+
+static void
+test_unary_integers (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (-3, 0, 4));
+  g_autoptr(EpTensor) neg = ep_tensor_neg (x, &error);
+  g_autoptr(EpTensor) abs = ep_tensor_abs (x, &error);
+  g_autoptr(EpTensor) sq = ep_tensor_square (x, &error);
+  g_autoptr(EpTensor) relu = ep_tensor_relu (x, &error);
+  g_autoptr(EpTensor) root = ep_tensor_sqrt (x, &error);
+  g_autoptr(EpTensor) e = ep_tensor_exp (x, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (neg, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (3, 0, -4));
+  ep_assert_values (abs, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (3, 0, 4));
+  ep_assert_values (sq, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (9, 0, 16));
+  ep_assert_values (relu, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (0, 0, 4));
+  ep_assert_values (root, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (NAN, 0, 2));
+  ep_assert_values (e, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (exp (-3), 1, exp (4)));
+}
+
+static void
+test_abs_of_minimum_int_wraps (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (G_MININT32));
+  g_autoptr(EpTensor) a = ep_tensor_abs (x, &error);
+  g_autoptr(EpTensor) n = ep_tensor_neg (x, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (a, EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (G_MININT32));
+  ep_assert_values (n, EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (G_MININT32));
+}
+
+static void
+test_unary_result_dtypes (void)
+{
+  static const UnaryFunc float_funcs[] = {
+    ep_tensor_sqrt, ep_tensor_exp, ep_tensor_log, ep_tensor_tanh, ep_tensor_sigmoid,
+  };
+  static const UnaryFunc same_funcs[] = { ep_tensor_abs, ep_tensor_square, ep_tensor_relu };
+
+  for (guint i = 0; i < G_N_ELEMENTS (all_dtypes); i++)
+    {
+      EpDType d = all_dtypes[i];
+      g_autoptr(EpTensor) x = ep_test_new (d, EP_SHAPE (2), EP_VALUES (1, 0));
+      EpDType float_want = ep_dtype_is_floating (d) ? d : d == EP_DTYPE_BOOL ? EP_DTYPE_FLOAT32 : EP_DTYPE_FLOAT64;
+
+      for (guint f = 0; f < G_N_ELEMENTS (float_funcs); f++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autoptr(EpTensor) y = float_funcs[f] (x, &error);
+
+          g_assert_no_error (error);
+          g_assert_cmpint (ep_tensor_get_dtype (y), ==, float_want);
+        }
+      for (guint f = 0; f < G_N_ELEMENTS (same_funcs); f++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autoptr(EpTensor) y = same_funcs[f] (x, &error);
+
+          g_assert_no_error (error);
+          g_assert_cmpint (ep_tensor_get_dtype (y), ==, d);
+        }
+    }
+}
+
+static void
+test_unary_bool (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
+  g_autoptr(EpTensor) exp = ep_tensor_exp (x, &error);
+  g_autoptr(EpTensor) sq = ep_tensor_square (x, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (exp, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (M_E, 1));
+  ep_assert_values (sq, EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
+}
+
+static void
+test_neg_of_bool_is_dtype_error (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
+  g_autoptr(EpTensor) y = ep_tensor_neg (x, &error);
+
+  g_assert_null (y);
+  ep_assert_error (error, EP_ERROR_DTYPE, "neg", "bool");
+}
+
+static void
+test_unary_non_contiguous (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new_strided (EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (-1, 4, 9, -16));
+  g_autoptr(EpTensor) a = ep_tensor_abs (x, &error);
+  g_autoptr(EpTensor) s = ep_tensor_sqrt (a, &error);
+  g_autoptr(EpTensor) t = ep_tensor_transpose (x, NULL, 0, &error);
+  g_autoptr(EpTensor) n = ep_tensor_neg (t, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (s, EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  ep_assert_values (n, EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (1, -9, -4, 16));
+}
+
+static void
+test_unary_empty (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (2, 0), EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) y = ep_tensor_exp (x, &error);
+
+  g_assert_no_error (error);
+  ep_assert_shape (y, EP_SHAPE (2, 0));
+  g_assert_cmpint (ep_tensor_get_dtype (y), ==, EP_DTYPE_FLOAT64);
+}
+
+/* comparisons */
+
+static void
+test_comparisons (void)
+{
+  static const struct { BinaryFunc f; gdouble want[4]; } cases[] = {
+    { ep_tensor_less, { 1, 0, 0, 0 } },
+    { ep_tensor_less_equal, { 1, 1, 0, 0 } },
+    { ep_tensor_equal, { 0, 1, 0, 0 } },
+    { ep_tensor_not_equal, { 1, 0, 1, 1 } },
+    { ep_tensor_greater, { 0, 0, 1, 0 } },
+    { ep_tensor_greater_equal, { 0, 1, 1, 0 } },
+  };
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1, 2, 3, NAN));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (2, 2, 2, NAN));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) r = cases[i].f (a, b, &error);
+
+      g_test_message ("case %u", i);
+      g_assert_no_error (error);
+      ep_assert_values (r, EP_DTYPE_BOOL, EP_SHAPE (4), cases[i].want, 4);
+    }
+}
+
+/* int32 16777217 is not float32 16777216: compared in float64. */
+static void
+test_comparison_mixed_types (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (16777217));
+  g_autoptr(EpTensor) f = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (16777216));
+  g_autoptr(EpTensor) eq = ep_tensor_equal (i, f, &error);
+  g_autoptr(EpTensor) gt = ep_tensor_greater (i, f, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (eq, EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (0));
+  ep_assert_values (gt, EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (1));
+}
+
+static void
+test_comparison_with_weak_float (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (2, 3));
+  g_autoptr(EpTensor) w = ep_tensor_new_weak_scalar (2.5, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) r = ep_tensor_less (a, w, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
+}
+
+static void
+test_comparison_broadcast_non_contiguous (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new_strided (EP_DTYPE_INT64, EP_SHAPE (2, 1), EP_VALUES (1, 3));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (0, 1, 1));
+  g_autoptr(EpTensor) r = ep_tensor_greater_equal (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_BOOL, EP_SHAPE (2, 3), EP_VALUES (1, 1, 1, 1, 1, 1));
+}
+
+/* where */
+
+static void
+test_where_values (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (4), EP_VALUES (1, 0, 0, 1));
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) y = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (-1, -2, -3, -4));
+  g_autoptr(EpTensor) r = ep_tensor_where (c, x, y, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1, -2, -3, 4));
+}
+
+static void
+test_where_broadcasts_and_promotes (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2, 1), EP_VALUES (1, 0));
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) y = ep_test_new (EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (0.5));
+  g_autoptr(EpTensor) r = ep_tensor_where (c, x, y, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 0.5, 0.5, 0.5));
+}
+
+static void
+test_where_non_bool_condition (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0, -0.5, NAN));
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) y = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (-1, -2, -3));
+  g_autoptr(EpTensor) r = ep_tensor_where (c, x, y, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (-1, 2, 3));
+}
+
+static void
+test_where_weak_scalars (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (-1, 0.5, 2));
+  g_autoptr(EpTensor) zero = ep_tensor_new_weak_scalar (0, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) c = ep_tensor_greater (x, zero, &error);
+  g_autoptr(EpTensor) r = ep_tensor_where (c, x, zero, &error);
+  g_autoptr(EpTensor) one = ep_tensor_new_weak_scalar (1, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) half = ep_tensor_new_weak_scalar (0.5, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) both = ep_tensor_where (c, one, half, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (0, 0.5, 2));
+  ep_assert_values (both, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.5, 1, 1));
+}
+
+static void
+test_where_non_contiguous (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) c = ep_test_new_strided (EP_DTYPE_BOOL, EP_SHAPE (2, 2), EP_VALUES (1, 0, 0, 1));
+  g_autoptr(EpTensor) base = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) x = ep_tensor_transpose (base, NULL, 0, &error);
+  g_autoptr(EpTensor) y = ep_test_new_strided (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (-1, -2));
+  g_autoptr(EpTensor) r = ep_tensor_where (c, x, y, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (1, -2, -1, 4));
+}
+
+static void
+test_where_shape_error (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) y = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) r = ep_tensor_where (c, x, y, &error);
+
+  g_assert_null (r);
+  ep_assert_error (error, EP_ERROR_SHAPE, "where", "(2,), (3,) and (4,)");
+}
+
+/* C callers may ignore errors: a failing op returns NULL, no crash. */
+static void
+test_failure_without_error_location (void)
+{
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (1));
+
+  g_assert_null (ep_tensor_add (a, b, NULL));
+  g_assert_null (ep_tensor_neg (c, NULL));
+  g_assert_null (ep_tensor_where (c, a, b, NULL));
+}
+
+static void
+test_scalars_stay_scalars (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (3));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (4));
+  g_autoptr(EpTensor) c = ep_tensor_pow (a, b, &error);
+  g_autoptr(EpTensor) t = ep_test_new (EP_DTYPE_BOOL, EP_SCALAR, EP_VALUES (0));
+  g_autoptr(EpTensor) w = ep_tensor_where (t, a, b, &error);
+  g_autoptr(EpTensor) l = ep_tensor_less (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (c, EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (81));
+  ep_assert_values (w, EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (4));
+  ep_assert_values (l, EP_DTYPE_BOOL, EP_SCALAR, EP_VALUES (1));
+}
+
+/* int64 compares exactly, beyond what a double holds. */
+static void
+test_int64_comparison_is_exact (void)
+{
+  const gint64 data[] = { (G_GINT64_CONSTANT (1) << 53) + 1, G_GINT64_CONSTANT (1) << 53 };
+  g_autoptr(GBytes) bytes = g_bytes_new (data, sizeof data);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, EP_SHAPE (2, 1), &error);
+  g_autoptr(EpTensor) y = ep_tensor_transpose (x, NULL, 0, &error);
+  g_autoptr(EpTensor) eq = ep_tensor_equal (x, y, &error);
+  g_autoptr(EpTensor) gt = ep_tensor_greater (x, y, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (eq, EP_DTYPE_BOOL, EP_SHAPE (2, 2), EP_VALUES (1, 0, 0, 1));
+  ep_assert_values (gt, EP_DTYPE_BOOL, EP_SHAPE (2, 2), EP_VALUES (0, 1, 0, 0));
+}
+
+static void
+test_nan_scalar_is_float (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (1));
+  g_autoptr(EpTensor) r = ep_tensor_mul_scalar (a, NAN, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (1), EP_VALUES (NAN));
+}
+
+/* chains */
+
+static void
+test_norm_chain (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) s = ep_tensor_square (x, &error);
+  g_autoptr(EpTensor) t = ep_tensor_sum (s, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) n = ep_tensor_sqrt (t, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (n, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (sqrt (14)));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/elementwise/arithmetic/float32", test_arithmetic_float32);
+  g_test_add_func ("/elementwise/arithmetic/float64", test_arithmetic_float64);
+  g_test_add_func ("/elementwise/arithmetic/int32", test_arithmetic_int32);
+  g_test_add_func ("/elementwise/arithmetic/integer-division", test_integer_division_is_true_division);
+  g_test_add_func ("/elementwise/arithmetic/float-division-by-zero", test_float_division_by_zero);
+  g_test_add_func ("/elementwise/arithmetic/int32-wraps", test_integers_wrap);
+  g_test_add_func ("/elementwise/arithmetic/int64-wraps", test_int64_wraps);
+  g_test_add_func ("/elementwise/arithmetic/integer-pow-negative-exponent", test_integer_pow_negative_exponent);
+  g_test_add_func ("/elementwise/arithmetic/bool-add-or-mul-and", test_bool_add_is_or_mul_is_and);
+  g_test_add_func ("/elementwise/arithmetic/sub-of-bools", test_sub_of_bools_is_dtype_error);
+  g_test_add_func ("/elementwise/arithmetic/pow-of-bools", test_pow_of_bools_is_dtype_error);
+  g_test_add_func ("/elementwise/arithmetic/bool-sub-int-scalar", test_bool_sub_int_scalar);
+  g_test_add_func ("/elementwise/promotion/table", test_promotion_table);
+  g_test_add_func ("/elementwise/promotion/strong-scalar", test_strong_scalar_promotes);
+  g_test_add_func ("/elementwise/weak/float32-times-float", test_weak_float32_times_float_stays_float32);
+  g_test_add_func ("/elementwise/weak/int32-plus-int", test_weak_int32_plus_int_stays_int32);
+  g_test_add_func ("/elementwise/weak/int32-times-float", test_weak_int32_times_float_is_float64);
+  g_test_add_func ("/elementwise/weak/int-div-int", test_weak_int_divides_to_float64);
+  g_test_add_func ("/elementwise/weak/pow-scalar", test_weak_pow_scalar);
+  g_test_add_func ("/elementwise/weak/table", test_weak_table);
+  g_test_add_func ("/elementwise/weak/on-the-left", test_weak_on_the_left);
+  g_test_add_func ("/elementwise/weak/two-weak", test_two_weak_scalars);
+  g_test_add_func ("/elementwise/weak/beyond-2-53-is-float", test_scalar_beyond_2_53_is_float);
+  g_test_add_func ("/elementwise/broadcast/row", test_broadcast_row);
+  g_test_add_func ("/elementwise/broadcast/outer", test_broadcast_outer);
+  g_test_add_func ("/elementwise/broadcast/ranks", test_broadcast_ranks);
+  g_test_add_func ("/elementwise/broadcast/scalar-tensor", test_broadcast_scalar_tensor);
+  g_test_add_func ("/elementwise/broadcast/empty", test_broadcast_empty);
+  g_test_add_func ("/elementwise/broadcast/error", test_broadcast_error);
+  g_test_add_func ("/elementwise/broadcast/error-names-each-op", test_broadcast_error_names_each_op);
+  g_test_add_func ("/elementwise/non-contiguous/binary", test_binary_non_contiguous);
+  g_test_add_func ("/elementwise/non-contiguous/binary-broadcast", test_binary_non_contiguous_broadcast);
+  g_test_add_func ("/elementwise/unary/float32", test_unary_float32);
+  g_test_add_func ("/elementwise/unary/sqrt-log", test_unary_sqrt_log);
+  g_test_add_func ("/elementwise/unary/sigmoid-saturates", test_sigmoid_saturates);
+  g_test_add_func ("/elementwise/unary/relu-keeps-nan", test_relu_keeps_nan);
+  g_test_add_func ("/elementwise/unary/integers", test_unary_integers);
+  g_test_add_func ("/elementwise/unary/abs-of-minimum-int", test_abs_of_minimum_int_wraps);
+  g_test_add_func ("/elementwise/unary/result-dtypes", test_unary_result_dtypes);
+  g_test_add_func ("/elementwise/unary/bool", test_unary_bool);
+  g_test_add_func ("/elementwise/unary/neg-of-bool", test_neg_of_bool_is_dtype_error);
+  g_test_add_func ("/elementwise/unary/non-contiguous", test_unary_non_contiguous);
+  g_test_add_func ("/elementwise/unary/empty", test_unary_empty);
+  g_test_add_func ("/elementwise/compare/values", test_comparisons);
+  g_test_add_func ("/elementwise/compare/mixed-types", test_comparison_mixed_types);
+  g_test_add_func ("/elementwise/compare/weak-float", test_comparison_with_weak_float);
+  g_test_add_func ("/elementwise/compare/broadcast-non-contiguous", test_comparison_broadcast_non_contiguous);
+  g_test_add_func ("/elementwise/where/values", test_where_values);
+  g_test_add_func ("/elementwise/where/broadcasts-and-promotes", test_where_broadcasts_and_promotes);
+  g_test_add_func ("/elementwise/where/non-bool-condition", test_where_non_bool_condition);
+  g_test_add_func ("/elementwise/where/weak-scalars", test_where_weak_scalars);
+  g_test_add_func ("/elementwise/where/non-contiguous", test_where_non_contiguous);
+  g_test_add_func ("/elementwise/where/shape-error", test_where_shape_error);
+  g_test_add_func ("/elementwise/failure-without-error-location", test_failure_without_error_location);
+  g_test_add_func ("/elementwise/scalars-stay-scalars", test_scalars_stay_scalars);
+  g_test_add_func ("/elementwise/compare/int64-exact", test_int64_comparison_is_exact);
+  g_test_add_func ("/elementwise/weak/nan-is-float", test_nan_scalar_is_float);
+  g_test_add_func ("/elementwise/chain/norm", test_norm_chain);
+
+  return g_test_run ();
+}

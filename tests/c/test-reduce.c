@@ -1,0 +1,507 @@
+/* test-reduce.c: sum, mean, max, min over axes
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "ep-test-util.h"
+
+typedef EpTensor *(*ReduceFunc) (EpTensor *, const gint *, guint, gboolean, GError **);
+
+static const struct { ReduceFunc f; const char *name; } reductions[] = {
+  { ep_tensor_sum, "sum" },
+  { ep_tensor_mean, "mean" },
+  { ep_tensor_max, "max" },
+  { ep_tensor_min, "min" },
+};
+
+/* arange (24) as (2, 3, 4) */
+static EpTensor *
+new_cube (EpDType dtype)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) flat = ep_arange (0, 24, 1, dtype, &error);
+  EpTensor *cube = ep_tensor_reshape (flat, EP_SHAPE (2, 3, 4), &error);
+
+  g_assert_no_error (error);
+  return cube;
+}
+
+/* all axes */
+
+static void
+test_sum_all (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6.5));
+  g_autoptr(EpTensor) s = ep_tensor_sum (x, NULL, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (s, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (21.5));
+}
+
+static void
+test_all_axes_keepdims (void)
+{
+  g_autoptr(EpTensor) x = new_cube (EP_DTYPE_FLOAT64);
+
+  for (guint r = 0; r < G_N_ELEMENTS (reductions); r++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) y = reductions[r].f (x, NULL, 0, TRUE, &error);
+      static const gdouble want[] = { 276, 11.5, 23, 0 };
+
+      g_test_message ("%s", reductions[r].name);
+      g_assert_no_error (error);
+      ep_assert_values (y, EP_DTYPE_FLOAT64, EP_SHAPE (1, 1, 1), &want[r], 1);
+    }
+}
+
+static void
+test_mean_max_min_all (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (3, -1, 7, 1));
+  g_autoptr(EpTensor) mean = ep_tensor_mean (x, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) max = ep_tensor_max (x, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) min = ep_tensor_min (x, NULL, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (mean, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (2.5));
+  ep_assert_values (max, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (7));
+  ep_assert_values (min, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (-1));
+}
+
+/* chosen axes */
+
+static void
+test_sum_axes (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = new_cube (EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) a02 = ep_tensor_sum (x, EP_AXES (0, 2), FALSE, &error);
+  g_autoptr(EpTensor) a1 = ep_tensor_sum (x, EP_AXES (1), FALSE, &error);
+  g_autoptr(EpTensor) a1k = ep_tensor_sum (x, EP_AXES (1), TRUE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (a02, EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (60, 92, 124));
+  ep_assert_values (a1, EP_DTYPE_FLOAT32, EP_SHAPE (2, 4), EP_VALUES (12, 15, 18, 21, 48, 51, 54, 57));
+  ep_assert_values (a1k, EP_DTYPE_FLOAT32, EP_SHAPE (2, 1, 4), EP_VALUES (12, 15, 18, 21, 48, 51, 54, 57));
+}
+
+static void
+test_negative_axes (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = new_cube (EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) min = ep_tensor_min (x, EP_AXES (-1), FALSE, &error);
+  g_autoptr(EpTensor) max = ep_tensor_max (x, EP_AXES (-3, -2), TRUE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (min, EP_DTYPE_FLOAT64, EP_SHAPE (2, 3), EP_VALUES (0, 4, 8, 12, 16, 20));
+  ep_assert_values (max, EP_DTYPE_FLOAT64, EP_SHAPE (1, 1, 4), EP_VALUES (20, 21, 22, 23));
+}
+
+static void
+test_axes_in_any_order (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = new_cube (EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) m = ep_tensor_mean (x, EP_AXES (2, 1), FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (m, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (5.5, 17.5));
+}
+
+/* An empty list of axes reduces nothing (NumPy's axis=()). */
+static void
+test_no_axes (void)
+{
+  static const gint none[1] = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) s = ep_tensor_sum (x, none, 0, FALSE, &error);
+  g_autoptr(EpTensor) m = ep_tensor_max (x, none, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (s, EP_DTYPE_INT64, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  ep_assert_values (m, EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+}
+
+static void
+test_scalar_input (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (4));
+
+  for (guint r = 0; r < G_N_ELEMENTS (reductions); r++)
+    {
+      g_autoptr(EpTensor) y = reductions[r].f (x, NULL, 0, TRUE, &error);
+
+      g_assert_no_error (error);
+      ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (4));
+    }
+}
+
+/* result dtypes */
+
+static void
+test_sum_dtypes (void)
+{
+  static const struct { EpDType in, out; } cases[] = {
+    { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT32 },
+    { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64 },
+    { EP_DTYPE_INT32, EP_DTYPE_INT64 },
+    { EP_DTYPE_INT64, EP_DTYPE_INT64 },
+    { EP_DTYPE_BOOL, EP_DTYPE_INT64 },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) x = ep_test_new (cases[c].in, EP_SHAPE (2, 2), EP_VALUES (1, 0, 1, 1));
+      g_autoptr(EpTensor) s = ep_tensor_sum (x, EP_AXES (0), FALSE, &error);
+
+      g_assert_no_error (error);
+      ep_assert_values (s, cases[c].out, EP_SHAPE (2), EP_VALUES (2, 1));
+    }
+}
+
+static void
+test_sum_int32_does_not_overflow (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (G_MAXINT32, G_MAXINT32, 2));
+  g_autoptr(EpTensor) s = ep_tensor_sum (x, NULL, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (ep_tensor_item_int64 (s, NULL), ==, 2 * (gint64) G_MAXINT32 + 2);
+}
+
+static void
+test_extrema_keep_dtype (void)
+{
+  static const EpDType dtypes[] = {
+    EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32, EP_DTYPE_INT64, EP_DTYPE_BOOL,
+  };
+
+  for (guint d = 0; d < G_N_ELEMENTS (dtypes); d++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) x = ep_test_new (dtypes[d], EP_SHAPE (2, 2), EP_VALUES (0, 1, 1, 0));
+      g_autoptr(EpTensor) max = ep_tensor_max (x, EP_AXES (1), FALSE, &error);
+      g_autoptr(EpTensor) min = ep_tensor_min (x, EP_AXES (1), FALSE, &error);
+
+      g_assert_no_error (error);
+      ep_assert_values (max, dtypes[d], EP_SHAPE (2), EP_VALUES (1, 1));
+      ep_assert_values (min, dtypes[d], EP_SHAPE (2), EP_VALUES (0, 0));
+    }
+}
+
+static void
+test_extrema_integers (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (2, 3), EP_VALUES (-5, 7, 3, 2, -9, 2));
+  g_autoptr(EpTensor) max = ep_tensor_max (x, EP_AXES (0), FALSE, &error);
+  g_autoptr(EpTensor) min = ep_tensor_min (x, NULL, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (max, EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (2, 7, 3));
+  ep_assert_values (min, EP_DTYPE_INT64, EP_SCALAR, EP_VALUES (-9));
+}
+
+static void
+test_extrema_propagate_nan (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, NAN, 3, NAN, 5, 6));
+  g_autoptr(EpTensor) max = ep_tensor_max (x, EP_AXES (1), FALSE, &error);
+  g_autoptr(EpTensor) min = ep_tensor_min (x, EP_AXES (0), FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (max, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (NAN, NAN));
+  ep_assert_values (min, EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (NAN, NAN, 3));
+}
+
+static void
+test_mean_int_is_dtype_error (void)
+{
+  static const EpDType dtypes[] = { EP_DTYPE_INT32, EP_DTYPE_INT64, EP_DTYPE_BOOL };
+
+  for (guint d = 0; d < G_N_ELEMENTS (dtypes); d++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) x = ep_test_new (dtypes[d], EP_SHAPE (2), EP_VALUES (1, 0));
+      g_autoptr(EpTensor) m = ep_tensor_mean (x, NULL, 0, FALSE, &error);
+
+      g_assert_null (m);
+      ep_assert_error (error, EP_ERROR_DTYPE, "mean", ep_dtype_get_name (dtypes[d]));
+    }
+}
+
+/* empty inputs */
+
+static void
+test_sum_of_empty_is_zero (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (0, 3), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) all = ep_tensor_sum (x, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) a0 = ep_tensor_sum (x, EP_AXES (0), FALSE, &error);
+  g_autoptr(EpTensor) a1 = ep_tensor_sum (x, EP_AXES (1), FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (all, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (0));
+  ep_assert_values (a0, EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (0, 0, 0));
+  ep_assert_shape (a1, EP_SHAPE (0));
+}
+
+static void
+test_mean_of_empty_is_nan (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (0), EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) m = ep_tensor_mean (x, NULL, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (m, EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (NAN));
+}
+
+static void
+test_extrema_of_empty_axis (void)
+{
+  g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (0, 3), EP_DTYPE_INT32, NULL);
+  const char *names[] = { "max", "min" };
+  ReduceFunc funcs[] = { ep_tensor_max, ep_tensor_min };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) y = funcs[i] (x, EP_AXES (0), FALSE, &error);
+
+      g_assert_null (y);
+      ep_assert_error (error, EP_ERROR_SHAPE, names[i], "zero-size axis");
+    }
+}
+
+/* Only the reduced axes have to be non-empty. */
+static void
+test_extrema_along_non_empty_axis (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (0, 3), EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) y = ep_tensor_max (x, EP_AXES (1), TRUE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_shape (y, EP_SHAPE (0, 1));
+}
+
+#define TERA (G_GINT64_CONSTANT (1) << 40)
+
+/* An empty input whose other extents are huge: reducing the empty axis
+ * would make an absurd output, reducing another keeps it empty. */
+static void
+test_empty_with_huge_extents (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (TERA, 0, TERA), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) kept = ep_tensor_sum (x, EP_AXES (0), FALSE, &error);
+  g_autoptr(EpTensor) absurd = NULL;
+  g_autoptr(EpTensor) no_identity = NULL;
+
+  g_assert_no_error (error);
+  ep_assert_shape (kept, EP_SHAPE (0, TERA));
+  absurd = ep_tensor_mean (x, EP_AXES (1), FALSE, &error);
+  g_assert_null (absurd);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "mean", NULL);
+  g_clear_error (&error);
+  no_identity = ep_tensor_max (x, EP_AXES (1), FALSE, &error);
+  g_assert_null (no_identity);
+  ep_assert_error (error, EP_ERROR_SHAPE, "max", NULL);
+}
+
+/* The kernel runs (the output is not empty) over an empty input with
+ * huge strides. */
+static void
+test_sum_over_empty_with_huge_extents (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_ones (EP_SHAPE (TERA, TERA, 0, 3), EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) s = ep_tensor_sum (x, EP_AXES (0, 1, 2), FALSE, &error);
+  g_autoptr(EpTensor) m = ep_tensor_mean (x, EP_AXES (0, 1, 2), TRUE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (s, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0, 0, 0));
+  ep_assert_values (m, EP_DTYPE_FLOAT64, EP_SHAPE (1, 1, 1, 3), EP_VALUES (NAN, NAN, NAN));
+}
+
+/* axis errors */
+
+static void
+test_axis_out_of_range (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+
+  for (guint r = 0; r < G_N_ELEMENTS (reductions); r++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GError) error_neg = NULL;
+      g_autoptr(EpTensor) y = reductions[r].f (x, EP_AXES (2), FALSE, &error);
+      g_autoptr(EpTensor) z = reductions[r].f (x, EP_AXES (0, -3), FALSE, &error_neg);
+
+      g_assert_null (y);
+      ep_assert_error (error, EP_ERROR_AXIS, reductions[r].name, "axis 2 is out of range for a tensor of 2 dimensions");
+      g_assert_null (z);
+      ep_assert_error (error_neg, EP_ERROR_AXIS, reductions[r].name, "axis -3");
+    }
+}
+
+static void
+test_axis_of_scalar (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (1));
+  g_autoptr(EpTensor) y = ep_tensor_sum (x, EP_AXES (0), FALSE, &error);
+
+  g_assert_null (y);
+  ep_assert_error (error, EP_ERROR_AXIS, "sum", "0 dimensions");
+}
+
+static void
+test_axis_repeated (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+
+  for (guint r = 0; r < G_N_ELEMENTS (reductions); r++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) y = reductions[r].f (x, EP_AXES (0, -2), FALSE, &error);
+
+      g_assert_null (y);
+      ep_assert_error (error, EP_ERROR_AXIS, reductions[r].name, "repeated");
+    }
+}
+
+static void
+test_too_many_axes (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) y = ep_tensor_max (x, EP_AXES (0, 0, 0, 0, 0, 0, 0, 0, 0), FALSE, &error);
+
+  g_assert_null (y);
+  ep_assert_error (error, EP_ERROR_AXIS, "max", "9 axes");
+}
+
+/* non-contiguous inputs */
+
+static void
+test_reduce_transposed (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = new_cube (EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) t = ep_tensor_transpose (x, EP_AXES (2, 0, 1), &error);
+  g_autoptr(EpTensor) s = ep_tensor_sum (t, EP_AXES (0), FALSE, &error);
+  g_autoptr(EpTensor) m = ep_tensor_max (t, EP_AXES (2), FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (s, EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (6, 22, 38, 54, 70, 86));
+  ep_assert_values (m, EP_DTYPE_FLOAT32, EP_SHAPE (4, 2), EP_VALUES (8, 20, 9, 21, 10, 22, 11, 23));
+}
+
+static void
+test_reduce_strided (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new_strided (EP_DTYPE_FLOAT64, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) sum = ep_tensor_sum (x, EP_AXES (1), FALSE, &error);
+  g_autoptr(EpTensor) mean = ep_tensor_mean (x, EP_AXES (0), TRUE, &error);
+  g_autoptr(EpTensor) max = ep_tensor_max (x, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) min = ep_tensor_min (x, EP_AXES (1), FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (sum, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (6, 15));
+  ep_assert_values (mean, EP_DTYPE_FLOAT64, EP_SHAPE (1, 3), EP_VALUES (2.5, 3.5, 4.5));
+  ep_assert_values (max, EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (6));
+  ep_assert_values (min, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (1, 4));
+}
+
+static void
+test_reduce_strided_integers (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new_strided (EP_DTYPE_INT32, EP_SHAPE (3, 2), EP_VALUES (1, -2, 3, -4, 5, -6));
+  g_autoptr(EpTensor) sum = ep_tensor_sum (x, EP_AXES (0), FALSE, &error);
+  g_autoptr(EpTensor) min = ep_tensor_min (x, EP_AXES (0), FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (sum, EP_DTYPE_INT64, EP_SHAPE (2), EP_VALUES (9, -12));
+  ep_assert_values (min, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, -6));
+}
+
+/* Pairwise summation keeps float32 sums accurate. */
+static void
+test_sum_float32_accuracy (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_full (EP_SHAPE (1000000), 0.1, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) s = ep_tensor_sum (x, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) m = ep_tensor_mean (x, NULL, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item (s, NULL), 1e6 * (gdouble) 0.1f, 0.5);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item (m, NULL), (gdouble) 0.1f, 1e-6);
+}
+
+/* The largest rank, reduced in the middle. */
+static void
+test_reduce_eight_dimensions (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) flat = ep_arange (0, 256, 1, EP_DTYPE_INT64, &error);
+  g_autoptr(EpTensor) x = ep_tensor_reshape (flat, EP_SHAPE (2, 2, 2, 2, 2, 2, 2, 2), &error);
+  g_autoptr(EpTensor) s = ep_tensor_sum (x, EP_AXES (1, 3, 5, 7), FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (s, EP_DTYPE_INT64, EP_SHAPE (2, 2, 2, 2),
+                    EP_VALUES (680, 712, 808, 840, 1192, 1224, 1320, 1352,
+                               2728, 2760, 2856, 2888, 3240, 3272, 3368, 3400));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/reduce/all/sum", test_sum_all);
+  g_test_add_func ("/reduce/all/keepdims", test_all_axes_keepdims);
+  g_test_add_func ("/reduce/all/mean-max-min", test_mean_max_min_all);
+  g_test_add_func ("/reduce/axes/sum", test_sum_axes);
+  g_test_add_func ("/reduce/axes/negative", test_negative_axes);
+  g_test_add_func ("/reduce/axes/any-order", test_axes_in_any_order);
+  g_test_add_func ("/reduce/axes/none", test_no_axes);
+  g_test_add_func ("/reduce/axes/scalar-input", test_scalar_input);
+  g_test_add_func ("/reduce/dtype/sum", test_sum_dtypes);
+  g_test_add_func ("/reduce/dtype/sum-int32-does-not-overflow", test_sum_int32_does_not_overflow);
+  g_test_add_func ("/reduce/dtype/extrema-keep-dtype", test_extrema_keep_dtype);
+  g_test_add_func ("/reduce/extrema/integers", test_extrema_integers);
+  g_test_add_func ("/reduce/extrema/nan", test_extrema_propagate_nan);
+  g_test_add_func ("/reduce/mean/int-is-dtype-error", test_mean_int_is_dtype_error);
+  g_test_add_func ("/reduce/empty/sum-is-zero", test_sum_of_empty_is_zero);
+  g_test_add_func ("/reduce/empty/mean-is-nan", test_mean_of_empty_is_nan);
+  g_test_add_func ("/reduce/empty/extrema-error", test_extrema_of_empty_axis);
+  g_test_add_func ("/reduce/empty/extrema-along-non-empty-axis", test_extrema_along_non_empty_axis);
+  g_test_add_func ("/reduce/empty/huge-extents", test_empty_with_huge_extents);
+  g_test_add_func ("/reduce/empty/sum-over-huge-extents", test_sum_over_empty_with_huge_extents);
+  g_test_add_func ("/reduce/error/axis-out-of-range", test_axis_out_of_range);
+  g_test_add_func ("/reduce/error/axis-of-scalar", test_axis_of_scalar);
+  g_test_add_func ("/reduce/error/axis-repeated", test_axis_repeated);
+  g_test_add_func ("/reduce/error/too-many-axes", test_too_many_axes);
+  g_test_add_func ("/reduce/non-contiguous/transposed", test_reduce_transposed);
+  g_test_add_func ("/reduce/non-contiguous/strided", test_reduce_strided);
+  g_test_add_func ("/reduce/non-contiguous/strided-integers", test_reduce_strided_integers);
+  g_test_add_func ("/reduce/sum-float32-accuracy", test_sum_float32_accuracy);
+  g_test_add_func ("/reduce/eight-dimensions", test_reduce_eight_dimensions);
+
+  return g_test_run ();
+}
