@@ -16,21 +16,13 @@ opencl_full (EpOpCall  *call,
              GError   **error)
 {
   EpTensor *out = call->outputs[0];
-  EpOpenCLDevice *cl = ep_opencl_device (call->device);
   gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
   guint8 pattern[8];
-  cl_int status;
 
   ep_scalar_store (pattern, out->layout.dtype, call->attrs.values[0]);
 
-  status = ep_opencl_take_fault (call->device, "clEnqueueFillBuffer");
-  if (status == CL_SUCCESS)
-    status = clEnqueueFillBuffer (cl->queue, ep_opencl_mem (out), pattern, itemsize, 0,
-                                  ep_layout_get_size (&out->layout) * itemsize, 0, NULL, NULL);
-  if (status != CL_SUCCESS)
-    return ep_opencl_set_error (error, call->device, call->op->name, "clEnqueueFillBuffer", status);
-
-  return TRUE;
+  return ep_opencl_fill_buffer (call->device, call->op->name, ep_opencl_mem (out), pattern, itemsize,
+                                0, ep_layout_get_size (&out->layout) * itemsize, error);
 }
 
 /* The values NumPy's fill starts from, converted to the element type as

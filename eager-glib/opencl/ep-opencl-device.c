@@ -308,13 +308,14 @@ opencl_write (EpDevice      *device,
 
 /* Blocking: the queue is in order, so this also waits for every kernel
  * that writes the buffer, and reports their failures. */
-static gboolean
-opencl_read (EpDevice   *device,
-             EpStorage  *storage,
-             gsize       offset,
-             gpointer    dest,
-             gsize       nbytes,
-             GError    **error)
+gboolean
+ep_opencl_read_buffer (EpDevice    *device,
+                       const char  *op_name,
+                       cl_mem       mem,
+                       gsize        offset,
+                       gpointer     dest,
+                       gsize        nbytes,
+                       GError     **error)
 {
   EpOpenCLDevice *cl = ep_opencl_device (device);
   cl_int status;
@@ -324,12 +325,49 @@ opencl_read (EpDevice   *device,
 
   status = ep_opencl_take_fault (device, "clEnqueueReadBuffer");
   if (status == CL_SUCCESS)
-    status = clEnqueueReadBuffer (cl->queue, storage->handle, CL_TRUE, offset, nbytes, dest,
-                                  0, NULL, NULL);
+    status = clEnqueueReadBuffer (cl->queue, mem, CL_TRUE, offset, nbytes, dest, 0, NULL, NULL);
   if (status != CL_SUCCESS)
-    return ep_opencl_set_error (error, device, NULL, "clEnqueueReadBuffer", status);
+    return ep_opencl_set_error (error, device, op_name, "clEnqueueReadBuffer", status);
 
   return TRUE;
+}
+
+/* Fills @nbytes from @offset with @pattern; does not wait. */
+gboolean
+ep_opencl_fill_buffer (EpDevice      *device,
+                       const char    *op_name,
+                       cl_mem         mem,
+                       gconstpointer  pattern,
+                       gsize          pattern_size,
+                       gsize          offset,
+                       gsize          nbytes,
+                       GError       **error)
+{
+  EpOpenCLDevice *cl = ep_opencl_device (device);
+  cl_int status;
+
+  if (nbytes == 0)
+    return TRUE;
+
+  status = ep_opencl_take_fault (device, "clEnqueueFillBuffer");
+  if (status == CL_SUCCESS)
+    status = clEnqueueFillBuffer (cl->queue, mem, pattern, pattern_size, offset, nbytes,
+                                  0, NULL, NULL);
+  if (status != CL_SUCCESS)
+    return ep_opencl_set_error (error, device, op_name, "clEnqueueFillBuffer", status);
+
+  return TRUE;
+}
+
+static gboolean
+opencl_read (EpDevice   *device,
+             EpStorage  *storage,
+             gsize       offset,
+             gpointer    dest,
+             gsize       nbytes,
+             GError    **error)
+{
+  return ep_opencl_read_buffer (device, NULL, storage->handle, offset, dest, nbytes, error);
 }
 
 static gboolean
@@ -583,9 +621,17 @@ ep_cl_launch_tensor (EpCLLaunch *launch,
 gsize
 ep_cl_launch_local_size (EpCLLaunch *launch)
 {
+  return ep_cl_pick_local_size (launch, 64);
+}
+
+/* The largest power of two up to @wanted that the kernel allows. */
+gsize
+ep_cl_pick_local_size (EpCLLaunch *launch,
+                       gsize       wanted)
+{
   gsize limit = launch->cl->max_work_group;
   gsize kernel_limit = 0;
-  gsize local = 64;
+  gsize local = wanted;
 
   if (clGetKernelWorkGroupInfo (launch->kernel, launch->cl->id, CL_KERNEL_WORK_GROUP_SIZE,
                                 sizeof kernel_limit, &kernel_limit, NULL) == CL_SUCCESS
@@ -758,6 +804,7 @@ open_device (cl_platform_id   platform,
   clGetDeviceInfo (id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp_config, &fp_config, NULL);
 
   cl->fp64 = has_extension (extensions, "cl_khr_fp64");
+  cl->acc_size = cl->fp64 ? sizeof (cl_double) : sizeof (cl_float);
   cl->max_alloc = max_alloc > 0 ? (gsize) MIN (max_alloc, G_MAXSIZE) : G_MAXSIZE;
   cl->max_work_group = MAX (max_work_group, 1);
   g_mutex_init (&cl->lock);
@@ -789,6 +836,9 @@ register_kernels (void)
   ep_opencl_register_elementwise (opencl_backend.kernels);
   ep_opencl_register_reduce (opencl_backend.kernels);
   ep_opencl_register_linalg (opencl_backend.kernels);
+  ep_opencl_register_rows (opencl_backend.kernels);
+  ep_opencl_register_sort (opencl_backend.kernels);
+  ep_opencl_register_generate (opencl_backend.kernels);
 }
 
 /* Adds opencl:0, opencl:1, … for every usable device of every platform,

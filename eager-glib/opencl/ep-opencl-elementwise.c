@@ -1,13 +1,20 @@
 /* ep-opencl-elementwise.c: arithmetic, comparisons, functions of one
- * tensor and where on OpenCL (kernels/elementwise.cl)
+ * tensor and where (kernels/elementwise.cl); the math and logic ops
+ * (kernels/math.cl) on OpenCL
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
 #include "config.h"
 
+#include <math.h>
+
 #include "ep-opencl-private.h"
+#include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
+
+/* The program of each elementwise op. */
+static const char *programs[EP_N_OPS];
 
 /* Kernels are named after the op and the type they compute in: add_f32,
  * less_equal_i64, sqrt_f64. The op's rule only lets through types that
@@ -26,7 +33,7 @@ opencl_elementwise (EpOpCall  *call,
   g_snprintf (name, sizeof name, "%s_%s", call->op->name,
               ep_cl_dtype_suffix (dtype));
 
-  return ep_cl_map_kernel (call, "elementwise", name, error);
+  return ep_cl_map_kernel (call, programs[call->op->id], name, error);
 }
 
 static gboolean
@@ -41,6 +48,70 @@ opencl_where (EpOpCall  *call,
   return ep_cl_map_kernel (call, "elementwise", name, error);
 }
 
+/* clip: the bounds in the element type, as cpu_clip() makes them */
+static gboolean
+opencl_clip (EpOpCall  *call,
+             GError   **error)
+{
+  EpDType dtype = call->inputs[0]->layout.dtype;
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  gdouble low = call->attrs.values[0], high = call->attrs.values[1];
+  gdouble bounds[2] = { isnan (low) ? -INFINITY : low, isnan (high) ? INFINITY : high };
+  guint8 typed[2][8];
+  char name[16];
+  EpCLLaunch launch;
+  EpCLMap map;
+  gsize local;
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
+    return FALSE;
+
+  for (guint b = 0; b < 2; b++)
+    {
+      gdouble bound = bounds[b];
+
+      switch (dtype)
+        {
+        case EP_DTYPE_INT32:
+          bound = CLAMP (bound, (gdouble) G_MININT32, (gdouble) G_MAXINT32);
+          break;
+        case EP_DTYPE_INT64:
+          /* G_MAXINT64 is not a double: the largest double below it */
+          if (bound <= (gdouble) G_MININT64)
+            {
+              *(gint64 *) typed[b] = G_MININT64;
+              continue;
+            }
+          if (bound >= 9223372036854775808.0)
+            {
+              *(gint64 *) typed[b] = G_MAXINT64;
+              continue;
+            }
+          break;
+        case EP_DTYPE_BOOL:
+          bound = CLAMP (bound, 0.0, 1.0);
+          break;
+        default:
+          break;
+        }
+      ep_scalar_store (typed[b], dtype, bound);
+    }
+
+  ep_cl_map_init (&map, call);
+  g_snprintf (name, sizeof name, "clip_%s", ep_cl_dtype_suffix (dtype));
+  if (!ep_cl_launch_init (&launch, call, "math", name, error))
+    return FALSE;
+
+  ep_cl_launch_tensor (&launch, call->outputs[0]);
+  ep_cl_launch_tensor (&launch, call->inputs[0]);
+  ep_cl_launch_arg (&launch, sizeof map, &map);
+  ep_cl_launch_arg (&launch, itemsize, typed[0]);
+  ep_cl_launch_arg (&launch, itemsize, typed[1]);
+
+  local = ep_cl_launch_local_size (&launch);
+  return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, map.n, local), local, error);
+}
+
 static const EpOpId elementwise_ops[] = {
   EP_OP_ADD, EP_OP_SUB, EP_OP_MUL, EP_OP_DIV, EP_OP_POW,
   EP_OP_LESS, EP_OP_LESS_EQUAL, EP_OP_EQUAL, EP_OP_NOT_EQUAL, EP_OP_GREATER, EP_OP_GREATER_EQUAL,
@@ -48,10 +119,28 @@ static const EpOpId elementwise_ops[] = {
   EP_OP_SIGMOID, EP_OP_RELU,
 };
 
+static const EpOpId math_ops[] = {
+  EP_OP_FLOORDIV, EP_OP_MOD, EP_OP_MINIMUM, EP_OP_MAXIMUM,
+  EP_OP_EXPM1, EP_OP_LOG1P, EP_OP_LOG2, EP_OP_LOG10, EP_OP_SIN, EP_OP_COS, EP_OP_TAN,
+  EP_OP_SINH, EP_OP_COSH, EP_OP_ARCSIN, EP_OP_ARCCOS, EP_OP_ARCTAN, EP_OP_ARCSINH,
+  EP_OP_ARCCOSH, EP_OP_ARCTANH, EP_OP_SOFTPLUS, EP_OP_SIGN, EP_OP_ROUND, EP_OP_CEIL,
+  EP_OP_FLOOR, EP_OP_LOGICAL_AND, EP_OP_LOGICAL_OR, EP_OP_LOGICAL_NOT,
+  EP_OP_ISNAN, EP_OP_ISINF, EP_OP_ISFINITE,
+};
+
 void
 ep_opencl_register_elementwise (EpKernelFunc *kernels)
 {
   for (guint i = 0; i < G_N_ELEMENTS (elementwise_ops); i++)
-    kernels[elementwise_ops[i]] = opencl_elementwise;
+    {
+      kernels[elementwise_ops[i]] = opencl_elementwise;
+      programs[elementwise_ops[i]] = "elementwise";
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (math_ops); i++)
+    {
+      kernels[math_ops[i]] = opencl_elementwise;
+      programs[math_ops[i]] = "math";
+    }
   kernels[EP_OP_WHERE] = opencl_where;
+  kernels[EP_OP_CLIP] = opencl_clip;
 }

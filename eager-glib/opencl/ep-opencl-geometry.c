@@ -174,6 +174,50 @@ ep_cl_reduce_init (EpCLReduce     *reduce,
                             &reduce->red_ndim);
 }
 
+void
+ep_cl_rows_init (EpCLRows              *rows,
+                 const EpLayout *const *layouts,
+                 guint                  n_layouts,
+                 guint                  axis,
+                 gint64                 length)
+{
+  const EpLayout *first = layouts[0];
+  guint n = 0;
+
+  g_assert (n_layouts <= 3);
+
+  memset (rows, 0, sizeof *rows);
+  rows->rows = 1;
+  rows->length = length;
+  for (guint d = 0; d < first->ndim; d++)
+    {
+      if (d == axis)
+        continue;
+      rows->outer_shape[n] = first->shape[d];
+      rows->rows *= first->shape[d];
+      for (guint k = 0; k < n_layouts; k++)
+        rows->outer_strides[k][n] = layouts[k]->strides[d];
+      n++;
+    }
+  rows->outer_ndim = n;
+  for (guint k = 0; k < n_layouts; k++)
+    {
+      rows->offsets[k] = layouts[k]->offset;
+      rows->axis_strides[k] = axis < layouts[k]->ndim ? layouts[k]->strides[axis] : 0;
+    }
+}
+
+/* A contiguous layout seen as one dimension. */
+void
+ep_cl_flat_layout (const EpLayout *layout,
+                   EpLayout       *flat)
+{
+  *flat = *layout;
+  flat->ndim = 1;
+  flat->shape[0] = ep_layout_get_size (layout);
+  flat->strides[0] = 1;
+}
+
 /* The launch of every elementwise kernel: (output, inputs…, geometry),
  * one work-item per element at most. Callers whose kernel computes in
  * float64 check first that the device has it (ep_opencl_check_dtype);

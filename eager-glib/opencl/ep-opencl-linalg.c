@@ -217,19 +217,11 @@ fill_zero (EpOpCall  *call,
            GError   **error)
 {
   EpTensor *out = call->outputs[0];
-  EpOpenCLDevice *cl = ep_opencl_device (call->device);
   guint64 zero = 0;
   gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
-  cl_int status;
 
-  status = ep_opencl_take_fault (call->device, "clEnqueueFillBuffer");
-  if (status == CL_SUCCESS)
-    status = clEnqueueFillBuffer (cl->queue, ep_opencl_mem (out), &zero, itemsize, 0,
-                                ep_layout_get_size (&out->layout) * itemsize, 0, NULL, NULL);
-  if (status != CL_SUCCESS)
-    return ep_opencl_set_error (error, call->device, call->op->name, "clEnqueueFillBuffer", status);
-
-  return TRUE;
+  return ep_opencl_fill_buffer (call->device, call->op->name, ep_opencl_mem (out), &zero, itemsize,
+                                0, ep_layout_get_size (&out->layout) * itemsize, error);
 }
 
 static gboolean

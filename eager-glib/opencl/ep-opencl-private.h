@@ -32,6 +32,7 @@ struct _EpOpenCLDevice
   char             *build_options;
   gsize             max_alloc;
   gsize             max_work_group;
+  gsize             acc_size;       /* ep_acc of kernels/common.cl */
 
   /* Guards the caches and every sequence of clSetKernelArg and enqueue:
    * a cl_kernel holds its arguments and is not thread-safe. */
@@ -94,6 +95,25 @@ typedef struct
   cl_long red_strides[EP_MAX_DIMS];
 } EpCLReduce;
 
+/*
+ * EpCLRows:
+ *
+ * The rows along one axis of up to three operands whose other
+ * dimensions agree: row r of operand k starts at offsets[k] plus r
+ * unravelled over (outer_shape, outer_strides[k]) and steps by
+ * axis_strides[k]. Also in kernels/common.cl.
+ */
+typedef struct
+{
+  cl_long rows;
+  cl_long length;
+  cl_long outer_ndim;
+  cl_long outer_shape[EP_MAX_DIMS];
+  cl_long offsets[3];
+  cl_long axis_strides[3];
+  cl_long outer_strides[3][EP_MAX_DIMS];
+} EpCLRows;
+
 /* A kernel launch being prepared: arguments are set in order; the first
  * failure is kept and reported by ep_cl_launch_run(). */
 typedef struct
@@ -128,6 +148,21 @@ gboolean     ep_opencl_build_source      (EpDevice       *device,
                                           GError        **error);
 cl_mem       ep_opencl_create_buffer     (EpDevice       *device,
                                           const char     *op_name,
+                                          gsize           nbytes,
+                                          GError        **error);
+gboolean     ep_opencl_fill_buffer       (EpDevice       *device,
+                                          const char     *op_name,
+                                          cl_mem          mem,
+                                          gconstpointer   pattern,
+                                          gsize           pattern_size,
+                                          gsize           offset,
+                                          gsize           nbytes,
+                                          GError        **error);
+gboolean     ep_opencl_read_buffer       (EpDevice       *device,
+                                          const char     *op_name,
+                                          cl_mem          mem,
+                                          gsize           offset,
+                                          gpointer        dest,
                                           gsize           nbytes,
                                           GError        **error);
 
@@ -180,6 +215,15 @@ void         ep_cl_reduce_init           (EpCLReduce     *reduce,
                                           const EpLayout *input,
                                           const gint     *axes,
                                           guint           n_axes);
+void         ep_cl_rows_init             (EpCLRows       *rows,
+                                          const EpLayout *const *layouts,
+                                          guint           n_layouts,
+                                          guint           axis,
+                                          gint64          length);
+void         ep_cl_flat_layout           (const EpLayout *layout,
+                                          EpLayout       *flat);
+gsize        ep_cl_pick_local_size       (EpCLLaunch     *launch,
+                                          gsize           wanted);
 const char  *ep_cl_dtype_suffix          (EpDType         dtype);
 gboolean     ep_cl_map_kernel            (EpOpCall       *call,
                                           const char     *program,
@@ -192,5 +236,8 @@ void         ep_opencl_register_creation    (EpKernelFunc *kernels);
 void         ep_opencl_register_elementwise (EpKernelFunc *kernels);
 void         ep_opencl_register_reduce      (EpKernelFunc *kernels);
 void         ep_opencl_register_linalg      (EpKernelFunc *kernels);
+void         ep_opencl_register_rows        (EpKernelFunc *kernels);
+void         ep_opencl_register_sort        (EpKernelFunc *kernels);
+void         ep_opencl_register_generate    (EpKernelFunc *kernels);
 
 G_END_DECLS

@@ -1,4 +1,4 @@
-/* ep-opencl-reduce.c: sum, mean, max and min on OpenCL
+/* ep-opencl-reduce.c: sum, mean, max, min, prod, all and any on OpenCL
  * (kernels/reduce.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -141,4 +141,7 @@ ep_opencl_register_reduce (EpKernelFunc *kernels)
   kernels[EP_OP_MEAN] = opencl_reduce;
   kernels[EP_OP_MAX] = opencl_reduce;
   kernels[EP_OP_MIN] = opencl_reduce;
+  kernels[EP_OP_PROD] = opencl_reduce;
+  kernels[EP_OP_ALL] = opencl_reduce;
+  kernels[EP_OP_ANY] = opencl_reduce;
 }

@@ -47,6 +47,19 @@ typedef struct
   long red_strides[EP_MAX_DIMS];
 } EpReduce;
 
+/* EpCLRows in ep-opencl-private.h: the rows along one axis of up to
+ * three operands whose other dimensions agree. */
+typedef struct
+{
+  long rows;
+  long length;
+  long outer_ndim;
+  long outer_shape[EP_MAX_DIMS];
+  long offsets[3];
+  long axis_strides[3];
+  long outer_strides[3][EP_MAX_DIMS];
+} EpRows;
+
 /* Where operand k's element for output element i lives. */
 inline long
 ep_map_offset (const EpMap *g, int k, long i)
@@ -93,3 +106,21 @@ ep_unravel (long i, long ndim, const long *shape, const long *strides)
 #define EP_F_TO_I64(x) (((x) >= -9223372036854775808.0f && (x) < 9223372036854775808.0f) ? (long) (x) : LONG_MIN)
 #define EP_D_TO_I32(x) (((x) >= -2147483648.0 && (x) < 2147483648.0) ? (int) (x) : INT_MIN)
 #define EP_D_TO_I64(x) (((x) >= -9223372036854775808.0 && (x) < 9223372036854775808.0) ? (long) (x) : LONG_MIN)
+
+/* The first element of row r of operand k. */
+inline long
+ep_row_base (const EpRows *g, int k, long r)
+{
+  return g->offsets[k] + ep_unravel (r, g->outer_ndim, g->outer_shape, g->outer_strides[k]);
+}
+
+/* Sums of exponentials accumulate in double where the device has it, as
+ * on the CPU. */
+#ifdef EP_FP64
+typedef double ep_acc;
+#else
+typedef float ep_acc;
+#endif
+
+/* NaN-propagating maximum */
+#define EP_NAN_MAX(m, x) (((m) > (x) || isnan (m)) ? (m) : (x))

@@ -1,8 +1,8 @@
-/* reduce.cl: sum, mean, max, min over any axes
+/* reduce.cl: sum, mean, max, min, prod, all, any over any axes
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Mirrors cpu/ep-cpu-reduce.c. A reduction is m outputs of k elements
+ * Mirrors cpu/ep-cpu-reduce.c and the folds of cpu/ep-cpu-accumulate.c. A reduction is m outputs of k elements
  * (EpReduce). Two kernels per op and type:
  *
  * - name_wg_T: work-groups of a power-of-two size; group g of output o
@@ -81,6 +81,10 @@ op##_wi_##sfx (__global T *out,                                             \
 }
 
 #define PLUS(a, b) ((a) + (b))
+#define TIMES(a, b) ((a) * (b))
+#define WRAPPING_TIMES(a, b) EP_WRAP64 ((ulong) (a) * (ulong) (b))
+#define AND(a, b) ((a) & (b))
+#define OR(a, b) ((a) | (b))
 #define WRAPPING_PLUS(a, b) EP_WRAP64 ((ulong) (a) + (ulong) (b))
 #define KEEP(a, d) (a)
 #define DIVIDE(a, d) ((a) / (d))
@@ -107,3 +111,10 @@ FP64 (REDUCE (min, f64, double, INFINITY, FMIN, KEEP))
 REDUCE (min, i32, int, INT_MAX, IMIN, KEEP)
 REDUCE (min, i64, long, LONG_MAX, IMIN, KEEP)
 REDUCE (min, b, uchar, 1, IMIN, KEEP)
+
+REDUCE (prod, f32, float, 1.0f, TIMES, KEEP)
+FP64 (REDUCE (prod, f64, double, 1.0, TIMES, KEEP))
+REDUCE (prod, i64, long, 1, WRAPPING_TIMES, KEEP)
+
+REDUCE (all, b, uchar, 1, AND, KEEP)
+REDUCE (any, b, uchar, 0, OR, KEEP)
