@@ -32,6 +32,8 @@
 typedef enum {
   DATA_RANDOM,
   DATA_SPECIAL,
+  DATA_LABELS,      /* the last input: int64 labels in [0, classes) */
+  DATA_BAD_LABELS,  /* the same with one out of range */
 } DataKind;
 
 typedef struct
@@ -40,9 +42,10 @@ typedef struct
   const char *inputs[3];
   const char *axes;       /* NULL: all axes; "0,2"; for expand_dims the axis */
   gboolean    keepdims;
-  const char *ints;       /* a shape: full, reshape */
+  const char *ints;       /* integers ("3x4x-1"): a shape, k, seed … */
   gdouble     values[3];
   DataKind    data;
+  gint64      classes;    /* with DATA_LABELS */
 } Case;
 
 #define ALL_DTYPES 5
@@ -68,6 +71,25 @@ typedef struct
   { op, { "0" } },                                                          \
   { op, { "1000" } },                                                       \
   { op, { "14" }, .data = DATA_SPECIAL }
+
+#define EXTREMUM_CASES(op)                                                  \
+  { op, { "3x4x5" }, "1" },                                                 \
+  { op, { "3x4x5" }, "0", TRUE },                                           \
+  { op, { "6x7t" }, "1" },                                                  \
+  { op, { "4x5s" } },                                                       \
+  { op, { "4x5s" }, NULL, TRUE },                                           \
+  { op, { "3000" } },                                                       \
+  { op, { "2x7" }, "1", .data = DATA_SPECIAL }
+
+#define ROW_CASES(op)                                                       \
+  { op, { "3x4x5" }, "2" },                                                 \
+  { op, { "3x4x5" }, "0" },                                                 \
+  { op, { "6x7t" }, "1" },                                                  \
+  { op, { "4x5s" }, "0" },                                                  \
+  { op, { "5" }, "0" },                                                     \
+  { op, { "0x3" }, "1" },                                                   \
+  { op, { "2x3000" }, "1" },                                                \
+  { op, { "2x7" }, "1", .data = DATA_SPECIAL }
 
 #define REDUCE_CASES(op)                                                    \
   { op, { "3x4x5" } },                                                      \
@@ -152,6 +174,94 @@ static const Case cases[] = {
   { "expand_dims", { "3x4s" }, "1" },
   { "squeeze", { "1x3x1" } },
 
+  /* math (issue 3) */
+  BINARY_CASES ("floordiv"),
+  BINARY_CASES ("mod"),
+  BINARY_CASES ("minimum"),
+  BINARY_CASES ("maximum"),
+  BINARY_CASES ("logical_and"),
+  BINARY_CASES ("logical_or"),
+  { "clip", { "3x4" }, .values = { -1, 1.5 } },
+  { "clip", { "5x6t" }, .values = { -INFINITY, 0 } },
+  { "clip", { "4x3s" }, .values = { NAN, 2 } },
+  { "clip", { "4x3b" }, .values = { -2, INFINITY } },
+  { "clip", { "14" }, .values = { -3e9, 5e9 }, .data = DATA_SPECIAL },
+  { "clip", { "14" }, .values = { 2, -2 }, .data = DATA_SPECIAL },
+  UNARY_CASES ("expm1"),
+  UNARY_CASES ("log1p"),
+  UNARY_CASES ("log2"),
+  UNARY_CASES ("log10"),
+  UNARY_CASES ("sin"),
+  UNARY_CASES ("cos"),
+  UNARY_CASES ("tan"),
+  UNARY_CASES ("sinh"),
+  UNARY_CASES ("cosh"),
+  UNARY_CASES ("arcsin"),
+  UNARY_CASES ("arccos"),
+  UNARY_CASES ("arctan"),
+  UNARY_CASES ("arcsinh"),
+  UNARY_CASES ("arccosh"),
+  UNARY_CASES ("arctanh"),
+  UNARY_CASES ("softplus"),
+  UNARY_CASES ("sign"),
+  UNARY_CASES ("round"),
+  UNARY_CASES ("ceil"),
+  UNARY_CASES ("floor"),
+  UNARY_CASES ("logical_not"),
+  UNARY_CASES ("isnan"),
+  UNARY_CASES ("isinf"),
+  UNARY_CASES ("isfinite"),
+
+  { "prod", { "3x4x5" } },
+  { "prod", { "3x4x5" }, "1", TRUE },
+  { "prod", { "6x7t" }, "0" },
+  { "prod", { "4x5s" }, "1" },
+  { "prod", { "0x3" }, "0" },
+  { "prod", { "300x40" }, "1" },
+  { "prod", { "2x14" }, "1", .data = DATA_SPECIAL },
+  REDUCE_CASES ("all"),
+  REDUCE_CASES ("any"),
+  REDUCE_CASES ("logsumexp"),
+  ROW_CASES ("cumsum"),
+  { "cumsum", { "4x5t" } },
+  { "cumsum", { "" } },
+  EXTREMUM_CASES ("argmin"),
+  EXTREMUM_CASES ("argmax"),
+  ROW_CASES ("sort"),
+  ROW_CASES ("argsort"),
+  { "topk", { "3x9" }, .ints = "3x1" },
+  { "topk", { "3x9" }, .ints = "4x0" },
+  { "topk", { "5x6t" }, .ints = "5x1" },
+  { "topk", { "2x3000" }, .ints = "10x1" },
+  { "topk", { "2x3000" }, .ints = "7x0" },
+  { "topk", { "4x3s" }, .ints = "0x1" },
+  { "topk", { "2x7" }, .ints = "7x1", .data = DATA_SPECIAL },
+  { "topk", { "" }, .ints = "1x1" },
+  ROW_CASES ("softmax"),
+  ROW_CASES ("log_softmax"),
+  { "crossentropy", { "6x5", "6" }, .data = DATA_LABELS, .classes = 5 },
+  { "crossentropy", { "5x6t", "6" }, .data = DATA_LABELS, .classes = 5 },
+  { "crossentropy", { "300x10s", "300" }, .data = DATA_LABELS, .classes = 10 },
+  { "crossentropy", { "6x5", "6" }, .data = DATA_BAD_LABELS, .classes = 5 },
+  { "crossentropy", { "6x5", "6x2" }, .data = DATA_LABELS, .classes = 5 },
+  { "onehot_like", { "6x5", "6" }, .values = { 2.5 }, .data = DATA_LABELS, .classes = 5 },
+  { "onehot_like", { "4x3t", "4" }, .values = { -1 }, .data = DATA_LABELS, .classes = 3 },
+  { "onehot_like", { "6x5", "6" }, .values = { 1 }, .data = DATA_BAD_LABELS, .classes = 5 },
+  { "linspace", { NULL }, .ints = "5x1", .values = { 0, 1 } },
+  { "linspace", { NULL }, .ints = "7x0", .values = { -2.5, 10 } },
+  { "linspace", { NULL }, .ints = "1x1", .values = { 3, 4 } },
+  { "linspace", { NULL }, .ints = "0x1", .values = { 0, 1 } },
+  { "linspace", { NULL }, .ints = "1000x1", .values = { 1e-3, 7 } },
+  { "eye", { NULL }, .ints = "3x4x0" },
+  { "eye", { NULL }, .ints = "5x3x-1" },
+  { "eye", { NULL }, .ints = "4x4x2" },
+  { "eye", { NULL }, .ints = "3x3x7" },
+  { "uniform", { NULL }, .ints = "3x5x42x0", .values = { -1, 2 } },
+  { "uniform", { NULL }, .ints = "1001x7x3", .values = { 0, 1 } },
+  { "uniform", { NULL }, .ints = "2x5x1x1", .values = { 5, 5 } },
+  { "normal", { NULL }, .ints = "3x5x42x0", .values = { 0, 1 } },
+  { "normal", { NULL }, .ints = "1001x9x2", .values = { 0.5, 2 } },
+
   { "matmul", { "3x4", "4x5" } },
   { "matmul", { "4", "4x5" } },
   { "matmul", { "3x4", "4" } },
@@ -190,7 +300,7 @@ parse_dims (const char *text,
             guint      *ndim)
 {
   *ndim = 0;
-  while (*text != '\0' && g_ascii_isdigit (*text))
+  while (*text != '\0' && (g_ascii_isdigit (*text) || *text == '-'))
     {
       char *end;
 
@@ -284,6 +394,32 @@ special_value (EpDType dtype,
 }
 
 static EpTensor *
+make_labels (GRand      *rand,
+             const Spec *spec,
+             const Case *c)
+{
+  gint64 n = 1;
+  g_autofree gdouble *values = NULL;
+  g_autoptr(GError) error = NULL;
+  EpTensor *tensor;
+
+  for (guint d = 0; d < spec->ndim; d++)
+    n *= spec->shape[d];
+  values = g_new (gdouble, MAX (n, 1));
+  for (gint64 i = 0; i < n; i++)
+    values[i] = g_rand_int_range (rand, 0, c->classes);
+  if (c->data == DATA_BAD_LABELS && n > 3)
+    {
+      values[2] = c->classes;
+      values[3] = -1;
+    }
+
+  tensor = ep_tensor_new_from_doubles (values, n, spec->shape, spec->ndim, EP_DTYPE_INT64, &error);
+  g_assert_no_error (error);
+  return tensor;
+}
+
+static EpTensor *
 make_input (GRand      *rand,
             const Spec *spec,
             EpDType     dtype,
@@ -360,8 +496,14 @@ static Tolerance
 tolerance_of (const char *op,
               EpDType     dtype)
 {
-  static const char *const ulp_ops[] = { "exp", "log", "tanh", "sigmoid", "pow", NULL };
-  static const char *const summed_ops[] = { "sum", "mean", "matmul", NULL };
+  static const char *const ulp_ops[] = {
+    "exp", "log", "tanh", "sigmoid", "pow", "expm1", "log1p", "log2", "log10", "sin", "cos",
+    "tan", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "softplus", "softmax", "log_softmax", NULL
+  };
+  static const char *const summed_ops[] = {
+    "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum", NULL
+  };
 
   if (!ep_dtype_is_floating (dtype))
     return EXACT;
@@ -394,6 +536,7 @@ assert_agree (EpTensor   *expected,
   gint64 n = ep_layout_get_size (&expected->layout);
   Tolerance tolerance = tolerance_of (op, dtype);
   gdouble eps = dtype == EP_DTYPE_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
+  gdouble tiny = dtype == EP_DTYPE_FLOAT32 ? FLT_MIN : DBL_MIN;
   gdouble scale = 1.0;
 
   g_assert_cmpint (got->layout.dtype, ==, dtype);
@@ -441,7 +584,8 @@ assert_agree (EpTensor   *expected,
           continue;
         }
 
-      allowed = tolerance == ULP ? 4 * eps * MAX (fabs (w), fabs (h)) + 4 * eps * DBL_MIN
+      /* a few units in the last place, subnormal ones included */
+      allowed = tolerance == ULP ? 4 * eps * MAX (MAX (fabs (w), fabs (h)), tiny)
                                  : 64 * eps * scale;
       if (fabs (w - h) > allowed)
         {
@@ -506,7 +650,11 @@ test_case (gconstpointer data)
       Spec spec;
 
       parse_spec (c->inputs[i], &spec);
-      cpu_base = make_input (rand, &spec, test->dtype, c->data);
+      if ((c->data == DATA_LABELS || c->data == DATA_BAD_LABELS)
+          && (i + 1 == G_N_ELEMENTS (c->inputs) || c->inputs[i + 1] == NULL))
+        cpu_base = make_labels (rand, &spec, c);
+      else
+        cpu_base = make_input (rand, &spec, test->dtype, c->data);
       device_base = ep_tensor_to_device (cpu_base, test->device, &error);
       g_assert_no_error (error);
       cpu_inputs[i] = make_view (cpu_base, &spec);
