@@ -16,5 +16,7 @@
 #include "ep-creation.h"
 /* math branch (issue 3) */
 #include "ep-random.h"
+/* shape branch */
+#include "ep-join.h"
 
 #undef EP_INSIDE

@@ -121,3 +121,24 @@ EP_OP (EYE, eye)
 EP_OP (ONEHOT_LIKE, onehot_like)
 EP_OP (UNIFORM, uniform)
 EP_OP (NORMAL, normal)
+/* views: ep-ops-views.c */
+EP_OP (BROADCAST_TO, broadcast_to)
+EP_OP (FLIP, flip)
+EP_OP (SLICE, slice)
+
+/* joining and repeating: ep-ops-join.c */
+EP_OP (CONCATENATE, concatenate)
+EP_OP (TILE, tile)
+EP_OP (PAD, pad)
+
+/* gathering and scattering: ep-ops-index.c */
+EP_OP (TAKE, take)
+EP_OP (TAKE_ALONG_AXIS, take_along_axis)
+EP_OP (MASK, mask)
+EP_OP (INDEX_UPDATE, index_update)
+EP_OP (SCATTER_ADD, scatter_add)
+
+/* LAPACK: ep-ops-lapack.c */
+EP_OP (INV, inv)
+EP_OP (SLOGDET, slogdet)
+EP_OP (SOLVE, solve)

@@ -90,10 +90,15 @@ typedef enum {
   /* The op places its output on attrs.device, when set, rather than by
    * scope and inputs; its inputs are not moved. */
   EP_OP_FLAG_PLACE_BY_ATTR = 1 << 1,
+  /* The rule reads the data of some inputs (ep_op_read_input()), not only
+   * their layouts: the output's shape (mask) or the validity of the call
+   * (indices in range for take) depends on values. A tracer cannot
+   * assume such an op keeps its output shape for other input values. */
+  EP_OP_FLAG_READS_DATA = 1 << 2,
   /* The op runs where input 0 lives, whatever the scope: layout
    * conversions that dispatch and to_bytes make on the way to another
    * device (copying there first would need them again). */
-  EP_OP_FLAG_PLACE_WITH_INPUT = 1 << 2,
+  EP_OP_FLAG_PLACE_WITH_INPUT = 1 << 3,
 } EpOpFlags;
 
 struct _EpOpDef
@@ -147,5 +152,10 @@ void      ep_op_set_output       (EpOpCall        *call,
                                   EpDType          dtype,
                                   const gint64    *shape,
                                   guint            ndim);
+
+/* For rules of EP_OP_FLAG_READS_DATA ops: ep-op.c */
+GBytes   *ep_op_read_input       (const EpOpCall  *call,
+                                  guint            i,
+                                  GError         **error);
 
 G_END_DECLS

@@ -274,3 +274,18 @@ ep_op_set_output (EpOpCall     *call,
   ep_layout_set_contiguous (out);
   call->n_outputs = 1;
 }
+
+/* The elements of input @i in C order, read from its device (no copy for
+ * contiguous data on the CPU). Only for ops flagged
+ * EP_OP_FLAG_READS_DATA: the rule then depends on values, not only on
+ * layouts. The input has not been cast yet: it has its own dtype. */
+GBytes *
+ep_op_read_input (const EpOpCall  *call,
+                  guint            i,
+                  GError         **error)
+{
+  g_return_val_if_fail (call->op->flags & EP_OP_FLAG_READS_DATA, NULL);
+  g_return_val_if_fail (i < call->n_inputs, NULL);
+
+  return ep_tensor_to_bytes (call->inputs[i], error);
+}

@@ -516,4 +516,112 @@ EpTensor      *ep_tensor_onehot_like        (EpTensor       *self,
                                              gdouble         value,
                                              GError        **error);
 
+/* --- shape branch --- */
+
+/* Views: ep-ops-views.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_flatten            (EpTensor       *self,
+                                             gint            start,
+                                             gint            end,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_broadcast_to       (EpTensor       *self,
+                                             const gint64   *shape,
+                                             guint           ndim,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_flip               (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_slice              (EpTensor       *self,
+                                             const gint64   *starts,
+                                             guint           n_starts,
+                                             const gint64   *stops,
+                                             guint           n_stops,
+                                             const gint64   *steps,
+                                             guint           n_steps,
+                                             GError        **error);
+
+/* Joining, splitting and repeating: ep-ops-join.c */
+
+EP_EXPORT
+EpTensor     **ep_tensor_split              (EpTensor       *self,
+                                             gint64          sections,
+                                             gint            axis,
+                                             guint          *n_outputs,
+                                             GError        **error);
+EP_EXPORT
+EpTensor     **ep_tensor_split_at           (EpTensor       *self,
+                                             const gint64   *indices,
+                                             guint           n_indices,
+                                             gint            axis,
+                                             guint          *n_outputs,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_tile               (EpTensor       *self,
+                                             const gint64   *reps,
+                                             guint           n_reps,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_pad                (EpTensor       *self,
+                                             const gint64   *paddings,
+                                             guint           n_paddings,
+                                             EpPadMode       mode,
+                                             gdouble         value,
+                                             GError        **error);
+
+/* Gathering and scattering: ep-ops-index.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_take               (EpTensor       *self,
+                                             EpTensor       *indices,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_take_along_axis    (EpTensor       *self,
+                                             EpTensor       *indices,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mask               (EpTensor       *self,
+                                             EpTensor       *mask,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_index_update       (EpTensor       *self,
+                                             EpTensor       *indices,
+                                             EpTensor       *values,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_scatter_add        (EpTensor       *self,
+                                             EpTensor       *indices,
+                                             EpTensor       *values,
+                                             gint            axis,
+                                             GError        **error);
+
+/* Linear algebra: ep-ops-lapack.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_dot                (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_outer              (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_inv                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_slogdet            (EpTensor       *self,
+                                             EpTensor      **logabsdet,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_solve              (EpTensor       *self,
+                                             EpTensor       *b,
+                                             GError        **error);
+
 G_END_DECLS

@@ -52,4 +52,32 @@ EP_EXPORT
 EpDType     ep_dtype_promote      (EpDType a,
                                    EpDType b);
 
+/* Shapes and indexing (shape branch) */
+
+/**
+ * EpPadMode:
+ * @EP_PAD_CONSTANT: the new elements take a constant value
+ * @EP_PAD_REFLECT: the new elements mirror the data around the edge
+ *   element, which is not repeated (NumPy's `"reflect"`)
+ *
+ * How [method@Tensor.pad] fills the new elements.
+ */
+typedef enum {
+  EP_PAD_CONSTANT,
+  EP_PAD_REFLECT,
+} EpPadMode;
+
+/**
+ * EpMeshIndexing:
+ * @EP_MESH_XY: Cartesian indexing: with inputs of lengths m and n the
+ *   outputs have shape (n, m) (NumPy's default)
+ * @EP_MESH_IJ: matrix indexing: the outputs have shape (m, n)
+ *
+ * How [func@meshgrid] orders the dimensions of its outputs.
+ */
+typedef enum {
+  EP_MESH_XY,
+  EP_MESH_IJ,
+} EpMeshIndexing;
+
 G_END_DECLS

@@ -123,6 +123,10 @@ ep_cpu_device_new (void)
   ep_cpu_register_sort (cpu_backend.kernels);
   ep_cpu_register_softmax (cpu_backend.kernels);
   ep_cpu_register_generate (cpu_backend.kernels);
+  /* shape branch */
+  ep_cpu_register_join (cpu_backend.kernels);
+  ep_cpu_register_index (cpu_backend.kernels);
+  ep_cpu_register_lapack (cpu_backend.kernels);
 
   return ep_device_new (&cpu_backend, "cpu:0", description,
                         vendor != NULL ? vendor : _("unknown"), memory, TRUE, NULL);

@@ -63,6 +63,10 @@ void     ep_cpu_register_creation    (EpKernelFunc *kernels);
 void     ep_cpu_register_elementwise (EpKernelFunc *kernels);
 void     ep_cpu_register_reduce      (EpKernelFunc *kernels);
 void     ep_cpu_register_linalg      (EpKernelFunc *kernels);
+/* shape branch */
+void     ep_cpu_register_join        (EpKernelFunc *kernels);
+void     ep_cpu_register_index       (EpKernelFunc *kernels);
+void     ep_cpu_register_lapack      (EpKernelFunc *kernels);
 
 /* ep-ops-cast.c: the device-neutral copy behind to_device */
 gboolean ep_copy_to_device_kernel    (EpOpCall     *call,

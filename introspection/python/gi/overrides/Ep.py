@@ -430,6 +430,387 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=Ep.DType.FLOAT32):
 
 __all__ += ["minimum", "maximum", "clip", "linspace", "eye", "uniform", "normal"]
 
+
+# Shapes, indexing and linear algebra (shape branch)
+#
+# NumPy's signatures for the shape, indexing and linear algebra methods,
+# and NumPy's indexing (`__getitem__`) built on slice (views), take and
+# mask.
+
+_INT64_MIN = -(1 << 63)
+_INT64_MAX = (1 << 63) - 1
+
+
+def _clamp64(value):
+    return min(max(int(value), _INT64_MIN), _INT64_MAX)
+
+
+def _index_array(value):
+    """An integer or bool tensor for an index given as a tensor, a NumPy
+    array or a (nested) list; None for anything else."""
+    import numpy
+    if isinstance(value, Ep.Tensor):
+        return value
+    if isinstance(value, (list, tuple, numpy.ndarray)):
+        array = numpy.asarray(value)
+        if array.dtype == numpy.bool_:
+            return astensor(array)
+        if array.dtype.kind in "iu":
+            return astensor(array.astype(numpy.int64))
+        if array.size == 0:
+            return astensor(array.astype(numpy.int64))
+    return None
+
+
+def _is_bool_tensor(value):
+    return isinstance(value, Ep.Tensor) and value.get_dtype() == Ep.DType.BOOL
+
+
+def _normalize_key(self, key):
+    """The key as a list with one entry per consumed axis of self (ints,
+    slices, index tensors; a bool tensor of k dimensions is one entry for
+    k axes) and None for new axes; Ellipsis expanded."""
+    import numpy
+    if not isinstance(key, tuple):
+        key = (key,)
+    items = []
+    for k in key:
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            items.append(k)
+        elif isinstance(k, (bool, numpy.bool_)):
+            items.append(astensor(numpy.asarray(bool(k))))
+        elif isinstance(k, numbers.Integral):
+            items.append(int(k))
+        else:
+            tensor = _index_array(k)
+            if tensor is None:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and integer "
+                                 f"or boolean arrays are valid indices, not {type(k).__name__}")
+            if tensor.get_dtype() not in (Ep.DType.BOOL, Ep.DType.INT32, Ep.DType.INT64):
+                raise IndexError("arrays used as indices must be of integer or boolean type")
+            items.append(tensor)
+
+    def consumed(k):
+        if k is None or k is Ellipsis:
+            return 0
+        if _is_bool_tensor(k):
+            return k.get_ndim()
+        return 1
+
+    ndim = self.get_ndim()
+    used = sum(consumed(k) for k in items)
+    if used > ndim:
+        raise IndexError(f"too many indices for a tensor of {ndim} dimensions ({used} were indexed)")
+    ellipses = [i for i, k in enumerate(items) if k is Ellipsis]
+    if len(ellipses) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    fill = [slice(None)] * (ndim - used)
+    if ellipses:
+        i = ellipses[0]
+        items = items[:i] + fill + items[i + 1:]
+    else:
+        items = items + fill
+    return items
+
+
+def _slice_bounds(index, extent):
+    """start, stop, step for ep_tensor_slice from a Python int or slice."""
+    if isinstance(index, int):
+        if not -extent <= index < extent:
+            raise IndexError(f"index {index} is out of bounds for an axis of size {extent}")
+        index %= extent
+        return index, index + 1, 1
+    step = 1 if index.step is None else _clamp64(index.step)
+    if index.start is None:
+        start = _INT64_MIN if step > 0 else _INT64_MAX
+    else:
+        start = _clamp64(index.start)
+    if index.stop is None:
+        stop = _INT64_MAX if step > 0 else _INT64_MIN
+    else:
+        stop = _clamp64(index.stop)
+    return start, stop, step
+
+
+def _basic_index(self, items):
+    """Ints, slices and None only: one slice (a view) and a reshape."""
+    shape = self.shape
+    starts, stops, steps = [], [], []
+    axis = 0
+    for k in items:
+        if k is None:
+            continue
+        start, stop, step = _slice_bounds(k, shape[axis])
+        starts.append(start)
+        stops.append(stop)
+        steps.append(step)
+        axis += 1
+    view = Ep.Tensor.slice(self, starts, stops, steps) if starts else self
+    sliced = view.shape
+    new_shape = []
+    axis = 0
+    for k in items:
+        if k is None:
+            new_shape.append(1)
+            continue
+        if not isinstance(k, int):
+            new_shape.append(sliced[axis])
+        axis += 1
+    if tuple(new_shape) == sliced:
+        return view
+    return Ep.Tensor.reshape(view, new_shape)
+
+
+def _move_axis(tensor, source, destination):
+    order = list(range(tensor.get_ndim()))
+    order.insert(destination, order.pop(source))
+    if order == sorted(order):
+        return tensor
+    return Ep.Tensor.transpose(tensor, order)
+
+
+def _advanced_index(self, items):
+    """NumPy's advanced indexing: slices first (a view), then one mask or
+    take. Integers count as 0-d index arrays here, as in NumPy."""
+    import numpy
+    # 1. the basic part: slices applied, None as new axes; one entry per
+    #    axis of the view, either slice(None) or an index tensor
+    starts, stops, steps = [], [], []
+    for k in items:
+        if k is None:
+            continue
+        if isinstance(k, slice):
+            start, stop, step = _slice_bounds(k, 0)
+        else:
+            start, stop, step = _INT64_MIN, _INT64_MAX, 1
+        for _ in range(k.get_ndim() if _is_bool_tensor(k) else 1):
+            starts.append(start)
+            stops.append(stop)
+            steps.append(step)
+    view = Ep.Tensor.slice(self, starts, stops, steps) if starts else self
+    arrays_count = sum(isinstance(k, (Ep.Tensor, int)) for k in items)
+    entries = []
+    for k in items:
+        if _is_bool_tensor(k) and k.get_ndim() == 0 and arrays_count > 1:
+            # with other index arrays, True is a new axis indexed by
+            # [0], False one indexed by []
+            view = Ep.Tensor.expand_dims(view, len(entries))
+            entries.append(astensor(numpy.zeros(int(k.item()), numpy.int64)))
+        elif k is None:
+            view = Ep.Tensor.expand_dims(view, len(entries))
+            entries.append(slice(None))
+        elif isinstance(k, slice):
+            entries.append(slice(None))
+        elif isinstance(k, int):
+            entries.append(astensor(numpy.asarray(k, dtype=numpy.int64)))
+        elif _is_bool_tensor(k):
+            entries.append(k)
+            entries.extend([Ellipsis] * (k.get_ndim() - 1))   # axes it covers
+        else:
+            entries.append(k)
+
+    advanced = [(axis, k) for axis, k in enumerate(entries) if isinstance(k, Ep.Tensor)]
+
+    # 2. a single mask: move its axes to the front, mask, move back
+    if len(advanced) == 1 and _is_bool_tensor(advanced[0][1]):
+        axis, mask = advanced[0]
+        k = mask.get_ndim()
+        ndim = view.get_ndim()
+        order = list(range(axis, axis + k)) + [d for d in range(ndim) if not axis <= d < axis + k]
+        moved = Ep.Tensor.transpose(view, order) if order != list(range(ndim)) else view
+        return _move_axis(Ep.Tensor.mask(moved, mask), 0, axis)
+
+    # 3. masks among other index arrays: their nonzero positions
+    axes, arrays = [], []
+    for axis, k in advanced:
+        if _is_bool_tensor(k):
+            for d, positions in enumerate(numpy.nonzero(k.numpy())):
+                axes.append(axis + d)
+                arrays.append(astensor(positions.astype(numpy.int64)))
+        else:
+            axes.append(axis)
+            arrays.append(k)
+
+    if len(arrays) == 1:
+        return Ep.Tensor.take(view, arrays[0], axes[0])
+
+    try:
+        numpy.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                         + " ".join(str(a.shape) for a in arrays)) from None
+
+    # 4. several index arrays: merge their axes into one and take flat
+    #    positions; apart, their axes go first (NumPy's rule)
+    if axes != list(range(axes[0], axes[0] + len(axes))):
+        order = axes + [d for d in range(view.get_ndim()) if d not in axes]
+        view = Ep.Tensor.transpose(view, order)
+        axes = list(range(len(axes)))
+    shape = view.shape
+    first = axes[0]
+    extents = [shape[a] for a in axes]
+    flat = None
+    stride = 1
+    for extent, array in reversed(list(zip(extents, arrays))):
+        # take from a range checks the indices and wraps negative ones
+        wrapped = Ep.Tensor.take(Ep.arange(0, extent, 1, Ep.DType.INT64), array, 0)
+        term = wrapped * stride if stride != 1 else wrapped
+        flat = term if flat is None else term + flat
+        stride *= extent
+    merged_extent = 1
+    for extent in extents:
+        merged_extent *= extent
+    merged = Ep.Tensor.reshape(view, list(shape[:first]) + [merged_extent] + list(shape[first + len(axes):]))
+    return Ep.Tensor.take(merged, flat, first)
+
+
+def _getitem(self, key):
+    """NumPy indexing. Integers, slices (any step), None and Ellipsis give
+    a view; integer and boolean index arrays (tensors, NumPy arrays,
+    lists) give a copy, with NumPy's rules for where their dimensions go.
+    An integer out of range raises IndexError; an index array out of
+    range raises the library's index error."""
+    items = _normalize_key(self, key)
+    if any(isinstance(k, Ep.Tensor) for k in items):
+        return _advanced_index(self, items)
+    return _basic_index(self, items)
+
+
+def _flatten(self, start=0, end=-1):
+    return Ep.Tensor.flatten(self, start, end)
+
+
+def _broadcast_to(self, *shape):
+    return Ep.Tensor.broadcast_to(self, _shape(shape))
+
+
+def _flip(self, axis=None):
+    return Ep.Tensor.flip(self, _axes(axis))
+
+
+def _slice(self, starts, stops, steps=None):
+    """ep_tensor_slice with None for omitted bounds, as in Python."""
+    starts, stops = list(starts), list(stops)
+    steps = [1] * len(starts) if steps is None else [1 if s is None else _clamp64(s) for s in steps]
+    bounds = [_slice_bounds(slice(a, b, c), 0) for a, b, c in zip(starts, stops, steps)]
+    return Ep.Tensor.slice(self, [b[0] for b in bounds], [b[1] for b in bounds], [b[2] for b in bounds])
+
+
+def _split(self, indices_or_sections, axis=0):
+    if isinstance(indices_or_sections, numbers.Integral):
+        return Ep.Tensor.split(self, int(indices_or_sections), axis)
+    return Ep.Tensor.split_at(self, [int(i) for i in indices_or_sections], axis)
+
+
+def _tile(self, reps):
+    if isinstance(reps, numbers.Integral):
+        reps = [reps]
+    return Ep.Tensor.tile(self, [int(r) for r in reps])
+
+
+_PAD_MODES = {"constant": Ep.PadMode.CONSTANT, "reflect": Ep.PadMode.REFLECT}
+
+
+def _pad(self, pad_width, mode="constant", constant_values=0):
+    """NumPy's pad: pad_width is n, (before, after) or one pair per axis."""
+    import numpy
+    ndim = self.get_ndim()
+    widths = numpy.broadcast_to(numpy.asarray(pad_width, dtype=numpy.int64).reshape(-1, 2)
+                                if numpy.ndim(pad_width) > 0 else numpy.full((1, 2), pad_width),
+                                (ndim, 2))
+    if isinstance(mode, str):
+        try:
+            mode = _PAD_MODES[mode]
+        except KeyError:
+            raise ValueError(f"unsupported pad mode {mode!r}") from None
+    return Ep.Tensor.pad(self, [int(w) for w in widths.reshape(-1)], mode, float(constant_values))
+
+
+def _take(self, indices, axis=None):
+    """NumPy's take; axis=None takes from the flattened tensor."""
+    indices = _index_array(indices) if not isinstance(indices, numbers.Integral) else \
+        astensor(indices, int64)
+    if indices is None:
+        raise TypeError("indices must be integers")
+    if axis is None:
+        return Ep.Tensor.take(Ep.Tensor.flatten(self, 0, -1), indices, 0)
+    return Ep.Tensor.take(self, indices, axis)
+
+
+def _take_along_axis(self, indices, axis):
+    indices = _index_array(indices)
+    if axis is None:
+        return Ep.Tensor.take_along_axis(Ep.Tensor.flatten(self, 0, -1),
+                                         Ep.Tensor.flatten(indices, 0, -1), 0)
+    return Ep.Tensor.take_along_axis(self, indices, axis)
+
+
+def _scatter(method):
+    def scatter(self, indices, values, axis=0):
+        if isinstance(indices, numbers.Integral):
+            indices = astensor(indices, int64)
+        return method(self, _index_array(indices), _operand(values), axis)
+    return scatter
+
+
+def _mask(self, mask):
+    return Ep.Tensor.mask(self, _index_array(mask))
+
+
+Tensor.__getitem__ = _getitem
+Tensor.flatten = _flatten
+Tensor.broadcast_to = _broadcast_to
+Tensor.flip = _flip
+Tensor.slice = _slice
+Tensor.split = _split
+Tensor.tile = _tile
+Tensor.pad = _pad
+Tensor.take = _take
+Tensor.take_along_axis = _take_along_axis
+Tensor.mask = _mask
+Tensor.index_update = _scatter(Ep.Tensor.index_update)
+Tensor.scatter_add = _scatter(Ep.Tensor.scatter_add)
+Tensor.dot = _binary(Ep.Tensor.dot)
+Tensor.outer = _binary(Ep.Tensor.outer)
+Tensor.solve = _binary(Ep.Tensor.solve)
+
+
+def concatenate(tensors, axis=0):
+    """NumPy's concatenate; axis=None joins the flattened tensors."""
+    tensors = [astensor(t) for t in tensors]
+    if axis is None:
+        tensors = [Ep.Tensor.flatten(t, 0, -1) for t in tensors]
+        axis = 0
+    return Ep.concatenate(tensors, axis)
+
+
+def stack(tensors, axis=0):
+    return Ep.stack([astensor(t) for t in tensors], axis)
+
+
+_MESH_INDEXING = {"xy": Ep.MeshIndexing.XY, "ij": Ep.MeshIndexing.IJ}
+
+
+def meshgrid(*tensors, indexing="xy"):
+    """NumPy's meshgrid: broadcast views, one per input."""
+    try:
+        indexing = _MESH_INDEXING[indexing]
+    except KeyError:
+        raise ValueError(f"indexing must be 'xy' or 'ij', not {indexing!r}") from None
+    return Ep.meshgrid([astensor(t) for t in tensors], indexing)
+
+
+def dot(a, b):
+    return Ep.Tensor.dot(_operand(a), _operand(b))
+
+
+def outer(a, b):
+    return Ep.Tensor.outer(_operand(a), _operand(b))
+
+
+__all__ += ["concatenate", "stack", "meshgrid", "dot", "outer"]
+
+
 # opencl: devices and device scopes
 
 class Device(Ep.Device):

@@ -1,0 +1,33 @@
+/* ep-join.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(EP_INSIDE) && !defined(EP_COMPILATION)
+# error "Only <eager-glib/eager-glib.h> can be included directly."
+#endif
+
+#include "ep-tensor.h"
+
+G_BEGIN_DECLS
+
+EP_EXPORT
+EpTensor  *ep_concatenate (EpTensor       **tensors,
+                           guint            n_tensors,
+                           gint             axis,
+                           GError         **error);
+EP_EXPORT
+EpTensor  *ep_stack       (EpTensor       **tensors,
+                           guint            n_tensors,
+                           gint             axis,
+                           GError         **error);
+EP_EXPORT
+EpTensor **ep_meshgrid    (EpTensor       **tensors,
+                           guint            n_tensors,
+                           EpMeshIndexing   indexing,
+                           guint           *n_outputs,
+                           GError         **error);
+
+G_END_DECLS

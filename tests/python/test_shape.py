@@ -1,0 +1,332 @@
+"""Shape ops against NumPy: flatten, broadcast_to, flip, concatenate,
+stack, split, tile, pad, meshgrid; views with negative strides through
+the rest of the library; every error path."""
+
+import itertools
+
+import numpy as np
+import pytest
+from conftest import DTYPES, Ep, assert_ep_error, assert_matches, random_array
+from shape_helpers import LAYOUTS, as_layout
+
+SHAPES = [(), (0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.numpy_op("flatten")
+def test_flatten(rng, shape, layout):
+    a = random_array(rng, shape, "float32")
+    t = as_layout(a, layout)
+    ndim = max(a.ndim, 1)
+    for start in range(-ndim, ndim):
+        for end in range(-ndim, ndim):
+            s, e = start % ndim, end % ndim
+            if e < s:
+                assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flatten, t, start, end)
+                continue
+            if a.ndim == 0:
+                expected = a.reshape(1)
+            else:
+                expected = a.reshape(a.shape[:s] + (int(np.prod(a.shape[s:e + 1])),) + a.shape[e + 1:])
+            assert_matches(t.flatten(start, end), expected)
+
+
+def test_flatten_is_a_view_of_contiguous_data(rng):
+    t = Ep.astensor(random_array(rng, (2, 3, 4), "int32"))
+    assert t.flatten().shares_storage(t)
+    assert t.flatten().shape == (24,)
+
+
+def test_flatten_errors():
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flatten, Ep.zeros([2, 3]), 2, -1)
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flatten, Ep.zeros([2, 3]), 0, -3)
+    message = assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flatten, Ep.zeros([2, 3, 4]), 2, 1)
+    assert "flatten" in message
+
+
+BROADCASTS = [((), (3, 2)), ((3,), (2, 3)), ((1,), (4,)), ((2, 1), (2, 5)), ((2, 1), (2, 0)),
+              ((1, 3, 1), (2, 3, 4)), ((0,), (3, 0)), ((3,), (3,))]
+
+
+@pytest.mark.parametrize("shape,target", BROADCASTS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.numpy_op("broadcast_to")
+def test_broadcast_to(rng, shape, target, dtype):
+    a = random_array(rng, shape, dtype)
+    t = Ep.astensor(a)
+    r = t.broadcast_to(target)
+    assert_matches(r, np.broadcast_to(a, target))
+    assert r.shares_storage(t)
+
+
+@pytest.mark.numpy_op("broadcast_to")
+def test_broadcast_to_has_zero_strides_and_computes(rng):
+    a = random_array(rng, (3, 1), "float64")
+    r = Ep.astensor(a).broadcast_to(2, 3, 4)
+    assert r.get_strides() == [0, 1, 0]
+    assert_matches(r.sum(axis=0), np.broadcast_to(a, (2, 3, 4)).sum(axis=0))
+    assert_matches(r @ Ep.ones((4, 2), "float64"), np.broadcast_to(a, (2, 3, 4)) @ np.ones((4, 2)))
+    b = np.broadcast_to(a, (2, 3, 4))
+    assert_matches(r.reshape(6, 4) @ r.T.reshape(4, 6), b.reshape(6, 4) @ b.T.reshape(4, 6))
+
+
+@pytest.mark.numpy_op("broadcast_to")
+def test_broadcast_to_non_contiguous(rng):
+    a = random_array(rng, (4, 1), "int32")
+    t = as_layout(a, "strided")
+    assert_matches(t.broadcast_to(3, 4, 5), np.broadcast_to(a, (3, 4, 5)))
+
+
+def test_broadcast_to_errors():
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.broadcast_to, Ep.zeros([3]), [4])
+    assert "(3,)" in message and "(4,)" in message and "broadcast_to" in message
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.broadcast_to, Ep.zeros([2, 3]), [3])
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.broadcast_to, Ep.zeros([3]), [-1, 3])
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.broadcast_to, Ep.zeros([3]), [1] * 9)
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), (2, 1, 0)])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.numpy_op("flip")
+def test_flip(rng, axis, dtype):
+    a = random_array(rng, (2, 3, 4), dtype)
+    t = Ep.astensor(a)
+    r = t.flip(axis)
+    assert_matches(r, np.flip(a, axis))
+    assert r.shares_storage(t)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (4, 0), (3, 5)])
+@pytest.mark.numpy_op("flip")
+def test_flip_layouts_and_small_shapes(rng, layout, shape):
+    a = random_array(rng, shape, "int64")
+    assert_matches(as_layout(a, layout).flip(), np.flip(a))
+
+
+@pytest.mark.numpy_op("flip", "matmul", "reshape", "sum", "add", "transpose", "astype")
+def test_negative_strides_through_the_library(rng):
+    a = random_array(rng, (4, 5), "float64")
+    b = random_array(rng, (5, 3), "float64")
+    fa, fb = Ep.astensor(a).flip(), Ep.astensor(b).flip(0)
+    na, nb = np.flip(a), np.flip(b, 0)
+    assert fa.get_strides() == [-5, -1]
+    assert_matches(fa @ fb, na @ nb)
+    assert_matches(fa.T @ fa, na.T @ na)
+    assert_matches(fb.T @ Ep.astensor(a).flip(1).T, nb.T @ np.flip(a, 1).T)
+    assert_matches(Ep.astensor(a[0]).flip() @ fb, np.flip(a[0]) @ nb)
+    assert_matches(fa @ Ep.astensor(b[:, 0]).flip(), na @ np.flip(b[:, 0]))
+    assert_matches(fa.reshape(20), na.reshape(20))
+    assert_matches(fa.reshape(2, 2, 5), na.reshape(2, 2, 5))
+    assert_matches(fa.sum(axis=1), na.sum(axis=1))
+    assert_matches(fa + fa.T.T, na + na)
+    assert_matches(fa.astype("int32"), na.astype("int32"))
+    assert_matches(fa[::-2, 1:4], na[::-2, 1:4])
+    assert_matches(fa.flip(), a)
+    for dtype in ("int32", "int64", "bool"):
+        ia = random_array(rng, (3, 4), dtype)
+        ib = random_array(rng, (4, 2), dtype)
+        assert_matches(Ep.astensor(ia).flip() @ Ep.astensor(ib).flip(), np.flip(ia) @ np.flip(ib))
+
+
+@pytest.mark.numpy_op("flip", "reshape")
+def test_reshape_of_flipped_rows_is_a_view():
+    a = np.arange(12.0).reshape(3, 4)
+    t = Ep.astensor(a).flip(0)
+    r = t.reshape(3, 2, 2)
+    assert_matches(r, np.flip(a, 0).reshape(3, 2, 2))
+    assert r.shares_storage(t)
+
+
+def test_flip_errors():
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flip, Ep.zeros([2, 3]), [2])
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flip, Ep.zeros([2, 3]), [0, -2])
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flip, Ep.zeros([]), [0])
+
+
+@pytest.mark.parametrize("dtype_a,dtype_b", list(itertools.product(DTYPES, repeat=2)))
+@pytest.mark.numpy_op("concatenate")
+def test_concatenate_promotion(rng, dtype_a, dtype_b):
+    a = random_array(rng, (2, 3), dtype_a)
+    b = random_array(rng, (1, 3), dtype_b)
+    assert_matches(Ep.concatenate([a, b]), np.concatenate([a, b]))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.numpy_op("concatenate")
+def test_concatenate_axes_and_layouts(rng, axis, layout):
+    shapes = []
+    for extent in (2, 0, 3, 1):
+        shape = [2, 3, 4]
+        shape[axis] = extent
+        shapes.append(tuple(shape))
+    arrays = [random_array(rng, s, "float64") for s in shapes]
+    tensors = [as_layout(a, layout) for a in arrays]
+    assert_matches(Ep.concatenate(tensors, axis), np.concatenate(arrays, axis))
+
+
+@pytest.mark.numpy_op("concatenate")
+def test_concatenate_many_and_one(rng):
+    arrays = [random_array(rng, (i % 3, 2), "int32") for i in range(13)]
+    assert_matches(Ep.concatenate(arrays), np.concatenate(arrays))
+    a = random_array(rng, (4,), "bool")
+    assert_matches(Ep.concatenate([a]), a)
+    assert_matches(Ep.concatenate([a, a], axis=None), np.concatenate([a, a], axis=None))
+    assert_matches(Ep.concatenate([a.reshape(2, 2), a], axis=None), np.concatenate([a.reshape(2, 2), a], axis=None))
+
+
+def test_concatenate_errors():
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.concatenate, [Ep.zeros([2, 3]), Ep.zeros([2, 4])], 0)
+    assert "concatenate" in message and "(2, 4)" in message
+    assert_ep_error(Ep.Error.SHAPE, Ep.concatenate, [Ep.zeros([2, 3]), Ep.zeros([3])], 0)
+    assert_ep_error(Ep.Error.SHAPE, Ep.concatenate, [Ep.zeros([]), Ep.zeros([])], 0)
+    assert_ep_error(Ep.Error.AXIS, Ep.concatenate, [Ep.zeros([2]), Ep.zeros([2])], 1)
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.concatenate, [], 0)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+@pytest.mark.parametrize("shape", [(), (0,), (2, 3)])
+@pytest.mark.numpy_op("stack")
+def test_stack(rng, axis, shape):
+    if not -len(shape) - 1 <= axis <= len(shape):
+        assert_ep_error(Ep.Error.AXIS, Ep.stack, [Ep.zeros(list(shape))], axis)
+        return
+    arrays = [random_array(rng, shape, "int64") for _ in range(3)]
+    tensors = [as_layout(a, layout) for a, layout in zip(arrays, LAYOUTS)]
+    assert_matches(Ep.stack(tensors, axis), np.stack(arrays, axis))
+
+
+@pytest.mark.numpy_op("stack")
+def test_stack_promotes(rng):
+    a, b = random_array(rng, (3,), "int32"), random_array(rng, (3,), "float32")
+    assert_matches(Ep.stack([a, b]), np.stack([a, b]))
+
+
+def test_stack_errors():
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.stack, [Ep.zeros([2, 3]), Ep.zeros([3, 2])], 0)
+    assert "stack" in message
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.stack, [], 0)
+    assert_ep_error(Ep.Error.SHAPE, Ep.stack, [Ep.zeros([1] * 8)], 0)
+
+
+@pytest.mark.parametrize("sections", [1, 2, 3, 6, [1, 4], [0, 0, 6], [-2], [4, 2], [10], []])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.numpy_op("split")
+def test_split(rng, sections, axis):
+    a = random_array(rng, (6, 6), "float32")
+    t = as_layout(a, "transposed")
+    parts = t.split(sections, axis)
+    expected = np.split(a, sections, axis)
+    assert len(parts) == len(expected)
+    for part, e in zip(parts, expected):
+        assert_matches(part, e)
+        assert part.shares_storage(t)
+
+
+@pytest.mark.numpy_op("split")
+def test_split_empty_axis(rng):
+    a = random_array(rng, (0, 2), "int32")
+    parts = Ep.astensor(a).split(3)
+    assert [p.shape for p in parts] == [(0, 2)] * 3
+
+
+def test_split_errors():
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.split, Ep.zeros([7, 2]), 3, 0)
+    assert "split" in message and "7" in message and "3" in message
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.split, Ep.zeros([6]), 0, 0)
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.split, Ep.zeros([6]), -2, 0)
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.split, Ep.zeros([6]), 2, 1)
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.split_at, Ep.zeros([]), [1], 0)
+
+
+@pytest.mark.parametrize("reps", [(), (2,), (1, 3), (2, 0), (3, 1, 2), (2, 2, 2, 2)])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (0, 2)])
+@pytest.mark.numpy_op("tile")
+def test_tile(rng, reps, shape):
+    a = random_array(rng, shape, "int32")
+    assert_matches(Ep.astensor(a).tile(reps), np.tile(a, reps))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.numpy_op("tile")
+def test_tile_dtypes_and_layouts(rng, dtype, layout):
+    a = random_array(rng, (2, 3), dtype)
+    assert_matches(as_layout(a, layout).tile((2, 1, 3)), np.tile(a, (2, 1, 3)))
+
+
+def test_tile_errors():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.tile, Ep.zeros([2]), [-1])
+    assert "tile" in message and "-1" in message
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.tile, Ep.zeros([2]), [1] * 9)
+    assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.Tensor.tile, Ep.zeros([2]), [1 << 40, 1 << 40])
+
+
+PADS = [0, 1, (2, 0), ((1, 2), (0, 3)), ((0, 0), (4, 5)), ((7, 6), (5, 9))]
+
+
+@pytest.mark.parametrize("pad", PADS)
+@pytest.mark.parametrize("mode", ["constant", "reflect"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.numpy_op("pad")
+def test_pad(rng, pad, mode, dtype):
+    a = random_array(rng, (3, 4), dtype)
+    kwargs = {"constant_values": 5} if mode == "constant" and dtype != "bool" else {}
+    expected = np.pad(a, pad, mode, **kwargs)
+    got = Ep.astensor(a).pad(pad, mode, kwargs.get("constant_values", 0))
+    assert_matches(got, expected)
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (2,), (1, 5), (0, 3)])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.numpy_op("pad")
+def test_pad_small_shapes_and_layouts(rng, shape, layout):
+    a = random_array(rng, shape, "float64")
+    t = as_layout(a, layout)
+    widths = [(2, 3)] * a.ndim
+    if a.ndim == 0:
+        assert_matches(Ep.Tensor.pad(t, [], Ep.PadMode.REFLECT, 0), a)
+        return
+    assert_matches(t.pad(widths, "constant", 1.5), np.pad(a, widths, "constant", constant_values=1.5))
+    if a.size > 0:
+        assert_matches(t.pad(widths, "reflect"), np.pad(a, widths, "reflect"))
+
+
+@pytest.mark.numpy_op("pad")
+def test_pad_value_converts_to_the_dtype():
+    a = np.arange(3, dtype=np.int32)
+    assert_matches(Ep.astensor(a).pad(1, "constant", 2.7), np.pad(a, 1, constant_values=2.7))
+
+
+def test_pad_errors():
+    # the C lengths check (2 * ndim paddings) is in tests/c/test-shape.c:
+    # the override takes NumPy's pad_width, which broadcasts
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.pad, Ep.zeros([2]), [(1, -1)])
+    assert "pad" in message and "-1" in message
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.pad, Ep.zeros([0]), 1, "reflect")
+    assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.Tensor.pad, Ep.zeros([2]), 1 << 62)
+    with pytest.raises(ValueError):
+        Ep.zeros([2, 3]).pad([1, 2, 3])
+    with pytest.raises(ValueError):
+        Ep.zeros([2]).pad(1, "wrap")
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("shapes", [[(3,)], [(3,), (4,)], [(2,), (0,), (3,)], [(2, 2), (3,)], [(), (2,)]])
+@pytest.mark.numpy_op("meshgrid")
+def test_meshgrid(rng, indexing, shapes):
+    arrays = [random_array(rng, s, d) for s, d in zip(shapes, ["float32", "int64", "bool"])]
+    grids = Ep.meshgrid(*arrays, indexing=indexing)
+    expected = np.meshgrid(*arrays, indexing=indexing)
+    assert len(grids) == len(expected)
+    for g, e in zip(grids, expected):
+        assert_matches(g, e)
+
+
+def test_meshgrid_errors():
+    assert_ep_error(Ep.Error.SHAPE, Ep.meshgrid, *[Ep.zeros([1])] * 9)
+    with pytest.raises(ValueError):
+        Ep.meshgrid([1, 2], indexing="yx")
+    assert Ep.meshgrid() == []
