@@ -839,6 +839,8 @@ register_kernels (void)
   ep_opencl_register_rows (opencl_backend.kernels);
   ep_opencl_register_sort (opencl_backend.kernels);
   ep_opencl_register_generate (opencl_backend.kernels);
+  ep_opencl_register_shape (opencl_backend.kernels);
+  ep_opencl_register_lapack (opencl_backend.kernels);
 }
 
 /* Adds opencl:0, opencl:1, … for every usable device of every platform,

@@ -239,5 +239,7 @@ void         ep_opencl_register_linalg      (EpKernelFunc *kernels);
 void         ep_opencl_register_rows        (EpKernelFunc *kernels);
 void         ep_opencl_register_sort        (EpKernelFunc *kernels);
 void         ep_opencl_register_generate    (EpKernelFunc *kernels);
+void         ep_opencl_register_shape       (EpKernelFunc *kernels);
+void         ep_opencl_register_lapack      (EpKernelFunc *kernels);
 
 G_END_DECLS

@@ -5,6 +5,9 @@ error path."""
 import numpy as np
 import pytest
 from conftest import DTYPES, Ep, GLib, assert_ep_error, assert_matches, random_array
+
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
 from shape_helpers import LAYOUTS, as_layout
 
 

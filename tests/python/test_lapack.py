@@ -6,6 +6,9 @@ import itertools
 import numpy as np
 import pytest
 from conftest import DTYPES, Ep, assert_ep_error, assert_matches, random_array
+
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
 from shape_helpers import LAYOUTS, as_layout
 
 
