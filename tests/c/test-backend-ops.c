@@ -32,8 +32,11 @@
 typedef enum {
   DATA_RANDOM,
   DATA_SPECIAL,
-  DATA_LABELS,      /* the last input: int64 labels in [0, classes) */
-  DATA_BAD_LABELS,  /* the same with one out of range */
+  DATA_LABELS,      /* input `indexed`: int64 labels in [0, classes) */
+  DATA_BAD_LABELS,  /* the same with two out of range */
+  DATA_MASK,        /* input `indexed`: bool */
+  DATA_DIAGONAL,    /* input 0: square matrices, a strong diagonal */
+  DATA_ONES,        /* input 0: ones (singular matrices) */
 } DataKind;
 
 typedef struct
@@ -46,6 +49,7 @@ typedef struct
   gdouble     values[3];
   DataKind    data;
   gint64      classes;    /* with DATA_LABELS */
+  guint       indexed;    /* with DATA_LABELS, DATA_MASK: which input (1-based) */
 } Case;
 
 #define ALL_DTYPES 5
@@ -239,14 +243,59 @@ static const Case cases[] = {
   { "topk", { "" }, .ints = "1x1" },
   ROW_CASES ("softmax"),
   ROW_CASES ("log_softmax"),
-  { "crossentropy", { "6x5", "6" }, .data = DATA_LABELS, .classes = 5 },
-  { "crossentropy", { "5x6t", "6" }, .data = DATA_LABELS, .classes = 5 },
-  { "crossentropy", { "300x10s", "300" }, .data = DATA_LABELS, .classes = 10 },
-  { "crossentropy", { "6x5", "6" }, .data = DATA_BAD_LABELS, .classes = 5 },
-  { "crossentropy", { "6x5", "6x2" }, .data = DATA_LABELS, .classes = 5 },
-  { "onehot_like", { "6x5", "6" }, .values = { 2.5 }, .data = DATA_LABELS, .classes = 5 },
-  { "onehot_like", { "4x3t", "4" }, .values = { -1 }, .data = DATA_LABELS, .classes = 3 },
-  { "onehot_like", { "6x5", "6" }, .values = { 1 }, .data = DATA_BAD_LABELS, .classes = 5 },
+#define LABELS(n) .data = DATA_LABELS, .classes = (n), .indexed = 2
+#define BAD_LABELS(n) .data = DATA_BAD_LABELS, .classes = (n), .indexed = 2
+  { "crossentropy", { "6x5", "6" }, LABELS (5) },
+  { "crossentropy", { "5x6t", "6" }, LABELS (5) },
+  { "crossentropy", { "300x10s", "300" }, LABELS (10) },
+  { "crossentropy", { "6x5", "6" }, BAD_LABELS (5) },
+  { "crossentropy", { "6x5", "6x2" }, LABELS (5) },
+  { "onehot_like", { "6x5", "6" }, .values = { 2.5 }, LABELS (5) },
+  { "onehot_like", { "4x3t", "4" }, .values = { -1 }, LABELS (3) },
+  { "onehot_like", { "6x5", "6" }, .values = { 1 }, BAD_LABELS (5) },
+
+  /* shapes and indexing (issue 4) */
+  { "broadcast_to", { "3x1" }, .ints = "2x3x4" },
+  { "flip", { "3x4x5" }, "0,2" },
+  { "slice", { "5x6" }, .ints = "1x0x5x6x2x3" },
+  { "concatenate", { "2x3", "4x3t", "1x3s" }, "0" },
+  { "concatenate", { "3x2", "3x0", "3x4b" }, "1" },
+  { "concatenate", { "", "" } },
+  { "tile", { "2x3" }, .ints = "2x1x3" },
+  { "tile", { "3x2t" }, .ints = "2" },
+  { "tile", { "" }, .ints = "4" },
+  { "pad", { "3x4" }, .ints = "1x2x0x3", .values = { 7.5, EP_PAD_CONSTANT } },
+  { "pad", { "4x3t" }, .ints = "2x3x1x1", .values = { 0, EP_PAD_REFLECT } },
+  { "pad", { "1x5s" }, .ints = "2x2x5x0", .values = { 0, EP_PAD_REFLECT } },
+  { "take", { "4x5", "7" }, "0", LABELS (4) },
+  { "take", { "4x5t", "2x3" }, "1", LABELS (5) },
+  { "take", { "6", "" }, "0", LABELS (6) },
+  { "take_along_axis", { "4x5", "4x3" }, "1", LABELS (5) },
+  { "take_along_axis", { "4x5s", "2x5" }, "0", LABELS (4) },
+  { "mask", { "4x5", "4x5" }, .data = DATA_MASK, .indexed = 2 },
+  { "mask", { "4x5t", "4" }, .data = DATA_MASK, .indexed = 2 },
+  { "mask", { "700x3s", "700" }, .data = DATA_MASK, .indexed = 2 },
+  { "index_update", { "5x4", "3", "3x4" }, "0", LABELS (5) },
+  { "index_update", { "4x5t", "2x3", "4x2x3" }, "1", LABELS (5) },
+  { "index_update", { "6", "9", "" }, "0", LABELS (6) },
+  { "scatter_add", { "5x4", "7", "7x4" }, "0", LABELS (5) },
+  { "scatter_add", { "4x5t", "2x3", "4x2x3" }, "1", LABELS (5) },
+  { "scatter_add", { "6", "40", "40" }, "0", LABELS (6) },
+
+  /* LAPACK */
+  { "inv", { "4x4" }, .data = DATA_DIAGONAL },
+  { "inv", { "2x3x3t" }, .data = DATA_DIAGONAL },
+  { "inv", { "1x1" }, .data = DATA_DIAGONAL },
+  { "inv", { "40x40" }, .data = DATA_DIAGONAL },
+  { "inv", { "2x3x3" }, .data = DATA_ONES },
+  { "slogdet", { "4x4" }, .data = DATA_DIAGONAL },
+  { "slogdet", { "2x5x5t" }, .data = DATA_DIAGONAL },
+  { "slogdet", { "3x3" }, .data = DATA_ONES },
+  { "slogdet", { "4x0x0" }, .data = DATA_DIAGONAL },
+  { "solve", { "4x4", "4" }, .data = DATA_DIAGONAL },
+  { "solve", { "2x3x3", "3x2" }, .data = DATA_DIAGONAL },
+  { "solve", { "3x3t", "2x3x4" }, .data = DATA_DIAGONAL },
+  { "solve", { "3x3", "3" }, .data = DATA_ONES },
   { "linspace", { NULL }, .ints = "5x1", .values = { 0, 1 } },
   { "linspace", { NULL }, .ints = "7x0", .values = { -2.5, 10 } },
   { "linspace", { NULL }, .ints = "1x1", .values = { 3, 4 } },
@@ -411,7 +460,7 @@ make_labels (GRand      *rand,
   if (c->data == DATA_BAD_LABELS && n > 3)
     {
       values[2] = c->classes;
-      values[3] = -1;
+      values[3] = -1 - c->classes;
     }
 
   tensor = ep_tensor_new_from_doubles (values, n, spec->shape, spec->ndim, EP_DTYPE_INT64, &error);
@@ -438,7 +487,15 @@ make_input (GRand      *rand,
   values = g_new (gdouble, MAX (n, 1));
   for (gint64 i = 0; i < n; i++)
     {
-      if (data == DATA_SPECIAL)
+      gint64 order = spec->ndim >= 2 ? shape[spec->ndim - 1] : 1;
+
+      if (data == DATA_ONES)
+        values[i] = 1;
+      else if (data == DATA_DIAGONAL && dtype == EP_DTYPE_BOOL)
+        values[i] = (i % (order * order)) / order == i % order;
+      else if (data == DATA_DIAGONAL && (i % (order * order)) / order == i % order)
+        values[i] = 4 * order + 10 + g_rand_int_range (rand, 0, 3);
+      else if (data == DATA_SPECIAL)
         values[i] = special_value (dtype, i);
       else if (dtype == EP_DTYPE_BOOL)
         values[i] = g_rand_boolean (rand);
@@ -490,6 +547,7 @@ typedef enum {
   EXACT,
   ULP,
   SUMMED,
+  SOLVED,
 } Tolerance;
 
 static Tolerance
@@ -504,6 +562,7 @@ tolerance_of (const char *op,
   static const char *const summed_ops[] = {
     "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum", NULL
   };
+  static const char *const solved_ops[] = { "inv", "slogdet", "solve", NULL };
 
   if (!ep_dtype_is_floating (dtype))
     return EXACT;
@@ -511,6 +570,8 @@ tolerance_of (const char *op,
     return ULP;
   if (g_strv_contains (summed_ops, op))
     return SUMMED;
+  if (g_strv_contains (solved_ops, op))
+    return SOLVED;
   return EXACT;
 }
 
@@ -586,7 +647,8 @@ assert_agree (EpTensor   *expected,
 
       /* a few units in the last place, subnormal ones included */
       allowed = tolerance == ULP ? 4 * eps * MAX (MAX (fabs (w), fabs (h)), tiny)
-                                 : 64 * eps * scale;
+                : tolerance == SUMMED ? 64 * eps * scale
+                : 1024 * eps * scale;
       if (fabs (w - h) > allowed)
         {
           g_test_fail_printf ("%s: element %" G_GINT64_FORMAT " is %.17g on the device, %.17g on the CPU (allowed difference %g)",
@@ -650,11 +712,12 @@ test_case (gconstpointer data)
       Spec spec;
 
       parse_spec (c->inputs[i], &spec);
-      if ((c->data == DATA_LABELS || c->data == DATA_BAD_LABELS)
-          && (i + 1 == G_N_ELEMENTS (c->inputs) || c->inputs[i + 1] == NULL))
+      if ((c->data == DATA_LABELS || c->data == DATA_BAD_LABELS) && c->indexed == i + 1)
         cpu_base = make_labels (rand, &spec, c);
+      else if (c->data == DATA_MASK && c->indexed == i + 1)
+        cpu_base = make_input (rand, &spec, EP_DTYPE_BOOL, DATA_RANDOM);
       else
-        cpu_base = make_input (rand, &spec, test->dtype, c->data);
+        cpu_base = make_input (rand, &spec, test->dtype, i == 0 ? c->data : DATA_RANDOM);
       device_base = ep_tensor_to_device (cpu_base, test->device, &error);
       g_assert_no_error (error);
       cpu_inputs[i] = make_view (cpu_base, &spec);

@@ -6,10 +6,10 @@ import itertools
 import numpy as np
 import pytest
 from conftest import DTYPES, Ep, assert_ep_error, assert_matches, random_array
+from shape_helpers import LAYOUTS, as_layout
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
-from shape_helpers import LAYOUTS, as_layout
 
 
 def well_conditioned(rng, shape, dtype):

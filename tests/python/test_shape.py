@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 from conftest import DTYPES, Ep, assert_ep_error, assert_matches, random_array
+from shape_helpers import LAYOUTS, as_layout
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
-from shape_helpers import LAYOUTS, as_layout
 
 SHAPES = [(), (0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)]
 
