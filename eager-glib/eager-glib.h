@@ -18,5 +18,10 @@
 #include "ep-random.h"
 /* shape branch */
 #include "ep-join.h"
+/* automatic differentiation */
+#include "ep-variable.h"
+#include "ep-gradient-tape.h"
+#include "ep-autodiff.h"
+#include "ep-value-and-grad-fn.h"
 
 #undef EP_INSIDE

@@ -192,6 +192,8 @@ full_like (EpTensor  *self,
 {
   EpDevice *device = ep_device_get_current ();
 
+  if (!ep_tensor_check_alive (self, "full_like", error))
+    return NULL;
   return full_on (device != NULL ? device : self->storage->device,
                   self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
 }

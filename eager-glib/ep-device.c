@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 
 #include "ep-device-private.h"
 #include "ep-error.h"
@@ -18,7 +19,7 @@
  * device (`opencl:0`, `opencl:1`, …).
  *
  * [func@list_devices] lists what this machine has. An op runs on the
- * device of the innermost device scope ([func@Device.push]), otherwise on
+ * device of the innermost device scope ([method@Device.push]), otherwise on
  * the device of its inputs; inputs that live elsewhere are copied there
  * first. [method@Tensor.to_device] copies a tensor explicitly.
  *
@@ -338,7 +339,7 @@ ep_device_push (EpDevice *device)
 /**
  * ep_device_pop:
  *
- * Closes the innermost device scope opened by [func@Device.push] on the
+ * Closes the innermost device scope opened by [method@Device.push] on the
  * calling thread.
  */
 void
@@ -392,6 +393,8 @@ ep_device_place (EpTensor *const *inputs,
  * ep_device_get_name:
  * @self: a device
  *
+ * Returns the name that [func@Device.get] finds the device by.
+ *
  * Returns: (transfer none): the name, such as `cpu:0`
  */
 const char *
@@ -405,6 +408,8 @@ ep_device_get_name (EpDevice *self)
 /**
  * ep_device_get_kind:
  * @self: a device
+ *
+ * Tells which backend drives the device.
  *
  * Returns: (transfer none): the kind of device, `cpu` or `opencl`
  */
@@ -420,6 +425,8 @@ ep_device_get_kind (EpDevice *self)
  * ep_device_get_description:
  * @self: a device
  *
+ * Describes the device for people: its vendor and model.
+ *
  * Returns: (transfer none): a human-readable description
  */
 const char *
@@ -433,6 +440,9 @@ ep_device_get_description (EpDevice *self)
 /**
  * ep_device_get_vendor:
  * @self: a device
+ *
+ * Gets the [property@Device:vendor] of the device: the processor's
+ * vendor for `cpu:0`, the OpenCL device's for `opencl:N`.
  *
  * Returns: (transfer none): who made the device, as it reports it
  */
@@ -498,6 +508,9 @@ ep_device_synchronize (EpDevice  *self,
  * ep_device_get_memory_size:
  * @self: a device
  *
+ * Tells how much memory the device has; allocations larger than this
+ * fail with %EP_ERROR_OUT_OF_MEMORY.
+ *
  * Returns: the memory of the device in bytes
  */
 guint64
@@ -520,7 +533,7 @@ ep_device_alloc (EpDevice  *self,
   if (self->memory_size > 0 && nbytes > self->memory_size)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("cannot allocate %" G_GSIZE_FORMAT " bytes on %s, which has %" G_GUINT64_FORMAT),
+                   _("cannot allocate %zu bytes on %s, which has %" PRIu64),
                    nbytes, self->name, self->memory_size);
       return NULL;
     }

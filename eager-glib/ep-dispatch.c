@@ -174,7 +174,11 @@ ep_dispatch (const EpOpDef    *op,
   g_return_val_if_fail (op->n_inputs < 0 ? n_inputs >= 1 : n_inputs == (guint) op->n_inputs, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   for (guint i = 0; i < n_inputs; i++)
-    g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), FALSE);
+    {
+      g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), FALSE);
+      if (!ep_tensor_check_alive (inputs[i], op->name, error))
+        return FALSE;
+    }
 
   call.op = op;
   call.n_inputs = n_inputs;

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-creation.h"
@@ -103,7 +104,7 @@ ep_op_check_indices (const EpOpCall  *call,
       if (index < -extent || index >= extent)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                       _("%s: index %" G_GINT64_FORMAT " is out of range for axis %d of extent %" G_GINT64_FORMAT),
+                       _("%s: index %" PRId64 " is out of range for axis %d of extent %" PRId64),
                        call->op->name, index, axis, extent);
           return FALSE;
         }

@@ -142,3 +142,8 @@ EP_OP (SCATTER_ADD, scatter_add)
 EP_OP (INV, inv)
 EP_OP (SLOGDET, slogdet)
 EP_OP (SOLVE, solve)
+
+/* automatic differentiation: ep-ops-autodiff.c */
+EP_OP (STOP_GRADIENT, stop_gradient)
+EP_OP (IDENTITY, identity)
+EP_OP (CUSTOM_GRADIENT, custom_gradient)

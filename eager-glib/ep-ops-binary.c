@@ -10,6 +10,8 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
+#include "ep-math-private.h"
 
 /* NumPy: bool + bool is "or", bool * bool is "and", bool - bool and
  * bool ** bool are refused; true division of integers gives float64. */
@@ -57,10 +59,152 @@ comparison_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* Gradients. Each rule computes the gradient of the broadcast output for
+ * the inputs the tape wants, then sums it back to each input's shape. */
+
+static gboolean
+set_input_grad (const EpOpCall  *call,
+                guint            i,
+                EpTensor        *grad,
+                EpTensor       **input_grads,
+                GError         **error)
+{
+  if (grad == NULL)
+    return FALSE;
+  input_grads[i] = ep_grad_sum_to_shape (grad, call->inputs[i], error);
+  g_object_unref (grad);
+
+  return input_grads[i] != NULL;
+}
+
+static gboolean
+add_gradient (const EpOpCall   *call,
+              EpTensor *const  *output_grads,
+              EpTensor        **input_grads,
+              GError          **error)
+{
+  for (guint i = 0; i < 2; i++)
+    if (ep_grad_needed (call, i)
+        && !set_input_grad (call, i, g_object_ref (output_grads[0]), input_grads, error))
+      return FALSE;
+
+  return TRUE;
+}
+
+static gboolean
+sub_gradient (const EpOpCall   *call,
+              EpTensor *const  *output_grads,
+              EpTensor        **input_grads,
+              GError          **error)
+{
+  if (ep_grad_needed (call, 0)
+      && !set_input_grad (call, 0, g_object_ref (output_grads[0]), input_grads, error))
+    return FALSE;
+  if (ep_grad_needed (call, 1)
+      && !set_input_grad (call, 1, ep_tensor_neg (output_grads[0], error), input_grads, error))
+    return FALSE;
+
+  return TRUE;
+}
+
+static gboolean
+mul_gradient (const EpOpCall   *call,
+              EpTensor *const  *output_grads,
+              EpTensor        **input_grads,
+              GError          **error)
+{
+  EpTensor *g = output_grads[0];
+
+  for (guint i = 0; i < 2; i++)
+    if (ep_grad_needed (call, i)
+        && !set_input_grad (call, i, ep_tensor_mul (g, call->inputs[1 - i], error), input_grads, error))
+      return FALSE;
+
+  return TRUE;
+}
+
+/* d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b */
+static gboolean
+div_gradient (const EpOpCall   *call,
+              EpTensor *const  *output_grads,
+              EpTensor        **input_grads,
+              GError          **error)
+{
+  g_autoptr(EpTensor) ga = ep_tensor_div (output_grads[0], call->inputs[1], error);
+  g_autoptr(EpTensor) scaled = NULL;
+
+  if (ga == NULL)
+    return FALSE;
+  if (ep_grad_needed (call, 1))
+    {
+      scaled = ep_tensor_mul (ga, call->outputs[0], error);
+      if (!set_input_grad (call, 1, scaled != NULL ? ep_tensor_neg (scaled, error) : NULL,
+                           input_grads, error))
+        return FALSE;
+    }
+  if (ep_grad_needed (call, 0)
+      && !set_input_grad (call, 0, g_steal_pointer (&ga), input_grads, error))
+    return FALSE;
+
+  return TRUE;
+}
+
+/* d(a**b)/da = b * a**(b-1); d(a**b)/db = a**b * log(a), taken as 0 where
+ * a <= 0 (the log is not real there; 0**b has slope 0 in b for b > 0).
+ * The log's argument is guarded too, so that no NaN reaches a higher
+ * derivative through the branch where() discards. */
+static EpTensor *
+pow_exponent_grad (const EpOpCall  *call,
+                   EpTensor        *g,
+                   GError         **error)
+{
+  EpTensor *a = call->inputs[0];
+  g_autoptr(EpTensor) zero = ep_grad_literal (0.0);
+  g_autoptr(EpTensor) one = ep_grad_literal (1.0);
+  g_autoptr(EpTensor) positive = ep_tensor_greater (a, zero, error);
+  g_autoptr(EpTensor) safe = positive ? ep_tensor_where (positive, a, one, error) : NULL;
+  g_autoptr(EpTensor) log = safe ? ep_tensor_log (safe, error) : NULL;
+  g_autoptr(EpTensor) masked = log ? ep_tensor_where (positive, log, zero, error) : NULL;
+  g_autoptr(EpTensor) slope = masked ? ep_tensor_mul (call->outputs[0], masked, error) : NULL;
+
+  return slope ? ep_tensor_mul (g, slope, error) : NULL;
+}
+
+static EpTensor *
+pow_base_grad (const EpOpCall  *call,
+               EpTensor        *g,
+               GError         **error)
+{
+  EpTensor *a = call->inputs[0], *b = call->inputs[1];
+  g_autoptr(EpTensor) one = ep_grad_literal (1.0);
+  g_autoptr(EpTensor) b1 = ep_tensor_sub (b, one, error);
+  g_autoptr(EpTensor) power = b1 ? ep_tensor_pow (a, b1, error) : NULL;
+  g_autoptr(EpTensor) slope = power ? ep_tensor_mul (b, power, error) : NULL;
+
+  return slope ? ep_tensor_mul (g, slope, error) : NULL;
+}
+
+static gboolean
+pow_gradient (const EpOpCall   *call,
+              EpTensor *const  *output_grads,
+              EpTensor        **input_grads,
+              GError          **error)
+{
+  if (ep_grad_needed (call, 0)
+      && !set_input_grad (call, 0, pow_base_grad (call, output_grads[0], error), input_grads, error))
+    return FALSE;
+  if (ep_grad_needed (call, 1)
+      && !set_input_grad (call, 1, pow_exponent_grad (call, output_grads[0], error), input_grads, error))
+    return FALSE;
+
+  return TRUE;
+}
+
 #define ARITHMETIC_OP(ID, op_name)                                          \
   const EpOpDef ep_op_##op_name = {                                         \
     .id = EP_OP_##ID, .name = #op_name, .n_inputs = 2,                      \
     .infer = arithmetic_infer,                                              \
+    .gradient = op_name##_gradient,                                         \
   };
 #define COMPARISON_OP(ID, op_name)                                          \
   const EpOpDef ep_op_##op_name = {                                         \

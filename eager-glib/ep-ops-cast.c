@@ -10,6 +10,7 @@
 #include "cpu/ep-cpu-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
 
 static gboolean
 infer_same_shape (EpOpCall  *call,
@@ -43,21 +44,66 @@ to_device_infer (EpOpCall  *call,
   return infer_same_shape (call, call->inputs[0]->layout.dtype);
 }
 
+/* Gradients flow through float-to-float casts (converted back to the
+ * input's type), copies and device moves (moved back). Integer and bool
+ * tensors have no gradient, so nothing flows through a cast to or from
+ * them. */
+static gboolean
+astype_gradient (const EpOpCall   *call,
+                 EpTensor *const  *output_grads,
+                 EpTensor        **input_grads,
+                 GError          **error)
+{
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  input_grads[0] = ep_tensor_astype (output_grads[0], call->inputs[0]->layout.dtype, error);
+  return input_grads[0] != NULL;
+}
+
+static gboolean
+contiguous_gradient (const EpOpCall   *call,
+                     EpTensor *const  *output_grads,
+                     EpTensor        **input_grads,
+                     GError          **error)
+{
+  if (ep_grad_needed (call, 0))
+    input_grads[0] = g_object_ref (output_grads[0]);
+
+  return TRUE;
+}
+
+static gboolean
+to_device_gradient (const EpOpCall   *call,
+                    EpTensor *const  *output_grads,
+                    EpTensor        **input_grads,
+                    GError          **error)
+{
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  input_grads[0] = ep_tensor_to_device (output_grads[0], call->inputs[0]->storage->device, error);
+  return input_grads[0] != NULL;
+}
+
 const EpOpDef ep_op_astype = {
   .id = EP_OP_ASTYPE, .name = "astype", .n_inputs = 1,
   .infer = astype_infer,
+  .gradient = astype_gradient,
 };
 
 const EpOpDef ep_op_contiguous = {
   .id = EP_OP_CONTIGUOUS, .name = "contiguous", .n_inputs = 1,
   .flags = EP_OP_FLAG_PLACE_WITH_INPUT,
   .infer = contiguous_infer,
+  .gradient = contiguous_gradient,
 };
 
 const EpOpDef ep_op_to_device = {
   .id = EP_OP_TO_DEVICE, .name = "to_device", .n_inputs = 1,
   .flags = EP_OP_FLAG_PLACE_BY_ATTR,
   .infer = to_device_infer,
+  .gradient = to_device_gradient,
 };
 
 /* Device-neutral: every backend registers it for to_device. The input is
@@ -84,7 +130,7 @@ ep_copy_to_device_kernel (EpOpCall  *call,
   if (staging == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("to_device: cannot allocate %" G_GSIZE_FORMAT " bytes"), nbytes);
+                   _("to_device: cannot allocate %zu bytes"), nbytes);
       return FALSE;
     }
 
@@ -101,7 +147,8 @@ ep_copy_to_device_kernel (EpOpCall  *call,
  * Converts the elements to @dtype as NumPy's `astype` does: floats to
  * integers truncate toward zero (NaN and out-of-range values give the
  * smallest integer, as on x86-64), anything to bool tests for non-zero,
- * integers wrap when narrowed.
+ * integers wrap when narrowed. Gradients flow through casts between
+ * floating-point types; integer and bool tensors have none.
  *
  * Returns: (transfer full): the converted tensor (@self itself if it
  *   already has that type)
@@ -141,6 +188,8 @@ ep_tensor_contiguous (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
+  if (!ep_tensor_check_alive (self, "contiguous", error))
+    return NULL;
   if (ep_layout_is_contiguous (&self->layout))
     return g_object_ref (self);
 
@@ -168,6 +217,8 @@ ep_tensor_to_device (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (EP_IS_DEVICE (device), NULL);
 
+  if (!ep_tensor_check_alive (self, "to_device", error))
+    return NULL;
   if (self->storage->device == device)
     return g_object_ref (self);
 

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 
 #include "ep-creation.h"
 #include "ep-dispatch-private.h"
@@ -21,7 +22,7 @@ linspace_infer (EpOpCall  *call,
   if (num < 0)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("linspace: num must not be negative (got %" G_GINT64_FORMAT ")"), num);
+                   _("linspace: num must not be negative (got %" PRId64 ")"), num);
       return FALSE;
     }
 

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-dispatch-private.h"
@@ -150,7 +151,7 @@ tile_infer (EpOpCall  *call,
       if (rep < 0)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                       _("tile: negative repetition count %" G_GINT64_FORMAT " for axis %u"),
+                       _("tile: negative repetition count %" PRId64 " for axis %u"),
                        rep, d);
           return FALSE;
         }
@@ -281,7 +282,7 @@ pad_infer (EpOpCall  *call,
       if (before < 0 || after < 0)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                       _("pad: negative padding (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") for axis %u"),
+                       _("pad: negative padding (%" PRId64 ", %" PRId64 ") for axis %u"),
                        before, after, d);
           return FALSE;
         }
@@ -620,14 +621,14 @@ ep_tensor_split (EpTensor  *self,
   if (sections <= 0 || sections > G_MAXUINT - 1)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("split: the number of sections must be positive and fit a guint (got %" G_GINT64_FORMAT ")"),
+                   _("split: the number of sections must be positive and fit a guint (got %" PRId64 ")"),
                    sections);
       return NULL;
     }
   if (extent % sections != 0)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("split: axis %d of extent %" G_GINT64_FORMAT " does not split into %" G_GINT64_FORMAT " equal sections"),
+                   _("split: axis %d of extent %" PRId64 " does not split into %" PRId64 " equal sections"),
                    axis, extent, sections);
       return NULL;
     }
@@ -636,7 +637,7 @@ ep_tensor_split (EpTensor  *self,
   if (bounds == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("split: cannot allocate %" G_GINT64_FORMAT " sections"), sections);
+                   _("split: cannot allocate %" PRId64 " sections"), sections);
       return NULL;
     }
   for (gint64 i = 0; i <= sections; i++)

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-dispatch-private.h"
@@ -429,7 +430,7 @@ ep_tensor_dot (EpTensor  *self,
       g_autofree char *bs = ep_shape_to_string (b->shape, b->ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("dot: shapes %s and %s are not aligned (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")"),
+                   _("dot: shapes %s and %s are not aligned (%" PRId64 " vs %" PRId64 ")"),
                    as, bs, inner_a, inner_b);
       return NULL;
     }

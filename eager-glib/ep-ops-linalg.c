@@ -6,9 +6,12 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
+#include "ep-math-private.h"
 #include "ep-linalg-private.h"
 
 /* A 1-D operand is a row (left) or a column (right) vector, as in NumPy;
@@ -108,7 +111,7 @@ matmul_infer (EpOpCall  *call,
   if (am.shape[am.ndim - 1] != bm.shape[bm.ndim - 2])
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("matmul: inner dimensions differ (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")"),
+                   _("matmul: inner dimensions differ (%" PRId64 " vs %" PRId64 ")"),
                    am.shape[am.ndim - 1], bm.shape[bm.ndim - 2]);
       return FALSE;
     }
@@ -154,9 +157,96 @@ matmul_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* Swaps the last two axes (a view). */
+static EpTensor *
+matrix_transpose (EpTensor  *t,
+                  GError   **error)
+{
+  guint ndim = t->layout.ndim;
+  gint axes[EP_MAX_DIMS];
+
+  for (guint d = 0; d < ndim; d++)
+    axes[d] = d;
+  axes[ndim - 2] = ndim - 1;
+  axes[ndim - 1] = ndim - 2;
+
+  return ep_tensor_transpose (t, axes, ndim, error);
+}
+
+/* The gradient of one operand: with every operand as a (batch of)
+ * matrices, dA = G Bᵀ and dB = Aᵀ G, summed over the batch dimensions the
+ * operand was broadcast along. A vector operand was a row (left) or a
+ * column (right) whose dimension the output dropped: it comes back. */
+static EpTensor *
+expand_if (EpTensor  *t,
+           gboolean   expand,
+           gint       axis,
+           GError   **error)
+{
+  if (t == NULL)
+    return NULL;
+  if (!expand)
+    return g_object_ref (t);
+
+  return ep_tensor_expand_dims (t, axis, error);
+}
+
+static EpTensor *
+matmul_operand_grad (const EpOpCall  *call,
+                     EpTensor        *g,
+                     guint            i,
+                     GError         **error)
+{
+  EpTensor *a = call->inputs[0], *b = call->inputs[1];
+  gboolean a_vector = a->layout.ndim == 1, b_vector = b->layout.ndim == 1;
+  g_autoptr(EpTensor) a2 = NULL, b2 = NULL, g_row = NULL, g2 = NULL, t = NULL;
+  g_autoptr(EpTensor) product = NULL, summed = NULL;
+
+  /* the output lost the row dimension of a vector a (axis -2, or 0 when
+   * the output is a scalar) and the column dimension of a vector b */
+  g_row = expand_if (g, a_vector, b_vector ? 0 : -2, error);
+  g2 = expand_if (g_row, b_vector, -1, error);
+  if (g2 == NULL)
+    return NULL;
+
+  /* the operands as (batches of) matrices */
+  a2 = expand_if (a, a_vector, 0, error);
+  b2 = expand_if (b, b_vector, -1, error);
+  if (a2 == NULL || b2 == NULL)
+    return NULL;
+
+  t = matrix_transpose (i == 0 ? b2 : a2, error);
+  if (t != NULL)
+    product = i == 0 ? ep_tensor_matmul (g2, t, error) : ep_tensor_matmul (t, g2, error);
+
+  summed = product ? ep_grad_sum_to_shape (product, i == 0 ? a2 : b2, error) : NULL;
+  if (summed == NULL || call->inputs[i]->layout.ndim != 1)
+    return g_steal_pointer (&summed);
+
+  return ep_tensor_reshape (summed, call->inputs[i]->layout.shape, 1, error);
+}
+
+static gboolean
+matmul_gradient (const EpOpCall   *call,
+                 EpTensor *const  *output_grads,
+                 EpTensor        **input_grads,
+                 GError          **error)
+{
+  for (guint i = 0; i < 2; i++)
+    if (ep_grad_needed (call, i))
+      {
+        input_grads[i] = matmul_operand_grad (call, output_grads[0], i, error);
+        if (input_grads[i] == NULL)
+          return FALSE;
+      }
+
+  return TRUE;
+}
+
 const EpOpDef ep_op_matmul = {
   .id = EP_OP_MATMUL, .name = "matmul", .n_inputs = 2,
   .infer = matmul_infer,
+  .gradient = matmul_gradient,
 };
 
 /**

@@ -9,6 +9,8 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
+#include "ep-math-private.h"
 
 /* The output shape: the input's with the reduced axes dropped, or kept
  * as 1 with keepdims. Axes are canonical by now. */
@@ -104,24 +106,107 @@ extremum_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* Gradients: the output's gradient, with the reduced axes restored as
+ * extent 1, spread over the input. */
+
+static gboolean
+sum_gradient (const EpOpCall   *call,
+              EpTensor *const  *output_grads,
+              EpTensor        **input_grads,
+              GError          **error)
+{
+  g_autoptr(EpTensor) g = NULL;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  g = ep_grad_keep_reduced (call, output_grads[0], error);
+  if (g == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_grad_broadcast (g, &call->inputs[0]->layout, error);
+  return input_grads[0] != NULL;
+}
+
+static gboolean
+mean_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  g_autoptr(EpTensor) g = NULL;
+  g_autoptr(EpTensor) scaled = NULL;
+  gdouble count = 1.0;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  for (guint a = 0; a < call->attrs.n_axes; a++)
+    count *= (gdouble) in->shape[call->attrs.axes[a]];
+
+  g = ep_grad_keep_reduced (call, output_grads[0], error);
+  scaled = g ? ep_tensor_div_scalar (g, count, error) : NULL;
+  if (scaled == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_grad_broadcast (scaled, in, error);
+  return input_grads[0] != NULL;
+}
+
+/* The gradient goes to the elements equal to the extremum, shared
+ * equally between ties (as TensorFlow does); a slice whose extremum is
+ * NaN gets none. */
+static gboolean
+extremum_gradient (const EpOpCall   *call,
+                   EpTensor *const  *output_grads,
+                   EpTensor        **input_grads,
+                   GError          **error)
+{
+  EpTensor *x = call->inputs[0];
+  g_autoptr(EpTensor) zero = ep_grad_literal (0.0);
+  g_autoptr(EpTensor) one = ep_grad_literal (1.0);
+  g_autoptr(EpTensor) g = NULL, y = NULL, hit = NULL, mask = NULL, ties = NULL;
+  g_autoptr(EpTensor) any = NULL, count = NULL, share = NULL;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  if ((g = ep_grad_keep_reduced (call, output_grads[0], error))
+      && (y = ep_grad_keep_reduced (call, call->outputs[0], error))
+      && (hit = ep_tensor_equal (x, y, error))
+      && (mask = ep_tensor_astype (hit, x->layout.dtype, error))
+      && (ties = ep_tensor_sum (mask, call->attrs.axes, call->attrs.n_axes, TRUE, error))
+      && (any = ep_tensor_greater (ties, zero, error))
+      && (count = ep_tensor_where (any, ties, one, error))
+      && (share = ep_tensor_div (g, count, error)))
+    input_grads[0] = ep_tensor_mul (mask, share, error);
+
+  return input_grads[0] != NULL;
+}
+
 const EpOpDef ep_op_sum = {
   .id = EP_OP_SUM, .name = "sum", .n_inputs = 1,
   .infer = sum_infer,
+  .gradient = sum_gradient,
 };
 
 const EpOpDef ep_op_mean = {
   .id = EP_OP_MEAN, .name = "mean", .n_inputs = 1,
   .infer = mean_infer,
+  .gradient = mean_gradient,
 };
 
 const EpOpDef ep_op_max = {
   .id = EP_OP_MAX, .name = "max", .n_inputs = 1,
   .infer = extremum_infer,
+  .gradient = extremum_gradient,
 };
 
 const EpOpDef ep_op_min = {
   .id = EP_OP_MIN, .name = "min", .n_inputs = 1,
   .infer = extremum_infer,
+  .gradient = extremum_gradient,
 };
 
 static EpTensor *
@@ -202,7 +287,9 @@ ep_tensor_mean (EpTensor    *self,
  * @keepdims: whether to keep the reduced axes with extent 1
  * @error: return location for an error
  *
- * The largest element over @axes; NaN if any is NaN, as in NumPy.
+ * The largest element over @axes; NaN if any is NaN, as in NumPy. The
+ * gradient goes to the elements equal to the maximum, shared equally
+ * between ties.
  *
  * Returns: (transfer full): the maxima, or %NULL with %EP_ERROR_SHAPE set
  *   when reducing over an axis of extent 0, or %EP_ERROR_AXIS
@@ -226,7 +313,9 @@ ep_tensor_max (EpTensor    *self,
  * @keepdims: whether to keep the reduced axes with extent 1
  * @error: return location for an error
  *
- * The smallest element over @axes; NaN if any is NaN, as in NumPy.
+ * The smallest element over @axes; NaN if any is NaN, as in NumPy. The
+ * gradient goes to the elements equal to the minimum, shared equally
+ * between ties.
  *
  * Returns: (transfer full): the minima, or %NULL with %EP_ERROR_SHAPE set
  *   when reducing over an axis of extent 0, or %EP_ERROR_AXIS

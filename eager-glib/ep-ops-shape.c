@@ -6,10 +6,12 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
 
 static gboolean
 resolve_shape (EpOpCall  *call,
@@ -54,7 +56,7 @@ resolve_shape (EpOpCall  *call,
       g_autofree char *to = ep_shape_to_string (attrs->ints, attrs->n_ints);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("reshape: cannot reshape a tensor of shape %s (%" G_GINT64_FORMAT " elements) into shape %s"),
+                   _("reshape: cannot reshape a tensor of shape %s (%" PRId64 " elements) into shape %s"),
                    from, size, to);
       return FALSE;
     }
@@ -233,7 +235,7 @@ squeeze_infer (EpOpCall  *call,
       if (in->shape[axis] != 1)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                       _("squeeze: axis %d has extent %" G_GINT64_FORMAT ", not 1"),
+                       _("squeeze: axis %d has extent %" PRId64 ", not 1"),
                        axis, in->shape[axis]);
           return FALSE;
         }
@@ -252,11 +254,51 @@ squeeze_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* Gradients: views only move elements around, so the gradient moves
+ * back. Reshape, expand_dims and squeeze keep the order of the elements:
+ * reshaping to the input's shape undoes them. */
+static gboolean
+reshape_gradient (const EpOpCall   *call,
+                  EpTensor *const  *output_grads,
+                  EpTensor        **input_grads,
+                  GError          **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  input_grads[0] = ep_tensor_reshape (output_grads[0], in->shape, in->ndim, error);
+  return input_grads[0] != NULL;
+}
+
+#define expand_dims_gradient reshape_gradient
+#define squeeze_gradient reshape_gradient
+
+static gboolean
+transpose_gradient (const EpOpCall   *call,
+                    EpTensor *const  *output_grads,
+                    EpTensor        **input_grads,
+                    GError          **error)
+{
+  gint inverse[EP_MAX_DIMS];
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  for (guint d = 0; d < call->attrs.n_axes; d++)
+    inverse[call->attrs.axes[d]] = d;
+
+  input_grads[0] = ep_tensor_transpose (output_grads[0], inverse, call->attrs.n_axes, error);
+  return input_grads[0] != NULL;
+}
+
 #define VIEW_OP(ID, op_name)                                                \
   const EpOpDef ep_op_##op_name = {                                         \
     .id = EP_OP_##ID, .name = #op_name, .n_inputs = 1,                      \
     .flags = EP_OP_FLAG_VIEW,                                               \
     .infer = op_name##_infer,                                               \
+    .gradient = op_name##_gradient,                                         \
   };
 
 VIEW_OP (RESHAPE, reshape)

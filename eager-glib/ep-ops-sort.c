@@ -11,9 +11,11 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
 #include "ep-math-private.h"
 
 static gboolean
@@ -30,9 +32,35 @@ sort_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* (autodiff) The sorted values are take_along_axis (x, argsort (x)): each
+ * element's gradient goes back to where it came from, in the stable
+ * order argsort gives (tied elements have equal values, so any order of
+ * ties gives a valid gradient). */
+static gboolean
+sort_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
+{
+  EpTensor *x = call->inputs[0];
+  gint axis = call->attrs.axes[0];
+  g_autoptr(EpTensor) order = NULL;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  order = ep_tensor_argsort (x, axis, error);
+  if (order == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_grad_gathered (x, order, call->outputs[0], axis, output_grads[0], error);
+  return input_grads[0] != NULL;
+}
+
 const EpOpDef ep_op_sort = {
   .id = EP_OP_SORT, .name = "sort", .n_inputs = 1,
   .infer = sort_infer,
+  .gradient = sort_gradient,
 };
 
 const EpOpDef ep_op_argsort = {
@@ -64,6 +92,7 @@ ep_dispatch_along_axis (const EpOpDef  *op,
  * @error: return location for an error
  *
  * Sorts along @axis in ascending order, NaN last, as NumPy's `sort`.
+ * The gradient goes back to where each element came from.
  *
  * Returns: (transfer full): the sorted tensor, or %NULL with
  *   %EP_ERROR_AXIS set if @axis is out of range
@@ -120,7 +149,7 @@ topk_infer (EpOpCall  *call,
   if (k < 0 || k > n)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("topk: k = %" G_GINT64_FORMAT " is out of range for a last axis of extent %" G_GINT64_FORMAT),
+                   _("topk: k = %" PRId64 " is out of range for a last axis of extent %" PRId64),
                    k, n);
       return FALSE;
     }
@@ -134,9 +163,29 @@ topk_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* (autodiff) The values are take_along_axis (x, indices) along the last
+ * axis: their gradient goes back to the positions the indices name; the
+ * indices have none. */
+static gboolean
+topk_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
+{
+  EpTensor *x = call->inputs[0];
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  input_grads[0] = ep_grad_gathered (x, call->outputs[1], call->outputs[0],
+                                     x->layout.ndim - 1, output_grads[0], error);
+  return input_grads[0] != NULL;
+}
+
 const EpOpDef ep_op_topk = {
   .id = EP_OP_TOPK, .name = "topk", .n_inputs = 1,
   .infer = topk_infer,
+  .gradient = topk_gradient,
 };
 
 /**
@@ -153,7 +202,8 @@ const EpOpDef ep_op_topk = {
  * The @k largest elements along the last axis and where they are. NaN
  * counts as larger than everything; of equal elements the one with the
  * lower index comes first. Both outputs have the shape of @self with the
- * last extent replaced by @k.
+ * last extent replaced by @k. The gradient of the values goes back to
+ * the positions the indices name.
  *
  * Returns: %TRUE on success; %FALSE with %EP_ERROR_INVALID_ARGUMENT set
  *   if @k is negative or larger than the last extent, or %EP_ERROR_SHAPE

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "ep-dispatch-private.h"
+#include "ep-grad-private.h"
 
 /* Functions with float results: integers compute in float64 as in
  * NumPy; bool in float32 (NumPy's float16 is not a type here). */
@@ -46,10 +47,133 @@ numeric_infer (EpOpCall  *call,
   return same_type_infer (call, error);
 }
 
+/* Gradients: each rule multiplies the output's gradient by the local
+ * slope, written with public ops (and with the output where that is
+ * cheaper, as for exp), so that outer tapes differentiate it again. */
+
+typedef EpTensor *(*SlopeFunc) (EpTensor  *x,
+                                EpTensor  *y,
+                                EpTensor  *g,
+                                GError   **error);
+
+static gboolean
+unary_gradient (const EpOpCall   *call,
+                EpTensor *const  *output_grads,
+                EpTensor        **input_grads,
+                SlopeFunc         grad,
+                GError          **error)
+{
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  input_grads[0] = grad (call->inputs[0], call->outputs[0], output_grads[0], error);
+  return input_grads[0] != NULL;
+}
+
+#define UNARY_GRADIENT(op_name)                                             \
+static gboolean                                                             \
+op_name##_gradient (const EpOpCall   *call,                                 \
+                    EpTensor *const  *output_grads,                         \
+                    EpTensor        **input_grads,                          \
+                    GError          **error)                                \
+{                                                                           \
+  return unary_gradient (call, output_grads, input_grads, op_name##_grad, error); \
+}
+
+static EpTensor *
+neg_grad (EpTensor *x, EpTensor *y, EpTensor *g, GError **error)
+{
+  return ep_tensor_neg (g, error);
+}
+
+/* The subgradient at 0 is 0, as for sign(). */
+static EpTensor *
+abs_grad (EpTensor *x, EpTensor *y, EpTensor *g, GError **error)
+{
+  g_autoptr(EpTensor) zero = ep_grad_literal (0.0);
+  g_autoptr(EpTensor) positive = ep_tensor_greater (x, zero, error);
+  g_autoptr(EpTensor) negative = positive ? ep_tensor_less (x, zero, error) : NULL;
+  g_autoptr(EpTensor) minus = negative ? ep_tensor_neg (g, error) : NULL;
+  g_autoptr(EpTensor) below = minus ? ep_tensor_where (negative, minus, zero, error) : NULL;
+
+  return below ? ep_tensor_where (positive, g, below, error) : NULL;
+}
+
+static EpTensor *
+square_grad (EpTensor *x, EpTensor *y, EpTensor *g, GError **error)
+{
+  g_autoptr(EpTensor) twice = ep_tensor_mul_scalar (x, 2.0, error);
+
+  return twice ? ep_tensor_mul (g, twice, error) : NULL;
+}
+
+static EpTensor *
+sqrt_grad (EpTensor *x, EpTensor *y, EpTensor *g, GError **error)
+{
+  g_autoptr(EpTensor) half = ep_tensor_mul_scalar (g, 0.5, error);
+
+  return half ? ep_tensor_div (half, y, error) : NULL;
+}
+
+static EpTensor *
+exp_grad (EpTensor *x, EpTensor *y, EpTensor *g, GError **error)
+{
+  return ep_tensor_mul (g, y, error);
+}
+
+static EpTensor *
+log_grad (EpTensor *x, EpTensor *y, EpTensor *g, GError **error)
+{
+  return ep_tensor_div (g, x, error);
+}
+
+/* 1 - tanh² */
+static EpTensor *
+tanh_grad (EpTensor *x, EpTensor *y, EpTensor *g, GError **error)
+{
+  g_autoptr(EpTensor) one = ep_grad_literal (1.0);
+  g_autoptr(EpTensor) y2 = ep_tensor_square (y, error);
+  g_autoptr(EpTensor) slope = y2 ? ep_tensor_sub (one, y2, error) : NULL;
+
+  return slope ? ep_tensor_mul (g, slope, error) : NULL;
+}
+
+/* σ (1 - σ) */
+static EpTensor *
+sigmoid_grad (EpTensor *x, EpTensor *y, EpTensor *g, GError **error)
+{
+  g_autoptr(EpTensor) one = ep_grad_literal (1.0);
+  g_autoptr(EpTensor) rest = ep_tensor_sub (one, y, error);
+  g_autoptr(EpTensor) slope = rest ? ep_tensor_mul (y, rest, error) : NULL;
+
+  return slope ? ep_tensor_mul (g, slope, error) : NULL;
+}
+
+/* The subgradient at 0 is 0; NaN inputs get 0. */
+static EpTensor *
+relu_grad (EpTensor *x, EpTensor *y, EpTensor *g, GError **error)
+{
+  g_autoptr(EpTensor) zero = ep_grad_literal (0.0);
+  g_autoptr(EpTensor) positive = ep_tensor_greater (x, zero, error);
+
+  return positive ? ep_tensor_where (positive, g, zero, error) : NULL;
+}
+
+UNARY_GRADIENT (neg)
+UNARY_GRADIENT (abs)
+UNARY_GRADIENT (square)
+UNARY_GRADIENT (sqrt)
+UNARY_GRADIENT (exp)
+UNARY_GRADIENT (log)
+UNARY_GRADIENT (tanh)
+UNARY_GRADIENT (sigmoid)
+UNARY_GRADIENT (relu)
+
 #define UNARY_OP(ID, op_name, rule)                                         \
   const EpOpDef ep_op_##op_name = {                                         \
     .id = EP_OP_##ID, .name = #op_name, .n_inputs = 1,                      \
     .infer = rule,                                                          \
+    .gradient = op_name##_gradient,                                         \
   };                                                                        \
                                                                             \
 EpTensor *                                                                  \
@@ -77,7 +201,8 @@ UNARY_OP (NEG, neg, numeric_infer)
  * @self: a tensor
  * @error: return location for an error
  *
- * Absolute value, elementwise.
+ * Absolute value, elementwise. Its gradient is the sign of @self, taken
+ * as 0 at 0.
  *
  * Returns: (transfer full): `|self|`
  */
@@ -157,7 +282,9 @@ UNARY_OP (SIGMOID, sigmoid, float_infer)
  * @self: a tensor
  * @error: return location for an error
  *
- * Rectified linear unit `max(self, 0)`, elementwise; NaN stays NaN.
+ * Rectified linear unit `max(self, 0)`, elementwise; NaN stays NaN. Its
+ * gradient is 1 where @self is positive and 0 elsewhere (at 0 and NaN
+ * too).
  *
  * Returns: (transfer full): the values
  */

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-dispatch-private.h"
@@ -38,7 +39,7 @@ broadcast_to_infer (EpOpCall  *call,
         g_autofree char *to = ep_shape_to_string (attrs->ints, attrs->n_ints);
 
         g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                     _("broadcast_to: negative dimension %" G_GINT64_FORMAT " in shape %s"),
+                     _("broadcast_to: negative dimension %" PRId64 " in shape %s"),
                      attrs->ints[d], to);
         return FALSE;
       }

@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include "ep-dispatch-private.h"
+#include "ep-grad-private.h"
+#include "ep-math-private.h"
 
 static gboolean
 where_infer (EpOpCall  *call,
@@ -24,9 +26,38 @@ where_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* The gradient goes to the chosen side; the condition has none. */
+static gboolean
+where_gradient (const EpOpCall   *call,
+                EpTensor *const  *output_grads,
+                EpTensor        **input_grads,
+                GError          **error)
+{
+  g_autoptr(EpTensor) zero = ep_grad_literal (0.0);
+
+  for (guint i = 1; i < 3; i++)
+    {
+      g_autoptr(EpTensor) chosen = NULL;
+
+      if (!ep_grad_needed (call, i))
+        continue;
+
+      chosen = i == 1 ? ep_tensor_where (call->inputs[0], output_grads[0], zero, error)
+                      : ep_tensor_where (call->inputs[0], zero, output_grads[0], error);
+      if (chosen == NULL)
+        return FALSE;
+      input_grads[i] = ep_grad_sum_to_shape (chosen, call->inputs[i], error);
+      if (input_grads[i] == NULL)
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
 const EpOpDef ep_op_where = {
   .id = EP_OP_WHERE, .name = "where", .n_inputs = 3,
   .infer = where_infer,
+  .gradient = where_gradient,
 };
 
 /**
@@ -38,7 +69,8 @@ const EpOpDef ep_op_where = {
  *
  * Chooses elementwise between @x and @y; all three broadcast together and
  * @x and @y promote to a common type. Weak scalars
- * ([ctor@Tensor.new_weak_scalar]) are accepted for @x and @y.
+ * ([ctor@Tensor.new_weak_scalar]) are accepted for @x and @y. The gradient
+ * goes to @x where @self is true and to @y elsewhere.
  *
  * Returns: (transfer full): the chosen values, or %NULL with
  *   %EP_ERROR_SHAPE set if the shapes do not broadcast

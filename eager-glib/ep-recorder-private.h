@@ -24,11 +24,18 @@ typedef gboolean (*EpRecordFunc) (EpRecorder      *recorder,
                                   const EpOpCall  *call,
                                   GError         **error);
 
+/* A variable was read: @value is the fresh tensor the reader gets. Gradient
+ * tapes watch it (trainable variables); a tracer may capture the variable. */
+typedef void     (*EpReadVariableFunc) (EpRecorder  *recorder,
+                                        GObject     *variable,
+                                        EpTensor    *value);
+
 struct _EpRecorder
 {
-  EpRecordFunc  record;
-  EpRecorder   *below;
-  gboolean      active;
+  EpRecordFunc        record;
+  EpReadVariableFunc  read_variable;   /* NULL: not interested */
+  EpRecorder         *below;
+  gboolean            active;
 };
 
 void        ep_recorder_push        (EpRecorder      *recorder);
@@ -37,5 +44,7 @@ gboolean    ep_recorder_is_active   (EpRecorder      *recorder);
 gboolean    ep_recorders_any        (void);
 gboolean    ep_recorders_notify     (const EpOpCall  *call,
                                      GError         **error);
+void        ep_recorders_notify_read (GObject        *variable,
+                                      EpTensor       *value);
 
 G_END_DECLS

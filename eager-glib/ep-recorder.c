@@ -62,3 +62,12 @@ ep_recorders_notify (const EpOpCall  *call,
 
   return TRUE;
 }
+
+void
+ep_recorders_notify_read (GObject  *variable,
+                          EpTensor *value)
+{
+  for (EpRecorder *r = innermost; r != NULL; r = r->below)
+    if (r->read_variable != NULL)
+      r->read_variable (r, variable, value);
+}

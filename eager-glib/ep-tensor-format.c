@@ -7,11 +7,14 @@
  * digits), all elements padded to one width, scientific notation when
  * magnitudes span more than 1e3 or reach 1e8 or go below 1e-4, lines
  * wrapped at 75 columns, and arrays over 1000 elements summarized with
- * "..." around 3 edge items per axis.
+ * "..." around 3 edge items per axis. The same layout serves str()
+ * (elements separated by spaces) and repr() (by commas, wrapped to leave
+ * room for the class name in front and the dtype behind).
  */
 
 #include "config.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,7 +281,8 @@ format_init (Format     *f,
 
   if (f->dtype == EP_DTYPE_BOOL)
     {
-      f->width = 5;
+      /* " True" lines up with "False", except alone in a 0-d tensor */
+      f->width = w->layout->ndim > 0 ? 5 : 0;
       return;
     }
   if (!ep_dtype_is_floating (f->dtype))
@@ -429,13 +433,16 @@ extend_line (GString    *s,
   g_string_append (line, word);
 }
 
+/* NumPy's _formatArray: @separator goes between elements, its trailing
+ * spaces dropped at line ends; rows of higher axes end with it too. */
 static char *
 recurse (const Walk   *w,
          const Format *f,
          gint64       *index,
          guint         axis,
          const char   *indent,
-         int           width)
+         int           width,
+         const char   *separator)
 {
   guint axes_left = w->layout->ndim - axis;
   gint64 n = w->layout->shape[axis];
@@ -456,20 +463,25 @@ recurse (const Walk   *w,
           if (summary && i == EDGE_ITEMS)
             {
               extend_line (s, line, "...", elem_width, indent);
-              g_string_append_c (line, ' ');
+              g_string_append (line, separator);
               i = n - EDGE_ITEMS;
             }
           index[axis] = i;
           word = format_element (f, element (w, index), element_int (w, index));
           extend_line (s, line, word, elem_width, indent);
           if (i + 1 < n)
-            g_string_append_c (line, ' ');
+            g_string_append (line, separator);
         }
       g_string_append (s, line->str);
     }
   else
     {
-      g_autofree char *separator = g_strnfill (axes_left - 1, '\n');
+      g_autoptr(GString) line_sep = g_string_new (separator);
+
+      while (line_sep->len > 0 && line_sep->str[line_sep->len - 1] == ' ')
+        g_string_truncate (line_sep, line_sep->len - 1);
+      for (guint i = 1; i < axes_left; i++)
+        g_string_append_c (line_sep, '\n');
 
       for (gint64 i = 0; i < n; i++)
         {
@@ -477,15 +489,15 @@ recurse (const Walk   *w,
 
           if (summary && i == EDGE_ITEMS)
             {
-              g_string_append_printf (s, "%s...%s", indent, separator);
+              g_string_append_printf (s, "%s...%s", indent, line_sep->str);
               i = n - EDGE_ITEMS;
             }
           index[axis] = i;
-          nested = recurse (w, f, index, axis + 1, next_indent, width - 1);
+          nested = recurse (w, f, index, axis + 1, next_indent, width - 1, separator);
           g_string_append (s, indent);
           g_string_append (s, nested);
           if (i + 1 < n)
-            g_string_append (s, separator);
+            g_string_append (s, line_sep->str);
         }
     }
 
@@ -531,6 +543,55 @@ format_scalar (const Walk *w)
                           d.exponent < 0 ? '-' : '+', ABS (d.exponent));
 }
 
+static gboolean
+walk_init (Walk        *walk,
+           GBytes     **bytes,
+           EpTensor    *self,
+           GError     **error)
+{
+  *bytes = ep_tensor_to_bytes (self, error);
+  if (*bytes == NULL)
+    return FALSE;
+
+  walk->data = g_bytes_get_data (*bytes, NULL);
+  walk->layout = &self->layout;
+  walk->itemsize = ep_dtype_get_itemsize (self->layout.dtype);
+  walk->summarize = ep_layout_get_size (&self->layout) > THRESHOLD;
+
+  return TRUE;
+}
+
+typedef char *(*FormatFunc) (EpTensor *self, GError **error);
+
+static char *to_string (EpTensor *self, GError **error);
+static char *to_repr (EpTensor *self, GError **error);
+
+/* NumPy prints "1.5" whatever the locale, and the digits are found by
+ * printing and parsing: both happen in the C locale, on this thread only,
+ * so a German application still reads "1.5", not "1,5". */
+static char *
+in_c_locale (FormatFunc  format,
+             EpTensor   *self,
+             GError    **error)
+{
+  static gsize initialized;
+  static locale_t c_locale;
+  locale_t previous;
+  char *text;
+
+  if (g_once_init_enter (&initialized))
+    {
+      c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
+      g_once_init_leave (&initialized, 1);
+    }
+
+  previous = uselocale (c_locale);
+  text = format (self, error);
+  uselocale (previous);
+
+  return text;
+}
+
 /**
  * ep_tensor_to_string:
  * @self: a tensor
@@ -547,22 +608,23 @@ char *
 ep_tensor_to_string (EpTensor  *self,
                      GError   **error)
 {
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return in_c_locale (to_string, self, error);
+}
+
+static char *
+to_string (EpTensor  *self,
+           GError   **error)
+{
   g_autoptr(GBytes) bytes = NULL;
   gint64 index[EP_MAX_DIMS] = { 0 };
   Format format;
   Walk walk;
 
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  bytes = ep_tensor_to_bytes (self, error);
-  if (bytes == NULL)
+  if (!walk_init (&walk, &bytes, self, error))
     return NULL;
-
-  walk.data = g_bytes_get_data (bytes, NULL);
-  walk.layout = &self->layout;
-  walk.itemsize = ep_dtype_get_itemsize (self->layout.dtype);
-  walk.summarize = ep_layout_get_size (&self->layout) > THRESHOLD;
 
   if (self->layout.ndim == 0)
     return format_scalar (&walk);
@@ -570,5 +632,83 @@ ep_tensor_to_string (EpTensor  *self,
     return g_strdup ("[]");
 
   format_init (&format, &walk);
-  return recurse (&walk, &format, index, 0, " ", LINE_WIDTH);
+  return recurse (&walk, &format, index, 0, " ", LINE_WIDTH, " ");
+}
+
+#define REPR_PREFIX "Ep.Tensor("
+
+/**
+ * ep_tensor_to_repr:
+ * @self: a tensor
+ * @error: return location for an error
+ *
+ * Formats @self as NumPy's `repr()` formats an array, with `Ep.Tensor` for
+ * `array`: `Ep.Tensor([1., 2., 3.], dtype=float32)`. Elements are
+ * separated by commas and wrapped at 75 columns below the opening
+ * bracket; a 0-d tensor shows its element in the same style
+ * (`Ep.Tensor(2.5, dtype=float64)`), an empty one its shape unless that
+ * is `(0,)`. Unlike NumPy the dtype is always shown, since the default
+ * element type here is float32. The Python `repr()` of a tensor is this.
+ *
+ * Returns: (transfer full): the text, or %NULL if reading the device
+ *   failed
+ */
+char *
+ep_tensor_to_repr (EpTensor  *self,
+                   GError   **error)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return in_c_locale (to_repr, self, error);
+}
+
+static char *
+to_repr (EpTensor  *self,
+         GError   **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *body = NULL;
+  gint64 index[EP_MAX_DIMS] = { 0 };
+  const char *dtype_name;
+  GString *out;
+  const char *last_line;
+  Format format;
+  Walk walk;
+
+  if (!walk_init (&walk, &bytes, self, error))
+    return NULL;
+
+  dtype_name = ep_dtype_get_name (self->layout.dtype);
+  if (ep_layout_get_size (&self->layout) == 0)
+    {
+      g_autofree char *shape = ep_shape_to_string (self->layout.shape, self->layout.ndim);
+
+      body = self->layout.ndim == 1 ? g_strdup ("[]") : g_strdup_printf ("[], shape=%s", shape);
+    }
+  else
+    {
+      /* the continuation indent: one for "[" and the prefix's width; the
+       * "," before the dtype comes off the width */
+      g_autofree char *indent = g_strnfill (1 + strlen (REPR_PREFIX), ' ');
+
+      format_init (&format, &walk);
+      if (self->layout.ndim == 0)
+        body = format_element (&format, element (&walk, index), element_int (&walk, index));
+      else
+        body = recurse (&walk, &format, index, 0, indent, LINE_WIDTH - 1, ", ");
+    }
+
+  out = g_string_new (REPR_PREFIX);
+  g_string_append (out, body);
+  g_string_append_c (out, ',');
+  last_line = strrchr (out->str, '\n');
+  last_line = last_line != NULL ? last_line + 1 : out->str;
+  if (strlen (last_line) + strlen ("dtype=)") + strlen (dtype_name) + 1 > LINE_WIDTH)
+    g_string_append_printf (out, "\n%*s", (int) strlen (REPR_PREFIX), "");
+  else
+    g_string_append_c (out, ' ');
+  g_string_append_printf (out, "dtype=%s)", dtype_name);
+
+  return g_string_free (out, FALSE);
 }

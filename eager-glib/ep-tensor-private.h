@@ -53,6 +53,10 @@ gboolean   ep_layout_init             (EpLayout       *layout,
                                        const char     *op_name,
                                        GError        **error);
 
+gboolean   ep_tensor_check_alive      (EpTensor       *self,
+                                       const char     *op_name,
+                                       GError        **error);
+
 char      *ep_shape_to_string         (const gint64   *shape,
                                        guint           ndim);
 

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-device-private.h"
@@ -252,7 +253,7 @@ ep_layout_init (EpLayout      *layout,
         g_autofree char *s = ep_shape_to_string (shape, ndim);
 
         g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                     _("%s: negative dimension %" G_GINT64_FORMAT " in shape %s"),
+                     _("%s: negative dimension %" PRId64 " in shape %s"),
                      op_name, shape[i], s);
         return FALSE;
       }
@@ -347,6 +348,36 @@ new_from_host (const EpLayout  *layout,
   return g_steal_pointer (&tensor);
 }
 
+/* The layout of raw data in C order: @nbytes must be what @shape and
+ * @dtype take. */
+static gboolean
+raw_layout_init (EpLayout      *layout,
+                 EpDType        dtype,
+                 const gint64  *shape,
+                 guint          ndim,
+                 gsize          nbytes,
+                 const char    *op_name,
+                 GError       **error)
+{
+  gsize needed = 0;
+
+  if (!ep_layout_init (layout, dtype, shape, ndim, op_name, error))
+    return FALSE;
+
+  ep_layout_compute_nbytes (layout, &needed);
+  if (nbytes != needed)
+    {
+      g_autofree char *s = ep_shape_to_string (shape, ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: %zu bytes given, a %s tensor of shape %s needs %zu"),
+                   op_name, nbytes, ep_dtype_get_name (dtype), s, needed);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 /**
  * ep_tensor_new_from_bytes:
  * @data: the elements in C order, little-endian
@@ -371,7 +402,7 @@ ep_tensor_new_from_bytes (GBytes        *data,
                           GError       **error)
 {
   EpLayout layout;
-  gsize nbytes = 0, length;
+  gsize length;
   gconstpointer bytes;
   EpDevice *device;
 
@@ -380,20 +411,9 @@ ep_tensor_new_from_bytes (GBytes        *data,
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!ep_layout_init (&layout, dtype, shape, ndim, "new_from_bytes", error))
-    return NULL;
-
-  ep_layout_compute_nbytes (&layout, &nbytes);
   bytes = g_bytes_get_data (data, &length);
-  if (length != nbytes)
-    {
-      g_autofree char *s = ep_shape_to_string (shape, ndim);
-
-      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("new_from_bytes: %" G_GSIZE_FORMAT " bytes given, a %s tensor of shape %s needs %" G_GSIZE_FORMAT),
-                   length, ep_dtype_get_name (dtype), s, nbytes);
-      return NULL;
-    }
+  if (!raw_layout_init (&layout, dtype, shape, ndim, length, "new_from_bytes", error))
+    return NULL;
 
   device = creation_device ();
   if (device->host_visible && length > 0
@@ -405,6 +425,46 @@ ep_tensor_new_from_bytes (GBytes        *data,
     }
 
   return new_from_host (&layout, bytes, "new_from_bytes", error);
+}
+
+/**
+ * ep_tensor_new_from_data:
+ * @data: (not nullable): the address of the elements in C order,
+ *   little-endian
+ * @nbytes: the number of bytes at @data
+ * @dtype: the element type of @data
+ * @shape: (array length=ndim): the shape
+ * @ndim: the number of dimensions
+ * @error: return location for an error
+ *
+ * Creates a tensor from a copy of raw data at an address: one copy, for
+ * bindings that can name the address of a buffer they own (Python passes
+ * `array.ctypes.data` of a NumPy array) and for C. Where an address
+ * cannot be named, [ctor@Tensor.new_from_bytes] does the same from a
+ * #GBytes.
+ *
+ * Returns: (transfer full): the new tensor, or %NULL with %EP_ERROR_SHAPE
+ *   set if @nbytes does not match @shape and @dtype
+ */
+EpTensor *
+ep_tensor_new_from_data (gconstpointer   data,
+                         gsize           nbytes,
+                         EpDType         dtype,
+                         const gint64   *shape,
+                         guint           ndim,
+                         GError        **error)
+{
+  const char *op_name = "new_from_data";
+  EpLayout layout;
+
+  g_return_val_if_fail (data != NULL || nbytes == 0, NULL);
+  g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!raw_layout_init (&layout, dtype, shape, ndim, nbytes, op_name, error))
+    return NULL;
+
+  return new_from_host (&layout, data, op_name, error);
 }
 
 /**
@@ -447,7 +507,7 @@ ep_tensor_new_from_doubles (const gdouble  *data,
       g_autofree char *s = ep_shape_to_string (shape, ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("new_from_doubles: %" G_GSIZE_FORMAT " values given, shape %s has %" G_GINT64_FORMAT " elements"),
+                   _("new_from_doubles: %zu values given, shape %s has %" PRId64 " elements"),
                    n_data, s, ep_layout_get_size (&layout));
       return NULL;
     }
@@ -527,6 +587,8 @@ ep_tensor_new_weak_scalar (gdouble value,
  * ep_tensor_get_dtype:
  * @self: a tensor
  *
+ * Returns the element type of @self.
+ *
  * Returns: the element type
  */
 EpDType
@@ -540,6 +602,8 @@ ep_tensor_get_dtype (EpTensor *self)
 /**
  * ep_tensor_get_ndim:
  * @self: a tensor
+ *
+ * Returns the number of dimensions of @self.
  *
  * Returns: the number of dimensions; 0 for a scalar
  */
@@ -599,6 +663,8 @@ ep_tensor_get_strides (EpTensor *self,
  * ep_tensor_get_size:
  * @self: a tensor
  *
+ * Returns the number of elements of @self: the product of its shape.
+ *
  * Returns: the number of elements
  */
 gint64
@@ -613,19 +679,26 @@ ep_tensor_get_size (EpTensor *self)
  * ep_tensor_get_device:
  * @self: a tensor
  *
- * Returns: (transfer none): the device that holds the data
+ * Returns the device that holds the data of @self; ops on @self run
+ * there unless a device scope says otherwise.
+ *
+ * Returns: (transfer none) (nullable): the device that holds the data,
+ *   or %NULL once @self was released ([method@Tensor.release])
  */
 EpDevice *
 ep_tensor_get_device (EpTensor *self)
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return self->storage->device;
+  return self->storage != NULL ? self->storage->device : NULL;
 }
 
 /**
  * ep_tensor_is_weak:
  * @self: a tensor
+ *
+ * Tells whether @self is a literal that takes the type of the tensor it
+ * meets.
  *
  * Returns: whether @self is a weak scalar, see
  *   [ctor@Tensor.new_weak_scalar]
@@ -642,6 +715,9 @@ ep_tensor_is_weak (EpTensor *self)
  * ep_tensor_is_contiguous:
  * @self: a tensor
  *
+ * Tells whether @self is laid out in C order without gaps, as
+ * [method@Tensor.contiguous] makes it and kernels write their outputs.
+ *
  * Returns: whether the elements lie in C order without gaps
  */
 gboolean
@@ -657,7 +733,11 @@ ep_tensor_is_contiguous (EpTensor *self)
  * @self: a tensor
  * @other: another tensor
  *
- * Returns: whether @self and @other are views of the same buffer
+ * Tells whether two tensors use the same buffer, as a view and its
+ * source do.
+ *
+ * Returns: whether @self and @other are views of the same buffer (never
+ *   for a released tensor)
  */
 gboolean
 ep_tensor_shares_storage (EpTensor *self,
@@ -666,7 +746,65 @@ ep_tensor_shares_storage (EpTensor *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
   g_return_val_if_fail (EP_IS_TENSOR (other), FALSE);
 
-  return self->storage == other->storage;
+  return self->storage != NULL && self->storage == other->storage;
+}
+
+/* Releasing storage early */
+
+/**
+ * ep_tensor_release:
+ * @self: a tensor
+ *
+ * Lets go of the data of @self now instead of when @self is finalized.
+ *
+ * Bindings with a garbage collector (gjs, Python with reference cycles)
+ * finalize a tensor only when the collector runs, and the collector does
+ * not see how much memory a tensor holds: a loop that makes large
+ * tensors can pile them up. Releasing a tensor that is no longer needed
+ * returns its buffer at once, unless another tensor still uses it (a
+ * view of the same data, or a tape that recorded it); the buffer goes
+ * back when the last of them lets go.
+ *
+ * Afterwards the dtype and shape of @self can still be read, but every
+ * operation on it, reading its data included, fails with
+ * %EP_ERROR_INVALID_ARGUMENT. Releasing twice does nothing.
+ */
+void
+ep_tensor_release (EpTensor *self)
+{
+  g_return_if_fail (EP_IS_TENSOR (self));
+
+  g_clear_pointer (&self->storage, ep_storage_unref);
+}
+
+/**
+ * ep_tensor_is_released:
+ * @self: a tensor
+ *
+ * Tells whether the data of @self was released early.
+ *
+ * Returns: whether [method@Tensor.release] was called on @self
+ */
+gboolean
+ep_tensor_is_released (EpTensor *self)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+
+  return self->storage == NULL;
+}
+
+/* The error every use of a released tensor gives. */
+gboolean
+ep_tensor_check_alive (EpTensor    *self,
+                       const char  *op_name,
+                       GError     **error)
+{
+  if (G_LIKELY (self->storage != NULL))
+    return TRUE;
+
+  g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+               _("%s: the tensor was released and has no data"), op_name);
+  return FALSE;
 }
 
 /* Reading data back */
@@ -694,6 +832,8 @@ ep_tensor_to_bytes (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (!ep_tensor_check_alive (self, "to_bytes", error))
+    return NULL;
   contiguous = ep_tensor_contiguous (self, error);
   if (contiguous == NULL)
     return NULL;
@@ -711,7 +851,7 @@ ep_tensor_to_bytes (EpTensor  *self,
   if (data == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("to_bytes: cannot allocate %" G_GSIZE_FORMAT " bytes"), nbytes);
+                   _("to_bytes: cannot allocate %zu bytes"), nbytes);
       return NULL;
     }
   if (!ep_device_read (device, contiguous->storage, contiguous->layout.offset * itemsize,
@@ -724,6 +864,62 @@ ep_tensor_to_bytes (EpTensor  *self,
   return g_bytes_new_take (data, nbytes);
 }
 
+/**
+ * ep_tensor_read_data:
+ * @self: a tensor
+ * @data: (not nullable): the address to copy the elements to
+ * @nbytes: the number of bytes at @data: the size of @self times the size
+ *   of its element type
+ * @error: return location for an error
+ *
+ * Copies the elements of @self in C order, little-endian, to @data: one
+ * copy, from any device. The counterpart of [ctor@Tensor.new_from_data]
+ * for bindings that can name the address of a buffer (Python's
+ * `numpy()` reads into a new array this way); [method@Tensor.to_bytes]
+ * serves the others.
+ *
+ * Returns: %TRUE on success; %FALSE with %EP_ERROR_SHAPE set if @nbytes
+ *   is not the size of the data, or another error if reading the device
+ *   failed
+ */
+gboolean
+ep_tensor_read_data (EpTensor  *self,
+                     gpointer   data,
+                     gsize      nbytes,
+                     GError   **error)
+{
+  g_autoptr(EpTensor) contiguous = NULL;
+  gsize needed = 0;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+  g_return_val_if_fail (data != NULL || nbytes == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!ep_tensor_check_alive (self, "read_data", error))
+    return FALSE;
+
+  ep_layout_compute_nbytes (&self->layout, &needed);
+  if (nbytes != needed)
+    {
+      g_autofree char *s = ep_shape_to_string (self->layout.shape, self->layout.ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("read_data: room for %zu bytes given, a %s tensor of shape %s has %zu"),
+                   nbytes, ep_dtype_get_name (self->layout.dtype), s, needed);
+      return FALSE;
+    }
+  if (nbytes == 0)
+    return TRUE;
+
+  contiguous = ep_tensor_contiguous (self, error);
+  if (contiguous == NULL)
+    return FALSE;
+
+  return ep_device_read (contiguous->storage->device, contiguous->storage,
+                         contiguous->layout.offset * ep_dtype_get_itemsize (contiguous->layout.dtype),
+                         data, nbytes, error);
+}
+
 static gboolean
 read_only_element (EpTensor    *self,
                    const char  *op_name,
@@ -733,12 +929,14 @@ read_only_element (EpTensor    *self,
   gsize itemsize = ep_dtype_get_itemsize (self->layout.dtype);
   gint64 size = ep_layout_get_size (&self->layout);
 
+  if (!ep_tensor_check_alive (self, op_name, error))
+    return FALSE;
   if (size != 1)
     {
       g_autofree char *s = ep_shape_to_string (self->layout.shape, self->layout.ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("%s: a tensor of shape %s has %" G_GINT64_FORMAT " elements, not 1"),
+                   _("%s: a tensor of shape %s has %" PRId64 " elements, not 1"),
                    op_name, s, size);
       return FALSE;
     }

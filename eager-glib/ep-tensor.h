@@ -31,6 +31,13 @@ EpTensor      *ep_tensor_new_from_bytes     (GBytes         *data,
                                              guint           ndim,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_new_from_data      (gconstpointer   data,
+                                             gsize           nbytes,
+                                             EpDType         dtype,
+                                             const gint64   *shape,
+                                             guint           ndim,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_new_from_doubles   (const gdouble  *data,
                                              gsize           n_data,
                                              const gint64   *shape,
@@ -68,7 +75,17 @@ gboolean       ep_tensor_shares_storage     (EpTensor       *self,
                                              EpTensor       *other);
 
 EP_EXPORT
+void           ep_tensor_release            (EpTensor       *self);
+EP_EXPORT
+gboolean       ep_tensor_is_released        (EpTensor       *self);
+
+EP_EXPORT
 GBytes        *ep_tensor_to_bytes           (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_read_data          (EpTensor       *self,
+                                             gpointer        data,
+                                             gsize           nbytes,
                                              GError        **error);
 EP_EXPORT
 gdouble        ep_tensor_item               (EpTensor       *self,
@@ -81,6 +98,9 @@ gboolean       ep_tensor_item_boolean       (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 char          *ep_tensor_to_string          (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+char          *ep_tensor_to_repr            (EpTensor       *self,
                                              GError        **error);
 
 /* Creation from a template: ep-creation.c */
@@ -622,6 +642,12 @@ EpTensor      *ep_tensor_slogdet            (EpTensor       *self,
 EP_EXPORT
 EpTensor      *ep_tensor_solve              (EpTensor       *self,
                                              EpTensor       *b,
+                                             GError        **error);
+
+/* Automatic differentiation: ep-ops-autodiff.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_stop_gradient      (EpTensor       *self,
                                              GError        **error);
 
 G_END_DECLS

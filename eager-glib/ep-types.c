@@ -64,6 +64,8 @@ ep_dtype_get_itemsize (EpDType dtype)
  * ep_dtype_is_floating:
  * @dtype: an element type
  *
+ * Tells whether @dtype holds floating-point numbers.
+ *
  * Returns: whether @dtype is a floating-point type
  */
 gboolean
@@ -77,6 +79,8 @@ ep_dtype_is_floating (EpDType dtype)
 /**
  * ep_dtype_is_integer:
  * @dtype: an element type
+ *
+ * Tells whether @dtype holds integers.
  *
  * Returns: whether @dtype is a signed integer type (bool is not)
  */

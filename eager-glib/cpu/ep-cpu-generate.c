@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -100,7 +101,7 @@ cpu_onehot_like (EpOpCall  *call,
       if (j < 0 || j >= c)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                       _("onehot_like: index %" G_GINT64_FORMAT " at position %" G_GINT64_FORMAT " is out of range for %" G_GINT64_FORMAT " columns"),
+                       _("onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns"),
                        j, i, c);
           return FALSE;
         }

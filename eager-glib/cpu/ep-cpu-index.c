@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-cpu-private.h"
@@ -43,7 +44,7 @@ index_error (const EpOpCall  *call,
              GError         **error)
 {
   g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-               _("%s: index %" G_GINT64_FORMAT " is out of range for an axis of extent %" G_GINT64_FORMAT),
+               _("%s: index %" PRId64 " is out of range for an axis of extent %" PRId64),
                call->op->name, info->bad_index, info->extent);
   return FALSE;
 }

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
@@ -72,7 +73,7 @@ lapack_error (const char  *op,
                  _("%s: LAPACK could not allocate its workspace"), op);
   else if (info > 0 && batch > 1)
     g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                 _("%s: matrix %" G_GINT64_FORMAT " of the batch is singular"), op, index);
+                 _("%s: matrix %" PRId64 " of the batch is singular"), op, index);
   else if (info > 0)
     g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
                  _("%s: the matrix is singular"), op);

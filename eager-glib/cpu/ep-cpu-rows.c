@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-cpu-math-private.h"
@@ -116,7 +117,7 @@ ep_cpu_scratch (const char  *op_name,
 
   if (memory == NULL)
     g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                 _("%s: cannot allocate %" G_GSIZE_FORMAT " scratch elements of %" G_GSIZE_FORMAT " bytes"),
+                 _("%s: cannot allocate %zu scratch elements of %zu bytes"),
                  op_name, n, size);
 
   return memory;

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <math.h>
 
 #include "ep-cpu-math-private.h"
@@ -181,7 +182,7 @@ name (EpTensor *logits, EpTensor *labels, EpTensor *out, GError **error)    \
       if (label < 0 || label >= c)                                          \
         {                                                                   \
           g_set_error (error, EP_ERROR, EP_ERROR_INDEX,                     \
-                       _("crossentropy: label %" G_GINT64_FORMAT " of sample %" G_GINT64_FORMAT " is out of range for %" G_GINT64_FORMAT " classes"), \
+                       _("crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " classes"), \
                        label, i, c);                                        \
           return FALSE;                                                     \
         }                                                                   \

@@ -223,7 +223,7 @@ ep_opencl_create_buffer (EpDevice    *device,
   if (nbytes > cl->max_alloc)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("cannot allocate %" G_GSIZE_FORMAT " bytes on %s, which allocates at most %" G_GSIZE_FORMAT " bytes at once"),
+                   _("cannot allocate %zu bytes on %s, which allocates at most %zu bytes at once"),
                    nbytes, device->name, cl->max_alloc);
       return NULL;
     }
@@ -241,7 +241,7 @@ ep_opencl_create_buffer (EpDevice    *device,
 
       ep_opencl_set_error (&cause, device, op_name, "clCreateBuffer", status);
       g_set_error (error, EP_ERROR, cause->code,
-                   _("cannot allocate %" G_GSIZE_FORMAT " bytes on %s: %s"),
+                   _("cannot allocate %zu bytes on %s: %s"),
                    nbytes, device->name, cause->message);
       return NULL;
     }
@@ -464,10 +464,13 @@ ep_opencl_build_source (EpDevice    *device,
     {
       g_autofree char *log = build_log (cl, built);
 
-      g_set_error (error, EP_ERROR, EP_ERROR_DEVICE,
-                   _("building the OpenCL program “%s” failed on %s: %s (%d)%s%s"),
-                   name, device->name, ep_opencl_status_name (status), status,
-                   *log != '\0' ? "\n" : "", log);
+      g_autofree char *what = g_strdup_printf (_("building the OpenCL program “%s” failed on %s: %s (%d)"),
+                                               name, device->name,
+                                               ep_opencl_status_name (status), status);
+
+      /* the compiler's log after the message, untranslated */
+      g_set_error (error, EP_ERROR, EP_ERROR_DEVICE, "%s%s%s",
+                   what, *log != '\0' ? "\n" : "", log);
       clReleaseProgram (built);
       return FALSE;
     }
@@ -883,8 +886,9 @@ ep_opencl_discover (GPtrArray  *devices,
         {
           g_autofree char *platform_name = platform_string (platforms[p], CL_PLATFORM_NAME);
 
-          g_string_append_printf (skipped, _("%s%s has no devices"),
-                                  skipped->len > 0 ? "; " : "", platform_name);
+          if (skipped->len > 0)
+            g_string_append (skipped, "; ");
+          g_string_append_printf (skipped, _("%s has no devices"), platform_name);
           continue;
         }
 

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <inttypes.h>
 #include <glib/gi18n-lib.h>
 #include <math.h>
 
@@ -34,7 +35,7 @@ linspace_on_host (EpOpCall  *call,
   if (data == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("linspace: cannot allocate %" G_GSIZE_FORMAT " bytes"), num * itemsize);
+                   _("linspace: cannot allocate %zu bytes"), num * itemsize);
       return FALSE;
     }
 
@@ -168,7 +169,7 @@ opencl_onehot_like (EpOpCall  *call,
                                   (offset + first * stride) * sizeof (gint64), &index, sizeof index, error);
       if (ok)
         g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                     _("onehot_like: index %" G_GINT64_FORMAT " at position %" G_GINT64_FORMAT " is out of range for %" G_GINT64_FORMAT " columns"),
+                     _("onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns"),
                      index, (gint64) first, (gint64) c);
       ok = FALSE;
     }

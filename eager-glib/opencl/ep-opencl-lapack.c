@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <inttypes.h>
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
@@ -112,7 +113,7 @@ run_lu (EpOpCall          *call,
     {
       if (count > 1)
         g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                     _("%s: matrix %" G_GINT64_FORMAT " of the batch is singular"),
+                     _("%s: matrix %" PRId64 " of the batch is singular"),
                      call->op->name, (gint64) first);
       else
         g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,

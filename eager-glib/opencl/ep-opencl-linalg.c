@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <inttypes.h>
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
@@ -170,7 +171,7 @@ matmul_clblast (EpOpCall          *call,
   if (offsets == NULL || scalars == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("matmul: cannot allocate the offsets of %" G_GINT64_FORMAT " products"),
+                   _("matmul: cannot allocate the offsets of %" PRId64 " products"),
                    batch_count);
       return FALSE;
     }

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <inttypes.h>
 #include <glib/gi18n-lib.h>
 
 #include "ep-error.h"
@@ -201,7 +202,7 @@ opencl_crossentropy (EpOpCall  *call,
       local = ep_cl_launch_local_size (&launch);
       ok = ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, n, local), local, error)
            && check_bad_index (call, bad, labels,
-                               _("crossentropy: label %" G_GINT64_FORMAT " of sample %" G_GINT64_FORMAT " is out of range for %" G_GINT64_FORMAT " classes"),
+                               _("crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " classes"),
                                c, error);
     }
 

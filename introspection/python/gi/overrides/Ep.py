@@ -5,10 +5,26 @@
 # What GObject Introspection cannot express: operators, NumPy-style
 # keyword arguments and defaults, NumPy conversion, printing, and context
 # managers. Every method here is a thin call into the C method of the same
-# meaning; none changes what a C method does.
+# meaning; none changes what a C method does (PyGObject's override
+# guidelines: patch onto the class, keep it thin).
+#
+# The file has one section per area; each branch adds to its own:
+#   bindings   dtypes, conversion, the Tensor protocols (operators, repr,
+#              len/iter, numpy), and the automatic NumPy-style signatures
+#              that every C method and function gets unless a section
+#              below writes its own (see "Automatic signatures")
+#   math, shape, autodiff, opencl: their sections, after the bindings one
+#
+# Annotations here are read by gen-stubs.py, which writes Ep.pyi from the
+# GIR and this module at build time: keep them on hand-written functions.
+
+from __future__ import annotations
 
 import math
+import math as _math
 import numbers
+from functools import lru_cache
+from typing import Any, Iterator, Optional, Sequence, Union
 
 from gi.module import get_introspection_module
 from gi.repository import GLib
@@ -16,8 +32,13 @@ from gi.repository import GLib
 from ..overrides import override
 
 Ep = get_introspection_module("Ep")
+_Tensor = Ep.Tensor
 
 __all__ = []
+
+# ---------------------------------------------------------------------------
+# bindings: dtypes and conversion helpers
+# ---------------------------------------------------------------------------
 
 _NUMPY_NAMES = {
     "float32": Ep.DType.FLOAT32,
@@ -34,8 +55,12 @@ int64 = Ep.DType.INT64
 bool_ = Ep.DType.BOOL
 __all__ += ["float32", "float64", "int32", "int64", "bool_"]
 
+# What a tensor argument accepts, and a dtype argument (for the stubs).
+ArrayLike = Union["Tensor", float, int, bool, Sequence[Any], Any]
+DTypeLike = Union[Ep.DType, str, type, Any]
 
-def _dtype(dtype):
+
+def _dtype(dtype: DTypeLike) -> Ep.DType:
     """An Ep.DType from an Ep.DType, a NumPy dtype or type, or a name."""
     if dtype is None or isinstance(dtype, Ep.DType):
         return dtype
@@ -52,20 +77,51 @@ def _dtype(dtype):
         raise TypeError(f"unsupported dtype {dtype!r}") from None
 
 
+@lru_cache(maxsize=512)
+def _cached_literal(kind, value, sign):
+    return Ep.Tensor.new_weak_scalar(float(value), kind)
+
+
+@lru_cache(maxsize=512)
+def _float_literal(value, sign):
+    return Ep.Tensor.new_weak_scalar(value, Ep.DType.FLOAT64)
+
+
+@lru_cache(maxsize=512)
+def _int_literal(value):
+    return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.INT64)
+
+
 def _literal(value):
-    """A weak scalar for a Python number, as NumPy treats Python scalars."""
+    """A weak scalar for a Python number, as NumPy treats Python scalars.
+
+    Tensors are immutable, so literals are made once and reused; the key
+    keeps 1, 1.0 and True apart, and 0.0 and -0.0.
+    """
+    kind = type(value)
+    if kind is float and value == value:
+        return _float_literal(value, _math.copysign(1.0, value))
+    if kind is int:
+        return _int_literal(value)
     if isinstance(value, bool):
-        return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.BOOL)
+        return _cached_literal(Ep.DType.BOOL, value, 1.0)
     if isinstance(value, numbers.Integral):
-        return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.INT64)
+        return _cached_literal(Ep.DType.INT64, int(value), 1.0)
     if isinstance(value, numbers.Real):
-        return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.FLOAT64)
+        value = float(value)
+        if value != value:
+            return Ep.Tensor.new_weak_scalar(value, Ep.DType.FLOAT64)
+        return _cached_literal(Ep.DType.FLOAT64, value, _math.copysign(1.0, value))
     return None
 
 
-def _operand(value):
-    if isinstance(value, Ep.Tensor):
+def _operand(value: ArrayLike) -> Tensor:
+    """A tensor argument: tensors as they are, Python numbers as weak
+    scalars, anything else through astensor()."""
+    if isinstance(value, _Tensor):
         return value
+    if isinstance(value, Ep.Variable):  # autodiff: read, so tapes watch it
+        return value.read()
     literal = _literal(value)
     if literal is not None:
         return literal
@@ -75,25 +131,42 @@ def _operand(value):
 def _axes(axis):
     if axis is None:
         return None
-    if isinstance(axis, numbers.Integral):
+    if type(axis) is int or isinstance(axis, numbers.Integral):
         return [int(axis)]
     return [int(a) for a in axis]
 
 
+def _empty_axes(axis):
+    return (axis is not None and type(axis) is not int
+            and not isinstance(axis, numbers.Integral) and len(axis) == 0)
+
+
+def _reduction(method):
+    """NumPy's reduction signature for a hand-written method; axis=()
+    reduces nothing (an empty array crosses GI as NULL, all axes)."""
+    def reduce(self, axis=None, keepdims=False):
+        if _empty_axes(axis):
+            return method(Ep.Tensor.expand_dims(self, 0), [0], False)
+        return method(self, _axes(axis), keepdims)
+    return reduce
+
+
 def _shape(args):
+    """A shape from shape(2, 3), shape((2, 3)), shape([2, 3]) or shape(2)."""
     if len(args) == 1 and not isinstance(args[0], numbers.Integral):
         return [int(d) for d in args[0]]
     return [int(d) for d in args]
 
 
-def _reduction(method):
-    """NumPy's signature; axis=() reduces nothing (an empty array crosses
-    GI as NULL, which means all axes, so it takes a detour)."""
-    def reduce(self, axis=None, keepdims=False):
-        if axis is not None and not isinstance(axis, numbers.Integral) and len(axis) == 0:
-            return method(Ep.Tensor.expand_dims(self, 0), [0], False)
-        return method(self, _axes(axis), keepdims)
-    return reduce
+def _shape_arg(shape):
+    if isinstance(shape, numbers.Integral):
+        return [int(shape)]
+    return [int(d) for d in shape]
+
+
+# ---------------------------------------------------------------------------
+# bindings: Tensor protocols
+# ---------------------------------------------------------------------------
 
 
 def _binary(method, reflected=False):
@@ -102,6 +175,7 @@ def _binary(method, reflected=False):
         if reflected:
             return method(other, self)
         return method(self, other)
+    operator.__annotations__ = {"other": "ArrayLike", "return": "Tensor"}
     return operator
 
 
@@ -109,39 +183,45 @@ class Tensor(Ep.Tensor):
     # Properties
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return tuple(self.get_shape())
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return self.get_ndim()
 
     @property
-    def dtype(self):
+    def dtype(self) -> Ep.DType:
         return self.get_dtype()
 
     @property
-    def size(self):
+    def size(self) -> int:
         return self.get_size()
 
     @property
-    def device(self):
+    def device(self) -> Optional[Ep.Device]:
         return self.get_device()
 
     @property
-    def T(self):
+    def T(self) -> Tensor:
         return Ep.Tensor.transpose(self, None)
 
     # Conversion
 
-    def numpy(self):
-        """The elements as a new NumPy array (one copy)."""
+    def numpy(self) -> Any:
+        """The elements as a new, writable NumPy array: one copy, from any
+        device (Ep.Tensor.read_data into the array's buffer)."""
         import numpy
-        data = self.to_bytes().get_data()
-        name = Ep.dtype_get_name(self.get_dtype())
-        return numpy.frombuffer(data, dtype=name).reshape(self.shape).copy()
+        array = numpy.empty(self.shape, dtype=Ep.dtype_get_name(self.get_dtype()))
+        if array.nbytes > 0:
+            Ep.Tensor.read_data(self, array.ctypes.data, array.nbytes)
+        return array
 
-    def item(self):
+    def __array__(self, dtype: Any = None) -> Any:
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def item(self) -> Union[bool, int, float]:
         """The only element, as a Python bool, int or float."""
         dtype = self.get_dtype()
         if dtype == Ep.DType.BOOL:
@@ -150,63 +230,70 @@ class Tensor(Ep.Tensor):
             return Ep.Tensor.item_int64(self)
         return Ep.Tensor.item(self)
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return self.numpy().tolist()
 
-    def __array__(self, dtype=None):
-        array = self.numpy()
-        return array if dtype is None else array.astype(dtype)
+    def astype(self, dtype: DTypeLike) -> Tensor:
+        return Ep.Tensor.astype(self, _dtype(dtype))
 
-    def __str__(self):
+    # Printing: str() as NumPy's str(), repr() as NumPy's repr()
+
+    def __str__(self) -> str:
         return self.to_string()
 
-    def __repr__(self):
-        return f"Ep.Tensor({self.to_string()}, dtype={Ep.dtype_get_name(self.get_dtype())})"
+    def __repr__(self) -> str:
+        if self.is_released():
+            return f"<Ep.Tensor (released) shape={self.shape} dtype={Ep.dtype_get_name(self.get_dtype())}>"
+        return self.to_repr()
 
-    def __len__(self):
+    def __format__(self, spec: str) -> str:
+        if spec == "":
+            return str(self)
+        return format(self.item(), spec)
+
+    # Sequence and scalar protocols
+
+    def __len__(self) -> int:
         if self.get_ndim() == 0:
             raise TypeError("len() of a 0-d tensor")
         return self.get_shape()[0]
 
-    def __bool__(self):
+    def __iter__(self) -> Iterator[Tensor]:
+        """The rows along the first axis, as views (needs indexing)."""
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self) -> bool:
         if self.get_size() != 1:
             raise ValueError("the truth value of a tensor with more than one element is ambiguous")
         return bool(Ep.Tensor.item_boolean(self))
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(Ep.Tensor.item(self))
 
-    def __int__(self):
+    def __int__(self) -> int:
+        return int(Ep.Tensor.item_int64(self))
+
+    def __index__(self) -> int:
+        if self.get_dtype() not in (Ep.DType.INT32, Ep.DType.INT64, Ep.DType.BOOL) or self.get_ndim() != 0:
+            raise TypeError("only 0-d integer tensors can be used as an index")
         return int(Ep.Tensor.item_int64(self))
 
     __hash__ = Ep.Tensor.__hash__
 
-    # NumPy-style signatures
+    # NumPy defers to the tensor's operators (ndarray + tensor is a
+    # tensor); np.asarray(tensor) goes through __array__.
+    __array_ufunc__ = None
 
-    def astype(self, dtype):
-        return Ep.Tensor.astype(self, _dtype(dtype))
+    # NumPy-style signatures that the automatic ones cannot infer
 
-    def reshape(self, *shape):
+    def reshape(self, *shape: Any) -> Tensor:
         return Ep.Tensor.reshape(self, _shape(shape))
 
-    def transpose(self, *axes):
+    def transpose(self, *axes: Any) -> Tensor:
         if len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
             return Ep.Tensor.transpose(self, None)
         return Ep.Tensor.transpose(self, _shape(axes))
-
-    def expand_dims(self, axis):
-        return Ep.Tensor.expand_dims(self, axis)
-
-    def squeeze(self, axis=None):
-        return Ep.Tensor.squeeze(self, _axes(axis))
-
-    sum = _reduction(Ep.Tensor.sum)
-    mean = _reduction(Ep.Tensor.mean)
-    max = _reduction(Ep.Tensor.max)
-    min = _reduction(Ep.Tensor.min)
-
-    def where(self, x, y):
-        return Ep.Tensor.where(self, _operand(x), _operand(y))
 
     # --- math branch (issue 3): NumPy-style signatures ---
 
@@ -281,7 +368,7 @@ class Tensor(Ep.Tensor):
     # --- end of math branch ---
 
     # opencl: devices by name
-    def to_device(self, device):
+    def to_device(self, device: Union[Ep.Device, str]) -> Tensor:
         """A copy on `device` (an Ep.Device or a name such as "opencl:0")."""
         return Ep.Tensor.to_device(self, _device(device))
 
@@ -301,44 +388,54 @@ class Tensor(Ep.Tensor):
     __rmatmul__ = _binary(Ep.Tensor.matmul, reflected=True)
     __lt__ = _binary(Ep.Tensor.less)
     __le__ = _binary(Ep.Tensor.less_equal)
-    __eq__ = _binary(Ep.Tensor.equal)
-    __ne__ = _binary(Ep.Tensor.not_equal)
+    __eq__ = _binary(Ep.Tensor.equal)  # type: ignore[assignment]
+    __ne__ = _binary(Ep.Tensor.not_equal)  # type: ignore[assignment]
     __gt__ = _binary(Ep.Tensor.greater)
     __ge__ = _binary(Ep.Tensor.greater_equal)
 
-    def __neg__(self):
+    def __neg__(self) -> Tensor:
         return self.neg()
 
-    def __pos__(self):
+    def __pos__(self) -> Tensor:
         return self
 
-    def __abs__(self):
+    def __abs__(self) -> Tensor:
         return self.abs()
 
 
-Tensor = override(Tensor)
-__all__.append("Tensor")
+# Binary operators that the C library grows get their dunder automatically.
+_OPERATOR_METHODS = {
+    "floordiv": ("__floordiv__", "__rfloordiv__"),
+    "mod": ("__mod__", "__rmod__"),
+    "logical_and": ("__and__", "__rand__"),
+    "logical_or": ("__or__", "__ror__"),
+}
+for _name, (_forward, _reflected) in _OPERATOR_METHODS.items():
+    _method = getattr(Ep.Tensor, _name, None)
+    if _method is not None and _forward not in Tensor.__dict__:
+        setattr(Tensor, _forward, _binary(_method))
+        setattr(Tensor, _reflected, _binary(_method, reflected=True))
+if hasattr(Ep.Tensor, "logical_not") and "__invert__" not in Tensor.__dict__:
+    Tensor.__invert__ = lambda self: Ep.Tensor.logical_not(self)
 
 
-def astensor(value, dtype=None):
+def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     """A tensor from a tensor, a NumPy array, a nested list or a scalar.
 
-    Data crosses as one GLib.Bytes copy. Without dtype, NumPy's dtype is
-    kept, except that Python floats become float32 (the default) and
-    Python ints int64.
+    Data crosses with one copy (Ep.Tensor.new_from_data from the array's
+    buffer). Without dtype, a NumPy array keeps its dtype, Python floats
+    become float32 (the default) and Python ints int64; dtypes eager-glib
+    does not have become float64 (floats) or int64 (integers).
     """
     import numpy
     dtype = _dtype(dtype)
     if isinstance(value, Ep.Tensor):
         return value if dtype is None else value.astype(dtype)
-    if isinstance(value, numpy.ndarray) or isinstance(value, numpy.generic):
-        array = numpy.asarray(value)
-    else:
-        array = numpy.asarray(value)
-        if array.dtype == numpy.float64:
-            array = array.astype(numpy.float32)
+    array = numpy.asarray(value)
     if dtype is not None:
-        array = array.astype(Ep.dtype_get_name(dtype))
+        array = array.astype(Ep.dtype_get_name(dtype), copy=False)
+    elif not isinstance(value, (numpy.ndarray, numpy.generic)) and array.dtype == numpy.float64:
+        array = array.astype(numpy.float32)
     if array.dtype.name not in _NUMPY_NAMES:
         if array.dtype.kind == "f":
             array = array.astype(numpy.float64)
@@ -346,36 +443,19 @@ def astensor(value, dtype=None):
             array = array.astype(numpy.int64)
         else:
             raise TypeError(f"cannot make a tensor of {array.dtype}")
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
     if not array.flags.c_contiguous:
-        array = array.copy(order="C")
-    return Ep.Tensor.new_from_bytes(GLib.Bytes.new(array.tobytes()),
-                                    _NUMPY_NAMES[array.dtype.name],
-                                    list(array.shape))
+        array = array.copy(order="C")  # (ascontiguousarray makes 0-d 1-d)
+    return Ep.Tensor.new_from_data(array.ctypes.data, array.nbytes,
+                                   _NUMPY_NAMES[array.dtype.name], list(array.shape))
 
 
 __all__.append("astensor")
 
 
-def _creation(function):
-    def create(shape, dtype=Ep.DType.FLOAT32):
-        if isinstance(shape, numbers.Integral):
-            shape = [shape]
-        return function(list(shape), _dtype(dtype))
-    return create
-
-
-zeros = _creation(Ep.zeros)
-ones = _creation(Ep.ones)
-__all__ += ["zeros", "ones"]
-
-
-def full(shape, value, dtype=Ep.DType.FLOAT32):
-    if isinstance(shape, numbers.Integral):
-        shape = [shape]
-    return Ep.full(list(shape), value, _dtype(dtype))
-
-
-def arange(start, stop=None, step=1, dtype=None):
+def arange(start: float, stop: Optional[float] = None, step: float = 1,
+           dtype: Optional[DTypeLike] = None) -> Tensor:
     """NumPy's arange: integer arguments give int64, others float32."""
     if stop is None:
         start, stop = 0, start
@@ -385,12 +465,194 @@ def arange(start, stop=None, step=1, dtype=None):
     return Ep.arange(start, stop, step, _dtype(dtype))
 
 
-def where(condition, x, y):
+def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:
     return _operand(condition).where(x, y)
 
 
-__all__ += ["full", "arange", "where"]
+__all__ += ["arange", "where"]
 
+
+# ---------------------------------------------------------------------------
+# bindings: automatic signatures
+#
+# Every C method of Ep.Tensor and every namespace function that no section
+# of this file defines gets a thin wrapper, generated from its
+# introspection data, that gives it NumPy's conventions:
+#   - a tensor argument also takes Python numbers (weak scalars), lists
+#     and NumPy arrays;
+#   - `axes` (with its length) becomes `axis=None`: an int, a sequence,
+#     or None for all; `axis=()` of a reduction (followed by `keepdims`)
+#     reduces nothing;
+#   - `keepdims` defaults to False;
+#   - a dtype takes NumPy dtypes and names, and defaults to float32 where
+#     it is the last argument of a namespace function (zeros, ones, ...);
+#   - a shape takes an int or a sequence;
+#   - trailing nullable arguments default to None.
+# Methods with nothing to adapt stay PyGObject's own. The wrappers are
+# compiled once at import, so a call costs one extra Python frame.
+# ---------------------------------------------------------------------------
+
+_TYPE_NAMES = {
+    "gboolean": "bool", "gint8": "int", "guint8": "int", "gint16": "int", "guint16": "int",
+    "gint32": "int", "guint32": "int", "gint64": "int", "guint64": "int",
+    "gfloat": "float", "gdouble": "float", "utf8": "str", "filename": "str",
+}
+
+
+def _type_hint(type_info, nullable):
+    """The stub annotation of an argument or return type."""
+    tag = type_info.get_tag_as_string()
+    if tag == "array":
+        hint = f"Sequence[{_type_hint(type_info.get_param_type(0), False)}]"
+    elif tag == "interface":
+        info = type_info.get_interface()
+        namespace, name = info.get_namespace(), info.get_name()
+        hint = name if namespace == "Ep" else f"{namespace}.{name}"
+    else:
+        hint = _TYPE_NAMES.get(tag, "Any")
+    return f"Optional[{hint}]" if nullable else hint
+
+
+def _is_tensor_type(type_info):
+    if type_info.get_tag_as_string() != "interface":
+        return False
+    info = type_info.get_interface()
+    return info.get_namespace() == "Ep" and info.get_name() == "Tensor"
+
+
+def _is_dtype_type(type_info):
+    if type_info.get_tag_as_string() != "interface":
+        return False
+    info = type_info.get_interface()
+    return info.get_namespace() == "Ep" and info.get_name() == "DType"
+
+
+def _adapt(info, is_method):
+    """Python source of a NumPy-style wrapper of `info` and its
+    annotations, or None when PyGObject's own signature is as good."""
+    args = list(info.get_arguments())
+    hidden = set()
+    for arg in args:
+        type_info = arg.get_type()
+        if type_info.get_tag_as_string() == "array" and type_info.get_array_length() >= 0:
+            hidden.add(type_info.get_array_length())
+        for index in (arg.get_closure(), arg.get_destroy()):
+            if index >= 0:
+                hidden.add(index)
+    visible = [(i, a) for i, a in enumerate(args)
+               if i not in hidden and a.get_direction() == 0]  # GI_DIRECTION_IN
+    if any(a.get_direction() != 0 for a in args):
+        return None
+    if any(a.get_type().get_tag_as_string() == "interface"
+           and type(a.get_type().get_interface()).__name__ == "CallbackInfo" for _, a in visible):
+        return None
+
+    params, call, notes = [], [], {}
+    reduction_axis = None
+    adapted = False
+    names = [a.get_name() for _, a in visible]
+    for position, (index, arg) in enumerate(visible):
+        name = arg.get_name()
+        type_info = arg.get_type()
+        tag = type_info.get_tag_as_string()
+        nullable = arg.may_be_null()
+        rest_nullable = all(a.may_be_null() for _, a in visible[position:])
+        default = None
+        hint = _type_hint(type_info, nullable)
+        expression = name
+        if _is_tensor_type(type_info):
+            expression = f"_operand({name})"
+            hint = "ArrayLike"
+            adapted = True
+        elif tag == "array" and name == "axes" and type_info.get_param_type(0).get_tag_as_string() == "gint32":
+            name = "axis"
+            hint = "Union[int, Sequence[int], None]"
+            default = "None"
+            expression = "_axes(axis)"
+            adapted = True
+            if position + 1 < len(names) and names[position + 1] == "keepdims" and is_method:
+                reduction_axis = position
+        elif tag == "array" and name == "shape":
+            hint = "Union[int, Sequence[int]]"
+            expression = f"_shape_arg({name})"
+            adapted = True
+        elif name == "keepdims" and tag == "gboolean":
+            default = "False"
+            adapted = True
+        elif _is_dtype_type(type_info):
+            hint = "DTypeLike"
+            expression = f"_dtype({name})"
+            adapted = True
+            if (not is_method and name == "dtype" and position == len(visible) - 1
+                    and _is_tensor_type(info.get_return_type())):
+                default = "Ep.DType.FLOAT32"
+        if default is None and nullable and rest_nullable:
+            default = "None"
+        params.append(name if default is None else f"{name}={default}")
+        call.append(expression)
+        notes[name] = hint
+    if not adapted:
+        return None
+    # a parameter without a default after one with a default: drop defaults before it
+    seen_required = False
+    for i in range(len(params) - 1, -1, -1):
+        if "=" not in params[i]:
+            seen_required = True
+        elif seen_required:
+            params[i] = params[i].split("=")[0]
+    head = (["self"] if is_method else []) + params
+    lines = [f"return _f({', '.join((['self'] if is_method else []) + call)})"]
+    if reduction_axis is not None:
+        # reducing over no axes: reduce a new leading axis of length 1
+        empty = call[:reduction_axis] + ["[0]", "False"] + call[reduction_axis + 2:]
+        lines.insert(0, f"if _empty_axes(axis): return _f(Ep.Tensor.expand_dims(self, 0), {', '.join(empty)})")
+    body = "\n    ".join(lines)
+    source = f"def {info.get_name()}({', '.join(head)}):\n    {body}\n"
+    return_type = info.get_return_type()
+    notes["return"] = ("None" if return_type.get_tag_as_string() == "void"
+                       else "Tensor" if _is_tensor_type(return_type)
+                       else _type_hint(return_type, info.may_return_null()))
+    return source, notes
+
+
+def _wrap(info, is_method):
+    adapted = _adapt(info, is_method)
+    if adapted is None:
+        return None
+    source, notes = adapted
+    scope = dict(globals(), _f=info)
+    exec(compile(source, f"<Ep override: {info.get_name()}>", "exec"), scope)
+    wrapper = scope[info.get_name()]
+    wrapper.__annotations__ = notes
+    wrapper.__doc__ = f"NumPy-style wrapper of Ep.{'Tensor.' if is_method else ''}{info.get_name()}."
+    wrapper.__wrapped_gi__ = info
+    return wrapper
+
+
+def _wrap_all():
+    for name, value in vars(Ep.Tensor).items():
+        if name in Tensor.__dict__ or not hasattr(value, "get_arguments"):
+            continue
+        if not value.is_method():
+            continue
+        wrapper = _wrap(value, True)
+        if wrapper is not None:
+            setattr(Tensor, name, wrapper)
+    for name in dir(Ep):
+        if name.startswith("_") or name in globals():
+            continue
+        value = getattr(Ep, name)
+        if not hasattr(value, "get_arguments"):
+            continue
+        wrapper = _wrap(value, False)
+        if wrapper is not None:
+            globals()[name] = wrapper
+            __all__.append(name)
+
+
+# ---------------------------------------------------------------------------
+# (math, shape, autodiff and opencl sections go here, before the end)
+# ---------------------------------------------------------------------------
 
 # --- math branch (issue 3) ---
 
@@ -811,13 +1073,475 @@ def outer(a, b):
 __all__ += ["concatenate", "stack", "meshgrid", "dot", "outer"]
 
 
+# Automatic differentiation: GradientTape, Variable, value_and_grad,
+# custom_gradient, stop_gradient.
+#
+# User functions are wrapped: they take and return tensors positionally,
+# may return Variables, and a Python exception raised inside one comes
+# back out of the call that ran it (C sees a GError meanwhile).
+
+import functools  # noqa: E402
+import threading  # noqa: E402
+
+_UNCONNECTED = {
+    "zero": Ep.UnconnectedGradients.ZERO,
+    "zeros": Ep.UnconnectedGradients.ZERO,
+    "none": Ep.UnconnectedGradients.NONE,
+}
+
+
+def _unconnected(value):
+    if value is None or isinstance(value, Ep.UnconnectedGradients):
+        return value
+    try:
+        return _UNCONNECTED[str(value).lower()]
+    except KeyError:
+        raise ValueError(f"unconnected_gradients must be 'zero' or 'none', not {value!r}") from None
+
+
+def _ep_error(code, message):
+    return GLib.Error.new_literal(Ep.error_quark(), message, int(code))
+
+
+def _as_tensor(value):
+    """A tensor for a tensor, a Variable (read), an array or a number."""
+    if isinstance(value, Ep.Tensor):
+        return value
+    if isinstance(value, Ep.Variable):
+        return value.read()
+    return astensor(value)
+
+
+def _is_sequence(value):
+    return isinstance(value, (list, tuple))
+
+
+_pending = threading.local()
+
+
+class _UserFunction:
+    """Calls a Python function from C: checks the result, and keeps a
+    Python exception to raise again after C returns (C gets a GError
+    meanwhile, and PyGObject prints nothing)."""
+
+    def __init__(self, function, name):
+        self.function = function
+        self.name = name
+
+    def result_tensor(self, value, what="the function"):
+        if isinstance(value, Ep.Variable):
+            value = value.read()
+        if not isinstance(value, Ep.Tensor):
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            f"{self.name}: {what} returned {type(value).__name__}, not a tensor")
+        return value
+
+    def run(self, body):
+        try:
+            return body()
+        except GLib.Error:
+            raise
+        except BaseException as error:  # noqa: B902 (raised again by _call)
+            message = f"{self.name}: {type(error).__name__}: {error}"
+            _pending.error = (message, error)
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT, message) from None
+
+
+def _call(function, *args):
+    """Calls into C; a GError that stands for a Python exception raised in
+    a callback (value_and_grad, custom gradients) becomes that exception
+    again, wherever C reported it (a custom gradient fails in the tape's
+    gradient())."""
+    try:
+        return function(*args)
+    except GLib.Error as error:
+        kept = getattr(_pending, "error", None)
+        _pending.error = None
+        if kept is not None and kept[0] == error.message:
+            raise kept[1].with_traceback(kept[1].__traceback__) from None
+        raise
+
+
+def _argnums(argnums):
+    if isinstance(argnums, int):
+        return [argnums], False
+    return [int(a) for a in argnums], True
+
+
+def _aux_to_list(aux):
+    """Auxiliary results cross C as tensors; anything else stays here."""
+    if isinstance(aux, (Ep.Tensor, Ep.Variable)):
+        return [_as_tensor(aux)], "one"
+    if _is_sequence(aux) and all(isinstance(a, (Ep.Tensor, Ep.Variable)) for a in aux):
+        return [_as_tensor(a) for a in aux], type(aux)
+    return [], aux
+
+
+def _aux_from_list(tensors, shape):
+    if shape == "one":
+        return tensors[0]
+    if isinstance(shape, type):
+        return shape(tensors)
+    return shape
+
+
+class _Differentiated:
+    """The callbacks for one value_and_grad-style function."""
+
+    def __init__(self, function, name, has_aux):
+        self.user = _UserFunction(function, name)
+        self.has_aux = has_aux
+        self.aux_shape = None
+
+    def __call__(self, inputs, *_rest):
+        # PyGObject passes the array length too on some versions: ignore it.
+        def body():
+            result = self.user.function(*inputs)
+            if not self.has_aux:
+                return self.user.result_tensor(result)
+            if not _is_sequence(result) or len(result) != 2:
+                raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                                f"{self.user.name}: the function must return (value, aux)")
+            aux, self.aux_shape = _aux_to_list(result[1])
+            return [self.user.result_tensor(result[0])] + aux
+        return self.user.run(body)
+
+    def invoke(self, call):
+        return _call(call)
+
+    def finish(self, value, aux, grads, several):
+        grads = list(grads)
+        grad = tuple(grads) if several else grads[0]
+        if not self.has_aux:
+            return value, grad
+        return value, _aux_from_list(list(aux), self.aux_shape), grad
+
+
+def value_and_grad(f, *args, argnums=0):
+    """(f(*args), gradient): the gradient of the sum of f's result with
+    respect to argument `argnums` (an int: one tensor; a tuple: a tuple).
+    f returns a tensor; it may use any Python control flow."""
+    positions, several = _argnums(argnums)
+    call = _Differentiated(f, "value_and_grad", False)
+    inputs = [_as_tensor(a) for a in args]
+    value, grads = call.invoke(lambda: Ep.value_and_grad(call, None, inputs, positions))
+    return call.finish(value, None, grads, several)
+
+
+def value_aux_and_grad(f, *args, argnums=0):
+    """(value, aux, gradient) for f returning (value, aux): aux is returned
+    as computed (tensors cross C; anything else is kept as is)."""
+    positions, several = _argnums(argnums)
+    call = _Differentiated(f, "value_aux_and_grad", True)
+    inputs = [_as_tensor(a) for a in args]
+    value, aux, grads = call.invoke(
+        lambda: Ep.value_aux_and_grad(call, None, inputs, positions))
+    return call.finish(value, aux, grads, several)
+
+
+def grad(f, argnums=0):
+    """The function computing only the gradient of f (JAX's grad)."""
+    def gradient(*args):
+        return value_and_grad(f, *args, argnums=argnums)[1]
+    return functools.wraps(f)(gradient)
+
+
+def value_and_grad_fn(f, argnums=0, has_aux=False):
+    """A function to call many times: g(*args) is value_and_grad(f, *args)
+    (or value_aux_and_grad with has_aux), backed by one Ep.ValueAndGradFn."""
+    positions, several = _argnums(argnums)
+    call = _Differentiated(f, "value_aux_and_grad" if has_aux else "value_and_grad", has_aux)
+    if has_aux:
+        fn = Ep.ValueAndGradFn.new_with_aux(call, None, positions)
+    else:
+        fn = Ep.ValueAndGradFn.new(call, None, positions)
+
+    def run(*args):
+        inputs = [_as_tensor(a) for a in args]
+        if has_aux:
+            value, aux, grads = call.invoke(lambda: fn.call_with_aux(inputs))
+        else:
+            value, grads = call.invoke(lambda: fn.call(inputs))
+            aux = None
+        return call.finish(value, aux, grads, several)
+
+    run.function = fn
+    return functools.wraps(f)(run)
+
+
+def stop_gradient(x):
+    """x without history: tapes treat it as a constant."""
+    return _as_tensor(x).stop_gradient()
+
+
+def _gradient_list(grads, n, name):
+    if not _is_sequence(grads):
+        grads = [grads]
+    grads = list(grads)
+    if len(grads) != n:
+        raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                        f"{name}: the backward function returned {len(grads)} gradients "
+                        f"for {n} arguments")
+    for g in grads:
+        if g is not None and not isinstance(g, (Ep.Tensor, Ep.Variable)):
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            f"{name}: the backward function returned {type(g).__name__}, "
+                            f"not a tensor")
+    return [None if g is None else _as_tensor(g) for g in grads]
+
+
+def custom_gradient(f=None, backward=None):
+    """A function with a gradient of your choosing.
+
+    As a decorator (TensorFlow's form): f(*inputs) returns (y, grad_fn)
+    and grad_fn(dy) returns the gradient of each input (one tensor, or a
+    tuple). grad_fn sees the tensors of the forward pass, which have no
+    history; for derivatives of higher order through the custom gradient,
+    use the two-function form:
+
+        softplus = Ep.custom_gradient(forward, backward)
+
+    where forward(*inputs) returns y and backward(inputs, y, dy) returns
+    the gradients, computed from the inputs with their history.
+    """
+    if f is None:
+        return functools.partial(custom_gradient, backward=backward)
+
+    def call(*args):
+        inputs = [_as_tensor(a) for a in args]
+        user = _UserFunction(f, "custom_gradient")
+        state = {}
+
+        def forward(forward_inputs, *_rest):
+            def body():
+                if backward is not None:
+                    return user.result_tensor(f(*forward_inputs), "the forward function")
+                result = f(*forward_inputs)
+                if not _is_sequence(result) or len(result) != 2 or not callable(result[1]):
+                    raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                                    "custom_gradient: the function must return (y, grad_fn)")
+                state["grad_fn"] = result[1]
+                return user.result_tensor(result[0], "the forward function")
+            return user.run(body)
+
+        def backward_call(backward_inputs, *rest):
+            tensors = [a for a in rest if isinstance(a, Ep.Tensor)]
+            output, dy = tensors[-2], tensors[-1]
+
+            def body():
+                if backward is not None:
+                    grads = backward(tuple(backward_inputs), output, dy)
+                else:
+                    grads = state["grad_fn"](dy)
+                return _gradient_list(grads, len(backward_inputs), "custom_gradient")
+            return user.run(body)
+
+        return _call(Ep.custom_gradient, forward, None, backward_call, None, inputs)
+
+    return functools.wraps(f)(call)
+
+
+class _Resume:
+    """What stop_recording() returns: `with` resumes at the end."""
+
+    def __init__(self, tape):
+        self.tape = tape
+
+    def __enter__(self):
+        return self.tape
+
+    def __exit__(self, *exc):
+        self.tape.resume_recording()
+        return False
+
+
+class GradientTape(Ep.GradientTape):
+    """`with Ep.GradientTape() as tape:` records; tape.gradient(y, x)."""
+
+    def __init__(self, persistent=False, watch_accessed_variables=True,
+                 unconnected_gradients=None):
+        Ep.GradientTape.__init__(self, persistent=persistent,
+                                 watch_accessed_variables=watch_accessed_variables)
+        if unconnected_gradients is not None:
+            self.set_unconnected_gradients(_unconnected(unconnected_gradients))
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    def watch(self, value):
+        """Watches a tensor or Variable, or each of a list of them."""
+        for item in (value if _is_sequence(value) else [value]):
+            if isinstance(item, Ep.Variable):
+                self.watch_variable(item)
+            else:
+                Ep.GradientTape.watch(self, item)
+
+    def stop_recording(self):
+        """Pauses now; `with tape.stop_recording():` resumes at the end."""
+        Ep.GradientTape.stop_recording(self)
+        return _Resume(self)
+
+    def watched_variables(self):
+        return tuple(Ep.GradientTape.watched_variables(self))
+
+    def _with_unconnected(self, unconnected_gradients, call):
+        if unconnected_gradients is None:
+            return call()
+        saved = self.get_unconnected_gradients()
+        self.set_unconnected_gradients(_unconnected(unconnected_gradients))
+        try:
+            return call()
+        finally:
+            self.set_unconnected_gradients(saved)
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None):
+        """The gradient of the sum of target (a tensor or a list) with
+        respect to sources: a tensor or Variable gives one gradient, a
+        list or tuple gives a list or tuple."""
+        targets = [_as_tensor(t) for t in (target if _is_sequence(target) else [target])]
+        single = not _is_sequence(sources)
+        source_list = [sources] if single else list(sources)
+        for s in source_list:
+            if not isinstance(s, (Ep.Tensor, Ep.Variable)):
+                raise TypeError(f"gradient: a source must be a tensor or a Variable, not "
+                                f"{type(s).__name__}")
+        seeds = None
+        if output_gradients is not None:
+            seeds = [_as_tensor(g) for g in
+                     (output_gradients if _is_sequence(output_gradients) else [output_gradients])]
+        grads = self._with_unconnected(
+            unconnected_gradients,
+            lambda: _call(Ep.GradientTape.gradient, self, targets, source_list, seeds))
+        if single:
+            return grads[0]
+        return type(sources)(grads)
+
+    def jacobian(self, target, source, unconnected_gradients=None):
+        return self._with_unconnected(
+            unconnected_gradients,
+            lambda: _call(Ep.GradientTape.jacobian, self, _as_tensor(target), source))
+
+    def batch_jacobian(self, target, source, unconnected_gradients=None):
+        return self._with_unconnected(
+            unconnected_gradients,
+            lambda: _call(Ep.GradientTape.batch_jacobian, self, _as_tensor(target), source))
+
+
+GradientTape = override(GradientTape)
+
+
+def _variable_operator(name):
+    """A Tensor operator on the variable's value, read when it is used."""
+    def operator(self, *args):
+        return getattr(Tensor, name)(self.read(), *args)
+    return operator
+
+
+class Variable(Ep.Variable):
+    """Ep.Variable(initial_value, name=None, trainable=True, dtype=None).
+
+    Reads happen where a tensor is needed (operators, ops of the override)
+    or with read(); a trainable variable read under a tape is watched."""
+
+    def __init__(self, initial_value=None, name=None, trainable=True, dtype=None):
+        value = None if initial_value is None else astensor(_as_tensor(initial_value), dtype)
+        Ep.Variable.__init__(self, initial_value=value, name=name, trainable=trainable)
+
+    @property
+    def name(self):
+        return self.get_name()
+
+    @property
+    def trainable(self):
+        return self.get_trainable()
+
+    @trainable.setter
+    def trainable(self, value):
+        self.set_trainable(bool(value))
+
+    @property
+    def shape(self):
+        return tuple(self.get_shape())
+
+    @property
+    def ndim(self):
+        return len(self.get_shape())
+
+    @property
+    def dtype(self):
+        return self.get_dtype()
+
+    @property
+    def device(self):
+        return self.get_device()
+
+    def assign(self, value):
+        return Ep.Variable.assign(self, _operand(value))
+
+    def assign_add(self, delta):
+        return Ep.Variable.assign_add(self, _operand(delta))
+
+    def assign_sub(self, delta):
+        return Ep.Variable.assign_sub(self, _operand(delta))
+
+    def numpy(self):
+        return self.read().numpy()
+
+    def item(self):
+        return self.read().item()
+
+    def __array__(self, dtype=None):
+        return self.read().__array__(dtype)
+
+    def __repr__(self):
+        return (f"Ep.Variable({self.read().to_string()}, name={self.get_name()!r}, "
+                f"dtype={Ep.dtype_get_name(self.get_dtype())})")
+
+    def __getattr__(self, name):
+        # tensor methods on the current value: v.sum(), v.square(), ...
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.read(), name)
+
+    __hash__ = Ep.Variable.__hash__
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__pow__", "__rpow__", "__matmul__",
+              "__rmatmul__", "__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__",
+              "__neg__", "__pos__", "__abs__", "__getitem__", "__len__", "__float__",
+              "__int__", "__bool__"):
+    if hasattr(Tensor, _name):
+        setattr(Variable, _name, _variable_operator(_name))
+
+Variable = override(Variable)
+
+__all__ += ["GradientTape", "Variable", "value_and_grad", "value_aux_and_grad", "grad",
+            "value_and_grad_fn", "custom_gradient", "stop_gradient"]
+
+
+# ---------------------------------------------------------------------------
+# bindings: the end. Generated wrappers fill what the sections above left.
+# ---------------------------------------------------------------------------
+
+_wrap_all()
+Tensor = override(Tensor)
+__all__.append("Tensor")
+
+
 # opencl: devices and device scopes
 
 class Device(Ep.Device):
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Ep.Device({self.get_name()!r})"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.get_name()
 
 
@@ -825,7 +1549,7 @@ Device = override(Device)
 __all__.append("Device")
 
 
-def _device(device):
+def _device(device: Union[Ep.Device, str]) -> Ep.Device:
     """An Ep.Device from an Ep.Device or a name such as "opencl:0"."""
     if isinstance(device, Ep.Device):
         return device
@@ -842,14 +1566,14 @@ class device:
     Scopes nest; the scope is per thread. Entering returns the Ep.Device.
     """
 
-    def __init__(self, device):
+    def __init__(self, device: Union[Ep.Device, str]) -> None:
         self._device = _device(device)
 
-    def __enter__(self):
+    def __enter__(self) -> Ep.Device:
         Ep.Device.push(self._device)
         return self._device
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: Any) -> bool:
         Ep.Device.pop()
         return False
 

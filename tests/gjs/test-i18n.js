@@ -1,0 +1,29 @@
+// test-i18n.js: error messages in German from gjs. meson runs it with
+// LANGUAGE=de, a German locale (LOCPATH, LC_ALL) and EP_TEST_LOCALEDIR.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+import Ep from 'gi://Ep?version=1.0';
+import GLib from 'gi://GLib';
+import Gettext from 'gettext';
+
+import {test, run, assertEqual, assertThrowsEp} from './harness.js';
+
+// The library is loaded at its first call, after this binding: it keeps
+// the binding it finds (ep-i18n.c).
+Gettext.setlocale(Gettext.LocaleCategory.ALL, '');
+Gettext.bindtextdomain('eager-glib', GLib.getenv('EP_TEST_LOCALEDIR'));
+
+test('a shape error in German', () => {
+    const three = Ep.zeros([3], Ep.DType.FLOAT32);
+    const e = assertThrowsEp(Ep, Ep.Error.SHAPE, () => three.add(Ep.zeros([4], Ep.DType.FLOAT32)));
+    assertEqual(e.message,
+        'add: Die Formen (3,) und (4,) lassen sich nicht gegeneinander aufweiten (Broadcasting)', 'message');
+});
+
+test('numbers still print with a point', () => {
+    const x = Ep.Tensor.new_from_doubles([1.5, 2], [2], Ep.DType.FLOAT32);
+    assertEqual(x.to_string(), '[1.5 2. ]', 'text');
+});
+
+run();

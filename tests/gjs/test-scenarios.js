@@ -1,0 +1,112 @@
+// test-scenarios.js: the scenarios every binding runs, in gjs
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+import Ep from 'gi://Ep?version=1.0';
+import GLib from 'gi://GLib';
+
+import {test, run, assert, assertEqual, assertClose, assertThrowsEp} from './harness.js';
+
+const vector = (values, shape = [values.length]) =>
+    Ep.Tensor.new_from_doubles(values, shape, Ep.DType.FLOAT32);
+
+test('the L2 norm by chaining', () => {
+    const norm = vector([1, 2, 3]).square().sum(null, false).sqrt();
+    assertEqual(norm.ndim, 0, 'ndim');
+    assertEqual(norm.dtype, Ep.DType.FLOAT32, 'dtype');
+    assertEqual(norm.to_string(), '3.7416575', 'text');
+    assertClose(norm.item(), Math.sqrt(14), 1e-6, 'value');
+});
+
+test('a broadcasting add', () => {
+    const total = vector([10, 20], [2, 1]).add(vector([1, 2, 3]));
+    assertEqual(JSON.stringify(total.get_shape()), '[2,3]', 'shape');
+    assertEqual(total.to_string(), '[[11. 12. 13.]\n [21. 22. 23.]]', 'values');
+});
+
+test('a shape error is a GLib.Error in the Ep.Error domain', () => {
+    const e = assertThrowsEp(Ep, Ep.Error.SHAPE, () => vector([1, 2, 3]).add(vector([1, 2, 3, 4])));
+    assert(e instanceof Ep.Error, 'an Ep.Error');
+    assertEqual(e.domain, Ep.error_quark(), 'domain');
+    assertEqual(e.code, Ep.Error.SHAPE, 'code');
+    assert(e.message.includes('add') && e.message.includes('(3,)') && e.message.includes('(4,)'), e.message);
+});
+
+test('value_and_grad of a sum of squares', () => {
+    const [value, grads] = Ep.value_and_grad(inputs => inputs[0].square().sum(null, false),
+        [vector([1, 2, 3])], null);
+    assertEqual(value.item(), 14, 'value');
+    assertEqual(grads.length, 1, 'one gradient');
+    assertEqual(grads[0].to_string(), '[2. 4. 6.]', 'gradient');
+});
+
+test('nested tapes give the first and second derivative', () => {
+    const x = Ep.Tensor.new_scalar(3, Ep.DType.FLOAT32);
+    const outer = Ep.GradientTape.new(false);
+    const inner = Ep.GradientTape.new(false);
+    outer.start();
+    outer.watch(x);
+    inner.start();
+    inner.watch(x);
+    const y = x.mul(x);
+    inner.stop();
+    const [dy] = inner.gradient([y], [x], null);
+    outer.stop();
+    assertEqual(dy.item(), 6, 'first derivative');
+    const [d2y] = outer.gradient([dy], [x], null);
+    assertEqual(d2y.item(), 2, 'second derivative');
+});
+
+test('a device scope places the ops inside it', () => {
+    const devices = Ep.list_devices();
+    const device = devices[devices.length - 1];
+    const x = vector([1, 2, 3]);
+    device.push();
+    let y;
+    try {
+        assertEqual(Ep.Device.get_current(), device, 'current');
+        y = x.mul_scalar(2);
+    } finally {
+        Ep.Device.pop();
+    }
+    assertEqual(Ep.Device.get_current(), null, 'no scope after pop');
+    assertEqual(y.device, device, 'placed');
+    const total = y.sum(null, false);
+    assertEqual(total.device, device, 'follows its input');
+    assertEqual(total.item(), 12, 'value');
+});
+
+test('reductions take axes and keepdims', () => {
+    const m = vector([1, 2, 3, 4, 5, 6], [2, 3]);
+    assertEqual(m.sum([0], false).to_string(), '[5. 7. 9.]', 'axis 0');
+    assertEqual(JSON.stringify(m.sum([1], true).get_shape()), '[2,1]', 'keepdims');
+    assertEqual(m.mean(null, false).item(), 3.5, 'all axes');
+});
+
+test('scalars are weak', () => {
+    const x = vector([1, 2]);
+    assertEqual(x.mul_scalar(2.5).dtype, Ep.DType.FLOAT32, 'float32 stays');
+    assertEqual(x.add(Ep.Tensor.new_weak_scalar(1, Ep.DType.INT64)).to_string(), '[2. 3.]', 'weak add');
+});
+
+test('bulk data crosses as GLib.Bytes and typed arrays', () => {
+    const data = new Float64Array([0.5, -1.5, 2.25, 4]);
+    const x = Ep.Tensor.new_from_bytes(new GLib.Bytes(new Uint8Array(data.buffer)), Ep.DType.FLOAT64, [2, 2]);
+    assertEqual(x.to_string(), '[[ 0.5  -1.5 ]\n [ 2.25  4.  ]]', 'in');
+    const bytes = x.transpose(null).to_bytes().toArray();
+    const back = new Float64Array(bytes.buffer, bytes.byteOffset, 4);
+    assertEqual(Array.from(back).join(','), '0.5,2.25,-1.5,4', 'out, transposed');
+});
+
+test('repr is NumPy-like', () => {
+    assertEqual(vector([1, 2, 3]).to_repr(), 'Ep.Tensor([1., 2., 3.], dtype=float32)', 'repr');
+});
+
+test('devices are listed and tensors know theirs', () => {
+    const devices = Ep.list_devices();
+    assert(devices.length >= 1, 'at least the CPU');
+    assertEqual(devices[0].get_name(), 'cpu:0', 'first');
+    assertEqual(vector([1]).device.get_name(), 'cpu:0', 'tensor device');
+});
+
+run();

@@ -1,0 +1,242 @@
+"""Every differentiable op: tape gradients against central differences.
+
+Inputs are random float64; the gradient of sum(w * op(inputs)) for a
+random weight w is compared with central finite differences of the same
+sum. Second derivatives of the elementwise ops go through nested tapes
+and are compared with central differences of the first derivative.
+"""
+
+import numpy as np
+import pytest
+from conftest import Ep
+
+H = 1e-6
+
+
+def domain(rng, shape, kind):
+    if kind == "unit":
+        return rng.uniform(-0.9, 0.9, shape)
+    if kind == "above_one":
+        return rng.uniform(1.2, 3.0, shape)
+    if kind == "positive":
+        return rng.uniform(0.5, 2.0, shape)
+    if kind == "nonzero":
+        return rng.choice([-1.0, 1.0], shape) * rng.uniform(0.2, 2.0, shape)
+    return rng.uniform(-2.0, 2.0, shape)
+
+
+# name: (function of tensors, input shapes, input domains)
+CASES = {
+    "add": (lambda a, b: a + b, [(3, 1), (1, 4)], ["any", "any"]),
+    "add-rank": (lambda a, b: a + b, [(2, 3, 4), (4,)], ["any", "any"]),
+    "add-scalar": (lambda a: 1.5 + a, [(2, 3)], ["any"]),
+    "sub": (lambda a, b: a - b, [(2, 1, 4), (3, 1)], ["any", "any"]),
+    "sub-scalar": (lambda a: 2.0 - a, [(5,)], ["any"]),
+    "mul": (lambda a, b: a * b, [(), (2, 3)], ["any", "any"]),
+    "div": (lambda a, b: a / b, [(3, 4), (4,)], ["any", "nonzero"]),
+    "div-scalar": (lambda a: 1.0 / a, [(4,)], ["nonzero"]),
+    "pow": (lambda a, b: a ** b, [(3, 4), (3, 4)], ["positive", "any"]),
+    "pow-scalar": (lambda a: a ** 3, [(5,)], ["any"]),
+    "rpow": (lambda a: 2.0 ** a, [(5,)], ["any"]),
+    "where": (lambda c, a, b: Ep.where(c > 0, a, b), [(3, 4), (3, 4), (4,)],
+              ["nonzero", "any", "any"]),
+    "neg": (lambda a: -a, [(2, 3)], ["any"]),
+    "abs": (lambda a: abs(a), [(2, 3)], ["nonzero"]),
+    "square": (lambda a: a.square(), [(2, 3)], ["any"]),
+    "sqrt": (lambda a: a.sqrt(), [(2, 3)], ["positive"]),
+    "exp": (lambda a: a.exp(), [(2, 3)], ["any"]),
+    "log": (lambda a: a.log(), [(2, 3)], ["positive"]),
+    "tanh": (lambda a: a.tanh(), [(2, 3)], ["any"]),
+    "sigmoid": (lambda a: a.sigmoid(), [(2, 3)], ["any"]),
+    "relu": (lambda a: a.relu(), [(2, 3)], ["nonzero"]),
+    "sum": (lambda a: a.sum(axis=(0, 2)), [(2, 3, 4)], ["any"]),
+    "sum-keepdims": (lambda a: a.sum(axis=1, keepdims=True), [(2, 3, 4)], ["any"]),
+    "mean": (lambda a: a.mean(), [(3, 4)], ["any"]),
+    "mean-axis": (lambda a: a.mean(axis=-2, keepdims=True), [(2, 3, 4)], ["any"]),
+    "max": (lambda a: a.max(axis=1), [(2, 3, 4)], ["any"]),
+    "min": (lambda a: a.min(), [(3, 4)], ["any"]),
+    "reshape": (lambda a: a.reshape(4, -1), [(2, 3, 4)], ["any"]),
+    "reshape-copy": (lambda a: a.T.reshape(-1), [(3, 4)], ["any"]),
+    "transpose": (lambda a: a.transpose(2, 0, 1), [(2, 3, 4)], ["any"]),
+    "expand_dims": (lambda a: a.expand_dims(1), [(2, 3)], ["any"]),
+    "squeeze": (lambda a: a.squeeze(), [(2, 1, 3, 1)], ["any"]),
+    "matmul": (lambda a, b: a @ b, [(3, 4), (4, 5)], ["any", "any"]),
+    "matmul-vector": (lambda a, b: a @ b, [(4,), (2, 4, 3)], ["any", "any"]),
+    "matmul-broadcast": (lambda a, b: a @ b, [(2, 1, 3, 4), (3, 4, 2)], ["any", "any"]),
+    # the math family (issue 3)
+    "floordiv": (lambda a, b: a // b, [(3, 4), (4,)], ["any", "nonzero"]),
+    "mod": (lambda a, b: a % b, [(3, 4), (4,)], ["any", "nonzero"]),
+    "minimum": (lambda a, b: Ep.minimum(a, b), [(3, 4), (3, 1)], ["any", "any"]),
+    "maximum": (lambda a, b: Ep.maximum(a, b), [(3, 4), ()], ["any", "any"]),
+    "clip": (lambda a: a.clip(-1.0, 1.0), [(3, 4)], ["any"]),
+    "expm1": (lambda a: a.expm1(), [(2, 3)], ["any"]),
+    "log1p": (lambda a: a.log1p(), [(2, 3)], ["positive"]),
+    "log2": (lambda a: a.log2(), [(2, 3)], ["positive"]),
+    "log10": (lambda a: a.log10(), [(2, 3)], ["positive"]),
+    "sin": (lambda a: a.sin(), [(2, 3)], ["any"]),
+    "cos": (lambda a: a.cos(), [(2, 3)], ["any"]),
+    "tan": (lambda a: a.tan(), [(2, 3)], ["unit"]),
+    "sinh": (lambda a: a.sinh(), [(2, 3)], ["any"]),
+    "cosh": (lambda a: a.cosh(), [(2, 3)], ["any"]),
+    "arcsin": (lambda a: a.arcsin(), [(2, 3)], ["unit"]),
+    "arccos": (lambda a: a.arccos(), [(2, 3)], ["unit"]),
+    "arctan": (lambda a: a.arctan(), [(2, 3)], ["any"]),
+    "arcsinh": (lambda a: a.arcsinh(), [(2, 3)], ["any"]),
+    "arccosh": (lambda a: a.arccosh(), [(2, 3)], ["above_one"]),
+    "arctanh": (lambda a: a.arctanh(), [(2, 3)], ["unit"]),
+    "softplus": (lambda a: a.softplus(), [(2, 3)], ["any"]),
+    "sign": (lambda a: a.sign(), [(2, 3)], ["nonzero"]),
+    "round": (lambda a: a.round(), [(2, 3)], ["any"]),
+    "ceil": (lambda a: a.ceil(), [(2, 3)], ["any"]),
+    "floor": (lambda a: a.floor(), [(2, 3)], ["any"]),
+    "prod": (lambda a: a.prod(axis=1), [(2, 3, 4)], ["any"]),
+    "cumsum": (lambda a: a.cumsum(axis=-1), [(3, 4)], ["any"]),
+    "cumsum-flat": (lambda a: a.cumsum(), [(2, 3)], ["any"]),
+    "softmax": (lambda a: a.softmax(axis=0), [(3, 4)], ["any"]),
+    "log_softmax": (lambda a: a.log_softmax(), [(3, 4)], ["any"]),
+    "logsumexp": (lambda a: a.logsumexp(axis=(0, 2), keepdims=True), [(2, 3, 4)], ["any"]),
+    "crossentropy": (lambda a: a.crossentropy(Ep.astensor(np.array([2, 0, 1, 2]))), [(4, 3)],
+                     ["any"]),
+    "l1": (lambda a: a.l1(axis=1), [(3, 4)], ["nonzero"]),
+    "l2": (lambda a: a.l2(), [(3, 4)], ["any"]),
+    "lp": (lambda a: a.lp(3, axis=0), [(3, 4)], ["nonzero"]),
+    "linf": (lambda a: a.linf(axis=1), [(3, 4)], ["any"]),
+    "sort": (lambda a: a.sort(axis=0), [(4, 2, 3)], ["any"]),
+    "topk": (lambda a: a.topk(2)[0], [(3, 5)], ["any"]),
+    # the shape family
+    "broadcast_to": (lambda a: a.broadcast_to(2, 3, 4), [(3, 1)], ["any"]),
+    "flip": (lambda a: a.flip(axis=(0, 2)), [(2, 3, 4)], ["any"]),
+    "slice": (lambda a: a[1:4:2, ::-2, None, ...], [(5, 9, 2)], ["any"]),
+    "getitem-advanced": (lambda a: a[np.array([2, 0, 2]), 1:], [(3, 4)], ["any"]),
+    "getitem-mask": (lambda a: a[a > 0], [(3, 4)], ["nonzero"]),
+    "concatenate": (lambda a, b: Ep.concatenate([a, b], axis=1), [(2, 3), (2, 1)],
+                    ["any", "any"]),
+    "stack": (lambda a, b: Ep.stack([a, b], axis=-1), [(2, 3), (2, 3)], ["any", "any"]),
+    "split": (lambda a: a.split(2, axis=1)[1] * 2, [(2, 4)], ["any"]),
+    "tile": (lambda a: a.tile((2, 1, 3)), [(2, 3)], ["any"]),
+    "pad": (lambda a: a.pad(((1, 2), (0, 1)), constant_values=7), [(2, 3)], ["any"]),
+    "pad-reflect": (lambda a: a.pad(3, mode="reflect"), [(4,)], ["any"]),
+    "take": (lambda a: a.take(np.array([2, 0, 2, -1]), axis=1), [(2, 3)], ["any"]),
+    "take_along_axis": (lambda a: a.take_along_axis(np.array([[2, 0, 1], [1, 0, 0]]), axis=1),
+                        [(2, 4)], ["any"]),
+    "index_update": (lambda a, v: a.index_update(np.array([0, 2]), v), [(4, 3), (2, 3)],
+                     ["any", "any"]),
+    "scatter_add": (lambda a, v: a.scatter_add(np.array([1, 1, 0]), v, axis=-1), [(2, 3), (2, 3)],
+                    ["any", "any"]),
+    "inv": (lambda a: (a + Ep.astensor(6 * np.eye(3))).inv(), [(3, 3)], ["any"]),
+    "slogdet": (lambda a: (a + Ep.astensor(6 * np.eye(3))).slogdet()[1], [(3, 3)], ["any"]),
+    "solve": (lambda a, b: (a + Ep.astensor(6 * np.eye(3))).solve(b), [(3, 3), (3, 2)],
+              ["any", "any"]),
+    "dot": (lambda a, b: Ep.dot(a, b), [(4,), (4,)], ["any", "any"]),
+    "outer": (lambda a, b: Ep.outer(a, b), [(3,), (4,)], ["any", "any"]),
+    "contiguous": (lambda a: a.T.contiguous(), [(3, 4)], ["any"]),
+    # float32 rounding: a larger step and a looser tolerance
+    "astype": (lambda a: a.astype("float32").astype("float64") * a, [(2, 3)], ["any"], 1e-3, 1e-4),
+    "stop_gradient": (lambda a: a * a.stop_gradient(), [(2, 3)], ["any"]),
+}
+
+def weighted_sum(f, arrays, weight):
+    out = f(*[Ep.astensor(a) for a in arrays]).numpy()
+    return float(np.sum(weight * out))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_first_derivative(rng, name):
+    f, shapes, domains, *precision = CASES[name]
+    h, tolerance = precision or (H, 1e-6)
+    arrays = [domain(rng, s, d) for s, d in zip(shapes, domains)]
+    inputs = [Ep.astensor(a) for a in arrays]
+    with Ep.GradientTape() as tape:
+        tape.watch(inputs)
+        out = f(*inputs)
+    weight = rng.uniform(-2.0, 2.0, out.shape)
+    grads = tape.gradient(out, inputs, output_gradients=Ep.astensor(weight))
+
+    for i, (array, grad) in enumerate(zip(arrays, grads)):
+        assert grad.shape == array.shape
+        assert grad.dtype == Ep.DType.FLOAT64
+        numeric = np.zeros_like(array)
+        for k in np.ndindex(array.shape):
+            saved = array[k]
+            array[k] = saved + h
+            plus = weighted_sum(f, arrays, weight)
+            array[k] = saved - h
+            minus = weighted_sum(f, arrays, weight)
+            array[k] = saved
+            numeric[k] = (plus - minus) / (2 * h)
+        if name == "stop_gradient":  # only the direct path: d(x * c)/dx = c
+            numeric = weight * array
+        np.testing.assert_allclose(grad.numpy(), numeric, rtol=tolerance, atol=tolerance,
+                                   err_msg=f"{name}: input {i}")
+
+
+ELEMENTWISE = {
+    "add": (lambda a, b: a + b, ["any", "any"]),
+    "sub": (lambda a, b: a - b, ["any", "any"]),
+    "mul": (lambda a, b: a * b, ["any", "any"]),
+    "div": (lambda a, b: a / b, ["any", "nonzero"]),
+    "pow": (lambda a, b: a ** b, ["positive", "any"]),
+    "neg": (lambda a: -a, ["any"]),
+    "abs": (lambda a: abs(a), ["nonzero"]),
+    "square": (lambda a: a.square(), ["any"]),
+    "sqrt": (lambda a: a.sqrt(), ["positive"]),
+    "exp": (lambda a: a.exp(), ["any"]),
+    "log": (lambda a: a.log(), ["positive"]),
+    "tanh": (lambda a: a.tanh(), ["any"]),
+    "sigmoid": (lambda a: a.sigmoid(), ["any"]),
+    "relu": (lambda a: a.relu(), ["nonzero"]),
+    "minimum": (lambda a, b: Ep.minimum(a, b), ["any", "any"]),
+    "maximum": (lambda a, b: Ep.maximum(a, b), ["any", "any"]),
+    "clip": (lambda a: a.clip(-1.0, 1.0), ["any"]),
+    "expm1": (lambda a: a.expm1(), ["any"]),
+    "log1p": (lambda a: a.log1p(), ["positive"]),
+    "log2": (lambda a: a.log2(), ["positive"]),
+    "log10": (lambda a: a.log10(), ["positive"]),
+    "sin": (lambda a: a.sin(), ["any"]),
+    "cos": (lambda a: a.cos(), ["any"]),
+    "tan": (lambda a: a.tan(), ["unit"]),
+    "sinh": (lambda a: a.sinh(), ["any"]),
+    "cosh": (lambda a: a.cosh(), ["any"]),
+    "arcsin": (lambda a: a.arcsin(), ["unit"]),
+    "arccos": (lambda a: a.arccos(), ["unit"]),
+    "arctan": (lambda a: a.arctan(), ["any"]),
+    "arcsinh": (lambda a: a.arcsinh(), ["any"]),
+    "arccosh": (lambda a: a.arccosh(), ["above_one"]),
+    "arctanh": (lambda a: a.arctanh(), ["unit"]),
+    "softplus": (lambda a: a.softplus(), ["any"]),
+    "floordiv": (lambda a, b: a // b, ["any", "nonzero"]),
+    "mod": (lambda a, b: a % b, ["any", "nonzero"]),
+}
+
+
+def first_derivatives(f, inputs):
+    with Ep.GradientTape() as tape:
+        tape.watch(inputs)
+        out = f(*inputs)
+    return tape.gradient(out, inputs)
+
+
+@pytest.mark.parametrize("name", list(ELEMENTWISE))
+def test_second_derivative(rng, name):
+    f, domains = ELEMENTWISE[name]
+    arrays = [domain(rng, (5,), d) for d in domains]
+    weights = [rng.uniform(-2.0, 2.0, 5) for _ in domains]
+    inputs = [Ep.astensor(a) for a in arrays]
+    with Ep.GradientTape() as outer:
+        outer.watch(inputs)
+        first = first_derivatives(f, inputs)
+    second = outer.gradient(first, inputs, output_gradients=[Ep.astensor(w) for w in weights])
+
+    h = 1e-5
+    for j, array in enumerate(arrays):
+        numeric = np.zeros(5)
+        for k in range(5):
+            totals = []
+            for step in (h, -h):
+                moved = [a.copy() for a in arrays]
+                moved[j][k] += step
+                grads = first_derivatives(f, [Ep.astensor(a) for a in moved])
+                totals.append(sum(float(np.sum(w * g.numpy())) for w, g in zip(weights, grads)))
+            numeric[k] = (totals[0] - totals[1]) / (2 * h)
+        np.testing.assert_allclose(second[j].numpy(), numeric, rtol=1e-5, atol=1e-5,
+                                   err_msg=f"d2 {name}: input {j}")

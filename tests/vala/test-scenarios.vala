@@ -1,0 +1,148 @@
+/* test-scenarios.vala: the scenarios every binding runs, in Vala,
+ * compiled against eager-glib-1.0.vapi from the build.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+static Ep.Tensor vector (double[] values, int64[] shape) throws GLib.Error {
+    return new Ep.Tensor.from_doubles (values, shape, Ep.DType.FLOAT32);
+}
+
+static void test_norm () {
+    try {
+        var norm = vector ({ 1, 2, 3 }, { 3 }).square ().sum (null, false).sqrt ();
+        assert_cmpuint (norm.ndim, CompareOperator.EQ, 0);
+        assert (norm.dtype == Ep.DType.FLOAT32);
+        assert_cmpstr (norm.to_string (), CompareOperator.EQ, "3.7416575");
+        assert_cmpfloat_with_epsilon (norm.item (), Math.sqrt (14), 1e-6);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_broadcast_add () {
+    try {
+        var total = vector ({ 10, 20 }, { 2, 1 }).add (vector ({ 1, 2, 3 }, { 3 }));
+        unowned int64[] shape = total.get_shape ();
+        assert_cmpint (shape.length, CompareOperator.EQ, 2);
+        assert_cmpint ((int) shape[0], CompareOperator.EQ, 2);
+        assert_cmpint ((int) shape[1], CompareOperator.EQ, 3);
+        assert_cmpstr (total.to_string (), CompareOperator.EQ, "[[11. 12. 13.]\n [21. 22. 23.]]");
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_shape_error () {
+    try {
+        vector ({ 1, 2, 3 }, { 3 }).add (vector ({ 1, 2, 3, 4 }, { 4 }));
+        assert_not_reached ();
+    } catch (Ep.Error.SHAPE e) {
+        assert (e.domain == Ep.Error.quark ());
+        assert (e.code == Ep.Error.SHAPE);
+        assert ("add" in e.message && "(3,)" in e.message && "(4,)" in e.message);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_value_and_grad () {
+    try {
+        GLib.GenericArray<weak Ep.Tensor> grads;
+        var value = Ep.value_and_grad ((inputs) => {
+            return inputs[0].square ().sum (null, false);
+        }, { vector ({ 1, 2, 3 }, { 3 }) }, null, out grads);
+        assert_cmpfloat (value.item (), CompareOperator.EQ, 14);
+        assert_cmpuint (grads.length, CompareOperator.EQ, 1);
+        assert_cmpstr (grads[0].to_string (), CompareOperator.EQ, "[2. 4. 6.]");
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_nested_tapes () {
+    try {
+        var x = new Ep.Tensor.scalar (3, Ep.DType.FLOAT32);
+        var outer = new Ep.GradientTape (false);
+        var inner = new Ep.GradientTape (false);
+        outer.start ();
+        outer.watch (x);
+        inner.start ();
+        inner.watch (x);
+        var y = x.mul (x);
+        inner.stop ();
+        var first = inner.gradient ({ y }, { x }, null);
+        outer.stop ();
+        Ep.Tensor dy = first[0];
+        assert_cmpfloat (dy.item (), CompareOperator.EQ, 6);
+        var second = outer.gradient ({ dy }, { x }, null);
+        assert_cmpfloat (second[0].item (), CompareOperator.EQ, 2);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_device_scope () {
+    try {
+        var devices = Ep.list_devices ();
+        unowned Ep.Device device = devices[devices.length - 1];
+        var x = vector ({ 1, 2, 3 }, { 3 });
+        device.push ();
+        assert (Ep.Device.get_current () == device);
+        Ep.Tensor? y = null;
+        try {
+            y = x.mul_scalar (2);
+        } finally {
+            Ep.Device.pop ();
+        }
+        assert (Ep.Device.get_current () == null);
+        assert (y.device == device);
+        var total = y.sum (null, false);
+        assert (total.device == device);
+        assert_cmpfloat (total.item (), CompareOperator.EQ, 12);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_data_in_and_out () {
+    try {
+        float[] values = { 1.5f, -2f, 4f, 8f };
+        uint8[] raw = ((uint8[]) values)[0 : values.length * sizeof (float)];
+        var x = new Ep.Tensor.from_bytes (new GLib.Bytes (raw), Ep.DType.FLOAT32, { 2, 2 });
+        assert_cmpstr (x.to_repr (), CompareOperator.EQ,
+                       "Ep.Tensor([[ 1.5, -2. ],\n           [ 4. ,  8. ]], dtype=float32)");
+        var back = new float[4];
+        x.transpose (null).read_data (back, back.length * sizeof (float));
+        assert_cmpfloat (back[1], CompareOperator.EQ, 4f);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_release () {
+    try {
+        var x = vector ({ 1, 2 }, { 2 });
+        x.release ();
+        assert (x.is_released ());
+        x.exp ();
+        assert_not_reached ();
+    } catch (Ep.Error.INVALID_ARGUMENT e) {
+        assert ("released" in e.message);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+int main (string[] args) {
+    Test.init (ref args);
+    Test.add_func ("/vala/scenarios/norm", test_norm);
+    Test.add_func ("/vala/scenarios/broadcast-add", test_broadcast_add);
+    Test.add_func ("/vala/scenarios/shape-error", test_shape_error);
+    Test.add_func ("/vala/scenarios/value-and-grad", test_value_and_grad);
+    Test.add_func ("/vala/scenarios/nested-tapes", test_nested_tapes);
+    Test.add_func ("/vala/scenarios/device-scope", test_device_scope);
+    Test.add_func ("/vala/data-in-and-out", test_data_in_and_out);
+    Test.add_func ("/vala/release", test_release);
+    return Test.run ();
+}
