@@ -321,6 +321,53 @@ test_threads (void)
     g_thread_join (threads[i]);
 }
 
+/* The tape works unchanged on any device: the gradient of
+ * sum (x * x + x.T @ x) at an OpenCL x is computed on the device. */
+static void
+test_gradient_tape (void)
+{
+  EpDevice *device = opencl0 ();
+  const gdouble values[] = { 1, -2, 3, 0.5 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) flat = NULL, x = NULL, squares = NULL, xt = NULL, gram = NULL;
+  g_autoptr(EpTensor) s1 = NULL, s2 = NULL, total = NULL;
+  g_autoptr(EpGradientTape) tape = NULL;
+  g_autoptr(GPtrArray) grads = NULL;
+  EpTensor *grad;
+
+  if (device == NULL)
+    return;
+
+  flat = vector (values, 4, EP_DTYPE_FLOAT64);
+  x = ep_tensor_reshape (flat, (gint64[]) { 2, 2 }, 2, &error);
+  g_assert_no_error (error);
+  g_clear_object (&flat);
+  flat = g_steal_pointer (&x);
+  x = ep_tensor_to_device (flat, device, &error);
+  g_assert_no_error (error);
+
+  tape = ep_gradient_tape_new (FALSE);
+  g_assert_true (ep_gradient_tape_start (tape, &error));
+  ep_gradient_tape_watch (tape, x);
+  squares = ep_tensor_mul (x, x, &error);
+  xt = ep_tensor_transpose (x, NULL, 0, &error);
+  gram = ep_tensor_matmul (xt, x, &error);
+  s1 = ep_tensor_sum (squares, NULL, 0, FALSE, &error);
+  s2 = ep_tensor_sum (gram, NULL, 0, FALSE, &error);
+  total = ep_tensor_add (s1, s2, &error);
+  g_assert_no_error (error);
+  g_assert_true (ep_gradient_tape_stop (tape, &error));
+
+  grads = ep_gradient_tape_gradient (tape, &total, 1, (GObject **) &x, 1, NULL, 0, &error);
+  g_assert_no_error (error);
+  grad = g_ptr_array_index (grads, 0);
+  g_assert_true (ep_tensor_get_device (grad) == device);
+
+  /* d/dx sum (x * x) = 2x; sum (xᵀx) is the sum of the squared row sums,
+   * so each element also gets twice its row's sum (-1 and 3.5). */
+  assert_values (grad, (const gdouble[]) { 2 * 1 + 2 * -1, 2 * -2 + 2 * -1, 2 * 3 + 2 * 3.5, 2 * 0.5 + 2 * 3.5 }, 4);
+}
+
 /* Faults */
 
 static void
@@ -798,6 +845,7 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/strided-copy-in-scope", test_strided_copy_in_scope);
   g_test_add_func ("/opencl/synchronize", test_synchronize);
   g_test_add_func ("/opencl/threads", test_threads);
+  g_test_add_func ("/opencl/gradient-tape", test_gradient_tape);
   g_test_add_func ("/opencl/fault/absurd-allocation", test_absurd_allocation);
   g_test_add_func ("/opencl/fault/allocation-over-buffer-limit", test_allocation_over_buffer_limit);
   g_test_add_func ("/opencl/fault/allocation", test_fault_on_allocation);
