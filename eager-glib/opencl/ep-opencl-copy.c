@@ -20,11 +20,10 @@ opencl_astype (EpOpCall  *call,
       || !ep_opencl_check_dtype (call->device, call->op->name, call->outputs[0]->layout.dtype, error))
     return FALSE;
 
-  g_snprintf (name, sizeof name, "cast_%s_%s",
-              ep_cl_dtype_suffix (call->inputs[0]->layout.dtype),
-              ep_cl_dtype_suffix (call->outputs[0]->layout.dtype));
+  /* one kernel per source type, the target type an argument */
+  g_snprintf (name, sizeof name, "cast_from_%s", ep_cl_dtype_suffix (call->inputs[0]->layout.dtype));
 
-  return ep_cl_map_kernel (call, "copy", name, error);
+  return ep_cl_map_kernel_with (call, "copy", name, call->outputs[0]->layout.dtype, error);
 }
 
 static gboolean

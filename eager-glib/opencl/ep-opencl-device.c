@@ -822,6 +822,9 @@ open_device (cl_platform_id   platform,
     g_string_append (options, " -cl-fp32-correctly-rounded-divide-sqrt");
   if (cl->fp64)
     g_string_append (options, " -DEP_FP64=1");
+  /* kernels that serve several ops take the EpOpId as an argument */
+  for (guint op = 0; op < EP_N_OPS; op++)
+    g_string_append_printf (options, " -DEP_OP_%s=%u", ep_op_get (op)->name, op);
   cl->build_options = g_string_free (options, FALSE);
 
   description = g_strdup_printf ("%s (%s, %s)", name, platform_name, version);

@@ -13,12 +13,14 @@
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
-/* The program of each elementwise op. */
+/* The program and the kernel family of each elementwise op: one kernel
+ * per family and type serves several ops (kernels/elementwise.cl). */
 static const char *programs[EP_N_OPS];
+static const char *families[EP_N_OPS];
 
-/* Kernels are named after the op and the type they compute in: add_f32,
- * less_equal_i64, sqrt_f64. The op's rule only lets through types that
- * have a kernel. */
+/* Kernels are named after the family and the type they compute in
+ * (arith_f32, compare_i64, unary_f64) and take the op. The op's rule only
+ * lets through types that have a case. */
 static gboolean
 opencl_elementwise (EpOpCall  *call,
                     GError   **error)
@@ -30,10 +32,9 @@ opencl_elementwise (EpOpCall  *call,
       || !ep_opencl_check_dtype (call->device, call->op->name, call->outputs[0]->layout.dtype, error))
     return FALSE;
 
-  g_snprintf (name, sizeof name, "%s_%s", call->op->name,
-              ep_cl_dtype_suffix (dtype));
+  g_snprintf (name, sizeof name, "%s_%s", families[call->op->id], ep_cl_dtype_suffix (dtype));
 
-  return ep_cl_map_kernel (call, programs[call->op->id], name, error);
+  return ep_cl_map_kernel_with (call, programs[call->op->id], name, call->op->id, error);
 }
 
 static gboolean
@@ -112,35 +113,42 @@ opencl_clip (EpOpCall  *call,
   return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, map.n, local), local, error);
 }
 
-static const EpOpId elementwise_ops[] = {
-  EP_OP_ADD, EP_OP_SUB, EP_OP_MUL, EP_OP_DIV, EP_OP_POW,
-  EP_OP_LESS, EP_OP_LESS_EQUAL, EP_OP_EQUAL, EP_OP_NOT_EQUAL, EP_OP_GREATER, EP_OP_GREATER_EQUAL,
-  EP_OP_NEG, EP_OP_ABS, EP_OP_SQUARE, EP_OP_SQRT, EP_OP_EXP, EP_OP_LOG, EP_OP_TANH,
-  EP_OP_SIGMOID, EP_OP_RELU,
-};
-
-static const EpOpId math_ops[] = {
-  EP_OP_FLOORDIV, EP_OP_MOD, EP_OP_MINIMUM, EP_OP_MAXIMUM,
-  EP_OP_EXPM1, EP_OP_LOG1P, EP_OP_LOG2, EP_OP_LOG10, EP_OP_SIN, EP_OP_COS, EP_OP_TAN,
-  EP_OP_SINH, EP_OP_COSH, EP_OP_ARCSIN, EP_OP_ARCCOS, EP_OP_ARCTAN, EP_OP_ARCSINH,
-  EP_OP_ARCCOSH, EP_OP_ARCTANH, EP_OP_SOFTPLUS, EP_OP_SIGN, EP_OP_ROUND, EP_OP_CEIL,
-  EP_OP_FLOOR, EP_OP_LOGICAL_AND, EP_OP_LOGICAL_OR, EP_OP_LOGICAL_NOT,
-  EP_OP_ISNAN, EP_OP_ISINF, EP_OP_ISFINITE,
+static const struct
+{
+  const char *program;
+  const char *family;
+  EpOpId      ops[24];
+} families_table[] = {
+  { "elementwise", "arith", { EP_OP_ADD, EP_OP_SUB, EP_OP_MUL, EP_OP_DIV, EP_OP_POW } },
+  { "elementwise", "compare", { EP_OP_LESS, EP_OP_LESS_EQUAL, EP_OP_EQUAL, EP_OP_NOT_EQUAL,
+                                EP_OP_GREATER, EP_OP_GREATER_EQUAL } },
+  { "elementwise", "unary", { EP_OP_NEG, EP_OP_ABS, EP_OP_SQUARE, EP_OP_SQRT, EP_OP_EXP,
+                              EP_OP_LOG, EP_OP_TANH, EP_OP_SIGMOID, EP_OP_RELU } },
+  { "math", "math2", { EP_OP_FLOORDIV, EP_OP_MOD, EP_OP_MINIMUM, EP_OP_MAXIMUM,
+                       EP_OP_LOGICAL_AND, EP_OP_LOGICAL_OR } },
+  { "math", "math1", { EP_OP_EXPM1, EP_OP_LOG1P, EP_OP_LOG2, EP_OP_LOG10, EP_OP_SIN, EP_OP_COS,
+                       EP_OP_TAN, EP_OP_SINH, EP_OP_COSH, EP_OP_ARCSIN, EP_OP_ARCCOS,
+                       EP_OP_ARCTAN, EP_OP_ARCSINH, EP_OP_ARCCOSH, EP_OP_ARCTANH,
+                       EP_OP_SOFTPLUS, EP_OP_SIGN, EP_OP_ROUND, EP_OP_CEIL, EP_OP_FLOOR,
+                       EP_OP_LOGICAL_NOT } },
+  { "math", "classify", { EP_OP_ISNAN, EP_OP_ISINF, EP_OP_ISFINITE } },
 };
 
 void
 ep_opencl_register_elementwise (EpKernelFunc *kernels)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (elementwise_ops); i++)
-    {
-      kernels[elementwise_ops[i]] = opencl_elementwise;
-      programs[elementwise_ops[i]] = "elementwise";
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (math_ops); i++)
-    {
-      kernels[math_ops[i]] = opencl_elementwise;
-      programs[math_ops[i]] = "math";
-    }
+  for (guint f = 0; f < G_N_ELEMENTS (families_table); f++)
+    for (guint i = 0; i < G_N_ELEMENTS (families_table[f].ops); i++)
+      {
+        EpOpId op = families_table[f].ops[i];
+
+        /* the list ends at the first 0, which is no elementwise op */
+        if (op == 0)
+          break;
+        kernels[op] = opencl_elementwise;
+        programs[op] = families_table[f].program;
+        families[op] = families_table[f].family;
+      }
   kernels[EP_OP_WHERE] = opencl_where;
   kernels[EP_OP_CLIP] = opencl_clip;
 }

@@ -228,6 +228,18 @@ ep_cl_map_kernel (EpOpCall    *call,
                   const char  *kernel_name,
                   GError     **error)
 {
+  return ep_cl_map_kernel_with (call, program, kernel_name, -1, error);
+}
+
+/* The same with one more argument, @selector (an op or a dtype), for
+ * kernels that serve several (none when negative). */
+gboolean
+ep_cl_map_kernel_with (EpOpCall    *call,
+                       const char  *program,
+                       const char  *kernel_name,
+                       cl_int       selector,
+                       GError     **error)
+{
   EpCLLaunch launch;
   EpCLMap map;
   gsize local;
@@ -241,6 +253,8 @@ ep_cl_map_kernel (EpOpCall    *call,
   for (guint i = 0; i < call->n_inputs; i++)
     ep_cl_launch_tensor (&launch, call->inputs[i]);
   ep_cl_launch_arg (&launch, sizeof map, &map);
+  if (selector >= 0)
+    ep_cl_launch_arg (&launch, sizeof selector, &selector);
 
   local = ep_cl_launch_local_size (&launch);
   return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, map.n, local), local, error);

@@ -229,6 +229,11 @@ gboolean     ep_cl_map_kernel            (EpOpCall       *call,
                                           const char     *program,
                                           const char     *kernel_name,
                                           GError        **error);
+gboolean     ep_cl_map_kernel_with       (EpOpCall       *call,
+                                          const char     *program,
+                                          const char     *kernel_name,
+                                          cl_int          selector,
+                                          GError        **error);
 
 /* kernel families */
 void         ep_opencl_register_copy        (EpKernelFunc *kernels);

@@ -20,7 +20,7 @@ use_work_items (const EpCLReduce *g)
 
 static gboolean
 launch_work_items (EpOpCall          *call,
-                   const char        *op_name,
+                   EpOpId             op,
                    const EpCLReduce  *g,
                    cl_mem             out,
                    cl_mem             in,
@@ -32,7 +32,9 @@ launch_work_items (EpOpCall          *call,
   EpCLLaunch launch;
   gsize local;
 
-  g_snprintf (name, sizeof name, "%s_wi_%s", op_name, ep_cl_dtype_suffix (dtype));
+  cl_int selector = op;
+
+  g_snprintf (name, sizeof name, "reduce_wi_%s", ep_cl_dtype_suffix (dtype));
   if (!ep_cl_launch_init (&launch, call, "reduce", name, error))
     return FALSE;
 
@@ -40,6 +42,7 @@ launch_work_items (EpOpCall          *call,
   ep_cl_launch_mem (&launch, in);
   ep_cl_launch_arg (&launch, sizeof *g, g);
   ep_cl_launch_arg (&launch, ep_dtype_get_itemsize (dtype), divisor);
+  ep_cl_launch_arg (&launch, sizeof selector, &selector);
 
   local = ep_cl_launch_local_size (&launch);
   return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, g->m, local), local, error);
@@ -47,7 +50,7 @@ launch_work_items (EpOpCall          *call,
 
 static gboolean
 launch_work_groups (EpOpCall          *call,
-                    const char        *op_name,
+                    EpOpId             op,
                     const EpCLReduce  *g,
                     cl_long            groups,
                     cl_mem             out,
@@ -62,7 +65,9 @@ launch_work_groups (EpOpCall          *call,
   EpCLLaunch launch;
   gsize local;
 
-  g_snprintf (name, sizeof name, "%s_wg_%s", op_name, ep_cl_dtype_suffix (dtype));
+  cl_int selector = op;
+
+  g_snprintf (name, sizeof name, "reduce_wg_%s", ep_cl_dtype_suffix (dtype));
   if (!ep_cl_launch_init (&launch, call, "reduce", name, error))
     return FALSE;
 
@@ -74,6 +79,7 @@ launch_work_groups (EpOpCall          *call,
   ep_cl_launch_arg (&launch, sizeof chunk, &chunk);
   ep_cl_launch_arg (&launch, itemsize, divisor);
   ep_cl_launch_arg (&launch, local * itemsize, NULL);
+  ep_cl_launch_arg (&launch, sizeof selector, &selector);
 
   return ep_cl_launch_run (&launch, (gsize) (g->m * groups) * local, local, error);
 }
@@ -86,6 +92,7 @@ opencl_reduce (EpOpCall  *call,
   EpDType dtype = in->layout.dtype;
   gsize itemsize = ep_dtype_get_itemsize (dtype);
   const char *op_name = call->op->name;
+  EpOpId op = call->op->id;
   gboolean mean = call->op->id == EP_OP_MEAN;
   guint8 divisor[8];
   EpCLReduce g, partial;
@@ -100,14 +107,14 @@ opencl_reduce (EpOpCall  *call,
   ep_scalar_store (divisor, dtype, mean ? (gdouble) g.k : 1.0);
 
   if (use_work_items (&g))
-    return launch_work_items (call, op_name, &g, ep_opencl_mem (call->outputs[0]),
+    return launch_work_items (call, op, &g, ep_opencl_mem (call->outputs[0]),
                               ep_opencl_mem (in), divisor, error);
 
   /* Enough groups to fill the device when there are few outputs; the
    * partial results are folded by a second pass. */
   groups = CLAMP ((g.k + 1023) / 1024, 1, MAX (1, 256 / g.m));
   if (groups == 1)
-    return launch_work_groups (call, op_name, &g, 1, ep_opencl_mem (call->outputs[0]),
+    return launch_work_groups (call, op, &g, 1, ep_opencl_mem (call->outputs[0]),
                                ep_opencl_mem (in), divisor, error);
 
   partials = ep_opencl_create_buffer (call->device, op_name, g.m * groups * itemsize, error);
@@ -124,9 +131,9 @@ opencl_reduce (EpOpCall  *call,
   partial.red_shape[0] = groups;
   partial.red_strides[0] = 1;
 
-  ok = launch_work_groups (call, mean ? "sum" : op_name, &g, groups, partials,
+  ok = launch_work_groups (call, mean ? EP_OP_SUM : op, &g, groups, partials,
                            ep_opencl_mem (in), divisor, error)
-       && launch_work_groups (call, op_name, &partial, 1, ep_opencl_mem (call->outputs[0]),
+       && launch_work_groups (call, op, &partial, 1, ep_opencl_mem (call->outputs[0]),
                               partials, divisor, error);
 
   /* Released now, freed by OpenCL once the kernels are done with it. */

@@ -675,7 +675,11 @@ test_fault_in_clblast (void)
   if (device == NULL)
     return;
 
-  t = on_device (device, EP_DTYPE_FLOAT32);
+  /* large enough to go to CLBlast */
+  ep_device_push (device);
+  t = ep_ones ((gint64[]) { 64, 64 }, 2, EP_DTYPE_FLOAT32, &error);
+  ep_device_pop ();
+  g_assert_no_error (error);
   ep_opencl_inject_fault (device, "CLBlast", 0, -2044);
   p = ep_tensor_matmul (t, t, &error);
   g_assert_null (p);

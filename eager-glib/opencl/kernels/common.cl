@@ -15,6 +15,13 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
+/* EpDType values */
+#define EP_FLOAT32 0
+#define EP_FLOAT64 1
+#define EP_INT32 2
+#define EP_INT64 3
+#define EP_BOOL 4
+
 #define EP_MAX_DIMS 8
 #define EP_MAX_OPERANDS 4
 

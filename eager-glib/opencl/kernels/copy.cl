@@ -13,54 +13,92 @@
 #define FP64(x)
 #endif
 
-#define CAST(name, SRC, DST, CONVERT)                                       \
-__kernel void                                                               \
-name (__global DST *out,                                                    \
-      __global const SRC *in,                                               \
-      const EpMap g)                                                        \
-{                                                                           \
-  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
-    {                                                                       \
-      SRC x = in[ep_map_offset (&g, 1, i)];                                 \
-      out[i] = CONVERT;                                                     \
-    }                                                                       \
-}
+/* One kernel per source type (cast_from_f32 …); @to, an EpDType, picks
+ * the target type once, outside the loop. */
+#define TO(DST, dtype, CONVERT)                                             \
+  case dtype:                                                               \
+    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
+      {                                                                     \
+        SRC_T x = in[ep_map_offset (&g, 1, i)];                             \
+        ((__global DST *) out)[i] = CONVERT;                                \
+      }                                                                     \
+    break;
 
 #define AS(T) ((T) x)
 #define TO_BOOL ((uchar) (x != 0))
 #define WRAP_TO_I32 as_int ((uint) (ulong) x)
 
-CAST (cast_f32_f32, float, float, x)
-FP64 (CAST (cast_f32_f64, float, double, AS (double)))
-CAST (cast_f32_i32, float, int, EP_F_TO_I32 (x))
-CAST (cast_f32_i64, float, long, EP_F_TO_I64 (x))
-CAST (cast_f32_b, float, uchar, TO_BOOL)
+#define CAST_FROM(name, CASES)                                              \
+__kernel void                                                               \
+name (__global uchar *out,                                                  \
+      __global const SRC_T *in,                                             \
+      const EpMap g,                                                        \
+      int to)                                                               \
+{                                                                           \
+  switch (to)                                                               \
+    {                                                                       \
+    CASES                                                                   \
+    }                                                                       \
+}
 
-FP64 (CAST (cast_f64_f32, double, float, AS (float)))
-FP64 (CAST (cast_f64_f64, double, double, x))
-FP64 (CAST (cast_f64_i32, double, int, EP_D_TO_I32 (x)))
-FP64 (CAST (cast_f64_i64, double, long, EP_D_TO_I64 (x)))
-FP64 (CAST (cast_f64_b, double, uchar, TO_BOOL))
+#define SRC_T float
+CAST_FROM (cast_from_f32,
+  TO (float, EP_FLOAT32, x)
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, EP_F_TO_I32 (x))
+  TO (long, EP_INT64, EP_F_TO_I64 (x))
+  TO (uchar, EP_BOOL, TO_BOOL))
+#undef SRC_T
 
-CAST (cast_i32_f32, int, float, AS (float))
-FP64 (CAST (cast_i32_f64, int, double, AS (double)))
-CAST (cast_i32_i32, int, int, x)
-CAST (cast_i32_i64, int, long, AS (long))
-CAST (cast_i32_b, int, uchar, TO_BOOL)
+#ifdef EP_FP64
+#define SRC_T double
+CAST_FROM (cast_from_f64,
+  TO (float, EP_FLOAT32, AS (float))
+  TO (double, EP_FLOAT64, x)
+  TO (int, EP_INT32, EP_D_TO_I32 (x))
+  TO (long, EP_INT64, EP_D_TO_I64 (x))
+  TO (uchar, EP_BOOL, TO_BOOL))
+#undef SRC_T
+#endif
 
-CAST (cast_i64_f32, long, float, AS (float))
-FP64 (CAST (cast_i64_f64, long, double, AS (double)))
-CAST (cast_i64_i32, long, int, WRAP_TO_I32)
-CAST (cast_i64_i64, long, long, x)
-CAST (cast_i64_b, long, uchar, TO_BOOL)
+#define SRC_T int
+CAST_FROM (cast_from_i32,
+  TO (float, EP_FLOAT32, AS (float))
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, x)
+  TO (long, EP_INT64, AS (long))
+  TO (uchar, EP_BOOL, TO_BOOL))
+#undef SRC_T
 
-CAST (cast_b_f32, uchar, float, AS (float))
-FP64 (CAST (cast_b_f64, uchar, double, AS (double)))
-CAST (cast_b_i32, uchar, int, AS (int))
-CAST (cast_b_i64, uchar, long, AS (long))
-CAST (cast_b_b, uchar, uchar, x)
+#define SRC_T long
+CAST_FROM (cast_from_i64,
+  TO (float, EP_FLOAT32, AS (float))
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, WRAP_TO_I32)
+  TO (long, EP_INT64, x)
+  TO (uchar, EP_BOOL, TO_BOOL))
+#undef SRC_T
+
+#define SRC_T uchar
+CAST_FROM (cast_from_b,
+  TO (float, EP_FLOAT32, AS (float))
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, AS (int))
+  TO (long, EP_INT64, AS (long))
+  TO (uchar, EP_BOOL, x))
+#undef SRC_T
+
+#define COPY(name, T)                                                       \
+__kernel void                                                               \
+name (__global T *out,                                                      \
+      __global const T *in,                                                 \
+      const EpMap g)                                                        \
+{                                                                           \
+  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+    out[i] = in[ep_map_offset (&g, 1, i)];                                  \
+}
 
 /* contiguous: by item size */
-CAST (copy_1, uchar, uchar, x)
-CAST (copy_4, uint, uint, x)
-CAST (copy_8, ulong, ulong, x)
+COPY (copy_1, uchar)
+COPY (copy_4, uint)
+COPY (copy_8, ulong)

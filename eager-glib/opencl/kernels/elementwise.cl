@@ -4,33 +4,64 @@
  *
  * Mirrors cpu/ep-cpu-elementwise.c. Inputs are strided and broadcast
  * through the EpMap; the output is contiguous.
+ *
+ * One kernel per family and type (arith_f32, compare_i64, unary_f64 …):
+ * @op, an EpOpId (the build options define EP_OP_<name> for every op),
+ * picks the operation once, outside the loop over elements. Fewer,
+ * larger kernels compile much faster on first use than one per op.
  */
 
-#define BINARY(name, T, OUT_T, EXPR)                                        \
+#ifdef EP_FP64
+#define FP64(x) x
+#else
+#define FP64(x)
+#endif
+
+/* A case of a two-input kernel: out[i] = EXPR (x, y) */
+#define BIN(OUT_T, T, name, EXPR)                                           \
+  case EP_OP_##name:                                                        \
+    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
+      {                                                                     \
+        T x = pa[ep_map_offset (&g, 1, i)];                                 \
+        T y = pb[ep_map_offset (&g, 2, i)];                                 \
+        out[i] = (OUT_T) (EXPR);                                            \
+      }                                                                     \
+    break;
+
+/* A case of a one-input kernel: out[i] = EXPR (x) */
+#define UN(OUT_T, T, name, EXPR)                                            \
+  case EP_OP_##name:                                                        \
+    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
+      {                                                                     \
+        T x = pa[ep_map_offset (&g, 1, i)];                                 \
+        out[i] = (OUT_T) (EXPR);                                            \
+      }                                                                     \
+    break;
+
+#define BINARY_KERNEL(name, T, OUT_T, CASES)                                \
 __kernel void                                                               \
 name (__global OUT_T *out,                                                  \
       __global const T *pa,                                                 \
       __global const T *pb,                                                 \
-      const EpMap g)                                                        \
+      const EpMap g,                                                        \
+      int op)                                                               \
 {                                                                           \
-  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+  switch (op)                                                               \
     {                                                                       \
-      T x = pa[ep_map_offset (&g, 1, i)];                                   \
-      T y = pb[ep_map_offset (&g, 2, i)];                                   \
-      out[i] = (OUT_T) (EXPR);                                              \
+    CASES                                                                   \
     }                                                                       \
 }
 
-#define UNARY(name, T, OUT_T, EXPR)                                         \
+#define UNARY_KERNEL(name, T, OUT_T, CASES)                                 \
 __kernel void                                                               \
 name (__global OUT_T *out,                                                  \
       __global const T *pa,                                                 \
-      const EpMap g)                                                        \
+      const EpMap g,                                                        \
+      int op)                                                               \
 {                                                                           \
-  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+  switch (op)                                                               \
     {                                                                       \
-      T x = pa[ep_map_offset (&g, 1, i)];                                   \
-      out[i] = (OUT_T) (EXPR);                                              \
+    CASES                                                                   \
     }                                                                       \
 }
 
@@ -55,77 +86,74 @@ ep_ipow (long base, long exponent)
   return result;
 }
 
-#define FLOAT_BINARY(op, EXPR)                                              \
-  BINARY (op##_f32, float, float, EXPR)                                     \
-  FP64 (BINARY (op##_f64, double, double, EXPR))
+/* add, sub, mul, div, pow: bool + bool is or, bool * bool is and; div
+ * takes floats only (the rule promotes integers) */
+#define FLOAT_ARITH(T)                                                      \
+  BIN (T, T, add, x + y)                                                    \
+  BIN (T, T, sub, x - y)                                                    \
+  BIN (T, T, mul, x * y)                                                    \
+  BIN (T, T, div, x / y)                                                    \
+  BIN (T, T, pow, pow (x, y))
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
+BINARY_KERNEL (arith_f32, float, float, FLOAT_ARITH (float))
+FP64 (BINARY_KERNEL (arith_f64, double, double, FLOAT_ARITH (double)))
+BINARY_KERNEL (arith_i32, int, int,
+  BIN (int, int, add, EP_WRAP32 ((uint) x + (uint) y))
+  BIN (int, int, sub, EP_WRAP32 ((uint) x - (uint) y))
+  BIN (int, int, mul, EP_WRAP32 ((uint) x * (uint) y))
+  BIN (int, int, pow, EP_WRAP32 (ep_ipow (x, y))))
+BINARY_KERNEL (arith_i64, long, long,
+  BIN (long, long, add, EP_WRAP64 ((ulong) x + (ulong) y))
+  BIN (long, long, sub, EP_WRAP64 ((ulong) x - (ulong) y))
+  BIN (long, long, mul, EP_WRAP64 ((ulong) x * (ulong) y))
+  BIN (long, long, pow, EP_WRAP64 (ep_ipow (x, y))))
+BINARY_KERNEL (arith_b, uchar, uchar,
+  BIN (uchar, uchar, add, x | y)
+  BIN (uchar, uchar, mul, x & y))
 
-/* add: bool + bool is or */
-FLOAT_BINARY (add, x + y)
-BINARY (add_i32, int, int, EP_WRAP32 ((uint) x + (uint) y))
-BINARY (add_i64, long, long, EP_WRAP64 ((ulong) x + (ulong) y))
-BINARY (add_b, uchar, uchar, x | y)
-/* sub */
-FLOAT_BINARY (sub, x - y)
-BINARY (sub_i32, int, int, EP_WRAP32 ((uint) x - (uint) y))
-BINARY (sub_i64, long, long, EP_WRAP64 ((ulong) x - (ulong) y))
-/* mul: bool * bool is and */
-FLOAT_BINARY (mul, x * y)
-BINARY (mul_i32, int, int, EP_WRAP32 ((uint) x * (uint) y))
-BINARY (mul_i64, long, long, EP_WRAP64 ((ulong) x * (ulong) y))
-BINARY (mul_b, uchar, uchar, x & y)
-/* div: floats only, the rule promotes integers */
-FLOAT_BINARY (div, x / y)
-/* pow */
-FLOAT_BINARY (pow, pow (x, y))
-BINARY (pow_i32, int, int, EP_WRAP32 (ep_ipow (x, y)))
-BINARY (pow_i64, long, long, EP_WRAP64 (ep_ipow (x, y)))
+/* comparisons: bool results */
+#define COMPARISONS(T)                                                      \
+  BIN (uchar, T, less, x < y)                                               \
+  BIN (uchar, T, less_equal, x <= y)                                        \
+  BIN (uchar, T, equal, x == y)                                             \
+  BIN (uchar, T, not_equal, x != y)                                         \
+  BIN (uchar, T, greater, x > y)                                            \
+  BIN (uchar, T, greater_equal, x >= y)
 
-#define COMPARISON(cmp, OP)                                                 \
-  BINARY (cmp##_f32, float, uchar, x OP y)                                  \
-  FP64 (BINARY (cmp##_f64, double, uchar, x OP y))                          \
-  BINARY (cmp##_i32, int, uchar, x OP y)                                    \
-  BINARY (cmp##_i64, long, uchar, x OP y)                                   \
-  BINARY (cmp##_b, uchar, uchar, x OP y)
+BINARY_KERNEL (compare_f32, float, uchar, COMPARISONS (float))
+FP64 (BINARY_KERNEL (compare_f64, double, uchar, COMPARISONS (double)))
+BINARY_KERNEL (compare_i32, int, uchar, COMPARISONS (int))
+BINARY_KERNEL (compare_i64, long, uchar, COMPARISONS (long))
+BINARY_KERNEL (compare_b, uchar, uchar, COMPARISONS (uchar))
 
-COMPARISON (less, <)
-COMPARISON (less_equal, <=)
-COMPARISON (equal, ==)
-COMPARISON (not_equal, !=)
-COMPARISON (greater, >)
-COMPARISON (greater_equal, >=)
+/* functions of one tensor */
+#define FLOAT_UNARY(T)                                                      \
+  UN (T, T, neg, -x)                                                        \
+  UN (T, T, abs, fabs (x))                                                  \
+  UN (T, T, square, x * x)                                                  \
+  UN (T, T, sqrt, sqrt (x))                                                 \
+  UN (T, T, exp, exp (x))                                                   \
+  UN (T, T, log, log (x))                                                   \
+  UN (T, T, tanh, tanh (x))                                                 \
+  UN (T, T, sigmoid, (T) 1 / ((T) 1 + exp (-x)))                            \
+  UN (T, T, relu, x < 0 ? (T) 0 : x)
 
-#define FLOAT_UNARY(op, EXPR)                                               \
-  UNARY (op##_f32, float, float, EXPR)                                      \
-  FP64 (UNARY (op##_f64, double, double, EXPR))
-
-FLOAT_UNARY (neg, -x)
-UNARY (neg_i32, int, int, EP_WRAP32 (-(uint) x))
-UNARY (neg_i64, long, long, EP_WRAP64 (-(ulong) x))
-FLOAT_UNARY (abs, fabs (x))
-UNARY (abs_i32, int, int, x < 0 ? EP_WRAP32 (-(uint) x) : x)
-UNARY (abs_i64, long, long, x < 0 ? EP_WRAP64 (-(ulong) x) : x)
-UNARY (abs_b, uchar, uchar, x)
-FLOAT_UNARY (square, x * x)
-UNARY (square_i32, int, int, EP_WRAP32 ((uint) x * (uint) x))
-UNARY (square_i64, long, long, EP_WRAP64 ((ulong) x * (ulong) x))
-UNARY (square_b, uchar, uchar, x)
-FLOAT_UNARY (sqrt, sqrt (x))
-FLOAT_UNARY (exp, exp (x))
-FLOAT_UNARY (log, log (x))
-FLOAT_UNARY (tanh, tanh (x))
-UNARY (sigmoid_f32, float, float, 1.0f / (1.0f + exp (-x)))
-FP64 (UNARY (sigmoid_f64, double, double, 1.0 / (1.0 + exp (-x))))
-UNARY (relu_f32, float, float, x < 0.0f ? 0.0f : x)
-FP64 (UNARY (relu_f64, double, double, x < 0.0 ? 0.0 : x))
-UNARY (relu_i32, int, int, x < 0 ? 0 : x)
-UNARY (relu_i64, long, long, x < 0 ? 0 : x)
-UNARY (relu_b, uchar, uchar, x)
+UNARY_KERNEL (unary_f32, float, float, FLOAT_UNARY (float))
+FP64 (UNARY_KERNEL (unary_f64, double, double, FLOAT_UNARY (double)))
+UNARY_KERNEL (unary_i32, int, int,
+  UN (int, int, neg, EP_WRAP32 (-(uint) x))
+  UN (int, int, abs, x < 0 ? EP_WRAP32 (-(uint) x) : x)
+  UN (int, int, square, EP_WRAP32 ((uint) x * (uint) x))
+  UN (int, int, relu, x < 0 ? 0 : x))
+UNARY_KERNEL (unary_i64, long, long,
+  UN (long, long, neg, EP_WRAP64 (-(ulong) x))
+  UN (long, long, abs, x < 0 ? EP_WRAP64 (-(ulong) x) : x)
+  UN (long, long, square, EP_WRAP64 ((ulong) x * (ulong) x))
+  UN (long, long, relu, x < 0 ? 0 : x))
+UNARY_KERNEL (unary_b, uchar, uchar,
+  UN (uchar, uchar, abs, x)
+  UN (uchar, uchar, square, x)
+  UN (uchar, uchar, relu, x))
 
 /* where: by item size; the condition is bool */
 #define WHERE(name, T)                                                      \

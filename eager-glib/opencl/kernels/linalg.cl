@@ -1,9 +1,10 @@
-/* linalg.cl: integer and bool matrix products (floats go to CLBlast)
+/* linalg.cl: matrix products that CLBlast does not do
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Mirrors the integer loops of cpu/ep-cpu-linalg.c: wrapping sums of
- * products; for bool, "or" of "and"s. One work-item per output element;
+ * Integers and bools as the loops of cpu/ep-cpu-linalg.c: wrapping sums
+ * of products; for bool, "or" of "and"s. Floats when the product is
+ * small (large ones go to CLBlast). One work-item per output element;
  * operands are strided matrices, batch dimensions broadcast (stride 0).
  */
 
@@ -43,11 +44,21 @@ name (__global T *c,                                                        \
     }                                                                       \
 }
 
+#ifdef EP_FP64
+#define FP64(x) x
+#else
+#define FP64(x)
+#endif
+
 #define UMUL(x, y) ((x) * (y))
 #define UADD(x, y) ((x) + (y))
 #define AND(x, y) ((x) & (y))
 #define OR(x, y) ((x) | (y))
 
+#define SAME(x) (x)
+
+MATMUL (matmul_f32, float, float, UMUL, UADD, SAME)
+FP64 (MATMUL (matmul_f64, double, double, UMUL, UADD, SAME))
 MATMUL (matmul_i32, int, uint, UMUL, UADD, as_int)
 MATMUL (matmul_i64, long, ulong, UMUL, UADD, as_long)
 MATMUL (matmul_b, uchar, uchar, AND, OR, )

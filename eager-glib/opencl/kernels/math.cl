@@ -5,7 +5,9 @@
  * Mirrors cpu/ep-cpu-math.c: floor division and remainder as NumPy's
  * npy_divmod (bit for bit, ±0 and infinities included), NaN-propagating
  * extrema, clip, the float functions, sign and rounding, logic and
- * classification. Kernels are named after the op and the input type.
+ * classification. As in elementwise.cl, one kernel per family and type
+ * (math2_f32, math1_f64, classify_i32 …) with @op, an EpOpId, picking
+ * the operation.
  */
 
 #ifdef EP_FP64
@@ -14,31 +16,49 @@
 #define FP64(x)
 #endif
 
-#define BINARY(name, T, OUT_T, EXPR)                                        \
+#define BIN(OUT_T, T, name, EXPR)                                           \
+  case EP_OP_##name:                                                        \
+    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
+      {                                                                     \
+        T x = pa[ep_map_offset (&g, 1, i)];                                 \
+        T y = pb[ep_map_offset (&g, 2, i)];                                 \
+        out[i] = (OUT_T) (EXPR);                                            \
+      }                                                                     \
+    break;
+
+#define UN(OUT_T, T, name, EXPR)                                            \
+  case EP_OP_##name:                                                        \
+    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
+      {                                                                     \
+        T x = pa[ep_map_offset (&g, 1, i)];                                 \
+        out[i] = (OUT_T) (EXPR);                                            \
+      }                                                                     \
+    break;
+
+#define BINARY_KERNEL(name, T, OUT_T, CASES)                                \
 __kernel void                                                               \
 name (__global OUT_T *out,                                                  \
       __global const T *pa,                                                 \
       __global const T *pb,                                                 \
-      const EpMap g)                                                        \
+      const EpMap g,                                                        \
+      int op)                                                               \
 {                                                                           \
-  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+  switch (op)                                                               \
     {                                                                       \
-      T x = pa[ep_map_offset (&g, 1, i)];                                   \
-      T y = pb[ep_map_offset (&g, 2, i)];                                   \
-      out[i] = (OUT_T) (EXPR);                                              \
+    CASES                                                                   \
     }                                                                       \
 }
 
-#define UNARY(name, T, OUT_T, EXPR)                                         \
+#define UNARY_KERNEL(name, T, OUT_T, CASES)                                 \
 __kernel void                                                               \
 name (__global OUT_T *out,                                                  \
       __global const T *pa,                                                 \
-      const EpMap g)                                                        \
+      const EpMap g,                                                        \
+      int op)                                                               \
 {                                                                           \
-  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+  switch (op)                                                               \
     {                                                                       \
-      T x = pa[ep_map_offset (&g, 1, i)];                                   \
-      out[i] = (OUT_T) (EXPR);                                              \
+    CASES                                                                   \
     }                                                                       \
 }
 
@@ -115,15 +135,6 @@ remainder_##SUFFIX (T a, T b)                                               \
 INT_DIVMOD (int, uint, i32, as_int)
 INT_DIVMOD (long, ulong, i64, as_long)
 
-#define NUMERIC_BINARY(op, FN)                                              \
-  BINARY (op##_f32, float, float, FN##_f32 (x, y))                          \
-  FP64 (BINARY (op##_f64, double, double, FN##_f64 (x, y)))                 \
-  BINARY (op##_i32, int, int, FN##_i32 (x, y))                              \
-  BINARY (op##_i64, long, long, FN##_i64 (x, y))
-
-NUMERIC_BINARY (floordiv, floor_divide)
-NUMERIC_BINARY (mod, remainder)
-
 /* NaN-propagating extrema: the first operand when it is NaN or strictly
  * beyond the second, else the second */
 #define FMAXIMUM(x, y) (((x) > (y) || isnan (x)) ? (x) : (y))
@@ -131,66 +142,76 @@ NUMERIC_BINARY (mod, remainder)
 #define IMAXIMUM(x, y) ((x) > (y) ? (x) : (y))
 #define IMINIMUM(x, y) ((x) < (y) ? (x) : (y))
 
-BINARY (maximum_f32, float, float, FMAXIMUM (x, y))
-FP64 (BINARY (maximum_f64, double, double, FMAXIMUM (x, y)))
-BINARY (maximum_i32, int, int, IMAXIMUM (x, y))
-BINARY (maximum_i64, long, long, IMAXIMUM (x, y))
-BINARY (maximum_b, uchar, uchar, x | y)
-BINARY (minimum_f32, float, float, FMINIMUM (x, y))
-FP64 (BINARY (minimum_f64, double, double, FMINIMUM (x, y)))
-BINARY (minimum_i32, int, int, IMINIMUM (x, y))
-BINARY (minimum_i64, long, long, IMINIMUM (x, y))
-BINARY (minimum_b, uchar, uchar, x & y)
+#define FLOAT_MATH2(T, SFX)                                                 \
+  BIN (T, T, floordiv, floor_divide_##SFX (x, y))                           \
+  BIN (T, T, mod, remainder_##SFX (x, y))                                   \
+  BIN (T, T, maximum, FMAXIMUM (x, y))                                      \
+  BIN (T, T, minimum, FMINIMUM (x, y))
 
-BINARY (logical_and_b, uchar, uchar, x & y)
-BINARY (logical_or_b, uchar, uchar, x | y)
-UNARY (logical_not_b, uchar, uchar, !x)
+#define INT_MATH2(T, SFX)                                                   \
+  BIN (T, T, floordiv, floor_divide_##SFX (x, y))                           \
+  BIN (T, T, mod, remainder_##SFX (x, y))                                   \
+  BIN (T, T, maximum, IMAXIMUM (x, y))                                      \
+  BIN (T, T, minimum, IMINIMUM (x, y))
 
-/* float functions */
-#define FLOAT_FUNCTION(op, EXPR)                                            \
-  UNARY (op##_f32, float, float, EXPR)                                      \
-  FP64 (UNARY (op##_f64, double, double, EXPR))
+BINARY_KERNEL (math2_f32, float, float, FLOAT_MATH2 (float, f32))
+FP64 (BINARY_KERNEL (math2_f64, double, double, FLOAT_MATH2 (double, f64)))
+BINARY_KERNEL (math2_i32, int, int, INT_MATH2 (int, i32))
+BINARY_KERNEL (math2_i64, long, long, INT_MATH2 (long, i64))
+BINARY_KERNEL (math2_b, uchar, uchar,
+  BIN (uchar, uchar, maximum, x | y)
+  BIN (uchar, uchar, minimum, x & y)
+  BIN (uchar, uchar, logical_and, x & y)
+  BIN (uchar, uchar, logical_or, x | y))
 
+/* functions of one tensor */
 #define SOFTPLUS(x) ((x > 0 ? x : 0) + log1p (exp (-fabs (x))))
 #define FSIGN(x) (x > 0 ? 1 : x < 0 ? -1 : x == 0 ? 0 : x)
 
-FLOAT_FUNCTION (expm1, expm1 (x))
-FLOAT_FUNCTION (log1p, log1p (x))
-FLOAT_FUNCTION (log2, log2 (x))
-FLOAT_FUNCTION (log10, log10 (x))
-FLOAT_FUNCTION (sin, sin (x))
-FLOAT_FUNCTION (cos, cos (x))
-FLOAT_FUNCTION (tan, tan (x))
-FLOAT_FUNCTION (sinh, sinh (x))
-FLOAT_FUNCTION (cosh, cosh (x))
-FLOAT_FUNCTION (arcsin, asin (x))
-FLOAT_FUNCTION (arccos, acos (x))
-FLOAT_FUNCTION (arctan, atan (x))
-FLOAT_FUNCTION (arcsinh, asinh (x))
-FLOAT_FUNCTION (arccosh, acosh (x))
-FLOAT_FUNCTION (arctanh, atanh (x))
-FLOAT_FUNCTION (softplus, SOFTPLUS (x))
-FLOAT_FUNCTION (round, rint (x))
-FLOAT_FUNCTION (ceil, ceil (x))
-FLOAT_FUNCTION (floor, floor (x))
-FLOAT_FUNCTION (sign, FSIGN (x))
+#define FLOAT_MATH1(T)                                                      \
+  UN (T, T, expm1, expm1 (x))                                               \
+  UN (T, T, log1p, log1p (x))                                               \
+  UN (T, T, log2, log2 (x))                                                 \
+  UN (T, T, log10, log10 (x))                                               \
+  UN (T, T, sin, sin (x))                                                   \
+  UN (T, T, cos, cos (x))                                                   \
+  UN (T, T, tan, tan (x))                                                   \
+  UN (T, T, sinh, sinh (x))                                                 \
+  UN (T, T, cosh, cosh (x))                                                 \
+  UN (T, T, arcsin, asin (x))                                               \
+  UN (T, T, arccos, acos (x))                                               \
+  UN (T, T, arctan, atan (x))                                               \
+  UN (T, T, arcsinh, asinh (x))                                             \
+  UN (T, T, arccosh, acosh (x))                                             \
+  UN (T, T, arctanh, atanh (x))                                             \
+  UN (T, T, softplus, SOFTPLUS (x))                                         \
+  UN (T, T, round, rint (x))                                                \
+  UN (T, T, ceil, ceil (x))                                                 \
+  UN (T, T, floor, floor (x))                                               \
+  UN (T, T, sign, FSIGN (x))
 
-UNARY (sign_i32, int, int, (x > 0) - (x < 0))
-UNARY (sign_i64, long, long, (x > 0) - (x < 0))
-UNARY (round_i32, int, int, x)
-UNARY (round_i64, long, long, x)
+UNARY_KERNEL (math1_f32, float, float, FLOAT_MATH1 (float))
+FP64 (UNARY_KERNEL (math1_f64, double, double, FLOAT_MATH1 (double)))
+UNARY_KERNEL (math1_i32, int, int,
+  UN (int, int, sign, (x > 0) - (x < 0))
+  UN (int, int, round, x))
+UNARY_KERNEL (math1_i64, long, long,
+  UN (long, long, sign, (x > 0) - (x < 0))
+  UN (long, long, round, x))
+UNARY_KERNEL (math1_b, uchar, uchar,
+  UN (uchar, uchar, logical_not, !x))
 
 /* classification: integers and bools are never NaN or infinite */
-#define CLASSIFY(op, EXPR, EXACT)                                           \
-  UNARY (op##_f32, float, uchar, EXPR)                                      \
-  FP64 (UNARY (op##_f64, double, uchar, EXPR))                              \
-  UNARY (op##_i32, int, uchar, EXACT)                                       \
-  UNARY (op##_i64, long, uchar, EXACT)                                      \
-  UNARY (op##_b, uchar, uchar, EXACT)
+#define CLASSIFY(T, EXACT_NAN, EXACT_INF, EXACT_FINITE)                     \
+  UN (uchar, T, isnan, EXACT_NAN)                                           \
+  UN (uchar, T, isinf, EXACT_INF)                                           \
+  UN (uchar, T, isfinite, EXACT_FINITE)
 
-CLASSIFY (isnan, isnan (x) != 0, 0)
-CLASSIFY (isinf, isinf (x) != 0, 0)
-CLASSIFY (isfinite, isfinite (x) != 0, 1)
+UNARY_KERNEL (classify_f32, float, uchar, CLASSIFY (float, isnan (x) != 0, isinf (x) != 0, isfinite (x) != 0))
+FP64 (UNARY_KERNEL (classify_f64, double, uchar, CLASSIFY (double, isnan (x) != 0, isinf (x) != 0, isfinite (x) != 0)))
+UNARY_KERNEL (classify_i32, int, uchar, CLASSIFY (int, 0, 0, 1))
+UNARY_KERNEL (classify_i64, long, uchar, CLASSIFY (long, 0, 0, 1))
+UNARY_KERNEL (classify_b, uchar, uchar, CLASSIFY (uchar, 0, 0, 1))
 
 /* clip: the bounds come in the element type (the host limits integer
  * bounds to the type's range, where they bind the same) */
