@@ -500,6 +500,144 @@ test_fault_on_reduction_buffer (void)
   assert_still_works (device);
 }
 
+/* Kernels that need scratch buffers or a flag read back: each of those
+ * can fail too, after the outputs are allocated. */
+static EpTensor *
+matrix_on (EpDevice *device,
+           gint64    rows,
+           gint64    cols,
+           EpDType   dtype)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree gdouble *values = g_new (gdouble, rows * cols);
+  g_autoptr(EpTensor) cpu = NULL;
+  EpTensor *t;
+
+  for (gint64 i = 0; i < rows * cols; i++)
+    values[i] = (i * 7) % 5 + (i / cols == i % cols ? rows : 0);
+  cpu = ep_tensor_new_from_doubles (values, rows * cols, (gint64[]) { rows, cols }, 2, dtype, &error);
+  g_assert_no_error (error);
+  t = ep_tensor_to_device (cpu, device, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+typedef enum {
+  SCRATCH_SORT,
+  SCRATCH_TOPK_UNSORTED,
+  SCRATCH_MASK,
+  SCRATCH_CROSSENTROPY,
+  SCRATCH_ONEHOT,
+  SCRATCH_INV,
+  SCRATCH_SOLVE,
+  N_SCRATCH
+} ScratchOp;
+
+static gboolean
+run_scratch_op (EpDevice  *device,
+                ScratchOp  which,
+                GError   **error)
+{
+  g_autoptr(EpTensor) x = matrix_on (device, 4, 4, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) cpu_labels = vector ((const gdouble[]) { 0, 3, 1, 2 }, 4, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) flat = NULL, mask = NULL, out = NULL, values = NULL, indices = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  flat = ep_tensor_to_device (cpu_labels, device, &local_error);
+  g_assert_no_error (local_error);
+
+  switch (which)
+    {
+    case SCRATCH_SORT:
+      out = ep_tensor_sort (x, -1, error);
+      return out != NULL;
+    case SCRATCH_TOPK_UNSORTED:
+      return ep_tensor_topk (x, 2, FALSE, &values, &indices, error);
+    case SCRATCH_MASK:
+      values = ep_tensor_transpose (x, NULL, 0, &local_error);
+      mask = ep_tensor_greater (x, values, &local_error);
+      g_assert_no_error (local_error);
+      out = ep_tensor_mask (x, mask, error);
+      return out != NULL;
+    case SCRATCH_CROSSENTROPY:
+      out = ep_tensor_crossentropy (x, flat, error);
+      return out != NULL;
+    case SCRATCH_ONEHOT:
+      out = ep_tensor_onehot_like (x, flat, 1.0, error);
+      return out != NULL;
+    case SCRATCH_INV:
+      out = ep_tensor_inv (x, error);
+      return out != NULL;
+    case SCRATCH_SOLVE:
+      out = ep_tensor_solve (x, x, error);
+      return out != NULL;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+test_fault_on_scratch (void)
+{
+  EpDevice *device = opencl0 ();
+  /* the buffers to let through: the inputs (two, three with a mask)
+   * and the outputs */
+  const guint before[N_SCRATCH] = { 3, 4, 4, 3, 3, 3, 3 };
+  const char *const names[N_SCRATCH] = {
+    "sort", "topk", "mask", "crossentropy", "onehot_like", "inv", "solve"
+  };
+
+  if (device == NULL)
+    return;
+
+  for (ScratchOp which = 0; which < N_SCRATCH; which++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *scratch = NULL;
+
+      /* once right, so that the programs are there */
+      g_assert_true (run_scratch_op (device, which, &error));
+      g_assert_no_error (error);
+
+      ep_opencl_inject_fault (device, "clCreateBuffer", before[which], CL_MEM_OBJECT_ALLOCATION_FAILURE);
+      scratch = g_strdup_printf ("%s: clCreateBuffer failed", names[which]);
+      g_assert_false (run_scratch_op (device, which, &error));
+      assert_device_error (error, EP_ERROR_OUT_OF_MEMORY, "CL_MEM_OBJECT_ALLOCATION_FAILURE");
+      /* the kernel's own buffer failed, not an output */
+      g_assert_nonnull (strstr (error->message, scratch));
+      ep_opencl_inject_fault (device, NULL, 0, CL_SUCCESS);
+    }
+
+  assert_still_works (device);
+}
+
+/* A flag read back after a kernel (labels in range) from a lost device */
+static void
+test_fault_on_flag_read (void)
+{
+  EpDevice *device = opencl0 ();
+  g_autoptr(GError) error = NULL;
+
+  if (device == NULL)
+    return;
+
+  g_assert_true (run_scratch_op (device, SCRATCH_CROSSENTROPY, &error));
+  ep_opencl_inject_fault (device, "clEnqueueReadBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
+  g_assert_false (run_scratch_op (device, SCRATCH_CROSSENTROPY, &error));
+  assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
+  g_clear_error (&error);
+
+  ep_opencl_inject_fault (device, "clEnqueueReadBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
+  g_assert_false (run_scratch_op (device, SCRATCH_INV, &error));
+  assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
+  g_clear_error (&error);
+
+  ep_opencl_inject_fault (device, "clEnqueueFillBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
+  g_assert_false (run_scratch_op (device, SCRATCH_ONEHOT, &error));
+  assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
+  assert_still_works (device);
+}
+
 static void
 test_fault_on_write (void)
 {
@@ -855,6 +993,8 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/fault/allocation", test_fault_on_allocation);
   g_test_add_func ("/opencl/fault/reduction-buffer", test_fault_on_reduction_buffer);
   g_test_add_func ("/opencl/fault/write", test_fault_on_write);
+  g_test_add_func ("/opencl/fault/scratch", test_fault_on_scratch);
+  g_test_add_func ("/opencl/fault/flag-read", test_fault_on_flag_read);
   g_test_add_func ("/opencl/fault/scalar-operand", test_fault_on_scalar_operand);
   g_test_add_func ("/opencl/fault/read", test_fault_on_read);
   g_test_add_func ("/opencl/fault/kernel", test_fault_on_kernel);
