@@ -258,14 +258,17 @@ arg_extremum_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* Not differentiable: the output is integer indices. */
 const EpOpDef ep_op_argmin = {
   .id = EP_OP_ARGMIN, .name = "argmin", .n_inputs = 1,
   .infer = arg_extremum_infer,
+  .gradient = NULL,
 };
 
 const EpOpDef ep_op_argmax = {
   .id = EP_OP_ARGMAX, .name = "argmax", .n_inputs = 1,
   .infer = arg_extremum_infer,
+  .gradient = NULL,
 };
 
 /**
@@ -279,6 +282,11 @@ const EpOpDef ep_op_argmax = {
  *
  * The index of the smallest element, the first one on ties, as NumPy's
  * `argmin`; the index of the first NaN if there is one.
+ *
+ * Not differentiable: the result is integer indices, so a gradient tape
+ * passes no gradient through it to @self. To differentiate the smallest
+ * element, use [method@Tensor.min] or
+ * [method@Tensor.take_along_axis] with these indices.
  *
  * Returns: (transfer full): the int64 indices, or %NULL with
  *   %EP_ERROR_SHAPE set if the search is over no elements, or
@@ -305,6 +313,11 @@ ep_tensor_argmin (EpTensor    *self,
  *
  * The index of the largest element, the first one on ties, as NumPy's
  * `argmax`; the index of the first NaN if there is one.
+ *
+ * Not differentiable: the result is integer indices, so a gradient tape
+ * passes no gradient through it to @self. To differentiate the largest
+ * element, use [method@Tensor.max] or
+ * [method@Tensor.take_along_axis] with these indices.
  *
  * Returns: (transfer full): the int64 indices, or %NULL with
  *   %EP_ERROR_SHAPE set if the search is over no elements, or

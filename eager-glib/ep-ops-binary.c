@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <math.h>
 
 #include "ep-dispatch-private.h"
@@ -206,6 +207,60 @@ pow_gradient (const EpOpCall   *call,
     .infer = arithmetic_infer,                                              \
     .gradient = op_name##_gradient,                                         \
   };
+/* NumPy refuses integers to negative integer powers (the result is not
+ * an integer), so for integer results the rule reads the exponents. */
+static gboolean
+check_integer_exponents (EpOpCall  *call,
+                         GError   **error)
+{
+  EpDType dtype = call->inputs[1]->layout.dtype;
+  g_autoptr(GBytes) bytes = NULL;
+  gconstpointer data;
+  gsize nbytes;
+
+  if (dtype == EP_DTYPE_BOOL)
+    return TRUE;
+
+  bytes = ep_op_read_input (call, 1, error);
+  if (bytes == NULL)
+    return FALSE;
+
+  data = g_bytes_get_data (bytes, &nbytes);
+  for (gsize i = 0; i < nbytes / ep_dtype_get_itemsize (dtype); i++)
+    {
+      gint64 exponent = dtype == EP_DTYPE_INT32 ? ((const gint32 *) data)[i]
+                                                : ((const gint64 *) data)[i];
+
+      if (exponent < 0)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                       _("pow: integers to negative integer powers are not allowed (exponent %" PRId64 ")"),
+                       exponent);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+static gboolean
+pow_infer (EpOpCall  *call,
+           GError   **error)
+{
+  if (!arithmetic_infer (call, error))
+    return FALSE;
+
+  return !ep_dtype_is_integer (call->output_layouts[0].dtype)
+         || check_integer_exponents (call, error);
+}
+
+const EpOpDef ep_op_pow = {
+  .id = EP_OP_POW, .name = "pow", .n_inputs = 2,
+  .flags = EP_OP_FLAG_READS_DATA,
+  .infer = pow_infer,
+  .gradient = pow_gradient,
+};
+
 #define COMPARISON_OP(ID, op_name)                                          \
   const EpOpDef ep_op_##op_name = {                                         \
     .id = EP_OP_##ID, .name = #op_name, .n_inputs = 2,                      \
@@ -216,7 +271,6 @@ ARITHMETIC_OP (ADD, add)
 ARITHMETIC_OP (SUB, sub)
 ARITHMETIC_OP (MUL, mul)
 ARITHMETIC_OP (DIV, div)
-ARITHMETIC_OP (POW, pow)
 COMPARISON_OP (LESS, less)
 COMPARISON_OP (LESS_EQUAL, less_equal)
 COMPARISON_OP (EQUAL, equal)
@@ -315,11 +369,12 @@ BINARY_METHODS (div, "/")
  * @other: the exponents, broadcastable with @self
  * @error: return location for an error
  *
- * Raises elementwise. For integers, a negative exponent gives the
- * integer part of the true result (1 for a base of 1, ±1 for -1, else 0)
- * where NumPy raises an error.
+ * Raises elementwise. Integers wrap around on overflow; a negative
+ * exponent with an integer result is refused, as in NumPy.
  *
- * Returns: (transfer full): `self ** other`, or %NULL with an error set
+ * Returns: (transfer full): `self ** other`, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set for integers to negative integer
+ *   powers, or another error
  */
 BINARY_METHODS (pow, "**")
 

@@ -210,26 +210,34 @@ along_axis (EpTensor  *range,
   return ep_tensor_reshape (range, shape, ndim, error);
 }
 
-/* The gradient scatters into the flattened input: the flat position
- * that each output element was read from is built with ops (not on the
- * host), so that a traced backward pass follows new indices. */
-static gboolean
-take_along_axis_gradient (const EpOpCall  *call,
-                          EpTensor *const *output_grads,
-                          EpTensor       **input_grads,
-                          GError         **error)
+/* Zeros of @shape with @grad added at the positions @indices name along
+ * @axis: the mirror image of take_along_axis, whose output @grad is
+ * shaped like (the indices broadcast against @shape outside @axis). It
+ * scatters into the flattened tensor: the flat position that each
+ * element of @grad was read from is built with ops (not on the host), so
+ * that a traced backward pass follows new indices. */
+EpTensor *
+ep_grad_scatter_along_axis (EpTensor      *grad,
+                            EpTensor      *indices,
+                            gint           axis,
+                            const gint64  *shape,
+                            guint          ndim,
+                            GError       **error)
 {
-  const EpLayout *x = &call->inputs[0]->layout;
-  const EpLayout *out = &call->outputs[0]->layout;
-  EpTensor *grad = output_grads[0];
-  gint axis = call->attrs.axes[0];
-  gint64 size = ep_layout_get_size (x);
+  const EpLayout *out = &grad->layout;
+  gint64 size = 1;
   gint64 stride = 1;
   g_autoptr(EpTensor) flat = NULL;
   g_autoptr(EpTensor) zeros = NULL;
+  g_autoptr(EpTensor) full_flat = NULL;
   g_autoptr(EpTensor) scattered = NULL;
 
-  for (guint d = x->ndim; d-- > 0;)
+  g_return_val_if_fail (out->ndim == ndim && axis >= 0 && (guint) axis < ndim, NULL);
+
+  for (guint d = 0; d < ndim; d++)
+    size *= shape[d];
+
+  for (guint d = ndim; d-- > 0;)
     {
       g_autoptr(EpTensor) coordinate = NULL;
       g_autoptr(EpTensor) scaled = NULL;
@@ -237,22 +245,22 @@ take_along_axis_gradient (const EpOpCall  *call,
       if ((gint) d == axis)
         {
           /* the indices, wrapped */
-          g_autoptr(EpTensor) range = arange_on (grad, x->shape[d], error);
+          g_autoptr(EpTensor) range = arange_on (grad, shape[d], error);
 
-          coordinate = range != NULL ? ep_tensor_take (range, call->inputs[1], 0, error) : NULL;
+          coordinate = range != NULL ? ep_tensor_take (range, indices, 0, error) : NULL;
         }
-      else if (x->shape[d] != 1)
+      else if (shape[d] != 1)
         {
           g_autoptr(EpTensor) range = arange_on (grad, out->shape[d], error);
 
-          coordinate = range != NULL ? along_axis (range, d, x->ndim, error) : NULL;
+          coordinate = range != NULL ? along_axis (range, d, ndim, error) : NULL;
         }
       else
         continue;
 
       scaled = coordinate != NULL ? ep_tensor_mul_scalar (coordinate, (gdouble) stride, error) : NULL;
       if (scaled == NULL)
-        return FALSE;
+        return NULL;
       if (flat == NULL)
         flat = g_steal_pointer (&scaled);
       else
@@ -260,11 +268,11 @@ take_along_axis_gradient (const EpOpCall  *call,
           EpTensor *sum = ep_tensor_add (flat, scaled, error);
 
           if (sum == NULL)
-            return FALSE;
+            return NULL;
           g_object_unref (flat);
           flat = sum;
         }
-      stride *= x->shape[d];
+      stride *= shape[d];
     }
 
   if (flat == NULL)
@@ -274,24 +282,29 @@ take_along_axis_gradient (const EpOpCall  *call,
 
       flat = ep_grad_int64 (grad, &zero, &one, 1, error);
       if (flat == NULL)
-        return FALSE;
+        return NULL;
     }
 
   zeros = ep_grad_zeros (grad, &size, 1, error);
-  if (zeros == NULL)
-    return FALSE;
-  {
-    g_autoptr(EpTensor) full_flat = ep_tensor_broadcast_to (flat, out->shape, out->ndim, error);
-
-    if (full_flat == NULL)
-      return FALSE;
-    scattered = ep_tensor_scatter_add (zeros, full_flat, grad, 0, error);
-  }
+  full_flat = zeros != NULL ? ep_tensor_broadcast_to (flat, out->shape, out->ndim, error) : NULL;
+  scattered = full_flat != NULL ? ep_tensor_scatter_add (zeros, full_flat, grad, 0, error) : NULL;
   if (scattered == NULL)
-    return FALSE;
+    return NULL;
+
+  return ep_tensor_reshape (scattered, shape, ndim, error);
+}
+
+static gboolean
+take_along_axis_gradient (const EpOpCall  *call,
+                          EpTensor *const *output_grads,
+                          EpTensor       **input_grads,
+                          GError         **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
 
   input_grads[1] = NULL;
-  input_grads[0] = ep_tensor_reshape (scattered, x->shape, x->ndim, error);
+  input_grads[0] = ep_grad_scatter_along_axis (output_grads[0], call->inputs[1],
+                                               call->attrs.axes[0], x->shape, x->ndim, error);
   return input_grads[0] != NULL;
 }
 

@@ -6,6 +6,12 @@
  * (equal elements keep their order), so argsort is reproducible. topk
  * takes the k largest along the last axis with NaN counting as the
  * largest, ties going to the lower index.
+ *
+ * The gradients of sort and topk send each output element's gradient
+ * back to where the element came from (ep_grad_gathered: the rule of
+ * take_along_axis). argsort is not differentiable: its output is integer
+ * indices, so it has no rule and a gradient tape passes nothing through
+ * it.
  */
 
 #include "config.h"
@@ -63,9 +69,11 @@ const EpOpDef ep_op_sort = {
   .gradient = sort_gradient,
 };
 
+/* Not differentiable: the output is integer indices. */
 const EpOpDef ep_op_argsort = {
   .id = EP_OP_ARGSORT, .name = "argsort", .n_inputs = 1,
   .infer = sort_infer,
+  .gradient = NULL,
 };
 
 EpTensor *
@@ -92,7 +100,8 @@ ep_dispatch_along_axis (const EpOpDef  *op,
  * @error: return location for an error
  *
  * Sorts along @axis in ascending order, NaN last, as NumPy's `sort`.
- * The gradient goes back to where each element came from.
+ * Differentiable: the gradient of each output element goes back to the
+ * element it came from.
  *
  * Returns: (transfer full): the sorted tensor, or %NULL with
  *   %EP_ERROR_AXIS set if @axis is out of range
@@ -114,6 +123,11 @@ ep_tensor_sort (EpTensor  *self,
  * The indices that sort @self along @axis: ascending, NaN last, and
  * stable (equal elements keep their order), as NumPy's
  * `argsort (kind="stable")`.
+ *
+ * Not differentiable: the result is integer indices, so a gradient tape
+ * passes no gradient through it to @self. Use [method@Tensor.sort] or
+ * [method@Tensor.take_along_axis] with these indices for a
+ * differentiable result.
  *
  * Returns: (transfer full): the int64 indices, or %NULL with
  *   %EP_ERROR_AXIS set if @axis is out of range
@@ -202,8 +216,10 @@ const EpOpDef ep_op_topk = {
  * The @k largest elements along the last axis and where they are. NaN
  * counts as larger than everything; of equal elements the one with the
  * lower index comes first. Both outputs have the shape of @self with the
- * last extent replaced by @k. The gradient of the values goes back to
- * the positions the indices name.
+ * last extent replaced by @k.
+ *
+ * The values are differentiable: their gradient goes back to the
+ * positions the indices name (zero elsewhere). The indices are not.
  *
  * Returns: %TRUE on success; %FALSE with %EP_ERROR_INVALID_ARGUMENT set
  *   if @k is negative or larger than the last extent, or %EP_ERROR_SHAPE

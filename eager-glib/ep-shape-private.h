@@ -27,6 +27,14 @@ gint64    ep_pad_source_index  (gint64          o,
                                 EpPadMode       mode);
 gboolean  ep_solve_is_vector   (const EpLayout *a,
                                 const EpLayout *b);
+/* ep-ops-index.c: the mirror image of take_along_axis (its gradient, and
+ * that of sort and topk) */
+EpTensor *ep_grad_scatter_along_axis (EpTensor     *grad,
+                                      EpTensor     *indices,
+                                      gint          axis,
+                                      const gint64 *shape,
+                                      guint         ndim,
+                                      GError      **error);
 gboolean  ep_op_check_indices  (const EpOpCall *call,
                                 guint           input,
                                 gint64          extent,

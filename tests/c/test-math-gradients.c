@@ -4,7 +4,8 @@
  * No tape is needed: a recorder captures the op's call, the rule is
  * asked for the vector-Jacobian product with a fixed cotangent v, and
  * each input element's entry is compared with
- * sum (v * (f (x + h e_k) - f (x - h e_k))) / 2h.
+ * sum (v * (f (x + h e_k) - f (x - h e_k))) / 2h. Ops with several
+ * outputs (topk) get v on the first and zeros on the others.
  */
 
 #include <math.h>
@@ -388,6 +389,148 @@ test_softmax_family (void)
   check_gradient (&ep_op_crossentropy, call_crossentropy, x, 2);
 }
 
+static gint sort_axis;
+static gint64 topk_k;
+static gboolean topk_sorted;
+
+static EpTensor *
+call_sort (EpTensor **x, GError **error)
+{
+  return ep_tensor_sort (x[0], sort_axis, error);
+}
+
+static EpTensor *
+call_topk (EpTensor **x, GError **error)
+{
+  EpTensor *values = NULL;
+
+  if (!ep_tensor_topk (x[0], topk_k, topk_sorted, &values, NULL, error))
+    return NULL;
+  return values;
+}
+
+static void
+test_sort_topk (void)
+{
+  static const gint64 shape_234[] = { 2, 3, 2 };
+  g_autoptr(EpTensor) matrix = make (A, SHAPE_34, 2);
+  g_autoptr(EpTensor) cube = make (A, shape_234, 3);
+  g_autoptr(EpTensor) vector = make (B, SHAPE_4, 1);
+  EpTensor *inputs[] = { matrix, cube, vector };
+
+  for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+    {
+      EpTensor *x[1] = { inputs[i] };
+      gint ndim = inputs[i]->layout.ndim;
+      gint64 n = inputs[i]->layout.shape[ndim - 1];
+
+      for (sort_axis = -ndim; sort_axis < ndim; sort_axis++)
+        check_gradient (&ep_op_sort, call_sort, x, 1);
+
+      for (topk_k = 0; topk_k <= n; topk_k++)
+        for (topk_sorted = FALSE; topk_sorted <= TRUE; topk_sorted++)
+          check_gradient (&ep_op_topk, call_topk, x, 1);
+    }
+}
+
+/* At ties and NaN the functions have no derivative, but the rules still
+ * send each output's gradient to exactly one input: the element the
+ * (stable) kernel put there. */
+static void
+test_sort_topk_ties (void)
+{
+  const gdouble values[6] = { 2, NAN, 1, 2, 1, 2 };
+  const gdouble cotangent[6] = { 10, 20, 30, 40, 50, 60 };
+  const gint64 shape[] = { 6 };
+  const gint64 shape_3[] = { 3 };
+  /* sorted: 1 (2), 1 (4), 2 (0), 2 (3), 2 (5), NaN (1) */
+  const gdouble sort_expected[6] = { 30, 60, 10, 40, 20, 50 };
+  /* top 3: NaN (1), 2 (0), 2 (3) */
+  const gdouble topk_expected[6] = { 20, 10, 0, 30, 0, 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = make (values, shape, 1);
+  g_autoptr(EpTensor) v = make (cotangent, shape, 1);
+  g_autoptr(EpTensor) v3 = make (cotangent, shape_3, 1);
+  g_autoptr(EpTensor) sorted = NULL;
+  g_autoptr(EpTensor) top = NULL;
+  g_autoptr(EpTensor) indices = NULL;
+  g_autoptr(EpTensor) zeros = NULL;
+  EpTensor *sort_grads[1] = { v };
+  EpTensor *topk_grads[2] = { v3, NULL };
+  EpTensor *grad[1] = { NULL };
+  Capture capture = { .base.record = capture_record, .op = &ep_op_sort };
+  g_autofree gdouble *got = NULL;
+  gsize n;
+
+  ep_recorder_push (&capture.base);
+  sorted = ep_tensor_sort (x, 0, &error);
+  ep_recorder_pop (&capture.base);
+  g_assert_no_error (error);
+  g_assert_true (ep_op_sort.gradient (&capture.call, sort_grads, grad, &error));
+  g_assert_no_error (error);
+  got = read_doubles (grad[0], &n);
+  g_assert_cmpuint (n, ==, 6);
+  for (guint i = 0; i < 6; i++)
+    g_assert_cmpfloat (got[i], ==, sort_expected[i]);
+  g_clear_object (&grad[0]);
+  g_clear_pointer (&got, g_free);
+  capture_clear (&capture);
+
+  capture = (Capture) { .base.record = capture_record, .op = &ep_op_topk };
+  ep_recorder_push (&capture.base);
+  g_assert_true (ep_tensor_topk (x, 3, TRUE, &top, &indices, &error));
+  ep_recorder_pop (&capture.base);
+  g_assert_no_error (error);
+  zeros = ep_tensor_zeros_like (indices, NULL);
+  topk_grads[1] = zeros;
+  g_assert_true (ep_op_topk.gradient (&capture.call, topk_grads, grad, &error));
+  g_assert_no_error (error);
+  got = read_doubles (grad[0], &n);
+  g_assert_cmpuint (n, ==, 6);
+  for (guint i = 0; i < 6; i++)
+    g_assert_cmpfloat (got[i], ==, topk_expected[i]);
+  g_clear_object (&grad[0]);
+  capture_clear (&capture);
+}
+
+/* Ops whose outputs are integer or bool have no gradient rule, so a
+ * gradient tape passes nothing through them; each says so by its output
+ * type, checked here on a float input. */
+static void
+test_not_differentiable (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = make (A, SHAPE_34, 2);
+  g_autoptr(EpTensor) argmin = ep_tensor_argmin (x, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) argmax = ep_tensor_argmax (x, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) argsort = ep_tensor_argsort (x, -1, &error);
+  g_autoptr(EpTensor) values = NULL;
+  g_autoptr(EpTensor) indices = NULL;
+  g_autoptr(EpTensor) isnan = ep_tensor_isnan (x, &error);
+  g_autoptr(EpTensor) less = ep_tensor_less (x, x, &error);
+  static const struct { const EpOpDef *op; EpDType dtype; } cases[] = {
+    { &ep_op_argmin, EP_DTYPE_INT64 }, { &ep_op_argmax, EP_DTYPE_INT64 },
+    { &ep_op_argsort, EP_DTYPE_INT64 }, { &ep_op_isnan, EP_DTYPE_BOOL },
+    { &ep_op_less, EP_DTYPE_BOOL },
+  };
+  EpTensor *outputs[] = { argmin, argmax, argsort, isnan, less };
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_null (cases[i].op->gradient);
+      g_assert_cmpint (outputs[i]->layout.dtype, ==, cases[i].dtype);
+    }
+
+  /* topk: the values have a rule; the indices are int64 */
+  g_assert_true (ep_tensor_topk (x, 2, TRUE, &values, &indices, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (ep_op_topk.gradient);
+  g_assert_nonnull (ep_op_sort.gradient);
+  g_assert_cmpint (values->layout.dtype, ==, EP_DTYPE_FLOAT64);
+  g_assert_cmpint (indices->layout.dtype, ==, EP_DTYPE_INT64);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -397,5 +540,8 @@ main (int argc, char **argv)
   g_test_add_func ("/math-gradients/unary", test_unary);
   g_test_add_func ("/math-gradients/reductions", test_reductions);
   g_test_add_func ("/math-gradients/softmax-family", test_softmax_family);
+  g_test_add_func ("/math-gradients/sort-topk", test_sort_topk);
+  g_test_add_func ("/math-gradients/sort-topk-ties", test_sort_topk_ties);
+  g_test_add_func ("/math-gradients/not-differentiable", test_not_differentiable);
   return g_test_run ();
 }

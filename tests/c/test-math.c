@@ -351,9 +351,10 @@ test_errors (void)
   const gint two_axes[] = { 0, 1 };
   const gint64 shape[] = { 2 };
   const gint64 negative[] = { -1 };
-  struct { EpTensor *result; gint code; } cases[32];
+  const gint64 nine_dims[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+  struct { EpTensor *result; gint code; } cases[40];
   guint n = 0;
-  GError *errors[32] = { NULL };
+  GError *errors[40] = { NULL };
 
 #define EXPECT(call, error_code) \
   G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
@@ -389,6 +390,8 @@ test_errors (void)
   EXPECT (ep_uniform (shape, 1, 0, 1, EP_DTYPE_INT64, E), EP_ERROR_DTYPE);
   EXPECT (ep_normal (shape, 1, 0, -1, EP_DTYPE_FLOAT64, E), EP_ERROR_INVALID_ARGUMENT);
   EXPECT (ep_normal (negative, 1, 0, 1, EP_DTYPE_FLOAT64, E), EP_ERROR_SHAPE);
+  EXPECT (ep_uniform (nine_dims, 9, 0, 1, EP_DTYPE_FLOAT32, E), EP_ERROR_SHAPE);
+  EXPECT (ep_normal (nine_dims, 9, 0, 1, EP_DTYPE_FLOAT64, E), EP_ERROR_SHAPE);
 
 #undef EXPECT
 #undef E

@@ -588,6 +588,32 @@ test_slogdet_of_huge_broadcast (void)
   g_clear_error (&error);
 }
 
+/* LAPACK counts in 32-bit integers: larger matrices are a shape error
+ * before anything is allocated. */
+static void
+test_lapack_order_limit (void)
+{
+  g_autoptr(EpTensor) one = ep_ones (SHAPE (1, 1), 2, EP_DTYPE_BOOL, NULL);
+  g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (one, SHAPE ((gint64) G_MAXINT32 + 1, (gint64) G_MAXINT32 + 1), 2, NULL);
+  g_autoptr(EpTensor) column = ep_tensor_broadcast_to (one, SHAPE ((gint64) G_MAXINT32 + 1, 1), 2, NULL);
+  g_autoptr(EpTensor) logdet = NULL;
+  GError *error = NULL;
+  EpTensor *r;
+
+  g_assert_nonnull (huge);
+  r = ep_tensor_inv (huge, &error);
+  assert_error (r, error, EP_ERROR_SHAPE, "inv");
+  g_assert_nonnull (strstr (error->message, "too large"));
+  g_clear_error (&error);
+  r = ep_tensor_slogdet (huge, &logdet, &error);
+  assert_error (r, error, EP_ERROR_SHAPE, "slogdet");
+  g_assert_null (logdet);
+  g_clear_error (&error);
+  r = ep_tensor_solve (huge, column, &error);
+  assert_error (r, error, EP_ERROR_SHAPE, "solve");
+  g_clear_error (&error);
+}
+
 static void
 test_linalg_errors (void)
 {
@@ -688,6 +714,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lapack/solve-dot-outer", test_solve_dot_outer);
   g_test_add_func ("/lapack/errors", test_linalg_errors);
   g_test_add_func ("/lapack/slogdet-of-huge-broadcast", test_slogdet_of_huge_broadcast);
+  g_test_add_func ("/lapack/order-limit", test_lapack_order_limit);
 
   return g_test_run ();
 }

@@ -4,8 +4,7 @@ error path."""
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, GLib, assert_ep_error, assert_matches, random_array
-from shape_helpers import LAYOUTS, as_layout
+from conftest import DTYPES, LAYOUTS, Ep, GLib, as_layout, assert_ep_error, assert_matches, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device

@@ -5,8 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches, random_array
-from shape_helpers import LAYOUTS, as_layout
+from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -150,7 +149,7 @@ def test_dot(rng, shapes, dtype):
     a = random_array(rng, shapes[0], dtype)
     b = random_array(rng, shapes[1], dtype)
     expected = np.asarray(np.dot(a, b))
-    for layout in ("contiguous", "transposed", "flipped"):
+    for layout in LAYOUTS:
         assert_matches(Ep.dot(as_layout(a, layout), as_layout(b, layout)), expected, **(tolerances(dtype) if dtype.startswith("float") else {}))
 
 
@@ -169,8 +168,9 @@ def test_dot_errors():
 
 @pytest.mark.parametrize("shapes", [((3,), (4,)), ((), (2,)), ((2, 2), (3,)), ((0,), (3,))])
 @pytest.mark.parametrize("dtypes", list(itertools.product(["float32", "int64", "bool"], repeat=2)))
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.numpy_op("outer")
-def test_outer(rng, shapes, dtypes):
+def test_outer(rng, shapes, dtypes, layout):
     a = random_array(rng, shapes[0], dtypes[0])
     b = random_array(rng, shapes[1], dtypes[1])
-    assert_matches(Ep.outer(as_layout(a, "transposed"), b), np.outer(a, b))
+    assert_matches(Ep.outer(as_layout(a, layout), as_layout(b, layout)), np.outer(a, b))

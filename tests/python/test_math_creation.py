@@ -1,11 +1,12 @@
 """Creation ops of issue 3: linspace, eye, onehot_like against NumPy, and
-the seeded Philox uniform and normal (reproducibility, independence from
-the shape, distribution), with their errors.
+the seeded Philox uniform and normal: against a NumPy implementation of
+the recipe in ep-philox-private.h, and on their own (reproducibility,
+independence from the shape, distribution), with their errors.
 """
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches
+from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -50,8 +51,9 @@ def test_onehot_like(rng, dtype, index_dtype, n, c):
     indices = rng.integers(0, c, size=n).astype(index_dtype)
     expected = np.zeros((n, c), dtype)
     expected[np.arange(n), indices] = 3 if dtype != "bool" else True
-    got = Ep.astensor(like).onehot_like(Ep.astensor(indices), 3)
-    assert_matches(got, expected)
+    for _, t in layouts(like):
+        for _, i in layouts(indices):
+            assert_matches(t.onehot_like(i, 3), expected)
 
 
 def test_onehot_like_errors():
@@ -67,6 +69,89 @@ def test_onehot_like_errors():
 
 
 # random
+
+MASK32 = 0xFFFFFFFF
+
+
+def philox_blocks(seed, stream, count):
+    """Blocks 0 .. count-1 of a call: Philox 4x32-10 (Random123) in NumPy,
+    with the counter and key that ep-philox-private.h describes; (count, 4)
+    uint64 words."""
+    block = np.arange(count, dtype=np.uint64)
+    c0, c1 = block & np.uint64(MASK32), block >> np.uint64(32)
+    c2 = np.full(count, stream & MASK32, np.uint64)
+    c3 = np.full(count, stream >> 32, np.uint64)
+    k0, k1 = seed & MASK32, seed >> 32
+    for round_ in range(10):
+        if round_ > 0:
+            k0, k1 = (k0 + 0x9E3779B9) & MASK32, (k1 + 0xBB67AE85) & MASK32
+        p0 = c0 * np.uint64(0xD2511F53)
+        p1 = c2 * np.uint64(0xCD9E8D57)
+        c0, c1, c2, c3 = ((p1 >> np.uint64(32)) ^ c1 ^ np.uint64(k0), p1 & np.uint64(MASK32),
+                          (p0 >> np.uint64(32)) ^ c3 ^ np.uint64(k1), p0 & np.uint64(MASK32))
+    return np.stack([c0, c1, c2, c3], axis=-1)
+
+
+def bits53(a, b):
+    return ((a >> np.uint64(5)).astype(np.float64) * 2.0 ** 26 + (b >> np.uint64(6)).astype(np.float64)) * 2.0 ** -53
+
+
+def uniform_reference(seed, stream, n, low, high, dtype):
+    if dtype == "float32":
+        words = philox_blocks(seed, stream, (n + 3) // 4).ravel()[:n]
+        u = (words >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24)
+        low, high = np.float32(low), np.float32(high)
+        value = low + (high - low) * u
+    else:
+        pairs = philox_blocks(seed, stream, (n + 1) // 2).reshape(-1, 2)[:n]
+        value = low + (high - low) * bits53(pairs[:, 0], pairs[:, 1])
+    if high > low:
+        value = np.where(value >= high, np.nextafter(high, low), value)
+    return value
+
+
+def normal_reference(seed, stream, n, mean, stddev, dtype):
+    """In float64 from the same uniforms; float32 rounds its inputs as
+    the recipe does."""
+    if dtype == "float32":
+        pairs = philox_blocks(seed, stream, (n + 1) // 2).reshape(-1, 2)[:n]
+        u1 = ((pairs[:, 0] >> np.uint64(8)) + np.uint64(1)).astype(np.float64) * 2.0 ** -24
+        u2 = (pairs[:, 1] >> np.uint64(8)).astype(np.float64) * 2.0 ** -24
+        angle = np.float64(np.float32(6.2831855) * np.float32(u2))
+    else:
+        block = philox_blocks(seed, stream, n)
+        u1 = bits53(block[:, 0], block[:, 1]) + 2.0 ** -53
+        u2 = bits53(block[:, 2], block[:, 3])
+        angle = 2 * np.pi * u2
+    return mean + stddev * (np.sqrt(-2 * np.log(u1)) * np.cos(angle))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (7,), (3, 5), (2, 3, 4)])
+@pytest.mark.parametrize("low,high", [(0.0, 1.0), (-2.0, 3.5), (1.0, 1.0000001)])
+@pytest.mark.numpy_op("uniform")
+def test_uniform_matches_numpy_philox(dtype, shape, low, high):
+    seed = 0x1234_5678_9ABC_DEF0
+    Ep.set_seed(seed)
+    Ep.uniform(3)  # stream 0
+    got = Ep.uniform(shape, low, high, dtype)  # stream 1
+    expected = uniform_reference(seed, 1, int(np.prod(shape)), low, high, dtype)
+    assert_matches(got, expected.astype(dtype).reshape(shape), exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (7,), (3, 5), (2, 3, 4)])
+@pytest.mark.parametrize("mean,stddev", [(0.0, 1.0), (1.5, 0.25)])
+@pytest.mark.numpy_op("normal")
+def test_normal_matches_numpy_philox(dtype, shape, mean, stddev):
+    seed = 42
+    Ep.set_seed(seed)
+    got = Ep.normal(shape, mean, stddev, dtype)
+    expected = normal_reference(seed, 0, int(np.prod(shape)), mean, stddev, dtype).reshape(shape)
+    # float32: the device's logf and cosf, to a few ulps of the result
+    tolerance = {"rtol": 2e-6, "atol": 2e-6 * stddev} if dtype == "float32" else {"rtol": 1e-12, "atol": 1e-13}
+    assert_matches(got, expected.astype(dtype), **tolerance)
+
 
 @pytest.mark.parametrize("function", [Ep.uniform, Ep.normal])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -140,5 +225,7 @@ def test_random_errors():
     assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.normal, [3], float("nan"), 1.0, Ep.DType.FLOAT64)
     message = assert_ep_error(Ep.Error.SHAPE, Ep.uniform, [2, -3], 0.0, 1.0, Ep.DType.FLOAT32)
     assert "uniform" in message and "-3" in message
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.normal, [1] * 9, 0.0, 1.0, Ep.DType.FLOAT32)
+    assert "normal" in message and "9" in message
     assert Ep.uniform([0, 3]).shape == (0, 3)
     assert Ep.normal([]).shape == ()

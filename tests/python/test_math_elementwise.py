@@ -2,7 +2,8 @@
 
 floordiv mod minimum maximum logical_* clip, the float functions, sign
 round ceil floor, isnan isinf isfinite, and the cast shortcuts: random
-shapes (0-d, 0-size, broadcast), non-contiguous views, every dtype NumPy
+shapes (0-d, 0-size, broadcast), non-contiguous views (transposed, sliced
+with steps, flipped), every dtype NumPy
 defines them on, special values, and the errors.
 """
 
@@ -10,7 +11,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches, random_array
+from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -69,12 +70,16 @@ def test_binary_broadcasting(rng, name, shapes):
 
 @pytest.mark.parametrize("name", list(BINARY))
 @pytest.mark.parametrize("dtype", ["float32", "int64"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.numpy_op
-def test_binary_non_contiguous(rng, name, dtype):
-    a = random_array(rng, (5, 3), dtype)
+def test_binary_non_contiguous(rng, name, dtype, layout):
+    a = random_array(rng, (3, 5), dtype)
     b = random_array(rng, (3, 5), dtype)
-    got = getattr(Ep.Tensor, name)(Ep.astensor(a).T, Ep.astensor(b))
-    assert_matches(got, reference(BINARY[name], a.T, b), exact=True)
+    row = random_array(rng, (5,), dtype)
+    method = getattr(Ep.Tensor, name)
+    assert_matches(method(as_layout(a, layout), as_layout(b, layout)), reference(BINARY[name], a, b), exact=True)
+    assert_matches(method(as_layout(a, layout), Ep.astensor(b)), reference(BINARY[name], a, b), exact=True)
+    assert_matches(method(Ep.astensor(a), as_layout(row, layout)), reference(BINARY[name], a, row), exact=True)
 
 
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 7.0, -7.0, np.inf, -np.inf, np.nan, 1e-300, 3e300])
@@ -171,13 +176,17 @@ def test_logical(rng, name, shapes):
     assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a), Ep.astensor(b)), LOGICAL[name](a, b))
 
 
-@pytest.mark.numpy_op("logical_and", "logical_not")
-def test_logical_non_contiguous_and_not(rng):
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.numpy_op("logical_and", "logical_or", "logical_not")
+def test_logical_non_contiguous_and_not(rng, layout):
     a = random_array(rng, (4, 6), "bool")
-    b = random_array(rng, (6, 4), "bool")
-    assert_matches(Ep.astensor(a).T.logical_and(Ep.astensor(b)), np.logical_and(a.T, b))
-    assert_matches(Ep.astensor(a).T.logical_not(), np.logical_not(a.T))
+    b = random_array(rng, (4, 6), "bool")
+    ta, tb = as_layout(a, layout), as_layout(b, layout)
+    assert_matches(ta.logical_and(tb), np.logical_and(a, b))
+    assert_matches(ta.logical_or(Ep.astensor(b)), np.logical_or(a, b))
+    assert_matches(ta.logical_not(), np.logical_not(a))
     assert_matches(Ep.astensor(np.array(True)).logical_not(), np.logical_not(np.array(True)))
+    assert_matches(Ep.astensor(np.zeros((0, 2), bool)).logical_not(), np.ones((0, 2), bool))
 
 
 @pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_not"])
@@ -210,8 +219,12 @@ def test_clip(rng, dtype, bounds, shape):
 @pytest.mark.numpy_op("clip")
 def test_clip_nan_and_non_contiguous(rng):
     a = np.array([[np.nan, -5.0, 0.5], [5.0, np.inf, -np.inf]], np.float32)
-    assert_matches(Ep.astensor(a).T.clip(-1, 1), np.clip(a.T, -1, 1))
-    assert_matches(Ep.astensor(a).clip(np.nan, 1), np.clip(a, np.nan, 1))
+    for _, t in layouts(a):
+        assert_matches(t.clip(-1, 1), np.clip(a, -1, 1))
+        assert_matches(t.clip(np.nan, 1), np.clip(a, np.nan, 1))
+    b = random_array(rng, (4, 5), "int32")
+    for _, t in layouts(b):
+        assert_matches(t.clip(-3, 4), np.clip(b, -3, 4))
 
 
 # unary functions with float results
@@ -258,10 +271,13 @@ def test_float_functions(rng, name, dtype, shape):
 
 
 @pytest.mark.parametrize("name", list(FLOAT_FUNCTIONS))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
 @pytest.mark.numpy_op
-def test_float_functions_non_contiguous(rng, name):
-    a = in_domain(name, random_array(rng, (5, 4), "float64"))
-    assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a).T), reference(FLOAT_FUNCTIONS[name], a.T))
+def test_float_functions_non_contiguous(rng, name, dtype):
+    a = in_domain(name, random_array(rng, (5, 4), dtype))
+    expected = reference(FLOAT_FUNCTIONS[name], a)
+    for _, t in layouts(a):
+        assert_matches(getattr(Ep.Tensor, name)(t), expected, rtol=4e-6 if expected.dtype == np.float32 else None)
 
 
 @pytest.mark.parametrize("name", list(FLOAT_FUNCTIONS))
@@ -290,6 +306,14 @@ def test_sign(rng, dtype, shape):
     assert_matches(Ep.astensor(a).sign(), np.sign(a))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int64"])
+@pytest.mark.numpy_op("sign")
+def test_sign_non_contiguous(rng, dtype):
+    a = random_array(rng, (4, 5), dtype)
+    for _, t in layouts(a):
+        assert_matches(t.sign(), np.sign(a))
+
+
 @pytest.mark.numpy_op("sign")
 def test_sign_special_and_bool():
     a = np.array([np.nan, -0.0, 0.0, -np.inf, np.inf, -1e-300], np.float64)
@@ -304,6 +328,12 @@ def test_round(rng, dtype):
     if dtype.startswith("float"):
         a = np.concatenate([a.ravel(), np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, np.nan, np.inf], dtype)])
     assert_matches(Ep.astensor(a).round(), float_expected(np.round, a))
+    for shape in [(), (0,), (2, 0)]:
+        c = random_array(rng, shape, dtype) * (3 if dtype.startswith("float") else 1)
+        assert_matches(Ep.astensor(c).round(), float_expected(np.round, c))
+    b = a.reshape(4, -1)
+    for _, t in layouts(b):
+        assert_matches(t.round(), float_expected(np.round, b))
 
 
 @pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
@@ -314,14 +344,26 @@ def test_classification(rng, name, dtype, shape):
     a = random_array(rng, shape, dtype)
     if dtype.startswith("float") and a.size > 3:
         a.flat[:3] = [np.nan, np.inf, -np.inf]
-    assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a)), getattr(np, name)(a))
-    if a.ndim == 2:
-        assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a).T), getattr(np, name)(a.T))
+    for _, t in layouts(a):
+        assert_matches(getattr(Ep.Tensor, name)(t), getattr(np, name)(a))
 
 
-@pytest.mark.parametrize("name,dtype", [("float32", "float32"), ("float64", "float64"), ("bool", "bool")])
+@pytest.mark.parametrize("name", ["float32", "float64", "bool"])
 @pytest.mark.parametrize("source", DTYPES)
-@pytest.mark.numpy_op("astype")
-def test_cast_shortcuts(rng, name, dtype, source):
+@pytest.mark.numpy_op
+def test_cast_shortcuts_empty(rng, name, source):
+    a = random_array(rng, (0, 3), source)
+    for _, t in layouts(a):
+        assert_matches(getattr(Ep.Tensor, name)(t), a.astype(name))
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "bool"])
+@pytest.mark.parametrize("source", DTYPES)
+@pytest.mark.numpy_op
+def test_cast_shortcuts(rng, name, source):
     a = random_array(rng, (3, 4), source)
-    assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a).T), a.T.astype(dtype))
+    if source.startswith("float"):
+        a.flat[:3] = [np.nan, -0.0, 0.25]
+    for _, t in layouts(a):
+        assert_matches(getattr(Ep.Tensor, name)(t), a.astype(name))
+    assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a[0, 0])), a[0, 0].astype(name))

@@ -1,12 +1,13 @@
 """The reductions, scans, sorting and softmax family of issue 3 against
 NumPy: prod all any argmin argmax cumsum sort argsort topk softmax
 log_softmax logsumexp crossentropy and the norms, on random shapes (0-d,
-0-size), non-contiguous views and every dtype, with their errors.
+0-size), non-contiguous views (transposed, sliced with steps, flipped) and
+every dtype, with their errors.
 """
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches, random_array
+from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -42,8 +43,13 @@ def test_prod_empty_and_scalar(rng, shape, axis):
 
 @pytest.mark.numpy_op("prod")
 def test_prod_non_contiguous_and_wrapping(rng):
-    a = random_array(rng, (6, 7), "float64")
-    assert_matches(Ep.astensor(a).T.prod(axis=1), np.prod(a.T, axis=1))
+    a = random_array(rng, (6, 7, 3), "float64") / 2
+    ints = random_array(rng, (4, 5), "int32")
+    for axis in (None, 0, 1, (0, 2)):
+        for _, t in layouts(a):
+            assert_matches(t.prod(axis=axis), np.prod(a, axis=axis))
+    for _, t in layouts(ints):
+        assert_matches(t.prod(axis=1), np.prod(ints, axis=1))
     big = np.full(5, 2 ** 20, np.int64)
     assert_matches(Ep.astensor(big).prod(), np.prod(big))  # wraps like NumPy
 
@@ -55,8 +61,8 @@ def test_prod_non_contiguous_and_wrapping(rng):
 def test_truth_reductions(rng, name, axis, keepdims):
     a = rng.random((3, 4, 5)) < (0.9 if name == "all" else 0.1)
     expected = getattr(np, name)(a, axis=axis, keepdims=keepdims)
-    assert_matches(getattr(Ep.astensor(a), name)(axis=axis, keepdims=keepdims), expected)
-    assert_matches(getattr(Ep.astensor(a).T, name)(axis=0), getattr(np, name)(a.T, axis=0))
+    for _, t in layouts(a):
+        assert_matches(getattr(t, name)(axis=axis, keepdims=keepdims), expected)
 
 
 @pytest.mark.parametrize("name", ["all", "any"])
@@ -65,6 +71,9 @@ def test_truth_reductions_empty(name):
     a = np.zeros((0, 3), bool)
     assert_matches(getattr(Ep.astensor(a), name)(), getattr(np, name)(a))
     assert_matches(getattr(Ep.astensor(a), name)(axis=0), getattr(np, name)(a, axis=0))
+    for s in (np.array(True), np.array(False)):
+        for axis in (None, ()):
+            assert_matches(getattr(Ep.astensor(s), name)(axis=axis), getattr(np, name)(s, axis=axis))
 
 
 @pytest.mark.parametrize("name", ["all", "any"])
@@ -92,8 +101,8 @@ def test_reduction_axis_errors(name):
 def test_arg_extrema(rng, name, dtype, axis, keepdims):
     a = random_array(rng, (4, 5, 3), dtype)  # small ints and bools: many ties
     expected = getattr(np, name)(a, axis=axis, keepdims=keepdims)
-    assert_matches(getattr(Ep.astensor(a), name)(axis=axis, keepdims=keepdims), expected)
-    assert_matches(getattr(Ep.astensor(a).T, name)(axis=axis), getattr(np, name)(a.T, axis=axis))
+    for _, t in layouts(a):
+        assert_matches(getattr(t, name)(axis=axis, keepdims=keepdims), expected)
 
 
 @pytest.mark.parametrize("name", ["argmin", "argmax"])
@@ -107,6 +116,15 @@ def test_arg_extrema_nan_and_scalar(rng, name):
         assert_matches(getattr(Ep.astensor(a), name)(axis=axis), getattr(np, name)(a, axis=axis))
     s = np.array(2.5)
     assert_matches(getattr(Ep.astensor(s), name)(), getattr(np, name)(s))
+
+
+@pytest.mark.parametrize("name", ["argmin", "argmax"])
+@pytest.mark.numpy_op
+def test_arg_extrema_of_empty_tensors(rng, name):
+    a = random_array(rng, (0, 3, 2), "float64")
+    for axis in (1, 2, -1):
+        for _, t in layouts(a):
+            assert_matches(getattr(t, name)(axis=axis), getattr(np, name)(a, axis=axis))
 
 
 @pytest.mark.parametrize("name", ["argmin", "argmax"])
@@ -134,9 +152,11 @@ def test_cumsum(rng, dtype, axis, shape):
 
 @pytest.mark.numpy_op("cumsum")
 def test_cumsum_non_contiguous_and_scalar(rng):
-    a = random_array(rng, (4, 6), "float32")
-    assert_matches(Ep.astensor(a).T.cumsum(axis=1), np.cumsum(a.T, axis=1))
-    assert_matches(Ep.astensor(a).T.cumsum(), np.cumsum(a.T))
+    for dtype in ("float32", "int32", "bool"):
+        a = random_array(rng, (4, 6, 3), dtype)
+        for _, t in layouts(a):
+            for axis in (None, 0, 1, 2):
+                assert_matches(t.cumsum(axis=axis), np.cumsum(a, axis=axis))
     s = np.array(3, np.int32)
     assert_matches(Ep.astensor(s).cumsum(), np.cumsum(s))
 
@@ -159,8 +179,9 @@ def test_sort_and_argsort(rng, dtype, axis, shape):
     if dtype.startswith("float") and a.size > 10:
         a.flat[[1, 5, 9]] = np.nan
         a.flat[[2, 3]] = a.flat[4]  # ties
-    assert_matches(Ep.astensor(a).sort(axis=axis), np.sort(a, axis=axis))
-    assert_matches(Ep.astensor(a).argsort(axis=axis), np.argsort(a, axis=axis, kind="stable"))
+    for _, t in layouts(a):
+        assert_matches(t.sort(axis=axis), np.sort(a, axis=axis))
+        assert_matches(t.argsort(axis=axis), np.argsort(a, axis=axis, kind="stable"))
 
 
 @pytest.mark.numpy_op("sort", "argsort")
@@ -203,10 +224,11 @@ def test_topk(rng, dtype, k, sorted_):
     if dtype.startswith("float"):
         a[0, 1, 3] = np.nan
         a[1, 0, 2] = a[1, 0, 5]
-    values, indices = Ep.astensor(a).topk(k, sorted_)
     expected_values, expected_indices = topk_reference(a, k, sorted_)
-    assert_matches(values, expected_values, exact=True)
-    assert_matches(indices, expected_indices)
+    for _, t in layouts(a):
+        values, indices = t.topk(k, sorted_)
+        assert_matches(values, expected_values, exact=True)
+        assert_matches(indices, expected_indices)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -223,8 +245,10 @@ def test_topk_long_rows(rng, dtype, k, sorted_):
     expected_values, expected_indices = topk_reference(a, k, sorted_)
     assert_matches(values, expected_values, exact=True)
     assert_matches(indices, expected_indices)
-    values, indices = Ep.astensor(a.T.copy()).T.topk(k, sorted_)
-    assert_matches(indices, expected_indices)
+    for _, t in layouts(a, ("transposed", "strided")):
+        values, indices = t.topk(k, sorted_)
+        assert_matches(values, expected_values, exact=True)
+        assert_matches(indices, expected_indices)
 
 
 @pytest.mark.numpy_op("topk")
@@ -283,9 +307,8 @@ def test_softmax(rng, name, dtype, axis, shape):
     a = random_array(rng, shape, dtype)
     ref = softmax_reference if name == "softmax" else log_softmax_reference
     expected = ref(a, axis).astype(out_dtype(dtype))
-    assert_matches(getattr(Ep.astensor(a), name)(axis=axis), expected)
-    if a.ndim == 3:
-        assert_matches(getattr(Ep.astensor(a).T, name)(axis=axis), ref(a.T, axis).astype(out_dtype(dtype)))
+    for _, t in layouts(a):
+        assert_matches(getattr(t, name)(axis=axis), expected)
 
 
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
@@ -306,7 +329,17 @@ def test_softmax_is_stable(name, dtype):
 def test_logsumexp(rng, dtype, axis, keepdims):
     a = random_array(rng, (3, 4, 5), dtype)
     expected = logsumexp_reference(a, axis=axis, keepdims=keepdims).astype(out_dtype(dtype))
-    assert_matches(Ep.astensor(a).logsumexp(axis=axis, keepdims=keepdims), expected)
+    for _, t in layouts(a):
+        assert_matches(t.logsumexp(axis=axis, keepdims=keepdims), expected)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.numpy_op("logsumexp")
+def test_logsumexp_0d(rng, dtype):
+    s = random_array(rng, (), dtype)
+    for axis in (None, ()):
+        expected = logsumexp_reference(s, axis=axis if axis is None else (), keepdims=False)
+        assert_matches(Ep.astensor(s).logsumexp(axis=axis), expected.astype(out_dtype(dtype)))
 
 
 @pytest.mark.numpy_op("logsumexp")
@@ -316,7 +349,8 @@ def test_logsumexp_special_values(rng):
     empty = np.zeros((3, 0))
     assert_matches(Ep.astensor(empty).logsumexp(axis=1), np.full(3, -np.inf))
     b = random_array(rng, (5, 4), "float32")
-    assert_matches(Ep.astensor(b).T.logsumexp(axis=1), logsumexp_reference(b.T, axis=1).astype(np.float32))
+    for _, t in layouts(b):
+        assert_matches(t.logsumexp(axis=1), logsumexp_reference(b, axis=1).astype(np.float32))
 
 
 # crossentropy
@@ -336,11 +370,13 @@ def test_crossentropy(rng, dtype, label_dtype, n, c):
     assert_matches(Ep.astensor(logits).crossentropy(Ep.astensor(labels)), expected)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.numpy_op("crossentropy")
-def test_crossentropy_non_contiguous_and_stable(rng):
-    logits = random_array(rng, (4, 6), "float64")
+def test_crossentropy_non_contiguous_and_stable(rng, layout):
+    logits = random_array(rng, (6, 4), "float64")
     labels = np.array([0, 3, 2, 1, 2, 2])
-    assert_matches(Ep.astensor(logits).T.crossentropy(labels), crossentropy_reference(logits.T, labels))
+    got = as_layout(logits, layout).crossentropy(as_layout(labels, layout))
+    assert_matches(got, crossentropy_reference(logits, labels))
     big = np.array([[1000.0, -1000.0], [-1000.0, 1000.0]], np.float32)
     got = Ep.astensor(big).crossentropy(np.array([0, 0])).numpy()
     np.testing.assert_allclose(got, [0.0, 2000.0], rtol=1e-6)
@@ -381,8 +417,38 @@ def test_norms(rng, name, dtype, axis, keepdims):
     expected = NORMS[name](a, axis, keepdims)
     if name == "l1" and dtype == "int32":
         expected = expected.astype(np.int64)
-    assert_matches(getattr(Ep.astensor(a), name)(axis=axis, keepdims=keepdims), expected)
-    assert_matches(getattr(Ep.astensor(a).T, name)(axis=axis), NORMS[name](a.T, axis, False).astype(expected.dtype))
+    for _, t in layouts(a):
+        assert_matches(getattr(t, name)(axis=axis, keepdims=keepdims), expected)
+
+
+@pytest.mark.parametrize("name", list(NORMS))
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+@pytest.mark.numpy_op
+def test_norms_0d_and_empty(rng, name, dtype):
+    s = random_array(rng, (), dtype)
+    for axis in (None, ()):
+        assert_matches(getattr(Ep.astensor(s), name)(axis=axis), NORMS[name](s, axis, False))
+    empty = random_array(rng, (2, 0, 3), dtype)
+    axes = [0, 2, (0, 2)] if name == "linf" else [None, 0, 1, (0, 1)]   # max of nothing: no identity
+    for axis in axes:
+        expected = NORMS[name](empty, axis, False)
+        if name == "l1" and dtype == "int32":
+            expected = expected.astype(np.int64)
+        for _, t in layouts(empty):
+            assert_matches(getattr(t, name)(axis=axis), expected)
+
+
+@pytest.mark.parametrize("p", [0.5, 1, 2, 3, 2.5, np.inf, -np.inf, -1.5])
+@pytest.mark.parametrize("shape,axis", [((), None), ((0, 4), 0), ((0, 4), 1), ((3, 0), None)])
+@pytest.mark.numpy_op("lp")
+def test_lp_0d_and_empty(rng, p, shape, axis):
+    a = random_array(rng, shape, "float64")
+    if np.isinf(p) and a.size == 0 and (axis is None or a.shape[axis] == 0):
+        return  # max or min of nothing
+    with np.errstate(divide="ignore"):
+        expected = np.linalg.norm(a.reshape(-1) if axis is None else a, ord=p, axis=axis)
+    for _, t in layouts(a):
+        np.testing.assert_allclose(t.lp(p, axis=axis).numpy(), expected, rtol=1e-12)
 
 
 @pytest.mark.parametrize("p", [0.5, 1, 2, 3, 2.5, np.inf, -np.inf, -1.5, 0])
@@ -393,8 +459,9 @@ def test_lp(rng, p, dtype):
     if p < 0:
         a = np.where(a == 0, 1, a).astype(dtype)
     expected = np.linalg.norm(a.astype(np.float64), ord=p, axis=1)
-    got = Ep.astensor(a).lp(p, axis=1).numpy()
-    np.testing.assert_allclose(got, expected, rtol=2e-6 if dtype == "float32" else 1e-12)
+    for _, t in layouts(a):
+        got = t.lp(p, axis=1).numpy()
+        np.testing.assert_allclose(got, expected, rtol=2e-6 if dtype == "float32" else 1e-12)
 
 
 @pytest.mark.numpy_op("linf", "l2")

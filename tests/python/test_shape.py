@@ -6,8 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches, random_array
-from shape_helpers import LAYOUTS, as_layout
+from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, random_array
+
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -74,11 +74,13 @@ def test_broadcast_to_has_zero_strides_and_computes(rng):
     assert_matches(r.reshape(6, 4) @ r.T.reshape(4, 6), b.reshape(6, 4) @ b.T.reshape(4, 6))
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.numpy_op("broadcast_to")
-def test_broadcast_to_non_contiguous(rng):
+def test_broadcast_to_non_contiguous(rng, layout):
     a = random_array(rng, (4, 1), "int32")
-    t = as_layout(a, "strided")
-    assert_matches(t.broadcast_to(3, 4, 5), np.broadcast_to(a, (3, 4, 5)))
+    assert_matches(as_layout(a, layout).broadcast_to(3, 4, 5), np.broadcast_to(a, (3, 4, 5)))
+    b = random_array(rng, (3, 4), "float64")
+    assert_matches(as_layout(b, layout).broadcast_to(2, 3, 4), np.broadcast_to(b, (2, 3, 4)))
 
 
 def test_broadcast_to_errors():
@@ -216,10 +218,11 @@ def test_stack_errors():
 
 @pytest.mark.parametrize("sections", [1, 2, 3, 6, [1, 4], [0, 0, 6], [-2], [4, 2], [10], []])
 @pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.numpy_op("split")
-def test_split(rng, sections, axis):
+def test_split(rng, sections, axis, layout):
     a = random_array(rng, (6, 6), "float32")
-    t = as_layout(a, "transposed")
+    t = as_layout(a, layout)
     parts = t.split(sections, axis)
     expected = np.split(a, sections, axis)
     assert len(parts) == len(expected)
@@ -318,10 +321,11 @@ def test_pad_errors():
 
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
 @pytest.mark.parametrize("shapes", [[(3,)], [(3,), (4,)], [(2,), (0,), (3,)], [(2, 2), (3,)], [(), (2,)]])
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.numpy_op("meshgrid")
-def test_meshgrid(rng, indexing, shapes):
+def test_meshgrid(rng, indexing, shapes, layout):
     arrays = [random_array(rng, s, d) for s, d in zip(shapes, ["float32", "int64", "bool"])]
-    grids = Ep.meshgrid(*arrays, indexing=indexing)
+    grids = Ep.meshgrid(*[as_layout(a, layout) for a in arrays], indexing=indexing)
     expected = np.meshgrid(*arrays, indexing=indexing)
     assert len(grids) == len(expected)
     for g, e in zip(grids, expected):
