@@ -38,6 +38,10 @@ typedef struct
                           gpointer    dest,
                           gsize       nbytes,
                           GError    **error);
+  gboolean  (*synchronize) (EpDevice *device,
+                            GError  **error);
+  gboolean  (*supports_dtype) (EpDevice *device,
+                               EpDType   dtype);
   void      (*finalize)  (EpDevice   *device);
   EpKernelFunc kernels[EP_N_OPS];
 } EpDeviceBackend;
@@ -50,6 +54,7 @@ struct _EpDevice
   gpointer               backend_data;
   char                  *name;
   char                  *description;
+  char                  *vendor;
   guint64                memory_size;
   gboolean               host_visible;
 };
@@ -57,6 +62,7 @@ struct _EpDevice
 EpDevice  *ep_device_new         (const EpDeviceBackend *backend,
                                   const char            *name,
                                   const char            *description,
+                                  const char            *vendor,
                                   guint64                memory_size,
                                   gboolean               host_visible,
                                   gpointer               backend_data);
@@ -78,6 +84,10 @@ gboolean   ep_device_read        (EpDevice              *self,
 EpDevice  *ep_device_get_cpu     (void);
 EpDevice  *ep_device_place       (EpTensor *const       *inputs,
                                   guint                  n_inputs);
+
+/* opencl/ep-opencl-device.c */
+void       ep_opencl_discover    (GPtrArray             *devices,
+                                  char                 **unavailable_reason);
 
 /* cpu/ep-cpu-device.c */
 EpDevice  *ep_cpu_device_new     (void);

@@ -32,6 +32,7 @@ enum {
   PROP_NAME,
   PROP_KIND,
   PROP_DESCRIPTION,
+  PROP_VENDOR,
   PROP_MEMORY_SIZE,
   N_PROPS
 };
@@ -49,6 +50,7 @@ ep_device_finalize (GObject *object)
     self->backend->finalize (self);
   g_free (self->name);
   g_free (self->description);
+  g_free (self->vendor);
 
   G_OBJECT_CLASS (ep_device_parent_class)->finalize (object);
 }
@@ -71,6 +73,9 @@ ep_device_get_property (GObject    *object,
       break;
     case PROP_DESCRIPTION:
       g_value_set_string (value, self->description);
+      break;
+    case PROP_VENDOR:
+      g_value_set_string (value, self->vendor);
       break;
     case PROP_MEMORY_SIZE:
       g_value_set_uint64 (value, self->memory_size);
@@ -117,6 +122,17 @@ ep_device_class_init (EpDeviceClass *klass)
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
   /**
+   * EpDevice:vendor:
+   *
+   * Who made the device, as the device reports it: the processor's
+   * vendor (`GenuineIntel`, `AuthenticAMD`, …) or the OpenCL device
+   * vendor.
+   */
+  props[PROP_VENDOR] =
+    g_param_spec_string ("vendor", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
    * EpDevice:memory-size:
    *
    * The memory the device has, in bytes.
@@ -137,6 +153,7 @@ EpDevice *
 ep_device_new (const EpDeviceBackend *backend,
                const char            *name,
                const char            *description,
+               const char            *vendor,
                guint64                memory_size,
                gboolean               host_visible,
                gpointer               backend_data)
@@ -147,11 +164,15 @@ ep_device_new (const EpDeviceBackend *backend,
   self->backend_data = backend_data;
   self->name = g_strdup (name);
   self->description = g_strdup (description);
+  self->vendor = g_strdup (vendor);
   self->memory_size = memory_size;
   self->host_visible = host_visible;
 
   return self;
 }
+
+/* opencl: why there is no OpenCL device, or NULL */
+static char *opencl_unavailable_reason;
 
 static GPtrArray *
 device_registry (void)
@@ -163,6 +184,16 @@ device_registry (void)
       GPtrArray *found = g_ptr_array_new_with_free_func (g_object_unref);
 
       g_ptr_array_add (found, ep_cpu_device_new ());
+
+      /* opencl */
+#ifdef EP_HAVE_OPENCL
+      ep_opencl_discover (found, &opencl_unavailable_reason);
+#else
+      opencl_unavailable_reason = g_strdup (_("eager-glib was built without OpenCL support (-Dopencl=disabled)"));
+#endif
+      if (opencl_unavailable_reason != NULL)
+        g_debug ("OpenCL is not available: %s", opencl_unavailable_reason);
+
       g_once_init_leave (&devices, found);
     }
 
@@ -225,6 +256,32 @@ ep_device_get (const char  *name,
   g_set_error (error, EP_ERROR, EP_ERROR_DEVICE,
                _("device: no device named “%s” on this machine"), name);
   return NULL;
+}
+
+/**
+ * ep_device_get_unavailable_reason:
+ * @kind: a kind of device: `cpu` or `opencl`
+ *
+ * Says why this machine has no device of @kind: eager-glib was built
+ * without it, no OpenCL driver (ICD) is installed, or the devices found
+ * cannot be used. The same text goes to the debug log (`G_MESSAGES_DEBUG=Ep`).
+ *
+ * Returns: (transfer none) (nullable): the reason, or %NULL when
+ *   [func@list_devices] has at least one device of @kind
+ */
+const char *
+ep_device_get_unavailable_reason (const char *kind)
+{
+  g_return_val_if_fail (kind != NULL, NULL);
+
+  device_registry ();
+
+  if (g_str_equal (kind, "cpu"))
+    return NULL;
+  if (g_str_equal (kind, "opencl"))
+    return opencl_unavailable_reason;
+
+  return _("no such kind of device; the kinds are “cpu” and “opencl”");
 }
 
 EpDevice *
@@ -382,6 +439,73 @@ ep_device_get_description (EpDevice *self)
   g_return_val_if_fail (EP_IS_DEVICE (self), NULL);
 
   return self->description;
+}
+
+/**
+ * ep_device_get_vendor:
+ * @self: a device
+ *
+ * Gets the [property@Device:vendor] of the device: the processor's
+ * vendor for `cpu:0`, the OpenCL device's for `opencl:N`.
+ *
+ * Returns: (transfer none): who made the device, as it reports it
+ */
+const char *
+ep_device_get_vendor (EpDevice *self)
+{
+  g_return_val_if_fail (EP_IS_DEVICE (self), NULL);
+
+  return self->vendor;
+}
+
+/**
+ * ep_device_supports_dtype:
+ * @self: a device
+ * @dtype: an element type
+ *
+ * Whether ops can compute in @dtype on this device. Every device stores
+ * and copies every type, but an OpenCL device without `cl_khr_fp64`
+ * cannot compute in float64: ops there fail with %EP_ERROR_DEVICE.
+ *
+ * Returns: %TRUE if ops compute in @dtype on @self
+ */
+gboolean
+ep_device_supports_dtype (EpDevice *self,
+                          EpDType   dtype)
+{
+  g_return_val_if_fail (EP_IS_DEVICE (self), FALSE);
+
+  if (self->backend->supports_dtype == NULL)
+    return TRUE;
+
+  return self->backend->supports_dtype (self, dtype);
+}
+
+/**
+ * ep_device_synchronize:
+ * @self: a device
+ * @error: return location for an error
+ *
+ * Waits until every op queued on @self has finished. Ops on an OpenCL
+ * device run asynchronously: a call returns once the work is queued, and
+ * reading a result ([method@Tensor.to_bytes], [method@Tensor.item])
+ * waits for it. Use this to time ops, or to learn early of a failure of
+ * the device.
+ *
+ * Returns: %TRUE on success; %FALSE with %EP_ERROR_DEVICE set if the
+ *   device failed
+ */
+gboolean
+ep_device_synchronize (EpDevice  *self,
+                       GError   **error)
+{
+  g_return_val_if_fail (EP_IS_DEVICE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->backend->synchronize == NULL)
+    return TRUE;
+
+  return self->backend->synchronize (self, error);
 }
 
 /**

@@ -42,5 +42,15 @@ EP_EXPORT
 const char  *ep_device_get_description   (EpDevice    *self);
 EP_EXPORT
 guint64      ep_device_get_memory_size   (EpDevice    *self);
+EP_EXPORT
+const char  *ep_device_get_vendor        (EpDevice    *self);
+EP_EXPORT
+gboolean     ep_device_supports_dtype    (EpDevice    *self,
+                                          EpDType      dtype);
+EP_EXPORT
+gboolean     ep_device_synchronize       (EpDevice    *self,
+                                          GError     **error);
+EP_EXPORT
+const char  *ep_device_get_unavailable_reason (const char *kind);
 
 G_END_DECLS

@@ -135,7 +135,7 @@ make_view (EpOpCall *call)
 static EpDevice *
 choose_device (const EpOpCall *call)
 {
-  if (call->op->flags & EP_OP_FLAG_VIEW)
+  if (call->op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_PLACE_WITH_INPUT))
     return call->inputs[0]->storage->device;
   if ((call->op->flags & EP_OP_FLAG_PLACE_BY_ATTR) && call->attrs.device != NULL)
     return call->attrs.device;

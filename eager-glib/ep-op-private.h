@@ -95,6 +95,10 @@ typedef enum {
    * (indices in range for take) depends on values. A tracer cannot
    * assume such an op keeps its output shape for other input values. */
   EP_OP_FLAG_READS_DATA = 1 << 2,
+  /* The op runs where input 0 lives, whatever the scope: layout
+   * conversions that dispatch and to_bytes make on the way to another
+   * device (copying there first would need them again). */
+  EP_OP_FLAG_PLACE_WITH_INPUT = 1 << 3,
 } EpOpFlags;
 
 struct _EpOpDef

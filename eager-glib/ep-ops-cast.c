@@ -94,6 +94,7 @@ const EpOpDef ep_op_astype = {
 
 const EpOpDef ep_op_contiguous = {
   .id = EP_OP_CONTIGUOUS, .name = "contiguous", .n_inputs = 1,
+  .flags = EP_OP_FLAG_PLACE_WITH_INPUT,
   .infer = contiguous_infer,
   .gradient = contiguous_gradient,
 };
@@ -176,7 +177,8 @@ ep_tensor_astype (EpTensor  *self,
  * @error: return location for an error
  *
  * Returns a tensor with the same elements laid out in C order without
- * gaps: @self itself if it already is, a copy otherwise.
+ * gaps: @self itself if it already is, a copy otherwise. The copy is made
+ * on the device of @self, whatever the device scope.
  *
  * Returns: (transfer full): the contiguous tensor
  */

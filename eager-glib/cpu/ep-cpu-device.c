@@ -76,8 +76,9 @@ static EpDeviceBackend cpu_backend = {
   .read = cpu_read,
 };
 
+/* A field of /proc/cpuinfo ("model name", "vendor_id"), or NULL. */
 static char *
-cpu_model_name (void)
+cpuinfo_field (const char *key)
 {
   g_autofree char *cpuinfo = NULL;
   g_auto(GStrv) lines = NULL;
@@ -86,7 +87,7 @@ cpu_model_name (void)
     {
       lines = g_strsplit (cpuinfo, "\n", -1);
       for (guint i = 0; lines[i] != NULL; i++)
-        if (g_str_has_prefix (lines[i], "model name"))
+        if (g_str_has_prefix (lines[i], key))
           {
             const char *colon = strchr (lines[i], ':');
 
@@ -95,14 +96,17 @@ cpu_model_name (void)
           }
     }
 
-  return g_strdup (_("host processor"));
+  return NULL;
 }
 
 EpDevice *
 ep_cpu_device_new (void)
 {
-  g_autofree char *model = cpu_model_name ();
-  g_autofree char *description = g_strdup_printf ("%s (%u threads)", model, g_get_num_processors ());
+  g_autofree char *model = cpuinfo_field ("model name");
+  g_autofree char *vendor = cpuinfo_field ("vendor_id");
+  g_autofree char *description = g_strdup_printf ("%s (%u threads)",
+                                                  model != NULL ? model : _("host processor"),
+                                                  g_get_num_processors ());
   long pages = sysconf (_SC_PHYS_PAGES);
   long page_size = sysconf (_SC_PAGE_SIZE);
   guint64 memory = pages > 0 && page_size > 0 ? (guint64) pages * (guint64) page_size : 0;
@@ -123,5 +127,6 @@ ep_cpu_device_new (void)
   ep_cpu_register_index (cpu_backend.kernels);
   ep_cpu_register_lapack (cpu_backend.kernels);
 
-  return ep_device_new (&cpu_backend, "cpu:0", description, memory, TRUE, NULL);
+  return ep_device_new (&cpu_backend, "cpu:0", description,
+                        vendor != NULL ? vendor : _("unknown"), memory, TRUE, NULL);
 }

@@ -196,12 +196,12 @@ UNARY_LOOP (round_i64, gint64, x)
 
 UNARY_LOOP (logical_not_b, guint8, !x)
 
-UNARY_LOOP_TO (isnan_f32, gfloat, guint8, isnan (x))
-UNARY_LOOP_TO (isnan_f64, gdouble, guint8, isnan (x))
-UNARY_LOOP_TO (isinf_f32, gfloat, guint8, isinf (x))
-UNARY_LOOP_TO (isinf_f64, gdouble, guint8, isinf (x))
-UNARY_LOOP_TO (isfinite_f32, gfloat, guint8, isfinite (x))
-UNARY_LOOP_TO (isfinite_f64, gdouble, guint8, isfinite (x))
+UNARY_LOOP_TO (isnan_f32, gfloat, guint8, isnan (x) != 0)
+UNARY_LOOP_TO (isnan_f64, gdouble, guint8, isnan (x) != 0)
+UNARY_LOOP_TO (isinf_f32, gfloat, guint8, isinf (x) != 0)
+UNARY_LOOP_TO (isinf_f64, gdouble, guint8, isinf (x) != 0)
+UNARY_LOOP_TO (isfinite_f32, gfloat, guint8, isfinite (x) != 0)
+UNARY_LOOP_TO (isfinite_f64, gdouble, guint8, isfinite (x) != 0)
 
 /* Integers and bools: the answer does not depend on the value. */
 #define CONSTANT_LOOP(name, VALUE)                                          \

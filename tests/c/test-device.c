@@ -93,7 +93,7 @@ fake_device_new (void)
   memcpy (fake_backend.kernels, ep_device_get_default ()->backend->kernels, sizeof fake_backend.kernels);
   memset (&fake_stats, 0, sizeof fake_stats);
 
-  return ep_device_new (&fake_backend, "fake:0", "a test device", FAKE_MEMORY, FALSE, NULL);
+  return ep_device_new (&fake_backend, "fake:0", "a test device", "eager-glib", FAKE_MEMORY, FALSE, NULL);
 }
 
 /* Every tensor on it is gone: the device finalizes and no buffer is left. */

@@ -128,6 +128,46 @@ def layouts(a, names=LAYOUTS):
         yield name, as_layout(a, name)
 
 
+# opencl: test modules marked `pytestmark = pytest.mark.on_every_device`
+# run each test once per device (cpu:0, opencl:0, ...), inside a device
+# scope: tensors they create live there and their ops run there.
+
+DEVICES = [device.get_name() for device in Ep.list_devices()]
+
+
+@pytest.fixture(autouse=True)
+def ep_device(request):
+    """The device of the test's scope, or None outside device tests."""
+    name = getattr(request, "param", None)
+    if name is None:
+        yield None
+        return
+    with Ep.device(name) as device:
+        yield device
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.definition.get_closest_marker("on_every_device") is not None:
+        metafunc.parametrize("ep_device", DEVICES, indirect=True)
+
+
+def _lacks_float64(error):
+    """The error of an op computing in float64 on a device without it."""
+    return (isinstance(error, GLib.Error) and error.domain == "ep-error"
+            and error.code == int(Ep.Error.DEVICE) and "does not support float64" in error.message)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A device without cl_khr_fp64 cannot compute in float64: the
+    float64 cases of the device tests are skipped there, not failed."""
+    outcome = yield
+    report = outcome.get_result()
+    if call.when == "call" and call.excinfo is not None and _lacks_float64(call.excinfo.value):
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1], "Skipped: " + call.excinfo.value.message)
+
+
 # The NumPy comparison harness counts what it checked: tests marked
 # @pytest.mark.numpy_op("name", ...) cover those ops; a bare marker on a
 # test parametrized by `name` covers the op of each case.
@@ -140,6 +180,9 @@ _seen_passed = {}
 def pytest_configure(config):
     config.addinivalue_line("markers", "numpy_op(*names): the ops a test compares with NumPy")
     config.addinivalue_line("markers", "harness_check: runs after every other test of the session")
+
+
+    config.addinivalue_line("markers", "on_every_device: run the test on every device, in its scope")
 
 
 def pytest_collection_modifyitems(items):

@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 from conftest import Ep, GLib, assert_ep_error
 
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
 # The examples
 
 

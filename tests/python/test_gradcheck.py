@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 from conftest import Ep
 
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
 H = 1e-6
 
 

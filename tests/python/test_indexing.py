@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 from conftest import DTYPES, LAYOUTS, Ep, GLib, as_layout, assert_ep_error, assert_matches, random_array
 
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
 
 def random_slice(rng, extent):
     def bound():

@@ -7,6 +7,9 @@ import numpy as np
 import pytest
 from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, random_array
 
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
 
 def well_conditioned(rng, shape, dtype):
     """Random matrices with a strong diagonal, so that float32 stays

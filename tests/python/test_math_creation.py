@@ -8,6 +8,9 @@ import numpy as np
 import pytest
 from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts
 
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
 
 @pytest.mark.parametrize("start,stop", [(0, 1), (-3.5, 7.25), (5, -5), (2, 2), (1e-3, 1e3), (0, 10)])
 @pytest.mark.parametrize("num", [0, 1, 2, 7, 50])

@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, layouts, random_array
 
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
 SHAPE_PAIRS = [
     ((), ()),
     ((5,), ()),
@@ -93,7 +96,9 @@ def test_binary_special_floats(name, dtype):
     got = getattr(Ep.Tensor, name)(Ep.astensor(a), Ep.astensor(b)).numpy()
     np.testing.assert_array_equal(got, expected)
     # the sign of zeros too: NumPy's floor division and remainder keep it
-    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+    # (opencl: not of NaNs, whose sign differs between processors)
+    numbers = ~np.isnan(expected)
+    np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(expected[numbers]))
 
 
 @pytest.mark.parametrize("name", ["floordiv", "mod"])

@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, layouts, random_array
 
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
 AXES = [None, 0, 1, -1, (0, 2), (2, 0, 1), ()]
 
 

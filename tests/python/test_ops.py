@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, layouts, random_array
 
+pytestmark = pytest.mark.on_every_device
+
 SHAPE_PAIRS = [
     ((), ()),
     ((5,), ()),

@@ -9,6 +9,9 @@ import pytest
 from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, random_array
 
 
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
 SHAPES = [(), (0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)]
 
 

@@ -367,6 +367,11 @@ class Tensor(Ep.Tensor):
 
     # --- end of math branch ---
 
+    # opencl: devices by name
+    def to_device(self, device: Union[Ep.Device, str]) -> Tensor:
+        """A copy on `device` (an Ep.Device or a name such as "opencl:0")."""
+        return Ep.Tensor.to_device(self, _device(device))
+
     # Operators
 
     __add__ = _binary(Ep.Tensor.add)
@@ -1528,3 +1533,49 @@ __all__ += ["GradientTape", "Variable", "value_and_grad", "value_aux_and_grad", 
 _wrap_all()
 Tensor = override(Tensor)
 __all__.append("Tensor")
+
+
+# opencl: devices and device scopes
+
+class Device(Ep.Device):
+    def __repr__(self) -> str:
+        return f"Ep.Device({self.get_name()!r})"
+
+    def __str__(self) -> str:
+        return self.get_name()
+
+
+Device = override(Device)
+__all__.append("Device")
+
+
+def _device(device: Union[Ep.Device, str]) -> Ep.Device:
+    """An Ep.Device from an Ep.Device or a name such as "opencl:0"."""
+    if isinstance(device, Ep.Device):
+        return device
+    return Ep.Device.get(str(device))
+
+
+class device:
+    """A device scope: ops inside run on that device, and their inputs are
+    copied there when they live elsewhere.
+
+        with Ep.device("opencl:0"):
+            y = (x @ w).relu()      # on opencl:0, x and w copied there
+
+    Scopes nest; the scope is per thread. Entering returns the Ep.Device.
+    """
+
+    def __init__(self, device: Union[Ep.Device, str]) -> None:
+        self._device = _device(device)
+
+    def __enter__(self) -> Ep.Device:
+        Ep.Device.push(self._device)
+        return self._device
+
+    def __exit__(self, *exc_info: Any) -> bool:
+        Ep.Device.pop()
+        return False
+
+
+__all__ += ["device"]

@@ -1,0 +1,261 @@
+/* ep-opencl-geometry.c: shapes and strides for kernels, and the one
+ * launch every elementwise kernel shares
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ep-opencl-private.h"
+#include "ep-tensor-private.h"
+
+const char *
+ep_cl_dtype_suffix (EpDType dtype)
+{
+  static const char *const suffixes[] = { "f32", "f64", "i32", "i64", "b" };
+
+  return suffixes[dtype];
+}
+
+/* Drops extent-1 dimensions and merges neighbours that every operand
+ * walks contiguously, as the CPU iterator does: the fewer dimensions,
+ * the less index arithmetic per element. */
+static guint
+collapse (gint64    *shape,
+          gint64   (*strides)[EP_MAX_DIMS],
+          guint      n_operands,
+          guint      ndim)
+{
+  guint n = 0;
+
+  for (guint d = 0; d < ndim; d++)
+    {
+      if (shape[d] == 1)
+        continue;
+      shape[n] = shape[d];
+      for (guint k = 0; k < n_operands; k++)
+        strides[k][n] = strides[k][d];
+      n++;
+    }
+  ndim = n;
+  if (ndim == 0)
+    return 0;
+
+  n = 0;
+  for (guint d = 1; d < ndim; d++)
+    {
+      gboolean mergeable = TRUE;
+
+      for (guint k = 0; k < n_operands; k++)
+        mergeable &= strides[k][n] == strides[k][d] * shape[d];
+
+      if (mergeable)
+        {
+          shape[n] *= shape[d];
+          for (guint k = 0; k < n_operands; k++)
+            strides[k][n] = strides[k][d];
+        }
+      else
+        {
+          n++;
+          shape[n] = shape[d];
+          for (guint k = 0; k < n_operands; k++)
+            strides[k][n] = strides[k][d];
+        }
+    }
+
+  return n + 1;
+}
+
+void
+ep_cl_map_init (EpCLMap  *map,
+                EpOpCall *call)
+{
+  const EpLayout *out = &call->outputs[0]->layout;
+  gint64 shape[EP_MAX_DIMS];
+  gint64 strides[EP_CL_MAX_OPERANDS][EP_MAX_DIMS];
+  guint n_operands = 1 + call->n_inputs;
+  gint64 stride = 1;
+  guint ndim;
+
+  g_assert (n_operands <= EP_CL_MAX_OPERANDS);
+
+  memset (map, 0, sizeof *map);
+  memcpy (shape, out->shape, out->ndim * sizeof (gint64));
+
+  for (guint d = out->ndim; d-- > 0;)
+    {
+      strides[0][d] = stride;
+      stride *= out->shape[d];
+    }
+  for (guint i = 0; i < call->n_inputs; i++)
+    {
+      const EpLayout *in = &call->inputs[i]->layout;
+      guint lead = out->ndim - in->ndim;
+
+      for (guint d = 0; d < out->ndim; d++)
+        strides[i + 1][d] = (d < lead || in->shape[d - lead] == 1) ? 0 : in->strides[d - lead];
+      map->offsets[i + 1] = in->offset;
+    }
+
+  ndim = collapse (shape, strides, n_operands, out->ndim);
+
+  map->n = ep_layout_get_size (out);
+  map->ndim = ndim;
+  for (guint d = 0; d < ndim; d++)
+    map->shape[d] = shape[d];
+  for (guint k = 0; k < n_operands; k++)
+    {
+      gboolean contiguous = TRUE, scalar = TRUE;
+
+      for (guint d = 0; d < ndim; d++)
+        {
+          map->strides[k][d] = strides[k][d];
+          contiguous &= strides[k][d] == strides[0][d];
+          scalar &= strides[k][d] == 0;
+        }
+      map->kinds[k] = contiguous ? EP_CL_CONTIGUOUS : scalar ? EP_CL_SCALAR : EP_CL_STRIDED;
+    }
+}
+
+/* One group of dimensions of a reduction: the kept ones or the reduced
+ * ones, collapsed. Returns the number of elements. */
+static gint64
+reduce_group (const EpLayout *input,
+              const gboolean *reduced,
+              gboolean        want_reduced,
+              cl_long        *shape_out,
+              cl_long        *strides_out,
+              cl_long        *ndim_out)
+{
+  gint64 shape[EP_MAX_DIMS];
+  gint64 strides[1][EP_MAX_DIMS];
+  guint n = 0;
+  gint64 size = 1;
+
+  for (guint d = 0; d < input->ndim; d++)
+    if (reduced[d] == want_reduced)
+      {
+        shape[n] = input->shape[d];
+        strides[0][n] = input->strides[d];
+        size *= input->shape[d];
+        n++;
+      }
+
+  n = collapse (shape, strides, 1, n);
+  for (guint d = 0; d < n; d++)
+    {
+      shape_out[d] = shape[d];
+      strides_out[d] = strides[0][d];
+    }
+  *ndim_out = n;
+
+  return size;
+}
+
+void
+ep_cl_reduce_init (EpCLReduce     *reduce,
+                   const EpLayout *input,
+                   const gint     *axes,
+                   guint           n_axes)
+{
+  gboolean reduced[EP_MAX_DIMS] = { FALSE };
+
+  memset (reduce, 0, sizeof *reduce);
+  for (guint a = 0; a < n_axes; a++)
+    reduced[axes[a]] = TRUE;
+
+  reduce->offset = input->offset;
+  reduce->m = reduce_group (input, reduced, FALSE, reduce->out_shape, reduce->out_strides,
+                            &reduce->out_ndim);
+  reduce->k = reduce_group (input, reduced, TRUE, reduce->red_shape, reduce->red_strides,
+                            &reduce->red_ndim);
+}
+
+void
+ep_cl_rows_init (EpCLRows              *rows,
+                 const EpLayout *const *layouts,
+                 guint                  n_layouts,
+                 guint                  axis,
+                 gint64                 length)
+{
+  const EpLayout *first = layouts[0];
+  guint n = 0;
+
+  g_assert (n_layouts <= 3);
+
+  memset (rows, 0, sizeof *rows);
+  rows->rows = 1;
+  rows->length = length;
+  for (guint d = 0; d < first->ndim; d++)
+    {
+      if (d == axis)
+        continue;
+      rows->outer_shape[n] = first->shape[d];
+      rows->rows *= first->shape[d];
+      for (guint k = 0; k < n_layouts; k++)
+        rows->outer_strides[k][n] = layouts[k]->strides[d];
+      n++;
+    }
+  rows->outer_ndim = n;
+  for (guint k = 0; k < n_layouts; k++)
+    {
+      rows->offsets[k] = layouts[k]->offset;
+      rows->axis_strides[k] = axis < layouts[k]->ndim ? layouts[k]->strides[axis] : 0;
+    }
+}
+
+/* A contiguous layout seen as one dimension. */
+void
+ep_cl_flat_layout (const EpLayout *layout,
+                   EpLayout       *flat)
+{
+  *flat = *layout;
+  flat->ndim = 1;
+  flat->shape[0] = ep_layout_get_size (layout);
+  flat->strides[0] = 1;
+}
+
+/* The launch of every elementwise kernel: (output, inputs…, geometry),
+ * one work-item per element at most. Callers whose kernel computes in
+ * float64 check first that the device has it (ep_opencl_check_dtype);
+ * kernels that only move bytes work everywhere. */
+gboolean
+ep_cl_map_kernel (EpOpCall    *call,
+                  const char  *program,
+                  const char  *kernel_name,
+                  GError     **error)
+{
+  return ep_cl_map_kernel_with (call, program, kernel_name, -1, error);
+}
+
+/* The same with one more argument, @selector (an op or a dtype), for
+ * kernels that serve several (none when negative). */
+gboolean
+ep_cl_map_kernel_with (EpOpCall    *call,
+                       const char  *program,
+                       const char  *kernel_name,
+                       cl_int       selector,
+                       GError     **error)
+{
+  EpCLLaunch launch;
+  EpCLMap map;
+  gsize local;
+
+  ep_cl_map_init (&map, call);
+
+  if (!ep_cl_launch_init (&launch, call, program, kernel_name, error))
+    return FALSE;
+
+  ep_cl_launch_tensor (&launch, call->outputs[0]);
+  for (guint i = 0; i < call->n_inputs; i++)
+    ep_cl_launch_tensor (&launch, call->inputs[i]);
+  ep_cl_launch_arg (&launch, sizeof map, &map);
+  if (selector >= 0)
+    ep_cl_launch_arg (&launch, sizeof selector, &selector);
+
+  local = ep_cl_launch_local_size (&launch);
+  return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, map.n, local), local, error);
+}

@@ -1,0 +1,250 @@
+/* ep-opencl-private.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The OpenCL device: one EpDeviceBackend for every OpenCL device found.
+ * Storage is a cl_mem (EpStorage.handle); kernels live in .cl files under kernels/,
+ * embedded as a GResource, built once per device on first use and
+ * cached. Every OpenCL failure becomes a GError naming the device.
+ */
+
+#pragma once
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include "ep-device-private.h"
+#include "ep-op-private.h"
+
+G_BEGIN_DECLS
+
+#define EP_CL_MAX_OPERANDS 4
+
+typedef struct _EpOpenCLDevice EpOpenCLDevice;
+
+struct _EpOpenCLDevice
+{
+  cl_platform_id    platform;
+  cl_device_id      id;
+  cl_context        context;
+  cl_command_queue  queue;
+  gboolean          fp64;
+  char             *build_options;
+  gsize             max_alloc;
+  gsize             max_work_group;
+  gsize             acc_size;       /* ep_acc of kernels/common.cl */
+
+  /* Guards the caches and every sequence of clSetKernelArg and enqueue:
+   * a cl_kernel holds its arguments and is not thread-safe. */
+  GMutex            lock;
+  GHashTable       *programs;      /* program name -> cl_program */
+  GHashTable       *kernels;       /* kernel name -> cl_kernel */
+
+  /* Test hook: a call to fail (ep_opencl_inject_fault). */
+  gint              fault_armed;
+  GMutex            fault_lock;
+  const char       *fault_call;
+  guint             fault_skip;
+  cl_int            fault_status;
+};
+
+/*
+ * EpCLMap:
+ *
+ * An elementwise geometry, passed to kernels by value (kernels/common.cl
+ * has the same struct). Operand 0 is the contiguous output; the others
+ * are inputs seen through broadcast strides, in elements, with the
+ * dimensions collapsed as far as every operand allows. @kinds says
+ * how to index each operand: EP_CL_STRIDED, EP_CL_CONTIGUOUS (element i
+ * at offset + i) or EP_CL_SCALAR (always at offset).
+ */
+enum {
+  EP_CL_STRIDED,
+  EP_CL_CONTIGUOUS,
+  EP_CL_SCALAR,
+};
+
+typedef struct
+{
+  cl_long n;
+  cl_long ndim;
+  cl_long shape[EP_MAX_DIMS];
+  cl_long offsets[EP_CL_MAX_OPERANDS];
+  cl_long kinds[EP_CL_MAX_OPERANDS];
+  cl_long strides[EP_CL_MAX_OPERANDS][EP_MAX_DIMS];
+} EpCLMap;
+
+/*
+ * EpCLReduce:
+ *
+ * A reduction seen as @m outputs of @k elements each: the input's kept
+ * dimensions (@out_shape, with the input's strides) pick an output's
+ * first element, its reduced dimensions (@red_shape) the elements of
+ * that output. Also in kernels/common.cl.
+ */
+typedef struct
+{
+  cl_long m;
+  cl_long k;
+  cl_long offset;
+  cl_long out_ndim;
+  cl_long red_ndim;
+  cl_long out_shape[EP_MAX_DIMS];
+  cl_long out_strides[EP_MAX_DIMS];
+  cl_long red_shape[EP_MAX_DIMS];
+  cl_long red_strides[EP_MAX_DIMS];
+} EpCLReduce;
+
+/*
+ * EpCLRows:
+ *
+ * The rows along one axis of up to three operands whose other
+ * dimensions agree: row r of operand k starts at offsets[k] plus r
+ * unravelled over (outer_shape, outer_strides[k]) and steps by
+ * axis_strides[k]. Also in kernels/common.cl.
+ */
+typedef struct
+{
+  cl_long rows;
+  cl_long length;
+  cl_long outer_ndim;
+  cl_long outer_shape[EP_MAX_DIMS];
+  cl_long offsets[3];
+  cl_long axis_strides[3];
+  cl_long outer_strides[3][EP_MAX_DIMS];
+} EpCLRows;
+
+/* A kernel launch being prepared: arguments are set in order; the first
+ * failure is kept and reported by ep_cl_launch_run(). */
+typedef struct
+{
+  EpDevice       *device;
+  EpOpenCLDevice *cl;
+  const char     *op_name;
+  cl_kernel       kernel;
+  const char     *kernel_name;
+  cl_uint         n_args;
+  cl_int          status;
+  const char     *failed_call;
+} EpCLLaunch;
+
+/* ep-opencl-device.c (and ep_opencl_discover in ep-device-private.h) */
+gboolean     ep_opencl_set_error         (GError        **error,
+                                          EpDevice       *device,
+                                          const char     *op_name,
+                                          const char     *call,
+                                          cl_int          status);
+const char  *ep_opencl_status_name       (cl_int          status);
+cl_int       ep_opencl_take_fault        (EpDevice       *device,
+                                          const char     *call);
+gboolean     ep_opencl_check_dtype       (EpDevice       *device,
+                                          const char     *op_name,
+                                          EpDType         dtype,
+                                          GError        **error);
+gboolean     ep_opencl_build_source      (EpDevice       *device,
+                                          const char     *name,
+                                          const char     *source,
+                                          cl_program     *program,
+                                          GError        **error);
+cl_mem       ep_opencl_create_buffer     (EpDevice       *device,
+                                          const char     *op_name,
+                                          gsize           nbytes,
+                                          GError        **error);
+gboolean     ep_opencl_fill_buffer       (EpDevice       *device,
+                                          const char     *op_name,
+                                          cl_mem          mem,
+                                          gconstpointer   pattern,
+                                          gsize           pattern_size,
+                                          gsize           offset,
+                                          gsize           nbytes,
+                                          GError        **error);
+gboolean     ep_opencl_read_buffer       (EpDevice       *device,
+                                          const char     *op_name,
+                                          cl_mem          mem,
+                                          gsize           offset,
+                                          gpointer        dest,
+                                          gsize           nbytes,
+                                          GError        **error);
+
+/* Test hook (tests/c): after @skip more calls of @call ("clCreateBuffer",
+ * "clEnqueueNDRangeKernel", "CLBlast", …) on @device, the next one fails
+ * with @status, as with a lost device or a full memory. */
+void         ep_opencl_inject_fault      (EpDevice       *device,
+                                          const char     *call,
+                                          guint           skip,
+                                          cl_int          status);
+
+static inline EpOpenCLDevice *
+ep_opencl_device (EpDevice *device)
+{
+  return device->backend_data;
+}
+
+static inline cl_mem
+ep_opencl_mem (EpTensor *tensor)
+{
+  return tensor->storage->handle;
+}
+
+/* ep-opencl-device.c: launches */
+gboolean     ep_cl_launch_init           (EpCLLaunch     *launch,
+                                          EpOpCall       *call,
+                                          const char     *program,
+                                          const char     *kernel_name,
+                                          GError        **error);
+void         ep_cl_launch_arg            (EpCLLaunch     *launch,
+                                          gsize           size,
+                                          gconstpointer   value);
+void         ep_cl_launch_mem            (EpCLLaunch     *launch,
+                                          cl_mem          mem);
+void         ep_cl_launch_tensor         (EpCLLaunch     *launch,
+                                          EpTensor       *tensor);
+gboolean     ep_cl_launch_run            (EpCLLaunch     *launch,
+                                          gsize           global,
+                                          gsize           local,
+                                          GError        **error);
+gsize        ep_cl_launch_global_size    (EpCLLaunch     *launch,
+                                          gint64          n,
+                                          gsize           local);
+gsize        ep_cl_launch_local_size     (EpCLLaunch     *launch);
+
+/* ep-opencl-geometry.c */
+void         ep_cl_map_init              (EpCLMap        *map,
+                                          EpOpCall       *call);
+void         ep_cl_reduce_init           (EpCLReduce     *reduce,
+                                          const EpLayout *input,
+                                          const gint     *axes,
+                                          guint           n_axes);
+void         ep_cl_rows_init             (EpCLRows       *rows,
+                                          const EpLayout *const *layouts,
+                                          guint           n_layouts,
+                                          guint           axis,
+                                          gint64          length);
+void         ep_cl_flat_layout           (const EpLayout *layout,
+                                          EpLayout       *flat);
+gsize        ep_cl_pick_local_size       (EpCLLaunch     *launch,
+                                          gsize           wanted);
+const char  *ep_cl_dtype_suffix          (EpDType         dtype);
+gboolean     ep_cl_map_kernel            (EpOpCall       *call,
+                                          const char     *program,
+                                          const char     *kernel_name,
+                                          GError        **error);
+gboolean     ep_cl_map_kernel_with       (EpOpCall       *call,
+                                          const char     *program,
+                                          const char     *kernel_name,
+                                          cl_int          selector,
+                                          GError        **error);
+
+/* kernel families */
+void         ep_opencl_register_copy        (EpKernelFunc *kernels);
+void         ep_opencl_register_creation    (EpKernelFunc *kernels);
+void         ep_opencl_register_elementwise (EpKernelFunc *kernels);
+void         ep_opencl_register_reduce      (EpKernelFunc *kernels);
+void         ep_opencl_register_linalg      (EpKernelFunc *kernels);
+void         ep_opencl_register_rows        (EpKernelFunc *kernels);
+void         ep_opencl_register_sort        (EpKernelFunc *kernels);
+void         ep_opencl_register_generate    (EpKernelFunc *kernels);
+void         ep_opencl_register_shape       (EpKernelFunc *kernels);
+void         ep_opencl_register_lapack      (EpKernelFunc *kernels);
+
+G_END_DECLS

@@ -1,0 +1,258 @@
+/* ep-opencl-rows.c: cumsum, argmin, argmax, softmax, log_softmax,
+ * crossentropy and logsumexp on OpenCL (kernels/rows.cl)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <inttypes.h>
+#include <glib/gi18n-lib.h>
+
+#include "ep-error.h"
+#include "ep-opencl-private.h"
+#include "ep-tensor-private.h"
+
+/* One work-item per row: (output, input, rows). */
+static gboolean
+launch_rows (EpOpCall        *call,
+             const char      *kernel_name,
+             EpTensor        *out,
+             EpTensor        *in,
+             const EpCLRows  *rows,
+             GError         **error)
+{
+  EpCLLaunch launch;
+  gsize local;
+
+  if (!ep_cl_launch_init (&launch, call, "rows", kernel_name, error))
+    return FALSE;
+
+  ep_cl_launch_tensor (&launch, out);
+  ep_cl_launch_tensor (&launch, in);
+  ep_cl_launch_arg (&launch, sizeof *rows, rows);
+
+  local = ep_cl_launch_local_size (&launch);
+  return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, rows->rows, local), local, error);
+}
+
+/* cumsum: along attrs.axes[0], or over the flattened (contiguous) input */
+static gboolean
+opencl_cumsum (EpOpCall  *call,
+               GError   **error)
+{
+  EpTensor *in = call->inputs[0], *out = call->outputs[0];
+  EpDType dtype = in->layout.dtype;
+  gboolean flat = call->attrs.all_axes;
+  guint axis = flat ? 0 : (guint) call->attrs.axes[0];
+  EpLayout in_layout;
+  const EpLayout *layouts[2] = { &out->layout, &in_layout };
+  char name[24];
+  EpCLRows rows;
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
+    return FALSE;
+
+  if (flat)
+    ep_cl_flat_layout (&in->layout, &in_layout);
+  else
+    in_layout = in->layout;
+  ep_cl_rows_init (&rows, layouts, 2, axis, in_layout.shape[axis]);
+
+  g_snprintf (name, sizeof name, "cumsum_%s", ep_cl_dtype_suffix (dtype));
+  return launch_rows (call, name, out, in, &rows, error);
+}
+
+/* argmin, argmax: the output seen with the searched axis kept as 1 */
+static gboolean
+opencl_arg_extremum (EpOpCall  *call,
+                     GError   **error)
+{
+  EpTensor *in = call->inputs[0], *out = call->outputs[0];
+  EpDType dtype = in->layout.dtype;
+  gboolean flat = call->attrs.all_axes;
+  guint axis = flat ? 0 : (guint) call->attrs.axes[0];
+  EpLayout in_layout, out_layout;
+  const EpLayout *layouts[2] = { &out_layout, &in_layout };
+  char name[24];
+  EpCLRows rows;
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
+    return FALSE;
+
+  if (flat)
+    ep_cl_flat_layout (&in->layout, &in_layout);
+  else
+    in_layout = in->layout;
+  out_layout = in_layout;
+  out_layout.dtype = EP_DTYPE_INT64;
+  out_layout.shape[axis] = 1;
+  out_layout.offset = 0;
+  ep_layout_set_contiguous (&out_layout);
+  ep_cl_rows_init (&rows, layouts, 2, axis, in_layout.shape[axis]);
+
+  g_snprintf (name, sizeof name, "%s_%s", call->op->name, ep_cl_dtype_suffix (dtype));
+  return launch_rows (call, name, out, in, &rows, error);
+}
+
+static gboolean
+opencl_softmax (EpOpCall  *call,
+                GError   **error)
+{
+  EpTensor *in = call->inputs[0], *out = call->outputs[0];
+  EpDType dtype = in->layout.dtype;
+  guint axis = call->attrs.axes[0];
+  const EpLayout *layouts[2] = { &out->layout, &in->layout };
+  char name[32];
+  EpCLRows rows;
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
+    return FALSE;
+
+  ep_cl_rows_init (&rows, layouts, 2, axis, in->layout.shape[axis]);
+  g_snprintf (name, sizeof name, "%s_%s", call->op->name, ep_cl_dtype_suffix (dtype));
+  return launch_rows (call, name, out, in, &rows, error);
+}
+
+/* The first sample whose label was out of range, if any, as the CPU
+ * reports it. */
+static gboolean
+check_bad_index (EpOpCall     *call,
+                 cl_mem        bad,
+                 EpTensor     *indices,
+                 const char   *message,
+                 gint64        extent,
+                 GError      **error)
+{
+  gint32 first = G_MAXINT32;
+  gint64 index = 0;
+  gsize offset;
+
+  if (!ep_opencl_read_buffer (call->device, call->op->name, bad, 0, &first, sizeof first, error))
+    return FALSE;
+  if (first == G_MAXINT32)
+    return TRUE;
+
+  offset = (indices->layout.offset + first * indices->layout.strides[0]) * sizeof (gint64);
+  if (!ep_opencl_read_buffer (call->device, call->op->name, ep_opencl_mem (indices), offset,
+                              &index, sizeof index, error))
+    return FALSE;
+
+  g_set_error (error, EP_ERROR, EP_ERROR_INDEX, message, index, (gint64) first, extent);
+  return FALSE;
+}
+
+static cl_mem
+bad_index_flag (EpOpCall  *call,
+                GError   **error)
+{
+  gint32 none = G_MAXINT32;
+  cl_mem bad = ep_opencl_create_buffer (call->device, call->op->name, sizeof none, error);
+
+  if (bad == NULL)
+    return NULL;
+  if (!ep_opencl_fill_buffer (call->device, call->op->name, bad, &none, sizeof none, 0,
+                              sizeof none, error))
+    {
+      clReleaseMemObject (bad);
+      return NULL;
+    }
+
+  return bad;
+}
+
+static gboolean
+opencl_crossentropy (EpOpCall  *call,
+                     GError   **error)
+{
+  EpTensor *logits = call->inputs[0], *labels = call->inputs[1], *loss = call->outputs[0];
+  EpDType dtype = logits->layout.dtype;
+  cl_long n = logits->layout.shape[0], c = logits->layout.shape[1];
+  cl_long x_offset = logits->layout.offset;
+  cl_long x_row = logits->layout.strides[0], x_col = logits->layout.strides[1];
+  cl_long y_offset = labels->layout.offset, y_stride = labels->layout.strides[0];
+  char name[24];
+  EpCLLaunch launch;
+  gsize local;
+  cl_mem bad;
+  gboolean ok;
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
+    return FALSE;
+
+  bad = bad_index_flag (call, error);
+  if (bad == NULL)
+    return FALSE;
+
+  g_snprintf (name, sizeof name, "crossentropy_%s", ep_cl_dtype_suffix (dtype));
+  ok = ep_cl_launch_init (&launch, call, "rows", name, error);
+  if (ok)
+    {
+      ep_cl_launch_tensor (&launch, loss);
+      ep_cl_launch_tensor (&launch, logits);
+      ep_cl_launch_tensor (&launch, labels);
+      ep_cl_launch_mem (&launch, bad);
+      ep_cl_launch_arg (&launch, sizeof n, &n);
+      ep_cl_launch_arg (&launch, sizeof c, &c);
+      ep_cl_launch_arg (&launch, sizeof x_offset, &x_offset);
+      ep_cl_launch_arg (&launch, sizeof x_row, &x_row);
+      ep_cl_launch_arg (&launch, sizeof x_col, &x_col);
+      ep_cl_launch_arg (&launch, sizeof y_offset, &y_offset);
+      ep_cl_launch_arg (&launch, sizeof y_stride, &y_stride);
+      local = ep_cl_launch_local_size (&launch);
+      ok = ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, n, local), local, error)
+           && check_bad_index (call, bad, labels,
+                               _("crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " classes"),
+                               c, error);
+    }
+
+  clReleaseMemObject (bad);
+  return ok;
+}
+
+/* logsumexp: a work-item per output for short reductions, else a
+ * work-group */
+static gboolean
+opencl_logsumexp (EpOpCall  *call,
+                  GError   **error)
+{
+  EpTensor *in = call->inputs[0];
+  EpDType dtype = in->layout.dtype;
+  gboolean groups;
+  EpCLReduce g;
+  char name[32];
+  EpCLLaunch launch;
+  gsize local;
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
+    return FALSE;
+
+  ep_cl_reduce_init (&g, &in->layout, call->attrs.axes, call->attrs.n_axes);
+  groups = !(g.k <= 64 || (g.m >= 4096 && g.k <= 1024));
+
+  g_snprintf (name, sizeof name, "logsumexp_%s_%s", groups ? "wg" : "wi", ep_cl_dtype_suffix (dtype));
+  if (!ep_cl_launch_init (&launch, call, "rows", name, error))
+    return FALSE;
+
+  ep_cl_launch_tensor (&launch, call->outputs[0]);
+  ep_cl_launch_tensor (&launch, in);
+  ep_cl_launch_arg (&launch, sizeof g, &g);
+  local = ep_cl_launch_local_size (&launch);
+  if (!groups)
+    return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, g.m, local), local, error);
+
+  ep_cl_launch_arg (&launch, local * ep_opencl_device (call->device)->acc_size, NULL);
+  return ep_cl_launch_run (&launch, (gsize) g.m * local, local, error);
+}
+
+void
+ep_opencl_register_rows (EpKernelFunc *kernels)
+{
+  kernels[EP_OP_CUMSUM] = opencl_cumsum;
+  kernels[EP_OP_ARGMIN] = opencl_arg_extremum;
+  kernels[EP_OP_ARGMAX] = opencl_arg_extremum;
+  kernels[EP_OP_SOFTMAX] = opencl_softmax;
+  kernels[EP_OP_LOG_SOFTMAX] = opencl_softmax;
+  kernels[EP_OP_CROSSENTROPY] = opencl_crossentropy;
+  kernels[EP_OP_LOGSUMEXP] = opencl_logsumexp;
+}

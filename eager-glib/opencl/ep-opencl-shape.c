@@ -1,0 +1,471 @@
+/* ep-opencl-shape.c: concatenate, tile, pad, take, take_along_axis,
+ * mask, index_update and scatter_add on OpenCL (kernels/shape.cl)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ep-opencl-private.h"
+#include "ep-scalar-private.h"
+#include "ep-tensor-private.h"
+
+/* As in kernels/shape.cl */
+typedef struct
+{
+  cl_long n;
+  cl_long ndim;
+  cl_long mode;
+  cl_long offset;
+  cl_long out_shape[EP_MAX_DIMS];
+  cl_long in_shape[EP_MAX_DIMS];
+  cl_long in_strides[EP_MAX_DIMS];
+  cl_long before[EP_MAX_DIMS];
+} EpCLGatherMap;
+
+typedef struct
+{
+  cl_long size;
+  cl_long block;
+  cl_long offset;
+  cl_long mask_ndim;
+  cl_long rest_ndim;
+  cl_long mask_shape[EP_MAX_DIMS];
+  cl_long mask_strides[EP_MAX_DIMS];
+  cl_long rest_shape[EP_MAX_DIMS];
+  cl_long rest_strides[EP_MAX_DIMS];
+} EpCLMaskMap;
+
+typedef struct
+{
+  cl_long outer;
+  cl_long inner;
+  cl_long count;
+  cl_long extent;
+  cl_long dest_offset;
+  cl_long dest_axis_stride;
+  cl_long idx_offset;
+  cl_long val_offset;
+  cl_long outer_ndim, idx_ndim, inner_ndim;
+  cl_long outer_shape[EP_MAX_DIMS];
+  cl_long idx_shape[EP_MAX_DIMS];
+  cl_long inner_shape[EP_MAX_DIMS];
+  cl_long dest_outer[EP_MAX_DIMS];
+  cl_long dest_inner[EP_MAX_DIMS];
+  cl_long idx_strides[EP_MAX_DIMS];
+  cl_long val_outer[EP_MAX_DIMS];
+  cl_long val_idx[EP_MAX_DIMS];
+  cl_long val_inner[EP_MAX_DIMS];
+} EpCLScatter;
+
+/* A kernel named @prefix_<item size> of kernels/shape.cl */
+static gboolean
+init_by_size (EpCLLaunch  *launch,
+              EpOpCall    *call,
+              const char  *prefix,
+              gsize        itemsize,
+              GError     **error)
+{
+  char name[32];
+
+  g_snprintf (name, sizeof name, "%s_%" G_GSIZE_FORMAT, prefix, itemsize);
+  return ep_cl_launch_init (launch, call, "shape", name, error);
+}
+
+static gboolean
+run_items (EpCLLaunch  *launch,
+           gint64       n,
+           GError     **error)
+{
+  gsize local = ep_cl_launch_local_size (launch);
+
+  return ep_cl_launch_run (launch, ep_cl_launch_global_size (launch, n, local), local, error);
+}
+
+/* A geometry for a copy between two strided layouts of one shape (the
+ * output a block of its storage), without the collapsing that assumes a
+ * contiguous output. */
+static void
+block_map (EpCLMap        *map,
+           const EpLayout *block,
+           const EpLayout *in)
+{
+  memset (map, 0, sizeof *map);
+  map->n = ep_layout_get_size (block);
+  map->ndim = block->ndim;
+  for (guint d = 0; d < block->ndim; d++)
+    {
+      map->shape[d] = block->shape[d];
+      map->strides[0][d] = block->strides[d];
+      map->strides[1][d] = in->shape[d] == 1 ? 0 : in->strides[d];
+    }
+  map->offsets[0] = block->offset;
+  map->offsets[1] = in->offset;
+  map->kinds[0] = EP_CL_STRIDED;
+  map->kinds[1] = EP_CL_STRIDED;
+}
+
+static gboolean
+opencl_concatenate (EpOpCall  *call,
+                    GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  gint axis = call->attrs.axes[0];
+  gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
+  EpLayout block = out->layout;
+
+  for (guint i = 0; i < call->n_inputs; i++)
+    {
+      EpTensor *input = call->inputs[i];
+      EpCLLaunch launch;
+      EpCLMap map;
+
+      block.shape[axis] = input->layout.shape[axis];
+      if (ep_layout_get_size (&block) > 0)
+        {
+          block_map (&map, &block, &input->layout);
+          if (!init_by_size (&launch, call, "block_copy", itemsize, error))
+            return FALSE;
+          ep_cl_launch_tensor (&launch, out);
+          ep_cl_launch_tensor (&launch, input);
+          ep_cl_launch_arg (&launch, sizeof map, &map);
+          if (!run_items (&launch, map.n, error))
+            return FALSE;
+        }
+      block.offset += block.shape[axis] * block.strides[axis];
+    }
+
+  return TRUE;
+}
+
+/* tile (mode 0) and pad (1 constant, 2 reflect): the input aligned on
+ * the right of the output, missing leading axes of extent 1 */
+static gboolean
+gather_map (EpOpCall  *call,
+            cl_long    mode,
+            GError   **error)
+{
+  EpTensor *in = call->inputs[0], *out = call->outputs[0];
+  gsize itemsize = ep_dtype_get_itemsize (in->layout.dtype);
+  guint lead = out->layout.ndim - in->layout.ndim;
+  guint8 fill[8] = { 0 };
+  EpCLGatherMap g;
+  EpCLLaunch launch;
+
+  memset (&g, 0, sizeof g);
+  g.n = ep_layout_get_size (&out->layout);
+  g.ndim = out->layout.ndim;
+  g.mode = mode;
+  g.offset = in->layout.offset;
+  for (guint d = 0; d < out->layout.ndim; d++)
+    {
+      g.out_shape[d] = out->layout.shape[d];
+      g.in_shape[d] = d < lead ? 1 : in->layout.shape[d - lead];
+      g.in_strides[d] = d < lead ? 0 : in->layout.strides[d - lead];
+      g.before[d] = mode == 0 ? 0 : call->attrs.ints[2 * d];
+    }
+  if (mode != 0)
+    ep_scalar_store (fill, out->layout.dtype, call->attrs.values[0]);
+
+  if (!init_by_size (&launch, call, "gather_map", itemsize, error))
+    return FALSE;
+  ep_cl_launch_tensor (&launch, out);
+  ep_cl_launch_tensor (&launch, in);
+  ep_cl_launch_arg (&launch, sizeof g, &g);
+  ep_cl_launch_arg (&launch, itemsize, fill);
+  return run_items (&launch, g.n, error);
+}
+
+static gboolean
+opencl_tile (EpOpCall  *call,
+             GError   **error)
+{
+  return gather_map (call, 0, error);
+}
+
+static gboolean
+opencl_pad (EpOpCall  *call,
+            GError   **error)
+{
+  return gather_map (call, call->attrs.values[1] == EP_PAD_CONSTANT ? 1 : 2, error);
+}
+
+/* take and take_along_axis: the indices and the source seen in the
+ * output's shape through @index_strides and @source_strides */
+static gboolean
+run_take (EpOpCall      *call,
+          const gint64  *index_strides,
+          const gint64  *source_strides,
+          gint           axis,
+          GError       **error)
+{
+  EpTensor *x = call->inputs[0], *idx = call->inputs[1], *out = call->outputs[0];
+  gsize itemsize = ep_dtype_get_itemsize (x->layout.dtype);
+  cl_long axis_stride = x->layout.strides[axis], extent = x->layout.shape[axis];
+  EpCLLaunch launch;
+  EpCLMap map;
+
+  memset (&map, 0, sizeof map);
+  map.n = ep_layout_get_size (&out->layout);
+  map.ndim = out->layout.ndim;
+  for (guint d = 0; d < out->layout.ndim; d++)
+    {
+      map.shape[d] = out->layout.shape[d];
+      map.strides[1][d] = index_strides[d];
+      map.strides[2][d] = source_strides[d];
+    }
+  map.offsets[1] = idx->layout.offset;
+  map.offsets[2] = x->layout.offset;
+  map.kinds[0] = EP_CL_CONTIGUOUS;
+  map.kinds[1] = EP_CL_STRIDED;
+  map.kinds[2] = EP_CL_STRIDED;
+
+  if (!init_by_size (&launch, call, "take", itemsize, error))
+    return FALSE;
+  ep_cl_launch_tensor (&launch, out);
+  ep_cl_launch_tensor (&launch, idx);
+  ep_cl_launch_tensor (&launch, x);
+  ep_cl_launch_arg (&launch, sizeof map, &map);
+  ep_cl_launch_arg (&launch, sizeof axis_stride, &axis_stride);
+  ep_cl_launch_arg (&launch, sizeof extent, &extent);
+  return run_items (&launch, map.n, error);
+}
+
+/* Where each axis of take's output comes from: the source's axes before
+ * and after @axis, the indices' axes in between (cpu/ep-cpu-index.c). */
+static void
+take_strides (const EpLayout *x,
+              const EpLayout *idx,
+              gint            axis,
+              gint64         *index_strides,
+              gint64         *source_strides)
+{
+  guint n = 0;
+
+  for (gint d = 0; d < axis; d++, n++)
+    {
+      index_strides[n] = 0;
+      source_strides[n] = x->strides[d];
+    }
+  for (guint d = 0; d < idx->ndim; d++, n++)
+    {
+      index_strides[n] = idx->strides[d];
+      source_strides[n] = 0;
+    }
+  for (guint d = axis + 1; d < x->ndim; d++, n++)
+    {
+      index_strides[n] = 0;
+      source_strides[n] = x->strides[d];
+    }
+}
+
+static gboolean
+opencl_take (EpOpCall  *call,
+             GError   **error)
+{
+  gint axis = call->attrs.axes[0];
+  gint64 index_strides[EP_MAX_DIMS], source_strides[EP_MAX_DIMS];
+
+  take_strides (&call->inputs[0]->layout, &call->inputs[1]->layout, axis,
+                index_strides, source_strides);
+  return run_take (call, index_strides, source_strides, axis, error);
+}
+
+static gboolean
+opencl_take_along_axis (EpOpCall  *call,
+                        GError   **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  const EpLayout *idx = &call->inputs[1]->layout;
+  const EpLayout *out = &call->outputs[0]->layout;
+  gint axis = call->attrs.axes[0];
+  gint64 index_strides[EP_MAX_DIMS], source_strides[EP_MAX_DIMS];
+
+  for (guint d = 0; d < out->ndim; d++)
+    {
+      index_strides[d] = idx->shape[d] == out->shape[d] ? idx->strides[d] : 0;
+      source_strides[d] = (gint) d != axis && x->shape[d] == out->shape[d] ? x->strides[d] : 0;
+    }
+
+  return run_take (call, index_strides, source_strides, axis, error);
+}
+
+/* mask: count each chunk's true flags, scan the counts, copy */
+static gboolean
+opencl_mask (EpOpCall  *call,
+             GError   **error)
+{
+  EpTensor *x = call->inputs[0], *mask = call->inputs[1], *out = call->outputs[0];
+  const EpLayout *xl = &x->layout;
+  guint mask_ndim = mask->layout.ndim;
+  gsize itemsize = ep_dtype_get_itemsize (xl->dtype);
+  cl_long size = ep_layout_get_size (&mask->layout);
+  cl_long chunks = (size + 255) / 256;
+  EpCLMaskMap g;
+  EpCLLaunch launch;
+  cl_mem starts;
+  gboolean ok;
+
+  memset (&g, 0, sizeof g);
+  g.size = size;
+  g.block = 1;
+  g.offset = xl->offset;
+  g.mask_ndim = mask_ndim;
+  g.rest_ndim = xl->ndim - mask_ndim;
+  for (guint d = 0; d < xl->ndim; d++)
+    {
+      if (d < mask_ndim)
+        {
+          g.mask_shape[d] = xl->shape[d];
+          g.mask_strides[d] = xl->strides[d];
+        }
+      else
+        {
+          g.rest_shape[d - mask_ndim] = xl->shape[d];
+          g.rest_strides[d - mask_ndim] = xl->strides[d];
+          g.block *= xl->shape[d];
+        }
+    }
+
+  starts = ep_opencl_create_buffer (call->device, call->op->name, chunks * sizeof (cl_long), error);
+  if (starts == NULL)
+    return FALSE;
+
+  ok = ep_cl_launch_init (&launch, call, "shape", "mask_count", error);
+  if (ok)
+    {
+      /* the mask is contiguous (the rule asked), maybe at an offset */
+      cl_long flags_offset = mask->layout.offset;
+
+      ep_cl_launch_mem (&launch, starts);
+      ep_cl_launch_tensor (&launch, mask);
+      ep_cl_launch_arg (&launch, sizeof flags_offset, &flags_offset);
+      ep_cl_launch_arg (&launch, sizeof size, &size);
+      ok = run_items (&launch, chunks, error)
+           && ep_cl_launch_init (&launch, call, "shape", "mask_scan", error);
+      if (ok)
+        {
+          ep_cl_launch_mem (&launch, starts);
+          ep_cl_launch_arg (&launch, sizeof chunks, &chunks);
+          ok = ep_cl_launch_run (&launch, 1, 1, error);
+        }
+      if (ok && (ok = init_by_size (&launch, call, "mask_write", itemsize, error)))
+        {
+          ep_cl_launch_tensor (&launch, out);
+          ep_cl_launch_tensor (&launch, x);
+          ep_cl_launch_tensor (&launch, mask);
+          ep_cl_launch_arg (&launch, sizeof flags_offset, &flags_offset);
+          ep_cl_launch_mem (&launch, starts);
+          ep_cl_launch_arg (&launch, sizeof g, &g);
+          ok = run_items (&launch, chunks, error);
+        }
+    }
+
+  clReleaseMemObject (starts);
+  return ok;
+}
+
+/* index_update and scatter_add: a copy of self, then the updates */
+static gboolean
+opencl_scatter (EpOpCall  *call,
+                GError   **error)
+{
+  EpTensor *idx = call->inputs[1], *values = call->inputs[2];
+  EpTensor *out = call->outputs[0];
+  const EpLayout *ol = &out->layout, *il = &idx->layout, *vl = &values->layout;
+  EpDType dtype = ol->dtype;
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  gint axis = call->attrs.axes[0];
+  guint walk_ndim = ol->ndim - 1 + il->ndim, lead = walk_ndim - vl->ndim;
+  gint64 walk_shape[EP_MAX_DIMS + EP_MAX_DIMS];
+  gint64 val_strides[EP_MAX_DIMS + EP_MAX_DIMS];
+  EpOpCall copy = *call;
+  EpCLScatter g;
+  EpCLLaunch launch;
+  char name[32];
+  guint w = 0;
+
+  if (call->op->id == EP_OP_SCATTER_ADD
+      && !ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
+    return FALSE;
+
+  /* start from a copy of self */
+  copy.n_inputs = 1;
+  g_snprintf (name, sizeof name, "copy_%" G_GSIZE_FORMAT, itemsize);
+  if (!ep_cl_map_kernel (&copy, "copy", name, error))
+    return FALSE;
+
+  memset (&g, 0, sizeof g);
+  for (gint d = 0; d < axis; d++)
+    walk_shape[w++] = ol->shape[d];
+  for (guint d = 0; d < il->ndim; d++)
+    walk_shape[w++] = il->shape[d];
+  for (guint d = axis + 1; d < ol->ndim; d++)
+    walk_shape[w++] = ol->shape[d];
+  for (guint d = 0; d < walk_ndim; d++)
+    {
+      if (walk_shape[d] == 0)
+        return TRUE;
+      val_strides[d] = d < lead || vl->shape[d - lead] == 1 ? 0 : vl->strides[d - lead];
+    }
+
+  g.outer = 1;
+  g.inner = 1;
+  g.count = 1;
+  g.extent = ol->shape[axis];
+  g.dest_offset = 0;
+  g.dest_axis_stride = ol->strides[axis];
+  g.idx_offset = il->offset;
+  g.val_offset = vl->offset;
+  g.outer_ndim = axis;
+  g.idx_ndim = il->ndim;
+  g.inner_ndim = ol->ndim - axis - 1;
+  for (gint d = 0; d < axis; d++)
+    {
+      g.outer_shape[d] = ol->shape[d];
+      g.dest_outer[d] = ol->strides[d];
+      g.val_outer[d] = val_strides[d];
+      g.outer *= ol->shape[d];
+    }
+  for (guint d = 0; d < il->ndim; d++)
+    {
+      g.idx_shape[d] = il->shape[d];
+      g.idx_strides[d] = il->strides[d];
+      g.val_idx[d] = val_strides[axis + d];
+      g.count *= il->shape[d];
+    }
+  for (guint d = 0; d < g.inner_ndim; d++)
+    {
+      g.inner_shape[d] = ol->shape[axis + 1 + d];
+      g.dest_inner[d] = ol->strides[axis + 1 + d];
+      g.val_inner[d] = val_strides[axis + il->ndim + d];
+      g.inner *= ol->shape[axis + 1 + d];
+    }
+
+  if (call->op->id == EP_OP_SCATTER_ADD)
+    g_snprintf (name, sizeof name, "scatter_add_%s", ep_cl_dtype_suffix (dtype));
+  else
+    g_snprintf (name, sizeof name, "update_%" G_GSIZE_FORMAT, itemsize);
+  if (!ep_cl_launch_init (&launch, call, "shape", name, error))
+    return FALSE;
+  ep_cl_launch_tensor (&launch, out);
+  ep_cl_launch_tensor (&launch, idx);
+  ep_cl_launch_tensor (&launch, values);
+  ep_cl_launch_arg (&launch, sizeof g, &g);
+  return run_items (&launch, g.outer * g.inner, error);
+}
+
+void
+ep_opencl_register_shape (EpKernelFunc *kernels)
+{
+  kernels[EP_OP_CONCATENATE] = opencl_concatenate;
+  kernels[EP_OP_TILE] = opencl_tile;
+  kernels[EP_OP_PAD] = opencl_pad;
+  kernels[EP_OP_TAKE] = opencl_take;
+  kernels[EP_OP_TAKE_ALONG_AXIS] = opencl_take_along_axis;
+  kernels[EP_OP_MASK] = opencl_mask;
+  kernels[EP_OP_INDEX_UPDATE] = opencl_scatter;
+  kernels[EP_OP_SCATTER_ADD] = opencl_scatter;
+}

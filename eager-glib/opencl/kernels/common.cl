@@ -1,0 +1,133 @@
+/* common.cl: what every eager-glib OpenCL program starts with
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Element types: float32 float, float64 double (only with EP_FP64, set
+ * when the device has cl_khr_fp64), int32 int, int64 long, bool uchar
+ * (0 or 1). Kernel names end in the type: _f32 _f64 _i32 _i64 _b.
+ *
+ * Results must match the CPU's: no contraction of a * b + c into a fused
+ * multiply-add, and integer arithmetic wraps (done in unsigned types).
+ */
+
+#pragma OPENCL FP_CONTRACT OFF
+#ifdef EP_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+/* EpDType values */
+#define EP_FLOAT32 0
+#define EP_FLOAT64 1
+#define EP_INT32 2
+#define EP_INT64 3
+#define EP_BOOL 4
+
+#define EP_MAX_DIMS 8
+#define EP_MAX_OPERANDS 4
+
+#define EP_STRIDED 0
+#define EP_CONTIGUOUS 1
+#define EP_SCALAR 2
+
+/* EpCLMap in ep-opencl-private.h: operand 0 is the contiguous output. */
+typedef struct
+{
+  long n;
+  long ndim;
+  long shape[EP_MAX_DIMS];
+  long offsets[EP_MAX_OPERANDS];
+  long kinds[EP_MAX_OPERANDS];
+  long strides[EP_MAX_OPERANDS][EP_MAX_DIMS];
+} EpMap;
+
+/* EpCLReduce in ep-opencl-private.h */
+typedef struct
+{
+  long m;
+  long k;
+  long offset;
+  long out_ndim;
+  long red_ndim;
+  long out_shape[EP_MAX_DIMS];
+  long out_strides[EP_MAX_DIMS];
+  long red_shape[EP_MAX_DIMS];
+  long red_strides[EP_MAX_DIMS];
+} EpReduce;
+
+/* EpCLRows in ep-opencl-private.h: the rows along one axis of up to
+ * three operands whose other dimensions agree. */
+typedef struct
+{
+  long rows;
+  long length;
+  long outer_ndim;
+  long outer_shape[EP_MAX_DIMS];
+  long offsets[3];
+  long axis_strides[3];
+  long outer_strides[3][EP_MAX_DIMS];
+} EpRows;
+
+/* Where operand k's element for output element i lives. */
+inline long
+ep_map_offset (const EpMap *g, int k, long i)
+{
+  long offset = g->offsets[k];
+
+  if (g->kinds[k] == EP_CONTIGUOUS)
+    return offset + i;
+  if (g->kinds[k] == EP_SCALAR)
+    return offset;
+
+  for (int d = (int) g->ndim - 1; d > 0; d--)
+    {
+      long extent = g->shape[d];
+
+      offset += (i % extent) * g->strides[k][d];
+      i /= extent;
+    }
+
+  return g->ndim > 0 ? offset + i * g->strides[k][0] : offset;
+}
+
+/* The element index i of a row-major walk over (shape, strides). */
+inline long
+ep_unravel (long i, long ndim, const long *shape, const long *strides)
+{
+  long offset = 0;
+
+  for (int d = (int) ndim - 1; d > 0; d--)
+    {
+      offset += (i % shape[d]) * strides[d];
+      i /= shape[d];
+    }
+
+  return ndim > 0 ? offset + i * strides[0] : 0;
+}
+
+#define EP_WRAP32(e) as_int ((uint) (e))
+#define EP_WRAP64(e) as_long ((ulong) (e))
+
+/* Float to integer as NumPy does on x86-64: what does not fit (NaN,
+ * infinities, out of range) becomes the type's minimum. */
+#define EP_F_TO_I32(x) (((x) >= -2147483648.0f && (x) < 2147483648.0f) ? (int) (x) : INT_MIN)
+#define EP_F_TO_I64(x) (((x) >= -9223372036854775808.0f && (x) < 9223372036854775808.0f) ? (long) (x) : LONG_MIN)
+#define EP_D_TO_I32(x) (((x) >= -2147483648.0 && (x) < 2147483648.0) ? (int) (x) : INT_MIN)
+#define EP_D_TO_I64(x) (((x) >= -9223372036854775808.0 && (x) < 9223372036854775808.0) ? (long) (x) : LONG_MIN)
+
+/* The first element of row r of operand k. */
+inline long
+ep_row_base (const EpRows *g, int k, long r)
+{
+  return g->offsets[k] + ep_unravel (r, g->outer_ndim, g->outer_shape, g->outer_strides[k]);
+}
+
+/* Sums of exponentials accumulate in double where the device has it, as
+ * on the CPU. */
+#ifdef EP_FP64
+typedef double ep_acc;
+#else
+typedef float ep_acc;
+#endif
+
+/* NaN-propagating maximum */
+#define EP_NAN_MAX(m, x) (((m) > (x) || isnan (m)) ? (m) : (x))

@@ -1,0 +1,104 @@
+/* copy.cl: astype and contiguous
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Mirrors cpu/ep-cpu-copy.c: floats to integers truncate toward zero,
+ * what does not fit gives the type's minimum; integers wrap when
+ * narrowed; anything to bool tests for non-zero.
+ */
+
+#ifdef EP_FP64
+#define FP64(x) x
+#else
+#define FP64(x)
+#endif
+
+/* One kernel per source type (cast_from_f32 …); @to, an EpDType, picks
+ * the target type once, outside the loop. */
+#define TO(DST, dtype, CONVERT)                                             \
+  case dtype:                                                               \
+    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
+      {                                                                     \
+        SRC_T x = in[ep_map_offset (&g, 1, i)];                             \
+        ((__global DST *) out)[i] = CONVERT;                                \
+      }                                                                     \
+    break;
+
+#define AS(T) ((T) x)
+#define TO_BOOL ((uchar) (x != 0))
+#define WRAP_TO_I32 as_int ((uint) (ulong) x)
+
+#define CAST_FROM(name, CASES)                                              \
+__kernel void                                                               \
+name (__global uchar *out,                                                  \
+      __global const SRC_T *in,                                             \
+      const EpMap g,                                                        \
+      int to)                                                               \
+{                                                                           \
+  switch (to)                                                               \
+    {                                                                       \
+    CASES                                                                   \
+    }                                                                       \
+}
+
+#define SRC_T float
+CAST_FROM (cast_from_f32,
+  TO (float, EP_FLOAT32, x)
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, EP_F_TO_I32 (x))
+  TO (long, EP_INT64, EP_F_TO_I64 (x))
+  TO (uchar, EP_BOOL, TO_BOOL))
+#undef SRC_T
+
+#ifdef EP_FP64
+#define SRC_T double
+CAST_FROM (cast_from_f64,
+  TO (float, EP_FLOAT32, AS (float))
+  TO (double, EP_FLOAT64, x)
+  TO (int, EP_INT32, EP_D_TO_I32 (x))
+  TO (long, EP_INT64, EP_D_TO_I64 (x))
+  TO (uchar, EP_BOOL, TO_BOOL))
+#undef SRC_T
+#endif
+
+#define SRC_T int
+CAST_FROM (cast_from_i32,
+  TO (float, EP_FLOAT32, AS (float))
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, x)
+  TO (long, EP_INT64, AS (long))
+  TO (uchar, EP_BOOL, TO_BOOL))
+#undef SRC_T
+
+#define SRC_T long
+CAST_FROM (cast_from_i64,
+  TO (float, EP_FLOAT32, AS (float))
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, WRAP_TO_I32)
+  TO (long, EP_INT64, x)
+  TO (uchar, EP_BOOL, TO_BOOL))
+#undef SRC_T
+
+#define SRC_T uchar
+CAST_FROM (cast_from_b,
+  TO (float, EP_FLOAT32, AS (float))
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, AS (int))
+  TO (long, EP_INT64, AS (long))
+  TO (uchar, EP_BOOL, x))
+#undef SRC_T
+
+#define COPY(name, T)                                                       \
+__kernel void                                                               \
+name (__global T *out,                                                      \
+      __global const T *in,                                                 \
+      const EpMap g)                                                        \
+{                                                                           \
+  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+    out[i] = in[ep_map_offset (&g, 1, i)];                                  \
+}
+
+/* contiguous: by item size */
+COPY (copy_1, uchar)
+COPY (copy_4, uint)
+COPY (copy_8, ulong)

@@ -1,0 +1,280 @@
+/* shape.cl: concatenate, tile, pad, take, take_along_axis, mask,
+ * index_update, scatter_add
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Mirrors cpu/ep-cpu-join.c and cpu/ep-cpu-index.c, by item size where
+ * only bytes move. The rules have checked every index; kernels skip one
+ * out of range rather than touch memory outside a buffer.
+ */
+
+#ifdef EP_FP64
+#define FP64(x) x
+#else
+#define FP64(x)
+#endif
+
+/* concatenate: an input copied into its block of the output; both are
+ * strided (operand 0 is the block, not contiguous) */
+#define BLOCK_COPY(name, T)                                                 \
+__kernel void                                                               \
+name (__global T *out,                                                      \
+      __global const T *in,                                                 \
+      const EpMap g)                                                        \
+{                                                                           \
+  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+    out[ep_map_offset (&g, 0, i)] = in[ep_map_offset (&g, 1, i)];           \
+}
+
+BLOCK_COPY (block_copy_1, uchar)
+BLOCK_COPY (block_copy_4, uint)
+BLOCK_COPY (block_copy_8, ulong)
+
+/* tile and pad: output index o along axis d reads input index
+ * source (o) along d, or the fill where that is -1 */
+typedef struct
+{
+  long n;
+  long ndim;
+  long mode;              /* 0 tile, 1 pad constant, 2 pad reflect */
+  long offset;
+  long out_shape[EP_MAX_DIMS];
+  long in_shape[EP_MAX_DIMS];
+  long in_strides[EP_MAX_DIMS];
+  long before[EP_MAX_DIMS];
+} EpGatherMap;
+
+/* ep_pad_source_index () of ep-ops-join.c, and tile's o % extent */
+inline long
+ep_source_index (const EpGatherMap *g, int d, long o)
+{
+  long extent = g->in_shape[d];
+  long i, period;
+
+  if (g->mode == 0)
+    return o % extent;
+
+  i = o - g->before[d];
+  if (i >= 0 && i < extent)
+    return i;
+  if (g->mode == 1)
+    return -1;
+  if (extent == 1)
+    return 0;
+  period = 2 * (extent - 1);
+  i %= period;
+  if (i < 0)
+    i += period;
+  return i < extent ? i : period - i;
+}
+
+#define GATHER_MAP(name, T)                                                 \
+__kernel void                                                               \
+name (__global T *out,                                                      \
+      __global const T *in,                                                 \
+      const EpGatherMap g,                                                  \
+      T fill)                                                               \
+{                                                                           \
+  for (long t = get_global_id (0); t < g.n; t += get_global_size (0))       \
+    {                                                                       \
+      long rest = t, offset = g.offset;                                     \
+      int outside = 0;                                                      \
+      for (int d = (int) g.ndim - 1; d >= 0; d--)                           \
+        {                                                                   \
+          long s = ep_source_index (&g, d, rest % g.out_shape[d]);          \
+          rest /= g.out_shape[d];                                           \
+          if (s < 0)                                                        \
+            outside = 1;                                                    \
+          else                                                              \
+            offset += s * g.in_strides[d];                                  \
+        }                                                                   \
+      out[t] = outside ? fill : in[offset];                                 \
+    }                                                                       \
+}
+
+GATHER_MAP (gather_map_1, uchar)
+GATHER_MAP (gather_map_4, uint)
+GATHER_MAP (gather_map_8, ulong)
+
+/* take, take_along_axis: operands 0 (the output), 1 (the indices) and 2
+ * (the source, standing still along @axis) seen in the output's shape */
+#define TAKE(name, T)                                                       \
+__kernel void                                                               \
+name (__global T *out,                                                      \
+      __global const long *indices,                                         \
+      __global const T *source,                                             \
+      const EpMap g,                                                        \
+      long axis_stride,                                                     \
+      long extent)                                                          \
+{                                                                           \
+  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+    {                                                                       \
+      long k = indices[ep_map_offset (&g, 1, i)];                           \
+      if (k < 0)                                                            \
+        k += extent;                                                        \
+      out[i] = (k >= 0 && k < extent) ? source[ep_map_offset (&g, 2, i) + k * axis_stride] : 0; \
+    }                                                                       \
+}
+
+TAKE (take_1, uchar)
+TAKE (take_4, uint)
+TAKE (take_8, ulong)
+
+/* mask, in three steps: count the true flags of each chunk of the
+ * (contiguous) mask, turn the counts into starting positions, then let
+ * each chunk copy its selected blocks (of @block elements, the axes the
+ * mask does not cover) in order. */
+#define MASK_CHUNK 256
+
+__kernel void
+mask_count (__global long *counts,
+            __global const uchar *mask,
+            long offset,
+            long size)
+{
+  __global const uchar *flags = mask + offset;
+  long chunks = (size + MASK_CHUNK - 1) / MASK_CHUNK;
+
+  for (long c = get_global_id (0); c < chunks; c += get_global_size (0))
+    {
+      long total = 0;
+
+      for (long k = c * MASK_CHUNK; k < min (size, (c + 1) * MASK_CHUNK); k++)
+        total += flags[k] != 0;
+      counts[c] = total;
+    }
+}
+
+__kernel void
+mask_scan (__global long *counts,
+           long chunks)
+{
+  long sum = 0;
+
+  if (get_global_id (0) != 0)
+    return;
+  for (long c = 0; c < chunks; c++)
+    {
+      long count = counts[c];
+
+      counts[c] = sum;
+      sum += count;
+    }
+}
+
+/* The source: the mask's axes (shape, strides) then the rest (block
+ * axes), in EpRows's fields: outer for the mask's axes, the block as a
+ * second unravel. */
+typedef struct
+{
+  long size;
+  long block;
+  long offset;
+  long mask_ndim;
+  long rest_ndim;
+  long mask_shape[EP_MAX_DIMS];
+  long mask_strides[EP_MAX_DIMS];
+  long rest_shape[EP_MAX_DIMS];
+  long rest_strides[EP_MAX_DIMS];
+} EpMaskMap;
+
+#define MASK_WRITE(name, T)                                                 \
+__kernel void                                                               \
+name (__global T *out,                                                      \
+      __global const T *x,                                                  \
+      __global const uchar *mask,                                           \
+      long flags_offset,                                                    \
+      __global const long *starts,                                          \
+      const EpMaskMap g)                                                    \
+{                                                                           \
+  __global const uchar *flags = mask + flags_offset;                        \
+  long chunks = (g.size + MASK_CHUNK - 1) / MASK_CHUNK;                     \
+  for (long c = get_global_id (0); c < chunks; c += get_global_size (0))    \
+    {                                                                       \
+      long position = starts[c];                                            \
+      for (long k = c * MASK_CHUNK; k < min (g.size, (c + 1) * MASK_CHUNK); k++) \
+        {                                                                   \
+          long base;                                                        \
+          if (!flags[k])                                                    \
+            continue;                                                       \
+          base = g.offset + ep_unravel (k, g.mask_ndim, g.mask_shape, g.mask_strides); \
+          for (long j = 0; j < g.block; j++)                                \
+            out[position * g.block + j] = x[base + ep_unravel (j, g.rest_ndim, g.rest_shape, g.rest_strides)]; \
+          position++;                                                       \
+        }                                                                   \
+    }                                                                       \
+}
+
+MASK_WRITE (mask_write_1, uchar)
+MASK_WRITE (mask_write_4, uint)
+MASK_WRITE (mask_write_8, ulong)
+
+/* index_update, scatter_add: a work-item owns the destination positions
+ * that share everything but the indexed axis, and applies its updates in
+ * the CPU's order (so repeated indices accumulate, or the last wins,
+ * exactly as there). The walk is in take's shape: axes before @axis
+ * (outer), the indices' axes, the axes after @axis (inner). */
+typedef struct
+{
+  long outer;             /* positions before the axis × after it */
+  long inner;             /* positions after the axis */
+  long count;             /* indices */
+  long extent;
+  long dest_offset;
+  long dest_axis_stride;
+  long idx_offset;
+  long val_offset;
+  long outer_ndim, idx_ndim, inner_ndim;
+  long outer_shape[EP_MAX_DIMS];
+  long idx_shape[EP_MAX_DIMS];
+  long inner_shape[EP_MAX_DIMS];
+  long dest_outer[EP_MAX_DIMS];     /* the destination's strides */
+  long dest_inner[EP_MAX_DIMS];
+  long idx_strides[EP_MAX_DIMS];    /* the indices' */
+  long val_outer[EP_MAX_DIMS];      /* the values', broadcast */
+  long val_idx[EP_MAX_DIMS];
+  long val_inner[EP_MAX_DIMS];
+} EpScatter;
+
+#define REPLACE(d, v) (v)
+#define ADD(d, v) ((d) + (v))
+#define ADD_WRAP32(d, v) EP_WRAP32 ((uint) (d) + (uint) (v))
+#define ADD_WRAP64(d, v) EP_WRAP64 ((ulong) (d) + (ulong) (v))
+#define OR(d, v) ((uchar) ((d) | (v)))
+
+#define SCATTER(name, T, COMBINE)                                           \
+__kernel void                                                               \
+name (__global T *dest,                                                     \
+      __global const long *indices,                                         \
+      __global const T *values,                                             \
+      const EpScatter g)                                                    \
+{                                                                           \
+  for (long p = get_global_id (0); p < g.outer * g.inner; p += get_global_size (0)) \
+    {                                                                       \
+      long o = p / g.inner, n = p % g.inner;                                \
+      long d0 = g.dest_offset + ep_unravel (o, g.outer_ndim, g.outer_shape, g.dest_outer) \
+                + ep_unravel (n, g.inner_ndim, g.inner_shape, g.dest_inner); \
+      long v0 = g.val_offset + ep_unravel (o, g.outer_ndim, g.outer_shape, g.val_outer) \
+                + ep_unravel (n, g.inner_ndim, g.inner_shape, g.val_inner); \
+      for (long q = 0; q < g.count; q++)                                    \
+        {                                                                   \
+          long k = indices[g.idx_offset + ep_unravel (q, g.idx_ndim, g.idx_shape, g.idx_strides)]; \
+          __global T *d;                                                    \
+          if (k < 0)                                                        \
+            k += g.extent;                                                  \
+          if (k < 0 || k >= g.extent)                                       \
+            continue;                                                       \
+          d = dest + d0 + k * g.dest_axis_stride;                           \
+          *d = COMBINE (*d, values[v0 + ep_unravel (q, g.idx_ndim, g.idx_shape, g.val_idx)]); \
+        }                                                                   \
+    }                                                                       \
+}
+
+SCATTER (update_1, uchar, REPLACE)
+SCATTER (update_4, uint, REPLACE)
+SCATTER (update_8, ulong, REPLACE)
+SCATTER (scatter_add_f32, float, ADD)
+FP64 (SCATTER (scatter_add_f64, double, ADD))
+SCATTER (scatter_add_i32, int, ADD_WRAP32)
+SCATTER (scatter_add_i64, long, ADD_WRAP64)
+SCATTER (scatter_add_b, uchar, OR)

@@ -1,0 +1,893 @@
+/* test-backend-ops.c: every op on every device against the CPU
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * In the manner of ggml's test-backend-ops: each case (an op, input
+ * shapes, attributes) runs for every element type on the CPU and on each
+ * other device, from the same data, and the results must agree: exactly
+ * for exact ops, within a few units in the last place for transcendental
+ * functions, within a summation tolerance for sums and products. Inputs
+ * include broadcasting, 0-d and empty tensors, and non-contiguous views
+ * (transposed, strided with an offset, broadcast with stride 0) built on
+ * each device. When the CPU refuses a case (a dtype error), the device
+ * must refuse it with the same error code.
+ *
+ * Shape specs: "3x4" is contiguous, "" is 0-d; a suffix makes a view of
+ * that shape: t (transposed storage), s (every other element of a wider
+ * tensor, at an offset), b (the first dimension broadcast, stride 0).
+ */
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <eager-glib/eager-glib.h>
+
+#include "ep-device-private.h"
+#include "ep-dispatch-private.h"
+#include "ep-scalar-private.h"
+#include "ep-tensor-private.h"
+
+typedef enum {
+  DATA_RANDOM,
+  DATA_SPECIAL,
+  DATA_LABELS,      /* input `indexed`: int64 labels in [0, classes) */
+  DATA_BAD_LABELS,  /* the same with two out of range */
+  DATA_MASK,        /* input `indexed`: bool */
+  DATA_DIAGONAL,    /* input 0: square matrices, a strong diagonal */
+  DATA_ONES,        /* input 0: ones (singular matrices) */
+} DataKind;
+
+typedef struct
+{
+  const char *op;
+  const char *inputs[3];
+  const char *axes;       /* NULL: all axes; "0,2"; for expand_dims the axis */
+  gboolean    keepdims;
+  const char *ints;       /* integers ("3x4x-1"): a shape, k, seed … */
+  gdouble     values[3];
+  DataKind    data;
+  gint64      classes;    /* with DATA_LABELS */
+  guint       indexed;    /* with DATA_LABELS, DATA_MASK: which input (1-based) */
+  guint       dtypes;     /* the dtypes to run, a bit for each; 0: all */
+} Case;
+
+#define ALL_DTYPES 5
+
+#define BINARY_CASES(op)                                                    \
+  { op, { "3x4", "3x4" } },                                                 \
+  { op, { "3x4", "4" } },                                                   \
+  { op, { "3x1", "1x4" } },                                                 \
+  { op, { "", "5" } },                                                      \
+  { op, { "7x5t", "7x5s" } },                                               \
+  { op, { "4x3b", "4x3t" } },                                               \
+  { op, { "2x1x3x1x2", "4x1x2" } },                                         \
+  { op, { "33x65", "65" } },                                                \
+  { op, { "0x3", "3" } },                                                   \
+  { op, { "6", "6" }, .data = DATA_SPECIAL }
+
+#define UNARY_CASES(op)                                                     \
+  { op, { "3x4" } },                                                        \
+  { op, { "5x6t" } },                                                       \
+  { op, { "4x3s" } },                                                       \
+  { op, { "4x3b" } },                                                       \
+  { op, { "" } },                                                           \
+  { op, { "0" } },                                                          \
+  { op, { "1000" } },                                                       \
+  { op, { "14" }, .data = DATA_SPECIAL }
+
+#define EXTREMUM_CASES(op)                                                  \
+  { op, { "3x4x5" }, "1" },                                                 \
+  { op, { "3x4x5" }, "0", TRUE },                                           \
+  { op, { "6x7t" }, "1" },                                                  \
+  { op, { "4x5s" } },                                                       \
+  { op, { "4x5s" }, NULL, TRUE },                                           \
+  { op, { "3000" } },                                                       \
+  { op, { "2x7" }, "1", .data = DATA_SPECIAL }
+
+#define ROW_CASES(op)                                                       \
+  { op, { "3x4x5" }, "2" },                                                 \
+  { op, { "3x4x5" }, "0" },                                                 \
+  { op, { "6x7t" }, "1" },                                                  \
+  { op, { "4x5s" }, "0" },                                                  \
+  { op, { "5" }, "0" },                                                     \
+  { op, { "0x3" }, "1" },                                                   \
+  { op, { "2x3000" }, "1" },                                                \
+  { op, { "2x7" }, "1", .data = DATA_SPECIAL }
+
+#define REDUCE_CASES(op)                                                    \
+  { op, { "3x4x5" } },                                                      \
+  { op, { "3x4x5" }, "0" },                                                 \
+  { op, { "3x4x5" }, "1", TRUE },                                           \
+  { op, { "3x4x5" }, "2" },                                                 \
+  { op, { "3x4x5" }, "0,2", TRUE },                                         \
+  { op, { "6x7t" }, "1" },                                                  \
+  { op, { "4x5s" }, "0" },                                                  \
+  { op, { "4x5b" }, "0" },                                                  \
+  { op, { "" } },                                                           \
+  { op, { "0x3" }, "0" },                                                   \
+  { op, { "70000" } },                                                      \
+  { op, { "5000x7" }, "1" },                                                \
+  { op, { "200x2000" }, "1" },                                              \
+  { op, { "2000x200" }, "0" },                                              \
+  { op, { "3x300t" }, "1" },                                                \
+  { op, { "2x14" }, "1", .data = DATA_SPECIAL }
+
+static const Case cases[] = {
+  /* creation */
+  { "full", { NULL }, .ints = "3x4", .values = { 2.5 } },
+  { "full", { NULL }, .ints = "7", .values = { -1.7 } },
+  { "full", { NULL }, .ints = "", .values = { NAN } },
+  { "full", { NULL }, .ints = "0x5", .values = { 1 } },
+  { "arange", { NULL }, .values = { 0, 10, 1 } },
+  { "arange", { NULL }, .values = { 1.5, -2, -0.5 } },
+  { "arange", { NULL }, .values = { -3, 3, 0.7 } },
+  { "arange", { NULL }, .values = { 0, 3000, 3 } },
+  { "arange", { NULL }, .values = { 5, 5, 1 } },
+
+  /* copies and layout */
+  { "astype", { "3x4" } },
+  { "astype", { "4x5t" } },
+  { "astype", { "3x4s" } },
+  { "astype", { "14" }, .data = DATA_SPECIAL },
+  { "contiguous", { "5x6t" } },
+  { "contiguous", { "4x3s" } },
+  { "contiguous", { "4x3b" } },
+  { "contiguous", { "2x3x4t" } },
+  { "to_device", { "3x4" } },
+  { "to_device", { "5x6t" } },
+  { "to_device", { "" } },
+  { "to_device", { "0x2" } },
+
+  BINARY_CASES ("add"),
+  BINARY_CASES ("sub"),
+  BINARY_CASES ("mul"),
+  BINARY_CASES ("div"),
+  BINARY_CASES ("pow"),
+  BINARY_CASES ("less"),
+  BINARY_CASES ("less_equal"),
+  BINARY_CASES ("equal"),
+  BINARY_CASES ("not_equal"),
+  BINARY_CASES ("greater"),
+  BINARY_CASES ("greater_equal"),
+
+  { "where", { "3x1", "4", "3x4" } },
+  { "where", { "5x4t", "4", "" } },
+  { "where", { "2x3s", "2x3b", "2x3" } },
+  { "where", { "0x3", "3", "3" } },
+
+  UNARY_CASES ("neg"),
+  UNARY_CASES ("abs"),
+  UNARY_CASES ("square"),
+  UNARY_CASES ("sqrt"),
+  UNARY_CASES ("exp"),
+  UNARY_CASES ("log"),
+  UNARY_CASES ("tanh"),
+  UNARY_CASES ("sigmoid"),
+  UNARY_CASES ("relu"),
+
+  REDUCE_CASES ("sum"),
+  REDUCE_CASES ("mean"),
+  REDUCE_CASES ("max"),
+  REDUCE_CASES ("min"),
+
+  /* views: no kernels, but they must agree too */
+  { "reshape", { "3x4t" }, .ints = "2x6" },
+  { "reshape", { "3x4" }, .ints = "4x3" },
+  { "transpose", { "2x3x4" }, "2,0,1" },
+  { "expand_dims", { "3x4s" }, "1" },
+  { "squeeze", { "1x3x1" } },
+
+  /* math (issue 3) */
+  BINARY_CASES ("floordiv"),
+  BINARY_CASES ("mod"),
+  BINARY_CASES ("minimum"),
+  BINARY_CASES ("maximum"),
+  BINARY_CASES ("logical_and"),
+  BINARY_CASES ("logical_or"),
+  { "clip", { "3x4" }, .values = { -1, 1.5 } },
+  { "clip", { "5x6t" }, .values = { -INFINITY, 0 } },
+  { "clip", { "4x3s" }, .values = { NAN, 2 } },
+  { "clip", { "4x3b" }, .values = { -2, INFINITY } },
+  { "clip", { "14" }, .values = { -3e9, 5e9 }, .data = DATA_SPECIAL },
+  { "clip", { "14" }, .values = { 2, -2 }, .data = DATA_SPECIAL },
+  UNARY_CASES ("expm1"),
+  UNARY_CASES ("log1p"),
+  UNARY_CASES ("log2"),
+  UNARY_CASES ("log10"),
+  UNARY_CASES ("sin"),
+  UNARY_CASES ("cos"),
+  UNARY_CASES ("tan"),
+  UNARY_CASES ("sinh"),
+  UNARY_CASES ("cosh"),
+  UNARY_CASES ("arcsin"),
+  UNARY_CASES ("arccos"),
+  UNARY_CASES ("arctan"),
+  UNARY_CASES ("arcsinh"),
+  UNARY_CASES ("arccosh"),
+  UNARY_CASES ("arctanh"),
+  UNARY_CASES ("softplus"),
+  UNARY_CASES ("sign"),
+  UNARY_CASES ("round"),
+  UNARY_CASES ("ceil"),
+  UNARY_CASES ("floor"),
+  UNARY_CASES ("logical_not"),
+  UNARY_CASES ("isnan"),
+  UNARY_CASES ("isinf"),
+  UNARY_CASES ("isfinite"),
+
+  { "prod", { "3x4x5" } },
+  { "prod", { "3x4x5" }, "1", TRUE },
+  { "prod", { "6x7t" }, "0" },
+  { "prod", { "4x5s" }, "1" },
+  { "prod", { "0x3" }, "0" },
+  { "prod", { "300x40" }, "1" },
+  { "prod", { "2x14" }, "1", .data = DATA_SPECIAL },
+  REDUCE_CASES ("all"),
+  REDUCE_CASES ("any"),
+  REDUCE_CASES ("logsumexp"),
+  ROW_CASES ("cumsum"),
+  { "cumsum", { "4x5t" } },
+  { "cumsum", { "" } },
+  EXTREMUM_CASES ("argmin"),
+  EXTREMUM_CASES ("argmax"),
+  ROW_CASES ("sort"),
+  ROW_CASES ("argsort"),
+  { "topk", { "3x9" }, .ints = "3x1" },
+  { "topk", { "3x9" }, .ints = "4x0" },
+  { "topk", { "5x6t" }, .ints = "5x1" },
+  { "topk", { "2x3000" }, .ints = "10x1" },
+  { "topk", { "2x3000" }, .ints = "7x0" },
+  { "topk", { "4x3s" }, .ints = "0x1" },
+  { "topk", { "2x7" }, .ints = "7x1", .data = DATA_SPECIAL },
+  { "topk", { "" }, .ints = "1x1" },
+  ROW_CASES ("softmax"),
+  ROW_CASES ("log_softmax"),
+#define LABELS(n) .data = DATA_LABELS, .classes = (n), .indexed = 2
+#define BAD_LABELS(n) .data = DATA_BAD_LABELS, .classes = (n), .indexed = 2
+  { "crossentropy", { "6x5", "6" }, LABELS (5) },
+  { "crossentropy", { "5x6t", "6" }, LABELS (5) },
+  { "crossentropy", { "300x10s", "300" }, LABELS (10) },
+  { "crossentropy", { "6x5", "6" }, BAD_LABELS (5) },
+  { "crossentropy", { "6x5", "6x2" }, LABELS (5) },
+  { "onehot_like", { "6x5", "6" }, .values = { 2.5 }, LABELS (5) },
+  { "onehot_like", { "4x3t", "4" }, .values = { -1 }, LABELS (3) },
+  { "onehot_like", { "6x5", "6" }, .values = { 1 }, BAD_LABELS (5) },
+
+  /* shapes and indexing (issue 4) */
+  { "broadcast_to", { "3x1" }, .ints = "2x3x4" },
+  { "flip", { "3x4x5" }, "0,2" },
+  { "slice", { "5x6" }, .ints = "1x0x5x6x2x3" },
+  { "concatenate", { "2x3", "4x3t", "1x3s" }, "0" },
+  { "concatenate", { "3x2", "3x0", "3x4b" }, "1" },
+  { "concatenate", { "", "" } },
+  { "tile", { "2x3" }, .ints = "2x1x3" },
+  { "tile", { "3x2t" }, .ints = "2" },
+  { "tile", { "" }, .ints = "4" },
+  { "pad", { "3x4" }, .ints = "1x2x0x3", .values = { 7.5, EP_PAD_CONSTANT } },
+  { "pad", { "4x3t" }, .ints = "2x3x1x1", .values = { 0, EP_PAD_REFLECT } },
+  { "pad", { "1x5s" }, .ints = "2x2x5x0", .values = { 0, EP_PAD_REFLECT } },
+  { "take", { "4x5", "7" }, "0", LABELS (4) },
+  { "take", { "4x5t", "2x3" }, "1", LABELS (5) },
+  { "take", { "6", "" }, "0", LABELS (6) },
+  { "take_along_axis", { "4x5", "4x3" }, "1", LABELS (5) },
+  { "take_along_axis", { "4x5s", "2x5" }, "0", LABELS (4) },
+  { "mask", { "4x5", "4x5" }, .data = DATA_MASK, .indexed = 2 },
+  { "mask", { "4x5t", "4" }, .data = DATA_MASK, .indexed = 2 },
+  { "mask", { "700x3s", "700" }, .data = DATA_MASK, .indexed = 2 },
+  { "index_update", { "5x4", "3", "3x4" }, "0", LABELS (5) },
+  { "index_update", { "4x5t", "2x3", "4x2x3" }, "1", LABELS (5) },
+  { "index_update", { "6", "9", "" }, "0", LABELS (6) },
+  { "scatter_add", { "5x4", "7", "7x4" }, "0", LABELS (5) },
+  { "scatter_add", { "4x5t", "2x3", "4x2x3" }, "1", LABELS (5) },
+  { "scatter_add", { "6", "40", "40" }, "0", LABELS (6) },
+
+  /* LAPACK */
+  { "inv", { "4x4" }, .data = DATA_DIAGONAL },
+  { "inv", { "2x3x3t" }, .data = DATA_DIAGONAL },
+  { "inv", { "1x1" }, .data = DATA_DIAGONAL },
+  { "inv", { "40x40" }, .data = DATA_DIAGONAL },
+  { "inv", { "2x3x3" }, .data = DATA_ONES },
+  { "slogdet", { "4x4" }, .data = DATA_DIAGONAL },
+  { "slogdet", { "2x5x5t" }, .data = DATA_DIAGONAL },
+  { "slogdet", { "3x3" }, .data = DATA_ONES },
+  { "slogdet", { "4x0x0" }, .data = DATA_DIAGONAL },
+  { "solve", { "4x4", "4" }, .data = DATA_DIAGONAL },
+  { "solve", { "2x3x3", "3x2" }, .data = DATA_DIAGONAL },
+  { "solve", { "3x3t", "2x3x4" }, .data = DATA_DIAGONAL },
+  { "solve", { "3x3", "3" }, .data = DATA_ONES },
+  { "linspace", { NULL }, .ints = "5x1", .values = { 0, 1 } },
+  { "linspace", { NULL }, .ints = "7x0", .values = { -2.5, 10 } },
+  { "linspace", { NULL }, .ints = "1x1", .values = { 3, 4 } },
+  { "linspace", { NULL }, .ints = "0x1", .values = { 0, 1 } },
+  { "linspace", { NULL }, .ints = "1000x1", .values = { 1e-3, 7 } },
+  { "eye", { NULL }, .ints = "3x4x0" },
+  { "eye", { NULL }, .ints = "5x3x-1" },
+  { "eye", { NULL }, .ints = "4x4x2" },
+  { "eye", { NULL }, .ints = "3x3x7" },
+  { "uniform", { NULL }, .ints = "3x5x42x0", .values = { -1, 2 } },
+  { "uniform", { NULL }, .ints = "1001x7x3", .values = { 0, 1 } },
+  { "uniform", { NULL }, .ints = "2x5x1x1", .values = { 5, 5 } },
+  { "normal", { NULL }, .ints = "3x5x42x0", .values = { 0, 1 } },
+  { "normal", { NULL }, .ints = "1001x9x2", .values = { 0.5, 2 } },
+
+  { "matmul", { "3x4", "4x5" } },
+  { "matmul", { "4", "4x5" } },
+  { "matmul", { "3x4", "4" } },
+  { "matmul", { "4", "4" } },
+  { "matmul", { "2x3x4", "4x5" } },
+  { "matmul", { "2x1x3x4", "5x4x2" } },
+  { "matmul", { "4x6t", "6x5t" } },
+  { "matmul", { "3x4s", "4x5" } },
+  { "matmul", { "2x3x4b", "4x2" } },
+  { "matmul", { "0x4", "4x3" } },
+  { "matmul", { "3x0", "0x2" } },
+  { "matmul", { "37x64", "64x33" } },
+  /* large enough for CLBlast (float32 only: each of its routines costs
+   * seconds to compile on a cold cache) */
+  { "matmul", { "70x80", "80x90" }, .dtypes = 1 << EP_DTYPE_FLOAT32 },
+  { "matmul", { "3x1x70x80t", "2x80x90" }, .dtypes = 1 << EP_DTYPE_FLOAT32 },
+};
+
+typedef struct
+{
+  EpDevice   *device;
+  const Case *c;
+  EpDType     dtype;
+} Test;
+
+static const char *const dtype_names[] = { "float32", "float64", "int32", "int64", "bool" };
+
+/* Shapes and views */
+
+typedef struct
+{
+  gint64 shape[EP_MAX_DIMS];
+  guint  ndim;
+  char   view;   /* 0, 't', 's' or 'b' */
+} Spec;
+
+static void
+parse_dims (const char *text,
+            gint64     *shape,
+            guint      *ndim)
+{
+  *ndim = 0;
+  while (*text != '\0' && (g_ascii_isdigit (*text) || *text == '-'))
+    {
+      char *end;
+
+      shape[(*ndim)++] = g_ascii_strtoll (text, &end, 10);
+      text = *end == 'x' ? end + 1 : end;
+    }
+}
+
+static void
+parse_spec (const char *text,
+            Spec       *spec)
+{
+  gsize len = strlen (text);
+
+  memset (spec, 0, sizeof *spec);
+  parse_dims (text, spec->shape, &spec->ndim);
+  if (len > 0 && g_ascii_isalpha (text[len - 1]))
+    spec->view = text[len - 1];
+}
+
+/* The contiguous tensor a view is cut from. */
+static void
+base_shape (const Spec *spec,
+            gint64     *shape)
+{
+  memcpy (shape, spec->shape, spec->ndim * sizeof (gint64));
+  switch (spec->view)
+    {
+    case 't':
+      for (guint d = 0; d < spec->ndim; d++)
+        shape[d] = spec->shape[spec->ndim - 1 - d];
+      break;
+    case 's':
+      shape[spec->ndim - 1] = 2 * spec->shape[spec->ndim - 1] + 1;
+      break;
+    case 'b':
+      shape[0] = 1;
+      break;
+    default:
+      break;
+    }
+}
+
+static EpTensor *
+make_view (EpTensor   *base,
+           const Spec *spec)
+{
+  EpLayout layout = base->layout;
+
+  layout.ndim = spec->ndim;
+  memcpy (layout.shape, spec->shape, spec->ndim * sizeof (gint64));
+  switch (spec->view)
+    {
+    case 't':
+      for (guint d = 0; d < spec->ndim; d++)
+        layout.strides[d] = base->layout.strides[spec->ndim - 1 - d];
+      break;
+    case 's':
+      layout.strides[spec->ndim - 1] *= 2;
+      layout.offset += 1;
+      break;
+    case 'b':
+      layout.strides[0] = 0;
+      break;
+    default:
+      return g_object_ref (base);
+    }
+
+  return ep_tensor_new_with_storage (&layout, base->storage);
+}
+
+/* Data */
+
+static gdouble
+special_value (EpDType dtype,
+               guint   i)
+{
+  static const gdouble floats[] = {
+    NAN, INFINITY, -INFINITY, 0.0, -0.0, 1e-40, 3e9, -3e9, 2.5, -2.5, 0.5, 100, -100, 1e30,
+  };
+  static const gdouble ints[] = {
+    -2147483648.0, 2147483647.0, -1, 0, 1, 4611686018427387904.0, -4611686018427387904.0,
+    65536, -65536, 46341, 3, -7, 31, 63,
+  };
+
+  if (ep_dtype_is_floating (dtype))
+    return floats[i % G_N_ELEMENTS (floats)];
+  if (ep_dtype_is_integer (dtype))
+    return ints[i % G_N_ELEMENTS (ints)];
+  return i % 2;
+}
+
+static EpTensor *
+make_labels (GRand      *rand,
+             const Spec *spec,
+             const Case *c)
+{
+  gint64 n = 1;
+  g_autofree gdouble *values = NULL;
+  g_autoptr(GError) error = NULL;
+  EpTensor *tensor;
+
+  for (guint d = 0; d < spec->ndim; d++)
+    n *= spec->shape[d];
+  values = g_new (gdouble, MAX (n, 1));
+  for (gint64 i = 0; i < n; i++)
+    values[i] = g_rand_int_range (rand, 0, c->classes);
+  if (c->data == DATA_BAD_LABELS && n > 3)
+    {
+      values[2] = c->classes;
+      values[3] = -1 - c->classes;
+    }
+
+  tensor = ep_tensor_new_from_doubles (values, n, spec->shape, spec->ndim, EP_DTYPE_INT64, &error);
+  g_assert_no_error (error);
+  return tensor;
+}
+
+static EpTensor *
+make_input (GRand      *rand,
+            const Spec *spec,
+            EpDType     dtype,
+            DataKind    data)
+{
+  gint64 shape[EP_MAX_DIMS];
+  gint64 n = 1;
+  g_autofree gdouble *values = NULL;
+  g_autoptr(GError) error = NULL;
+  EpTensor *tensor;
+
+  base_shape (spec, shape);
+  for (guint d = 0; d < spec->ndim; d++)
+    n *= shape[d];
+
+  values = g_new (gdouble, MAX (n, 1));
+  for (gint64 i = 0; i < n; i++)
+    {
+      gint64 order = spec->ndim >= 2 ? shape[spec->ndim - 1] : 1;
+
+      if (data == DATA_ONES)
+        values[i] = 1;
+      else if (data == DATA_DIAGONAL && dtype == EP_DTYPE_BOOL)
+        values[i] = (i % (order * order)) / order == i % order;
+      else if (data == DATA_DIAGONAL && (i % (order * order)) / order == i % order)
+        values[i] = 4 * order + 10 + g_rand_int_range (rand, 0, 3);
+      else if (data == DATA_SPECIAL)
+        values[i] = special_value (dtype, i);
+      else if (dtype == EP_DTYPE_BOOL)
+        values[i] = g_rand_boolean (rand);
+      else if (ep_dtype_is_integer (dtype))
+        values[i] = g_rand_int_range (rand, -9, 10);
+      else
+        values[i] = g_rand_double_range (rand, -3.0, 3.0);
+    }
+
+  tensor = ep_tensor_new_from_doubles (values, n, shape, spec->ndim, dtype, &error);
+  g_assert_no_error (error);
+  return tensor;
+}
+
+/* Attributes */
+
+static void
+case_attrs (const Case *c,
+            EpDType     dtype,
+            EpDevice   *device,
+            EpOpAttrs  *attrs)
+{
+  ep_op_attrs_init (attrs);
+  attrs->keepdims = c->keepdims;
+  attrs->dtype = dtype;
+  attrs->device = device;
+  memcpy (attrs->values, c->values, sizeof c->values);
+
+  if (c->axes != NULL)
+    {
+      g_auto(GStrv) parts = g_strsplit (c->axes, ",", -1);
+
+      attrs->all_axes = FALSE;
+      for (guint i = 0; parts[i] != NULL; i++)
+        attrs->axes[attrs->n_axes++] = atoi (parts[i]);
+    }
+  if (c->ints != NULL)
+    {
+      guint ndim;
+
+      parse_dims (c->ints, attrs->ints, &ndim);
+      attrs->n_ints = ndim;
+    }
+}
+
+/* Comparison */
+
+typedef enum {
+  EXACT,
+  ULP,
+  SUMMED,
+  SOLVED,
+} Tolerance;
+
+static Tolerance
+tolerance_of (const char *op,
+              EpDType     dtype)
+{
+  static const char *const ulp_ops[] = {
+    "exp", "log", "tanh", "sigmoid", "pow", "expm1", "log1p", "log2", "log10", "sin", "cos",
+    "tan", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "softplus", "softmax", "log_softmax", NULL
+  };
+  static const char *const summed_ops[] = {
+    "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum", NULL
+  };
+  static const char *const solved_ops[] = { "inv", "slogdet", "solve", NULL };
+
+  if (!ep_dtype_is_floating (dtype))
+    return EXACT;
+  if (g_strv_contains (ulp_ops, op))
+    return ULP;
+  if (g_strv_contains (summed_ops, op))
+    return SUMMED;
+  if (g_strv_contains (solved_ops, op))
+    return SOLVED;
+  return EXACT;
+}
+
+static gdouble
+element (GBytes  *bytes,
+         EpDType  dtype,
+         gsize    i)
+{
+  const guint8 *data = g_bytes_get_data (bytes, NULL);
+
+  return ep_scalar_load (data + i * ep_dtype_get_itemsize (dtype), dtype);
+}
+
+static void
+assert_agree (EpTensor   *expected,
+              EpTensor   *got,
+              const char *op)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) want = NULL;
+  g_autoptr(GBytes) have = NULL;
+  EpDType dtype = expected->layout.dtype;
+  gint64 n = ep_layout_get_size (&expected->layout);
+  Tolerance tolerance = tolerance_of (op, dtype);
+  gdouble eps = dtype == EP_DTYPE_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
+  gdouble tiny = dtype == EP_DTYPE_FLOAT32 ? FLT_MIN : DBL_MIN;
+  gdouble scale = 1.0;
+
+  g_assert_cmpint (got->layout.dtype, ==, dtype);
+  g_assert_cmpuint (got->layout.ndim, ==, expected->layout.ndim);
+  for (guint d = 0; d < expected->layout.ndim; d++)
+    g_assert_cmpint (got->layout.shape[d], ==, expected->layout.shape[d]);
+
+  want = ep_tensor_to_bytes (expected, &error);
+  g_assert_no_error (error);
+  have = ep_tensor_to_bytes (got, &error);
+  g_assert_no_error (error);
+
+  if (!ep_dtype_is_floating (dtype))
+    {
+      gsize itemsize = ep_dtype_get_itemsize (dtype);
+
+      for (gint64 i = 0; i < n; i++)
+        if (memcmp ((const guint8 *) g_bytes_get_data (have, NULL) + i * itemsize,
+                    (const guint8 *) g_bytes_get_data (want, NULL) + i * itemsize, itemsize) != 0)
+          {
+            g_test_fail_printf ("%s: element %" G_GINT64_FORMAT " is %.17g on the device, %.17g on the CPU",
+                                op, i, element (have, dtype, i), element (want, dtype, i));
+            return;
+          }
+      return;
+    }
+
+  for (gint64 i = 0; i < n; i++)
+    if (isfinite (element (want, dtype, i)))
+      scale = MAX (scale, fabs (element (want, dtype, i)));
+
+  for (gint64 i = 0; i < n; i++)
+    {
+      gdouble w = element (want, dtype, i), h = element (have, dtype, i);
+      gdouble allowed;
+
+      if (isnan (w) || isnan (h) || isinf (w) || isinf (h) || tolerance == EXACT)
+        {
+          if (!(w == h || (isnan (w) && isnan (h))))
+            {
+              g_test_fail_printf ("%s: element %" G_GINT64_FORMAT " is %.17g on the device, %.17g on the CPU",
+                                  op, i, h, w);
+              return;
+            }
+          continue;
+        }
+
+      /* a few units in the last place, subnormal ones included */
+      allowed = tolerance == ULP ? 4 * eps * MAX (MAX (fabs (w), fabs (h)), tiny)
+                : tolerance == SUMMED ? 64 * eps * scale
+                : 1024 * eps * scale;
+      if (fabs (w - h) > allowed)
+        {
+          g_test_fail_printf ("%s: element %" G_GINT64_FORMAT " is %.17g on the device, %.17g on the CPU (allowed difference %g)",
+                              op, i, h, w, allowed);
+          return;
+        }
+    }
+}
+
+/* Running a case */
+
+static gboolean
+run_op (const EpOpDef  *op,
+        EpTensor      **inputs,
+        guint           n_inputs,
+        const EpOpAttrs *attrs,
+        EpTensor      **output,
+        GError        **error)
+{
+  EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
+
+  if (!ep_dispatch (op, inputs, n_inputs, attrs, outputs, error))
+    return FALSE;
+
+  *output = outputs[0];
+  for (guint o = 1; o < EP_MAX_OUTPUTS; o++)
+    g_clear_object (&outputs[o]);
+  return TRUE;
+}
+
+static void
+test_case (gconstpointer data)
+{
+  const Test *test = data;
+  const Case *c = test->c;
+  const EpOpDef *op = ep_op_lookup (c->op);
+  EpDevice *cpu = ep_device_get_cpu ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261122);
+  EpTensor *cpu_inputs[3] = { NULL }, *device_inputs[3] = { NULL };
+  g_autoptr(EpTensor) expected = NULL;
+  g_autoptr(EpTensor) got = NULL;
+  g_autoptr(GError) cpu_error = NULL;
+  g_autoptr(GError) device_error = NULL;
+  EpOpAttrs cpu_attrs, device_attrs;
+  guint n_inputs = 0;
+  EpDType target;
+
+  g_assert_nonnull (op);
+
+  if (!ep_device_supports_dtype (test->device, test->dtype))
+    {
+      g_test_skip ("the device does not compute in this type");
+      return;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (c->inputs) && c->inputs[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) cpu_base = NULL;
+      g_autoptr(EpTensor) device_base = NULL;
+      Spec spec;
+
+      parse_spec (c->inputs[i], &spec);
+      if ((c->data == DATA_LABELS || c->data == DATA_BAD_LABELS) && c->indexed == i + 1)
+        cpu_base = make_labels (rand, &spec, c);
+      else if (c->data == DATA_MASK && c->indexed == i + 1)
+        cpu_base = make_input (rand, &spec, EP_DTYPE_BOOL, DATA_RANDOM);
+      else
+        cpu_base = make_input (rand, &spec, test->dtype, i == 0 ? c->data : DATA_RANDOM);
+      device_base = ep_tensor_to_device (cpu_base, test->device, &error);
+      g_assert_no_error (error);
+      cpu_inputs[i] = make_view (cpu_base, &spec);
+      device_inputs[i] = make_view (device_base, &spec);
+      n_inputs++;
+    }
+
+  /* astype goes to every type; the others keep the case's type */
+  for (target = 0; target < ALL_DTYPES; target++)
+    {
+      EpDType dtype = g_str_equal (c->op, "astype") ? target : test->dtype;
+
+      case_attrs (c, dtype, g_str_equal (c->op, "to_device") ? test->device : cpu, &cpu_attrs);
+      case_attrs (c, dtype, test->device, &device_attrs);
+
+      if (g_str_equal (c->op, "to_device"))
+        {
+          /* there and back again: the same bytes */
+          g_autoptr(EpTensor) there = NULL;
+
+          g_assert_true (run_op (op, cpu_inputs, 1, &cpu_attrs, &there, &cpu_error));
+          g_assert_no_error (cpu_error);
+          g_assert_true (there->storage->device == test->device);
+          g_clear_object (&got);
+          got = ep_tensor_to_device (there, cpu, &device_error);
+          g_assert_no_error (device_error);
+          assert_agree (cpu_inputs[0], got, c->op);
+          break;
+        }
+
+      g_clear_object (&expected);
+      g_clear_object (&got);
+      g_clear_error (&cpu_error);
+      g_clear_error (&device_error);
+      run_op (op, cpu_inputs, n_inputs, &cpu_attrs, &expected, &cpu_error);
+      run_op (op, device_inputs, n_inputs, &device_attrs, &got, &device_error);
+
+      if (cpu_error != NULL)
+        {
+          g_assert_nonnull (device_error);
+          g_assert_cmpint (device_error->domain, ==, cpu_error->domain);
+          g_assert_cmpint (device_error->code, ==, cpu_error->code);
+        }
+      else
+        {
+          g_assert_no_error (device_error);
+          g_assert_true (got->storage->device == test->device);
+          assert_agree (expected, got, c->op);
+        }
+
+      if (!g_str_equal (c->op, "astype"))
+        break;
+    }
+
+  /* The same op on CPU inputs inside a device scope: inputs are copied
+   * to the device transparently. */
+  if (cpu_error == NULL && n_inputs > 0 && !g_str_equal (c->op, "to_device")
+      && !g_str_equal (c->op, "astype")
+      && !(op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_PLACE_WITH_INPUT)))
+    {
+      g_autoptr(EpTensor) scoped = NULL;
+
+      ep_device_push (test->device);
+      run_op (op, cpu_inputs, n_inputs, &device_attrs, &scoped, &device_error);
+      ep_device_pop ();
+      g_assert_no_error (device_error);
+      g_assert_true (scoped->storage->device == test->device);
+      assert_agree (expected, scoped, c->op);
+    }
+
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      g_object_unref (cpu_inputs[i]);
+      g_object_unref (device_inputs[i]);
+    }
+}
+
+/* Every op with a kernel on a device has cases here; ops a device has
+ * no kernel for are listed. */
+static void
+test_coverage (gconstpointer data)
+{
+  EpDevice *device = (EpDevice *) data;
+  g_autoptr(GString) missing = g_string_new (NULL);
+
+  for (guint id = 0; id < EP_N_OPS; id++)
+    {
+      const EpOpDef *op = ep_op_get (id);
+      gboolean has_case = FALSE;
+
+      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+        has_case |= g_str_equal (cases[i].op, op->name);
+
+      if (op->flags & EP_OP_FLAG_VIEW)
+        continue;
+      if (device->backend->kernels[id] == NULL)
+        g_string_append_printf (missing, " %s", op->name);
+      else if (!has_case)
+        g_error ("%s has a kernel on %s but no case in test-backend-ops", op->name, device->name);
+    }
+
+  if (missing->len > 0)
+    g_test_message ("ops without a kernel on %s:%s", device->name, missing->str);
+  g_test_message ("%s: every op with a kernel checked against cpu:0", device->name);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GPtrArray) devices = NULL;
+  guint n_devices = 0;
+
+  g_test_init (&argc, &argv, NULL);
+
+  devices = ep_list_devices ();
+  for (guint d = 0; d < devices->len; d++)
+    {
+      EpDevice *device = g_ptr_array_index (devices, d);
+      g_autofree char *coverage = NULL;
+
+      if (device == ep_device_get_cpu ())
+        continue;
+      n_devices++;
+
+      coverage = g_strdup_printf ("/backend-ops/%s/coverage", device->name);
+      g_test_add_data_func (coverage, device, test_coverage);
+
+      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+        for (EpDType dtype = 0; dtype < ALL_DTYPES; dtype++)
+          {
+            Test *test;
+            GString *path;
+
+            if (cases[i].dtypes != 0 && !(cases[i].dtypes & (1u << dtype)))
+              continue;
+
+            test = g_new0 (Test, 1);
+            path = g_string_new (NULL);
+
+            test->device = device;
+            test->c = &cases[i];
+            test->dtype = dtype;
+
+            g_string_append_printf (path, "/backend-ops/%s/%s/%s/%u:", device->name,
+                                    cases[i].op, dtype_names[dtype], i);
+            for (guint k = 0; k < G_N_ELEMENTS (cases[i].inputs) && cases[i].inputs[k] != NULL; k++)
+              g_string_append_printf (path, "%s(%s)", k > 0 ? "," : "", cases[i].inputs[k]);
+            if (cases[i].axes != NULL)
+              g_string_append_printf (path, "axes=%s", cases[i].axes);
+            if (cases[i].data == DATA_SPECIAL)
+              g_string_append (path, "special");
+
+            g_test_add_data_func_full (path->str, test, test_case, g_free);
+            g_string_free (path, TRUE);
+          }
+    }
+
+  if (n_devices == 0)
+    {
+      g_autofree char *why = g_strdup_printf ("no device besides cpu:0: %s",
+                                              ep_device_get_unavailable_reason ("opencl"));
+
+      g_test_add_data_func ("/backend-ops/no-device", why, (GTestDataFunc) g_test_skip);
+      return g_test_run ();
+    }
+
+  return g_test_run ();
+}
