@@ -71,11 +71,7 @@ full_on (EpDevice      *device,
   EpOpAttrs attrs;
 
   ep_op_attrs_init (&attrs);
-  /* n_ints stays the true count, which the rule checks (and reports)
-   * before it reads the extents */
-  if (ndim > 0)
-    memcpy (attrs.ints, shape, MIN (ndim, G_N_ELEMENTS (attrs.ints)) * sizeof (gint64));
-  attrs.n_ints = ndim;
+  ep_op_attrs_set_ints (&attrs, shape, ndim);
   attrs.values[0] = value;
   attrs.dtype = dtype;
   attrs.device = device;

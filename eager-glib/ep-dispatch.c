@@ -286,3 +286,41 @@ ep_dispatch_binary (const EpOpDef  *op,
 
   return ep_dispatch1 (op, inputs, 2, NULL, error);
 }
+
+/* @op over user-given @axes (%NULL: all of them), as the reductions and
+ * the axis permutations take them */
+EpTensor *
+ep_dispatch_axes (const EpOpDef  *op,
+                  EpTensor       *self,
+                  const gint     *axes,
+                  guint           n_axes,
+                  gboolean        keepdims,
+                  GError        **error)
+{
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  ep_op_attrs_init (&attrs);
+  if (!ep_op_attrs_set_axes (&attrs, axes, n_axes, op->name, error))
+    return NULL;
+  attrs.keepdims = keepdims;
+
+  return ep_dispatch1 (op, &self, 1, &attrs, error);
+}
+
+/* @op along one @axis (attrs.axes[0]) */
+EpTensor *
+ep_dispatch_axis (const EpOpDef    *op,
+                  EpTensor *const  *inputs,
+                  guint             n_inputs,
+                  gint              axis,
+                  GError          **error)
+{
+  EpOpAttrs attrs;
+
+  ep_op_attrs_init (&attrs);
+  ep_op_attrs_set_axis (&attrs, axis);
+
+  return ep_dispatch1 (op, inputs, n_inputs, &attrs, error);
+}

@@ -92,9 +92,7 @@ ep_grad_gathered (EpTensor  *x,
   call.inputs = inputs;
   call.n_inputs = 2;
   ep_op_attrs_init (&call.attrs);
-  call.attrs.all_axes = FALSE;
-  call.attrs.n_axes = 1;
-  call.attrs.axes[0] = axis;
+  ep_op_attrs_set_axis (&call.attrs, axis);
   call.input_dtypes = dtypes;
   call.n_outputs = 1;
   call.outputs[0] = values;

@@ -23,21 +23,9 @@ ep_math_float_dtype (EpDType dtype)
 }
 
 /* ep-ops-reduce.c: the output of a reduction over the canonical
- * call->attrs.axes (kept as 1 with keepdims), and the dispatch of one */
+ * call->attrs.axes (kept as 1 with keepdims) */
 void      ep_op_set_reduced_output (EpOpCall      *call,
                                     EpDType        dtype);
-EpTensor *ep_dispatch_reduce       (const EpOpDef *op,
-                                    EpTensor      *self,
-                                    const gint    *axes,
-                                    guint          n_axes,
-                                    gboolean       keepdims,
-                                    GError       **error);
-
-/* ep-ops-sort.c: the dispatch of an op along one axis (attrs.axes[0]) */
-EpTensor *ep_dispatch_along_axis   (const EpOpDef *op,
-                                    EpTensor      *self,
-                                    gint           axis,
-                                    GError       **error);
 
 /* Gradient helpers (ep-ops-math.c), written with public ops. */
 

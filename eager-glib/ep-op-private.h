@@ -123,6 +123,11 @@ gboolean       ep_op_attrs_set_axes (EpOpAttrs  *attrs,
                                      guint       n_axes,
                                      const char *op_name,
                                      GError    **error);
+void           ep_op_attrs_set_axis (EpOpAttrs  *attrs,
+                                     gint        axis);
+void           ep_op_attrs_set_ints (EpOpAttrs    *attrs,
+                                     const gint64 *ints,
+                                     guint         n_ints);
 
 G_END_DECLS
 

@@ -74,6 +74,29 @@ ep_op_attrs_set_axes (EpOpAttrs   *attrs,
   return TRUE;
 }
 
+/* One axis, made non-negative by the op's rule. */
+void
+ep_op_attrs_set_axis (EpOpAttrs *attrs,
+                      gint       axis)
+{
+  attrs->all_axes = FALSE;
+  attrs->n_axes = 1;
+  attrs->axes[0] = axis;
+}
+
+/* Stores user-given extents (a shape, repetitions, paddings). n_ints
+ * stays the true count even past the room in attrs->ints: the op's rule
+ * checks (and reports) it before it reads the values. */
+void
+ep_op_attrs_set_ints (EpOpAttrs    *attrs,
+                      const gint64 *ints,
+                      guint         n_ints)
+{
+  if (n_ints > 0)
+    memcpy (attrs->ints, ints, MIN (n_ints, G_N_ELEMENTS (attrs->ints)) * sizeof (gint64));
+  attrs->n_ints = n_ints;
+}
+
 gboolean
 ep_op_normalize_axis (const EpOpCall  *call,
                       gint             axis,

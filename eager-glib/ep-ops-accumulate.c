@@ -98,7 +98,7 @@ ep_tensor_prod (EpTensor    *self,
                 gboolean     keepdims,
                 GError     **error)
 {
-  return ep_dispatch_reduce (&ep_op_prod, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_axes (&ep_op_prod, self, axes, n_axes, keepdims, error);
 }
 
 /* Ops along one axis or over the flattened tensor: attrs.all_axes means
@@ -125,26 +125,6 @@ one_axis_or_flat (EpOpCall  *call,
 
   return ep_op_normalize_axis (call, attrs->axes[0], call->inputs[0]->layout.ndim,
                                &attrs->axes[0], error);
-}
-
-static EpTensor *
-dispatch_one_axis (const EpOpDef  *op,
-                   EpTensor       *self,
-                   const gint     *axes,
-                   guint           n_axes,
-                   gboolean        keepdims,
-                   GError        **error)
-{
-  EpOpAttrs attrs;
-
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  ep_op_attrs_init (&attrs);
-  if (!ep_op_attrs_set_axes (&attrs, axes, n_axes, op->name, error))
-    return NULL;
-  attrs.keepdims = keepdims;
-
-  return ep_dispatch1 (op, &self, 1, &attrs, error);
 }
 
 /* cumsum */
@@ -217,7 +197,7 @@ ep_tensor_cumsum (EpTensor    *self,
                   guint        n_axes,
                   GError     **error)
 {
-  return dispatch_one_axis (&ep_op_cumsum, self, axes, n_axes, FALSE, error);
+  return ep_dispatch_axes (&ep_op_cumsum, self, axes, n_axes, FALSE, error);
 }
 
 /* argmin, argmax */
@@ -299,7 +279,7 @@ ep_tensor_argmin (EpTensor    *self,
                   gboolean     keepdims,
                   GError     **error)
 {
-  return dispatch_one_axis (&ep_op_argmin, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_axes (&ep_op_argmin, self, axes, n_axes, keepdims, error);
 }
 
 /**
@@ -330,5 +310,5 @@ ep_tensor_argmax (EpTensor    *self,
                   gboolean     keepdims,
                   GError     **error)
 {
-  return dispatch_one_axis (&ep_op_argmax, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_axes (&ep_op_argmax, self, axes, n_axes, keepdims, error);
 }

@@ -46,9 +46,7 @@ canonical_axis (EpOpCall  *call,
 
   if (!ep_op_normalize_axis (call, call->attrs.axes[0], ndim, &axis, error))
     return FALSE;
-  call->attrs.axes[0] = axis;
-  call->attrs.n_axes = 1;
-  call->attrs.all_axes = FALSE;
+  ep_op_attrs_set_axis (&call->attrs, axis);
 
   return TRUE;
 }
@@ -550,23 +548,6 @@ const EpOpDef ep_op_scatter_add = {
 
 /* Public methods */
 
-static EpTensor *
-dispatch_with_axis (const EpOpDef  *op,
-                    EpTensor      **inputs,
-                    guint           n_inputs,
-                    gint            axis,
-                    GError        **error)
-{
-  EpOpAttrs attrs;
-
-  ep_op_attrs_init (&attrs);
-  attrs.all_axes = FALSE;
-  attrs.n_axes = 1;
-  attrs.axes[0] = axis;
-
-  return ep_dispatch1 (op, inputs, n_inputs, &attrs, error);
-}
-
 /**
  * ep_tensor_take:
  * @self: a tensor, at least 1-D
@@ -595,7 +576,7 @@ ep_tensor_take (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
 
-  return dispatch_with_axis (&ep_op_take, inputs, 2, axis, error);
+  return ep_dispatch_axis (&ep_op_take, inputs, 2, axis, error);
 }
 
 /**
@@ -627,7 +608,7 @@ ep_tensor_take_along_axis (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
 
-  return dispatch_with_axis (&ep_op_take_along_axis, inputs, 2, axis, error);
+  return ep_dispatch_axis (&ep_op_take_along_axis, inputs, 2, axis, error);
 }
 
 /**
@@ -690,7 +671,7 @@ ep_tensor_index_update (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
   g_return_val_if_fail (EP_IS_TENSOR (values), NULL);
 
-  return dispatch_with_axis (&ep_op_index_update, inputs, 3, axis, error);
+  return ep_dispatch_axis (&ep_op_index_update, inputs, 3, axis, error);
 }
 
 /**
@@ -725,5 +706,5 @@ ep_tensor_scatter_add (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
   g_return_val_if_fail (EP_IS_TENSOR (values), NULL);
 
-  return dispatch_with_axis (&ep_op_scatter_add, inputs, 3, axis, error);
+  return ep_dispatch_axis (&ep_op_scatter_add, inputs, 3, axis, error);
 }

@@ -51,9 +51,7 @@ concatenate_infer (EpOpCall  *call,
     }
   if (!ep_op_normalize_axis (call, call->attrs.axes[0], first->ndim, &axis, error))
     return FALSE;
-  call->attrs.axes[0] = axis;
-  call->attrs.n_axes = 1;
-  call->attrs.all_axes = FALSE;
+  ep_op_attrs_set_axis (&call->attrs, axis);
 
   memcpy (shape, first->shape, first->ndim * sizeof (gint64));
   shape[axis] = 0;
@@ -423,8 +421,6 @@ ep_concatenate (EpTensor **tensors,
                 gint       axis,
                 GError   **error)
 {
-  EpOpAttrs attrs;
-
   g_return_val_if_fail (tensors != NULL || n_tensors == 0, NULL);
   for (guint i = 0; i < n_tensors; i++)
     g_return_val_if_fail (EP_IS_TENSOR (tensors[i]), NULL);
@@ -436,12 +432,7 @@ ep_concatenate (EpTensor **tensors,
       return NULL;
     }
 
-  ep_op_attrs_init (&attrs);
-  attrs.all_axes = FALSE;
-  attrs.n_axes = 1;
-  attrs.axes[0] = axis;
-
-  return ep_dispatch1 (&ep_op_concatenate, tensors, n_tensors, &attrs, error);
+  return ep_dispatch_axis (&ep_op_concatenate, tensors, n_tensors, axis, error);
 }
 
 /**
@@ -717,9 +708,7 @@ ep_tensor_tile (EpTensor      *self,
   g_return_val_if_fail (reps != NULL || n_reps == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  attrs.n_ints = n_reps;   /* the rule refuses more than EP_MAX_DIMS first */
-  if (n_reps > 0)
-    memcpy (attrs.ints, reps, MIN (n_reps, EP_MAX_DIMS) * sizeof (gint64));
+  ep_op_attrs_set_ints (&attrs, reps, n_reps);
 
   return ep_dispatch1 (&ep_op_tile, &self, 1, &attrs, error);
 }
@@ -757,11 +746,7 @@ ep_tensor_pad (EpTensor      *self,
   g_return_val_if_fail (paddings != NULL || n_paddings == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  attrs.n_ints = MIN (n_paddings, G_N_ELEMENTS (attrs.ints));
-  if (attrs.n_ints > 0)
-    memcpy (attrs.ints, paddings, attrs.n_ints * sizeof (gint64));
-  if (n_paddings > G_N_ELEMENTS (attrs.ints))
-    attrs.n_ints = n_paddings;  /* only read for the error */
+  ep_op_attrs_set_ints (&attrs, paddings, n_paddings);
   attrs.values[0] = value;
   attrs.values[1] = mode;
 

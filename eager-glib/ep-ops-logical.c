@@ -259,7 +259,7 @@ ep_tensor_all (EpTensor    *self,
                gboolean     keepdims,
                GError     **error)
 {
-  return ep_dispatch_reduce (&ep_op_all, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_axes (&ep_op_all, self, axes, n_axes, keepdims, error);
 }
 
 /**
@@ -283,5 +283,5 @@ ep_tensor_any (EpTensor    *self,
                gboolean     keepdims,
                GError     **error)
 {
-  return ep_dispatch_reduce (&ep_op_any, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_axes (&ep_op_any, self, axes, n_axes, keepdims, error);
 }

@@ -13,10 +13,11 @@
 #include "ep-math-private.h"
 
 /* The output shape: the input's with the reduced axes dropped, or kept
- * as 1 with keepdims. Axes are canonical by now. */
-static void
-set_reduced_output (EpOpCall *call,
-                    EpDType   dtype)
+ * as 1 with keepdims. Axes are canonical by now. Shared with the
+ * reductions of other families (ep-math-private.h). */
+void
+ep_op_set_reduced_output (EpOpCall *call,
+                          EpDType   dtype)
 {
   const EpLayout *in = &call->inputs[0]->layout;
   const EpOpAttrs *attrs = &call->attrs;
@@ -63,7 +64,7 @@ sum_infer (EpOpCall  *call,
   if (!ep_dtype_is_floating (dtype))
     dtype = EP_DTYPE_INT64;
   call->input_dtypes[0] = dtype;
-  set_reduced_output (call, dtype);
+  ep_op_set_reduced_output (call, dtype);
   return TRUE;
 }
 
@@ -83,7 +84,7 @@ mean_infer (EpOpCall  *call,
   if (!ep_op_normalize_axes (call, call->inputs[0]->layout.ndim, error))
     return FALSE;
 
-  set_reduced_output (call, dtype);
+  ep_op_set_reduced_output (call, dtype);
   return TRUE;
 }
 
@@ -102,7 +103,7 @@ extremum_infer (EpOpCall  *call,
       return FALSE;
     }
 
-  set_reduced_output (call, call->inputs[0]->layout.dtype);
+  ep_op_set_reduced_output (call, call->inputs[0]->layout.dtype);
   return TRUE;
 }
 
@@ -209,26 +210,6 @@ const EpOpDef ep_op_min = {
   .gradient = extremum_gradient,
 };
 
-static EpTensor *
-reduce (const EpOpDef  *op,
-        EpTensor       *self,
-        const gint     *axes,
-        guint           n_axes,
-        gboolean        keepdims,
-        GError        **error)
-{
-  EpOpAttrs attrs;
-
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  ep_op_attrs_init (&attrs);
-  if (!ep_op_attrs_set_axes (&attrs, axes, n_axes, op->name, error))
-    return NULL;
-  attrs.keepdims = keepdims;
-
-  return ep_dispatch1 (op, &self, 1, &attrs, error);
-}
-
 /**
  * ep_tensor_sum:
  * @self: a tensor
@@ -251,7 +232,7 @@ ep_tensor_sum (EpTensor    *self,
                gboolean     keepdims,
                GError     **error)
 {
-  return reduce (&ep_op_sum, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_axes (&ep_op_sum, self, axes, n_axes, keepdims, error);
 }
 
 /**
@@ -275,7 +256,7 @@ ep_tensor_mean (EpTensor    *self,
                 gboolean     keepdims,
                 GError     **error)
 {
-  return reduce (&ep_op_mean, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_axes (&ep_op_mean, self, axes, n_axes, keepdims, error);
 }
 
 /**
@@ -301,7 +282,7 @@ ep_tensor_max (EpTensor    *self,
                gboolean     keepdims,
                GError     **error)
 {
-  return reduce (&ep_op_max, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_axes (&ep_op_max, self, axes, n_axes, keepdims, error);
 }
 
 /**
@@ -327,25 +308,5 @@ ep_tensor_min (EpTensor    *self,
                gboolean     keepdims,
                GError     **error)
 {
-  return reduce (&ep_op_min, self, axes, n_axes, keepdims, error);
-}
-
-/* For the reductions of other families (ep-math-private.h) */
-
-void
-ep_op_set_reduced_output (EpOpCall *call,
-                          EpDType   dtype)
-{
-  set_reduced_output (call, dtype);
-}
-
-EpTensor *
-ep_dispatch_reduce (const EpOpDef  *op,
-                    EpTensor       *self,
-                    const gint     *axes,
-                    guint           n_axes,
-                    gboolean        keepdims,
-                    GError        **error)
-{
-  return reduce (op, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_axes (&ep_op_min, self, axes, n_axes, keepdims, error);
 }

@@ -333,11 +333,7 @@ ep_tensor_reshape (EpTensor      *self,
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  /* n_ints stays the true count, which the rule checks (and reports)
-   * before it reads the extents */
-  if (ndim > 0)
-    memcpy (attrs.ints, shape, MIN (ndim, G_N_ELEMENTS (attrs.ints)) * sizeof (gint64));
-  attrs.n_ints = ndim;
+  ep_op_attrs_set_ints (&attrs, shape, ndim);
 
   return ep_dispatch1 (&ep_op_reshape, &self, 1, &attrs, error);
 }
@@ -362,15 +358,7 @@ ep_tensor_transpose (EpTensor    *self,
                      guint        n_axes,
                      GError     **error)
 {
-  EpOpAttrs attrs;
-
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  ep_op_attrs_init (&attrs);
-  if (!ep_op_attrs_set_axes (&attrs, axes, n_axes, "transpose", error))
-    return NULL;
-
-  return ep_dispatch1 (&ep_op_transpose, &self, 1, &attrs, error);
+  return ep_dispatch_axes (&ep_op_transpose, self, axes, n_axes, FALSE, error);
 }
 
 /**
@@ -389,16 +377,9 @@ ep_tensor_expand_dims (EpTensor  *self,
                        gint       axis,
                        GError   **error)
 {
-  EpOpAttrs attrs;
-
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  ep_op_attrs_init (&attrs);
-  attrs.all_axes = FALSE;
-  attrs.axes[0] = axis;
-  attrs.n_axes = 1;
-
-  return ep_dispatch1 (&ep_op_expand_dims, &self, 1, &attrs, error);
+  return ep_dispatch_axis (&ep_op_expand_dims, &self, 1, axis, error);
 }
 
 /**
@@ -420,13 +401,5 @@ ep_tensor_squeeze (EpTensor    *self,
                    guint        n_axes,
                    GError     **error)
 {
-  EpOpAttrs attrs;
-
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  ep_op_attrs_init (&attrs);
-  if (!ep_op_attrs_set_axes (&attrs, axes, n_axes, "squeeze", error))
-    return NULL;
-
-  return ep_dispatch1 (&ep_op_squeeze, &self, 1, &attrs, error);
+  return ep_dispatch_axes (&ep_op_squeeze, self, axes, n_axes, FALSE, error);
 }

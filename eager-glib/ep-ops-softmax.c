@@ -94,7 +94,9 @@ ep_tensor_softmax (EpTensor  *self,
                    gint       axis,
                    GError   **error)
 {
-  return ep_dispatch_along_axis (&ep_op_softmax, self, axis, error);
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return ep_dispatch_axis (&ep_op_softmax, &self, 1, axis, error);
 }
 
 /**
@@ -115,7 +117,9 @@ ep_tensor_log_softmax (EpTensor  *self,
                        gint       axis,
                        GError   **error)
 {
-  return ep_dispatch_along_axis (&ep_op_log_softmax, self, axis, error);
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return ep_dispatch_axis (&ep_op_log_softmax, &self, 1, axis, error);
 }
 
 /* logsumexp */
@@ -182,7 +186,7 @@ ep_tensor_logsumexp (EpTensor    *self,
                      gboolean     keepdims,
                      GError     **error)
 {
-  return ep_dispatch_reduce (&ep_op_logsumexp, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_axes (&ep_op_logsumexp, self, axes, n_axes, keepdims, error);
 }
 
 /* crossentropy */

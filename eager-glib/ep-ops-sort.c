@@ -76,23 +76,6 @@ const EpOpDef ep_op_argsort = {
   .gradient = NULL,
 };
 
-EpTensor *
-ep_dispatch_along_axis (const EpOpDef  *op,
-                        EpTensor       *self,
-                        gint            axis,
-                        GError        **error)
-{
-  EpOpAttrs attrs;
-
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  ep_op_attrs_init (&attrs);
-  attrs.all_axes = FALSE;
-  attrs.n_axes = 1;
-  attrs.axes[0] = axis;
-  return ep_dispatch1 (op, &self, 1, &attrs, error);
-}
-
 /**
  * ep_tensor_sort:
  * @self: a tensor
@@ -111,7 +94,9 @@ ep_tensor_sort (EpTensor  *self,
                 gint       axis,
                 GError   **error)
 {
-  return ep_dispatch_along_axis (&ep_op_sort, self, axis, error);
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return ep_dispatch_axis (&ep_op_sort, &self, 1, axis, error);
 }
 
 /**
@@ -137,7 +122,9 @@ ep_tensor_argsort (EpTensor  *self,
                    gint       axis,
                    GError   **error)
 {
-  return ep_dispatch_along_axis (&ep_op_argsort, self, axis, error);
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return ep_dispatch_axis (&ep_op_argsort, &self, 1, axis, error);
 }
 
 /* topk: attrs.ints = { k, sorted } */

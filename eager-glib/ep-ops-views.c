@@ -409,9 +409,7 @@ ep_tensor_broadcast_to (EpTensor      *self,
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  attrs.n_ints = ndim;   /* the rule refuses more than EP_MAX_DIMS first */
-  if (ndim > 0)
-    memcpy (attrs.ints, shape, MIN (ndim, EP_MAX_DIMS) * sizeof (gint64));
+  ep_op_attrs_set_ints (&attrs, shape, ndim);
 
   return ep_dispatch1 (&ep_op_broadcast_to, &self, 1, &attrs, error);
 }
@@ -436,15 +434,7 @@ ep_tensor_flip (EpTensor    *self,
                 guint        n_axes,
                 GError     **error)
 {
-  EpOpAttrs attrs;
-
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  ep_op_attrs_init (&attrs);
-  if (!ep_op_attrs_set_axes (&attrs, axes, n_axes, "flip", error))
-    return NULL;
-
-  return ep_dispatch1 (&ep_op_flip, &self, 1, &attrs, error);
+  return ep_dispatch_axes (&ep_op_flip, self, axes, n_axes, FALSE, error);
 }
 
 /**
