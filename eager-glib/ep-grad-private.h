@@ -5,10 +5,7 @@
  * A gradient rule maps the gradients of an op's outputs to the gradients
  * of its inputs with public ops only, so that an outer tape records the
  * backward pass (higher-order derivatives) and a tracer can stage it.
- * These helpers are built on public ops too; so are those of
- * ep-math-private.h (ep_grad_sum_to_shape, ep_grad_keep_reduced,
- * ep_grad_mask) and ep-shape-private.h (ep_grad_zeros, ep_grad_int64,
- * ep_grad_swap_last).
+ * These helpers (ep-grad.c) are built on public ops too.
  */
 
 #pragma once
@@ -44,5 +41,38 @@ EpTensor  *ep_grad_gathered        (EpTensor        *x,
 EpTensor  *ep_grad_broadcast       (EpTensor        *grad,
                                     const EpLayout  *like,
                                     GError         **error);
+EpTensor  *ep_grad_sum_to_shape    (EpTensor        *grad,
+                                    EpTensor        *like,
+                                    GError         **error);
+gboolean   ep_grad_set_summed      (const EpOpCall  *call,
+                                    guint            i,
+                                    EpTensor        *grad,
+                                    EpTensor       **input_grads,
+                                    GError         **error);
+EpTensor  *ep_grad_keep_reduced    (const EpOpCall  *call,
+                                    EpTensor        *reduced,
+                                    GError         **error);
+EpTensor  *ep_grad_mask            (EpTensor        *mask,
+                                    EpTensor        *grad,
+                                    GError         **error);
+EpTensor  *ep_grad_zeros           (EpTensor        *like,
+                                    const gint64    *shape,
+                                    guint            ndim,
+                                    GError         **error);
+EpTensor  *ep_grad_int64           (EpTensor        *like,
+                                    const gint64    *data,
+                                    const gint64    *shape,
+                                    guint            ndim,
+                                    GError         **error);
+EpTensor  *ep_grad_swap_last       (EpTensor        *t,
+                                    GError         **error);
+/* ep-ops-index.c: the mirror image of take_along_axis (its gradient, and
+ * that of sort and topk) */
+EpTensor  *ep_grad_scatter_along_axis (EpTensor     *grad,
+                                       EpTensor     *indices,
+                                       gint          axis,
+                                       const gint64 *shape,
+                                       guint         ndim,
+                                       GError      **error);
 
 G_END_DECLS

@@ -8,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "ep-creation.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
@@ -108,4 +109,138 @@ ep_grad_gathered (EpTensor  *x,
 
   g_clear_object (&grads[1]);
   return grads[0];
+}
+
+/* @grad summed over the dimensions that broadcasting added to @like, so
+ * that it has @like's shape. */
+EpTensor *
+ep_grad_sum_to_shape (EpTensor  *grad,
+                      EpTensor  *like,
+                      GError   **error)
+{
+  const EpLayout *g = &grad->layout, *t = &like->layout;
+  g_autoptr(EpTensor) summed = NULL;
+  gint axes[EP_MAX_DIMS];
+  guint lead = g->ndim - t->ndim, n = 0;
+
+  for (guint d = 0; d < g->ndim; d++)
+    if (d < lead || (t->shape[d - lead] == 1 && g->shape[d] != 1))
+      axes[n++] = d;
+
+  if (n == 0 && g->ndim == t->ndim)
+    return g_object_ref (grad);
+
+  summed = ep_tensor_sum (grad, axes, n, TRUE, error);
+  if (summed == NULL)
+    return NULL;
+
+  return ep_tensor_reshape (summed, t->shape, t->ndim, error);
+}
+
+/* @reduced (an output of a reduction over call->attrs.axes) reshaped to
+ * the keepdims shape, so that it broadcasts against the input. */
+EpTensor *
+ep_grad_keep_reduced (const EpOpCall  *call,
+                      EpTensor        *reduced,
+                      GError         **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  gint64 shape[EP_MAX_DIMS];
+
+  if (call->attrs.keepdims)
+    return g_object_ref (reduced);
+
+  for (guint d = 0; d < in->ndim; d++)
+    shape[d] = in->shape[d];
+  for (guint a = 0; a < call->attrs.n_axes; a++)
+    shape[call->attrs.axes[a]] = 1;
+
+  return ep_tensor_reshape (reduced, shape, in->ndim, error);
+}
+
+/* where (@mask, @grad, 0) */
+EpTensor *
+ep_grad_mask (EpTensor  *mask,
+              EpTensor  *grad,
+              GError   **error)
+{
+  g_autoptr(EpTensor) zero = ep_tensor_new_weak_scalar (0.0, EP_DTYPE_INT64);
+
+  return ep_tensor_where (mask, grad, zero, error);
+}
+
+/* Sets input_grads[@i] to @grad (transfer full; %NULL after an error)
+ * summed to the shape of input @i, for the rules of broadcasting ops. */
+gboolean
+ep_grad_set_summed (const EpOpCall  *call,
+                    guint            i,
+                    EpTensor        *grad,
+                    EpTensor       **input_grads,
+                    GError         **error)
+{
+  if (grad == NULL)
+    return FALSE;
+  input_grads[i] = ep_grad_sum_to_shape (grad, call->inputs[i], error);
+  g_object_unref (grad);
+
+  return input_grads[i] != NULL;
+}
+
+/* Zeros of @like's dtype on @like's device. */
+EpTensor *
+ep_grad_zeros (EpTensor      *like,
+               const gint64  *shape,
+               guint          ndim,
+               GError       **error)
+{
+  EpTensor *zeros;
+
+  ep_device_push (like->storage->device);
+  zeros = ep_zeros (shape, ndim, like->layout.dtype, error);
+  ep_device_pop ();
+
+  return zeros;
+}
+
+/* A constant int64 tensor (indices) on @like's device. */
+EpTensor *
+ep_grad_int64 (EpTensor      *like,
+               const gint64  *data,
+               const gint64  *shape,
+               guint          ndim,
+               GError       **error)
+{
+  EpLayout layout;
+  gsize nbytes = 0;
+  g_autoptr(GBytes) bytes = NULL;
+  EpTensor *tensor;
+
+  if (!ep_layout_init (&layout, EP_DTYPE_INT64, shape, ndim, "gradient", error))
+    return NULL;
+  ep_layout_compute_nbytes (&layout, &nbytes);
+  bytes = g_bytes_new (data, nbytes);
+
+  ep_device_push (like->storage->device);
+  tensor = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, shape, ndim, error);
+  ep_device_pop ();
+
+  return tensor;
+}
+
+/* Swaps the last two axes (a batch of matrices transposed). */
+EpTensor *
+ep_grad_swap_last (EpTensor  *t,
+                   GError   **error)
+{
+  guint ndim = t->layout.ndim;
+  gint axes[EP_MAX_DIMS];
+
+  g_return_val_if_fail (ndim >= 2, NULL);
+
+  for (guint d = 0; d < ndim; d++)
+    axes[d] = d;
+  axes[ndim - 2] = ndim - 1;
+  axes[ndim - 1] = ndim - 2;
+
+  return ep_tensor_transpose (t, axes, ndim, error);
 }

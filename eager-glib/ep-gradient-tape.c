@@ -17,7 +17,6 @@
 #include "ep-gradient-tape.h"
 #include "ep-join.h"
 #include "ep-recorder-private.h"
-#include "ep-shape-private.h"
 
 /**
  * EpGradientTape:

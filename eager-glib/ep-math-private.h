@@ -1,4 +1,4 @@
-/* ep-math-private.h: helpers shared by the math families (issue 3)
+/* ep-math-private.h: helpers shared by the math families
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -26,22 +26,5 @@ ep_math_float_dtype (EpDType dtype)
  * call->attrs.axes (kept as 1 with keepdims) */
 void      ep_op_set_reduced_output (EpOpCall      *call,
                                     EpDType        dtype);
-
-/* Gradient helpers (ep-ops-math.c), written with public ops. */
-
-/* @grad summed over the dimensions that broadcasting added to @like, so
- * that it has @like's shape. */
-EpTensor *ep_grad_sum_to_shape  (EpTensor        *grad,
-                                 EpTensor        *like,
-                                 GError         **error);
-/* @reduced (an output of a reduction over call->attrs.axes) reshaped to
- * the keepdims shape, so that it broadcasts against the input. */
-EpTensor *ep_grad_keep_reduced  (const EpOpCall  *call,
-                                 EpTensor        *reduced,
-                                 GError         **error);
-/* where (@mask, @grad, 0) */
-EpTensor *ep_grad_mask          (EpTensor        *mask,
-                                 EpTensor        *grad,
-                                 GError         **error);
 
 G_END_DECLS

@@ -162,5 +162,10 @@ void      ep_op_set_output       (EpOpCall        *call,
 GBytes   *ep_op_read_input       (const EpOpCall  *call,
                                   guint            i,
                                   GError         **error);
+gboolean  ep_op_check_indices    (const EpOpCall  *call,
+                                  guint            input,
+                                  gint64           extent,
+                                  gint             axis,
+                                  GError         **error);
 
 G_END_DECLS

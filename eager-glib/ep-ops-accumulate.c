@@ -9,6 +9,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
 #include "ep-math-private.h"
 
 /* Like sum: bool and integers accumulate as int64, as in NumPy. */

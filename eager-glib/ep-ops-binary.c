@@ -12,7 +12,6 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
-#include "ep-math-private.h"
 
 /* NumPy: bool + bool is "or", bool * bool is "and", bool - bool and
  * bool ** bool are refused; true division of integers gives float64. */
@@ -64,21 +63,6 @@ comparison_infer (EpOpCall  *call,
  * the inputs the tape wants, then sums it back to each input's shape. */
 
 static gboolean
-set_input_grad (const EpOpCall  *call,
-                guint            i,
-                EpTensor        *grad,
-                EpTensor       **input_grads,
-                GError         **error)
-{
-  if (grad == NULL)
-    return FALSE;
-  input_grads[i] = ep_grad_sum_to_shape (grad, call->inputs[i], error);
-  g_object_unref (grad);
-
-  return input_grads[i] != NULL;
-}
-
-static gboolean
 add_gradient (const EpOpCall   *call,
               EpTensor *const  *output_grads,
               EpTensor        **input_grads,
@@ -86,7 +70,7 @@ add_gradient (const EpOpCall   *call,
 {
   for (guint i = 0; i < 2; i++)
     if (ep_grad_needed (call, i)
-        && !set_input_grad (call, i, g_object_ref (output_grads[0]), input_grads, error))
+        && !ep_grad_set_summed (call, i, g_object_ref (output_grads[0]), input_grads, error))
       return FALSE;
 
   return TRUE;
@@ -99,10 +83,10 @@ sub_gradient (const EpOpCall   *call,
               GError          **error)
 {
   if (ep_grad_needed (call, 0)
-      && !set_input_grad (call, 0, g_object_ref (output_grads[0]), input_grads, error))
+      && !ep_grad_set_summed (call, 0, g_object_ref (output_grads[0]), input_grads, error))
     return FALSE;
   if (ep_grad_needed (call, 1)
-      && !set_input_grad (call, 1, ep_tensor_neg (output_grads[0], error), input_grads, error))
+      && !ep_grad_set_summed (call, 1, ep_tensor_neg (output_grads[0], error), input_grads, error))
     return FALSE;
 
   return TRUE;
@@ -118,7 +102,7 @@ mul_gradient (const EpOpCall   *call,
 
   for (guint i = 0; i < 2; i++)
     if (ep_grad_needed (call, i)
-        && !set_input_grad (call, i, ep_tensor_mul (g, call->inputs[1 - i], error), input_grads, error))
+        && !ep_grad_set_summed (call, i, ep_tensor_mul (g, call->inputs[1 - i], error), input_grads, error))
       return FALSE;
 
   return TRUE;
@@ -139,12 +123,12 @@ div_gradient (const EpOpCall   *call,
   if (ep_grad_needed (call, 1))
     {
       scaled = ep_tensor_mul (ga, call->outputs[0], error);
-      if (!set_input_grad (call, 1, scaled != NULL ? ep_tensor_neg (scaled, error) : NULL,
-                           input_grads, error))
+      if (!ep_grad_set_summed (call, 1, scaled != NULL ? ep_tensor_neg (scaled, error) : NULL,
+                               input_grads, error))
         return FALSE;
     }
   if (ep_grad_needed (call, 0)
-      && !set_input_grad (call, 0, g_steal_pointer (&ga), input_grads, error))
+      && !ep_grad_set_summed (call, 0, g_steal_pointer (&ga), input_grads, error))
     return FALSE;
 
   return TRUE;
@@ -192,10 +176,10 @@ pow_gradient (const EpOpCall   *call,
               GError          **error)
 {
   if (ep_grad_needed (call, 0)
-      && !set_input_grad (call, 0, pow_base_grad (call, output_grads[0], error), input_grads, error))
+      && !ep_grad_set_summed (call, 0, pow_base_grad (call, output_grads[0], error), input_grads, error))
     return FALSE;
   if (ep_grad_needed (call, 1)
-      && !set_input_grad (call, 1, pow_exponent_grad (call, output_grads[0], error), input_grads, error))
+      && !ep_grad_set_summed (call, 1, pow_exponent_grad (call, output_grads[0], error), input_grads, error))
     return FALSE;
 
   return TRUE;

@@ -16,8 +16,7 @@
 #include "ep-creation.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
-#include "ep-math-private.h"
-#include "ep-shape-private.h"
+#include "ep-grad-private.h"
 
 static gboolean
 check_index_dtype (const EpOpCall  *call,
@@ -470,8 +469,7 @@ scatter_add_gradient (const EpOpCall  *call,
 
   input_grads[0] = g_object_ref (output_grads[0]);
   input_grads[1] = NULL;
-  input_grads[2] = ep_grad_sum_to_shape (taken, call->inputs[2], error);
-  return input_grads[2] != NULL;
+  return ep_grad_set_summed (call, 2, g_steal_pointer (&taken), input_grads, error);
 }
 
 /* The updated positions get no gradient from the output; of values
@@ -528,8 +526,7 @@ index_update_gradient (const EpOpCall  *call,
   if (chosen == NULL)
     return FALSE;
 
-  input_grads[2] = ep_grad_sum_to_shape (chosen, call->inputs[2], error);
-  return input_grads[2] != NULL;
+  return ep_grad_set_summed (call, 2, g_steal_pointer (&chosen), input_grads, error);
 }
 
 const EpOpDef ep_op_index_update = {

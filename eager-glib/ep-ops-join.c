@@ -11,6 +11,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
 #include "ep-join.h"
 #include "ep-shape-private.h"
 

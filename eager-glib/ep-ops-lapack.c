@@ -12,7 +12,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
-#include "ep-math-private.h"
+#include "ep-grad-private.h"
 #include "ep-shape-private.h"
 
 /* LAPACK counts in 32-bit integers */
@@ -275,11 +275,8 @@ solve_gradient (const EpOpCall  *call,
   if (ga == NULL)
     return FALSE;
 
-  input_grads[0] = ep_grad_sum_to_shape (ga, a, error);
-  if (input_grads[0] == NULL)
-    return FALSE;
-  input_grads[1] = ep_grad_sum_to_shape (gb, b, error);
-  return input_grads[1] != NULL;
+  return ep_grad_set_summed (call, 0, g_steal_pointer (&ga), input_grads, error)
+         && ep_grad_set_summed (call, 1, g_steal_pointer (&gb), input_grads, error);
 }
 
 const EpOpDef ep_op_solve = {

@@ -11,7 +11,6 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
-#include "ep-math-private.h"
 #include "ep-linalg-private.h"
 
 /* A 1-D operand is a row (left) or a column (right) vector, as in NumPy;
@@ -157,22 +156,6 @@ matmul_infer (EpOpCall  *call,
   return TRUE;
 }
 
-/* Swaps the last two axes (a view). */
-static EpTensor *
-matrix_transpose (EpTensor  *t,
-                  GError   **error)
-{
-  guint ndim = t->layout.ndim;
-  gint axes[EP_MAX_DIMS];
-
-  for (guint d = 0; d < ndim; d++)
-    axes[d] = d;
-  axes[ndim - 2] = ndim - 1;
-  axes[ndim - 1] = ndim - 2;
-
-  return ep_tensor_transpose (t, axes, ndim, error);
-}
-
 /* The gradient of one operand: with every operand as a (batch of)
  * matrices, dA = G Bᵀ and dB = Aᵀ G, summed over the batch dimensions the
  * operand was broadcast along. A vector operand was a row (left) or a
@@ -215,7 +198,7 @@ matmul_operand_grad (const EpOpCall  *call,
   if (a2 == NULL || b2 == NULL)
     return NULL;
 
-  t = matrix_transpose (i == 0 ? b2 : a2, error);
+  t = ep_grad_swap_last (i == 0 ? b2 : a2, error);
   if (t != NULL)
     product = i == 0 ? ep_tensor_matmul (g2, t, error) : ep_tensor_matmul (t, g2, error);
 

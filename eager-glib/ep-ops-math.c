@@ -11,62 +11,8 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-grad-private.h"
 #include "ep-math-private.h"
-
-/* Gradient helpers */
-
-EpTensor *
-ep_grad_sum_to_shape (EpTensor  *grad,
-                      EpTensor  *like,
-                      GError   **error)
-{
-  const EpLayout *g = &grad->layout, *t = &like->layout;
-  g_autoptr(EpTensor) summed = NULL;
-  gint axes[EP_MAX_DIMS];
-  guint lead = g->ndim - t->ndim, n = 0;
-
-  for (guint d = 0; d < g->ndim; d++)
-    if (d < lead || (t->shape[d - lead] == 1 && g->shape[d] != 1))
-      axes[n++] = d;
-
-  if (n == 0 && g->ndim == t->ndim)
-    return g_object_ref (grad);
-
-  summed = ep_tensor_sum (grad, axes, n, TRUE, error);
-  if (summed == NULL)
-    return NULL;
-
-  return ep_tensor_reshape (summed, t->shape, t->ndim, error);
-}
-
-EpTensor *
-ep_grad_keep_reduced (const EpOpCall  *call,
-                      EpTensor        *reduced,
-                      GError         **error)
-{
-  const EpLayout *in = &call->inputs[0]->layout;
-  gint64 shape[EP_MAX_DIMS];
-
-  if (call->attrs.keepdims)
-    return g_object_ref (reduced);
-
-  for (guint d = 0; d < in->ndim; d++)
-    shape[d] = in->shape[d];
-  for (guint a = 0; a < call->attrs.n_axes; a++)
-    shape[call->attrs.axes[a]] = 1;
-
-  return ep_tensor_reshape (reduced, shape, in->ndim, error);
-}
-
-EpTensor *
-ep_grad_mask (EpTensor  *mask,
-              EpTensor  *grad,
-              GError   **error)
-{
-  g_autoptr(EpTensor) zero = ep_tensor_new_weak_scalar (0.0, EP_DTYPE_INT64);
-
-  return ep_tensor_where (mask, grad, zero, error);
-}
 
 /* Binary ops */
 
@@ -130,11 +76,8 @@ mod_grad (const EpOpCall   *call,
   if (negated == NULL)
     return FALSE;
 
-  input_grads[0] = ep_grad_sum_to_shape (output_grads[0], a, error);
-  if (input_grads[0] == NULL)
-    return FALSE;
-  input_grads[1] = ep_grad_sum_to_shape (negated, b, error);
-  return input_grads[1] != NULL;
+  return ep_grad_set_summed (call, 0, g_object_ref (output_grads[0]), input_grads, error)
+         && ep_grad_set_summed (call, 1, g_steal_pointer (&negated), input_grads, error);
 }
 
 /* The gradient goes to the operand the result came from, as the kernels
@@ -165,11 +108,8 @@ extremum_grad (const EpOpCall   *call,
   if (ga == NULL || (gb = ep_grad_mask (second, output_grads[0], error)) == NULL)
     return FALSE;
 
-  input_grads[0] = ep_grad_sum_to_shape (ga, a, error);
-  if (input_grads[0] == NULL)
-    return FALSE;
-  input_grads[1] = ep_grad_sum_to_shape (gb, b, error);
-  return input_grads[1] != NULL;
+  return ep_grad_set_summed (call, 0, g_steal_pointer (&ga), input_grads, error)
+         && ep_grad_set_summed (call, 1, g_steal_pointer (&gb), input_grads, error);
 }
 
 const EpOpDef ep_op_floordiv = {

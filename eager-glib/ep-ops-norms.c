@@ -12,7 +12,6 @@
 #include <math.h>
 
 #include "ep-error.h"
-#include "ep-math-private.h"
 #include "ep-tensor-private.h"
 
 /**

@@ -22,7 +22,6 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
-#include "ep-math-private.h"
 
 static gboolean
 sort_infer (EpOpCall  *call,

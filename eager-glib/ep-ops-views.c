@@ -11,8 +11,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
-#include "ep-math-private.h"
-#include "ep-shape-private.h"
+#include "ep-grad-private.h"
 
 /* broadcast_to */
 

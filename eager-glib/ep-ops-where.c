@@ -7,7 +7,6 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-grad-private.h"
-#include "ep-math-private.h"
 
 static gboolean
 where_infer (EpOpCall  *call,
@@ -37,17 +36,14 @@ where_gradient (const EpOpCall   *call,
 
   for (guint i = 1; i < 3; i++)
     {
-      g_autoptr(EpTensor) chosen = NULL;
+      EpTensor *chosen;
 
       if (!ep_grad_needed (call, i))
         continue;
 
       chosen = i == 1 ? ep_tensor_where (call->inputs[0], output_grads[0], zero, error)
                       : ep_tensor_where (call->inputs[0], zero, output_grads[0], error);
-      if (chosen == NULL)
-        return FALSE;
-      input_grads[i] = ep_grad_sum_to_shape (chosen, call->inputs[i], error);
-      if (input_grads[i] == NULL)
+      if (!ep_grad_set_summed (call, i, chosen, input_grads, error))
         return FALSE;
     }
 
