@@ -45,4 +45,27 @@ EpTensor *ep_dispatch_binary_scalar (const EpOpDef *op,
                                      gdouble        value,
                                      GError       **error);
 
+/* The bodies of the public methods of binary ops: ep_tensor_<op> and
+ * ep_tensor_<op>_scalar */
+#define EP_DEFINE_BINARY_METHOD(op_name)                                    \
+EpTensor *                                                                  \
+ep_tensor_##op_name (EpTensor  *self,                                       \
+                     EpTensor  *other,                                      \
+                     GError   **error)                                      \
+{                                                                           \
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
+  g_return_val_if_fail (EP_IS_TENSOR (other), NULL);                        \
+  return ep_dispatch_binary (&ep_op_##op_name, self, other, error);         \
+}
+
+#define EP_DEFINE_SCALAR_METHOD(op_name)                                    \
+EpTensor *                                                                  \
+ep_tensor_##op_name##_scalar (EpTensor  *self,                              \
+                              gdouble    other,                             \
+                              GError   **error)                             \
+{                                                                           \
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
+  return ep_dispatch_binary_scalar (&ep_op_##op_name, self, other, error);  \
+}
+
 G_END_DECLS

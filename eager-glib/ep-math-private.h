@@ -22,6 +22,10 @@ ep_math_float_dtype (EpDType dtype)
   return dtype;
 }
 
+/* ep-ops-binary.c: the rule of the arithmetic ops of two tensors */
+gboolean  ep_op_arithmetic_infer   (EpOpCall      *call,
+                                    GError       **error);
+
 /* ep-ops-reduce.c: the output of a reduction over the canonical
  * call->attrs.axes (kept as 1 with keepdims) */
 void      ep_op_set_reduced_output (EpOpCall      *call,

@@ -12,12 +12,15 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
+#include "ep-math-private.h"
 
-/* NumPy: bool + bool is "or", bool * bool is "and", bool - bool and
- * bool ** bool are refused; true division of integers gives float64. */
-static gboolean
-arithmetic_infer (EpOpCall  *call,
-                  GError   **error)
+/* NumPy promotion and broadcasting. bool + bool is "or", bool * bool is
+ * "and"; bool - bool and bool ** bool are refused, and so are floor
+ * division and remainder of two bools (NumPy gives int8, which is not a
+ * type here). True division of integers gives float64. */
+gboolean
+ep_op_arithmetic_infer (EpOpCall  *call,
+                        GError   **error)
 {
   EpLayout *out = &call->output_layouts[0];
   EpDType dtype = ep_op_result_dtype (call->inputs, 2);
@@ -33,6 +36,8 @@ arithmetic_infer (EpOpCall  *call,
       break;
     case EP_OP_SUB:
     case EP_OP_POW:
+    case EP_OP_FLOORDIV:
+    case EP_OP_MOD:
       if (dtype == EP_DTYPE_BOOL)
         return ep_op_error_dtype (call, dtype, error);
       break;
@@ -188,7 +193,7 @@ pow_gradient (const EpOpCall   *call,
 #define ARITHMETIC_OP(ID, op_name)                                          \
   const EpOpDef ep_op_##op_name = {                                         \
     .id = EP_OP_##ID, .name = #op_name, .n_inputs = 2,                      \
-    .infer = arithmetic_infer,                                              \
+    .infer = ep_op_arithmetic_infer,                                              \
     .gradient = op_name##_gradient,                                         \
   };
 /* NumPy refuses integers to negative integer powers (the result is not
@@ -231,7 +236,7 @@ static gboolean
 pow_infer (EpOpCall  *call,
            GError   **error)
 {
-  if (!arithmetic_infer (call, error))
+  if (!ep_op_arithmetic_infer (call, error))
     return FALSE;
 
   return !ep_dtype_is_integer (call->output_layouts[0].dtype)
@@ -283,17 +288,6 @@ ep_dispatch_binary_scalar (const EpOpDef  *op,
   return ep_dispatch_binary (op, self, literal, error);
 }
 
-#define BINARY_METHODS(op_name, what)                                       \
-EpTensor *                                                                  \
-ep_tensor_##op_name (EpTensor  *self,                                       \
-                     EpTensor  *other,                                      \
-                     GError   **error)                                      \
-{                                                                           \
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
-  g_return_val_if_fail (EP_IS_TENSOR (other), NULL);                        \
-  return ep_dispatch_binary (&ep_op_##op_name, self, other, error);         \
-}
-
 /**
  * ep_tensor_add:
  * @self: a tensor
@@ -306,7 +300,7 @@ ep_tensor_##op_name (EpTensor  *self,                                       \
  * Returns: (transfer full): `self + other`, or %NULL with %EP_ERROR_SHAPE
  *   set if the shapes do not broadcast
  */
-BINARY_METHODS (add, "+")
+EP_DEFINE_BINARY_METHOD (add)
 
 /**
  * ep_tensor_sub:
@@ -319,7 +313,7 @@ BINARY_METHODS (add, "+")
  *
  * Returns: (transfer full): `self - other`, or %NULL with an error set
  */
-BINARY_METHODS (sub, "-")
+EP_DEFINE_BINARY_METHOD (sub)
 
 /**
  * ep_tensor_mul:
@@ -332,7 +326,7 @@ BINARY_METHODS (sub, "-")
  *
  * Returns: (transfer full): `self * other`, or %NULL with an error set
  */
-BINARY_METHODS (mul, "*")
+EP_DEFINE_BINARY_METHOD (mul)
 
 /**
  * ep_tensor_div:
@@ -345,7 +339,7 @@ BINARY_METHODS (mul, "*")
  *
  * Returns: (transfer full): `self / other`, or %NULL with an error set
  */
-BINARY_METHODS (div, "/")
+EP_DEFINE_BINARY_METHOD (div)
 
 /**
  * ep_tensor_pow:
@@ -360,7 +354,7 @@ BINARY_METHODS (div, "/")
  *   %EP_ERROR_INVALID_ARGUMENT set for integers to negative integer
  *   powers, or another error
  */
-BINARY_METHODS (pow, "**")
+EP_DEFINE_BINARY_METHOD (pow)
 
 /**
  * ep_tensor_less:
@@ -372,7 +366,7 @@ BINARY_METHODS (pow, "**")
  *
  * Returns: (transfer full): the bool tensor `self < other`
  */
-BINARY_METHODS (less, "<")
+EP_DEFINE_BINARY_METHOD (less)
 
 /**
  * ep_tensor_less_equal:
@@ -384,7 +378,7 @@ BINARY_METHODS (less, "<")
  *
  * Returns: (transfer full): the bool tensor `self <= other`
  */
-BINARY_METHODS (less_equal, "<=")
+EP_DEFINE_BINARY_METHOD (less_equal)
 
 /**
  * ep_tensor_equal:
@@ -397,7 +391,7 @@ BINARY_METHODS (less_equal, "<=")
  *
  * Returns: (transfer full): the bool tensor `self == other`
  */
-BINARY_METHODS (equal, "==")
+EP_DEFINE_BINARY_METHOD (equal)
 
 /**
  * ep_tensor_not_equal:
@@ -409,7 +403,7 @@ BINARY_METHODS (equal, "==")
  *
  * Returns: (transfer full): the bool tensor `self != other`
  */
-BINARY_METHODS (not_equal, "!=")
+EP_DEFINE_BINARY_METHOD (not_equal)
 
 /**
  * ep_tensor_greater:
@@ -421,7 +415,7 @@ BINARY_METHODS (not_equal, "!=")
  *
  * Returns: (transfer full): the bool tensor `self > other`
  */
-BINARY_METHODS (greater, ">")
+EP_DEFINE_BINARY_METHOD (greater)
 
 /**
  * ep_tensor_greater_equal:
@@ -433,17 +427,7 @@ BINARY_METHODS (greater, ">")
  *
  * Returns: (transfer full): the bool tensor `self >= other`
  */
-BINARY_METHODS (greater_equal, ">=")
-
-#define SCALAR_METHOD(op_name)                                              \
-EpTensor *                                                                  \
-ep_tensor_##op_name##_scalar (EpTensor  *self,                              \
-                              gdouble    other,                             \
-                              GError   **error)                             \
-{                                                                           \
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
-  return ep_dispatch_binary_scalar (&ep_op_##op_name, self, other, error);              \
-}
+EP_DEFINE_BINARY_METHOD (greater_equal)
 
 /**
  * ep_tensor_add_scalar:
@@ -457,7 +441,7 @@ ep_tensor_##op_name##_scalar (EpTensor  *self,                              \
  *
  * Returns: (transfer full): `self + other`
  */
-SCALAR_METHOD (add)
+EP_DEFINE_SCALAR_METHOD (add)
 
 /**
  * ep_tensor_sub_scalar:
@@ -469,7 +453,7 @@ SCALAR_METHOD (add)
  *
  * Returns: (transfer full): `self - other`
  */
-SCALAR_METHOD (sub)
+EP_DEFINE_SCALAR_METHOD (sub)
 
 /**
  * ep_tensor_mul_scalar:
@@ -481,7 +465,7 @@ SCALAR_METHOD (sub)
  *
  * Returns: (transfer full): `self * other`
  */
-SCALAR_METHOD (mul)
+EP_DEFINE_SCALAR_METHOD (mul)
 
 /**
  * ep_tensor_div_scalar:
@@ -493,7 +477,7 @@ SCALAR_METHOD (mul)
  *
  * Returns: (transfer full): `self / other`
  */
-SCALAR_METHOD (div)
+EP_DEFINE_SCALAR_METHOD (div)
 
 /**
  * ep_tensor_pow_scalar:
@@ -505,4 +489,4 @@ SCALAR_METHOD (div)
  *
  * Returns: (transfer full): `self ** other`
  */
-SCALAR_METHOD (pow)
+EP_DEFINE_SCALAR_METHOD (pow)

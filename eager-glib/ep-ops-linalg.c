@@ -246,13 +246,4 @@ const EpOpDef ep_op_matmul = {
  * Returns: (transfer full): `self @ other`, or %NULL with %EP_ERROR_SHAPE
  *   set if the inner dimensions differ or the batches do not broadcast
  */
-EpTensor *
-ep_tensor_matmul (EpTensor  *self,
-                  EpTensor  *other,
-                  GError   **error)
-{
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-  g_return_val_if_fail (EP_IS_TENSOR (other), NULL);
-
-  return ep_dispatch_binary (&ep_op_matmul, self, other, error);
-}
+EP_DEFINE_BINARY_METHOD (matmul)

@@ -102,16 +102,7 @@ const EpOpDef ep_op_isfinite = {
  * Returns: (transfer full): `self and other`, or %NULL with
  *   %EP_ERROR_DTYPE set if a tensor is not bool, or %EP_ERROR_SHAPE
  */
-EpTensor *
-ep_tensor_logical_and (EpTensor  *self,
-                       EpTensor  *other,
-                       GError   **error)
-{
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-  g_return_val_if_fail (EP_IS_TENSOR (other), NULL);
-
-  return ep_dispatch_binary (&ep_op_logical_and, self, other, error);
-}
+EP_DEFINE_BINARY_METHOD (logical_and)
 
 /**
  * ep_tensor_logical_or:
@@ -124,16 +115,7 @@ ep_tensor_logical_and (EpTensor  *self,
  * Returns: (transfer full): `self or other`, or %NULL with
  *   %EP_ERROR_DTYPE set if a tensor is not bool, or %EP_ERROR_SHAPE
  */
-EpTensor *
-ep_tensor_logical_or (EpTensor  *self,
-                      EpTensor  *other,
-                      GError   **error)
-{
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-  g_return_val_if_fail (EP_IS_TENSOR (other), NULL);
-
-  return ep_dispatch_binary (&ep_op_logical_or, self, other, error);
-}
+EP_DEFINE_BINARY_METHOD (logical_or)
 
 /**
  * ep_tensor_logical_not:

@@ -16,28 +16,6 @@
 
 /* Binary ops */
 
-/* NumPy promotion and broadcasting. NumPy's floor division and remainder
- * of two bool tensors give int8, which is not a type here: refused, like
- * bool ** bool in ep-ops-binary.c. */
-static gboolean
-binary_math_infer (EpOpCall  *call,
-                   GError   **error)
-{
-  EpLayout *out = &call->output_layouts[0];
-  EpDType dtype = ep_op_result_dtype (call->inputs, 2);
-
-  if (!ep_op_broadcast (call, out, error))
-    return FALSE;
-
-  if (dtype == EP_DTYPE_BOOL
-      && (call->op->id == EP_OP_FLOORDIV || call->op->id == EP_OP_MOD))
-    return ep_op_error_dtype (call, dtype, error);
-
-  out->dtype = dtype;
-  ep_op_cast_all_inputs (call, dtype);
-  return TRUE;
-}
-
 /* Piecewise constant: the derivative is zero almost everywhere. */
 static gboolean
 floordiv_grad (const EpOpCall   *call,
@@ -114,43 +92,23 @@ extremum_grad (const EpOpCall   *call,
 
 const EpOpDef ep_op_floordiv = {
   .id = EP_OP_FLOORDIV, .name = "floordiv", .n_inputs = 2,
-  .infer = binary_math_infer, .gradient = floordiv_grad,
+  .infer = ep_op_arithmetic_infer, .gradient = floordiv_grad,
 };
 
 const EpOpDef ep_op_mod = {
   .id = EP_OP_MOD, .name = "mod", .n_inputs = 2,
-  .infer = binary_math_infer, .gradient = mod_grad,
+  .infer = ep_op_arithmetic_infer, .gradient = mod_grad,
 };
 
 const EpOpDef ep_op_minimum = {
   .id = EP_OP_MINIMUM, .name = "minimum", .n_inputs = 2,
-  .infer = binary_math_infer, .gradient = extremum_grad,
+  .infer = ep_op_arithmetic_infer, .gradient = extremum_grad,
 };
 
 const EpOpDef ep_op_maximum = {
   .id = EP_OP_MAXIMUM, .name = "maximum", .n_inputs = 2,
-  .infer = binary_math_infer, .gradient = extremum_grad,
+  .infer = ep_op_arithmetic_infer, .gradient = extremum_grad,
 };
-
-#define BINARY_METHODS(op_name)                                             \
-EpTensor *                                                                  \
-ep_tensor_##op_name (EpTensor  *self,                                       \
-                     EpTensor  *other,                                      \
-                     GError   **error)                                      \
-{                                                                           \
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
-  g_return_val_if_fail (EP_IS_TENSOR (other), NULL);                        \
-  return ep_dispatch_binary (&ep_op_##op_name, self, other, error);         \
-}                                                                           \
-                                                                            \
-EpTensor *                                                                  \
-ep_tensor_##op_name##_scalar (EpTensor  *self,                              \
-                              gdouble    other,                             \
-                              GError   **error)                             \
-{                                                                           \
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
-  return ep_dispatch_binary_scalar (&ep_op_##op_name, self, other, error);  \
-}
 
 /**
  * ep_tensor_floordiv:
@@ -180,7 +138,8 @@ ep_tensor_##op_name##_scalar (EpTensor  *self,                              \
  *
  * Returns: (transfer full): `self // other`
  */
-BINARY_METHODS (floordiv)
+EP_DEFINE_BINARY_METHOD (floordiv)
+EP_DEFINE_SCALAR_METHOD (floordiv)
 
 /**
  * ep_tensor_mod:
@@ -208,7 +167,8 @@ BINARY_METHODS (floordiv)
  *
  * Returns: (transfer full): `self % other`
  */
-BINARY_METHODS (mod)
+EP_DEFINE_BINARY_METHOD (mod)
+EP_DEFINE_SCALAR_METHOD (mod)
 
 /**
  * ep_tensor_minimum:
@@ -234,7 +194,8 @@ BINARY_METHODS (mod)
  *
  * Returns: (transfer full): the minima
  */
-BINARY_METHODS (minimum)
+EP_DEFINE_BINARY_METHOD (minimum)
+EP_DEFINE_SCALAR_METHOD (minimum)
 
 /**
  * ep_tensor_maximum:
@@ -260,7 +221,8 @@ BINARY_METHODS (minimum)
  *
  * Returns: (transfer full): the maxima
  */
-BINARY_METHODS (maximum)
+EP_DEFINE_BINARY_METHOD (maximum)
+EP_DEFINE_SCALAR_METHOD (maximum)
 
 /* clip */
 
