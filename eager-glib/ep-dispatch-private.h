@@ -45,8 +45,17 @@ EpTensor *ep_dispatch_binary_scalar (const EpOpDef *op,
                                      gdouble        value,
                                      GError       **error);
 
-/* The bodies of the public methods of binary ops: ep_tensor_<op> and
- * ep_tensor_<op>_scalar */
+/* The bodies of the public methods of unary ops (ep_tensor_<op>) and of
+ * binary ops (ep_tensor_<op> and ep_tensor_<op>_scalar) */
+#define EP_DEFINE_UNARY_METHOD(op_name)                                     \
+EpTensor *                                                                  \
+ep_tensor_##op_name (EpTensor  *self,                                       \
+                     GError   **error)                                      \
+{                                                                           \
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
+  return ep_dispatch_unary (&ep_op_##op_name, self, error);                 \
+}
+
 #define EP_DEFINE_BINARY_METHOD(op_name)                                    \
 EpTensor *                                                                  \
 ep_tensor_##op_name (EpTensor  *self,                                       \

@@ -22,6 +22,15 @@ ep_math_float_dtype (EpDType dtype)
   return dtype;
 }
 
+/* ep-ops-unary.c: rules of elementwise functions of one tensor: a float
+ * result, the input's type, the input's type but not bool */
+gboolean  ep_op_float_infer        (EpOpCall      *call,
+                                    GError       **error);
+gboolean  ep_op_same_type_infer    (EpOpCall      *call,
+                                    GError       **error);
+gboolean  ep_op_numeric_infer      (EpOpCall      *call,
+                                    GError       **error);
+
 /* ep-ops-binary.c: the rule of the arithmetic ops of two tensors */
 gboolean  ep_op_arithmetic_infer   (EpOpCall      *call,
                                     GError       **error);

@@ -80,11 +80,4 @@ ep_identity (EpTensor  *tensor,
  *
  * Returns: (transfer full): a tensor equal to @self
  */
-EpTensor *
-ep_tensor_stop_gradient (EpTensor  *self,
-                         GError   **error)
-{
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  return ep_dispatch_unary (&ep_op_stop_gradient, self, error);
-}
+EP_DEFINE_UNARY_METHOD (stop_gradient)

@@ -298,14 +298,7 @@ const EpOpDef ep_op_solve = {
  *   set if the matrices are not square, or %EP_ERROR_INVALID_ARGUMENT if
  *   one is singular
  */
-EpTensor *
-ep_tensor_inv (EpTensor  *self,
-               GError   **error)
-{
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  return ep_dispatch_unary (&ep_op_inv, self, error);
-}
+EP_DEFINE_UNARY_METHOD (inv)
 
 /**
  * ep_tensor_slogdet:

@@ -127,14 +127,7 @@ EP_DEFINE_BINARY_METHOD (logical_or)
  * Returns: (transfer full): `not self`, or %NULL with %EP_ERROR_DTYPE
  *   set if @self is not bool
  */
-EpTensor *
-ep_tensor_logical_not (EpTensor  *self,
-                       GError   **error)
-{
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  return ep_dispatch_unary (&ep_op_logical_not, self, error);
-}
+EP_DEFINE_UNARY_METHOD (logical_not)
 
 /**
  * ep_tensor_isnan:
@@ -146,14 +139,7 @@ ep_tensor_logical_not (EpTensor  *self,
  *
  * Returns: (transfer full): a bool tensor shaped like @self
  */
-EpTensor *
-ep_tensor_isnan (EpTensor  *self,
-                 GError   **error)
-{
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  return ep_dispatch_unary (&ep_op_isnan, self, error);
-}
+EP_DEFINE_UNARY_METHOD (isnan)
 
 /**
  * ep_tensor_isinf:
@@ -165,14 +151,7 @@ ep_tensor_isnan (EpTensor  *self,
  *
  * Returns: (transfer full): a bool tensor shaped like @self
  */
-EpTensor *
-ep_tensor_isinf (EpTensor  *self,
-                 GError   **error)
-{
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  return ep_dispatch_unary (&ep_op_isinf, self, error);
-}
+EP_DEFINE_UNARY_METHOD (isinf)
 
 /**
  * ep_tensor_isfinite:
@@ -184,14 +163,7 @@ ep_tensor_isinf (EpTensor  *self,
  *
  * Returns: (transfer full): a bool tensor shaped like @self
  */
-EpTensor *
-ep_tensor_isfinite (EpTensor  *self,
-                    GError   **error)
-{
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-
-  return ep_dispatch_unary (&ep_op_isfinite, self, error);
-}
+EP_DEFINE_UNARY_METHOD (isfinite)
 
 /* all, any */
 

@@ -325,32 +325,6 @@ ep_tensor_clip (EpTensor  *self,
 
 /* Unary ops */
 
-static gboolean
-float_result_infer (EpOpCall  *call,
-                    GError   **error)
-{
-  EpTensor *input = call->inputs[0];
-  EpDType dtype = ep_math_float_dtype (input->layout.dtype);
-
-  call->input_dtypes[0] = dtype;
-  ep_op_set_output (call, dtype, input->layout.shape, input->layout.ndim);
-  return TRUE;
-}
-
-/* NumPy: sign is not defined for bool */
-static gboolean
-sign_infer (EpOpCall  *call,
-            GError   **error)
-{
-  EpTensor *input = call->inputs[0];
-
-  if (input->layout.dtype == EP_DTYPE_BOOL)
-    return ep_op_error_dtype (call, EP_DTYPE_BOOL, error);
-
-  ep_op_set_output (call, input->layout.dtype, input->layout.shape, input->layout.ndim);
-  return TRUE;
-}
-
 /* NumPy: rounding keeps integers as they are; bool gives a float */
 static gboolean
 round_infer (EpOpCall  *call,
@@ -469,14 +443,7 @@ unary_math_grad (const EpOpCall   *call,
     .id = EP_OP_##ID, .name = #op_name, .n_inputs = 1,                      \
     .infer = rule, .gradient = unary_math_grad,                             \
   };                                                                        \
-                                                                            \
-EpTensor *                                                                  \
-ep_tensor_##op_name (EpTensor  *self,                                       \
-                     GError   **error)                                      \
-{                                                                           \
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
-  return ep_dispatch_unary (&ep_op_##op_name, self, error);                 \
-}
+  EP_DEFINE_UNARY_METHOD (op_name)
 
 /**
  * ep_tensor_expm1:
@@ -488,7 +455,7 @@ ep_tensor_##op_name (EpTensor  *self,                                       \
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (EXPM1, expm1, float_result_infer)
+UNARY_OP (EXPM1, expm1, ep_op_float_infer)
 
 /**
  * ep_tensor_log1p:
@@ -500,7 +467,7 @@ UNARY_OP (EXPM1, expm1, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (LOG1P, log1p, float_result_infer)
+UNARY_OP (LOG1P, log1p, ep_op_float_infer)
 
 /**
  * ep_tensor_log2:
@@ -512,7 +479,7 @@ UNARY_OP (LOG1P, log1p, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (LOG2, log2, float_result_infer)
+UNARY_OP (LOG2, log2, ep_op_float_infer)
 
 /**
  * ep_tensor_log10:
@@ -524,7 +491,7 @@ UNARY_OP (LOG2, log2, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (LOG10, log10, float_result_infer)
+UNARY_OP (LOG10, log10, ep_op_float_infer)
 
 /**
  * ep_tensor_sin:
@@ -535,7 +502,7 @@ UNARY_OP (LOG10, log10, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (SIN, sin, float_result_infer)
+UNARY_OP (SIN, sin, ep_op_float_infer)
 
 /**
  * ep_tensor_cos:
@@ -546,7 +513,7 @@ UNARY_OP (SIN, sin, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (COS, cos, float_result_infer)
+UNARY_OP (COS, cos, ep_op_float_infer)
 
 /**
  * ep_tensor_tan:
@@ -557,7 +524,7 @@ UNARY_OP (COS, cos, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (TAN, tan, float_result_infer)
+UNARY_OP (TAN, tan, ep_op_float_infer)
 
 /**
  * ep_tensor_sinh:
@@ -569,7 +536,7 @@ UNARY_OP (TAN, tan, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (SINH, sinh, float_result_infer)
+UNARY_OP (SINH, sinh, ep_op_float_infer)
 
 /**
  * ep_tensor_cosh:
@@ -581,7 +548,7 @@ UNARY_OP (SINH, sinh, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (COSH, cosh, float_result_infer)
+UNARY_OP (COSH, cosh, ep_op_float_infer)
 
 /**
  * ep_tensor_arcsin:
@@ -593,7 +560,7 @@ UNARY_OP (COSH, cosh, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCSIN, arcsin, float_result_infer)
+UNARY_OP (ARCSIN, arcsin, ep_op_float_infer)
 
 /**
  * ep_tensor_arccos:
@@ -605,7 +572,7 @@ UNARY_OP (ARCSIN, arcsin, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCCOS, arccos, float_result_infer)
+UNARY_OP (ARCCOS, arccos, ep_op_float_infer)
 
 /**
  * ep_tensor_arctan:
@@ -617,7 +584,7 @@ UNARY_OP (ARCCOS, arccos, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCTAN, arctan, float_result_infer)
+UNARY_OP (ARCTAN, arctan, ep_op_float_infer)
 
 /**
  * ep_tensor_arcsinh:
@@ -629,7 +596,7 @@ UNARY_OP (ARCTAN, arctan, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCSINH, arcsinh, float_result_infer)
+UNARY_OP (ARCSINH, arcsinh, ep_op_float_infer)
 
 /**
  * ep_tensor_arccosh:
@@ -641,7 +608,7 @@ UNARY_OP (ARCSINH, arcsinh, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCCOSH, arccosh, float_result_infer)
+UNARY_OP (ARCCOSH, arccosh, ep_op_float_infer)
 
 /**
  * ep_tensor_arctanh:
@@ -653,7 +620,7 @@ UNARY_OP (ARCCOSH, arccosh, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCTANH, arctanh, float_result_infer)
+UNARY_OP (ARCTANH, arctanh, ep_op_float_infer)
 
 /**
  * ep_tensor_softplus:
@@ -667,7 +634,7 @@ UNARY_OP (ARCTANH, arctanh, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (SOFTPLUS, softplus, float_result_infer)
+UNARY_OP (SOFTPLUS, softplus, ep_op_float_infer)
 
 /**
  * ep_tensor_sign:
@@ -680,7 +647,7 @@ UNARY_OP (SOFTPLUS, softplus, float_result_infer)
  * Returns: (transfer full): the signs, or %NULL with %EP_ERROR_DTYPE set
  *   for a bool tensor (as in NumPy)
  */
-UNARY_OP (SIGN, sign, sign_infer)
+UNARY_OP (SIGN, sign, ep_op_numeric_infer)
 
 /**
  * ep_tensor_round:
@@ -705,7 +672,7 @@ UNARY_OP (ROUND, round, round_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (CEIL, ceil, float_result_infer)
+UNARY_OP (CEIL, ceil, ep_op_float_infer)
 
 /**
  * ep_tensor_floor:
@@ -717,7 +684,7 @@ UNARY_OP (CEIL, ceil, float_result_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (FLOOR, floor, float_result_infer)
+UNARY_OP (FLOOR, floor, ep_op_float_infer)
 
 /* Cast shortcuts: astype, so tapes see an astype */
 

@@ -7,29 +7,27 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-grad-private.h"
+#include "ep-math-private.h"
 
-/* Functions with float results: integers compute in float64 as in
- * NumPy; bool in float32 (NumPy's float16 is not a type here). */
-static gboolean
-float_infer (EpOpCall  *call,
-             GError   **error)
+/* Rules of elementwise functions of one tensor, shared with
+ * ep-ops-math.c (ep-math-private.h) */
+
+/* Functions with float results compute in ep_math_float_dtype(). */
+gboolean
+ep_op_float_infer (EpOpCall  *call,
+                   GError   **error)
 {
   EpTensor *input = call->inputs[0];
-  EpDType dtype = input->layout.dtype;
-
-  if (ep_dtype_is_integer (dtype))
-    dtype = EP_DTYPE_FLOAT64;
-  else if (dtype == EP_DTYPE_BOOL)
-    dtype = EP_DTYPE_FLOAT32;
+  EpDType dtype = ep_math_float_dtype (input->layout.dtype);
 
   call->input_dtypes[0] = dtype;
   ep_op_set_output (call, dtype, input->layout.shape, input->layout.ndim);
   return TRUE;
 }
 
-static gboolean
-same_type_infer (EpOpCall  *call,
-                 GError   **error)
+gboolean
+ep_op_same_type_infer (EpOpCall  *call,
+                       GError   **error)
 {
   EpTensor *input = call->inputs[0];
 
@@ -37,14 +35,15 @@ same_type_infer (EpOpCall  *call,
   return TRUE;
 }
 
-static gboolean
-numeric_infer (EpOpCall  *call,
-               GError   **error)
+/* The type of the input, not bool (neg, sign) */
+gboolean
+ep_op_numeric_infer (EpOpCall  *call,
+                     GError   **error)
 {
   if (call->inputs[0]->layout.dtype == EP_DTYPE_BOOL)
     return ep_op_error_dtype (call, EP_DTYPE_BOOL, error);
 
-  return same_type_infer (call, error);
+  return ep_op_same_type_infer (call, error);
 }
 
 /* Gradients: each rule multiplies the output's gradient by the local
@@ -175,14 +174,7 @@ UNARY_GRADIENT (relu)
     .infer = rule,                                                          \
     .gradient = op_name##_gradient,                                         \
   };                                                                        \
-                                                                            \
-EpTensor *                                                                  \
-ep_tensor_##op_name (EpTensor  *self,                                       \
-                     GError   **error)                                      \
-{                                                                           \
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
-  return ep_dispatch_unary (&ep_op_##op_name, self, error);                 \
-}
+  EP_DEFINE_UNARY_METHOD (op_name)
 
 /**
  * ep_tensor_neg:
@@ -194,7 +186,7 @@ ep_tensor_##op_name (EpTensor  *self,                                       \
  * Returns: (transfer full): `-self`, or %NULL with %EP_ERROR_DTYPE set
  *   for a bool tensor
  */
-UNARY_OP (NEG, neg, numeric_infer)
+UNARY_OP (NEG, neg, ep_op_numeric_infer)
 
 /**
  * ep_tensor_abs:
@@ -206,7 +198,7 @@ UNARY_OP (NEG, neg, numeric_infer)
  *
  * Returns: (transfer full): `|self|`
  */
-UNARY_OP (ABS, abs, same_type_infer)
+UNARY_OP (ABS, abs, ep_op_same_type_infer)
 
 /**
  * ep_tensor_square:
@@ -217,7 +209,7 @@ UNARY_OP (ABS, abs, same_type_infer)
  *
  * Returns: (transfer full): `self * self`
  */
-UNARY_OP (SQUARE, square, same_type_infer)
+UNARY_OP (SQUARE, square, ep_op_same_type_infer)
 
 /**
  * ep_tensor_sqrt:
@@ -229,7 +221,7 @@ UNARY_OP (SQUARE, square, same_type_infer)
  *
  * Returns: (transfer full): the square roots
  */
-UNARY_OP (SQRT, sqrt, float_infer)
+UNARY_OP (SQRT, sqrt, ep_op_float_infer)
 
 /**
  * ep_tensor_exp:
@@ -240,7 +232,7 @@ UNARY_OP (SQRT, sqrt, float_infer)
  *
  * Returns: (transfer full): `e ** self`
  */
-UNARY_OP (EXP, exp, float_infer)
+UNARY_OP (EXP, exp, ep_op_float_infer)
 
 /**
  * ep_tensor_log:
@@ -252,7 +244,7 @@ UNARY_OP (EXP, exp, float_infer)
  *
  * Returns: (transfer full): the logarithms
  */
-UNARY_OP (LOG, log, float_infer)
+UNARY_OP (LOG, log, ep_op_float_infer)
 
 /**
  * ep_tensor_tanh:
@@ -263,7 +255,7 @@ UNARY_OP (LOG, log, float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (TANH, tanh, float_infer)
+UNARY_OP (TANH, tanh, ep_op_float_infer)
 
 /**
  * ep_tensor_sigmoid:
@@ -275,7 +267,7 @@ UNARY_OP (TANH, tanh, float_infer)
  *
  * Returns: (transfer full): the values, in [0, 1]
  */
-UNARY_OP (SIGMOID, sigmoid, float_infer)
+UNARY_OP (SIGMOID, sigmoid, ep_op_float_infer)
 
 /**
  * ep_tensor_relu:
@@ -288,4 +280,4 @@ UNARY_OP (SIGMOID, sigmoid, float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (RELU, relu, same_type_infer)
+UNARY_OP (RELU, relu, ep_op_same_type_infer)
