@@ -50,7 +50,7 @@ COMPARISONS (ne, !=)
 COMPARISONS (gt, >)
 COMPARISONS (ge, >=)
 
-static const EpCpuLoop binary_loops[EP_N_OPS][5] = {
+static const EpCpuLoopTable binary_loops = {
   [EP_OP_ADD] = ROW (add),
   [EP_OP_SUB] = ROW_NUMERIC (sub),
   [EP_OP_MUL] = ROW (mul),
@@ -97,7 +97,7 @@ UNARY_LOOP (relu_i32, gint32, x < 0 ? 0 : x)
 UNARY_LOOP (relu_i64, gint64, x < 0 ? 0 : x)
 UNARY_LOOP (relu_b, guint8, x)
 
-static const EpCpuLoop unary_loops[EP_N_OPS][5] = {
+static const EpCpuLoopTable unary_loops = {
   [EP_OP_NEG] = ROW_NUMERIC (neg),
   [EP_OP_ABS] = ROW (abs),
   [EP_OP_SQUARE] = ROW (square),
@@ -109,30 +109,19 @@ static const EpCpuLoop unary_loops[EP_N_OPS][5] = {
   [EP_OP_RELU] = ROW (relu),
 };
 
-/* The rules only let through dtypes that have a loop. */
 static gboolean
 cpu_binary (EpOpCall  *call,
             GError   **error)
 {
-  EpCpuLoop loop = binary_loops[call->op->id][call->inputs[0]->layout.dtype];
-
-  g_assert (loop != NULL);
-  ep_cpu_map (call, loop, NULL);
-  return TRUE;
+  return ep_cpu_map_table (call, binary_loops);
 }
 
+/* SLEEF's vector functions where there are (ep-cpu-vmath.c) */
 static gboolean
 cpu_unary (EpOpCall  *call,
            GError   **error)
 {
-  EpCpuLoop loop = unary_loops[call->op->id][call->inputs[0]->layout.dtype];
-
-  if (ep_cpu_vmath_map (call))
-    return TRUE;
-
-  g_assert (loop != NULL);
-  ep_cpu_map (call, loop, NULL);
-  return TRUE;
+  return ep_cpu_vmath_map (call) || ep_cpu_map_table (call, unary_loops);
 }
 
 /* where: out[i] = cond[i] ? x[i] : y[i]; the usual layouts (all
@@ -186,12 +175,7 @@ cpu_where (EpOpCall  *call,
 void
 ep_cpu_register_elementwise (EpKernelFunc *kernels)
 {
-  for (guint op = 0; op < EP_N_OPS; op++)
-    {
-      if (binary_loops[op][0] != NULL)
-        kernels[op] = cpu_binary;
-      if (unary_loops[op][0] != NULL)
-        kernels[op] = cpu_unary;
-    }
+  ep_cpu_register_table (kernels, binary_loops, cpu_binary);
+  ep_cpu_register_table (kernels, unary_loops, cpu_unary);
   kernels[EP_OP_WHERE] = cpu_where;
 }

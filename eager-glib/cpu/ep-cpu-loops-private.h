@@ -110,3 +110,30 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 #define ROW_NUMERIC(p) { p##_f32, p##_f64, p##_i32, p##_i64, NULL }
 #define ROW_FLOAT(p)   { p##_f32, p##_f64, NULL, NULL, NULL }
 
+/* A family's table of loops: a row per op, in EpDType order */
+typedef EpCpuLoop EpCpuLoopTable[EP_N_OPS][5];
+
+/* Runs the loop of @loops for the op and input 0's dtype; the rules only
+ * let through dtypes that have one. */
+static inline gboolean
+ep_cpu_map_table (EpOpCall              *call,
+                  const EpCpuLoopTable   loops)
+{
+  EpCpuLoop loop = loops[call->op->id][call->inputs[0]->layout.dtype];
+
+  g_assert (loop != NULL);
+  ep_cpu_map (call, loop, NULL);
+  return TRUE;
+}
+
+/* Sets @kernel for every op that has a loop in @loops. */
+static inline void
+ep_cpu_register_table (EpKernelFunc          *kernels,
+                       const EpCpuLoopTable   loops,
+                       EpKernelFunc           kernel)
+{
+  for (guint op = 0; op < EP_N_OPS; op++)
+    for (guint d = 0; d < 5; d++)
+      if (loops[op][d] != NULL)
+        kernels[op] = kernel;
+}

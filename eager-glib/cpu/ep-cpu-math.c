@@ -139,7 +139,7 @@ BINARY_LOOP (logical_or_b, guint8, guint8, x | y)
 
 #define ROW_BOOL(p) { NULL, NULL, NULL, NULL, p##_b }
 
-static const EpCpuLoop binary_loops[EP_N_OPS][5] = {
+static const EpCpuLoopTable binary_loops = {
   [EP_OP_FLOORDIV] = ROW_NUMERIC (floordiv),
   [EP_OP_MOD] = ROW_NUMERIC (mod),
   [EP_OP_MAXIMUM] = ROW (maximum),
@@ -216,7 +216,7 @@ CONSTANT_LOOP (all_true, 1)
 
 #define ROW_CLASSIFY(p, EXACT) { p##_f32, p##_f64, EXACT, EXACT, EXACT }
 
-static const EpCpuLoop unary_loops[EP_N_OPS][5] = {
+static const EpCpuLoopTable unary_loops = {
   [EP_OP_EXPM1] = ROW_FLOAT (expm1),
   [EP_OP_LOG1P] = ROW_FLOAT (log1p),
   [EP_OP_LOG2] = ROW_FLOAT (log2),
@@ -243,31 +243,19 @@ static const EpCpuLoop unary_loops[EP_N_OPS][5] = {
   [EP_OP_ISFINITE] = ROW_CLASSIFY (isfinite, all_true),
 };
 
-/* The rules only let through dtypes that have a loop. */
 static gboolean
 cpu_binary_math (EpOpCall  *call,
                  GError   **error)
 {
-  EpCpuLoop loop = binary_loops[call->op->id][call->inputs[0]->layout.dtype];
-
-  g_assert (loop != NULL);
-  ep_cpu_map (call, loop, NULL);
-  return TRUE;
+  return ep_cpu_map_table (call, binary_loops);
 }
 
+/* SLEEF's vector functions where there are (ep-cpu-vmath.c) */
 static gboolean
 cpu_unary_math (EpOpCall  *call,
                 GError   **error)
 {
-  EpCpuLoop loop = unary_loops[call->op->id][call->inputs[0]->layout.dtype];
-
-  /* SLEEF's vector functions where there are (ep-cpu-vmath.c) */
-  if (ep_cpu_vmath_map (call))
-    return TRUE;
-
-  g_assert (loop != NULL);
-  ep_cpu_map (call, loop, NULL);
-  return TRUE;
+  return ep_cpu_vmath_map (call) || ep_cpu_map_table (call, unary_loops);
 }
 
 /* clip: the bounds as the element type. For integers they are integral
@@ -333,15 +321,7 @@ cpu_clip (EpOpCall  *call,
 void
 ep_cpu_register_math (EpKernelFunc *kernels)
 {
-  for (guint op = 0; op < EP_N_OPS; op++)
-    {
-      for (guint d = 0; d < 5; d++)
-        {
-          if (binary_loops[op][d] != NULL)
-            kernels[op] = cpu_binary_math;
-          if (unary_loops[op][d] != NULL)
-            kernels[op] = cpu_unary_math;
-        }
-    }
+  ep_cpu_register_table (kernels, binary_loops, cpu_binary_math);
+  ep_cpu_register_table (kernels, unary_loops, cpu_unary_math);
   kernels[EP_OP_CLIP] = cpu_clip;
 }
