@@ -81,19 +81,13 @@ cpu_all_any (EpOpCall  *call,
   return TRUE;
 }
 
-/* Row operations: the row length travels in the user data. */
-typedef struct
-{
-  gint64 n;
-} RowLength;
-
 #define CUMSUM_ROW(name, T, PLUS)                                           \
 static void                                                                 \
 name (guint8 **rows, const gint64 *s, gpointer u)                           \
 {                                                                           \
-  const RowLength *len = u;                                                 \
+  const gint64 n = *(const gint64 *) u;   /* the row length */              \
   T acc = 0;                                                                \
-  for (gint64 i = 0; i < len->n; i++)                                       \
+  for (gint64 i = 0; i < n; i++)                                            \
     {                                                                       \
       acc = PLUS (acc, *(const T *) (rows[1] + i * s[1]));                  \
       *(T *) (rows[0] + i * s[0]) = acc;                                    \
@@ -126,7 +120,7 @@ cpu_cumsum (EpOpCall  *call,
                                                 : g_object_ref (call->inputs[0]);
   EpTensor *tensors[2] = { out, in };
   guint axis = call->attrs.all_axes ? 0 : (guint) call->attrs.axes[0];
-  RowLength len = { in->layout.shape[axis] };
+  gint64 n = in->layout.shape[axis];
   EpCpuRowFunc row;
 
   switch (out->layout.dtype)
@@ -137,7 +131,7 @@ cpu_cumsum (EpOpCall  *call,
     default: g_assert_not_reached ();
     }
 
-  ep_cpu_for_each_row (tensors, 2, axis, row, &len);
+  ep_cpu_for_each_row (tensors, 2, axis, row, &n);
   return TRUE;
 }
 
@@ -146,11 +140,11 @@ cpu_cumsum (EpOpCall  *call,
 static void                                                                 \
 name (guint8 **rows, const gint64 *s, gpointer u)                           \
 {                                                                           \
-  const RowLength *len = u;                                                 \
+  const gint64 n = *(const gint64 *) u;   /* the row length */              \
   T best = *(const T *) rows[1];                                            \
   gint64 at = 0;                                                            \
   if (!(FLOATING && isnan ((gdouble) best)))                                \
-    for (gint64 i = 1; i < len->n; i++)                                     \
+    for (gint64 i = 1; i < n; i++)                                          \
       {                                                                     \
         T x = *(const T *) (rows[1] + i * s[1]);                            \
         if (FLOATING && isnan ((gdouble) x))                                \
@@ -196,7 +190,7 @@ cpu_arg_extremum (EpOpCall  *call,
   g_autoptr(EpTensor) out = NULL;
   gint64 shape[EP_MAX_DIMS];
   EpTensor *tensors[2];
-  RowLength len = { in->layout.shape[axis] };
+  gint64 n = in->layout.shape[axis];
   EpDType dtype = input->layout.dtype;
 
   /* the output seen with the searched axis kept as 1 */
@@ -208,7 +202,7 @@ cpu_arg_extremum (EpOpCall  *call,
 
   ep_cpu_for_each_row (tensors, 2, axis,
                        call->op->id == EP_OP_ARGMAX ? argmax_rows[dtype] : argmin_rows[dtype],
-                       &len);
+                       &n);
   return TRUE;
 }
 

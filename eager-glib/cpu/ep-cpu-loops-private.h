@@ -83,24 +83,26 @@ ipow (gint64 base,
   return result;
 }
 
-/* Unary loops: out[i] = EXPR (x) */
-#define UNARY_LOOP(name, T, EXPR)                                           \
+/* Unary loops: out[i] = EXPR (x), of type OUT_T */
+#define UNARY_LOOP_TO(name, T, OUT_T, EXPR)                                 \
 EP_CPU_CLONES                                                               \
 static void                                                                 \
 name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 {                                                                           \
-  T *restrict out = (T *) p[0];                                             \
+  OUT_T *restrict out = (OUT_T *) p[0];                                     \
   const guint8 *pa = p[1];                                                  \
   if (s[1] == sizeof (T))                                                   \
     {                                                                       \
       const T *restrict a = (const T *) pa;                                 \
       for (gint64 i = 0; i < n; i++)                                        \
-        { T x = a[i]; out[i] = (T) (EXPR); }                                \
+        { T x = a[i]; out[i] = (OUT_T) (EXPR); }                            \
     }                                                                       \
   else                                                                      \
     for (gint64 i = 0; i < n; i++)                                          \
-      { T x = *(const T *) (pa + i * s[1]); out[i] = (T) (EXPR); }          \
+      { T x = *(const T *) (pa + i * s[1]); out[i] = (OUT_T) (EXPR); }      \
 }
+
+#define UNARY_LOOP(name, T, EXPR) UNARY_LOOP_TO (name, T, T, EXPR)
 
 #define WRAP32(e) ((gint32) (guint32) (e))
 #define WRAP64(e) ((gint64) (guint64) (e))

@@ -13,24 +13,6 @@
 #include "ep-cpu-math-private.h"
 #include "ep-tensor-private.h"
 
-/* Unary loops whose result type differs from the input's. */
-#define UNARY_LOOP_TO(name, T, OUT_T, EXPR)                                 \
-static void                                                                 \
-name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
-{                                                                           \
-  OUT_T *restrict out = (OUT_T *) p[0];                                     \
-  const guint8 *pa = p[1];                                                  \
-  if (s[1] == sizeof (T))                                                   \
-    {                                                                       \
-      const T *restrict a = (const T *) pa;                                 \
-      for (gint64 i = 0; i < n; i++)                                        \
-        { T x = a[i]; out[i] = (OUT_T) (EXPR); }                            \
-    }                                                                       \
-  else                                                                      \
-    for (gint64 i = 0; i < n; i++)                                          \
-      { T x = *(const T *) (pa + i * s[1]); out[i] = (OUT_T) (EXPR); }      \
-}
-
 /* Floor division and remainder of floats: NumPy's npy_divmod, so that
  * results match bit for bit (including ±0 and the infinities). */
 #define FLOAT_DIVMOD(T, SUFFIX)                                             \

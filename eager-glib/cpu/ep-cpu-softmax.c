@@ -22,22 +22,17 @@
 /* NaN-propagating maximum */
 #define NAN_MAX(m, x) (((m) > (x) || isnan (m)) ? (m) : (x))
 
-typedef struct
-{
-  gint64 n;
-} RowLength;
-
 /* softmax and log_softmax of one row: out 0, in 1 */
 #define SOFTMAX_ROW(name, T, EXP, LOG)                                      \
 static void                                                                 \
 name (guint8 **rows, const gint64 *s, gpointer u)                           \
 {                                                                           \
-  const RowLength *len = u;                                                 \
+  const gint64 n = *(const gint64 *) u;   /* the row length */              \
   T m = -INFINITY;                                                          \
   gdouble total = 0;                                                        \
-  for (gint64 i = 0; i < len->n; i++)                                       \
+  for (gint64 i = 0; i < n; i++)                                            \
     m = NAN_MAX (m, *(const T *) (rows[1] + i * s[1]));                     \
-  for (gint64 i = 0; i < len->n; i++)                                       \
+  for (gint64 i = 0; i < n; i++)                                            \
     {                                                                       \
       T e = EXP (*(const T *) (rows[1] + i * s[1]) - m);                    \
       total += e;                                                           \
@@ -47,13 +42,13 @@ name (guint8 **rows, const gint64 *s, gpointer u)                           \
   if (LOG)                                                                  \
     {                                                                       \
       T shift = (T) log (total);                                            \
-      for (gint64 i = 0; i < len->n; i++)                                   \
+      for (gint64 i = 0; i < n; i++)                                        \
         *(T *) (rows[0] + i * s[0]) = (*(const T *) (rows[1] + i * s[1]) - m) - shift; \
     }                                                                       \
   else                                                                      \
     {                                                                       \
       gdouble scale = 1.0 / total;                                          \
-      for (gint64 i = 0; i < len->n; i++)                                   \
+      for (gint64 i = 0; i < n; i++)                                        \
         *(T *) (rows[0] + i * s[0]) = (T) (*(T *) (rows[0] + i * s[0]) * scale); \
     }                                                                       \
 }
@@ -188,7 +183,7 @@ cpu_softmax (EpOpCall  *call,
 {
   guint axis = call->attrs.axes[0];
   EpTensor *tensors[2] = { call->outputs[0], call->inputs[0] };
-  RowLength len = { call->inputs[0]->layout.shape[axis] };
+  gint64 n = call->inputs[0]->layout.shape[axis];
   gboolean f32 = call->inputs[0]->layout.dtype == EP_DTYPE_FLOAT32;
   EpCpuRowFunc row;
 
@@ -200,7 +195,7 @@ cpu_softmax (EpOpCall  *call,
   else
     row = f32 ? log_softmax_f32 : log_softmax_f64;
 
-  ep_cpu_for_each_row (tensors, 2, axis, row, &len);
+  ep_cpu_for_each_row (tensors, 2, axis, row, &n);
   return TRUE;
 }
 
