@@ -138,6 +138,8 @@ G_BEGIN_DECLS
 gboolean  ep_op_normalize_axes   (EpOpCall        *call,
                                   guint            ndim,
                                   GError         **error);
+gboolean  ep_op_normalize_reduction_axes (EpOpCall *call,
+                                          GError  **error);
 gboolean  ep_op_normalize_axis   (const EpOpCall  *call,
                                   gint             axis,
                                   guint            ndim,

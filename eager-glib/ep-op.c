@@ -160,6 +160,25 @@ ep_op_normalize_axes (EpOpCall  *call,
   return TRUE;
 }
 
+/* ep_op_normalize_axes() for the reductions that NumPy lets reduce a 0-d
+ * tensor along one axis 0 or -1, as along none (sum, prod, max, min, all,
+ * any; SciPy's logsumexp too). NumPy's mean refuses it, and so do a tuple
+ * of axes and any other axis; the C API cannot tell `axis=0` from
+ * `axis=(0,)`, and takes both. */
+gboolean
+ep_op_normalize_reduction_axes (EpOpCall  *call,
+                                GError   **error)
+{
+  EpOpAttrs *attrs = &call->attrs;
+  guint ndim = call->inputs[0]->layout.ndim;
+
+  if (ndim == 0 && !attrs->all_axes && attrs->n_axes == 1
+      && (attrs->axes[0] == 0 || attrs->axes[0] == -1))
+    attrs->n_axes = 0;
+
+  return ep_op_normalize_axes (call, ndim, error);
+}
+
 static char *
 input_shapes_to_string (const EpOpCall *call)
 {

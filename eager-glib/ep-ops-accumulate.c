@@ -27,7 +27,7 @@ prod_infer (EpOpCall  *call,
 {
   EpDType dtype = accumulation_dtype (call->inputs[0]->layout.dtype);
 
-  if (!ep_op_normalize_axes (call, call->inputs[0]->layout.ndim, error))
+  if (!ep_op_normalize_reduction_axes (call, error))
     return FALSE;
 
   call->input_dtypes[0] = dtype;
@@ -103,29 +103,35 @@ ep_tensor_prod (EpTensor    *self,
 }
 
 /* Ops along one axis or over the flattened tensor: attrs.all_axes means
- * flattened, else attrs.axes[0] is the axis, made non-negative here. */
+ * flattened, else attrs.axes[0] is the axis, made non-negative here. As
+ * NumPy, a 0-d tensor is flattened first: it has an axis 0 (or -1). */
 static gboolean
 one_axis_or_flat (EpOpCall  *call,
                   GError   **error)
 {
   EpOpAttrs *attrs = &call->attrs;
+  guint ndim = call->inputs[0]->layout.ndim;
 
-  if (attrs->all_axes)
-    {
-      call->contiguous_inputs = 1;
-      return TRUE;
-    }
-
-  if (attrs->n_axes != 1)
+  if (!attrs->all_axes && attrs->n_axes != 1)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
                    _("%s: takes one axis or none (for the flattened tensor), not %u"),
                    call->op->name, attrs->n_axes);
       return FALSE;
     }
+  if (!attrs->all_axes
+      && !ep_op_normalize_axis (call, attrs->axes[0], MAX (ndim, 1), &attrs->axes[0], error))
+    return FALSE;
 
-  return ep_op_normalize_axis (call, attrs->axes[0], call->inputs[0]->layout.ndim,
-                               &attrs->axes[0], error);
+  if (ndim == 0)
+    {
+      attrs->all_axes = TRUE;
+      attrs->n_axes = 0;
+    }
+  if (attrs->all_axes)
+    call->contiguous_inputs = 1;
+
+  return TRUE;
 }
 
 /* cumsum */
@@ -187,7 +193,8 @@ const EpOpDef ep_op_cumsum = {
  *
  * Cumulative sums along an axis, as NumPy's `cumsum`: element i is the
  * sum of elements 0 … i, added in order. Without an axis the result is
- * 1-dimensional. Bool and integer tensors accumulate as int64.
+ * 1-dimensional; so it is for a 0-d tensor, flattened first as in NumPy
+ * (its axis is 0 or -1). Bool and integer tensors accumulate as int64.
  *
  * Returns: (transfer full): the sums, or %NULL with %EP_ERROR_AXIS set
  *   if the axis is out of range or more than one is given

@@ -171,11 +171,10 @@ static gboolean
 truth_reduce_infer (EpOpCall  *call,
                     GError   **error)
 {
-  const EpLayout *in = &call->inputs[0]->layout;
 
   if (!require_bool_inputs (call, error))
     return FALSE;
-  if (!ep_op_normalize_axes (call, in->ndim, error))
+  if (!ep_op_normalize_reduction_axes (call, error))
     return FALSE;
 
   ep_op_set_reduced_output (call, EP_DTYPE_BOOL);

@@ -58,7 +58,7 @@ sum_infer (EpOpCall  *call,
 {
   EpDType dtype = call->inputs[0]->layout.dtype;
 
-  if (!ep_op_normalize_axes (call, call->inputs[0]->layout.ndim, error))
+  if (!ep_op_normalize_reduction_axes (call, error))
     return FALSE;
 
   if (!ep_dtype_is_floating (dtype))
@@ -92,7 +92,7 @@ static gboolean
 extremum_infer (EpOpCall  *call,
                 GError   **error)
 {
-  if (!ep_op_normalize_axes (call, call->inputs[0]->layout.ndim, error))
+  if (!ep_op_normalize_reduction_axes (call, error))
     return FALSE;
 
   if (reduces_empty (call))
@@ -220,7 +220,9 @@ const EpOpDef ep_op_min = {
  * @error: return location for an error
  *
  * Sums over @axes. Bool and integer tensors sum as int64, as in NumPy;
- * floats sum pairwise for accuracy.
+ * floats sum pairwise for accuracy. As in NumPy, a 0-d tensor sums over
+ * axis 0 or -1 as over none (so do prod, max, min, all, any and
+ * logsumexp; mean refuses it).
  *
  * Returns: (transfer full): the sums, or %NULL with %EP_ERROR_AXIS set if
  *   an axis is out of range or repeated

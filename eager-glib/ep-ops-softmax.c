@@ -131,7 +131,7 @@ logsumexp_infer (EpOpCall  *call,
 {
   EpDType dtype = ep_math_float_dtype (call->inputs[0]->layout.dtype);
 
-  if (!ep_op_normalize_axes (call, call->inputs[0]->layout.ndim, error))
+  if (!ep_op_normalize_reduction_axes (call, error))
     return FALSE;
 
   call->input_dtypes[0] = dtype;

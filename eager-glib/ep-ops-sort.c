@@ -106,7 +106,8 @@ ep_tensor_sort (EpTensor  *self,
  *
  * The indices that sort @self along @axis: ascending, NaN last, and
  * stable (equal elements keep their order), as NumPy's
- * `argsort (kind="stable")`.
+ * `argsort (kind="stable")`. A 0-d tensor is sorted as its flattened
+ * view of shape `(1,)`, as in NumPy.
  *
  * Not differentiable: the result is integer indices, so a gradient tape
  * passes no gradient through it to @self. Use [method@Tensor.sort] or
@@ -121,7 +122,19 @@ ep_tensor_argsort (EpTensor  *self,
                    gint       axis,
                    GError   **error)
 {
+  static const gint64 one = 1;
+  g_autoptr(EpTensor) flat = NULL;
+
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  /* NumPy sorts a 0-d array as its flattened (1,) view */
+  if (self->layout.ndim == 0)
+    {
+      flat = ep_tensor_reshape (self, &one, 1, error);
+      if (flat == NULL)
+        return NULL;
+      self = flat;
+    }
 
   return ep_dispatch_axis (&ep_op_argsort, &self, 1, axis, error);
 }

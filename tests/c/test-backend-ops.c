@@ -83,6 +83,8 @@ typedef struct
   { op, { "6x7t" }, "1" },                                                  \
   { op, { "4x5s" } },                                                       \
   { op, { "4x5s" }, NULL, TRUE },                                           \
+  { op, { "" }, "0" },                                                      \
+  { op, { "" }, "-1", TRUE },                                               \
   { op, { "3000" } },                                                       \
   { op, { "2x7" }, "1", .data = DATA_SPECIAL }
 
@@ -106,6 +108,8 @@ typedef struct
   { op, { "4x5s" }, "0" },                                                  \
   { op, { "4x5b" }, "0" },                                                  \
   { op, { "" } },                                                           \
+  { op, { "" }, "0" },                                                      \
+  { op, { "" }, "-1", TRUE },                                               \
   { op, { "0x3" }, "0" },                                                   \
   { op, { "70000" } },                                                      \
   { op, { "5000x7" }, "1" },                                                \
@@ -222,6 +226,7 @@ static const Case cases[] = {
   { "prod", { "6x7t" }, "0" },
   { "prod", { "4x5s" }, "1" },
   { "prod", { "0x3" }, "0" },
+  { "prod", { "" }, "-1", TRUE },
   { "prod", { "300x40" }, "1" },
   { "prod", { "2x14" }, "1", .data = DATA_SPECIAL },
   REDUCE_CASES ("all"),
@@ -230,6 +235,7 @@ static const Case cases[] = {
   ROW_CASES ("cumsum"),
   { "cumsum", { "4x5t" } },
   { "cumsum", { "" } },
+  { "cumsum", { "" }, "0" },
   EXTREMUM_CASES ("argmin"),
   EXTREMUM_CASES ("argmax"),
   ROW_CASES ("sort"),
@@ -800,6 +806,30 @@ test_case (gconstpointer data)
     }
 }
 
+/* argsort of a 0-d tensor sorts its flattened (1,) view, as NumPy: not
+ * an op of its own, so not a case of the table */
+static void
+test_argsort_0d (gconstpointer data)
+{
+  EpDevice *device = (EpDevice *) data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) cpu_scalar = ep_tensor_new_scalar (2.5, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) scalar = NULL;
+  g_autoptr(EpTensor) expected = NULL;
+  g_autoptr(EpTensor) got = NULL;
+
+  g_assert_no_error (error);
+  scalar = ep_tensor_to_device (cpu_scalar, device, &error);
+  g_assert_no_error (error);
+  expected = ep_tensor_argsort (cpu_scalar, 0, &error);
+  g_assert_no_error (error);
+  got = ep_tensor_argsort (scalar, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (got->storage->device == device);
+  g_assert_cmpuint (expected->layout.ndim, ==, 1);
+  assert_agree (expected, got, "argsort");
+}
+
 /* Every op with a kernel on a device has cases here; ops a device has
  * no kernel for are listed. */
 static void
@@ -842,6 +872,7 @@ main (int argc, char **argv)
     {
       EpDevice *device = g_ptr_array_index (devices, d);
       g_autofree char *coverage = NULL;
+      g_autofree char *argsort_0d = NULL;
 
       if (device == ep_device_get_cpu ())
         continue;
@@ -849,6 +880,8 @@ main (int argc, char **argv)
 
       coverage = g_strdup_printf ("/backend-ops/%s/coverage", device->name);
       g_test_add_data_func (coverage, device, test_coverage);
+      argsort_0d = g_strdup_printf ("/backend-ops/%s/argsort/0-d", device->name);
+      g_test_add_data_func (argsort_0d, device, test_argsort_0d);
 
       for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
         for (EpDType dtype = 0; dtype < ALL_DTYPES; dtype++)

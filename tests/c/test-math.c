@@ -370,7 +370,7 @@ test_errors (void)
   EXPECT (ep_tensor_prod (f, axis2, 1, FALSE, E), EP_ERROR_AXIS);
   EXPECT (ep_tensor_cumsum (f, two_axes, 2, E), EP_ERROR_AXIS);
   EXPECT (ep_tensor_argmax (f, axis2, 1, FALSE, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_argmin (scalar, (const gint[]) { 0 }, 1, FALSE, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_argmin (scalar, (const gint[]) { 1 }, 1, FALSE, E), EP_ERROR_AXIS);
   EXPECT (ep_tensor_argmax (empty, NULL, 0, FALSE, E), EP_ERROR_SHAPE);
   EXPECT (ep_tensor_sort (f, 2, E), EP_ERROR_AXIS);
   EXPECT (ep_tensor_argsort (f, -3, E), EP_ERROR_AXIS);

@@ -164,7 +164,7 @@ def test_cumsum_non_contiguous_and_scalar(rng):
 def test_cumsum_errors():
     message = assert_ep_error(Ep.Error.AXIS, Ep.Tensor.cumsum, Ep.zeros([2, 3]), [3])
     assert "cumsum" in message and "3" in message
-    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.cumsum, Ep.zeros([]), [0])
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.cumsum, Ep.zeros([]), [1])
     assert_ep_error(Ep.Error.AXIS, Ep.Tensor.cumsum, Ep.zeros([2, 3]), [0, 1])
 
 
@@ -199,7 +199,8 @@ def test_one_axis_errors(name):
     message = assert_ep_error(Ep.Error.AXIS, getattr(Ep.Tensor, name), Ep.zeros([2, 3]), 2)
     assert name in message and "2" in message
     assert_ep_error(Ep.Error.AXIS, getattr(Ep.Tensor, name), Ep.zeros([2, 3]), -3)
-    assert_ep_error(Ep.Error.AXIS, getattr(Ep.Tensor, name), Ep.zeros([]), -1)
+    # argsort flattens a 0-d tensor, as NumPy: it has an axis 0 (or -1)
+    assert_ep_error(Ep.Error.AXIS, getattr(Ep.Tensor, name), Ep.zeros([]), 1 if name == "argsort" else -1)
 
 
 # topk
@@ -477,3 +478,57 @@ def test_lp_errors():
     assert "lp" in message
     assert_ep_error(Ep.Error.AXIS, Ep.Tensor.lp, Ep.zeros([3]), 3.0, [1], False)
     assert_ep_error(Ep.Error.AXIS, Ep.Tensor.linf, Ep.zeros([3]), [1], False)
+
+
+# 0-d tensors along an axis, as NumPy 1.24: argsort, cumsum, argmin and
+# argmax flatten them first (axis 0 or -1 of a 1-D array); the reductions
+# but mean take axis 0 or -1 as no axis; any other axis is an error.
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [0, -1])
+@pytest.mark.numpy_op("argsort", "cumsum", "argmin", "argmax")
+def test_0d_along_an_axis(rng, dtype, axis):
+    a = random_array(rng, (), dtype)
+    t = Ep.astensor(a)
+    assert_matches(t.argsort(axis=axis), np.argsort(a, axis=axis))
+    assert_matches(t.cumsum(axis=axis), np.cumsum(a, axis=axis))
+    for name in ("argmin", "argmax"):
+        for keepdims in (False, True):
+            assert_matches(getattr(t, name)(axis=axis, keepdims=keepdims),
+                           getattr(np, name)(a, axis=axis, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [0, -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.numpy_op("sum", "prod", "max", "min", "all", "any", "logsumexp")
+def test_0d_reduced_along_an_axis(rng, dtype, axis, keepdims):
+    a = random_array(rng, (), dtype)
+    t = Ep.astensor(a)
+    for name in ("sum", "prod", "max", "min"):
+        assert_matches(getattr(t, name)(axis=axis, keepdims=keepdims),
+                       getattr(np, name)(a, axis=axis, keepdims=keepdims))
+    if dtype == "bool":
+        for name in ("all", "any"):
+            assert_matches(getattr(t, name)(axis=axis, keepdims=keepdims),
+                           getattr(np, name)(a, axis=axis, keepdims=keepdims))
+    expected = logsumexp_reference(a, axis=(), keepdims=keepdims).astype(out_dtype(dtype))
+    assert_matches(t.logsumexp(axis=axis, keepdims=keepdims), expected)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "all", "any", "logsumexp", "mean",
+                                  "argsort", "cumsum", "argmin", "argmax"])
+def test_0d_other_axes_are_refused(name):
+    s = np.array(True)
+    numpy_function = {"logsumexp": None}.get(name, getattr(np, name, None))
+    # NumPy's mean refuses axis 0 of a 0-d array; the others refuse axis 1
+    axis = 0 if name == "mean" else 1
+    if numpy_function is not None:
+        with pytest.raises(np.AxisError):
+            numpy_function(s, axis=axis)
+    t = Ep.astensor(s if name in ("all", "any") else s.astype(np.float32))
+    method = getattr(Ep.Tensor, name)
+    message = assert_ep_error(Ep.Error.AXIS, method, t, axis if name == "argsort" else [axis])
+    # the rank NumPy reports: 1 for the ops that flatten first
+    flattens = name in ("argsort", "cumsum", "argmin", "argmax")
+    assert f"of {1 if flattens else 0} dimensions" in message, message
