@@ -54,6 +54,17 @@ ep_test_new (EpDType        dtype,
   return t;
 }
 
+/* A 1-D tensor of @n values */
+static inline EpTensor *
+ep_test_vector (const gdouble *values,
+                gsize          n,
+                EpDType        dtype)
+{
+  gint64 shape = n;
+
+  return ep_test_new (dtype, &shape, 1, values, n);
+}
+
 /* The same elements, but every other element of a larger buffer and at
  * offset 1: not contiguous, with garbage (NaN or 99) in the gaps. */
 static inline EpTensor *

@@ -8,24 +8,13 @@
 #include <eager-glib/eager-glib.h>
 
 #include "ep-recorder-private.h"
+#include "ep-test-util.h"
 
 static EpTensor *
 scalar (gdouble value)
 {
   g_autoptr(GError) error = NULL;
   EpTensor *t = ep_tensor_new_scalar (value, EP_DTYPE_FLOAT32, &error);
-
-  g_assert_no_error (error);
-  return t;
-}
-
-static EpTensor *
-vector (const gdouble *values,
-        gint64         n,
-        EpDType        dtype)
-{
-  g_autoptr(GError) error = NULL;
-  EpTensor *t = ep_tensor_new_from_doubles (values, n, &n, 1, dtype, &error);
 
   g_assert_no_error (error);
   return t;
@@ -46,15 +35,10 @@ assert_values (EpTensor      *t,
                const gdouble *expected,
                gsize          n)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) wide = ep_tensor_astype (t, EP_DTYPE_FLOAT64, &error);
-  g_autoptr(GBytes) bytes = ep_tensor_to_bytes (wide, &error);
-  const gdouble *got;
   gsize size;
+  g_autofree gdouble *got = ep_test_get_values (t, &size);
 
-  g_assert_no_error (error);
-  got = g_bytes_get_data (bytes, &size);
-  g_assert_cmpuint (size, ==, n * sizeof (gdouble));
+  g_assert_cmpuint (size, ==, n);
   for (gsize k = 0; k < n; k++)
     g_assert_cmpfloat_with_epsilon (got[k], expected[k], 1e-5);
 }
@@ -191,8 +175,8 @@ test_targets_and_output_gradients (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble xv[] = { 1, 2, 3 }, wv[] = { 1, 10, 100 };
-  g_autoptr(EpTensor) x = vector (xv, 3, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) w = vector (wv, 3, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) x = ep_test_vector (xv, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) w = ep_test_vector (wv, 3, EP_DTYPE_FLOAT64);
   g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
   g_autoptr(EpTensor) y = NULL, s = NULL;
   g_autoptr(GPtrArray) grads = NULL;
@@ -246,8 +230,8 @@ test_bad_targets_and_sources (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble v[] = { 1, 2 };
-  g_autoptr(EpTensor) x = vector (v, 2, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) i = vector (v, 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) x = ep_test_vector (v, 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) i = ep_test_vector (v, 2, EP_DTYPE_INT64);
   g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
   g_autoptr(GPtrArray) grads = NULL;
   GObject *sources[] = { G_OBJECT (x) };
@@ -269,8 +253,8 @@ test_unconnected (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble v[] = { 1, 2 };
-  g_autoptr(EpTensor) x = vector (v, 2, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) unrelated = vector (v, 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) x = ep_test_vector (v, 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) unrelated = ep_test_vector (v, 2, EP_DTYPE_FLOAT64);
   g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
   g_autoptr(EpTensor) y = NULL, zeros = NULL, none = NULL;
 
@@ -298,8 +282,8 @@ test_integer_tensors_have_no_gradient (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble v[] = { 1, 2 };
-  g_autoptr(EpTensor) n = vector (v, 2, EP_DTYPE_INT32);
-  g_autoptr(EpTensor) x = vector (v, 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) n = ep_test_vector (v, 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) x = ep_test_vector (v, 2, EP_DTYPE_FLOAT32);
   g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
   g_autoptr(EpTensor) nf = NULL, y = NULL, gn = NULL, truncated = NULL, z = NULL, gx = NULL;
 
@@ -451,7 +435,7 @@ test_variable_watched_when_read (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble wv[] = { 1, 2, 3 };
-  g_autoptr(EpTensor) init = vector (wv, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) init = ep_test_vector (wv, 3, EP_DTYPE_FLOAT32);
   g_autoptr(EpVariable) w = ep_variable_new (init, "w");
   g_autoptr(EpVariable) frozen = ep_variable_new (init, "frozen");
   g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
@@ -551,10 +535,10 @@ test_variable_assign (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble v3[] = { 1, 2, 3 }, v2[] = { 1, 2 };
-  g_autoptr(EpTensor) init = vector (v3, 3, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) wide = vector (v3, 3, EP_DTYPE_FLOAT64);
-  g_autoptr(EpTensor) ints = vector (v3, 3, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) short_one = vector (v2, 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) init = ep_test_vector (v3, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) wide = ep_test_vector (v3, 3, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) ints = ep_test_vector (v3, 3, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) short_one = ep_test_vector (v2, 2, EP_DTYPE_FLOAT32);
   g_autoptr(EpTensor) half = ep_tensor_new_weak_scalar (0.5, EP_DTYPE_FLOAT64);
   g_autoptr(EpVariable) v = ep_variable_new (init, "v");
   g_autoptr(EpVariable) n = ep_variable_new (ints, "n");
@@ -602,7 +586,7 @@ test_jacobian (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble xv[] = { 1, 2, 3 };
-  g_autoptr(EpTensor) x = vector (xv, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) x = ep_test_vector (xv, 3, EP_DTYPE_FLOAT32);
   g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
   g_autoptr(EpTensor) y = NULL, s = NULL, j = NULL, js = NULL;
   guint ndim;
@@ -675,8 +659,8 @@ test_jacobian_unconnected (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble xv[] = { 1, 2 };
-  g_autoptr(EpTensor) x = vector (xv, 2, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) other = vector (xv, 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) x = ep_test_vector (xv, 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) other = ep_test_vector (xv, 2, EP_DTYPE_FLOAT32);
   g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
   g_autoptr(EpTensor) y = NULL, zeros = NULL, none = NULL;
 
@@ -701,7 +685,7 @@ test_subgradients (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble xv[] = { 1, 3, 3, -2, 0 };
-  g_autoptr(EpTensor) x = vector (xv, 5, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) x = ep_test_vector (xv, 5, EP_DTYPE_FLOAT64);
   g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
   g_autoptr(EpTensor) m = NULL, a = NULL, r = NULL, gm = NULL, ga = NULL, gr = NULL;
 
@@ -1037,7 +1021,7 @@ test_value_and_grad_fn (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble xv[] = { 1, 2, 3 };
-  g_autoptr(EpTensor) x = vector (xv, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) x = ep_test_vector (xv, 3, EP_DTYPE_FLOAT32);
   guint destroyed = 0;
   EpValueAndGradFn *fn = ep_value_and_grad_fn_new (sum_of_squares, &destroyed, count_destroy, NULL, 0);
   guint n_argnums;

@@ -6,18 +6,7 @@
 #include <eager-glib/eager-glib.h>
 
 #include "ep-philox-private.h"
-
-static EpTensor *
-vector (const gdouble *values,
-        gint64         n,
-        EpDType        dtype)
-{
-  g_autoptr(GError) error = NULL;
-  EpTensor *t = ep_tensor_new_from_doubles (values, n, &n, 1, dtype, &error);
-
-  g_assert_no_error (error);
-  return t;
-}
+#include "ep-test-util.h"
 
 static EpTensor *
 matrix (const gdouble *values,
@@ -25,12 +14,9 @@ matrix (const gdouble *values,
         gint64         cols,
         EpDType        dtype)
 {
-  g_autoptr(GError) error = NULL;
   const gint64 shape[2] = { rows, cols };
-  EpTensor *t = ep_tensor_new_from_doubles (values, rows * cols, shape, 2, dtype, &error);
 
-  g_assert_no_error (error);
-  return t;
+  return ep_test_new (dtype, shape, 2, values, rows * cols);
 }
 
 /* @t (any type) equals @expected elementwise; NaN equals NaN */
@@ -39,16 +25,10 @@ assert_values (EpTensor      *t,
                const gdouble *expected,
                gsize          n)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) wide = ep_tensor_astype (t, EP_DTYPE_FLOAT64, &error);
-  g_autoptr(GBytes) bytes = NULL;
-  const gdouble *got;
   gsize size;
+  g_autofree gdouble *got = ep_test_get_values (t, &size);
 
-  g_assert_no_error (error);
-  g_assert_cmpint (ep_tensor_get_size (t), ==, n);
-  bytes = ep_tensor_to_bytes (wide, &error);
-  got = g_bytes_get_data (bytes, &size);
+  g_assert_cmpint (size, ==, n);
   for (gsize i = 0; i < n; i++)
     if (isinf (expected[i]))
       g_assert_cmpfloat (got[i], ==, expected[i]);
@@ -114,8 +94,8 @@ test_elementwise_values (void)
   g_autoptr(GError) error = NULL;
   const gdouble a[] = { 7, -7, 7, -7, G_MININT32, 5 };
   const gdouble b[] = { 2, 2, -2, -2, -1, 0 };
-  g_autoptr(EpTensor) ta = vector (a, 6, EP_DTYPE_INT32);
-  g_autoptr(EpTensor) tb = vector (b, 6, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) ta = ep_test_vector (a, 6, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) tb = ep_test_vector (b, 6, EP_DTYPE_INT32);
   g_autoptr(EpTensor) q = ep_tensor_floordiv (ta, tb, &error);
   g_autoptr(EpTensor) r = ep_tensor_mod (ta, tb, &error);
   g_autoptr(EpTensor) lo = ep_tensor_minimum_scalar (ta, 0, &error);
@@ -155,7 +135,7 @@ test_unary_values (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(EpTensor) t = vector (x, 6, EP_DTYPE_FLOAT64);
+      g_autoptr(EpTensor) t = ep_test_vector (x, 6, EP_DTYPE_FLOAT64);
       g_autoptr(EpTensor) y = cases[i].f (t, &error);
       gdouble expected[6];
 
@@ -171,7 +151,7 @@ test_special_unary (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble x[] = { -1000, -1, 0, NAN, INFINITY, 1000 };
-  g_autoptr(EpTensor) t = vector (x, 6, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) t = ep_test_vector (x, 6, EP_DTYPE_FLOAT32);
   g_autoptr(EpTensor) softplus = ep_tensor_softplus (t, &error);
   g_autoptr(EpTensor) sign = ep_tensor_sign (t, &error);
   g_autoptr(EpTensor) nan = ep_tensor_isnan (t, &error);
@@ -250,7 +230,7 @@ test_topk (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble x[] = { 3, NAN, 2, 3, 9 };
-  g_autoptr(EpTensor) t = vector (x, 5, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) t = ep_test_vector (x, 5, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) values = NULL;
   g_autoptr(EpTensor) indices = NULL;
   g_autoptr(EpTensor) unsorted_values = NULL;
@@ -275,7 +255,7 @@ test_softmax_family (void)
   const gdouble logits[] = { 1000, 1000, 0, -1000, 0, 1000 };
   const gdouble labels[] = { 1, 2 };
   g_autoptr(EpTensor) x = matrix (logits, 2, 3, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) y = vector (labels, 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) y = ep_test_vector (labels, 2, EP_DTYPE_INT64);
   g_autoptr(EpTensor) p = ep_tensor_softmax (x, -1, &error);
   g_autoptr(EpTensor) lp = ep_tensor_log_softmax (x, 1, &error);
   g_autoptr(EpTensor) lse = ep_tensor_logsumexp (x, (const gint[]) { 1 }, 1, FALSE, &error);
@@ -297,7 +277,7 @@ test_norms (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble x[] = { 3, -4, 0, 0 };
-  g_autoptr(EpTensor) t = vector (x, 4, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) t = ep_test_vector (x, 4, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) l0 = ep_tensor_l0 (t, NULL, 0, FALSE, &error);
   g_autoptr(EpTensor) l1 = ep_tensor_l1 (t, NULL, 0, FALSE, &error);
   g_autoptr(EpTensor) l2 = ep_tensor_l2 (t, NULL, 0, FALSE, &error);
@@ -320,7 +300,7 @@ test_creation (void)
   g_autoptr(EpTensor) open = ep_linspace (0, 1, 4, FALSE, EP_DTYPE_FLOAT32, &error);
   g_autoptr(EpTensor) eye = ep_eye (2, 3, 1, EP_DTYPE_INT64, &error);
   const gdouble idx[] = { 2, 0 };
-  g_autoptr(EpTensor) indices = vector (idx, 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) indices = ep_test_vector (idx, 2, EP_DTYPE_INT32);
   g_autoptr(EpTensor) onehot = ep_tensor_onehot_like (eye, indices, 7, &error);
   const gdouble line_expected[] = { 0, 0.25, 0.5, 0.75, 1 };
   const gdouble open_expected[] = { 0, 0.25, 0.5, 0.75 };
@@ -342,9 +322,9 @@ test_errors (void)
   const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
   g_autoptr(EpTensor) f = matrix (v, 2, 3, EP_DTYPE_FLOAT32);
   g_autoptr(EpTensor) b = ep_tensor_bool (f, NULL);
-  g_autoptr(EpTensor) i = vector (v, 2, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) bad_labels = vector ((const gdouble[]) { 0, 3 }, 2, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) row = vector (v, 4, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) i = ep_test_vector (v, 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) bad_labels = ep_test_vector ((const gdouble[]) { 0, 3 }, 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) row = ep_test_vector (v, 4, EP_DTYPE_FLOAT32);
   g_autoptr(EpTensor) scalar = ep_tensor_new_scalar (1, EP_DTYPE_FLOAT32, NULL);
   g_autoptr(EpTensor) empty = ep_zeros ((const gint64[]) { 0, 3 }, 2, EP_DTYPE_FLOAT32, NULL);
   const gint axis2[] = { 2 };
@@ -409,7 +389,7 @@ static void
 test_topk_errors (void)
 {
   const gdouble v[] = { 1, 2, 3 };
-  g_autoptr(EpTensor) t = vector (v, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) t = ep_test_vector (v, 3, EP_DTYPE_FLOAT32);
   g_autoptr(EpTensor) s = NULL;
   g_autoptr(EpTensor) values = NULL;
   g_autoptr(GError) error = NULL;

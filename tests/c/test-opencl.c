@@ -15,6 +15,7 @@
 #include "ep-device-private.h"
 #include "ep-opencl-private.h"
 #include "ep-tensor-private.h"
+#include "ep-test-util.h"
 
 static EpDevice *
 opencl0 (void)
@@ -27,34 +28,15 @@ opencl0 (void)
   return device;
 }
 
-static EpTensor *
-vector (const gdouble *values,
-        gsize          n,
-        EpDType        dtype)
-{
-  g_autoptr(GError) error = NULL;
-  gint64 shape[1] = { n };
-  EpTensor *t = ep_tensor_new_from_doubles (values, n, shape, 1, dtype, &error);
-
-  g_assert_no_error (error);
-  return t;
-}
-
 static void
 assert_values (EpTensor      *t,
                const gdouble *expected,
                gsize          n)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) on_cpu = ep_tensor_to_device (t, ep_device_get_cpu (), &error);
-  g_autoptr(EpTensor) as_double = NULL;
-  const gdouble *data;
+  gsize size;
+  g_autofree gdouble *data = ep_test_get_values (t, &size);
 
-  g_assert_no_error (error);
-  as_double = ep_tensor_astype (on_cpu, EP_DTYPE_FLOAT64, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (ep_tensor_get_size (as_double), ==, n);
-  data = ep_tensor_host_data (as_double);
+  g_assert_cmpint (size, ==, n);
   for (gsize i = 0; i < n; i++)
     g_assert_cmpfloat (data[i], ==, expected[i]);
 }
@@ -141,7 +123,7 @@ test_round_trip (void)
   for (EpDType dtype = 0; dtype <= EP_DTYPE_BOOL; dtype++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(EpTensor) cpu = vector (values, G_N_ELEMENTS (values), dtype);
+      g_autoptr(EpTensor) cpu = ep_test_vector (values, G_N_ELEMENTS (values), dtype);
       g_autoptr(EpTensor) there = ep_tensor_to_device (cpu, device, &error);
       g_autoptr(GBytes) want = NULL, got = NULL;
 
@@ -173,7 +155,7 @@ test_scope (void)
 
   ep_device_push (device);
   g_assert_true (ep_device_get_current () == device);
-  made = vector (values, 3, EP_DTYPE_FLOAT32);
+  made = ep_test_vector (values, 3, EP_DTYPE_FLOAT32);
   sum = ep_tensor_sum (made, NULL, 0, FALSE, &error);
   g_assert_no_error (error);
   ep_device_push (ep_device_get_cpu ());
@@ -206,8 +188,8 @@ test_mixed_devices (void)
   if (device == NULL)
     return;
 
-  a = vector (a_values, 3, EP_DTYPE_FLOAT32);
-  b = vector (b_values, 3, EP_DTYPE_INT32);
+  a = ep_test_vector (a_values, 3, EP_DTYPE_FLOAT32);
+  b = ep_test_vector (b_values, 3, EP_DTYPE_INT32);
   b_cl = ep_tensor_to_device (b, device, &error);
   g_assert_no_error (error);
 
@@ -245,7 +227,7 @@ test_strided_copy_in_scope (void)
   if (device == NULL)
     return;
 
-  flat = vector (values, 6, EP_DTYPE_INT64);
+  flat = ep_test_vector (values, 6, EP_DTYPE_INT64);
   matrix = ep_tensor_reshape (flat, (gint64[]) { 2, 3 }, 2, &error);
   t = ep_tensor_transpose (matrix, NULL, 0, &error);
   g_assert_no_error (error);
@@ -338,7 +320,7 @@ test_gradient_tape (void)
   if (device == NULL)
     return;
 
-  flat = vector (values, 4, EP_DTYPE_FLOAT64);
+  flat = ep_test_vector (values, 4, EP_DTYPE_FLOAT64);
   x = ep_tensor_reshape (flat, (gint64[]) { 2, 2 }, 2, &error);
   g_assert_no_error (error);
   g_clear_object (&flat);
@@ -424,7 +406,7 @@ on_device (EpDevice *device,
 {
   const gdouble values[] = { 1, 2, 3, 4 };
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) cpu = vector (values, 4, dtype);
+  g_autoptr(EpTensor) cpu = ep_test_vector (values, 4, dtype);
   EpTensor *t = ep_tensor_to_device (cpu, device, &error);
 
   g_assert_no_error (error);
@@ -539,7 +521,7 @@ run_scratch_op (EpDevice  *device,
                 GError   **error)
 {
   g_autoptr(EpTensor) x = matrix_on (device, 4, 4, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) cpu_labels = vector ((const gdouble[]) { 0, 3, 1, 2 }, 4, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) cpu_labels = ep_test_vector ((const gdouble[]) { 0, 3, 1, 2 }, 4, EP_DTYPE_INT64);
   g_autoptr(EpTensor) flat = NULL, mask = NULL, out = NULL, values = NULL, indices = NULL;
   g_autoptr(GError) local_error = NULL;
 
@@ -644,7 +626,7 @@ test_fault_on_write (void)
   EpDevice *device = opencl0 ();
   const gdouble values[] = { 1, 2 };
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) cpu = vector (values, 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) cpu = ep_test_vector (values, 2, EP_DTYPE_FLOAT32);
   g_autoptr(EpTensor) there = NULL;
   g_autoptr(EpTensor) made = NULL;
 

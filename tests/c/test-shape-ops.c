@@ -9,19 +9,7 @@
 #include <eager-glib/eager-glib.h>
 
 #include "ep-tensor-private.h"
-
-static EpTensor *
-vector (const gdouble *values,
-        gsize          n,
-        EpDType        dtype)
-{
-  gint64 shape[1] = { n };
-  g_autoptr(GError) error = NULL;
-  EpTensor *t = ep_tensor_new_from_doubles (values, n, shape, 1, dtype, &error);
-
-  g_assert_no_error (error);
-  return t;
-}
+#include "ep-test-util.h"
 
 /* 0, 1, 2, … in @shape */
 static EpTensor *
@@ -436,7 +424,7 @@ test_take (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(EpTensor) x = iota (SHAPE (2, 3), 2, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) idx = vector (VALUES (2, -3, 2), 3, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) idx = ep_test_vector (VALUES (2, -3, 2), 3, EP_DTYPE_INT32);
   g_autoptr(EpTensor) t = ep_tensor_take (x, idx, 1, &error);
   g_autoptr(EpTensor) zero = ep_tensor_new_scalar (0, EP_DTYPE_INT64, &error);
   g_autoptr(EpTensor) row = ep_tensor_take (x, zero, 0, &error);
@@ -450,8 +438,8 @@ static void
 test_take_errors (void)
 {
   g_autoptr(EpTensor) x = iota (SHAPE (2, 3), 2, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) far = vector (VALUES (0, 3), 2, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) floats = vector (VALUES (0), 1, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) far = ep_test_vector (VALUES (0, 3), 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) floats = ep_test_vector (VALUES (0), 1, EP_DTYPE_FLOAT32);
   GError *error = NULL;
   EpTensor *r;
 
@@ -475,10 +463,10 @@ test_take_along_axis (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(EpTensor) x = iota (SHAPE (2, 3), 2, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) flat = vector (VALUES (2, 0, -1, 1), 4, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) flat = ep_test_vector (VALUES (2, 0, -1, 1), 4, EP_DTYPE_INT64);
   g_autoptr(EpTensor) idx = ep_tensor_reshape (flat, SHAPE (2, 2), 2, &error);
   g_autoptr(EpTensor) t = ep_tensor_take_along_axis (x, idx, 1, &error);
-  g_autoptr(EpTensor) bad_values = vector (VALUES (5, 0, 0, 0), 4, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) bad_values = ep_test_vector (VALUES (5, 0, 0, 0), 4, EP_DTYPE_INT64);
   g_autoptr(EpTensor) bad = ep_tensor_reshape (bad_values, SHAPE (2, 2), 2, &error);
   GError *e = NULL;
 
@@ -494,10 +482,10 @@ test_mask (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(EpTensor) x = iota (SHAPE (2, 3), 2, EP_DTYPE_FLOAT64);
-  g_autoptr(EpTensor) m = vector (VALUES (1, 0, 1, 1, 0, 0), 6, EP_DTYPE_BOOL);
+  g_autoptr(EpTensor) m = ep_test_vector (VALUES (1, 0, 1, 1, 0, 0), 6, EP_DTYPE_BOOL);
   g_autoptr(EpTensor) m2 = ep_tensor_reshape (m, SHAPE (2, 3), 2, &error);
   g_autoptr(EpTensor) picked = ep_tensor_mask (x, m2, &error);
-  g_autoptr(EpTensor) rows_mask = vector (VALUES (0, 1), 2, EP_DTYPE_BOOL);
+  g_autoptr(EpTensor) rows_mask = ep_test_vector (VALUES (0, 1), 2, EP_DTYPE_BOOL);
   g_autoptr(EpTensor) rows = ep_tensor_mask (x, rows_mask, &error);
   GError *bad = NULL;
 
@@ -518,8 +506,8 @@ test_scatters (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(EpTensor) x = ep_zeros (SHAPE (2, 3), 2, EP_DTYPE_INT32, &error);
-  g_autoptr(EpTensor) idx = vector (VALUES (0, 2, 0), 3, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) v = vector (VALUES (1, 2, 3), 3, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) idx = ep_test_vector (VALUES (0, 2, 0), 3, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) v = ep_test_vector (VALUES (1, 2, 3), 3, EP_DTYPE_INT32);
   g_autoptr(EpTensor) added = ep_tensor_scatter_add (x, idx, v, 1, &error);
   g_autoptr(EpTensor) updated = ep_tensor_index_update (x, idx, v, 1, &error);
   g_autoptr(EpTensor) seven = ep_tensor_new_weak_scalar (7, EP_DTYPE_INT64);
@@ -549,7 +537,7 @@ static void
 test_inv_and_slogdet (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) flat = vector (VALUES (4, 7, 2, 6), 4, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) flat = ep_test_vector (VALUES (4, 7, 2, 6), 4, EP_DTYPE_INT32);
   g_autoptr(EpTensor) a = ep_tensor_reshape (flat, SHAPE (2, 2), 2, &error);
   g_autoptr(EpTensor) inverse = ep_tensor_inv (a, &error);
   g_autoptr(EpTensor) sign = NULL;
@@ -657,9 +645,9 @@ static void
 test_solve_dot_outer (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) flat = vector (VALUES (2, 1, 1, 3), 4, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) flat = ep_test_vector (VALUES (2, 1, 1, 3), 4, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) a = ep_tensor_reshape (flat, SHAPE (2, 2), 2, &error);
-  g_autoptr(EpTensor) b = vector (VALUES (3, 5), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) b = ep_test_vector (VALUES (3, 5), 2, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) x = ep_tensor_solve (a, b, &error);
   g_autoptr(EpTensor) d = ep_tensor_dot (a, b, &error);
   g_autoptr(EpTensor) o = ep_tensor_outer (b, b, &error);

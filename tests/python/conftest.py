@@ -12,6 +12,19 @@ import gi.overrides.Ep as _ep_override  # noqa: E402  (loaded by the line above)
 
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
 
+# operand shapes that broadcast: 0-d, 0-size, leading and inner ones
+SHAPE_PAIRS = [
+    ((), ()),
+    ((5,), ()),
+    ((), (4,)),
+    ((3, 4), (3, 4)),
+    ((3, 1), (1, 4)),
+    ((2, 3, 4), (4,)),
+    ((2, 1, 4), (3, 1)),
+    ((0, 3), (3,)),
+    ((1, 0), (5, 1)),
+]
+
 
 def random_array(rng, shape, dtype):
     """Random data of a NumPy dtype name: floats in [-3, 3], small ints, bools."""

@@ -11,22 +11,11 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, layouts, random_array
+from conftest import (DTYPES, LAYOUTS, SHAPE_PAIRS, Ep, as_layout, assert_ep_error, assert_matches, layouts,
+                      random_array)
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
-
-SHAPE_PAIRS = [
-    ((), ()),
-    ((5,), ()),
-    ((), (4,)),
-    ((3, 4), (3, 4)),
-    ((3, 1), (1, 4)),
-    ((2, 3, 4), (4,)),
-    ((2, 1, 4), (3, 1)),
-    ((0, 3), (3,)),
-    ((1, 0), (5, 1)),
-]
 
 BINARY = {
     "floordiv": np.floor_divide,
