@@ -64,9 +64,7 @@ ep_linspace (gdouble    start,
   ep_op_attrs_init (&attrs);
   attrs.values[0] = start;
   attrs.values[1] = stop;
-  attrs.ints[0] = num;
-  attrs.ints[1] = endpoint != FALSE;
-  attrs.n_ints = 2;
+  ep_op_attrs_set_ints (&attrs, (const gint64[]) { num, endpoint != FALSE }, 2);
   attrs.dtype = dtype;
 
   return ep_dispatch1 (&ep_op_linspace, NULL, 0, &attrs, error);
@@ -111,10 +109,7 @@ ep_eye (gint64    n,
   EpOpAttrs attrs;
 
   ep_op_attrs_init (&attrs);
-  attrs.ints[0] = n;
-  attrs.ints[1] = m;
-  attrs.ints[2] = k;
-  attrs.n_ints = 3;
+  ep_op_attrs_set_ints (&attrs, (const gint64[]) { n, m, k }, 3);
   attrs.dtype = dtype;
 
   return ep_dispatch1 (&ep_op_eye, NULL, 0, &attrs, error);

@@ -238,9 +238,7 @@ ep_tensor_topk (EpTensor   *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
 
   ep_op_attrs_init (&attrs);
-  attrs.ints[0] = k;
-  attrs.ints[1] = sorted != FALSE;
-  attrs.n_ints = 2;
+  ep_op_attrs_set_ints (&attrs, (const gint64[]) { k, sorted != FALSE }, 2);
   if (!ep_dispatch (&ep_op_topk, &self, 1, &attrs, outputs, error))
     return FALSE;
 
