@@ -31,6 +31,10 @@ void           ep_grad_context_pop  (EpGradContext  *previous);
 
 gboolean   ep_grad_needed          (const EpOpCall  *call,
                                     guint            input);
+gboolean   ep_grad_identity        (const EpOpCall   *call,
+                                    EpTensor *const  *output_grads,
+                                    EpTensor        **input_grads,
+                                    GError          **error);
 EpTensor  *ep_grad_literal         (gdouble          value);
 EpTensor  *ep_grad_gathered        (EpTensor        *x,
                                     EpTensor        *indices,

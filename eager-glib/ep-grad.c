@@ -48,6 +48,20 @@ ep_grad_needed (const EpOpCall *call,
   return (current->needed & (1u << input)) != 0;
 }
 
+/* The rule of ops whose output is their input 0 for the tape (identity,
+ * contiguous): the output's gradient passes through. */
+gboolean
+ep_grad_identity (const EpOpCall   *call,
+                  EpTensor *const  *output_grads,
+                  EpTensor        **input_grads,
+                  GError          **error)
+{
+  if (ep_grad_needed (call, 0))
+    input_grads[0] = g_object_ref (output_grads[0]);
+
+  return TRUE;
+}
+
 /* A weak scalar: it takes the type of the tensor it meets. */
 EpTensor *
 ep_grad_literal (gdouble value)

@@ -29,18 +29,6 @@ const EpOpDef ep_op_stop_gradient = {
   .infer = same_layout_infer,
 };
 
-static gboolean
-identity_gradient (const EpOpCall   *call,
-                   EpTensor *const  *output_grads,
-                   EpTensor        **input_grads,
-                   GError          **error)
-{
-  if (ep_grad_needed (call, 0))
-    input_grads[0] = g_object_ref (output_grads[0]);
-
-  return TRUE;
-}
-
 /* A new tensor object with the same value and the same history: the
  * functional API gives each argument its own, so that f(x, x) has two
  * distinct arguments to differentiate. */
@@ -48,7 +36,7 @@ const EpOpDef ep_op_identity = {
   .id = EP_OP_IDENTITY, .name = "identity", .n_inputs = 1,
   .flags = EP_OP_FLAG_VIEW,
   .infer = same_layout_infer,
-  .gradient = identity_gradient,
+  .gradient = ep_grad_identity,
 };
 
 /* Inputs: the forward function's result (without history), then the

@@ -62,18 +62,6 @@ astype_gradient (const EpOpCall   *call,
 }
 
 static gboolean
-contiguous_gradient (const EpOpCall   *call,
-                     EpTensor *const  *output_grads,
-                     EpTensor        **input_grads,
-                     GError          **error)
-{
-  if (ep_grad_needed (call, 0))
-    input_grads[0] = g_object_ref (output_grads[0]);
-
-  return TRUE;
-}
-
-static gboolean
 to_device_gradient (const EpOpCall   *call,
                     EpTensor *const  *output_grads,
                     EpTensor        **input_grads,
@@ -96,7 +84,7 @@ const EpOpDef ep_op_contiguous = {
   .id = EP_OP_CONTIGUOUS, .name = "contiguous", .n_inputs = 1,
   .flags = EP_OP_FLAG_PLACE_WITH_INPUT,
   .infer = contiguous_infer,
-  .gradient = contiguous_gradient,
+  .gradient = ep_grad_identity,
 };
 
 const EpOpDef ep_op_to_device = {
