@@ -202,9 +202,8 @@ copy_block (guint8        *dst,
   for (;;)
     {
       const guint8 *row = src;
-      guint d;
 
-      for (d = 0; d + 1 < ndim; d++)
+      for (guint d = 0; d + 1 < ndim; d++)
         row += index[d] * strides[d];
       if (stride == (gint64) itemsize)
         memcpy (dst, row, n * itemsize);
@@ -213,13 +212,7 @@ copy_block (guint8        *dst,
           memcpy (dst + i * itemsize, row + i * stride, itemsize);
       dst += n * itemsize;
 
-      for (d = ndim - 1; d-- > 0;)
-        {
-          if (++index[d] < shape[d])
-            break;
-          index[d] = 0;
-        }
-      if (d == G_MAXUINT)
+      if (!ep_cpu_index_next (index, shape, ndim - 1))
         return dst;
     }
 }
@@ -242,12 +235,7 @@ name (T *dst, const guint8 *src, const guint8 *flags, const gint64 *shape,  \
       for (gint64 i = 0; i < inner; i++)                                    \
         if (flags[k + i])                                                   \
           *dst++ = *(const T *) (row + i * stride);                         \
-      for (guint d = ndim > 0 ? ndim - 1 : 0; d-- > 0;)                     \
-        {                                                                   \
-          if (++index[d] < shape[d])                                        \
-            break;                                                          \
-          index[d] = 0;                                                     \
-        }                                                                   \
+      ep_cpu_index_next (index, shape, ndim > 0 ? ndim - 1 : 0);            \
     }                                                                       \
 }
 
@@ -336,8 +324,7 @@ name (const Walk *w, IndexInfo *info)                                       \
     {                                                                       \
       const guint8 *pi = w->base[0], *pv = w->base[1];                      \
       guint8 *pd = w->base[2];                                              \
-      guint d;                                                              \
-      for (d = 0; d < last; d++)                                            \
+      for (guint d = 0; d < last; d++)                                      \
         {                                                                   \
           pi += index[d] * w->strides[0][d];                                \
           pv += index[d] * w->strides[1][d];                                \
@@ -353,13 +340,7 @@ name (const Walk *w, IndexInfo *info)                                       \
               *dst = COMBINE (*dst, v);                                     \
             }                                                               \
         }                                                                   \
-      for (d = last; d-- > 0;)                                              \
-        {                                                                   \
-          if (++index[d] < w->shape[d])                                     \
-            break;                                                          \
-          index[d] = 0;                                                     \
-        }                                                                   \
-      if (d == G_MAXUINT)                                                   \
+      if (!ep_cpu_index_next (index, w->shape, last))                       \
         return;                                                             \
     }                                                                       \
 }

@@ -93,8 +93,7 @@ gather_rows_##T (const AxisMaps *m)                                         \
     {                                                                       \
       const guint8 *row = m->src;                                           \
       gboolean constant = FALSE;                                            \
-      guint d;                                                              \
-      for (d = 0; d < last; d++)                                            \
+      for (guint d = 0; d < last; d++)                                      \
         {                                                                   \
           gint64 s = m->maps[d][index[d]];                                  \
           if (s < 0)                                                        \
@@ -109,13 +108,7 @@ gather_rows_##T (const AxisMaps *m)                                         \
         for (gint64 o = 0; o < n; o++)                                      \
           dst[o] = map[o] < 0 ? fill : *(const T *) (row + map[o] * stride); \
       dst += n;                                                             \
-      for (d = last; d-- > 0;)                                              \
-        {                                                                   \
-          if (++index[d] < m->out_shape[d])                                 \
-            break;                                                          \
-          index[d] = 0;                                                     \
-        }                                                                   \
-      if (d == G_MAXUINT)                                                   \
+      if (!ep_cpu_index_next (index, m->out_shape, last))                   \
         return;                                                             \
     }                                                                       \
 }

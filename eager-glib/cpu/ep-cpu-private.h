@@ -163,4 +163,22 @@ void     ep_cpu_register_lapack      (EpKernelFunc *kernels);
 gboolean ep_copy_to_device_kernel    (EpOpCall     *call,
                                       GError      **error);
 
+/* Advances @index over the first @n axes of @shape like an odometer
+ * (the last of them fastest); FALSE after the last index, which leaves
+ * @index all zeros. */
+static inline gboolean
+ep_cpu_index_next (gint64       *index,
+                   const gint64 *shape,
+                   guint         n)
+{
+  for (guint d = n; d-- > 0;)
+    {
+      if (++index[d] < shape[d])
+        return TRUE;
+      index[d] = 0;
+    }
+
+  return FALSE;
+}
+
 G_END_DECLS
