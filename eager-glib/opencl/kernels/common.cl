@@ -15,6 +15,13 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
+/* FP64 (…): code only for devices with cl_khr_fp64 (float64 kernels) */
+#ifdef EP_FP64
+#define FP64(x) x
+#else
+#define FP64(x)
+#endif
+
 /* EpDType values */
 #define EP_FLOAT32 0
 #define EP_FLOAT64 1
@@ -131,3 +138,55 @@ typedef float ep_acc;
 
 /* NaN-propagating maximum */
 #define EP_NAN_MAX(m, x) (((m) > (x) || isnan (m)) ? (m) : (x))
+
+/* Kernels of an elementwise family (elementwise.cl, math.cl): one per
+ * type, @op (an EpOpId) picking the case once, outside the loop over
+ * elements. */
+
+/* A case of a two-input kernel: out[i] = EXPR (x, y) */
+#define BIN(OUT_T, T, name, EXPR)                                           \
+  case EP_OP_##name:                                                        \
+    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
+      {                                                                     \
+        T x = pa[ep_map_offset (&g, 1, i)];                                 \
+        T y = pb[ep_map_offset (&g, 2, i)];                                 \
+        out[i] = (OUT_T) (EXPR);                                            \
+      }                                                                     \
+    break;
+
+/* A case of a one-input kernel: out[i] = EXPR (x) */
+#define UN(OUT_T, T, name, EXPR)                                            \
+  case EP_OP_##name:                                                        \
+    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
+      {                                                                     \
+        T x = pa[ep_map_offset (&g, 1, i)];                                 \
+        out[i] = (OUT_T) (EXPR);                                            \
+      }                                                                     \
+    break;
+
+#define BINARY_KERNEL(name, T, OUT_T, CASES)                                \
+__kernel void                                                               \
+name (__global OUT_T *out,                                                  \
+      __global const T *pa,                                                 \
+      __global const T *pb,                                                 \
+      const EpMap g,                                                        \
+      int op)                                                               \
+{                                                                           \
+  switch (op)                                                               \
+    {                                                                       \
+    CASES                                                                   \
+    }                                                                       \
+}
+
+#define UNARY_KERNEL(name, T, OUT_T, CASES)                                 \
+__kernel void                                                               \
+name (__global OUT_T *out,                                                  \
+      __global const T *pa,                                                 \
+      const EpMap g,                                                        \
+      int op)                                                               \
+{                                                                           \
+  switch (op)                                                               \
+    {                                                                       \
+    CASES                                                                   \
+    }                                                                       \
+}

@@ -7,12 +7,6 @@
  * narrowed; anything to bool tests for non-zero.
  */
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
-
 /* One kernel per source type (cast_from_f32 …); @to, an EpDType, picks
  * the target type once, outside the loop. */
 #define TO(DST, dtype, CONVERT)                                             \

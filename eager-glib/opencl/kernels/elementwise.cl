@@ -11,60 +11,6 @@
  * larger kernels compile much faster on first use than one per op.
  */
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
-
-/* A case of a two-input kernel: out[i] = EXPR (x, y) */
-#define BIN(OUT_T, T, name, EXPR)                                           \
-  case EP_OP_##name:                                                        \
-    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
-      {                                                                     \
-        T x = pa[ep_map_offset (&g, 1, i)];                                 \
-        T y = pb[ep_map_offset (&g, 2, i)];                                 \
-        out[i] = (OUT_T) (EXPR);                                            \
-      }                                                                     \
-    break;
-
-/* A case of a one-input kernel: out[i] = EXPR (x) */
-#define UN(OUT_T, T, name, EXPR)                                            \
-  case EP_OP_##name:                                                        \
-    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
-      {                                                                     \
-        T x = pa[ep_map_offset (&g, 1, i)];                                 \
-        out[i] = (OUT_T) (EXPR);                                            \
-      }                                                                     \
-    break;
-
-#define BINARY_KERNEL(name, T, OUT_T, CASES)                                \
-__kernel void                                                               \
-name (__global OUT_T *out,                                                  \
-      __global const T *pa,                                                 \
-      __global const T *pb,                                                 \
-      const EpMap g,                                                        \
-      int op)                                                               \
-{                                                                           \
-  switch (op)                                                               \
-    {                                                                       \
-    CASES                                                                   \
-    }                                                                       \
-}
-
-#define UNARY_KERNEL(name, T, OUT_T, CASES)                                 \
-__kernel void                                                               \
-name (__global OUT_T *out,                                                  \
-      __global const T *pa,                                                 \
-      const EpMap g,                                                        \
-      int op)                                                               \
-{                                                                           \
-  switch (op)                                                               \
-    {                                                                       \
-    CASES                                                                   \
-    }                                                                       \
-}
-
 /* Integer powers by squaring, wrapping; a negative exponent gives the
  * integer part of the true result. */
 inline ulong

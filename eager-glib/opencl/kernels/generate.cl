@@ -7,12 +7,6 @@
  * to the CPU's and normal ones agree to the accuracy of log, sqrt, cos.
  */
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
-
 /* linspace: NumPy's, in float64, integers floored, then the cast
  * (devices without float64 get values computed by the host) */
 #ifdef EP_FP64

@@ -11,12 +11,6 @@
  * first singular matrix of the batch in *bad.
  */
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
-
 /* EpCLLapack in ep-opencl-lapack.c */
 typedef struct
 {

@@ -44,12 +44,6 @@ name (__global T *c,                                                        \
     }                                                                       \
 }
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
-
 #define UMUL(x, y) ((x) * (y))
 #define UADD(x, y) ((x) + (y))
 #define AND(x, y) ((x) & (y))

@@ -10,58 +10,6 @@
  * the operation.
  */
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
-
-#define BIN(OUT_T, T, name, EXPR)                                           \
-  case EP_OP_##name:                                                        \
-    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
-      {                                                                     \
-        T x = pa[ep_map_offset (&g, 1, i)];                                 \
-        T y = pb[ep_map_offset (&g, 2, i)];                                 \
-        out[i] = (OUT_T) (EXPR);                                            \
-      }                                                                     \
-    break;
-
-#define UN(OUT_T, T, name, EXPR)                                            \
-  case EP_OP_##name:                                                        \
-    for (long i = get_global_id (0); i < g.n; i += get_global_size (0))     \
-      {                                                                     \
-        T x = pa[ep_map_offset (&g, 1, i)];                                 \
-        out[i] = (OUT_T) (EXPR);                                            \
-      }                                                                     \
-    break;
-
-#define BINARY_KERNEL(name, T, OUT_T, CASES)                                \
-__kernel void                                                               \
-name (__global OUT_T *out,                                                  \
-      __global const T *pa,                                                 \
-      __global const T *pb,                                                 \
-      const EpMap g,                                                        \
-      int op)                                                               \
-{                                                                           \
-  switch (op)                                                               \
-    {                                                                       \
-    CASES                                                                   \
-    }                                                                       \
-}
-
-#define UNARY_KERNEL(name, T, OUT_T, CASES)                                 \
-__kernel void                                                               \
-name (__global OUT_T *out,                                                  \
-      __global const T *pa,                                                 \
-      const EpMap g,                                                        \
-      int op)                                                               \
-{                                                                           \
-  switch (op)                                                               \
-    {                                                                       \
-    CASES                                                                   \
-    }                                                                       \
-}
-
 /* floor division and remainder of floats: npy_divmod */
 #define FLOAT_DIVMOD(T, SUFFIX)                                             \
 inline T                                                                    \

@@ -18,12 +18,6 @@
  * CPU's pairwise sums do; extrema propagate NaN.
  */
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
-
 /* A fold over this work-item's share, for one op (no barrier inside a
  * switch: PoCL, like some GPU compilers, wants barriers in code every
  * work-item reaches the same way) */

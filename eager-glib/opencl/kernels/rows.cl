@@ -8,12 +8,6 @@
  * logsumexp is a reduction (EpReduce) like those of reduce.cl.
  */
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
-
 /* cumsum: operand 0 the output, 1 the input */
 #define CUMSUM(name, T, PLUS)                                               \
 __kernel void                                                               \

@@ -8,12 +8,6 @@
  * out of range rather than touch memory outside a buffer.
  */
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
-
 /* concatenate: an input copied into its block of the output; both are
  * strided (operand 0 is the block, not contiguous) */
 #define BLOCK_COPY(name, T)                                                 \

@@ -11,12 +11,6 @@
  * sorts after everything.
  */
 
-#ifdef EP_FP64
-#define FP64(x) x
-#else
-#define FP64(x)
-#endif
-
 #define FLOAT_ASCENDS(a, b)  ((a) < (b) || (isnan (b) && !isnan (a)))
 #define FLOAT_DESCENDS(a, b) ((a) > (b) || (isnan (a) && !isnan (b)))
 #define ASCENDS(a, b)        ((a) < (b))
