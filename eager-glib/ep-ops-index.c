@@ -17,6 +17,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
+#include "ep-shape-private.h"
 
 static gboolean
 check_index_dtype (const EpOpCall  *call,
@@ -542,6 +543,62 @@ const EpOpDef ep_op_scatter_add = {
   .infer = scatter_infer,
   .gradient = scatter_add_gradient,
 };
+
+/* Where each axis of take's output comes from: the source's axes before
+ * and after @axis, and the indices' axes in between. The strides of the
+ * indices and of the source along each axis of the output (0 where one
+ * does not move), for the kernels of take and of the scatters. */
+void
+ep_take_strides (const EpLayout *x,
+                 const EpLayout *idx,
+                 gint            axis,
+                 gint64         *index_strides,
+                 gint64         *source_strides)
+{
+  guint n = 0;
+
+  for (gint d = 0; d < axis; d++, n++)
+    {
+      index_strides[n] = 0;
+      source_strides[n] = x->strides[d];
+    }
+  for (guint d = 0; d < idx->ndim; d++, n++)
+    {
+      index_strides[n] = idx->strides[d];
+      source_strides[n] = 0;
+    }
+  for (guint d = axis + 1; d < x->ndim; d++, n++)
+    {
+      index_strides[n] = 0;
+      source_strides[n] = x->strides[d];
+    }
+}
+
+/* The same for take (as ep_take_strides()) or take_along_axis, whose
+ * indices and source broadcast against the output, the source standing
+ * still along the axis. */
+void
+ep_gather_strides (const EpOpCall *call,
+                   gint64         *index_strides,
+                   gint64         *source_strides)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  const EpLayout *idx = &call->inputs[1]->layout;
+  const EpLayout *out = &call->output_layouts[0];
+  gint axis = call->attrs.axes[0];
+
+  if (call->op->id == EP_OP_TAKE)
+    {
+      ep_take_strides (x, idx, axis, index_strides, source_strides);
+      return;
+    }
+
+  for (guint d = 0; d < out->ndim; d++)
+    {
+      index_strides[d] = idx->shape[d] == out->shape[d] ? idx->strides[d] : 0;
+      source_strides[d] = (gint) d != axis && x->shape[d] == out->shape[d] ? x->strides[d] : 0;
+    }
+}
 
 /* Public methods */
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ep-cpu-private.h"
+#include "ep-shape-private.h"
 #include "ep-error.h"
 #include "ep-tensor-private.h"
 
@@ -118,64 +119,15 @@ run_gather (EpOpCall       *call,
   return info.bad ? index_error (call, &info, error) : TRUE;
 }
 
-/* Where each axis of take's output comes from: the source's axes before
- * and after @axis, and the indices' axes in between. */
-static void
-take_strides (const EpLayout *x,
-              const EpLayout *idx,
-              gint            axis,
-              gint64         *index_strides,
-              gint64         *source_strides)
-{
-  guint n = 0;
-
-  for (gint d = 0; d < axis; d++, n++)
-    {
-      index_strides[n] = 0;
-      source_strides[n] = x->strides[d];
-    }
-  for (guint d = 0; d < idx->ndim; d++, n++)
-    {
-      index_strides[n] = idx->strides[d];
-      source_strides[n] = 0;
-    }
-  for (guint d = axis + 1; d < x->ndim; d++, n++)
-    {
-      index_strides[n] = 0;
-      source_strides[n] = x->strides[d];
-    }
-}
-
+/* take and take_along_axis */
 static gboolean
 cpu_take (EpOpCall  *call,
           GError   **error)
 {
-  gint axis = call->attrs.axes[0];
   gint64 index_strides[EP_MAX_DIMS], source_strides[EP_MAX_DIMS];
 
-  take_strides (&call->inputs[0]->layout, &call->inputs[1]->layout, axis,
-                index_strides, source_strides);
-
-  return run_gather (call, index_strides, source_strides, axis, error);
-}
-
-static gboolean
-cpu_take_along_axis (EpOpCall  *call,
-                     GError   **error)
-{
-  const EpLayout *x = &call->inputs[0]->layout;
-  const EpLayout *idx = &call->inputs[1]->layout;
-  const EpLayout *out = &call->outputs[0]->layout;
-  gint axis = call->attrs.axes[0];
-  gint64 index_strides[EP_MAX_DIMS], source_strides[EP_MAX_DIMS];
-
-  for (guint d = 0; d < out->ndim; d++)
-    {
-      index_strides[d] = idx->shape[d] == out->shape[d] ? idx->strides[d] : 0;
-      source_strides[d] = (gint) d != axis && x->shape[d] == out->shape[d] ? x->strides[d] : 0;
-    }
-
-  return run_gather (call, index_strides, source_strides, axis, error);
+  ep_gather_strides (call, index_strides, source_strides);
+  return run_gather (call, index_strides, source_strides, call->attrs.axes[0], error);
 }
 
 /* A strided block of @ndim axes copied to contiguous @dst. */
@@ -390,7 +342,7 @@ cpu_scatter (EpOpCall  *call,
   ep_cpu_iter_run (&iter, ep_cpu_copy_loop_for_itemsize (itemsize), NULL);
 
   memset (&w, 0, sizeof w);
-  take_strides (&out->layout, &idx->layout, axis, index_strides, dest_strides);
+  ep_take_strides (&out->layout, &idx->layout, axis, index_strides, dest_strides);
   w.ndim = out->layout.ndim - 1 + idx->layout.ndim;
   for (gint d = 0; d < axis; d++)
     w.shape[d] = out->layout.shape[d];
@@ -428,7 +380,7 @@ void
 ep_cpu_register_index (EpKernelFunc *kernels)
 {
   kernels[EP_OP_TAKE] = cpu_take;
-  kernels[EP_OP_TAKE_ALONG_AXIS] = cpu_take_along_axis;
+  kernels[EP_OP_TAKE_ALONG_AXIS] = cpu_take;
   kernels[EP_OP_MASK] = cpu_mask;
   kernels[EP_OP_INDEX_UPDATE] = cpu_scatter;
   kernels[EP_OP_SCATTER_ADD] = cpu_scatter;

@@ -10,6 +10,7 @@
 
 #include "ep-opencl-private.h"
 #include "ep-scalar-private.h"
+#include "ep-shape-private.h"
 #include "ep-tensor-private.h"
 
 /* As in kernels/shape.cl */
@@ -233,63 +234,15 @@ run_take (EpOpCall      *call,
   return run_items (&launch, map.n, error);
 }
 
-/* Where each axis of take's output comes from: the source's axes before
- * and after @axis, the indices' axes in between (cpu/ep-cpu-index.c). */
-static void
-take_strides (const EpLayout *x,
-              const EpLayout *idx,
-              gint            axis,
-              gint64         *index_strides,
-              gint64         *source_strides)
-{
-  guint n = 0;
-
-  for (gint d = 0; d < axis; d++, n++)
-    {
-      index_strides[n] = 0;
-      source_strides[n] = x->strides[d];
-    }
-  for (guint d = 0; d < idx->ndim; d++, n++)
-    {
-      index_strides[n] = idx->strides[d];
-      source_strides[n] = 0;
-    }
-  for (guint d = axis + 1; d < x->ndim; d++, n++)
-    {
-      index_strides[n] = 0;
-      source_strides[n] = x->strides[d];
-    }
-}
-
+/* take and take_along_axis */
 static gboolean
 opencl_take (EpOpCall  *call,
              GError   **error)
 {
-  gint axis = call->attrs.axes[0];
   gint64 index_strides[EP_MAX_DIMS], source_strides[EP_MAX_DIMS];
 
-  take_strides (&call->inputs[0]->layout, &call->inputs[1]->layout, axis,
-                index_strides, source_strides);
-  return run_take (call, index_strides, source_strides, axis, error);
-}
-
-static gboolean
-opencl_take_along_axis (EpOpCall  *call,
-                        GError   **error)
-{
-  const EpLayout *x = &call->inputs[0]->layout;
-  const EpLayout *idx = &call->inputs[1]->layout;
-  const EpLayout *out = &call->outputs[0]->layout;
-  gint axis = call->attrs.axes[0];
-  gint64 index_strides[EP_MAX_DIMS], source_strides[EP_MAX_DIMS];
-
-  for (guint d = 0; d < out->ndim; d++)
-    {
-      index_strides[d] = idx->shape[d] == out->shape[d] ? idx->strides[d] : 0;
-      source_strides[d] = (gint) d != axis && x->shape[d] == out->shape[d] ? x->strides[d] : 0;
-    }
-
-  return run_take (call, index_strides, source_strides, axis, error);
+  ep_gather_strides (call, index_strides, source_strides);
+  return run_take (call, index_strides, source_strides, call->attrs.axes[0], error);
 }
 
 /* mask: count each chunk's true flags, scan the counts, copy */
@@ -464,7 +417,7 @@ ep_opencl_register_shape (EpKernelFunc *kernels)
   kernels[EP_OP_TILE] = opencl_tile;
   kernels[EP_OP_PAD] = opencl_pad;
   kernels[EP_OP_TAKE] = opencl_take;
-  kernels[EP_OP_TAKE_ALONG_AXIS] = opencl_take_along_axis;
+  kernels[EP_OP_TAKE_ALONG_AXIS] = opencl_take;
   kernels[EP_OP_MASK] = opencl_mask;
   kernels[EP_OP_INDEX_UPDATE] = opencl_scatter;
   kernels[EP_OP_SCATTER_ADD] = opencl_scatter;
