@@ -31,6 +31,10 @@ gboolean  ep_op_same_type_infer    (EpOpCall      *call,
 gboolean  ep_op_numeric_infer      (EpOpCall      *call,
                                     GError       **error);
 
+/* ep-ops-generate.c: linspace's elements, for the kernels of every device */
+void      ep_linspace_fill         (const EpOpCall *call,
+                                    guint8         *data);
+
 /* ep-ops-binary.c: the rule of the arithmetic ops of two tensors */
 gboolean  ep_op_arithmetic_infer   (EpOpCall      *call,
                                     GError       **error);

@@ -7,10 +7,13 @@
 
 #include <glib/gi18n-lib.h>
 #include <inttypes.h>
+#include <math.h>
 
 #include "ep-creation.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-math-private.h"
+#include "ep-scalar-private.h"
 
 /* linspace: values = { start, stop }, ints = { num, endpoint } */
 static gboolean
@@ -35,6 +38,42 @@ const EpOpDef ep_op_linspace = {
   .flags = EP_OP_FLAG_PLACE_BY_ATTR,
   .infer = linspace_infer,
 };
+
+/* NumPy's linspace, step for step, in float64; integer types take the
+ * floor; then the cast. Fills @data with the output's elements, for the
+ * kernels of every device (OpenCL's without float64). */
+void
+ep_linspace_fill (const EpOpCall *call,
+                  guint8         *data)
+{
+  gdouble start = call->attrs.values[0], stop = call->attrs.values[1];
+  gint64 num = call->attrs.ints[0];
+  gboolean endpoint = call->attrs.ints[1] != 0;
+  gdouble div = (gdouble) (endpoint ? num - 1 : num);
+  gdouble delta = stop - start;
+  gdouble step = div > 0 ? delta / div : NAN;
+  EpDType dtype = call->output_layouts[0].dtype;
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+
+  for (gint64 i = 0; i < num; i++)
+    {
+      gdouble y = (gdouble) i;
+
+      if (div > 0 && step == 0)
+        y = (y / div) * delta;
+      else if (div > 0)
+        y = y * step;
+      else
+        y = y * delta;
+      y += start;
+      if (endpoint && num > 1 && i == num - 1)
+        y = stop;
+      if (ep_dtype_is_integer (dtype))
+        y = floor (y);
+
+      ep_scalar_store (data + i * itemsize, dtype, y);
+    }
+}
 
 /**
  * ep_linspace:

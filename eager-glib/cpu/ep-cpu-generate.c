@@ -13,46 +13,16 @@
 
 #include "ep-cpu-math-private.h"
 #include "ep-error.h"
+#include "ep-math-private.h"
 #include "ep-philox-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
-/* NumPy's linspace, step for step, in float64; integer types take the
- * floor; then the cast. */
 static gboolean
 cpu_linspace (EpOpCall  *call,
               GError   **error)
 {
-  EpTensor *out = call->outputs[0];
-  gdouble start = call->attrs.values[0], stop = call->attrs.values[1];
-  gint64 num = call->attrs.ints[0];
-  gboolean endpoint = call->attrs.ints[1] != 0;
-  gdouble div = (gdouble) (endpoint ? num - 1 : num);
-  gdouble delta = stop - start;
-  gdouble step = div > 0 ? delta / div : NAN;
-  EpDType dtype = out->layout.dtype;
-  gsize itemsize = ep_dtype_get_itemsize (dtype);
-  guint8 *data = ep_tensor_host_data (out);
-
-  for (gint64 i = 0; i < num; i++)
-    {
-      gdouble y = (gdouble) i;
-
-      if (div > 0 && step == 0)
-        y = (y / div) * delta;
-      else if (div > 0)
-        y = y * step;
-      else
-        y = y * delta;
-      y += start;
-      if (endpoint && num > 1 && i == num - 1)
-        y = stop;
-      if (ep_dtype_is_integer (dtype))
-        y = floor (y);
-
-      ep_scalar_store (data + i * itemsize, dtype, y);
-    }
-
+  ep_linspace_fill (call, ep_tensor_host_data (call->outputs[0]));
   return TRUE;
 }
 

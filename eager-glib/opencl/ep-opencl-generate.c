@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "ep-error.h"
+#include "ep-math-private.h"
 #include "ep-opencl-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
@@ -22,14 +23,8 @@ linspace_on_host (EpOpCall  *call,
                   GError   **error)
 {
   EpTensor *out = call->outputs[0];
-  gdouble start = call->attrs.values[0], stop = call->attrs.values[1];
   gint64 num = call->attrs.ints[0];
-  gboolean endpoint = call->attrs.ints[1] != 0;
-  gdouble div = (gdouble) (endpoint ? num - 1 : num);
-  gdouble delta = stop - start;
-  gdouble step = div > 0 ? delta / div : NAN;
-  EpDType dtype = out->layout.dtype;
-  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
   g_autofree guint8 *data = g_try_malloc (MAX (num * itemsize, 1));
 
   if (data == NULL)
@@ -39,24 +34,7 @@ linspace_on_host (EpOpCall  *call,
       return FALSE;
     }
 
-  for (gint64 i = 0; i < num; i++)
-    {
-      gdouble y = (gdouble) i;
-
-      if (div > 0 && step == 0)
-        y = (y / div) * delta;
-      else if (div > 0)
-        y = y * step;
-      else
-        y = y * delta;
-      y += start;
-      if (endpoint && num > 1 && i == num - 1)
-        y = stop;
-      if (ep_dtype_is_integer (dtype))
-        y = floor (y);
-      ep_scalar_store (data + i * itemsize, dtype, y);
-    }
-
+  ep_linspace_fill (call, data);
   return ep_device_write (call->device, out->storage, 0, data, num * itemsize, error);
 }
 
