@@ -101,14 +101,18 @@ CUMSUM_ROW (cumsum_f32, gfloat, PLUS)
 CUMSUM_ROW (cumsum_f64, gdouble, PLUS)
 CUMSUM_ROW (cumsum_i64, gint64, WRAPPING_PLUS)
 
-/* For ops over the flattened tensor: 1-D views (the rule made the input
- * contiguous). */
+/* The input of an op along one axis or over the flattened tensor
+ * (cumsum, argmin, argmax): a 1-D view when flat (the rule made the input
+ * contiguous). Sets the axis. */
 static EpTensor *
-flat_view (EpTensor *tensor)
+axis_or_flat (const EpOpCall *call,
+              guint          *axis)
 {
-  gint64 size = ep_layout_get_size (&tensor->layout);
+  EpTensor *input = call->inputs[0];
+  gint64 size = ep_layout_get_size (&input->layout);
 
-  return ep_cpu_view_as (tensor, &size, 1);
+  *axis = call->attrs.all_axes ? 0 : (guint) call->attrs.axes[0];
+  return call->attrs.all_axes ? ep_cpu_view_as (input, &size, 1) : g_object_ref (input);
 }
 
 static gboolean
@@ -116,10 +120,9 @@ cpu_cumsum (EpOpCall  *call,
             GError   **error)
 {
   EpTensor *out = call->outputs[0];
-  g_autoptr(EpTensor) in = call->attrs.all_axes ? flat_view (call->inputs[0])
-                                                : g_object_ref (call->inputs[0]);
+  guint axis;
+  g_autoptr(EpTensor) in = axis_or_flat (call, &axis);
   EpTensor *tensors[2] = { out, in };
-  guint axis = call->attrs.all_axes ? 0 : (guint) call->attrs.axes[0];
   gint64 n = in->layout.shape[axis];
   EpCpuRowFunc row;
 
@@ -184,9 +187,8 @@ cpu_arg_extremum (EpOpCall  *call,
                   GError   **error)
 {
   EpTensor *input = call->inputs[0];
-  gboolean flat = call->attrs.all_axes;
-  guint axis = flat ? 0 : (guint) call->attrs.axes[0];
-  g_autoptr(EpTensor) in = flat ? flat_view (input) : g_object_ref (input);
+  guint axis;
+  g_autoptr(EpTensor) in = axis_or_flat (call, &axis);
   g_autoptr(EpTensor) out = NULL;
   gint64 shape[EP_MAX_DIMS];
   EpTensor *tensors[2];

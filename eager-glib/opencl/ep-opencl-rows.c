@@ -37,15 +37,30 @@ launch_rows (EpOpCall        *call,
 }
 
 /* cumsum: along attrs.axes[0], or over the flattened (contiguous) input */
+/* The input's layout for an op along one axis or over the flattened
+ * tensor (cumsum, argmin, argmax): 1-D when flat. Returns the axis. */
+static guint
+axis_or_flat (const EpOpCall *call,
+              EpLayout       *in_layout)
+{
+  if (call->attrs.all_axes)
+    {
+      ep_cl_flat_layout (&call->inputs[0]->layout, in_layout);
+      return 0;
+    }
+
+  *in_layout = call->inputs[0]->layout;
+  return call->attrs.axes[0];
+}
+
 static gboolean
 opencl_cumsum (EpOpCall  *call,
                GError   **error)
 {
   EpTensor *in = call->inputs[0], *out = call->outputs[0];
   EpDType dtype = in->layout.dtype;
-  gboolean flat = call->attrs.all_axes;
-  guint axis = flat ? 0 : (guint) call->attrs.axes[0];
   EpLayout in_layout;
+  guint axis = axis_or_flat (call, &in_layout);
   const EpLayout *layouts[2] = { &out->layout, &in_layout };
   char name[24];
   EpCLRows rows;
@@ -53,10 +68,6 @@ opencl_cumsum (EpOpCall  *call,
   if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
     return FALSE;
 
-  if (flat)
-    ep_cl_flat_layout (&in->layout, &in_layout);
-  else
-    in_layout = in->layout;
   ep_cl_rows_init (&rows, layouts, 2, axis, in_layout.shape[axis]);
 
   g_snprintf (name, sizeof name, "cumsum_%s", ep_cl_dtype_suffix (dtype));
@@ -70,9 +81,8 @@ opencl_arg_extremum (EpOpCall  *call,
 {
   EpTensor *in = call->inputs[0], *out = call->outputs[0];
   EpDType dtype = in->layout.dtype;
-  gboolean flat = call->attrs.all_axes;
-  guint axis = flat ? 0 : (guint) call->attrs.axes[0];
   EpLayout in_layout, out_layout;
+  guint axis = axis_or_flat (call, &in_layout);
   const EpLayout *layouts[2] = { &out_layout, &in_layout };
   char name[24];
   EpCLRows rows;
@@ -80,10 +90,6 @@ opencl_arg_extremum (EpOpCall  *call,
   if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
     return FALSE;
 
-  if (flat)
-    ep_cl_flat_layout (&in->layout, &in_layout);
-  else
-    in_layout = in->layout;
   out_layout = in_layout;
   out_layout.dtype = EP_DTYPE_INT64;
   out_layout.shape[axis] = 1;
