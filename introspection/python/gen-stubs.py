@@ -7,10 +7,16 @@
 #
 # Reads the GIR for what C exposes and imports the override (with the
 # build's typelib) for what Python adds, so the stubs follow both: a
-# method the override rewrote gets the override's signature, one it left
-# alone the GIR's. Writes OUTDIR/gi-stubs/{__init__.pyi, py.typed,
-# repository/__init__.pyi, repository/Ep.pyi}: a partial stub package in
-# which every other gi.repository module is Any.
+# method the override rewrote gets the override's signature (its
+# annotations, one stub per typing.overload), one it left alone the GIR's.
+# The types those annotations name are declared in the override
+# (_STUB_DECLARATIONS) and copied as they are. A missing annotation becomes
+# Any, which tests/python/test_typing.py rejects.
+#
+# Writes OUTDIR/gi-stubs/{__init__.pyi, py.typed, repository/__init__.pyi,
+# repository/Ep.pyi, repository/GObject.pyi}: a partial stub package in
+# which every other gi.repository module is Any, and GObject has only the
+# base classes of Ep's classes.
 
 import builtins
 import inspect
@@ -186,7 +192,7 @@ def python_signature(function, is_method):
 def python_signatures(function, is_method):
     """[(decorator, signature)]: one per typing.overload of function if it
     has any, else its own."""
-    overloads = typing.get_overloads(function)
+    overloads = typing.get_overloads(function) if hasattr(typing, "get_overloads") else []  # Python 3.11
     if overloads:
         return [("overload", python_signature(o, is_method)) for o in overloads]
     return [(None, python_signature(function, is_method))]
@@ -201,7 +207,7 @@ def unshadow(signature, names):
     """The signature with the builtin types that names (a class's members)
     hide in the class body spelled builtins.X."""
     for name in sorted(names & BUILTIN_TYPES):
-        signature = re.sub(rf"(?<![\w.]){name}\b(?!\s*:)", f"builtins.{name}", signature)
+        signature = re.sub(rf"(?<![\w.'\"]){name}\b(?!\s*:)", f"builtins.{name}", signature)
     return signature
 
 

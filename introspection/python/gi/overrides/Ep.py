@@ -349,7 +349,7 @@ class Tensor(Ep.Tensor):
     def reshape(self, *shape: _ShapeLike) -> Tensor:
         return Ep.Tensor.reshape(self, _shape(shape))
 
-    def transpose(self, *axes: Union[int, Sequence[int], None]) -> Tensor:
+    def transpose(self, *axes: _AxisLike) -> Tensor:
         if len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
             return Ep.Tensor.transpose(self, None)
         return Ep.Tensor.transpose(self, _shape(axes))
