@@ -1,23 +1,32 @@
-"""A user script that must type-check against the generated stubs."""
+"""A user script that must type-check against the generated stubs, and
+run: it uses every entry point of the Python layer, and checks with
+assert_type that mypy sees the types it returns."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Union, assert_type
 
 import gi
 
 gi.require_version("Ep", "1.0")
 import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
 from gi.repository import Ep, GLib  # noqa: E402
 
+# creation and conversion
 x = Ep.astensor([1.0, 2.0, 3.0])
 norm: Ep.Tensor = x.square().sum().sqrt()
 value: float = float(norm)
 item = norm.item()
+assert_type(item, Union[bool, int, float])
 total = x.sum(axis=0, keepdims=True) + np.ones(3) * 2
 shape: tuple[int, ...] = total.shape
 matrix = Ep.zeros((2, 3), dtype="float64") @ Ep.ones(3, dtype=Ep.DType.FLOAT64)
 array: np.ndarray = np.asarray(matrix)
+assert_type(matrix.numpy(), npt.NDArray[Any])
 mean = Ep.astensor(np.arange(6.0).reshape(2, 3)).mean(axis=(0, 1))
-text: str = repr(mean) + str(mean.T)
-first = Ep.arange(5)[0] if hasattr(Ep.Tensor, "__getitem__") else Ep.arange(5)
-n: int = len(Ep.arange(5))
+text: str = repr(mean) + str(mean.T) + f"{norm:.3f}"
+n: int = len(Ep.arange(5)) + int(Ep.arange(5)[2]) + Ep.arange(3).ndim + Ep.arange(3).size
 devices = [d.get_name() for d in Ep.list_devices()]
 try:
     x + Ep.zeros(4)
@@ -25,3 +34,130 @@ except GLib.Error as e:
     print(e.message)
 joined: Ep.Tensor = Ep.concatenate([x, x]).flip().clip(0, 1).take([0, 1])
 rows = [row.sum() for row in Ep.ones((2, 3))]
+dtypes: list[Ep.DTypeLike] = [Ep.float32, Ep.DType.INT32, "int64", "bool", np.float64, np.dtype("int32"),
+                               float, int, bool]
+for dtype in dtypes:
+    assert_type(Ep.zeros(2, dtype=dtype).astype(dtype), Ep.Tensor)
+counts = Ep.arange(10) + Ep.arange(1, 11, 1, dtype=Ep.int64) + Ep.arange(0.5, dtype=float)
+grid = Ep.full((2, 2), 7.0, dtype=Ep.float64) * Ep.eye(2, k=0) + Ep.eye(2, 3, dtype=np.float32)[:, :2]
+Ep.set_seed(0)
+noise = Ep.uniform((2, 3), low=-1.0, high=1.0) + Ep.normal(3, mean=0.0, stddev=0.1, dtype="float32")
+line = Ep.linspace(0, 1, num=5, endpoint=False, dtype="float64")
+chosen = Ep.where(x > 1, x, 0.0) + Ep.minimum(x, 2) + Ep.maximum(1, x) + Ep.clip(x, max=2.5)
+assert_type(Ep.stack([x, np.zeros(3)], axis=1), Ep.Tensor)
+xs, ys = Ep.meshgrid(Ep.arange(3), [0.0, 1.0], indexing="ij")
+assert_type(Ep.meshgrid(x, x), list[Ep.Tensor])
+assert_type(Ep.dot(x, x) + Ep.outer(x, [1.0, 2.0]).sum(), Ep.Tensor)
+scalar = Ep.astensor(2.5, dtype="float64") ** 2 - 1 // Ep.astensor(3) % 2
+flags = (x > 1) & (x < 3) | ~(x == 2)
+big: bool = bool((x != 0).all())
+
+# math: reductions with axis and keepdims, sorting, softmax
+m = Ep.astensor(np.arange(12.0).reshape(3, 4))
+reduced = [m.sum(), m.sum(axis=1), m.mean(axis=(0, 1), keepdims=True), m.prod(axis=None), m.max(0),
+           m.min(axis=[1]), (m > 1).all(), (m > 2).any(axis=0), m.logsumexp(1), m.l1(), m.l2(axis=0), m.linf(),
+           m.l0(keepdims=True), m.lp(3, axis=1), m.argmax(axis=1), m.argmin(), m.cumsum(axis=0),
+           m.cumsum(), m.sort(), m.sort(axis=None), m.argsort(axis=0), m.softmax(), m.log_softmax(axis=0)]
+values, indices = m.topk(2, sorted=False)
+assert_type(m.topk(1), tuple[Ep.Tensor, Ep.Tensor])
+labels = Ep.astensor([0, 1, 3])
+loss = m.crossentropy(labels).mean() + m.onehot_like(labels, value=2.0).sum()
+assert_type(m.floordiv(2) + m.mod(3) + m.minimum(1) + m.maximum(2.0) + m.clip(min=1), Ep.Tensor)
+
+# shapes and indexing
+assert_type(m[0], Ep.Tensor)
+parts = [m[1:, ::2], m[..., None], m[:, [0, 2]], m[m > 3], m[np.array([0, 2])], m[0, -1], m[:2, 1:3],
+         m[Ep.astensor([True, False, True])], m[np.int64(1)], m[[[0], [1]], [1, 2]]]
+reshaped = [m.reshape(4, 3), m.reshape((2, 6)), m.reshape([12]), m.transpose(), m.transpose(1, 0),
+            m.transpose((1, 0)), m.flatten(), m.flatten(0, -1), m.broadcast_to(2, 3, 4),
+            m.broadcast_to((2, 3, 4)), m.flip(), m.flip(axis=0), m.slice([0, None], [None, 3], [1, 2]),
+            m.tile(2), m.tile((2, 1)), m.pad(1), m.pad(((0, 1), (2, 0)), mode="reflect"),
+            m.pad([1, 2], constant_values=-1), m.pad(1, mode=Ep.PadMode.CONSTANT), m.take(0),
+            m.take([1, 2], axis=1), m.take_along_axis(m.argsort(axis=1), axis=1), m.mask(m > 5),
+            m.index_update([0], 0.0, axis=0), m.scatter_add(1, Ep.ones(4), axis=0), m.squeeze(),
+            m.expand_dims(0), Ep.eye(2).solve([1.0, 2.0])]
+halves: list[Ep.Tensor] = m.split(2, axis=1) + m.split([1, 2])
+assert_type(m.split(3), list[Ep.Tensor])
+product = m.dot(np.ones(4)) + m.T.outer(1.0).sum() + m.matmul(m.T).sum()
+
+# devices
+with Ep.device("cpu:0") as dev:
+    assert_type(dev, Ep.Device)
+    moved = m.to_device(dev).to_device("cpu:0")
+with Ep.device(Ep.Device.get("cpu")):
+    located: Ep.Device | None = moved.device
+
+
+# automatic differentiation
+def f(a: Ep.Tensor, b: Ep.Tensor) -> Ep.Tensor:
+    return (a * b).sum()
+
+
+a, b = Ep.astensor([1.0, 2.0]), Ep.astensor([3.0, 4.0])
+value_ab, grad_a = Ep.value_and_grad(f, a, b)
+assert_type(grad_a, Ep.Tensor)
+value_ab, (grad_a, grad_b) = Ep.value_and_grad(f, a, b, argnums=(0, 1))
+assert_type(Ep.value_and_grad(f, a, b, argnums=[0, 1])[1], tuple[Ep.Tensor, ...])
+
+
+def with_steps(t: Ep.Tensor) -> tuple[Ep.Tensor, dict[str, int]]:
+    return t.square().sum(), {"steps": 3}
+
+
+value_t, steps, grad_t = Ep.value_aux_and_grad(with_steps, a)
+assert_type(steps, dict[str, int])
+assert_type(Ep.value_aux_and_grad(with_steps, a, argnums=(0,))[2], tuple[Ep.Tensor, ...])
+assert_type(Ep.grad(f)(a, b), Ep.Tensor)
+assert_type(Ep.grad(f, argnums=(0, 1))(a, [3.0, 4.0]), tuple[Ep.Tensor, ...])
+step = Ep.value_and_grad_fn(f, argnums=1)
+assert_type(step(a, b), tuple[Ep.Tensor, Ep.Tensor])
+assert step.function.has_aux() is False
+steps_fn = Ep.value_and_grad_fn(with_steps, has_aux=True)
+assert_type(steps_fn(a), tuple[Ep.Tensor, dict[str, int], Ep.Tensor])
+assert_type(Ep.value_and_grad_fn(f, (0, 1))(a, b)[1], tuple[Ep.Tensor, ...])
+assert_type(Ep.value_and_grad_fn(with_steps, 0, True)(a)[1], dict[str, int])
+constant = Ep.stop_gradient(a * 2)
+
+
+@Ep.custom_gradient
+def softplus(t: Ep.Tensor) -> tuple[Ep.Tensor, Callable[[Ep.Tensor], Ep.Tensor]]:
+    def grad_fn(dy: Ep.Tensor) -> Ep.Tensor:
+        return dy * t.sigmoid()
+    return (t.exp() + 1).log(), grad_fn
+
+
+def naive_softplus(t: Ep.Tensor) -> Ep.Tensor:
+    return (t.exp() + 1).log()
+
+
+def softplus_backward(inputs: tuple[Ep.Tensor, ...], y: Ep.Tensor, dy: Ep.Tensor) -> Ep.Tensor:
+    return dy * inputs[0].sigmoid()
+
+
+stable = Ep.custom_gradient(naive_softplus, softplus_backward)
+also_stable = Ep.custom_gradient(backward=softplus_backward)(naive_softplus)
+assert_type(softplus(a) + stable(a) + also_stable(1.0), Ep.Tensor)
+
+w = Ep.Variable(np.ones((2, 2), np.float32), name="w")
+bias = Ep.Variable([0.5, 0.5], trainable=True, dtype="float32")
+w.trainable = True
+name: str | None = w.name
+assert_type(w.shape, tuple[int, ...])
+with Ep.GradientTape(persistent=True, watch_accessed_variables=True, unconnected_gradients="zero") as tape:
+    tape.watch(a)
+    tape.watch([a, b, w])
+    out = (a @ w + bias).tanh()
+    with tape.stop_recording():
+        assert not tape.is_recording()
+    loss_w = out.sum() + w.sum(axis=0).mean() + (w * w).sum() + bias[0] + abs(-w).sum()
+assert_type(tape.gradient(loss_w, w), Ep.Tensor)
+assert_type(tape.gradient(loss_w, [w, bias]), list[Ep.Tensor])
+grads = tape.gradient([loss_w, out], (a, w), output_gradients=(1.0, np.ones(2)), unconnected_gradients="none")
+assert_type(grads, tuple[Ep.Tensor, ...])
+jacobian = tape.jacobian(out, a) + tape.batch_jacobian(out[None], a[None], unconnected_gradients="zeros").sum()
+watched: tuple[Ep.Variable, ...] = tape.watched_variables()
+w.assign_sub(tape.gradient(loss_w, w) * 0.1)
+w.assign(np.zeros((2, 2)))
+bias.assign_add(1)
+assert_type(w.numpy(), npt.NDArray[Any])
+assert_type(Ep.Variable(3.0).item(), Union[bool, int, float])

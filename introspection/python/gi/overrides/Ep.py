@@ -24,12 +24,17 @@ import math
 import math as _math
 import numbers
 from functools import lru_cache
-from typing import Any, Iterator, Optional, Sequence, Union
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Literal, Optional,
+                    Sequence, SupportsIndex, Union, overload)
 
 from gi.module import get_introspection_module
 from gi.repository import GLib
 
 from ..overrides import override
+
+if TYPE_CHECKING:  # names used in annotations only (see "the types of the annotations")
+    import numpy
+    import numpy.typing
 
 Ep = get_introspection_module("Ep")
 _Tensor = Ep.Tensor
@@ -55,9 +60,63 @@ int64 = Ep.DType.INT64
 bool_ = Ep.DType.BOOL
 __all__ += ["float32", "float64", "int32", "int64", "bool_"]
 
-# What a tensor argument accepts, and a dtype argument (for the stubs).
-ArrayLike = Union["Tensor", float, int, bool, Sequence[Any], Any]
-DTypeLike = Union[Ep.DType, str, type, Any]
+# ---------------------------------------------------------------------------
+# bindings: the types of the annotations
+#
+# Annotations in this file are strings (from __future__ import annotations):
+# Python never evaluates them; gen-stubs.py copies them into the type stubs
+# (Ep.pyi) that mypy reads, with "Ep." dropped. Give every public function
+# and method precise ones: tests/python/test_typing.py fails on an Any.
+#
+# The names they use that are not classes of Ep are declared here, in stub
+# syntax, and gen-stubs.py copies this text into Ep.pyi as it is: they
+# exist only for type checkers (ArrayLike and DTypeLike can be used in
+# user annotations; the _-names are private).
+# ---------------------------------------------------------------------------
+
+_STUB_DECLARATIONS = '''
+# What a tensor argument accepts: tensors, Variables (read where used),
+# NumPy arrays, nested lists and Python scalars (weak, as in NumPy).
+ArrayLike = Union[Tensor, Variable, numpy.typing.ArrayLike]
+# What a dtype argument accepts: an Ep.DType, a NumPy name, Python's bool,
+# int (int64) and float (float32), or a NumPy type or dtype of those.
+DTypeLike = Union[DType, Literal["float32", "float64", "int32", "int64", "bool"],
+                  type[bool], type[int], type[float],
+                  type[numpy.float32], type[numpy.float64], type[numpy.int32], type[numpy.int64],
+                  numpy.dtype[numpy.generic]]
+# axis=: one axis, several, or None for all
+_AxisLike = Union[int, Sequence[int], None]
+# a shape: (2, 3), [2, 3] or 2
+_ShapeLike = Union[int, Sequence[int]]
+_DeviceLike = Union[Device, str]
+# what tapes watch and differentiate with respect to
+_TensorLike = Union[Tensor, Variable]
+_TensorLikeT = TypeVar("_TensorLikeT", bound=Union[Tensor, Variable])
+# integer or bool index arrays (a copy when indexing)
+_IndexArray = Union[Tensor, numpy.typing.NDArray[Union[numpy.integer[Any], numpy.bool_]],
+                    Sequence[int], Sequence[Sequence[int]]]
+# one entry of an index: x[0], x[1:3], x[...], x[None], x[indices]
+_IndexItem = Union[SupportsIndex, slice, EllipsisType, None, _IndexArray]
+_Index = Union[_IndexItem, tuple[_IndexItem, ...]]
+_Unconnected = Union[UnconnectedGradients, Literal["zero", "zeros", "none"], None]
+# what a custom gradient function returns: one gradient per input (None: zeros)
+_Gradients = Union[Tensor, Variable, None, Sequence[Union[Tensor, Variable, None]]]
+# NumPy's arrays and dtypes, named so in class bodies where `numpy` is a method
+_NDArray = numpy.typing.NDArray[Any]
+_NumPyDTypeLike = numpy.typing.DTypeLike
+_Aux = TypeVar("_Aux")
+_R_co = TypeVar("_R_co", covariant=True)
+
+
+class _Function(Protocol[_R_co]):
+    """A function of tensors (arrays and numbers are converted)."""
+    def __call__(self, *args: ArrayLike) -> _R_co: ...
+
+
+class _GradFunction(_Function[_R_co], Protocol[_R_co]):
+    """What value_and_grad_fn returns: its Ep.ValueAndGradFn is `function`."""
+    function: ValueAndGradFn
+'''
 
 
 def _dtype(dtype: DTypeLike) -> Ep.DType:
@@ -144,7 +203,7 @@ def _empty_axes(axis):
 def _reduction(method):
     """NumPy's reduction signature for a hand-written method; axis=()
     reduces nothing (an empty array crosses GI as NULL, all axes)."""
-    def reduce(self, axis=None, keepdims=False):
+    def reduce(self, axis: _AxisLike = None, keepdims: bool = False) -> Tensor:
         if _empty_axes(axis):
             return method(Ep.Tensor.expand_dims(self, 0), [0], False)
         return method(self, _axes(axis), keepdims)
@@ -208,7 +267,7 @@ class Tensor(Ep.Tensor):
 
     # Conversion
 
-    def numpy(self) -> Any:
+    def numpy(self) -> _NDArray:
         """The elements as a new, writable NumPy array: one copy, from any
         device (Ep.Tensor.read_data into the array's buffer)."""
         import numpy
@@ -217,7 +276,7 @@ class Tensor(Ep.Tensor):
             Ep.Tensor.read_data(self, array.ctypes.data, array.nbytes)
         return array
 
-    def __array__(self, dtype: Any = None) -> Any:
+    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
         array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=False)
 
@@ -287,10 +346,10 @@ class Tensor(Ep.Tensor):
 
     # NumPy-style signatures that the automatic ones cannot infer
 
-    def reshape(self, *shape: Any) -> Tensor:
+    def reshape(self, *shape: _ShapeLike) -> Tensor:
         return Ep.Tensor.reshape(self, _shape(shape))
 
-    def transpose(self, *axes: Any) -> Tensor:
+    def transpose(self, *axes: _AxisLike) -> Tensor:
         if len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
             return Ep.Tensor.transpose(self, None)
         return Ep.Tensor.transpose(self, _shape(axes))
@@ -304,7 +363,7 @@ class Tensor(Ep.Tensor):
     logical_and = _binary(Ep.Tensor.logical_and)
     logical_or = _binary(Ep.Tensor.logical_or)
 
-    def clip(self, min=None, max=None):
+    def clip(self, min: Optional[float] = None, max: Optional[float] = None) -> Tensor:
         """NumPy's clip; None is no bound."""
         return Ep.Tensor.clip(self, -math.inf if min is None else min,
                               math.inf if max is None else max)
@@ -318,46 +377,46 @@ class Tensor(Ep.Tensor):
     l2 = _reduction(Ep.Tensor.l2)
     linf = _reduction(Ep.Tensor.linf)
 
-    def lp(self, p, axis=None, keepdims=False):
+    def lp(self, p: float, axis: _AxisLike = None, keepdims: bool = False) -> Tensor:
         if axis is not None and not isinstance(axis, numbers.Integral) and len(axis) == 0:
             return Ep.Tensor.lp(Ep.Tensor.expand_dims(self, 0), p, [0], False)
         return Ep.Tensor.lp(self, p, _axes(axis), keepdims)
 
-    def argmin(self, axis=None, keepdims=False):
+    def argmin(self, axis: _AxisLike = None, keepdims: bool = False) -> Tensor:
         return Ep.Tensor.argmin(self, _axes(axis), keepdims)
 
-    def argmax(self, axis=None, keepdims=False):
+    def argmax(self, axis: _AxisLike = None, keepdims: bool = False) -> Tensor:
         return Ep.Tensor.argmax(self, _axes(axis), keepdims)
 
-    def cumsum(self, axis=None):
+    def cumsum(self, axis: Optional[int] = None) -> Tensor:
         return Ep.Tensor.cumsum(self, _axes(axis))
 
-    def sort(self, axis=-1):
+    def sort(self, axis: Optional[int] = -1) -> Tensor:
         """axis=None sorts the flattened tensor, as in NumPy."""
         if axis is None:
             return Ep.Tensor.sort(Ep.Tensor.reshape(self, [-1]), 0)
         return Ep.Tensor.sort(self, axis)
 
-    def argsort(self, axis=-1):
+    def argsort(self, axis: Optional[int] = -1) -> Tensor:
         if axis is None:
             return Ep.Tensor.argsort(Ep.Tensor.reshape(self, [-1]), 0)
         return Ep.Tensor.argsort(self, axis)
 
-    def topk(self, k, sorted=True):
+    def topk(self, k: int, sorted: bool = True) -> tuple[Tensor, Tensor]:
         """(values, indices) of the k largest along the last axis."""
         _, values, indices = Ep.Tensor.topk(self, k, sorted)
         return values, indices
 
-    def softmax(self, axis=-1):
+    def softmax(self, axis: int = -1) -> Tensor:
         return Ep.Tensor.softmax(self, axis)
 
-    def log_softmax(self, axis=-1):
+    def log_softmax(self, axis: int = -1) -> Tensor:
         return Ep.Tensor.log_softmax(self, axis)
 
-    def crossentropy(self, labels):
+    def crossentropy(self, labels: ArrayLike) -> Tensor:
         return Ep.Tensor.crossentropy(self, _operand(labels))
 
-    def onehot_like(self, indices, value=1):
+    def onehot_like(self, indices: ArrayLike, value: float = 1) -> Tensor:
         return Ep.Tensor.onehot_like(self, _operand(indices), value)
 
     __floordiv__ = _binary(Ep.Tensor.floordiv)
@@ -368,7 +427,7 @@ class Tensor(Ep.Tensor):
     # --- end of math branch ---
 
     # opencl: devices by name
-    def to_device(self, device: Union[Ep.Device, str]) -> Tensor:
+    def to_device(self, device: _DeviceLike) -> Tensor:
         """A copy on `device` (an Ep.Device or a name such as "opencl:0")."""
         return Ep.Tensor.to_device(self, _device(device))
 
@@ -416,7 +475,9 @@ for _name, (_forward, _reflected) in _OPERATOR_METHODS.items():
         setattr(Tensor, _forward, _binary(_method))
         setattr(Tensor, _reflected, _binary(_method, reflected=True))
 if hasattr(Ep.Tensor, "logical_not") and "__invert__" not in Tensor.__dict__:
-    Tensor.__invert__ = lambda self: Ep.Tensor.logical_not(self)
+    def _invert(self: Tensor) -> Tensor:
+        return Ep.Tensor.logical_not(self)
+    Tensor.__invert__ = _invert
 
 
 def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
@@ -566,14 +627,14 @@ def _adapt(info, is_method):
             adapted = True
         elif tag == "array" and name == "axes" and type_info.get_param_type(0).get_tag_as_string() == "gint32":
             name = "axis"
-            hint = "Union[int, Sequence[int], None]"
+            hint = "_AxisLike"
             default = "None"
             expression = "_axes(axis)"
             adapted = True
             if position + 1 < len(names) and names[position + 1] == "keepdims" and is_method:
                 reduction_axis = position
         elif tag == "array" and name == "shape":
-            hint = "Union[int, Sequence[int]]"
+            hint = "_ShapeLike"
             expression = f"_shape_arg({name})"
             adapted = True
         elif name == "keepdims" and tag == "gboolean":
@@ -656,23 +717,24 @@ def _wrap_all():
 
 # --- math branch (issue 3) ---
 
-def minimum(a, b):
+def minimum(a: ArrayLike, b: ArrayLike) -> Tensor:
     return _operand(a).minimum(b)
 
 
-def maximum(a, b):
+def maximum(a: ArrayLike, b: ArrayLike) -> Tensor:
     return _operand(a).maximum(b)
 
 
-def clip(x, min=None, max=None):
+def clip(x: ArrayLike, min: Optional[float] = None, max: Optional[float] = None) -> Tensor:
     return _operand(x).clip(min, max)
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=Ep.DType.FLOAT32):
+def linspace(start: float, stop: float, num: int = 50, endpoint: bool = True,
+             dtype: DTypeLike = Ep.DType.FLOAT32) -> Tensor:
     return Ep.linspace(start, stop, num, endpoint, _dtype(dtype))
 
 
-def eye(N, M=None, k=0, dtype=Ep.DType.FLOAT32):
+def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = Ep.DType.FLOAT32) -> Tensor:
     return Ep.eye(N, N if M is None else M, k, _dtype(dtype))
 
 
@@ -680,12 +742,14 @@ def _random_shape(shape):
     return [shape] if isinstance(shape, numbers.Integral) else list(shape)
 
 
-def uniform(shape, low=0.0, high=1.0, dtype=Ep.DType.FLOAT32):
+def uniform(shape: _ShapeLike, low: float = 0.0, high: float = 1.0,
+            dtype: DTypeLike = Ep.DType.FLOAT32) -> Tensor:
     """Seeded by Ep.set_seed; the same numbers on every device."""
     return Ep.uniform(_random_shape(shape), low, high, _dtype(dtype))
 
 
-def normal(shape, mean=0.0, stddev=1.0, dtype=Ep.DType.FLOAT32):
+def normal(shape: _ShapeLike, mean: float = 0.0, stddev: float = 1.0,
+           dtype: DTypeLike = Ep.DType.FLOAT32) -> Tensor:
     """Seeded by Ep.set_seed; the same numbers on every device."""
     return Ep.normal(_random_shape(shape), mean, stddev, _dtype(dtype))
 
@@ -926,7 +990,7 @@ def _advanced_index(self, items):
     return Ep.Tensor.take(merged, flat, first)
 
 
-def _getitem(self, key):
+def _getitem(self: Tensor, key: _Index) -> Tensor:
     """NumPy indexing. Integers, slices (any step), None and Ellipsis give
     a view; integer and boolean index arrays (tensors, NumPy arrays,
     lists) give a copy, with NumPy's rules for where their dimensions go.
@@ -938,19 +1002,20 @@ def _getitem(self, key):
     return _basic_index(self, items)
 
 
-def _flatten(self, start=0, end=-1):
+def _flatten(self: Tensor, start: int = 0, end: int = -1) -> Tensor:
     return Ep.Tensor.flatten(self, start, end)
 
 
-def _broadcast_to(self, *shape):
+def _broadcast_to(self: Tensor, *shape: _ShapeLike) -> Tensor:
     return Ep.Tensor.broadcast_to(self, _shape(shape))
 
 
-def _flip(self, axis=None):
+def _flip(self: Tensor, axis: _AxisLike = None) -> Tensor:
     return Ep.Tensor.flip(self, _axes(axis))
 
 
-def _slice(self, starts, stops, steps=None):
+def _slice(self: Tensor, starts: Sequence[Optional[int]], stops: Sequence[Optional[int]],
+           steps: Optional[Sequence[Optional[int]]] = None) -> Tensor:
     """ep_tensor_slice with None for omitted bounds, as in Python."""
     starts, stops = list(starts), list(stops)
     steps = [1] * len(starts) if steps is None else [1 if s is None else _clamp64(s) for s in steps]
@@ -958,13 +1023,13 @@ def _slice(self, starts, stops, steps=None):
     return Ep.Tensor.slice(self, [b[0] for b in bounds], [b[1] for b in bounds], [b[2] for b in bounds])
 
 
-def _split(self, indices_or_sections, axis=0):
+def _split(self: Tensor, indices_or_sections: Union[int, Sequence[int]], axis: int = 0) -> list[Tensor]:
     if isinstance(indices_or_sections, numbers.Integral):
         return Ep.Tensor.split(self, int(indices_or_sections), axis)
     return Ep.Tensor.split_at(self, [int(i) for i in indices_or_sections], axis)
 
 
-def _tile(self, reps):
+def _tile(self: Tensor, reps: _ShapeLike) -> Tensor:
     if isinstance(reps, numbers.Integral):
         reps = [reps]
     return Ep.Tensor.tile(self, [int(r) for r in reps])
@@ -973,7 +1038,9 @@ def _tile(self, reps):
 _PAD_MODES = {"constant": Ep.PadMode.CONSTANT, "reflect": Ep.PadMode.REFLECT}
 
 
-def _pad(self, pad_width, mode="constant", constant_values=0):
+def _pad(self: Tensor, pad_width: Union[int, Sequence[int], Sequence[Sequence[int]]],
+         mode: Union[Literal["constant", "reflect"], Ep.PadMode] = "constant",
+         constant_values: float = 0) -> Tensor:
     """NumPy's pad: pad_width is n, (before, after) or one pair per axis."""
     import numpy
     ndim = self.get_ndim()
@@ -988,7 +1055,7 @@ def _pad(self, pad_width, mode="constant", constant_values=0):
     return Ep.Tensor.pad(self, [int(w) for w in widths.reshape(-1)], mode, float(constant_values))
 
 
-def _take(self, indices, axis=None):
+def _take(self: Tensor, indices: Union[int, _IndexArray], axis: Optional[int] = None) -> Tensor:
     """NumPy's take; axis=None takes from the flattened tensor."""
     indices = _index_array(indices) if not isinstance(indices, numbers.Integral) else \
         astensor(indices, int64)
@@ -999,7 +1066,7 @@ def _take(self, indices, axis=None):
     return Ep.Tensor.take(self, indices, axis)
 
 
-def _take_along_axis(self, indices, axis):
+def _take_along_axis(self: Tensor, indices: _IndexArray, axis: Optional[int]) -> Tensor:
     indices = _index_array(indices)
     if axis is None:
         return Ep.Tensor.take_along_axis(Ep.Tensor.flatten(self, 0, -1),
@@ -1008,14 +1075,14 @@ def _take_along_axis(self, indices, axis):
 
 
 def _scatter(method):
-    def scatter(self, indices, values, axis=0):
+    def scatter(self: Tensor, indices: Union[int, _IndexArray], values: ArrayLike, axis: int = 0) -> Tensor:
         if isinstance(indices, numbers.Integral):
             indices = astensor(indices, int64)
         return method(self, _index_array(indices), _operand(values), axis)
     return scatter
 
 
-def _mask(self, mask):
+def _mask(self: Tensor, mask: _IndexArray) -> Tensor:
     return Ep.Tensor.mask(self, _index_array(mask))
 
 
@@ -1037,7 +1104,7 @@ Tensor.outer = _binary(Ep.Tensor.outer)
 Tensor.solve = _binary(Ep.Tensor.solve)
 
 
-def concatenate(tensors, axis=0):
+def concatenate(tensors: Sequence[ArrayLike], axis: Optional[int] = 0) -> Tensor:
     """NumPy's concatenate; axis=None joins the flattened tensors."""
     tensors = [astensor(t) for t in tensors]
     if axis is None:
@@ -1046,14 +1113,14 @@ def concatenate(tensors, axis=0):
     return Ep.concatenate(tensors, axis)
 
 
-def stack(tensors, axis=0):
+def stack(tensors: Sequence[ArrayLike], axis: int = 0) -> Tensor:
     return Ep.stack([astensor(t) for t in tensors], axis)
 
 
 _MESH_INDEXING = {"xy": Ep.MeshIndexing.XY, "ij": Ep.MeshIndexing.IJ}
 
 
-def meshgrid(*tensors, indexing="xy"):
+def meshgrid(*tensors: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> list[Tensor]:
     """NumPy's meshgrid: broadcast views, one per input."""
     try:
         indexing = _MESH_INDEXING[indexing]
@@ -1062,11 +1129,11 @@ def meshgrid(*tensors, indexing="xy"):
     return Ep.meshgrid([astensor(t) for t in tensors], indexing)
 
 
-def dot(a, b):
+def dot(a: ArrayLike, b: ArrayLike) -> Tensor:
     return Ep.Tensor.dot(_operand(a), _operand(b))
 
 
-def outer(a, b):
+def outer(a: ArrayLike, b: ArrayLike) -> Tensor:
     return Ep.Tensor.outer(_operand(a), _operand(b))
 
 
@@ -1217,6 +1284,14 @@ class _Differentiated:
         return value, _aux_from_list(list(aux), self.aux_shape), grad
 
 
+@overload
+def value_and_grad(f: Callable[..., _TensorLike], *args: ArrayLike,
+                   argnums: int = 0) -> tuple[Tensor, Tensor]: ...
+@overload  # noqa: E302
+def value_and_grad(f: Callable[..., _TensorLike], *args: ArrayLike,
+                   argnums: Sequence[int]) -> tuple[Tensor, tuple[Tensor, ...]]: ...
+
+
 def value_and_grad(f, *args, argnums=0):
     """(f(*args), gradient): the gradient of the sum of f's result with
     respect to argument `argnums` (an int: one tensor; a tuple: a tuple).
@@ -1226,6 +1301,14 @@ def value_and_grad(f, *args, argnums=0):
     inputs = [_as_tensor(a) for a in args]
     value, grads = call.invoke(lambda: Ep.value_and_grad(call, None, inputs, positions))
     return call.finish(value, None, grads, several)
+
+
+@overload
+def value_aux_and_grad(f: Callable[..., tuple[_TensorLike, _Aux]], *args: ArrayLike,
+                       argnums: int = 0) -> tuple[Tensor, _Aux, Tensor]: ...
+@overload  # noqa: E302
+def value_aux_and_grad(f: Callable[..., tuple[_TensorLike, _Aux]], *args: ArrayLike,
+                       argnums: Sequence[int]) -> tuple[Tensor, _Aux, tuple[Tensor, ...]]: ...
 
 
 def value_aux_and_grad(f, *args, argnums=0):
@@ -1239,11 +1322,34 @@ def value_aux_and_grad(f, *args, argnums=0):
     return call.finish(value, aux, grads, several)
 
 
+@overload
+def grad(f: Callable[..., _TensorLike], argnums: int = 0) -> _Function[Tensor]: ...
+@overload  # noqa: E302
+def grad(f: Callable[..., _TensorLike], argnums: Sequence[int]) -> _Function[tuple[Tensor, ...]]: ...
+
+
 def grad(f, argnums=0):
     """The function computing only the gradient of f (JAX's grad)."""
     def gradient(*args):
         return value_and_grad(f, *args, argnums=argnums)[1]
     return functools.wraps(f)(gradient)
+
+
+@overload
+def value_and_grad_fn(f: Callable[..., _TensorLike], argnums: int = 0,
+                      has_aux: Literal[False] = False) -> _GradFunction[tuple[Tensor, Tensor]]: ...
+@overload  # noqa: E302
+def value_and_grad_fn(f: Callable[..., _TensorLike], argnums: Sequence[int],
+                      has_aux: Literal[False] = False) -> _GradFunction[tuple[Tensor, tuple[Tensor, ...]]]: ...
+@overload  # noqa: E302
+def value_and_grad_fn(f: Callable[..., tuple[_TensorLike, _Aux]], argnums: int = 0, *,
+                      has_aux: Literal[True]) -> _GradFunction[tuple[Tensor, _Aux, Tensor]]: ...
+@overload  # noqa: E302
+def value_and_grad_fn(f: Callable[..., tuple[_TensorLike, _Aux]], argnums: int,
+                      has_aux: Literal[True]) -> _GradFunction[tuple[Tensor, _Aux, Tensor]]: ...
+@overload  # noqa: E302
+def value_and_grad_fn(f: Callable[..., tuple[_TensorLike, _Aux]], argnums: Sequence[int],
+                      has_aux: Literal[True]) -> _GradFunction[tuple[Tensor, _Aux, tuple[Tensor, ...]]]: ...
 
 
 def value_and_grad_fn(f, argnums=0, has_aux=False):
@@ -1269,7 +1375,7 @@ def value_and_grad_fn(f, argnums=0, has_aux=False):
     return functools.wraps(f)(run)
 
 
-def stop_gradient(x):
+def stop_gradient(x: ArrayLike) -> Tensor:
     """x without history: tapes treat it as a constant."""
     return _as_tensor(x).stop_gradient()
 
@@ -1288,6 +1394,22 @@ def _gradient_list(grads, n, name):
                             f"{name}: the backward function returned {type(g).__name__}, "
                             f"not a tensor")
     return [None if g is None else _as_tensor(g) for g in grads]
+
+
+@overload
+def custom_gradient(f: Callable[..., tuple[_TensorLike, Callable[[Tensor], _Gradients]]],
+                    backward: None = None) -> _Function[Tensor]: ...
+@overload  # noqa: E302
+def custom_gradient(f: Callable[..., _TensorLike],
+                    backward: Callable[[tuple[Tensor, ...], Tensor, Tensor], _Gradients]) -> _Function[Tensor]: ...
+@overload  # noqa: E302
+def custom_gradient(f: None = None, *,
+                    backward: Callable[[tuple[Tensor, ...], Tensor, Tensor], _Gradients]
+                    ) -> Callable[[Callable[..., _TensorLike]], _Function[Tensor]]: ...
+@overload  # noqa: E302
+def custom_gradient(f: None = None, backward: None = None
+                    ) -> Callable[[Callable[..., tuple[_TensorLike, Callable[[Tensor], _Gradients]]]],
+                                  _Function[Tensor]]: ...
 
 
 def custom_gradient(f=None, backward=None):
@@ -1358,22 +1480,22 @@ class _Resume:
 class GradientTape(Ep.GradientTape):
     """`with Ep.GradientTape() as tape:` records; tape.gradient(y, x)."""
 
-    def __init__(self, persistent=False, watch_accessed_variables=True,
-                 unconnected_gradients=None):
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True,
+                 unconnected_gradients: _Unconnected = None) -> None:
         Ep.GradientTape.__init__(self, persistent=persistent,
                                  watch_accessed_variables=watch_accessed_variables)
         if unconnected_gradients is not None:
             self.set_unconnected_gradients(_unconnected(unconnected_gradients))
 
-    def __enter__(self):
+    def __enter__(self) -> GradientTape:
         self.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         self.stop()
         return False
 
-    def watch(self, value):
+    def watch(self, value: Union[_TensorLike, Sequence[_TensorLike]]) -> None:
         """Watches a tensor or Variable, or each of a list of them."""
         for item in (value if _is_sequence(value) else [value]):
             if isinstance(item, Ep.Variable):
@@ -1381,12 +1503,12 @@ class GradientTape(Ep.GradientTape):
             else:
                 Ep.GradientTape.watch(self, item)
 
-    def stop_recording(self):
+    def stop_recording(self) -> ContextManager[GradientTape]:
         """Pauses now; `with tape.stop_recording():` resumes at the end."""
         Ep.GradientTape.stop_recording(self)
         return _Resume(self)
 
-    def watched_variables(self):
+    def watched_variables(self) -> tuple[Variable, ...]:
         return tuple(Ep.GradientTape.watched_variables(self))
 
     def _with_unconnected(self, unconnected_gradients, call):
@@ -1398,6 +1520,22 @@ class GradientTape(Ep.GradientTape):
             return call()
         finally:
             self.set_unconnected_gradients(saved)
+
+    # The gradients are None, not tensors, for sources the targets do not
+    # depend on when the tape answers None (unconnected_gradients="none"):
+    # typed Tensor all the same, as they are zeros by default.
+    @overload
+    def gradient(self, target: Union[_TensorLike, Sequence[_TensorLike]], sources: _TensorLike,
+                 output_gradients: Union[ArrayLike, Sequence[ArrayLike], None] = None,
+                 unconnected_gradients: _Unconnected = None) -> Tensor: ...
+    @overload  # noqa: E301
+    def gradient(self, target: Union[_TensorLike, Sequence[_TensorLike]], sources: list[_TensorLikeT],
+                 output_gradients: Union[ArrayLike, Sequence[ArrayLike], None] = None,
+                 unconnected_gradients: _Unconnected = None) -> list[Tensor]: ...
+    @overload  # noqa: E301
+    def gradient(self, target: Union[_TensorLike, Sequence[_TensorLike]], sources: tuple[_TensorLike, ...],
+                 output_gradients: Union[ArrayLike, Sequence[ArrayLike], None] = None,
+                 unconnected_gradients: _Unconnected = None) -> tuple[Tensor, ...]: ...
 
     def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None):
         """The gradient of the sum of target (a tensor or a list) with
@@ -1421,12 +1559,14 @@ class GradientTape(Ep.GradientTape):
             return grads[0]
         return type(sources)(grads)
 
-    def jacobian(self, target, source, unconnected_gradients=None):
+    def jacobian(self, target: _TensorLike, source: _TensorLike,
+                 unconnected_gradients: _Unconnected = None) -> Tensor:
         return self._with_unconnected(
             unconnected_gradients,
             lambda: _call(Ep.GradientTape.jacobian, self, _as_tensor(target), source))
 
-    def batch_jacobian(self, target, source, unconnected_gradients=None):
+    def batch_jacobian(self, target: _TensorLike, source: _TensorLike,
+                       unconnected_gradients: _Unconnected = None) -> Tensor:
         return self._with_unconnected(
             unconnected_gradients,
             lambda: _call(Ep.GradientTape.batch_jacobian, self, _as_tensor(target), source))
@@ -1436,9 +1576,11 @@ GradientTape = override(GradientTape)
 
 
 def _variable_operator(name):
-    """A Tensor operator on the variable's value, read when it is used."""
+    """A Tensor operator on the variable's value, read when it is used
+    (with the Tensor operator's signature, for the stubs)."""
     def operator(self, *args):
         return getattr(Tensor, name)(self.read(), *args)
+    operator.__wrapped__ = getattr(Tensor, name)
     return operator
 
 
@@ -1448,61 +1590,62 @@ class Variable(Ep.Variable):
     Reads happen where a tensor is needed (operators, ops of the override)
     or with read(); a trainable variable read under a tape is watched."""
 
-    def __init__(self, initial_value=None, name=None, trainable=True, dtype=None):
+    def __init__(self, initial_value: Optional[ArrayLike] = None, name: Optional[str] = None,
+                 trainable: bool = True, dtype: Optional[DTypeLike] = None) -> None:
         value = None if initial_value is None else astensor(_as_tensor(initial_value), dtype)
         Ep.Variable.__init__(self, initial_value=value, name=name, trainable=trainable)
 
     @property
-    def name(self):
+    def name(self) -> Optional[str]:
         return self.get_name()
 
     @property
-    def trainable(self):
+    def trainable(self) -> bool:
         return self.get_trainable()
 
     @trainable.setter
-    def trainable(self, value):
+    def trainable(self, value: bool) -> None:
         self.set_trainable(bool(value))
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return tuple(self.get_shape())
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return len(self.get_shape())
 
     @property
-    def dtype(self):
+    def dtype(self) -> Ep.DType:
         return self.get_dtype()
 
     @property
-    def device(self):
+    def device(self) -> Ep.Device:
         return self.get_device()
 
-    def assign(self, value):
+    def assign(self, value: ArrayLike) -> bool:
         return Ep.Variable.assign(self, _operand(value))
 
-    def assign_add(self, delta):
+    def assign_add(self, delta: ArrayLike) -> bool:
         return Ep.Variable.assign_add(self, _operand(delta))
 
-    def assign_sub(self, delta):
+    def assign_sub(self, delta: ArrayLike) -> bool:
         return Ep.Variable.assign_sub(self, _operand(delta))
 
-    def numpy(self):
+    def numpy(self) -> _NDArray:
         return self.read().numpy()
 
-    def item(self):
+    def item(self) -> Union[bool, int, float]:
         return self.read().item()
 
-    def __array__(self, dtype=None):
+    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
         return self.read().__array__(dtype)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"Ep.Variable({self.read().to_string()}, name={self.get_name()!r}, "
                 f"dtype={Ep.dtype_get_name(self.get_dtype())})")
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         # tensor methods on the current value: v.sum(), v.square(), ...
         if name.startswith("_"):
             raise AttributeError(name)
@@ -1566,14 +1709,14 @@ class device:
     Scopes nest; the scope is per thread. Entering returns the Ep.Device.
     """
 
-    def __init__(self, device: Union[Ep.Device, str]) -> None:
+    def __init__(self, device: _DeviceLike) -> None:
         self._device = _device(device)
 
     def __enter__(self) -> Ep.Device:
         Ep.Device.push(self._device)
         return self._device
 
-    def __exit__(self, *exc_info: Any) -> bool:
+    def __exit__(self, *exc_info: object) -> Literal[False]:
         Ep.Device.pop()
         return False
 
