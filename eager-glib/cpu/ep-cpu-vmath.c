@@ -256,57 +256,35 @@ chosen_level (void)
 /* The loops for EpCpuIter: a strided input goes through a buffer. */
 #define STRIDED_CHUNK 256
 
-static void
-loop_f32 (guint8       **p,
-          const gint64  *s,
-          gint64         n,
-          gconstpointer  user_data)
-{
-  KernelF32 kernel = (KernelF32) user_data;
-  gfloat *out = (gfloat *) p[0];
-
-  if (s[1] == sizeof (gfloat))
-    {
-      kernel (out, (const gfloat *) p[1], n);
-      return;
-    }
-
-  for (gint64 i = 0; i < n; i += STRIDED_CHUNK)
-    {
-      gfloat buffer[STRIDED_CHUNK];
-      gint64 m = MIN (STRIDED_CHUNK, n - i);
-
-      for (gint64 j = 0; j < m; j++)
-        buffer[j] = *(const gfloat *) (p[1] + (i + j) * s[1]);
-      kernel (out + i, buffer, m);
-    }
+#define VMATH_LOOP(name, T, Kernel)                                         \
+static void                                                                 \
+name (guint8       **p,                                                     \
+      const gint64  *s,                                                     \
+      gint64         n,                                                     \
+      gconstpointer  user_data)                                             \
+{                                                                           \
+  Kernel kernel = (Kernel) user_data;                                       \
+  T *out = (T *) p[0];                                                      \
+                                                                            \
+  if (s[1] == sizeof (T))                                                   \
+    {                                                                       \
+      kernel (out, (const T *) p[1], n);                                    \
+      return;                                                               \
+    }                                                                       \
+                                                                            \
+  for (gint64 i = 0; i < n; i += STRIDED_CHUNK)                             \
+    {                                                                       \
+      T buffer[STRIDED_CHUNK];                                              \
+      gint64 m = MIN (STRIDED_CHUNK, n - i);                                \
+                                                                            \
+      for (gint64 j = 0; j < m; j++)                                        \
+        buffer[j] = *(const T *) (p[1] + (i + j) * s[1]);                   \
+      kernel (out + i, buffer, m);                                          \
+    }                                                                       \
 }
 
-static void
-loop_f64 (guint8       **p,
-          const gint64  *s,
-          gint64         n,
-          gconstpointer  user_data)
-{
-  KernelF64 kernel = (KernelF64) user_data;
-  gdouble *out = (gdouble *) p[0];
-
-  if (s[1] == sizeof (gdouble))
-    {
-      kernel (out, (const gdouble *) p[1], n);
-      return;
-    }
-
-  for (gint64 i = 0; i < n; i += STRIDED_CHUNK)
-    {
-      gdouble buffer[STRIDED_CHUNK];
-      gint64 m = MIN (STRIDED_CHUNK, n - i);
-
-      for (gint64 j = 0; j < m; j++)
-        buffer[j] = *(const gdouble *) (p[1] + (i + j) * s[1]);
-      kernel (out + i, buffer, m);
-    }
-}
+VMATH_LOOP (loop_f32, gfloat, KernelF32)
+VMATH_LOOP (loop_f64, gdouble, KernelF64)
 
 gboolean
 ep_cpu_vmath_lookup_at (EpCpuVmath     func,
