@@ -200,16 +200,6 @@ def _empty_axes(axis):
             and not isinstance(axis, numbers.Integral) and len(axis) == 0)
 
 
-def _reduction(method):
-    """NumPy's reduction signature for a hand-written method; axis=()
-    reduces nothing (an empty array crosses GI as NULL, all axes)."""
-    def reduce(self, axis: _AxisLike = None, keepdims: bool = False) -> Tensor:
-        if _empty_axes(axis):
-            return method(Ep.Tensor.expand_dims(self, 0), [0], False)
-        return method(self, _axes(axis), keepdims)
-    return reduce
-
-
 def _shape(args):
     """A shape from shape(2, 3), shape((2, 3)), shape([2, 3]) or shape(2)."""
     if len(args) == 1 and not isinstance(args[0], numbers.Integral):
@@ -356,31 +346,12 @@ class Tensor(Ep.Tensor):
 
     # --- math branch (issue 3): NumPy-style signatures ---
 
-    floordiv = _binary(Ep.Tensor.floordiv)
-    mod = _binary(Ep.Tensor.mod)
-    minimum = _binary(Ep.Tensor.minimum)
-    maximum = _binary(Ep.Tensor.maximum)
-    logical_and = _binary(Ep.Tensor.logical_and)
-    logical_or = _binary(Ep.Tensor.logical_or)
 
     def clip(self, min: Optional[float] = None, max: Optional[float] = None) -> Tensor:
         """NumPy's clip; None is no bound."""
         return Ep.Tensor.clip(self, -math.inf if min is None else min,
                               math.inf if max is None else max)
 
-    prod = _reduction(Ep.Tensor.prod)
-    all = _reduction(Ep.Tensor.all)
-    any = _reduction(Ep.Tensor.any)
-    logsumexp = _reduction(Ep.Tensor.logsumexp)
-    l0 = _reduction(Ep.Tensor.l0)
-    l1 = _reduction(Ep.Tensor.l1)
-    l2 = _reduction(Ep.Tensor.l2)
-    linf = _reduction(Ep.Tensor.linf)
-
-    def lp(self, p: float, axis: _AxisLike = None, keepdims: bool = False) -> Tensor:
-        if axis is not None and not isinstance(axis, numbers.Integral) and len(axis) == 0:
-            return Ep.Tensor.lp(Ep.Tensor.expand_dims(self, 0), p, [0], False)
-        return Ep.Tensor.lp(self, p, _axes(axis), keepdims)
 
     def argmin(self, axis: _AxisLike = None, keepdims: bool = False) -> Tensor:
         return Ep.Tensor.argmin(self, _axes(axis), keepdims)
