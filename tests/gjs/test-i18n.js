@@ -10,7 +10,7 @@ import Gettext from 'gettext';
 import {test, run, assertEqual, assertThrowsEp} from './harness.js';
 
 // The library is loaded at its first call, after this binding: it keeps
-// the binding it finds (ep-i18n.c).
+// the binding it finds (core/i18n.c).
 Gettext.setlocale(Gettext.LocaleCategory.ALL, '');
 Gettext.bindtextdomain('eager-glib', GLib.getenv('EP_TEST_LOCALEDIR'));
 

@@ -1,0 +1,44 @@
+/* ep-autodiff-private.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "ep-autodiff.h"
+#include "ep-op-private.h"
+#include "ep-variable.h"
+
+G_BEGIN_DECLS
+
+/* ops/autodiff.c */
+EpTensor  *ep_identity                 (EpTensor         *tensor,
+                                        GError          **error);
+
+/* autodiff/functional.c */
+gboolean   ep_custom_gradient_rule     (const EpOpCall   *call,
+                                        EpTensor *const  *output_grads,
+                                        EpTensor        **input_grads,
+                                        GError          **error);
+EpTensor  *ep_autodiff_value_and_grad  (const char       *name,
+                                        EpTensorFunc      func,
+                                        EpTensorsFunc     aux_func,
+                                        gpointer          user_data,
+                                        EpTensor        **inputs,
+                                        guint             n_inputs,
+                                        const gint       *argnums,
+                                        guint             n_argnums,
+                                        GPtrArray       **aux,
+                                        GPtrArray       **grads,
+                                        GError          **error);
+GPtrArray *ep_tensor_array_new         (guint             reserved);
+GPtrArray *ep_autodiff_take_tensors    (GPtrArray        *returned,
+                                        gboolean          allow_null,
+                                        const char       *name,
+                                        const char       *what,
+                                        GError          **error);
+
+/* autodiff/variable.c */
+EpTensor  *ep_variable_peek            (EpVariable       *self);
+
+G_END_DECLS

@@ -1,0 +1,244 @@
+/* autodiff/value-and-grad-fn.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "ep-autodiff-private.h"
+#include "ep-value-and-grad-fn.h"
+
+/**
+ * EpValueAndGradFn:
+ *
+ * A function bundled with the arguments to differentiate it by, to be
+ * called many times: EagerPy's `value_and_grad_fn`, JAX's
+ * `value_and_grad(f)`.
+ *
+ * Each call of [method@ValueAndGradFn.call] is one [func@value_and_grad]:
+ * it keeps no state from one call to the next, so a training loop can
+ * call it on each batch.
+ *
+ * ```python
+ * loss_and_grad = Ep.value_and_grad_fn(loss, argnums=(0, 1))
+ * for x, y in batches:
+ *     value, (dw, db) = loss_and_grad(w, b, x, y)
+ * ```
+ */
+
+struct _EpValueAndGradFn
+{
+  GObject         parent_instance;
+
+  EpTensorFunc    func;
+  EpTensorsFunc   aux_func;
+  gpointer        user_data;
+  GDestroyNotify  destroy;
+  gint           *argnums;
+  guint           n_argnums;
+};
+
+G_DEFINE_FINAL_TYPE (EpValueAndGradFn, ep_value_and_grad_fn, G_TYPE_OBJECT)
+
+static void
+ep_value_and_grad_fn_finalize (GObject *object)
+{
+  EpValueAndGradFn *self = EP_VALUE_AND_GRAD_FN (object);
+
+  if (self->destroy != NULL)
+    self->destroy (self->user_data);
+  g_free (self->argnums);
+
+  G_OBJECT_CLASS (ep_value_and_grad_fn_parent_class)->finalize (object);
+}
+
+static void
+ep_value_and_grad_fn_class_init (EpValueAndGradFnClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = ep_value_and_grad_fn_finalize;
+}
+
+static void
+ep_value_and_grad_fn_init (EpValueAndGradFn *self)
+{
+}
+
+static EpValueAndGradFn *
+new_fn (EpTensorFunc    func,
+        EpTensorsFunc   aux_func,
+        gpointer        user_data,
+        GDestroyNotify  destroy,
+        const gint     *argnums,
+        guint           n_argnums)
+{
+  EpValueAndGradFn *self = g_object_new (EP_TYPE_VALUE_AND_GRAD_FN, NULL);
+
+  self->func = func;
+  self->aux_func = aux_func;
+  self->user_data = user_data;
+  self->destroy = destroy;
+  if (argnums == NULL || n_argnums == 0)
+    {
+      self->argnums = g_new0 (gint, 1);
+      self->n_argnums = 1;
+    }
+  else
+    {
+      self->argnums = g_memdup2 (argnums, n_argnums * sizeof (gint));
+      self->n_argnums = n_argnums;
+    }
+
+  return self;
+}
+
+/**
+ * ep_value_and_grad_fn_new:
+ * @func: (scope notified) (closure user_data) (destroy destroy): the
+ *   function to differentiate
+ * @user_data: data for @func
+ * @destroy: (nullable): frees @user_data when the object is finalized
+ * @argnums: (array length=n_argnums) (nullable): the arguments to
+ *   differentiate with respect to, by position; %NULL or empty for the
+ *   first
+ * @n_argnums: the number of positions in @argnums
+ *
+ * Bundles @func with the positions of the arguments to differentiate.
+ *
+ * Returns: (transfer full): the new function object
+ */
+EpValueAndGradFn *
+ep_value_and_grad_fn_new (EpTensorFunc    func,
+                          gpointer        user_data,
+                          GDestroyNotify  destroy,
+                          const gint     *argnums,
+                          guint           n_argnums)
+{
+  g_return_val_if_fail (func != NULL, NULL);
+
+  return new_fn (func, NULL, user_data, destroy, argnums, n_argnums);
+}
+
+/**
+ * ep_value_and_grad_fn_new_with_aux:
+ * @func: (scope notified) (closure user_data) (destroy destroy): the
+ *   function to differentiate: it returns the value first, then auxiliary
+ *   results
+ * @user_data: data for @func
+ * @destroy: (nullable): frees @user_data when the object is finalized
+ * @argnums: (array length=n_argnums) (nullable): the arguments to
+ *   differentiate with respect to; %NULL or empty for the first
+ * @n_argnums: the number of positions in @argnums
+ *
+ * Like [ctor@ValueAndGradFn.new] for a function with auxiliary results
+ * (see [func@value_aux_and_grad]).
+ *
+ * Returns: (transfer full): the new function object
+ */
+EpValueAndGradFn *
+ep_value_and_grad_fn_new_with_aux (EpTensorsFunc   func,
+                                   gpointer        user_data,
+                                   GDestroyNotify  destroy,
+                                   const gint     *argnums,
+                                   guint           n_argnums)
+{
+  g_return_val_if_fail (func != NULL, NULL);
+
+  return new_fn (NULL, func, user_data, destroy, argnums, n_argnums);
+}
+
+/**
+ * ep_value_and_grad_fn_has_aux:
+ * @self: a function object
+ *
+ * Tells whether @self was made with [ctor@ValueAndGradFn.new_with_aux].
+ *
+ * Returns: whether the function returns auxiliary results
+ */
+gboolean
+ep_value_and_grad_fn_has_aux (EpValueAndGradFn *self)
+{
+  g_return_val_if_fail (EP_IS_VALUE_AND_GRAD_FN (self), FALSE);
+
+  return self->aux_func != NULL;
+}
+
+/**
+ * ep_value_and_grad_fn_get_argnums:
+ * @self: a function object
+ * @n_argnums: (out): the number of positions
+ *
+ * Gives the positions of the arguments the gradients are taken with
+ * respect to: those given at construction, or `[0]`.
+ *
+ * Returns: (array length=n_argnums) (transfer none): the positions of the
+ *   arguments the gradients are taken with respect to
+ */
+const gint *
+ep_value_and_grad_fn_get_argnums (EpValueAndGradFn *self,
+                                  guint            *n_argnums)
+{
+  g_return_val_if_fail (EP_IS_VALUE_AND_GRAD_FN (self), NULL);
+  g_return_val_if_fail (n_argnums != NULL, NULL);
+
+  *n_argnums = self->n_argnums;
+  return self->argnums;
+}
+
+/**
+ * ep_value_and_grad_fn_call_with_aux:
+ * @self: a function object
+ * @inputs: (array length=n_inputs): the arguments
+ * @n_inputs: the number of arguments
+ * @aux: (out) (transfer container) (element-type EpTensor) (optional):
+ *   the auxiliary results (none for a function made with
+ *   [ctor@ValueAndGradFn.new])
+ * @grads: (out) (transfer container) (element-type EpTensor) (optional):
+ *   the gradients, one per position
+ * @error: return location for an error
+ *
+ * Calls the function and differentiates it, as [func@value_aux_and_grad].
+ *
+ * Returns: (transfer full): the value, or %NULL with an error set as for
+ *   [func@value_and_grad]
+ */
+EpTensor *
+ep_value_and_grad_fn_call_with_aux (EpValueAndGradFn  *self,
+                                    EpTensor         **inputs,
+                                    guint              n_inputs,
+                                    GPtrArray        **aux,
+                                    GPtrArray        **grads,
+                                    GError           **error)
+{
+  g_return_val_if_fail (EP_IS_VALUE_AND_GRAD_FN (self), NULL);
+
+  return ep_autodiff_value_and_grad (self->aux_func != NULL ? "value_aux_and_grad" : "value_and_grad",
+                                     self->func, self->aux_func, self->user_data,
+                                     inputs, n_inputs, self->argnums, self->n_argnums,
+                                     aux, grads, error);
+}
+
+/**
+ * ep_value_and_grad_fn_call:
+ * @self: a function object
+ * @inputs: (array length=n_inputs): the arguments
+ * @n_inputs: the number of arguments
+ * @grads: (out) (transfer container) (element-type EpTensor) (optional):
+ *   the gradients, one per position
+ * @error: return location for an error
+ *
+ * Calls the function and differentiates it, as [func@value_and_grad].
+ * Auxiliary results, if the function has any, are dropped.
+ *
+ * Returns: (transfer full): the value, or %NULL with an error set
+ */
+EpTensor *
+ep_value_and_grad_fn_call (EpValueAndGradFn  *self,
+                           EpTensor         **inputs,
+                           guint              n_inputs,
+                           GPtrArray        **grads,
+                           GError           **error)
+{
+  return ep_value_and_grad_fn_call_with_aux (self, inputs, n_inputs, NULL, grads, error);
+}

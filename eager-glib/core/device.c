@@ -1,0 +1,578 @@
+/* core/device.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+
+#include "ep-device-private.h"
+#include "ep-error.h"
+#include "ep-tensor-private.h"
+
+/**
+ * EpDevice:
+ *
+ * A place where tensors live and ops run: the CPU (`cpu:0`) or an OpenCL
+ * device (`opencl:0`, `opencl:1`, …).
+ *
+ * [func@list_devices] lists what this machine has. An op runs on the
+ * device of the innermost device scope ([method@Device.push]), otherwise on
+ * the device of its inputs; inputs that live elsewhere are copied there
+ * first. [method@Tensor.to_device] copies a tensor explicitly.
+ *
+ * Devices are created once, when first listed, and live as long as the
+ * process.
+ */
+
+enum {
+  PROP_0,
+  PROP_NAME,
+  PROP_KIND,
+  PROP_DESCRIPTION,
+  PROP_VENDOR,
+  PROP_MEMORY_SIZE,
+  N_PROPS
+};
+
+static GParamSpec *props[N_PROPS];
+
+G_DEFINE_FINAL_TYPE (EpDevice, ep_device, G_TYPE_OBJECT)
+
+static void
+ep_device_finalize (GObject *object)
+{
+  EpDevice *self = EP_DEVICE (object);
+
+  if (self->backend->finalize != NULL)
+    self->backend->finalize (self);
+  g_free (self->name);
+  g_free (self->description);
+  g_free (self->vendor);
+
+  G_OBJECT_CLASS (ep_device_parent_class)->finalize (object);
+}
+
+static void
+ep_device_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  EpDevice *self = EP_DEVICE (object);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_KIND:
+      g_value_set_string (value, self->backend->kind);
+      break;
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, self->description);
+      break;
+    case PROP_VENDOR:
+      g_value_set_string (value, self->vendor);
+      break;
+    case PROP_MEMORY_SIZE:
+      g_value_set_uint64 (value, self->memory_size);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ep_device_class_init (EpDeviceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = ep_device_finalize;
+  object_class->get_property = ep_device_get_property;
+
+  /**
+   * EpDevice:name:
+   *
+   * The device's name, such as `cpu:0` or `opencl:0`.
+   */
+  props[PROP_NAME] =
+    g_param_spec_string ("name", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * EpDevice:kind:
+   *
+   * The kind of device: `cpu` or `opencl`.
+   */
+  props[PROP_KIND] =
+    g_param_spec_string ("kind", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * EpDevice:description:
+   *
+   * A human-readable description: the processor or the OpenCL device name
+   * and vendor.
+   */
+  props[PROP_DESCRIPTION] =
+    g_param_spec_string ("description", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * EpDevice:vendor:
+   *
+   * Who made the device, as the device reports it: the processor's
+   * vendor (`GenuineIntel`, `AuthenticAMD`, …) or the OpenCL device
+   * vendor.
+   */
+  props[PROP_VENDOR] =
+    g_param_spec_string ("vendor", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * EpDevice:memory-size:
+   *
+   * The memory the device has, in bytes.
+   */
+  props[PROP_MEMORY_SIZE] =
+    g_param_spec_uint64 ("memory-size", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  g_object_class_install_properties (object_class, N_PROPS, props);
+}
+
+static void
+ep_device_init (EpDevice *self)
+{
+}
+
+EpDevice *
+ep_device_new (const EpDeviceBackend *backend,
+               const char            *name,
+               const char            *description,
+               const char            *vendor,
+               guint64                memory_size,
+               gboolean               host_visible,
+               gpointer               backend_data)
+{
+  EpDevice *self = g_object_new (EP_TYPE_DEVICE, NULL);
+
+  self->backend = backend;
+  self->backend_data = backend_data;
+  self->name = g_strdup (name);
+  self->description = g_strdup (description);
+  self->vendor = g_strdup (vendor);
+  self->memory_size = memory_size;
+  self->host_visible = host_visible;
+
+  return self;
+}
+
+/* opencl: why there is no OpenCL device, or NULL */
+static char *opencl_unavailable_reason;
+
+static GPtrArray *
+device_registry (void)
+{
+  static GPtrArray *devices;
+
+  if (g_once_init_enter (&devices))
+    {
+      GPtrArray *found = g_ptr_array_new_with_free_func (g_object_unref);
+
+      g_ptr_array_add (found, ep_cpu_device_new ());
+
+      /* opencl */
+#ifdef EP_HAVE_OPENCL
+      ep_opencl_discover (found, &opencl_unavailable_reason);
+#else
+      opencl_unavailable_reason = g_strdup (_("eager-glib was built without OpenCL support (-Dopencl=disabled)"));
+#endif
+      if (opencl_unavailable_reason != NULL)
+        g_debug ("OpenCL is not available: %s", opencl_unavailable_reason);
+
+      g_once_init_leave (&devices, found);
+    }
+
+  return devices;
+}
+
+/**
+ * ep_list_devices:
+ *
+ * Lists the devices of this machine: `cpu:0` first, then one `opencl:N`
+ * for each OpenCL device found.
+ *
+ * Returns: (transfer container) (element-type EpDevice): the devices
+ */
+GPtrArray *
+ep_list_devices (void)
+{
+  GPtrArray *devices = device_registry ();
+  GPtrArray *copy = g_ptr_array_new_full (devices->len, g_object_unref);
+
+  for (guint i = 0; i < devices->len; i++)
+    g_ptr_array_add (copy, g_object_ref (g_ptr_array_index (devices, i)));
+
+  return copy;
+}
+
+/**
+ * ep_device_get:
+ * @name: a device name such as `cpu:0` or `opencl:0`
+ * @error: return location for an error
+ *
+ * Finds a device by name. `cpu` and `opencl` alone name the first device
+ * of that kind.
+ *
+ * Returns: (transfer none): the device, or %NULL with %EP_ERROR_DEVICE
+ *   set if there is none of that name
+ */
+EpDevice *
+ep_device_get (const char  *name,
+               GError     **error)
+{
+  GPtrArray *devices;
+  g_autofree char *first = NULL;
+
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  devices = device_registry ();
+  if (strchr (name, ':') == NULL)
+    first = g_strconcat (name, ":0", NULL);
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      EpDevice *device = g_ptr_array_index (devices, i);
+
+      if (g_strcmp0 (device->name, first != NULL ? first : name) == 0)
+        return device;
+    }
+
+  g_set_error (error, EP_ERROR, EP_ERROR_DEVICE,
+               _("device: no device named “%s” on this machine"), name);
+  return NULL;
+}
+
+/**
+ * ep_device_get_unavailable_reason:
+ * @kind: a kind of device: `cpu` or `opencl`
+ *
+ * Says why this machine has no device of @kind: eager-glib was built
+ * without it, no OpenCL driver (ICD) is installed, or the devices found
+ * cannot be used. The same text goes to the debug log (`G_MESSAGES_DEBUG=Ep`).
+ *
+ * Returns: (transfer none) (nullable): the reason, or %NULL when
+ *   [func@list_devices] has at least one device of @kind
+ */
+const char *
+ep_device_get_unavailable_reason (const char *kind)
+{
+  g_return_val_if_fail (kind != NULL, NULL);
+
+  device_registry ();
+
+  if (g_str_equal (kind, "cpu"))
+    return NULL;
+  if (g_str_equal (kind, "opencl"))
+    return opencl_unavailable_reason;
+
+  return _("no such kind of device; the kinds are “cpu” and “opencl”");
+}
+
+EpDevice *
+ep_device_get_cpu (void)
+{
+  return g_ptr_array_index (device_registry (), 0);
+}
+
+/**
+ * ep_device_get_default:
+ *
+ * Returns the device ops run on when no scope is active and no input
+ * says otherwise: `cpu:0`.
+ *
+ * Returns: (transfer none): the default device
+ */
+EpDevice *
+ep_device_get_default (void)
+{
+  return ep_device_get_cpu ();
+}
+
+/* The GPrivate frees a thread's stack when it exits; the plain
+ * thread-local is the fast way to it, read on every dispatch. */
+static GPrivate scope_key = G_PRIVATE_INIT ((GDestroyNotify) g_ptr_array_unref);
+static _Thread_local GPtrArray *thread_scope_stack;
+
+static GPtrArray *
+scope_stack (void)
+{
+  GPtrArray *stack = thread_scope_stack;
+
+  if (stack == NULL)
+    {
+      stack = g_ptr_array_new_with_free_func (g_object_unref);
+      g_private_set (&scope_key, stack);
+      thread_scope_stack = stack;
+    }
+
+  return stack;
+}
+
+/**
+ * ep_device_push:
+ * @device: the device ops should run on
+ *
+ * Opens a device scope on the calling thread: until the matching
+ * [func@Device.pop], ops run on @device and their inputs are copied there
+ * when they live elsewhere. Scopes nest.
+ */
+void
+ep_device_push (EpDevice *device)
+{
+  g_return_if_fail (EP_IS_DEVICE (device));
+
+  g_ptr_array_add (scope_stack (), g_object_ref (device));
+}
+
+/**
+ * ep_device_pop:
+ *
+ * Closes the innermost device scope opened by [method@Device.push] on the
+ * calling thread.
+ */
+void
+ep_device_pop (void)
+{
+  GPtrArray *stack = scope_stack ();
+
+  g_return_if_fail (stack->len > 0);
+
+  g_ptr_array_remove_index (stack, stack->len - 1);
+}
+
+/**
+ * ep_device_get_current:
+ *
+ * Returns the device of the innermost scope on the calling thread.
+ *
+ * Returns: (transfer none) (nullable): the device, or %NULL outside any
+ *   scope
+ */
+EpDevice *
+ep_device_get_current (void)
+{
+  GPtrArray *stack = thread_scope_stack;
+
+  if (stack == NULL || stack->len == 0)
+    return NULL;
+
+  return g_ptr_array_index (stack, stack->len - 1);
+}
+
+/* The scope's device; else the first input that is not a weak scalar
+ * (those are literals with no home); else the default. */
+EpDevice *
+ep_device_place (EpTensor *const *inputs,
+                 guint            n_inputs)
+{
+  EpDevice *scoped = ep_device_get_current ();
+
+  if (scoped != NULL)
+    return scoped;
+
+  for (guint i = 0; i < n_inputs; i++)
+    if (!inputs[i]->weak)
+      return inputs[i]->storage->device;
+
+  return ep_device_get_default ();
+}
+
+/**
+ * ep_device_get_name:
+ * @self: a device
+ *
+ * Returns the name that [func@Device.get] finds the device by.
+ *
+ * Returns: (transfer none): the name, such as `cpu:0`
+ */
+const char *
+ep_device_get_name (EpDevice *self)
+{
+  g_return_val_if_fail (EP_IS_DEVICE (self), NULL);
+
+  return self->name;
+}
+
+/**
+ * ep_device_get_kind:
+ * @self: a device
+ *
+ * Tells which backend drives the device.
+ *
+ * Returns: (transfer none): the kind of device, `cpu` or `opencl`
+ */
+const char *
+ep_device_get_kind (EpDevice *self)
+{
+  g_return_val_if_fail (EP_IS_DEVICE (self), NULL);
+
+  return self->backend->kind;
+}
+
+/**
+ * ep_device_get_description:
+ * @self: a device
+ *
+ * Describes the device for people: its vendor and model.
+ *
+ * Returns: (transfer none): a human-readable description
+ */
+const char *
+ep_device_get_description (EpDevice *self)
+{
+  g_return_val_if_fail (EP_IS_DEVICE (self), NULL);
+
+  return self->description;
+}
+
+/**
+ * ep_device_get_vendor:
+ * @self: a device
+ *
+ * Gets the [property@Device:vendor] of the device: the processor's
+ * vendor for `cpu:0`, the OpenCL device's for `opencl:N`.
+ *
+ * Returns: (transfer none): who made the device, as it reports it
+ */
+const char *
+ep_device_get_vendor (EpDevice *self)
+{
+  g_return_val_if_fail (EP_IS_DEVICE (self), NULL);
+
+  return self->vendor;
+}
+
+/**
+ * ep_device_supports_dtype:
+ * @self: a device
+ * @dtype: an element type
+ *
+ * Whether ops can compute in @dtype on this device. Every device stores
+ * and copies every type, but an OpenCL device without `cl_khr_fp64`
+ * cannot compute in float64: ops there fail with %EP_ERROR_DEVICE.
+ *
+ * Returns: %TRUE if ops compute in @dtype on @self
+ */
+gboolean
+ep_device_supports_dtype (EpDevice *self,
+                          EpDType   dtype)
+{
+  g_return_val_if_fail (EP_IS_DEVICE (self), FALSE);
+
+  if (self->backend->supports_dtype == NULL)
+    return TRUE;
+
+  return self->backend->supports_dtype (self, dtype);
+}
+
+/**
+ * ep_device_synchronize:
+ * @self: a device
+ * @error: return location for an error
+ *
+ * Waits until every op queued on @self has finished. Ops on an OpenCL
+ * device run asynchronously: a call returns once the work is queued, and
+ * reading a result ([method@Tensor.to_bytes], [method@Tensor.item])
+ * waits for it. Use this to time ops, or to learn early of a failure of
+ * the device.
+ *
+ * Returns: %TRUE on success; %FALSE with %EP_ERROR_DEVICE set if the
+ *   device failed
+ */
+gboolean
+ep_device_synchronize (EpDevice  *self,
+                       GError   **error)
+{
+  g_return_val_if_fail (EP_IS_DEVICE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->backend->synchronize == NULL)
+    return TRUE;
+
+  return self->backend->synchronize (self, error);
+}
+
+/**
+ * ep_device_get_memory_size:
+ * @self: a device
+ *
+ * Tells how much memory the device has; allocations larger than this
+ * fail with %EP_ERROR_OUT_OF_MEMORY.
+ *
+ * Returns: the memory of the device in bytes
+ */
+guint64
+ep_device_get_memory_size (EpDevice *self)
+{
+  g_return_val_if_fail (EP_IS_DEVICE (self), 0);
+
+  return self->memory_size;
+}
+
+EpStorage *
+ep_device_alloc (EpDevice  *self,
+                 gsize      nbytes,
+                 GError   **error)
+{
+  EpStorage *storage;
+
+  /* Larger than the device: fail before asking the allocator, which may
+   * overcommit now and kill the process later. */
+  if (self->memory_size > 0 && nbytes > self->memory_size)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("cannot allocate %zu bytes on %s, which has %" PRIu64),
+                   nbytes, self->name, self->memory_size);
+      return NULL;
+    }
+
+  storage = ep_storage_alloc ();
+  g_atomic_ref_count_init (&storage->ref_count);
+  storage->nbytes = nbytes;
+  if (!self->backend->alloc (self, storage, error))
+    {
+      g_free (storage);
+      return NULL;
+    }
+  storage->device = g_object_ref (self);
+
+  return storage;
+}
+
+gboolean
+ep_device_write (EpDevice      *self,
+                 EpStorage     *storage,
+                 gsize          offset,
+                 gconstpointer  src,
+                 gsize          nbytes,
+                 GError       **error)
+{
+  return self->backend->write (self, storage, offset, src, nbytes, error);
+}
+
+gboolean
+ep_device_read (EpDevice   *self,
+                EpStorage  *storage,
+                gsize       offset,
+                gpointer    dest,
+                gsize       nbytes,
+                GError    **error)
+{
+  return self->backend->read (self, storage, offset, dest, nbytes, error);
+}

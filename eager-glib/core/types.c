@@ -1,0 +1,123 @@
+/* core/types.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "ep-types.h"
+
+typedef struct
+{
+  const char *name;
+  gsize       itemsize;
+  guint       kind;   /* 0 bool, 1 integer, 2 floating */
+} DTypeInfo;
+
+static const DTypeInfo dtype_info[] = {
+  [EP_DTYPE_FLOAT32] = { "float32", 4, 2 },
+  [EP_DTYPE_FLOAT64] = { "float64", 8, 2 },
+  [EP_DTYPE_INT32]   = { "int32",   4, 1 },
+  [EP_DTYPE_INT64]   = { "int64",   8, 1 },
+  [EP_DTYPE_BOOL]    = { "bool",    1, 0 },
+};
+
+static gboolean
+dtype_is_valid (EpDType dtype)
+{
+  return (guint) dtype < G_N_ELEMENTS (dtype_info);
+}
+
+/**
+ * ep_dtype_get_name:
+ * @dtype: an element type
+ *
+ * Returns the NumPy name of @dtype, such as `"float32"`.
+ *
+ * Returns: (transfer none): the name
+ */
+const char *
+ep_dtype_get_name (EpDType dtype)
+{
+  g_return_val_if_fail (dtype_is_valid (dtype), NULL);
+
+  return dtype_info[dtype].name;
+}
+
+/**
+ * ep_dtype_get_itemsize:
+ * @dtype: an element type
+ *
+ * Returns the size of one element of @dtype, in bytes.
+ *
+ * Returns: the size in bytes
+ */
+gsize
+ep_dtype_get_itemsize (EpDType dtype)
+{
+  g_return_val_if_fail (dtype_is_valid (dtype), 0);
+
+  return dtype_info[dtype].itemsize;
+}
+
+/**
+ * ep_dtype_is_floating:
+ * @dtype: an element type
+ *
+ * Tells whether @dtype holds floating-point numbers.
+ *
+ * Returns: whether @dtype is a floating-point type
+ */
+gboolean
+ep_dtype_is_floating (EpDType dtype)
+{
+  g_return_val_if_fail (dtype_is_valid (dtype), FALSE);
+
+  return dtype_info[dtype].kind == 2;
+}
+
+/**
+ * ep_dtype_is_integer:
+ * @dtype: an element type
+ *
+ * Tells whether @dtype holds integers.
+ *
+ * Returns: whether @dtype is a signed integer type (bool is not)
+ */
+gboolean
+ep_dtype_is_integer (EpDType dtype)
+{
+  g_return_val_if_fail (dtype_is_valid (dtype), FALSE);
+
+  return dtype_info[dtype].kind == 1;
+}
+
+/**
+ * ep_dtype_promote:
+ * @a: an element type
+ * @b: another element type
+ *
+ * Returns the type both promote to, by NumPy's table: bool is below
+ * every other type, a wider type of the same kind wins, and mixing
+ * integers with float32 gives float64 unless the integer is bool.
+ *
+ * Returns: the promoted type
+ */
+EpDType
+ep_dtype_promote (EpDType a,
+                  EpDType b)
+{
+  static const EpDType table[5][5] = {
+    /*              FLOAT32          FLOAT64          INT32            INT64            BOOL */
+    /* FLOAT32 */ { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT32 },
+    /* FLOAT64 */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64 },
+    /* INT32   */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_INT32,   EP_DTYPE_INT64,   EP_DTYPE_INT32   },
+    /* INT64   */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_INT64,   EP_DTYPE_INT64,   EP_DTYPE_INT64   },
+    /* BOOL    */ { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32,   EP_DTYPE_INT64,   EP_DTYPE_BOOL    },
+  };
+
+  g_return_val_if_fail (dtype_is_valid (a), EP_DTYPE_FLOAT32);
+  g_return_val_if_fail (dtype_is_valid (b), EP_DTYPE_FLOAT32);
+
+  return table[a][b];
+}

@@ -1,0 +1,326 @@
+/* dispatch/dispatch.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The one path every op takes, from every language: validate and infer,
+ * place, run, record. See DESIGN.md, "The one idea that holds it
+ * together".
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "ep-device-private.h"
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+#include "ep-recorder-private.h"
+#include "ep-scalar-private.h"
+
+#define INLINE_INPUTS 8
+
+/* A weak literal lives on the CPU and has no history: cast and move it
+ * by making a new one, without dispatching an op. */
+static EpTensor *
+convert_literal (EpTensor  *literal,
+                 EpDType    dtype,
+                 EpDevice  *device,
+                 GError   **error)
+{
+  gdouble value = ep_scalar_load (literal->storage->data, literal->layout.dtype);
+  EpLayout layout = { .dtype = dtype, .ndim = 0 };
+  guint8 element[8];
+  g_autoptr(EpTensor) tensor = ep_tensor_new_empty (device, &layout, error);
+
+  if (tensor == NULL)
+    return NULL;
+
+  ep_scalar_store (element, dtype, value);
+  if (!ep_device_write (device, tensor->storage, 0, element, ep_dtype_get_itemsize (dtype), error))
+    return NULL;
+
+  return g_steal_pointer (&tensor);
+}
+
+/* Casts, moves and compacts input @i as the rule asked. Returns a new
+ * reference, or the input itself (not referenced) if nothing changed. */
+static EpTensor *
+convert_input (EpOpCall  *call,
+               guint      i,
+               gboolean   move,
+               GError   **error)
+{
+  EpTensor *input = call->inputs[i];
+  EpDType dtype = call->input_dtypes[i];
+  gboolean wants_contiguous = i < 32 && (call->contiguous_inputs & (1u << i));
+  gboolean moves = move && input->storage->device != call->device;
+  g_autoptr(EpTensor) owned = NULL;
+
+  if (input->weak && input->layout.ndim == 0
+      && (input->layout.dtype != dtype || moves))
+    return convert_literal (input, dtype, move ? call->device : input->storage->device, error);
+
+  if (input->layout.dtype != dtype)
+    {
+      owned = ep_tensor_astype (input, dtype, error);
+      if (owned == NULL)
+        return NULL;
+    }
+
+  if (moves)
+    {
+      EpTensor *moved = ep_tensor_to_device (owned != NULL ? owned : input, call->device, error);
+
+      if (moved == NULL)
+        return NULL;
+      g_clear_object (&owned);
+      owned = moved;
+    }
+
+  if (wants_contiguous && !ep_layout_is_contiguous (&(owned != NULL ? owned : input)->layout))
+    {
+      EpTensor *compact = ep_tensor_contiguous (owned != NULL ? owned : input, error);
+
+      if (compact == NULL)
+        return NULL;
+      g_clear_object (&owned);
+      owned = compact;
+    }
+
+  return owned != NULL ? g_steal_pointer (&owned) : input;
+}
+
+static gboolean
+run_kernel (EpOpCall  *call,
+            GError   **error)
+{
+  EpKernelFunc kernel = call->device->backend->kernels[call->op->id];
+  gboolean empty = TRUE;
+
+  for (guint o = 0; o < call->n_outputs; o++)
+    {
+      call->outputs[o] = ep_tensor_new_empty (call->device, &call->output_layouts[o], error);
+      if (call->outputs[o] == NULL)
+        {
+          /* the device's message does not know which op asked */
+          g_prefix_error (error, "%s: ", call->op->name);
+          return FALSE;
+        }
+      if (ep_layout_get_size (&call->output_layouts[o]) > 0)
+        empty = FALSE;
+    }
+
+  if (empty)
+    return TRUE;
+
+  if (kernel == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DEVICE,
+                   _("%s: not implemented on device %s"),
+                   call->op->name, call->device->name);
+      return FALSE;
+    }
+
+  return kernel (call, error);
+}
+
+static void
+make_view (EpOpCall *call)
+{
+  call->outputs[0] = ep_tensor_new_with_storage (&call->output_layouts[0],
+                                                 call->inputs[0]->storage);
+}
+
+static EpDevice *
+choose_device (const EpOpCall *call)
+{
+  if (call->op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_PLACE_WITH_INPUT))
+    return call->inputs[0]->storage->device;
+  if ((call->op->flags & EP_OP_FLAG_PLACE_BY_ATTR) && call->attrs.device != NULL)
+    return call->attrs.device;
+
+  return ep_device_place (call->inputs, call->n_inputs);
+}
+
+/*
+ * ep_dispatch:
+ * @op: the op
+ * @inputs: (array length=n_inputs): its tensor inputs
+ * @n_inputs: how many
+ * @attrs: (nullable): its other arguments, or %NULL for none
+ * @outputs: (out caller-allocates): room for the op's outputs
+ * @error: return location for an error
+ *
+ * Runs @op. On failure nothing is recorded and @outputs are untouched.
+ */
+gboolean
+ep_dispatch (const EpOpDef    *op,
+             EpTensor *const  *inputs,
+             guint             n_inputs,
+             const EpOpAttrs  *attrs,
+             EpTensor        **outputs,
+             GError          **error)
+{
+  EpTensor *inline_inputs[INLINE_INPUTS];
+  EpDType inline_dtypes[INLINE_INPUTS];
+  guint32 owned_inline = 0;
+  gboolean *owned_heap = NULL;
+  gboolean move;
+  gboolean ok = FALSE;
+  EpOpCall call;
+
+  g_return_val_if_fail (op != NULL, FALSE);
+  g_return_val_if_fail (op->n_inputs < 0 ? n_inputs >= 1 : n_inputs == (guint) op->n_inputs, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), FALSE);
+      if (!ep_tensor_check_alive (inputs[i], op->name, error))
+        return FALSE;
+    }
+
+  call.op = op;
+  call.n_inputs = n_inputs;
+  if (attrs != NULL)
+    call.attrs = *attrs;
+  else
+    ep_op_attrs_init (&call.attrs);
+  call.inputs = n_inputs <= INLINE_INPUTS ? inline_inputs : g_new (EpTensor *, n_inputs);
+  call.input_dtypes = n_inputs <= INLINE_INPUTS ? inline_dtypes : g_new (EpDType, n_inputs);
+  if (n_inputs > INLINE_INPUTS)
+    owned_heap = g_new0 (gboolean, n_inputs);
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      call.inputs[i] = inputs[i];
+      call.input_dtypes[i] = inputs[i]->layout.dtype;
+    }
+  call.contiguous_inputs = 0;
+  call.n_outputs = 1;
+  memset (call.outputs, 0, sizeof call.outputs);
+
+  /* 1. validate and infer */
+  if (!op->infer (&call, error))
+    goto out;
+
+  /* 2. place, and bring the inputs to the types, device and layout the
+   *    rule and the kernel need */
+  call.device = choose_device (&call);
+  move = !(op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_PLACE_BY_ATTR));
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      EpTensor *converted = convert_input (&call, i, move, error);
+
+      if (converted == NULL)
+        goto out;
+      if (converted != inputs[i])
+        {
+          call.inputs[i] = converted;
+          if (owned_heap != NULL)
+            owned_heap[i] = TRUE;
+          else
+            owned_inline |= 1u << i;
+        }
+    }
+
+  /* 3. run */
+  if (op->flags & EP_OP_FLAG_VIEW)
+    make_view (&call);
+  else if (!run_kernel (&call, error))
+    goto out;
+
+  /* 4. record */
+  if (ep_recorders_any () && !ep_recorders_notify (&call, error))
+    goto out;
+
+  for (guint o = 0; o < call.n_outputs; o++)
+    outputs[o] = g_steal_pointer (&call.outputs[o]);
+  ok = TRUE;
+
+out:
+  for (guint o = 0; o < EP_MAX_OUTPUTS; o++)
+    g_clear_object (&call.outputs[o]);
+  for (guint i = 0; i < n_inputs; i++)
+    if (owned_heap != NULL ? owned_heap[i] : (owned_inline & (1u << i)) != 0)
+      g_object_unref (call.inputs[i]);
+  if (n_inputs > INLINE_INPUTS)
+    {
+      g_free (call.inputs);
+      g_free (call.input_dtypes);
+      g_free (owned_heap);
+    }
+
+  return ok;
+}
+
+EpTensor *
+ep_dispatch1 (const EpOpDef    *op,
+              EpTensor *const  *inputs,
+              guint             n_inputs,
+              const EpOpAttrs  *attrs,
+              GError          **error)
+{
+  EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
+
+  if (!ep_dispatch (op, inputs, n_inputs, attrs, outputs, error))
+    return NULL;
+
+  return outputs[0];
+}
+
+EpTensor *
+ep_dispatch_unary (const EpOpDef  *op,
+                   EpTensor       *input,
+                   GError        **error)
+{
+  return ep_dispatch1 (op, &input, 1, NULL, error);
+}
+
+EpTensor *
+ep_dispatch_binary (const EpOpDef  *op,
+                    EpTensor       *a,
+                    EpTensor       *b,
+                    GError        **error)
+{
+  EpTensor *inputs[2] = { a, b };
+
+  return ep_dispatch1 (op, inputs, 2, NULL, error);
+}
+
+/* @op over user-given @axes (%NULL: all of them), as the reductions and
+ * the axis permutations take them */
+EpTensor *
+ep_dispatch_axes (const EpOpDef  *op,
+                  EpTensor       *self,
+                  const gint     *axes,
+                  guint           n_axes,
+                  gboolean        keepdims,
+                  GError        **error)
+{
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  ep_op_attrs_init (&attrs);
+  if (!ep_op_attrs_set_axes (&attrs, axes, n_axes, op->name, error))
+    return NULL;
+  attrs.keepdims = keepdims;
+
+  return ep_dispatch1 (op, &self, 1, &attrs, error);
+}
+
+/* @op along one @axis (attrs.axes[0]) */
+EpTensor *
+ep_dispatch_axis (const EpOpDef    *op,
+                  EpTensor *const  *inputs,
+                  guint             n_inputs,
+                  gint              axis,
+                  GError          **error)
+{
+  EpOpAttrs attrs;
+
+  ep_op_attrs_init (&attrs);
+  ep_op_attrs_set_axis (&attrs, axis);
+
+  return ep_dispatch1 (op, inputs, n_inputs, &attrs, error);
+}

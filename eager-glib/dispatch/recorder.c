@@ -1,0 +1,73 @@
+/* dispatch/recorder.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "ep-recorder-private.h"
+
+/* The innermost active recorder of this thread; each points to the one
+ * below it. Checked on every dispatch, so it is a plain thread-local. */
+static _Thread_local EpRecorder *innermost;
+
+void
+ep_recorder_push (EpRecorder *recorder)
+{
+  g_return_if_fail (!recorder->active);
+
+  recorder->below = innermost;
+  recorder->active = TRUE;
+  innermost = recorder;
+}
+
+/* Recorders may leave out of order (a tape that stops recording while a
+ * nested one goes on), so this unlinks from anywhere in the stack. */
+void
+ep_recorder_pop (EpRecorder *recorder)
+{
+  EpRecorder **link = &innermost;
+
+  g_return_if_fail (recorder->active);
+
+  while (*link != NULL && *link != recorder)
+    link = &(*link)->below;
+
+  g_return_if_fail (*link == recorder);
+
+  *link = recorder->below;
+  recorder->below = NULL;
+  recorder->active = FALSE;
+}
+
+gboolean
+ep_recorder_is_active (EpRecorder *recorder)
+{
+  return recorder->active;
+}
+
+gboolean
+ep_recorders_any (void)
+{
+  return innermost != NULL;
+}
+
+gboolean
+ep_recorders_notify (const EpOpCall  *call,
+                     GError         **error)
+{
+  for (EpRecorder *r = innermost; r != NULL; r = r->below)
+    if (!r->record (r, call, error))
+      return FALSE;
+
+  return TRUE;
+}
+
+void
+ep_recorders_notify_read (GObject  *variable,
+                          EpTensor *value)
+{
+  for (EpRecorder *r = innermost; r != NULL; r = r->below)
+    if (r->read_variable != NULL)
+      r->read_variable (r, variable, value);
+}

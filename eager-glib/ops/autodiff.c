@@ -1,0 +1,71 @@
+/* ops/autodiff.c: the ops automatic differentiation adds
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * stop_gradient, identity and custom_gradient are views: they share their
+ * input's data and run no kernel. They exist as ops so that tapes and
+ * tracers see them on the one dispatch path.
+ */
+
+#include "config.h"
+
+#include "ep-autodiff-private.h"
+#include "ep-dispatch-private.h"
+#include "ep-grad-private.h"
+
+static gboolean
+same_layout_infer (EpOpCall  *call,
+                   GError   **error)
+{
+  call->output_layouts[0] = call->inputs[0]->layout;
+  call->n_outputs = 1;
+  return TRUE;
+}
+
+/* No gradient rule: tapes do not record it, so its output has no history. */
+const EpOpDef ep_op_stop_gradient = {
+  .id = EP_OP_STOP_GRADIENT, .name = "stop_gradient", .n_inputs = 1,
+  .flags = EP_OP_FLAG_VIEW,
+  .infer = same_layout_infer,
+};
+
+/* A new tensor object with the same value and the same history: the
+ * functional API gives each argument its own, so that f(x, x) has two
+ * distinct arguments to differentiate. */
+const EpOpDef ep_op_identity = {
+  .id = EP_OP_IDENTITY, .name = "identity", .n_inputs = 1,
+  .flags = EP_OP_FLAG_VIEW,
+  .infer = same_layout_infer,
+  .gradient = ep_grad_identity,
+};
+
+/* Inputs: the forward function's result (without history), then the
+ * arguments. The output is a view of the result whose gradient rule is
+ * the user's backward function, attached to the output (see
+ * autodiff/functional.c). */
+const EpOpDef ep_op_custom_gradient = {
+  .id = EP_OP_CUSTOM_GRADIENT, .name = "custom_gradient", .n_inputs = -1,
+  .flags = EP_OP_FLAG_VIEW,
+  .infer = same_layout_infer,
+  .gradient = ep_custom_gradient_rule,
+};
+
+EpTensor *
+ep_identity (EpTensor  *tensor,
+             GError   **error)
+{
+  return ep_dispatch_unary (&ep_op_identity, tensor, error);
+}
+
+/**
+ * ep_tensor_stop_gradient:
+ * @self: a tensor
+ * @error: return location for an error
+ *
+ * The same values without their history: gradient tapes treat the result
+ * as a constant, so no gradient flows back through it to @self. The
+ * result shares @self's data.
+ *
+ * Returns: (transfer full): a tensor equal to @self
+ */
+EP_DEFINE_UNARY_METHOD (stop_gradient)

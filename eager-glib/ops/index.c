@@ -1,0 +1,764 @@
+/* ops/index.c: take, take_along_axis, mask, index_update, scatter_add
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Gathers and their mirror images, the functional scatters. The rules
+ * read the indices (EP_OP_FLAG_READS_DATA) so that an index out of range
+ * is a GError before anything runs; mask reads its mask to know the
+ * output's length.
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "ep-creation.h"
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+#include "ep-grad-private.h"
+#include "ep-shape-private.h"
+
+static gboolean
+check_index_dtype (const EpOpCall  *call,
+                   guint            input,
+                   GError         **error)
+{
+  EpDType dtype = call->inputs[input]->layout.dtype;
+
+  if (!ep_dtype_is_integer (dtype))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("%s: indices must be integers, not %s"),
+                   call->op->name, ep_dtype_get_name (dtype));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+canonical_axis (EpOpCall  *call,
+                guint      ndim,
+                GError   **error)
+{
+  gint axis;
+
+  if (!ep_op_normalize_axis (call, call->attrs.axes[0], ndim, &axis, error))
+    return FALSE;
+  ep_op_attrs_set_axis (&call->attrs, axis);
+
+  return TRUE;
+}
+
+/* The shape of take's output, and of the values of the scatters:
+ * x.shape[:axis] + indices.shape + x.shape[axis+1:]. */
+static gboolean
+indexed_shape (const EpOpCall  *call,
+               gint             axis,
+               gint64          *shape,
+               guint           *ndim,
+               GError         **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  const EpLayout *idx = &call->inputs[1]->layout;
+  guint n = 0;
+
+  if (x->ndim - 1 + idx->ndim > EP_MAX_DIMS)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: the indexed shape would have %u dimensions, at most %d are supported"),
+                   call->op->name, x->ndim - 1 + idx->ndim, EP_MAX_DIMS);
+      return FALSE;
+    }
+
+  for (gint d = 0; d < axis; d++)
+    shape[n++] = x->shape[d];
+  for (guint d = 0; d < idx->ndim; d++)
+    shape[n++] = idx->shape[d];
+  for (guint d = axis + 1; d < x->ndim; d++)
+    shape[n++] = x->shape[d];
+  *ndim = n;
+
+  return TRUE;
+}
+
+/* take */
+
+static gboolean
+take_infer (EpOpCall  *call,
+            GError   **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  gint64 shape[EP_MAX_DIMS];
+  guint ndim;
+
+  if (!check_index_dtype (call, 1, error) || !canonical_axis (call, x->ndim, error))
+    return FALSE;
+  if (!indexed_shape (call, call->attrs.axes[0], shape, &ndim, error))
+    return FALSE;
+  if (!ep_op_check_indices (call, 1, x->shape[call->attrs.axes[0]], call->attrs.axes[0], error))
+    return FALSE;
+
+  call->input_dtypes[1] = EP_DTYPE_INT64;
+  ep_op_set_output (call, x->dtype, shape, ndim);
+  return TRUE;
+}
+
+static gboolean
+take_gradient (const EpOpCall  *call,
+               EpTensor *const *output_grads,
+               EpTensor       **input_grads,
+               GError         **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  g_autoptr(EpTensor) zeros = ep_grad_zeros (output_grads[0], x->shape, x->ndim, error);
+
+  if (zeros == NULL)
+    return FALSE;
+
+  input_grads[1] = NULL;
+  input_grads[0] = ep_tensor_scatter_add (zeros, call->inputs[1], output_grads[0],
+                                          call->attrs.axes[0], error);
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_take = {
+  .id = EP_OP_TAKE, .name = "take", .n_inputs = 2,
+  .flags = EP_OP_FLAG_READS_DATA,
+  .infer = take_infer,
+  .gradient = take_gradient,
+};
+
+/* take_along_axis */
+
+static gboolean
+take_along_axis_infer (EpOpCall  *call,
+                       GError   **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  const EpLayout *idx = &call->inputs[1]->layout;
+  gint64 shape[EP_MAX_DIMS];
+  gint axis;
+
+  if (!check_index_dtype (call, 1, error) || !canonical_axis (call, x->ndim, error))
+    return FALSE;
+  axis = call->attrs.axes[0];
+
+  if (idx->ndim != x->ndim)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("take_along_axis: indices have %u dimensions, the tensor has %u; they must be equal"),
+                   idx->ndim, x->ndim);
+      return FALSE;
+    }
+
+  for (guint d = 0; d < x->ndim; d++)
+    {
+      if ((gint) d == axis || x->shape[d] == idx->shape[d] || idx->shape[d] == 1)
+        shape[d] = (gint) d == axis ? idx->shape[d] : x->shape[d];
+      else if (x->shape[d] == 1)
+        shape[d] = idx->shape[d];
+      else
+        {
+          g_autofree char *xs = ep_shape_to_string (x->shape, x->ndim);
+          g_autofree char *is = ep_shape_to_string (idx->shape, idx->ndim);
+
+          g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                       _("take_along_axis: indices of shape %s do not broadcast with a tensor of shape %s outside axis %d"),
+                       is, xs, axis);
+          return FALSE;
+        }
+    }
+
+  if (!ep_op_check_indices (call, 1, x->shape[axis], axis, error))
+    return FALSE;
+
+  call->input_dtypes[1] = EP_DTYPE_INT64;
+  ep_op_set_output (call, x->dtype, shape, x->ndim);
+  return TRUE;
+}
+
+static EpTensor *
+arange_on (EpTensor  *like,
+           gint64     n,
+           GError   **error)
+{
+  EpTensor *range;
+
+  ep_device_push (like->storage->device);
+  range = ep_arange (0, (gdouble) n, 1, EP_DTYPE_INT64, error);
+  ep_device_pop ();
+
+  return range;
+}
+
+/* @range (1-D) reshaped to lie along axis @d of @ndim axes. */
+static EpTensor *
+along_axis (EpTensor  *range,
+            guint      d,
+            guint      ndim,
+            GError   **error)
+{
+  gint64 shape[EP_MAX_DIMS];
+
+  for (guint k = 0; k < ndim; k++)
+    shape[k] = k == d ? range->layout.shape[0] : 1;
+
+  return ep_tensor_reshape (range, shape, ndim, error);
+}
+
+/* Zeros of @shape with @grad added at the positions @indices name along
+ * @axis: the mirror image of take_along_axis, whose output @grad is
+ * shaped like (the indices broadcast against @shape outside @axis). It
+ * scatters into the flattened tensor: the flat position that each
+ * element of @grad was read from is built with ops (not on the host), so
+ * that a traced backward pass follows new indices. */
+EpTensor *
+ep_grad_scatter_along_axis (EpTensor      *grad,
+                            EpTensor      *indices,
+                            gint           axis,
+                            const gint64  *shape,
+                            guint          ndim,
+                            GError       **error)
+{
+  const EpLayout *out = &grad->layout;
+  gint64 size = 1;
+  gint64 stride = 1;
+  g_autoptr(EpTensor) flat = NULL;
+  g_autoptr(EpTensor) zeros = NULL;
+  g_autoptr(EpTensor) full_flat = NULL;
+  g_autoptr(EpTensor) scattered = NULL;
+
+  g_return_val_if_fail (out->ndim == ndim && axis >= 0 && (guint) axis < ndim, NULL);
+
+  for (guint d = 0; d < ndim; d++)
+    size *= shape[d];
+
+  for (guint d = ndim; d-- > 0;)
+    {
+      g_autoptr(EpTensor) coordinate = NULL;
+      g_autoptr(EpTensor) scaled = NULL;
+
+      if ((gint) d == axis)
+        {
+          /* the indices, wrapped */
+          g_autoptr(EpTensor) range = arange_on (grad, shape[d], error);
+
+          coordinate = range != NULL ? ep_tensor_take (range, indices, 0, error) : NULL;
+        }
+      else if (shape[d] != 1)
+        {
+          g_autoptr(EpTensor) range = arange_on (grad, out->shape[d], error);
+
+          coordinate = range != NULL ? along_axis (range, d, ndim, error) : NULL;
+        }
+      else
+        continue;
+
+      scaled = coordinate != NULL ? ep_tensor_mul_scalar (coordinate, (gdouble) stride, error) : NULL;
+      if (scaled == NULL)
+        return NULL;
+      if (flat == NULL)
+        flat = g_steal_pointer (&scaled);
+      else
+        {
+          EpTensor *sum = ep_tensor_add (flat, scaled, error);
+
+          if (sum == NULL)
+            return NULL;
+          g_object_unref (flat);
+          flat = sum;
+        }
+      stride *= shape[d];
+    }
+
+  if (flat == NULL)
+    {
+      /* every axis has extent 1 */
+      gint64 zero = 0, one = 1;
+
+      flat = ep_grad_int64 (grad, &zero, &one, 1, error);
+      if (flat == NULL)
+        return NULL;
+    }
+
+  zeros = ep_grad_zeros (grad, &size, 1, error);
+  full_flat = zeros != NULL ? ep_tensor_broadcast_to (flat, out->shape, out->ndim, error) : NULL;
+  scattered = full_flat != NULL ? ep_tensor_scatter_add (zeros, full_flat, grad, 0, error) : NULL;
+  if (scattered == NULL)
+    return NULL;
+
+  return ep_tensor_reshape (scattered, shape, ndim, error);
+}
+
+static gboolean
+take_along_axis_gradient (const EpOpCall  *call,
+                          EpTensor *const *output_grads,
+                          EpTensor       **input_grads,
+                          GError         **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+
+  input_grads[1] = NULL;
+  input_grads[0] = ep_grad_scatter_along_axis (output_grads[0], call->inputs[1],
+                                               call->attrs.axes[0], x->shape, x->ndim, error);
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_take_along_axis = {
+  .id = EP_OP_TAKE_ALONG_AXIS, .name = "take_along_axis", .n_inputs = 2,
+  .flags = EP_OP_FLAG_READS_DATA,
+  .infer = take_along_axis_infer,
+  .gradient = take_along_axis_gradient,
+};
+
+/* mask */
+
+static gboolean
+mask_infer (EpOpCall  *call,
+            GError   **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  const EpLayout *mask = &call->inputs[1]->layout;
+  g_autoptr(GBytes) bytes = NULL;
+  gint64 shape[EP_MAX_DIMS];
+  const guint8 *data;
+  gsize n;
+  gint64 count = 0;
+
+  if (mask->dtype != EP_DTYPE_BOOL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("mask: the mask must be a bool tensor, not %s (use take for integer indices)"),
+                   ep_dtype_get_name (mask->dtype));
+      return FALSE;
+    }
+  if (mask->ndim > x->ndim
+      || (mask->ndim > 0 && memcmp (mask->shape, x->shape, mask->ndim * sizeof (gint64)) != 0))
+    {
+      g_autofree char *xs = ep_shape_to_string (x->shape, x->ndim);
+      g_autofree char *ms = ep_shape_to_string (mask->shape, mask->ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("mask: a mask of shape %s does not match the leading axes of a tensor of shape %s"),
+                   ms, xs);
+      return FALSE;
+    }
+  if (x->ndim - mask->ndim + 1 > EP_MAX_DIMS)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("mask: the result would have %u dimensions, at most %d are supported"),
+                   x->ndim - mask->ndim + 1, EP_MAX_DIMS);
+      return FALSE;
+    }
+
+  bytes = ep_op_read_input (call, 1, error);
+  if (bytes == NULL)
+    return FALSE;
+  data = g_bytes_get_data (bytes, &n);
+  for (gsize i = 0; i < n; i++)
+    count += data[i] != 0;
+
+  shape[0] = count;
+  for (guint d = mask->ndim; d < x->ndim; d++)
+    shape[d - mask->ndim + 1] = x->shape[d];
+
+  call->contiguous_inputs = 2;
+  ep_op_set_output (call, x->dtype, shape, x->ndim - mask->ndim + 1);
+  return TRUE;
+}
+
+/* Scatters back to the positions the mask selected: those are the mask
+ * applied to their own flat numbers. */
+static gboolean
+mask_gradient (const EpOpCall  *call,
+               EpTensor *const *output_grads,
+               EpTensor       **input_grads,
+               GError         **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  EpTensor *mask = call->inputs[1];
+  const EpLayout *m = &mask->layout;
+  gint64 positions_count = ep_layout_get_size (m);
+  gint64 shape[EP_MAX_DIMS];
+  g_autoptr(EpTensor) range = arange_on (output_grads[0], positions_count, error);
+  g_autoptr(EpTensor) numbered = NULL;
+  g_autoptr(EpTensor) positions = NULL;
+  g_autoptr(EpTensor) zeros = NULL;
+  g_autoptr(EpTensor) scattered = NULL;
+
+  numbered = range != NULL ? ep_tensor_reshape (range, m->shape, m->ndim, error) : NULL;
+  positions = numbered != NULL ? ep_tensor_mask (numbered, mask, error) : NULL;
+  if (positions == NULL)
+    return FALSE;
+
+  shape[0] = positions_count;
+  for (guint d = m->ndim; d < x->ndim; d++)
+    shape[d - m->ndim + 1] = x->shape[d];
+  zeros = ep_grad_zeros (output_grads[0], shape, x->ndim - m->ndim + 1, error);
+  scattered = zeros != NULL ? ep_tensor_scatter_add (zeros, positions, output_grads[0], 0, error) : NULL;
+  if (scattered == NULL)
+    return FALSE;
+
+  input_grads[1] = NULL;
+  input_grads[0] = ep_tensor_reshape (scattered, x->shape, x->ndim, error);
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_mask = {
+  .id = EP_OP_MASK, .name = "mask", .n_inputs = 2,
+  .flags = EP_OP_FLAG_READS_DATA,
+  .infer = mask_infer,
+  .gradient = mask_gradient,
+};
+
+/* index_update and scatter_add: inputs (self, indices, values) */
+
+static gboolean
+scatter_infer (EpOpCall  *call,
+               GError   **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  const EpLayout *values = &call->inputs[2]->layout;
+  gint64 shape[EP_MAX_DIMS];
+  guint ndim;
+  gint axis;
+
+  if (!check_index_dtype (call, 1, error) || !canonical_axis (call, x->ndim, error))
+    return FALSE;
+  axis = call->attrs.axes[0];
+  if (!indexed_shape (call, axis, shape, &ndim, error))
+    return FALSE;
+
+  for (guint d = 0; d < values->ndim; d++)
+    {
+      gint64 have = values->shape[values->ndim - 1 - d];
+
+      if (d >= ndim || (have != 1 && have != shape[ndim - 1 - d]))
+        {
+          g_autofree char *vs = ep_shape_to_string (values->shape, values->ndim);
+          g_autofree char *is = ep_shape_to_string (shape, ndim);
+
+          g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                       _("%s: values of shape %s do not broadcast to the indexed shape %s"),
+                       call->op->name, vs, is);
+          return FALSE;
+        }
+    }
+
+  if (!ep_op_check_indices (call, 1, x->shape[axis], axis, error))
+    return FALSE;
+
+  call->input_dtypes[1] = EP_DTYPE_INT64;
+  call->input_dtypes[2] = x->dtype;
+  ep_op_set_output (call, x->dtype, x->shape, x->ndim);
+  return TRUE;
+}
+
+static gboolean
+scatter_add_gradient (const EpOpCall  *call,
+                      EpTensor *const *output_grads,
+                      EpTensor       **input_grads,
+                      GError         **error)
+{
+  g_autoptr(EpTensor) taken = ep_tensor_take (output_grads[0], call->inputs[1],
+                                              call->attrs.axes[0], error);
+
+  if (taken == NULL)
+    return FALSE;
+
+  input_grads[0] = g_object_ref (output_grads[0]);
+  input_grads[1] = NULL;
+  return ep_grad_set_summed (call, 2, g_steal_pointer (&taken), input_grads, error);
+}
+
+/* The updated positions get no gradient from the output; of values
+ * written to the same position only the last one, which won, gets it. */
+static gboolean
+index_update_gradient (const EpOpCall  *call,
+                       EpTensor *const *output_grads,
+                       EpTensor       **input_grads,
+                       GError         **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  EpTensor *indices = call->inputs[1];
+  const EpLayout *idx = &indices->layout;
+  EpTensor *grad = output_grads[0];
+  gint axis = call->attrs.axes[0];
+  gint64 extent = x->shape[axis];
+  gint64 shape[EP_MAX_DIMS];
+  g_autoptr(EpTensor) zero = ep_tensor_new_weak_scalar (0, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) range = NULL;
+  g_autoptr(EpTensor) numbers = NULL;
+  g_autoptr(EpTensor) none = NULL;
+  g_autoptr(EpTensor) last = NULL;
+  g_autoptr(EpTensor) written = NULL;
+  g_autoptr(EpTensor) won = NULL;
+  g_autoptr(EpTensor) won_here = NULL;
+  g_autoptr(EpTensor) taken = NULL;
+  g_autoptr(EpTensor) chosen = NULL;
+
+  input_grads[1] = NULL;
+  input_grads[0] = ep_tensor_index_update (grad, indices, zero, axis, error);
+  if (input_grads[0] == NULL)
+    return FALSE;
+
+  range = arange_on (grad, ep_layout_get_size (idx), error);
+  numbers = range != NULL ? ep_tensor_reshape (range, idx->shape, idx->ndim, error) : NULL;
+  if (numbers == NULL)
+    return FALSE;
+  ep_device_push (grad->storage->device);
+  none = ep_full (&extent, 1, -1, EP_DTYPE_INT64, error);
+  ep_device_pop ();
+  last = none != NULL ? ep_tensor_index_update (none, indices, numbers, 0, error) : NULL;
+  written = last != NULL ? ep_tensor_take (last, indices, 0, error) : NULL;
+  won = written != NULL ? ep_tensor_equal (written, numbers, error) : NULL;
+  if (won == NULL)
+    return FALSE;
+
+  /* idx.shape followed by ones for the axes after @axis */
+  memcpy (shape, idx->shape, idx->ndim * sizeof (gint64));
+  for (guint d = axis + 1; d < x->ndim; d++)
+    shape[idx->ndim + d - axis - 1] = 1;
+  won_here = ep_tensor_reshape (won, shape, idx->ndim + x->ndim - axis - 1, error);
+  taken = won_here != NULL ? ep_tensor_take (grad, indices, axis, error) : NULL;
+  chosen = taken != NULL ? ep_tensor_where (won_here, taken, zero, error) : NULL;
+  if (chosen == NULL)
+    return FALSE;
+
+  return ep_grad_set_summed (call, 2, g_steal_pointer (&chosen), input_grads, error);
+}
+
+const EpOpDef ep_op_index_update = {
+  .id = EP_OP_INDEX_UPDATE, .name = "index_update", .n_inputs = 3,
+  .flags = EP_OP_FLAG_READS_DATA,
+  .infer = scatter_infer,
+  .gradient = index_update_gradient,
+};
+
+const EpOpDef ep_op_scatter_add = {
+  .id = EP_OP_SCATTER_ADD, .name = "scatter_add", .n_inputs = 3,
+  .flags = EP_OP_FLAG_READS_DATA,
+  .infer = scatter_infer,
+  .gradient = scatter_add_gradient,
+};
+
+/* Where each axis of take's output comes from: the source's axes before
+ * and after @axis, and the indices' axes in between. The strides of the
+ * indices and of the source along each axis of the output (0 where one
+ * does not move), for the kernels of take and of the scatters. */
+void
+ep_take_strides (const EpLayout *x,
+                 const EpLayout *idx,
+                 gint            axis,
+                 gint64         *index_strides,
+                 gint64         *source_strides)
+{
+  guint n = 0;
+
+  for (gint d = 0; d < axis; d++, n++)
+    {
+      index_strides[n] = 0;
+      source_strides[n] = x->strides[d];
+    }
+  for (guint d = 0; d < idx->ndim; d++, n++)
+    {
+      index_strides[n] = idx->strides[d];
+      source_strides[n] = 0;
+    }
+  for (guint d = axis + 1; d < x->ndim; d++, n++)
+    {
+      index_strides[n] = 0;
+      source_strides[n] = x->strides[d];
+    }
+}
+
+/* The same for take (as ep_take_strides()) or take_along_axis, whose
+ * indices and source broadcast against the output, the source standing
+ * still along the axis. */
+void
+ep_gather_strides (const EpOpCall *call,
+                   gint64         *index_strides,
+                   gint64         *source_strides)
+{
+  const EpLayout *x = &call->inputs[0]->layout;
+  const EpLayout *idx = &call->inputs[1]->layout;
+  const EpLayout *out = &call->output_layouts[0];
+  gint axis = call->attrs.axes[0];
+
+  if (call->op->id == EP_OP_TAKE)
+    {
+      ep_take_strides (x, idx, axis, index_strides, source_strides);
+      return;
+    }
+
+  for (guint d = 0; d < out->ndim; d++)
+    {
+      index_strides[d] = idx->shape[d] == out->shape[d] ? idx->strides[d] : 0;
+      source_strides[d] = (gint) d != axis && x->shape[d] == out->shape[d] ? x->strides[d] : 0;
+    }
+}
+
+/* Public methods */
+
+/**
+ * ep_tensor_take:
+ * @self: a tensor, at least 1-D
+ * @indices: an integer tensor of any shape
+ * @axis: the axis to take along
+ * @error: return location for an error
+ *
+ * Gathers the elements at @indices along @axis, as NumPy's `take`: the
+ * result has shape `self.shape[:axis] + indices.shape +
+ * self.shape[axis+1:]`. Negative indices count from the end. For
+ * NumPy's `axis=None`, take from a flattened view
+ * ([method@Tensor.flatten]). Its gradient is [method@Tensor.scatter_add].
+ *
+ * Returns: (transfer full): the gathered tensor, or %NULL with
+ *   %EP_ERROR_INDEX set if an index is out of range, %EP_ERROR_DTYPE if
+ *   @indices are not integers, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_take (EpTensor  *self,
+                EpTensor  *indices,
+                gint       axis,
+                GError   **error)
+{
+  EpTensor *inputs[2] = { self, indices };
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
+
+  return ep_dispatch_axis (&ep_op_take, inputs, 2, axis, error);
+}
+
+/**
+ * ep_tensor_take_along_axis:
+ * @self: a tensor, at least 1-D
+ * @indices: an integer tensor of the same rank as @self
+ * @axis: the axis to take along
+ * @error: return location for an error
+ *
+ * Gathers along @axis with one index per output element, as NumPy's
+ * `take_along_axis`: `out[i, j, k] = self[i, indices[i, j, k], k]` for
+ * `axis = 1`. Outside @axis, @indices and @self broadcast together.
+ * Negative indices count from the end. Useful with the results of
+ * `argsort` or `argmax` (with keepdims).
+ *
+ * Returns: (transfer full): the gathered tensor, or %NULL with
+ *   %EP_ERROR_INDEX set if an index is out of range, %EP_ERROR_SHAPE if
+ *   the shapes do not fit, %EP_ERROR_DTYPE if @indices are not integers,
+ *   or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_take_along_axis (EpTensor  *self,
+                           EpTensor  *indices,
+                           gint       axis,
+                           GError   **error)
+{
+  EpTensor *inputs[2] = { self, indices };
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
+
+  return ep_dispatch_axis (&ep_op_take_along_axis, inputs, 2, axis, error);
+}
+
+/**
+ * ep_tensor_mask:
+ * @self: a tensor
+ * @mask: a bool tensor whose shape is that of the leading axes of @self
+ * @error: return location for an error
+ *
+ * Boolean indexing, `self[mask]` in NumPy: the elements (or sub-tensors,
+ * when @mask covers only the leading axes) where @mask is true, in C
+ * order, along one new first axis. The length of the result depends on
+ * the values of @mask.
+ *
+ * Returns: (transfer full): the selected elements, or %NULL with
+ *   %EP_ERROR_DTYPE set if @mask is not bool or %EP_ERROR_SHAPE if its
+ *   shape does not match
+ */
+EpTensor *
+ep_tensor_mask (EpTensor  *self,
+                EpTensor  *mask,
+                GError   **error)
+{
+  EpTensor *inputs[2] = { self, mask };
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (mask), NULL);
+
+  return ep_dispatch1 (&ep_op_mask, inputs, 2, NULL, error);
+}
+
+/**
+ * ep_tensor_index_update:
+ * @self: a tensor, at least 1-D
+ * @indices: an integer tensor of any shape
+ * @values: the new values, broadcastable to the shape that
+ *   [method@Tensor.take] with @indices would give; converted to the
+ *   type of @self
+ * @axis: the axis @indices refer to
+ * @error: return location for an error
+ *
+ * A copy of @self with the elements at @indices along @axis replaced by
+ * the @values, the functional form of NumPy's
+ * `x[..., indices, ...] = values`; @self is not changed. If an index repeats, the last value written to
+ * it wins.
+ *
+ * Returns: (transfer full): the updated copy, or %NULL with
+ *   %EP_ERROR_INDEX set if an index is out of range, %EP_ERROR_SHAPE if
+ *   @values do not broadcast, %EP_ERROR_DTYPE, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_index_update (EpTensor  *self,
+                        EpTensor  *indices,
+                        EpTensor  *values,
+                        gint       axis,
+                        GError   **error)
+{
+  EpTensor *inputs[3] = { self, indices, values };
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (values), NULL);
+
+  return ep_dispatch_axis (&ep_op_index_update, inputs, 3, axis, error);
+}
+
+/**
+ * ep_tensor_scatter_add:
+ * @self: a tensor, at least 1-D
+ * @indices: an integer tensor of any shape
+ * @values: the values to add, broadcastable to the shape that
+ *   [method@Tensor.take] with @indices would give; converted to the
+ *   type of @self
+ * @axis: the axis @indices refer to
+ * @error: return location for an error
+ *
+ * A copy of @self with @values added at @indices along @axis, as NumPy's
+ * `np.add.at`: values for a repeated index all accumulate. This is the
+ * mirror image of [method@Tensor.take], and its gradient. For bool
+ * tensors adding is logical or.
+ *
+ * Returns: (transfer full): the new tensor, or %NULL with
+ *   %EP_ERROR_INDEX set if an index is out of range, %EP_ERROR_SHAPE if
+ *   @values do not broadcast, %EP_ERROR_DTYPE, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_scatter_add (EpTensor  *self,
+                       EpTensor  *indices,
+                       EpTensor  *values,
+                       gint       axis,
+                       GError   **error)
+{
+  EpTensor *inputs[3] = { self, indices, values };
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (values), NULL);
+
+  return ep_dispatch_axis (&ep_op_scatter_add, inputs, 3, axis, error);
+}

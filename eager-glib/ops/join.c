@@ -1,0 +1,830 @@
+/* ops/join.c: concatenate, stack, split, tile, pad, meshgrid
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+#include "ep-grad-private.h"
+#include "ep-join.h"
+#include "ep-shape-private.h"
+
+/* a * b for extents, saturating: a shape too large to allocate is then
+ * reported by the allocation, not wrapped */
+static gint64
+mul_extent (gint64 a,
+            gint64 b)
+{
+  if (a != 0 && b > G_MAXINT64 / a)
+    return G_MAXINT64;
+  return a * b;
+}
+
+static gint64
+add_extent (gint64 a,
+            gint64 b)
+{
+  return a > G_MAXINT64 - b ? G_MAXINT64 : a + b;
+}
+
+/* concatenate: attrs.axes[0] is the axis */
+
+static gboolean
+concatenate_infer (EpOpCall  *call,
+                   GError   **error)
+{
+  const EpLayout *first = &call->inputs[0]->layout;
+  gint64 shape[EP_MAX_DIMS];
+  gint axis;
+  EpDType dtype;
+
+  if (first->ndim == 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("concatenate: 0-d tensors cannot be concatenated (use stack)"));
+      return FALSE;
+    }
+  if (!ep_op_normalize_axis (call, call->attrs.axes[0], first->ndim, &axis, error))
+    return FALSE;
+  ep_op_attrs_set_axis (&call->attrs, axis);
+
+  memcpy (shape, first->shape, first->ndim * sizeof (gint64));
+  shape[axis] = 0;
+  for (guint i = 0; i < call->n_inputs; i++)
+    {
+      const EpLayout *in = &call->inputs[i]->layout;
+      gboolean fits = in->ndim == first->ndim;
+
+      for (guint d = 0; fits && d < in->ndim; d++)
+        fits = (gint) d == axis || in->shape[d] == first->shape[d];
+
+      if (!fits)
+        {
+          g_autofree char *a = ep_shape_to_string (first->shape, first->ndim);
+          g_autofree char *b = ep_shape_to_string (in->shape, in->ndim);
+
+          g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                       _("concatenate: tensor %u has shape %s, which does not match %s except along axis %d"),
+                       i, b, a, axis);
+          return FALSE;
+        }
+      shape[axis] = add_extent (shape[axis], in->shape[axis]);
+    }
+
+  dtype = ep_op_result_dtype (call->inputs, call->n_inputs);
+  ep_op_cast_all_inputs (call, dtype);
+  ep_op_set_output (call, dtype, shape, first->ndim);
+  return TRUE;
+}
+
+static gboolean
+concatenate_gradient (const EpOpCall  *call,
+                      EpTensor *const *output_grads,
+                      EpTensor       **input_grads,
+                      GError         **error)
+{
+  gint axis = call->attrs.axes[0];
+  gint64 starts[EP_MAX_DIMS] = { 0 };
+  gint64 stops[EP_MAX_DIMS];
+  gint64 offset = 0;
+
+  for (gint d = 0; d < axis; d++)
+    stops[d] = G_MAXINT64;
+
+  for (guint i = 0; i < call->n_inputs; i++)
+    {
+      gint64 extent = call->inputs[i]->layout.shape[axis];
+
+      starts[axis] = offset;
+      stops[axis] = offset + extent;
+      offset += extent;
+      input_grads[i] = ep_tensor_slice (output_grads[0], starts, axis + 1, stops, axis + 1,
+                                        NULL, 0, error);
+      if (input_grads[i] == NULL)
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+const EpOpDef ep_op_concatenate = {
+  .id = EP_OP_CONCATENATE, .name = "concatenate", .n_inputs = -1,
+  .infer = concatenate_infer,
+  .gradient = concatenate_gradient,
+};
+
+/* tile: attrs.ints holds the repetitions, made as long as the output's
+ * rank by the rule (ones in front) */
+
+static gboolean
+tile_infer (EpOpCall  *call,
+            GError   **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  EpOpAttrs *attrs = &call->attrs;
+  gint64 reps[EP_MAX_DIMS] = { 0 }, shape[EP_MAX_DIMS] = { 0 };
+  guint ndim;
+
+  if (attrs->n_ints > EP_MAX_DIMS)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("tile: %u repetitions given, a tensor has at most %d dimensions"),
+                   attrs->n_ints, EP_MAX_DIMS);
+      return FALSE;
+    }
+
+  ndim = MAX (in->ndim, attrs->n_ints);
+  for (guint d = 0; d < ndim; d++)
+    {
+      guint rd = d + attrs->n_ints - ndim;   /* wraps below 0: no rep */
+      guint id = d + in->ndim - ndim;
+      gint64 rep = d + attrs->n_ints >= ndim ? attrs->ints[rd] : 1;
+      gint64 extent = d + in->ndim >= ndim ? in->shape[id] : 1;
+
+      if (rep < 0)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                       _("tile: negative repetition count %" PRId64 " for axis %u"),
+                       rep, d);
+          return FALSE;
+        }
+      reps[d] = rep;
+      shape[d] = mul_extent (extent, rep);
+    }
+
+  if (!ep_layout_init (&call->output_layouts[0], in->dtype, shape, ndim, "tile", error))
+    return FALSE;
+  call->n_outputs = 1;
+  attrs->n_ints = ndim;
+  if (ndim > 0)
+    memcpy (attrs->ints, reps, ndim * sizeof (gint64));
+
+  return TRUE;
+}
+
+/* Adds up the tiles: along each repeated axis, a reshape that splits it
+ * into (repetitions, extent) and a sum over the repetitions, or a
+ * scatter when the extra axis does not fit. */
+static gboolean
+tile_gradient (const EpOpCall  *call,
+               EpTensor *const *output_grads,
+               EpTensor       **input_grads,
+               GError         **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  const EpLayout *out = &call->outputs[0]->layout;
+  const gint64 *reps = call->attrs.ints;
+  guint ndim = out->ndim, lead = out->ndim - in->ndim;
+  g_autoptr(EpTensor) grad = g_object_ref (output_grads[0]);
+  gint64 shape[EP_MAX_DIMS + 1];
+
+  if (ep_layout_get_size (out) == 0)
+    {
+      input_grads[0] = ep_grad_zeros (output_grads[0], in->shape, in->ndim, error);
+      return input_grads[0] != NULL;
+    }
+
+  for (guint d = 0; d < ndim; d++)
+    {
+      gint64 extent = d >= lead ? in->shape[d - lead] : 1;
+      EpTensor *reduced;
+
+      if (reps[d] == 1)
+        continue;
+
+      if (ndim < EP_MAX_DIMS)
+        {
+          g_autoptr(EpTensor) split = NULL;
+          gint axis = d;
+
+          memcpy (shape, grad->layout.shape, ndim * sizeof (gint64));
+          memmove (shape + d + 1, shape + d, (ndim - d) * sizeof (gint64));
+          shape[d] = reps[d];
+          shape[d + 1] = extent;
+          split = ep_tensor_reshape (grad, shape, ndim + 1, error);
+          reduced = split != NULL ? ep_tensor_sum (split, &axis, 1, FALSE, error) : NULL;
+        }
+      else
+        {
+          g_autofree gint64 *positions = g_try_new (gint64, out->shape[d]);
+          g_autoptr(EpTensor) indices = NULL;
+          g_autoptr(EpTensor) zeros = NULL;
+
+          if (positions == NULL)
+            {
+              g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                           _("tile: cannot allocate the gradient's indices"));
+              return FALSE;
+            }
+          for (gint64 o = 0; o < out->shape[d]; o++)
+            positions[o] = o % extent;
+          memcpy (shape, grad->layout.shape, ndim * sizeof (gint64));
+          shape[d] = extent;
+          indices = ep_grad_int64 (grad, positions, &out->shape[d], 1, error);
+          zeros = indices != NULL ? ep_grad_zeros (grad, shape, ndim, error) : NULL;
+          reduced = zeros != NULL ? ep_tensor_scatter_add (zeros, indices, grad, d, error) : NULL;
+        }
+
+      if (reduced == NULL)
+        return FALSE;
+      g_object_unref (grad);
+      grad = reduced;
+    }
+
+  input_grads[0] = ep_tensor_reshape (grad, in->shape, in->ndim, error);
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_tile = {
+  .id = EP_OP_TILE, .name = "tile", .n_inputs = 1,
+  .infer = tile_infer,
+  .gradient = tile_gradient,
+};
+
+/* pad: attrs.ints holds (before, after) for each axis, values[0] the
+ * constant, values[1] the EpPadMode */
+
+static gboolean
+pad_infer (EpOpCall  *call,
+           GError   **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  const EpOpAttrs *attrs = &call->attrs;
+  gint64 shape[EP_MAX_DIMS];
+  gdouble mode = attrs->values[1];
+
+  if (mode != EP_PAD_CONSTANT && mode != EP_PAD_REFLECT)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("pad: unknown mode %g"), mode);
+      return FALSE;
+    }
+
+  if (attrs->n_ints != 2 * in->ndim)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("pad: %u paddings given, a tensor of %u dimensions needs %u (before and after each axis)"),
+                   attrs->n_ints, in->ndim, 2 * in->ndim);
+      return FALSE;
+    }
+
+  for (guint d = 0; d < in->ndim; d++)
+    {
+      gint64 before = attrs->ints[2 * d], after = attrs->ints[2 * d + 1];
+
+      if (before < 0 || after < 0)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                       _("pad: negative padding (%" PRId64 ", %" PRId64 ") for axis %u"),
+                       before, after, d);
+          return FALSE;
+        }
+      if (mode == EP_PAD_REFLECT && in->shape[d] == 0 && (before > 0 || after > 0))
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                       _("pad: cannot reflect the empty axis %u"), d);
+          return FALSE;
+        }
+      shape[d] = add_extent (add_extent (in->shape[d], before), after);
+    }
+
+  if (!ep_layout_init (&call->output_layouts[0], in->dtype, shape, in->ndim, "pad", error))
+    return FALSE;
+  call->n_outputs = 1;
+  return TRUE;
+}
+
+/* Where output index @o of a padded axis reads from: NumPy's "reflect"
+ * is the periodic extension of x[0] … x[n-1] … x[1]. -1 for the
+ * constant. Shared with the CPU kernel. */
+gint64
+ep_pad_source_index (gint64    o,
+                     gint64    before,
+                     gint64    extent,
+                     EpPadMode mode)
+{
+  gint64 i = o - before;   /* no overflow: both are extents */
+
+  if (i >= 0 && i < extent)
+    return i;
+  if (mode == EP_PAD_CONSTANT)
+    return -1;
+  if (extent == 1)
+    return 0;
+
+  {
+    gint64 period = 2 * (extent - 1);
+
+    i %= period;
+    if (i < 0)
+      i += period;
+    return i < extent ? i : period - i;
+  }
+}
+
+static gboolean
+pad_gradient (const EpOpCall  *call,
+              EpTensor *const *output_grads,
+              EpTensor       **input_grads,
+              GError         **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  const EpLayout *out = &call->outputs[0]->layout;
+  const gint64 *pads = call->attrs.ints;
+  guint ndim = in->ndim;
+  g_autoptr(EpTensor) grad = g_object_ref (output_grads[0]);
+  gint64 shape[EP_MAX_DIMS];
+
+  if (call->attrs.values[1] == EP_PAD_CONSTANT)
+    {
+      gint64 starts[EP_MAX_DIMS], stops[EP_MAX_DIMS];
+
+      for (guint d = 0; d < ndim; d++)
+        {
+          starts[d] = pads[2 * d];
+          stops[d] = pads[2 * d] + in->shape[d];
+        }
+      input_grads[0] = ep_tensor_slice (grad, starts, ndim, stops, ndim, NULL, 0, error);
+      return input_grads[0] != NULL;
+    }
+
+  /* reflect: along each axis the pad is a take, so its gradient is a
+   * scatter_add of the same indices */
+  if (ndim > 0)
+    memcpy (shape, out->shape, ndim * sizeof (gint64));
+  for (guint d = 0; d < ndim; d++)
+    {
+      g_autofree gint64 *positions = NULL;
+      g_autoptr(EpTensor) indices = NULL;
+      g_autoptr(EpTensor) zeros = NULL;
+      EpTensor *scattered;
+
+      if (pads[2 * d] == 0 && pads[2 * d + 1] == 0)
+        continue;
+
+      positions = g_try_new (gint64, out->shape[d]);
+      if (positions == NULL)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                       _("pad: cannot allocate the gradient's indices"));
+          return FALSE;
+        }
+      for (gint64 o = 0; o < out->shape[d]; o++)
+        positions[o] = ep_pad_source_index (o, pads[2 * d], in->shape[d], EP_PAD_REFLECT);
+
+      shape[d] = in->shape[d];
+      indices = ep_grad_int64 (grad, positions, &out->shape[d], 1, error);
+      zeros = indices != NULL ? ep_grad_zeros (grad, shape, ndim, error) : NULL;
+      scattered = zeros != NULL ? ep_tensor_scatter_add (zeros, indices, grad, d, error) : NULL;
+      if (scattered == NULL)
+        return FALSE;
+      g_object_unref (grad);
+      grad = scattered;
+    }
+
+  input_grads[0] = g_steal_pointer (&grad);
+  return TRUE;
+}
+
+const EpOpDef ep_op_pad = {
+  .id = EP_OP_PAD, .name = "pad", .n_inputs = 1,
+  .infer = pad_infer,
+  .gradient = pad_gradient,
+};
+
+/* Public functions */
+
+/**
+ * ep_concatenate:
+ * @tensors: (array length=n_tensors): the tensors to join, at least one
+ * @n_tensors: the number of tensors
+ * @axis: the axis to join along
+ * @error: return location for an error
+ *
+ * Joins tensors along an existing axis, as NumPy's `concatenate`: they
+ * must have the same shape except along @axis, and their types promote
+ * to a common one.
+ *
+ * Returns: (transfer full): the joined tensor, or %NULL with
+ *   %EP_ERROR_SHAPE set if the shapes do not fit together (or a tensor is
+ *   0-d), %EP_ERROR_AXIS if @axis is out of range, or
+ *   %EP_ERROR_INVALID_ARGUMENT if @tensors is empty
+ */
+EpTensor *
+ep_concatenate (EpTensor **tensors,
+                guint      n_tensors,
+                gint       axis,
+                GError   **error)
+{
+  g_return_val_if_fail (tensors != NULL || n_tensors == 0, NULL);
+  for (guint i = 0; i < n_tensors; i++)
+    g_return_val_if_fail (EP_IS_TENSOR (tensors[i]), NULL);
+
+  if (n_tensors == 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("concatenate: needs at least one tensor"));
+      return NULL;
+    }
+
+  return ep_dispatch_axis (&ep_op_concatenate, tensors, n_tensors, axis, error);
+}
+
+/**
+ * ep_stack:
+ * @tensors: (array length=n_tensors): the tensors to stack, at least one,
+ *   all of the same shape
+ * @n_tensors: the number of tensors
+ * @axis: where the new axis goes in the result, in `[-ndim - 1, ndim]`
+ * @error: return location for an error
+ *
+ * Joins tensors of the same shape along a new axis, as NumPy's `stack`.
+ *
+ * Returns: (transfer full): the stacked tensor, or %NULL with
+ *   %EP_ERROR_SHAPE set if the shapes differ, %EP_ERROR_AXIS if @axis is
+ *   out of range, or %EP_ERROR_INVALID_ARGUMENT if @tensors is empty
+ */
+EpTensor *
+ep_stack (EpTensor **tensors,
+          guint      n_tensors,
+          gint       axis,
+          GError   **error)
+{
+  g_autoptr(GPtrArray) expanded = NULL;
+  const EpLayout *first;
+
+  g_return_val_if_fail (tensors != NULL || n_tensors == 0, NULL);
+  for (guint i = 0; i < n_tensors; i++)
+    g_return_val_if_fail (EP_IS_TENSOR (tensors[i]), NULL);
+
+  if (n_tensors == 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("stack: needs at least one tensor"));
+      return NULL;
+    }
+
+  first = &tensors[0]->layout;
+  if (first->ndim >= EP_MAX_DIMS)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("stack: the result would have %u dimensions, at most %d are supported"),
+                   first->ndim + 1, EP_MAX_DIMS);
+      return NULL;
+    }
+  if (axis < -(gint) first->ndim - 1 || axis > (gint) first->ndim)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
+                   _("stack: axis %d is out of range for a result of %u dimensions"),
+                   axis, first->ndim + 1);
+      return NULL;
+    }
+
+  for (guint i = 1; i < n_tensors; i++)
+    {
+      const EpLayout *in = &tensors[i]->layout;
+
+      if (in->ndim != first->ndim
+          || (in->ndim > 0 && memcmp (in->shape, first->shape, in->ndim * sizeof (gint64)) != 0))
+        {
+          g_autofree char *a = ep_shape_to_string (first->shape, first->ndim);
+          g_autofree char *b = ep_shape_to_string (in->shape, in->ndim);
+
+          g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                       _("stack: tensor %u has shape %s, tensor 0 has %s; they must be equal"),
+                       i, b, a);
+          return NULL;
+        }
+    }
+
+  expanded = g_ptr_array_new_full (n_tensors, g_object_unref);
+  for (guint i = 0; i < n_tensors; i++)
+    {
+      EpTensor *view = ep_tensor_expand_dims (tensors[i], axis, error);
+
+      if (view == NULL)
+        return NULL;
+      g_ptr_array_add (expanded, view);
+    }
+
+  return ep_concatenate ((EpTensor **) expanded->pdata, n_tensors, axis, error);
+}
+
+static EpTensor **
+steal_outputs (GPtrArray *outputs,
+               guint     *n_outputs)
+{
+  if (n_outputs != NULL)
+    *n_outputs = outputs->len;
+  g_ptr_array_set_free_func (outputs, NULL);
+  g_ptr_array_add (outputs, NULL);
+
+  return (EpTensor **) g_ptr_array_free (outputs, FALSE);
+}
+
+static EpTensor **
+split_at_bounds (EpTensor      *self,
+                 const gint64  *bounds,
+                 guint          n_bounds,
+                 gint           axis,
+                 guint         *n_outputs,
+                 GError       **error)
+{
+  g_autoptr(GPtrArray) outputs = g_ptr_array_new_with_free_func (g_object_unref);
+  gint64 starts[EP_MAX_DIMS] = { 0 }, stops[EP_MAX_DIMS];
+
+  for (gint d = 0; d < axis; d++)
+    stops[d] = G_MAXINT64;
+
+  for (guint i = 0; i + 1 < n_bounds; i++)
+    {
+      EpTensor *part;
+
+      starts[axis] = bounds[i];
+      stops[axis] = bounds[i + 1];
+      part = ep_tensor_slice (self, starts, axis + 1, stops, axis + 1, NULL, 0, error);
+      if (part == NULL)
+        return NULL;
+      g_ptr_array_add (outputs, part);
+    }
+
+  return steal_outputs (g_steal_pointer (&outputs), n_outputs);
+}
+
+static gboolean
+split_axis (EpTensor  *self,
+            gint      *axis,
+            GError   **error)
+{
+  gint ndim = self->layout.ndim;
+
+  if (*axis < -ndim || *axis >= ndim)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
+                   _("split: axis %d is out of range for a tensor of %d dimensions"),
+                   *axis, ndim);
+      return FALSE;
+    }
+  if (*axis < 0)
+    *axis += ndim;
+
+  return TRUE;
+}
+
+/**
+ * ep_tensor_split:
+ * @self: a tensor
+ * @sections: the number of equal parts, at least 1
+ * @axis: the axis to split
+ * @n_outputs: (out) (optional): return location for the number of parts,
+ *   @sections
+ * @error: return location for an error
+ *
+ * Splits @self into @sections equal parts along @axis, as NumPy's
+ * `split` with an integer. The parts are views.
+ *
+ * Returns: (array length=n_outputs) (transfer full): the parts (also
+ *   %NULL-terminated), or %NULL with %EP_ERROR_SHAPE set if the extent of
+ *   @axis is not a multiple of @sections, %EP_ERROR_AXIS if @axis is out
+ *   of range, or %EP_ERROR_INVALID_ARGUMENT if @sections is not positive
+ */
+EpTensor **
+ep_tensor_split (EpTensor  *self,
+                 gint64     sections,
+                 gint       axis,
+                 guint     *n_outputs,
+                 GError   **error)
+{
+  g_autofree gint64 *bounds = NULL;
+  gint64 extent;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if (!split_axis (self, &axis, error))
+    return NULL;
+  extent = self->layout.shape[axis];
+
+  if (sections <= 0 || sections > G_MAXUINT - 1)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("split: the number of sections must be positive and fit a guint (got %" PRId64 ")"),
+                   sections);
+      return NULL;
+    }
+  if (extent % sections != 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("split: axis %d of extent %" PRId64 " does not split into %" PRId64 " equal sections"),
+                   axis, extent, sections);
+      return NULL;
+    }
+
+  bounds = g_try_new (gint64, sections + 1);
+  if (bounds == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("split: cannot allocate %" PRId64 " sections"), sections);
+      return NULL;
+    }
+  for (gint64 i = 0; i <= sections; i++)
+    bounds[i] = i * (extent / sections);
+
+  return split_at_bounds (self, bounds, sections + 1, axis, n_outputs, error);
+}
+
+/**
+ * ep_tensor_split_at:
+ * @self: a tensor
+ * @indices: (array length=n_indices): where the parts start, as NumPy's
+ *   `split` with a list: part `i` is `[indices[i-1]:indices[i]]` along
+ *   @axis, with Python's slice bounds (negative ones count from the end,
+ *   out-of-range ones clamp)
+ * @n_indices: the number of indices; there are `n_indices + 1` parts
+ * @axis: the axis to split
+ * @n_outputs: (out) (optional): return location for the number of parts
+ * @error: return location for an error
+ *
+ * Splits @self along @axis at @indices. The parts are views.
+ *
+ * Returns: (array length=n_outputs) (transfer full): the parts (also
+ *   %NULL-terminated), or %NULL with %EP_ERROR_AXIS set if @axis is out
+ *   of range
+ */
+EpTensor **
+ep_tensor_split_at (EpTensor      *self,
+                    const gint64  *indices,
+                    guint          n_indices,
+                    gint           axis,
+                    guint         *n_outputs,
+                    GError       **error)
+{
+  g_autofree gint64 *bounds = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (indices != NULL || n_indices == 0, NULL);
+
+  if (!split_axis (self, &axis, error))
+    return NULL;
+
+  bounds = g_new (gint64, (gsize) n_indices + 2);
+  bounds[0] = 0;
+  if (n_indices > 0)
+    memcpy (bounds + 1, indices, n_indices * sizeof (gint64));
+  bounds[n_indices + 1] = G_MAXINT64;
+
+  return split_at_bounds (self, bounds, n_indices + 2, axis, n_outputs, error);
+}
+
+/**
+ * ep_tensor_tile:
+ * @self: a tensor
+ * @reps: (array length=n_reps): how many times to repeat @self along each
+ *   axis
+ * @n_reps: the number of repetitions
+ * @error: return location for an error
+ *
+ * Repeats @self as NumPy's `tile`: if @reps is shorter than the rank of
+ * @self it is padded with ones in front; if it is longer, @self gets
+ * leading axes of extent 1.
+ *
+ * Returns: (transfer full): the tiled tensor, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set for a negative repetition or
+ *   %EP_ERROR_SHAPE if the result would have too many dimensions
+ */
+EpTensor *
+ep_tensor_tile (EpTensor      *self,
+                const gint64  *reps,
+                guint          n_reps,
+                GError       **error)
+{
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (reps != NULL || n_reps == 0, NULL);
+
+  ep_op_attrs_init (&attrs);
+  ep_op_attrs_set_ints (&attrs, reps, n_reps);
+
+  return ep_dispatch1 (&ep_op_tile, &self, 1, &attrs, error);
+}
+
+/**
+ * ep_tensor_pad:
+ * @self: a tensor
+ * @paddings: (array length=n_paddings): how many elements to add before
+ *   and after each axis: `{ before0, after0, before1, after1, … }`
+ * @n_paddings: the number of paddings, twice the rank of @self
+ * @mode: how to fill the new elements
+ * @value: the value of the new elements with %EP_PAD_CONSTANT
+ * @error: return location for an error
+ *
+ * Pads @self as NumPy's `pad` in `"constant"` or `"reflect"` mode.
+ * Reflection repeats as often as needed when a padding is longer than
+ * the axis.
+ *
+ * Returns: (transfer full): the padded tensor, or %NULL with
+ *   %EP_ERROR_SHAPE set if @n_paddings is not twice the rank, or
+ *   %EP_ERROR_INVALID_ARGUMENT for a negative padding, an unknown @mode,
+ *   or reflecting an empty axis
+ */
+EpTensor *
+ep_tensor_pad (EpTensor      *self,
+               const gint64  *paddings,
+               guint          n_paddings,
+               EpPadMode      mode,
+               gdouble        value,
+               GError       **error)
+{
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (paddings != NULL || n_paddings == 0, NULL);
+
+  ep_op_attrs_init (&attrs);
+  ep_op_attrs_set_ints (&attrs, paddings, n_paddings);
+  attrs.values[0] = value;
+  attrs.values[1] = mode;
+
+  return ep_dispatch1 (&ep_op_pad, &self, 1, &attrs, error);
+}
+
+/**
+ * ep_meshgrid:
+ * @tensors: (array length=n_tensors): the coordinate vectors; tensors of
+ *   other ranks are flattened
+ * @n_tensors: the number of tensors, at most %EP_MAX_DIMS
+ * @indexing: the order of the output dimensions
+ * @n_outputs: (out) (optional): return location for the number of
+ *   outputs, @n_tensors
+ * @error: return location for an error
+ *
+ * Coordinate grids as NumPy's `meshgrid`: output `i` repeats the values
+ * of input `i` along every other axis. The outputs are broadcast views
+ * (stride 0 along the repeated axes); each keeps its input's type.
+ *
+ * Returns: (array length=n_outputs) (transfer full): the grids (also
+ *   %NULL-terminated), or %NULL with %EP_ERROR_SHAPE set if there are
+ *   more than %EP_MAX_DIMS tensors
+ */
+EpTensor **
+ep_meshgrid (EpTensor       **tensors,
+             guint            n_tensors,
+             EpMeshIndexing   indexing,
+             guint           *n_outputs,
+             GError         **error)
+{
+  g_autoptr(GPtrArray) outputs = g_ptr_array_new_with_free_func (g_object_unref);
+  gint64 shape[EP_MAX_DIMS];
+  guint position[EP_MAX_DIMS];
+
+  g_return_val_if_fail (tensors != NULL || n_tensors == 0, NULL);
+  for (guint i = 0; i < n_tensors; i++)
+    g_return_val_if_fail (EP_IS_TENSOR (tensors[i]), NULL);
+
+  if (n_tensors > EP_MAX_DIMS)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("meshgrid: %u tensors give %u dimensions, at most %d are supported"),
+                   n_tensors, n_tensors, EP_MAX_DIMS);
+      return NULL;
+    }
+  if (indexing != EP_MESH_XY && indexing != EP_MESH_IJ)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("meshgrid: unknown indexing %d"), indexing);
+      return NULL;
+    }
+
+  for (guint i = 0; i < n_tensors; i++)
+    position[i] = i;
+  if (indexing == EP_MESH_XY && n_tensors >= 2)
+    {
+      position[0] = 1;
+      position[1] = 0;
+    }
+  for (guint i = 0; i < n_tensors; i++)
+    shape[position[i]] = ep_layout_get_size (&tensors[i]->layout);
+
+  for (guint i = 0; i < n_tensors; i++)
+    {
+      gint64 line[EP_MAX_DIMS];
+      g_autoptr(EpTensor) column = NULL;
+      EpTensor *grid;
+
+      for (guint d = 0; d < n_tensors; d++)
+        line[d] = d == position[i] ? shape[d] : 1;
+      column = ep_tensor_reshape (tensors[i], line, n_tensors, error);
+      grid = column != NULL ? ep_tensor_broadcast_to (column, shape, n_tensors, error) : NULL;
+      if (grid == NULL)
+        return NULL;
+      g_ptr_array_add (outputs, grid);
+    }
+
+  return steal_outputs (g_steal_pointer (&outputs), n_outputs);
+}

@@ -1,0 +1,268 @@
+/* ops/logical.c: comparisons, logic on bool tensors, classification of floats
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+#include <math.h>
+
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+#include "ep-grad-private.h"
+#include "ep-math-private.h"
+
+static gboolean
+comparison_infer (EpOpCall  *call,
+                  GError   **error)
+{
+  EpLayout *out = &call->output_layouts[0];
+
+  if (!ep_op_broadcast (call, out, error))
+    return FALSE;
+
+  out->dtype = EP_DTYPE_BOOL;
+  ep_op_cast_all_inputs (call, ep_op_result_dtype (call->inputs, 2));
+  return TRUE;
+}
+
+#define COMPARISON_OP(ID, op_name)                                          \
+  const EpOpDef ep_op_##op_name = {                                         \
+    .id = EP_OP_##ID, .name = #op_name, .n_inputs = 2,                      \
+    .infer = comparison_infer,                                              \
+  };
+
+COMPARISON_OP (LESS, less)
+COMPARISON_OP (LESS_EQUAL, less_equal)
+COMPARISON_OP (EQUAL, equal)
+COMPARISON_OP (NOT_EQUAL, not_equal)
+COMPARISON_OP (GREATER, greater)
+COMPARISON_OP (GREATER_EQUAL, greater_equal)
+
+/**
+ * ep_tensor_less:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type.
+ *
+ * Returns: (transfer full): the bool tensor `self < other`
+ */
+EP_DEFINE_BINARY_METHOD (less)
+
+/**
+ * ep_tensor_less_equal:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type.
+ *
+ * Returns: (transfer full): the bool tensor `self <= other`
+ */
+EP_DEFINE_BINARY_METHOD (less_equal)
+
+/**
+ * ep_tensor_equal:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type; NaN equals
+ * nothing.
+ *
+ * Returns: (transfer full): the bool tensor `self == other`
+ */
+EP_DEFINE_BINARY_METHOD (equal)
+
+/**
+ * ep_tensor_not_equal:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type.
+ *
+ * Returns: (transfer full): the bool tensor `self != other`
+ */
+EP_DEFINE_BINARY_METHOD (not_equal)
+
+/**
+ * ep_tensor_greater:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type.
+ *
+ * Returns: (transfer full): the bool tensor `self > other`
+ */
+EP_DEFINE_BINARY_METHOD (greater)
+
+/**
+ * ep_tensor_greater_equal:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Compares elementwise after promoting both to a common type.
+ *
+ * Returns: (transfer full): the bool tensor `self >= other`
+ */
+EP_DEFINE_BINARY_METHOD (greater_equal)
+
+/* Logic takes bool tensors only: NumPy would test other types for
+ * non-zero, but a silent conversion hides mistakes (API.md). */
+gboolean
+ep_op_require_bool_inputs (const EpOpCall  *call,
+                           GError         **error)
+{
+  for (guint i = 0; i < call->n_inputs; i++)
+    {
+      EpDType dtype = call->inputs[i]->layout.dtype;
+
+      if (dtype != EP_DTYPE_BOOL)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                       _("%s: takes bool tensors, not %s; compare or use astype first"),
+                       call->op->name, ep_dtype_get_name (dtype));
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+static gboolean
+logical_infer (EpOpCall  *call,
+               GError   **error)
+{
+  EpLayout *out = &call->output_layouts[0];
+
+  if (!ep_op_require_bool_inputs (call, error))
+    return FALSE;
+  if (!ep_op_broadcast (call, out, error))
+    return FALSE;
+
+  out->dtype = EP_DTYPE_BOOL;
+  return TRUE;
+}
+
+/* isnan and friends: defined for every type (integers and bools are
+ * never NaN or infinite). */
+static gboolean
+classify_infer (EpOpCall  *call,
+                GError   **error)
+{
+  EpTensor *input = call->inputs[0];
+
+  ep_op_set_output (call, EP_DTYPE_BOOL, input->layout.shape, input->layout.ndim);
+  return TRUE;
+}
+
+const EpOpDef ep_op_logical_and = {
+  .id = EP_OP_LOGICAL_AND, .name = "logical_and", .n_inputs = 2,
+  .infer = logical_infer,
+};
+
+const EpOpDef ep_op_logical_or = {
+  .id = EP_OP_LOGICAL_OR, .name = "logical_or", .n_inputs = 2,
+  .infer = logical_infer,
+};
+
+const EpOpDef ep_op_logical_not = {
+  .id = EP_OP_LOGICAL_NOT, .name = "logical_not", .n_inputs = 1,
+  .infer = logical_infer,
+};
+
+const EpOpDef ep_op_isnan = {
+  .id = EP_OP_ISNAN, .name = "isnan", .n_inputs = 1,
+  .infer = classify_infer,
+};
+
+const EpOpDef ep_op_isinf = {
+  .id = EP_OP_ISINF, .name = "isinf", .n_inputs = 1,
+  .infer = classify_infer,
+};
+
+const EpOpDef ep_op_isfinite = {
+  .id = EP_OP_ISFINITE, .name = "isfinite", .n_inputs = 1,
+  .infer = classify_infer,
+};
+
+/**
+ * ep_tensor_logical_and:
+ * @self: a bool tensor
+ * @other: a bool tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Logical and, elementwise.
+ *
+ * Returns: (transfer full): `self and other`, or %NULL with
+ *   %EP_ERROR_DTYPE set if a tensor is not bool, or %EP_ERROR_SHAPE
+ */
+EP_DEFINE_BINARY_METHOD (logical_and)
+
+/**
+ * ep_tensor_logical_or:
+ * @self: a bool tensor
+ * @other: a bool tensor broadcastable with @self
+ * @error: return location for an error
+ *
+ * Logical or, elementwise.
+ *
+ * Returns: (transfer full): `self or other`, or %NULL with
+ *   %EP_ERROR_DTYPE set if a tensor is not bool, or %EP_ERROR_SHAPE
+ */
+EP_DEFINE_BINARY_METHOD (logical_or)
+
+/**
+ * ep_tensor_logical_not:
+ * @self: a bool tensor
+ * @error: return location for an error
+ *
+ * Logical negation, elementwise.
+ *
+ * Returns: (transfer full): `not self`, or %NULL with %EP_ERROR_DTYPE
+ *   set if @self is not bool
+ */
+EP_DEFINE_UNARY_METHOD (logical_not)
+
+/**
+ * ep_tensor_isnan:
+ * @self: a tensor
+ * @error: return location for an error
+ *
+ * Whether each element is NaN; always false for integer and bool
+ * tensors.
+ *
+ * Returns: (transfer full): a bool tensor shaped like @self
+ */
+EP_DEFINE_UNARY_METHOD (isnan)
+
+/**
+ * ep_tensor_isinf:
+ * @self: a tensor
+ * @error: return location for an error
+ *
+ * Whether each element is positive or negative infinity; always false
+ * for integer and bool tensors.
+ *
+ * Returns: (transfer full): a bool tensor shaped like @self
+ */
+EP_DEFINE_UNARY_METHOD (isinf)
+
+/**
+ * ep_tensor_isfinite:
+ * @self: a tensor
+ * @error: return location for an error
+ *
+ * Whether each element is neither infinite nor NaN; always true for
+ * integer and bool tensors.
+ *
+ * Returns: (transfer full): a bool tensor shaped like @self
+ */
+EP_DEFINE_UNARY_METHOD (isfinite)

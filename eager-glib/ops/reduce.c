@@ -1,0 +1,862 @@
+/* ops/reduce.c: reductions: sum mean max min prod all any argmin argmax, and the norms
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+#include "ep-grad-private.h"
+#include "ep-math-private.h"
+#include "ep-tensor-private.h"
+
+/* The output shape: the input's with the reduced axes dropped, or kept
+ * as 1 with keepdims. Axes are canonical by now. Shared with the
+ * reductions of other families (ep-math-private.h). */
+void
+ep_op_set_reduced_output (EpOpCall *call,
+                          EpDType   dtype)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  const EpOpAttrs *attrs = &call->attrs;
+  gint64 shape[EP_MAX_DIMS];
+  guint ndim = 0, a = 0;
+
+  for (guint d = 0; d < in->ndim; d++)
+    {
+      gboolean reduced = a < attrs->n_axes && attrs->axes[a] == (gint) d;
+
+      if (reduced)
+        a++;
+      if (!reduced)
+        shape[ndim++] = in->shape[d];
+      else if (attrs->keepdims)
+        shape[ndim++] = 1;
+    }
+
+  ep_op_set_output (call, dtype, shape, ndim);
+}
+
+static gboolean
+reduces_empty (const EpOpCall *call)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+
+  for (guint a = 0; a < call->attrs.n_axes; a++)
+    if (in->shape[call->attrs.axes[a]] == 0)
+      return TRUE;
+
+  return FALSE;
+}
+
+/* sum: NumPy sums bool and int32 as int64 */
+static gboolean
+sum_infer (EpOpCall  *call,
+           GError   **error)
+{
+  EpDType dtype = call->inputs[0]->layout.dtype;
+
+  if (!ep_op_normalize_reduction_axes (call, error))
+    return FALSE;
+
+  if (!ep_dtype_is_floating (dtype))
+    dtype = EP_DTYPE_INT64;
+  call->input_dtypes[0] = dtype;
+  ep_op_set_reduced_output (call, dtype);
+  return TRUE;
+}
+
+static gboolean
+mean_infer (EpOpCall  *call,
+            GError   **error)
+{
+  EpDType dtype = call->inputs[0]->layout.dtype;
+
+  if (!ep_dtype_is_floating (dtype))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("mean: not defined for %s tensors; convert with astype first"),
+                   ep_dtype_get_name (dtype));
+      return FALSE;
+    }
+  if (!ep_op_normalize_axes (call, call->inputs[0]->layout.ndim, error))
+    return FALSE;
+
+  ep_op_set_reduced_output (call, dtype);
+  return TRUE;
+}
+
+static gboolean
+extremum_infer (EpOpCall  *call,
+                GError   **error)
+{
+  if (!ep_op_normalize_reduction_axes (call, error))
+    return FALSE;
+
+  if (reduces_empty (call))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: reduction over a zero-size axis has no identity"),
+                   call->op->name);
+      return FALSE;
+    }
+
+  ep_op_set_reduced_output (call, call->inputs[0]->layout.dtype);
+  return TRUE;
+}
+
+/* Gradients: the output's gradient, with the reduced axes restored as
+ * extent 1, spread over the input. */
+
+static gboolean
+sum_gradient (const EpOpCall   *call,
+              EpTensor *const  *output_grads,
+              EpTensor        **input_grads,
+              GError          **error)
+{
+  g_autoptr(EpTensor) g = NULL;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  g = ep_grad_keep_reduced (call, output_grads[0], error);
+  if (g == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_grad_broadcast (g, &call->inputs[0]->layout, error);
+  return input_grads[0] != NULL;
+}
+
+static gboolean
+mean_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  g_autoptr(EpTensor) g = NULL;
+  g_autoptr(EpTensor) scaled = NULL;
+  gdouble count = 1.0;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  for (guint a = 0; a < call->attrs.n_axes; a++)
+    count *= (gdouble) in->shape[call->attrs.axes[a]];
+
+  g = ep_grad_keep_reduced (call, output_grads[0], error);
+  scaled = g ? ep_tensor_div_scalar (g, count, error) : NULL;
+  if (scaled == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_grad_broadcast (scaled, in, error);
+  return input_grads[0] != NULL;
+}
+
+/* The gradient goes to the elements equal to the extremum, shared
+ * equally between ties (as TensorFlow does); a slice whose extremum is
+ * NaN gets none. */
+static gboolean
+extremum_gradient (const EpOpCall   *call,
+                   EpTensor *const  *output_grads,
+                   EpTensor        **input_grads,
+                   GError          **error)
+{
+  EpTensor *x = call->inputs[0];
+  g_autoptr(EpTensor) zero = ep_grad_literal (0.0);
+  g_autoptr(EpTensor) one = ep_grad_literal (1.0);
+  g_autoptr(EpTensor) g = NULL, y = NULL, hit = NULL, mask = NULL, ties = NULL;
+  g_autoptr(EpTensor) any = NULL, count = NULL, share = NULL;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  if ((g = ep_grad_keep_reduced (call, output_grads[0], error))
+      && (y = ep_grad_keep_reduced (call, call->outputs[0], error))
+      && (hit = ep_tensor_equal (x, y, error))
+      && (mask = ep_tensor_astype (hit, x->layout.dtype, error))
+      && (ties = ep_tensor_sum (mask, call->attrs.axes, call->attrs.n_axes, TRUE, error))
+      && (any = ep_tensor_greater (ties, zero, error))
+      && (count = ep_tensor_where (any, ties, one, error))
+      && (share = ep_tensor_div (g, count, error)))
+    input_grads[0] = ep_tensor_mul (mask, share, error);
+
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_sum = {
+  .id = EP_OP_SUM, .name = "sum", .n_inputs = 1,
+  .infer = sum_infer,
+  .gradient = sum_gradient,
+};
+
+const EpOpDef ep_op_mean = {
+  .id = EP_OP_MEAN, .name = "mean", .n_inputs = 1,
+  .infer = mean_infer,
+  .gradient = mean_gradient,
+};
+
+const EpOpDef ep_op_max = {
+  .id = EP_OP_MAX, .name = "max", .n_inputs = 1,
+  .infer = extremum_infer,
+  .gradient = extremum_gradient,
+};
+
+const EpOpDef ep_op_min = {
+  .id = EP_OP_MIN, .name = "min", .n_inputs = 1,
+  .infer = extremum_infer,
+  .gradient = extremum_gradient,
+};
+
+/**
+ * ep_tensor_sum:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to sum over; %NULL
+ *   for all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the summed axes with extent 1
+ * @error: return location for an error
+ *
+ * Sums over @axes. Bool and integer tensors sum as int64, as in NumPy;
+ * floats sum pairwise for accuracy. As in NumPy, a 0-d tensor sums over
+ * axis 0 or -1 as over none (so do prod, max, min, all, any and
+ * logsumexp; mean refuses it).
+ *
+ * Returns: (transfer full): the sums, or %NULL with %EP_ERROR_AXIS set if
+ *   an axis is out of range or repeated
+ */
+EpTensor *
+ep_tensor_sum (EpTensor    *self,
+               const gint  *axes,
+               guint        n_axes,
+               gboolean     keepdims,
+               GError     **error)
+{
+  return ep_dispatch_axes (&ep_op_sum, self, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_mean:
+ * @self: a floating-point tensor
+ * @axes: (array length=n_axes) (nullable): the axes to average over;
+ *   %NULL for all of them
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the averaged axes with extent 1
+ * @error: return location for an error
+ *
+ * Averages over @axes. The mean of an empty selection is NaN.
+ *
+ * Returns: (transfer full): the means, or %NULL with %EP_ERROR_DTYPE set
+ *   for a tensor that is not floating-point, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_mean (EpTensor    *self,
+                const gint  *axes,
+                guint        n_axes,
+                gboolean     keepdims,
+                GError     **error)
+{
+  return ep_dispatch_axes (&ep_op_mean, self, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_max:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * The largest element over @axes; NaN if any is NaN, as in NumPy. The
+ * gradient goes to the elements equal to the maximum, shared equally
+ * between ties.
+ *
+ * Returns: (transfer full): the maxima, or %NULL with %EP_ERROR_SHAPE set
+ *   when reducing over an axis of extent 0, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_max (EpTensor    *self,
+               const gint  *axes,
+               guint        n_axes,
+               gboolean     keepdims,
+               GError     **error)
+{
+  return ep_dispatch_axes (&ep_op_max, self, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_min:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * The smallest element over @axes; NaN if any is NaN, as in NumPy. The
+ * gradient goes to the elements equal to the minimum, shared equally
+ * between ties.
+ *
+ * Returns: (transfer full): the minima, or %NULL with %EP_ERROR_SHAPE set
+ *   when reducing over an axis of extent 0, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_min (EpTensor    *self,
+               const gint  *axes,
+               guint        n_axes,
+               gboolean     keepdims,
+               GError     **error)
+{
+  return ep_dispatch_axes (&ep_op_min, self, axes, n_axes, keepdims, error);
+}
+
+
+/* Like sum: bool and integers accumulate as int64, as in NumPy. */
+EpDType
+ep_op_accumulation_dtype (EpDType dtype)
+{
+  return ep_dtype_is_floating (dtype) ? dtype : EP_DTYPE_INT64;
+}
+
+/* prod */
+
+static gboolean
+prod_infer (EpOpCall  *call,
+            GError   **error)
+{
+  EpDType dtype = ep_op_accumulation_dtype (call->inputs[0]->layout.dtype);
+
+  if (!ep_op_normalize_reduction_axes (call, error))
+    return FALSE;
+
+  call->input_dtypes[0] = dtype;
+  ep_op_set_reduced_output (call, dtype);
+  return TRUE;
+}
+
+/* The product of the others, without dividing by zero: with no zero in
+ * a reduction it is prod / x; with one zero, the product of the others
+ * at the zero and 0 elsewhere; with two or more, 0 everywhere. */
+static gboolean
+prod_grad (const EpOpCall   *call,
+           EpTensor *const  *output_grads,
+           EpTensor        **input_grads,
+           GError          **error)
+{
+  EpTensor *x = call->inputs[0];
+  const gint *axes = call->attrs.axes;
+  guint n_axes = call->attrs.n_axes;
+  g_autoptr(EpTensor) zero = ep_tensor_new_weak_scalar (0.0, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) one = ep_tensor_new_weak_scalar (1.0, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) is_zero = NULL, zeros = NULL, safe = NULL, product = NULL;
+  g_autoptr(EpTensor) ratio = NULL, none = NULL, single = NULL, at_zero = NULL;
+  g_autoptr(EpTensor) part_none = NULL, part_single = NULL, factor = NULL, g = NULL;
+
+  if ((is_zero = ep_tensor_equal (x, zero, error)) == NULL
+      || (zeros = ep_tensor_sum (is_zero, axes, n_axes, TRUE, error)) == NULL
+      || (safe = ep_tensor_where (is_zero, one, x, error)) == NULL
+      || (product = ep_tensor_prod (safe, axes, n_axes, TRUE, error)) == NULL
+      || (ratio = ep_tensor_div (product, safe, error)) == NULL
+      || (none = ep_tensor_equal (zeros, zero, error)) == NULL
+      || (single = ep_tensor_equal (zeros, one, error)) == NULL
+      || (at_zero = ep_tensor_logical_and (single, is_zero, error)) == NULL
+      || (part_none = ep_grad_mask (none, ratio, error)) == NULL
+      || (part_single = ep_grad_mask (at_zero, product, error)) == NULL
+      || (factor = ep_tensor_add (part_none, part_single, error)) == NULL
+      || (g = ep_grad_keep_reduced (call, output_grads[0], error)) == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_tensor_mul (g, factor, error);
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_prod = {
+  .id = EP_OP_PROD, .name = "prod", .n_inputs = 1,
+  .infer = prod_infer, .gradient = prod_grad,
+};
+
+/**
+ * ep_tensor_prod:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to multiply over;
+ *   %NULL for all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * Multiplies over @axes; 1 for an empty selection. Bool and integer
+ * tensors multiply as int64 (wrapping around on overflow), as NumPy's
+ * `prod`.
+ *
+ * Returns: (transfer full): the products, or %NULL with %EP_ERROR_AXIS
+ *   set if an axis is out of range or repeated
+ */
+EpTensor *
+ep_tensor_prod (EpTensor    *self,
+                const gint  *axes,
+                guint        n_axes,
+                gboolean     keepdims,
+                GError     **error)
+{
+  return ep_dispatch_axes (&ep_op_prod, self, axes, n_axes, keepdims, error);
+}
+
+/* Ops along one axis or over the flattened tensor: attrs.all_axes means
+ * flattened, else attrs.axes[0] is the axis, made non-negative here. As
+ * NumPy, a 0-d tensor is flattened first: it has an axis 0 (or -1). */
+gboolean
+ep_op_one_axis_or_flat (EpOpCall  *call,
+                        GError   **error)
+{
+  EpOpAttrs *attrs = &call->attrs;
+  guint ndim = call->inputs[0]->layout.ndim;
+
+  if (!attrs->all_axes && attrs->n_axes != 1)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
+                   _("%s: takes one axis or none (for the flattened tensor), not %u"),
+                   call->op->name, attrs->n_axes);
+      return FALSE;
+    }
+  if (!attrs->all_axes
+      && !ep_op_normalize_axis (call, attrs->axes[0], MAX (ndim, 1), &attrs->axes[0], error))
+    return FALSE;
+
+  if (ndim == 0)
+    {
+      attrs->all_axes = TRUE;
+      attrs->n_axes = 0;
+    }
+  if (attrs->all_axes)
+    call->contiguous_inputs = 1;
+
+  return TRUE;
+}
+
+/* argmin, argmax */
+
+static gboolean
+arg_extremum_infer (EpOpCall  *call,
+                    GError   **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  gint64 shape[EP_MAX_DIMS];
+
+  if (!ep_op_one_axis_or_flat (call, error))
+    return FALSE;
+
+  if (call->attrs.all_axes)
+    {
+      if (ep_layout_get_size (in) == 0)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                       _("%s: the tensor is empty"), call->op->name);
+          return FALSE;
+        }
+      for (guint d = 0; d < in->ndim; d++)
+        shape[d] = 1;
+      ep_op_set_output (call, EP_DTYPE_INT64, shape, call->attrs.keepdims ? in->ndim : 0);
+      return TRUE;
+    }
+
+  if (in->shape[call->attrs.axes[0]] == 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: axis %d has extent 0"), call->op->name, call->attrs.axes[0]);
+      return FALSE;
+    }
+
+  call->attrs.n_axes = 1;
+  ep_op_set_reduced_output (call, EP_DTYPE_INT64);
+  return TRUE;
+}
+
+/* Not differentiable: the output is integer indices. */
+const EpOpDef ep_op_argmin = {
+  .id = EP_OP_ARGMIN, .name = "argmin", .n_inputs = 1,
+  .infer = arg_extremum_infer,
+  .gradient = NULL,
+};
+
+const EpOpDef ep_op_argmax = {
+  .id = EP_OP_ARGMAX, .name = "argmax", .n_inputs = 1,
+  .infer = arg_extremum_infer,
+  .gradient = NULL,
+};
+
+/**
+ * ep_tensor_argmin:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axis to search along, or
+ *   %NULL for the index into the flattened tensor
+ * @n_axes: 1, or 0 with %NULL
+ * @keepdims: whether to keep the searched axes with extent 1
+ * @error: return location for an error
+ *
+ * The index of the smallest element, the first one on ties, as NumPy's
+ * `argmin`; the index of the first NaN if there is one.
+ *
+ * Not differentiable: the result is integer indices, so a gradient tape
+ * passes no gradient through it to @self. To differentiate the smallest
+ * element, use [method@Tensor.min] or
+ * [method@Tensor.take_along_axis] with these indices.
+ *
+ * Returns: (transfer full): the int64 indices, or %NULL with
+ *   %EP_ERROR_SHAPE set if the search is over no elements, or
+ *   %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_argmin (EpTensor    *self,
+                  const gint  *axes,
+                  guint        n_axes,
+                  gboolean     keepdims,
+                  GError     **error)
+{
+  return ep_dispatch_axes (&ep_op_argmin, self, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_argmax:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axis to search along, or
+ *   %NULL for the index into the flattened tensor
+ * @n_axes: 1, or 0 with %NULL
+ * @keepdims: whether to keep the searched axes with extent 1
+ * @error: return location for an error
+ *
+ * The index of the largest element, the first one on ties, as NumPy's
+ * `argmax`; the index of the first NaN if there is one.
+ *
+ * Not differentiable: the result is integer indices, so a gradient tape
+ * passes no gradient through it to @self. To differentiate the largest
+ * element, use [method@Tensor.max] or
+ * [method@Tensor.take_along_axis] with these indices.
+ *
+ * Returns: (transfer full): the int64 indices, or %NULL with
+ *   %EP_ERROR_SHAPE set if the search is over no elements, or
+ *   %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_argmax (EpTensor    *self,
+                  const gint  *axes,
+                  guint        n_axes,
+                  gboolean     keepdims,
+                  GError     **error)
+{
+  return ep_dispatch_axes (&ep_op_argmax, self, axes, n_axes, keepdims, error);
+}
+
+
+/* all, any */
+
+static gboolean
+truth_reduce_infer (EpOpCall  *call,
+                    GError   **error)
+{
+
+  if (!ep_op_require_bool_inputs (call, error))
+    return FALSE;
+  if (!ep_op_normalize_reduction_axes (call, error))
+    return FALSE;
+
+  ep_op_set_reduced_output (call, EP_DTYPE_BOOL);
+  return TRUE;
+}
+
+const EpOpDef ep_op_all = {
+  .id = EP_OP_ALL, .name = "all", .n_inputs = 1,
+  .infer = truth_reduce_infer,
+};
+
+const EpOpDef ep_op_any = {
+  .id = EP_OP_ANY, .name = "any", .n_inputs = 1,
+  .infer = truth_reduce_infer,
+};
+
+/**
+ * ep_tensor_all:
+ * @self: a bool tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * Whether every element over @axes is true; true for an empty selection.
+ *
+ * Returns: (transfer full): the bool results, or %NULL with
+ *   %EP_ERROR_DTYPE set if @self is not bool, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_all (EpTensor    *self,
+               const gint  *axes,
+               guint        n_axes,
+               gboolean     keepdims,
+               GError     **error)
+{
+  return ep_dispatch_axes (&ep_op_all, self, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_any:
+ * @self: a bool tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * Whether some element over @axes is true; false for an empty selection.
+ *
+ * Returns: (transfer full): the bool results, or %NULL with
+ *   %EP_ERROR_DTYPE set if @self is not bool, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_any (EpTensor    *self,
+               const gint  *axes,
+               guint        n_axes,
+               gboolean     keepdims,
+               GError     **error)
+{
+  return ep_dispatch_axes (&ep_op_any, self, axes, n_axes, keepdims, error);
+}
+
+
+/**
+ * ep_tensor_l0:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * The number of non-zero elements over @axes (NaN counts). Floating-point
+ * tensors give their own type, as in EagerPy; others give int64.
+ *
+ * Returns: (transfer full): the counts, or %NULL with %EP_ERROR_AXIS set
+ */
+EpTensor *
+ep_tensor_l0 (EpTensor    *self,
+              const gint  *axes,
+              guint        n_axes,
+              gboolean     keepdims,
+              GError     **error)
+{
+  g_autoptr(EpTensor) zero = ep_tensor_new_weak_scalar (0.0, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) nonzero = NULL;
+  g_autoptr(EpTensor) count = NULL;
+  EpDType dtype;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  dtype = self->layout.dtype;
+  if ((nonzero = ep_tensor_not_equal (self, zero, error)) == NULL
+      || (count = ep_tensor_sum (nonzero, axes, n_axes, keepdims, error)) == NULL)
+    return NULL;
+
+  return ep_tensor_astype (count, ep_dtype_is_floating (dtype) ? dtype : EP_DTYPE_INT64, error);
+}
+
+/**
+ * ep_tensor_l1:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * The sum of absolute values over @axes (integers sum as int64).
+ *
+ * Returns: (transfer full): the norms, or %NULL with %EP_ERROR_AXIS set
+ */
+EpTensor *
+ep_tensor_l1 (EpTensor    *self,
+              const gint  *axes,
+              guint        n_axes,
+              gboolean     keepdims,
+              GError     **error)
+{
+  g_autoptr(EpTensor) magnitude = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if ((magnitude = ep_tensor_abs (self, error)) == NULL)
+    return NULL;
+
+  return ep_tensor_sum (magnitude, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_l2:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * The Euclidean norm `sqrt (sum (self ** 2))` over @axes. Integer
+ * tensors give float64.
+ *
+ * Returns: (transfer full): the norms, or %NULL with %EP_ERROR_AXIS set
+ */
+EpTensor *
+ep_tensor_l2 (EpTensor    *self,
+              const gint  *axes,
+              guint        n_axes,
+              gboolean     keepdims,
+              GError     **error)
+{
+  g_autoptr(EpTensor) squares = NULL;
+  g_autoptr(EpTensor) total = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if ((squares = ep_tensor_square (self, error)) == NULL
+      || (total = ep_tensor_sum (squares, axes, n_axes, keepdims, error)) == NULL)
+    return NULL;
+
+  return ep_tensor_sqrt (total, error);
+}
+
+/* Whether reducing @self over @axes (NULL: all) covers no element; axes
+ * out of range are left for the reduction to report. */
+static gboolean
+selects_nothing (EpTensor    *self,
+                 const gint  *axes,
+                 guint        n_axes)
+{
+  const EpLayout *layout = &self->layout;
+  gint ndim = layout->ndim;
+
+  if (axes == NULL)
+    return ep_layout_get_size (layout) == 0;
+
+  for (guint a = 0; a < n_axes; a++)
+    {
+      gint axis = axes[a] < 0 ? axes[a] + ndim : axes[a];
+
+      if (axis >= 0 && axis < ndim && layout->shape[axis] == 0)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* max or min of |self|; the norm of nothing is 0 */
+static EpTensor *
+extreme_magnitude (EpTensor    *self,
+                   gboolean     largest,
+                   const gint  *axes,
+                   guint        n_axes,
+                   gboolean     keepdims,
+                   GError     **error)
+{
+  g_autoptr(EpTensor) magnitude = NULL;
+  g_autoptr(EpTensor) total = NULL;
+
+  if ((magnitude = ep_tensor_abs (self, error)) == NULL)
+    return NULL;
+
+  if (largest && selects_nothing (self, axes, n_axes))
+    {
+      if ((total = ep_tensor_sum (magnitude, axes, n_axes, keepdims, error)) == NULL)
+        return NULL;
+      return ep_tensor_astype (total, magnitude->layout.dtype, error);
+    }
+
+  return largest ? ep_tensor_max (magnitude, axes, n_axes, keepdims, error)
+                 : ep_tensor_min (magnitude, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_linf:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * The largest absolute value over @axes; 0 for an empty selection. Keeps
+ * the element type.
+ *
+ * Returns: (transfer full): the norms, or %NULL with %EP_ERROR_AXIS set
+ */
+EpTensor *
+ep_tensor_linf (EpTensor    *self,
+                const gint  *axes,
+                guint        n_axes,
+                gboolean     keepdims,
+                GError     **error)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return extreme_magnitude (self, TRUE, axes, n_axes, keepdims, error);
+}
+
+/**
+ * ep_tensor_lp:
+ * @self: a tensor
+ * @p: the order: any number but NaN
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * The p-norm `sum (|self| ** p) ** (1 / p)` over @axes, as NumPy's
+ * `linalg.norm` of a vector: @p of 0, 1, 2 and inf are
+ * [method@Tensor.l0], [method@Tensor.l1], [method@Tensor.l2] and
+ * [method@Tensor.linf]; -inf gives the smallest absolute value. Other
+ * orders compute in floating point (integer tensors as float64).
+ *
+ * Returns: (transfer full): the norms, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @p is NaN, or %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_lp (EpTensor    *self,
+              gdouble      p,
+              const gint  *axes,
+              guint        n_axes,
+              gboolean     keepdims,
+              GError     **error)
+{
+  g_autoptr(EpTensor) magnitude = NULL;
+  g_autoptr(EpTensor) floating = NULL;
+  g_autoptr(EpTensor) powers = NULL;
+  g_autoptr(EpTensor) total = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if (isnan (p))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("lp: the order p must be a number, not NaN"));
+      return NULL;
+    }
+  if (p == 0.0)
+    return ep_tensor_l0 (self, axes, n_axes, keepdims, error);
+  if (p == 1.0)
+    return ep_tensor_l1 (self, axes, n_axes, keepdims, error);
+  if (p == 2.0)
+    return ep_tensor_l2 (self, axes, n_axes, keepdims, error);
+  if (isinf (p))
+    return extreme_magnitude (self, p > 0, axes, n_axes, keepdims, error);
+
+  if ((magnitude = ep_tensor_abs (self, error)) == NULL
+      || (floating = ep_tensor_astype (magnitude, magnitude->layout.dtype == EP_DTYPE_FLOAT32
+                                                  ? EP_DTYPE_FLOAT32 : EP_DTYPE_FLOAT64, error)) == NULL
+      || (powers = ep_tensor_pow_scalar (floating, p, error)) == NULL
+      || (total = ep_tensor_sum (powers, axes, n_axes, keepdims, error)) == NULL)
+    return NULL;
+
+  return ep_tensor_pow_scalar (total, 1.0 / p, error);
+}

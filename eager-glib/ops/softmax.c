@@ -1,0 +1,286 @@
+/* ops/softmax.c: softmax, log_softmax, logsumexp, crossentropy
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * All of them shift by the maximum before exponentiating, so no finite
+ * input overflows.
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+#include "ep-grad-private.h"
+#include "ep-math-private.h"
+
+static gboolean
+softmax_infer (EpOpCall  *call,
+               GError   **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  EpDType dtype = ep_math_float_dtype (in->dtype);
+
+  if (!ep_op_normalize_axis (call, call->attrs.axes[0], in->ndim, &call->attrs.axes[0], error))
+    return FALSE;
+
+  call->input_dtypes[0] = dtype;
+  ep_op_set_output (call, dtype, in->shape, in->ndim);
+  return TRUE;
+}
+
+/* y (g - sum (g y)) */
+static gboolean
+softmax_grad (const EpOpCall   *call,
+              EpTensor *const  *output_grads,
+              EpTensor        **input_grads,
+              GError          **error)
+{
+  EpTensor *y = call->outputs[0];
+  g_autoptr(EpTensor) gy = NULL, total = NULL, centered = NULL;
+
+  if ((gy = ep_tensor_mul (output_grads[0], y, error)) == NULL
+      || (total = ep_tensor_sum (gy, call->attrs.axes, 1, TRUE, error)) == NULL
+      || (centered = ep_tensor_sub (output_grads[0], total, error)) == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_tensor_mul (y, centered, error);
+  return input_grads[0] != NULL;
+}
+
+/* g - e^y sum (g) */
+static gboolean
+log_softmax_grad (const EpOpCall   *call,
+                  EpTensor *const  *output_grads,
+                  EpTensor        **input_grads,
+                  GError          **error)
+{
+  g_autoptr(EpTensor) p = NULL, total = NULL, spread = NULL;
+
+  if ((p = ep_tensor_exp (call->outputs[0], error)) == NULL
+      || (total = ep_tensor_sum (output_grads[0], call->attrs.axes, 1, TRUE, error)) == NULL
+      || (spread = ep_tensor_mul (p, total, error)) == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_tensor_sub (output_grads[0], spread, error);
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_softmax = {
+  .id = EP_OP_SOFTMAX, .name = "softmax", .n_inputs = 1,
+  .infer = softmax_infer, .gradient = softmax_grad,
+};
+
+const EpOpDef ep_op_log_softmax = {
+  .id = EP_OP_LOG_SOFTMAX, .name = "log_softmax", .n_inputs = 1,
+  .infer = softmax_infer, .gradient = log_softmax_grad,
+};
+
+/**
+ * ep_tensor_softmax:
+ * @self: a tensor
+ * @axis: the axis to normalize along; -1 for the last
+ * @error: return location for an error
+ *
+ * `e ** self / sum (e ** self)` along @axis, computed after subtracting
+ * the maximum so that it does not overflow. Integer tensors give
+ * float64, bool float32.
+ *
+ * Returns: (transfer full): the probabilities, or %NULL with
+ *   %EP_ERROR_AXIS set if @axis is out of range
+ */
+EpTensor *
+ep_tensor_softmax (EpTensor  *self,
+                   gint       axis,
+                   GError   **error)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return ep_dispatch_axis (&ep_op_softmax, &self, 1, axis, error);
+}
+
+/**
+ * ep_tensor_log_softmax:
+ * @self: a tensor
+ * @axis: the axis to normalize along; -1 for the last
+ * @error: return location for an error
+ *
+ * `self - logsumexp (self)` along @axis: the logarithm of
+ * [method@Tensor.softmax], accurate where the probabilities underflow.
+ * Integer tensors give float64, bool float32.
+ *
+ * Returns: (transfer full): the log-probabilities, or %NULL with
+ *   %EP_ERROR_AXIS set if @axis is out of range
+ */
+EpTensor *
+ep_tensor_log_softmax (EpTensor  *self,
+                       gint       axis,
+                       GError   **error)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return ep_dispatch_axis (&ep_op_log_softmax, &self, 1, axis, error);
+}
+
+/* logsumexp */
+
+static gboolean
+logsumexp_infer (EpOpCall  *call,
+                 GError   **error)
+{
+  EpDType dtype = ep_math_float_dtype (call->inputs[0]->layout.dtype);
+
+  if (!ep_op_normalize_reduction_axes (call, error))
+    return FALSE;
+
+  call->input_dtypes[0] = dtype;
+  ep_op_set_reduced_output (call, dtype);
+  return TRUE;
+}
+
+/* g e^(x - y): the softmax over the reduced axes */
+static gboolean
+logsumexp_grad (const EpOpCall   *call,
+                EpTensor *const  *output_grads,
+                EpTensor        **input_grads,
+                GError          **error)
+{
+  g_autoptr(EpTensor) y = NULL, g = NULL, shifted = NULL, p = NULL;
+
+  if ((y = ep_grad_keep_reduced (call, call->outputs[0], error)) == NULL
+      || (g = ep_grad_keep_reduced (call, output_grads[0], error)) == NULL
+      || (shifted = ep_tensor_sub (call->inputs[0], y, error)) == NULL
+      || (p = ep_tensor_exp (shifted, error)) == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_tensor_mul (g, p, error);
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_logsumexp = {
+  .id = EP_OP_LOGSUMEXP, .name = "logsumexp", .n_inputs = 1,
+  .infer = logsumexp_infer, .gradient = logsumexp_grad,
+};
+
+/**
+ * ep_tensor_logsumexp:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ *   all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @error: return location for an error
+ *
+ * `log (sum (e ** self))` over @axes without overflow, as SciPy's
+ * `logsumexp`: -inf for an empty selection or one of only -inf, inf if
+ * an element is inf, NaN if one is NaN. Integer tensors give float64,
+ * bool float32.
+ *
+ * Returns: (transfer full): the values, or %NULL with %EP_ERROR_AXIS set
+ *   if an axis is out of range or repeated
+ */
+EpTensor *
+ep_tensor_logsumexp (EpTensor    *self,
+                     const gint  *axes,
+                     guint        n_axes,
+                     gboolean     keepdims,
+                     GError     **error)
+{
+  return ep_dispatch_axes (&ep_op_logsumexp, self, axes, n_axes, keepdims, error);
+}
+
+/* crossentropy */
+
+static gboolean
+crossentropy_infer (EpOpCall  *call,
+                    GError   **error)
+{
+  const EpLayout *logits = &call->inputs[0]->layout;
+  const EpLayout *labels = &call->inputs[1]->layout;
+  EpDType dtype = ep_math_float_dtype (logits->dtype);
+
+  if (logits->ndim != 2)
+    {
+      g_autofree char *s = ep_shape_to_string (logits->shape, logits->ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("crossentropy: logits must have shape (N, C), not %s"), s);
+      return FALSE;
+    }
+  if (!ep_dtype_is_integer (labels->dtype))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("crossentropy: labels must be int32 or int64, not %s"),
+                   ep_dtype_get_name (labels->dtype));
+      return FALSE;
+    }
+  if (labels->ndim != 1 || labels->shape[0] != logits->shape[0])
+    {
+      g_autofree char *s = ep_shape_to_string (labels->shape, labels->ndim);
+      g_autofree char *t = ep_shape_to_string (logits->shape, logits->ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("crossentropy: labels of shape %s do not match logits of shape %s; they must have shape (N,)"),
+                   s, t);
+      return FALSE;
+    }
+
+  call->input_dtypes[0] = dtype;
+  call->input_dtypes[1] = EP_DTYPE_INT64;
+  ep_op_set_output (call, dtype, logits->shape, 1);
+  return TRUE;
+}
+
+/* (softmax (logits) - onehot (labels)) g; labels get none */
+static gboolean
+crossentropy_grad (const EpOpCall   *call,
+                   EpTensor *const  *output_grads,
+                   EpTensor        **input_grads,
+                   GError          **error)
+{
+  EpTensor *logits = call->inputs[0];
+  g_autoptr(EpTensor) p = NULL, target = NULL, diff = NULL, g = NULL;
+
+  if ((p = ep_tensor_softmax (logits, 1, error)) == NULL
+      || (target = ep_tensor_onehot_like (logits, call->inputs[1], 1.0, error)) == NULL
+      || (diff = ep_tensor_sub (p, target, error)) == NULL
+      || (g = ep_tensor_expand_dims (output_grads[0], 1, error)) == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_tensor_mul (diff, g, error);
+  input_grads[1] = NULL;
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_crossentropy = {
+  .id = EP_OP_CROSSENTROPY, .name = "crossentropy", .n_inputs = 2,
+  .infer = crossentropy_infer, .gradient = crossentropy_grad,
+};
+
+/**
+ * ep_tensor_crossentropy:
+ * @self: the logits, of shape (N, C): unnormalized log-probabilities of C
+ *   classes for N samples
+ * @labels: the int32 or int64 class of each sample, of shape (N,), each
+ *   in [0, C)
+ * @error: return location for an error
+ *
+ * The categorical cross-entropy of each sample,
+ * `logsumexp (self[i]) - self[i, labels[i]]`, computed without overflow.
+ * Average it with [method@Tensor.mean] for a loss.
+ *
+ * Returns: (transfer full): the losses, of shape (N,); or %NULL with
+ *   %EP_ERROR_SHAPE set for wrong shapes, %EP_ERROR_DTYPE for labels that
+ *   are not integers, or %EP_ERROR_INDEX for a label out of range
+ */
+EpTensor *
+ep_tensor_crossentropy (EpTensor  *self,
+                        EpTensor  *labels,
+                        GError   **error)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (labels), NULL);
+
+  return ep_dispatch_binary (&ep_op_crossentropy, self, labels, error);
+}

@@ -1,0 +1,255 @@
+/* ops/sort.c: sort, argsort, topk
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The order is NumPy's: ascending, NaN after everything else, and stable
+ * (equal elements keep their order), so argsort is reproducible. topk
+ * takes the k largest along the last axis with NaN counting as the
+ * largest, ties going to the lower index.
+ *
+ * The gradients of sort and topk send each output element's gradient
+ * back to where the element came from (ep_grad_gathered: the rule of
+ * take_along_axis). argsort is not differentiable: its output is integer
+ * indices, so it has no rule and a gradient tape passes nothing through
+ * it.
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+#include "ep-grad-private.h"
+
+static gboolean
+sort_infer (EpOpCall  *call,
+            GError   **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+
+  if (!ep_op_normalize_axis (call, call->attrs.axes[0], in->ndim, &call->attrs.axes[0], error))
+    return FALSE;
+
+  ep_op_set_output (call, call->op->id == EP_OP_SORT ? in->dtype : EP_DTYPE_INT64,
+                    in->shape, in->ndim);
+  return TRUE;
+}
+
+/* (autodiff) The sorted values are take_along_axis (x, argsort (x)): each
+ * element's gradient goes back to where it came from, in the stable
+ * order argsort gives (tied elements have equal values, so any order of
+ * ties gives a valid gradient). */
+static gboolean
+sort_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
+{
+  EpTensor *x = call->inputs[0];
+  gint axis = call->attrs.axes[0];
+  g_autoptr(EpTensor) order = NULL;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  order = ep_tensor_argsort (x, axis, error);
+  if (order == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_grad_gathered (x, order, call->outputs[0], axis, output_grads[0], error);
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_sort = {
+  .id = EP_OP_SORT, .name = "sort", .n_inputs = 1,
+  .infer = sort_infer,
+  .gradient = sort_gradient,
+};
+
+/* Not differentiable: the output is integer indices. */
+const EpOpDef ep_op_argsort = {
+  .id = EP_OP_ARGSORT, .name = "argsort", .n_inputs = 1,
+  .infer = sort_infer,
+  .gradient = NULL,
+};
+
+/**
+ * ep_tensor_sort:
+ * @self: a tensor
+ * @axis: the axis to sort along; -1 for the last
+ * @error: return location for an error
+ *
+ * Sorts along @axis in ascending order, NaN last, as NumPy's `sort`.
+ * Differentiable: the gradient of each output element goes back to the
+ * element it came from.
+ *
+ * Returns: (transfer full): the sorted tensor, or %NULL with
+ *   %EP_ERROR_AXIS set if @axis is out of range
+ */
+EpTensor *
+ep_tensor_sort (EpTensor  *self,
+                gint       axis,
+                GError   **error)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return ep_dispatch_axis (&ep_op_sort, &self, 1, axis, error);
+}
+
+/**
+ * ep_tensor_argsort:
+ * @self: a tensor
+ * @axis: the axis to sort along; -1 for the last
+ * @error: return location for an error
+ *
+ * The indices that sort @self along @axis: ascending, NaN last, and
+ * stable (equal elements keep their order), as NumPy's
+ * `argsort (kind="stable")`. A 0-d tensor is sorted as its flattened
+ * view of shape `(1,)`, as in NumPy.
+ *
+ * Not differentiable: the result is integer indices, so a gradient tape
+ * passes no gradient through it to @self. Use [method@Tensor.sort] or
+ * [method@Tensor.take_along_axis] with these indices for a
+ * differentiable result.
+ *
+ * Returns: (transfer full): the int64 indices, or %NULL with
+ *   %EP_ERROR_AXIS set if @axis is out of range
+ */
+EpTensor *
+ep_tensor_argsort (EpTensor  *self,
+                   gint       axis,
+                   GError   **error)
+{
+  static const gint64 one = 1;
+  g_autoptr(EpTensor) flat = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  /* NumPy sorts a 0-d array as its flattened (1,) view */
+  if (self->layout.ndim == 0)
+    {
+      flat = ep_tensor_reshape (self, &one, 1, error);
+      if (flat == NULL)
+        return NULL;
+      self = flat;
+    }
+
+  return ep_dispatch_axis (&ep_op_argsort, &self, 1, axis, error);
+}
+
+/* topk: attrs.ints = { k, sorted } */
+
+static gboolean
+topk_infer (EpOpCall  *call,
+            GError   **error)
+{
+  const EpLayout *in = &call->inputs[0]->layout;
+  gint64 k = call->attrs.ints[0];
+  EpLayout *values = &call->output_layouts[0];
+  EpLayout *indices = &call->output_layouts[1];
+  gint64 n;
+
+  if (in->ndim == 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("topk: needs a tensor of at least one dimension, not a scalar"));
+      return FALSE;
+    }
+
+  n = in->shape[in->ndim - 1];
+  if (k < 0 || k > n)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("topk: k = %" PRId64 " is out of range for a last axis of extent %" PRId64),
+                   k, n);
+      return FALSE;
+    }
+
+  *values = *in;
+  values->shape[in->ndim - 1] = k;
+  ep_layout_set_contiguous (values);
+  *indices = *values;
+  indices->dtype = EP_DTYPE_INT64;
+  call->n_outputs = 2;
+  return TRUE;
+}
+
+/* (autodiff) The values are take_along_axis (x, indices) along the last
+ * axis: their gradient goes back to the positions the indices name; the
+ * indices have none. */
+static gboolean
+topk_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
+{
+  EpTensor *x = call->inputs[0];
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  input_grads[0] = ep_grad_gathered (x, call->outputs[1], call->outputs[0],
+                                     x->layout.ndim - 1, output_grads[0], error);
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_topk = {
+  .id = EP_OP_TOPK, .name = "topk", .n_inputs = 1,
+  .infer = topk_infer,
+  .gradient = topk_gradient,
+};
+
+/**
+ * ep_tensor_topk:
+ * @self: a tensor of at least one dimension
+ * @k: how many elements to take from the last axis
+ * @sorted: whether to order them largest first; otherwise they come in
+ *   their order along the axis
+ * @values: (out) (transfer full) (optional): the @k largest elements
+ * @indices: (out) (transfer full) (optional): their int64 indices along
+ *   the last axis
+ * @error: return location for an error
+ *
+ * The @k largest elements along the last axis and where they are. NaN
+ * counts as larger than everything; of equal elements the one with the
+ * lower index comes first. Both outputs have the shape of @self with the
+ * last extent replaced by @k.
+ *
+ * The values are differentiable: their gradient goes back to the
+ * positions the indices name (zero elsewhere). The indices are not.
+ *
+ * Returns: %TRUE on success; %FALSE with %EP_ERROR_INVALID_ARGUMENT set
+ *   if @k is negative or larger than the last extent, or %EP_ERROR_SHAPE
+ *   for a 0-dimensional tensor
+ */
+gboolean
+ep_tensor_topk (EpTensor   *self,
+                gint64      k,
+                gboolean    sorted,
+                EpTensor  **values,
+                EpTensor  **indices,
+                GError    **error)
+{
+  EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+
+  ep_op_attrs_init (&attrs);
+  ep_op_attrs_set_ints (&attrs, (const gint64[]) { k, sorted != FALSE }, 2);
+  if (!ep_dispatch (&ep_op_topk, &self, 1, &attrs, outputs, error))
+    return FALSE;
+
+  if (values != NULL)
+    *values = outputs[0];
+  else
+    g_object_unref (outputs[0]);
+  if (indices != NULL)
+    *indices = outputs[1];
+  else
+    g_object_unref (outputs[1]);
+
+  return TRUE;
+}
