@@ -14,11 +14,9 @@
 #include "ep-device.h"
 #include "ep-tensor.h"
 #include "ep-creation.h"
-/* math branch (issue 3) */
 #include "ep-random.h"
-/* shape branch */
 #include "ep-join.h"
-/* automatic differentiation */
+#include "ep-ops.h"
 #include "ep-variable.h"
 #include "ep-gradient-tape.h"
 #include "ep-autodiff.h"

@@ -485,19 +485,16 @@ EpTensor      *ep_tensor_lp                 (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_cumsum             (EpTensor       *self,
-                                             const gint     *axes,
-                                             guint           n_axes,
+                                             gint            axis,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_argmin             (EpTensor       *self,
-                                             const gint     *axes,
-                                             guint           n_axes,
+                                             gint            axis,
                                              gboolean        keepdims,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_argmax             (EpTensor       *self,
-                                             const gint     *axes,
-                                             guint           n_axes,
+                                             gint            axis,
                                              gboolean        keepdims,
                                              GError        **error);
 EP_EXPORT

@@ -23,6 +23,17 @@ G_BEGIN_DECLS
 #define EP_MAX_DIMS 8
 
 /**
+ * EP_AXIS_NONE:
+ *
+ * Given for an optional axis, asks for none: the op works on the
+ * flattened tensor, as NumPy's `axis=None` ([method@Tensor.argmax],
+ * [method@Tensor.cumsum], [method@Tensor.sort], [method@Tensor.take],
+ * [func@concatenate] …). Bindings map their "none" (Python's `None`) to
+ * it.
+ */
+#define EP_AXIS_NONE (-2147483647 - 1)
+
+/**
  * EpDType:
  * @EP_DTYPE_FLOAT32: 32-bit IEEE 754 floating point (the default)
  * @EP_DTYPE_FLOAT64: 64-bit IEEE 754 floating point
@@ -51,8 +62,6 @@ gboolean    ep_dtype_is_integer   (EpDType dtype);
 EP_EXPORT
 EpDType     ep_dtype_promote      (EpDType a,
                                    EpDType b);
-
-/* Shapes and indexing (shape branch) */
 
 /**
  * EpPadMode:

@@ -132,13 +132,26 @@ make_view (EpOpCall *call)
                                                  call->inputs[0]->storage);
 }
 
+/*
+ * Placement, the one rule. An op runs:
+ *   1. on the device its call names (attrs.device: to_device's target, a
+ *      creation op's device, the conversions dispatch makes of an input
+ *      where it lives);
+ *   2. for a view, where its input lives: it shares that storage;
+ *   3. on the device of the innermost device scope of the thread;
+ *   4. on the device of its first input that is not a weak literal
+ *      (literals have no home);
+ *   5. on cpu:0.
+ * Its inputs are then copied there, except the input of a view and of
+ * to_device (EP_OP_FLAG_TRANSFER: its kernel is the copy).
+ */
 static EpDevice *
 choose_device (const EpOpCall *call)
 {
-  if (call->op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_PLACE_WITH_INPUT))
-    return call->inputs[0]->storage->device;
-  if ((call->op->flags & EP_OP_FLAG_PLACE_BY_ATTR) && call->attrs.device != NULL)
+  if (call->attrs.device != NULL)
     return call->attrs.device;
+  if (call->op->flags & EP_OP_FLAG_VIEW)
+    return call->inputs[0]->storage->device;
 
   return ep_device_place (call->inputs, call->n_inputs);
 }
@@ -170,8 +183,8 @@ ep_dispatch (const EpOpDef    *op,
   gboolean ok = FALSE;
   EpOpCall call;
 
-  g_return_val_if_fail (op != NULL, FALSE);
-  g_return_val_if_fail (op->n_inputs < 0 ? n_inputs >= 1 : n_inputs == (guint) op->n_inputs, FALSE);
+  g_return_val_if_fail (op != NULL && op->infer != NULL, FALSE);
+  g_return_val_if_fail (ep_op_takes_list (op) ? n_inputs + 1 >= op->n_inputs : n_inputs == op->n_inputs, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   for (guint i = 0; i < n_inputs; i++)
     {
@@ -200,13 +213,14 @@ ep_dispatch (const EpOpDef    *op,
   memset (call.outputs, 0, sizeof call.outputs);
 
   /* 1. validate and infer */
-  if (!op->infer (&call, error))
+  if (!ep_op_check_call (op, inputs, n_inputs, &call.attrs, error)
+      || !op->infer (&call, error))
     goto out;
 
   /* 2. place, and bring the inputs to the types, device and layout the
    *    rule and the kernel need */
   call.device = choose_device (&call);
-  move = !(op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_PLACE_BY_ATTR));
+  move = !(op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_TRANSFER));
   for (guint i = 0; i < n_inputs; i++)
     {
       EpTensor *converted = convert_input (&call, i, move, error);
@@ -302,8 +316,7 @@ ep_dispatch_axes (const EpOpDef  *op,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
   ep_op_attrs_init (&attrs);
-  if (!ep_op_attrs_set_axes (&attrs, axes, n_axes, op->name, error))
-    return NULL;
+  ep_op_attrs_set_axes (&attrs, axes, n_axes);
   attrs.keepdims = keepdims;
 
   return ep_dispatch1 (op, &self, 1, &attrs, error);
@@ -323,4 +336,58 @@ ep_dispatch_axis (const EpOpDef    *op,
   ep_op_attrs_set_axis (&attrs, axis);
 
   return ep_dispatch1 (op, inputs, n_inputs, &attrs, error);
+}
+
+/* @op along one @axis, or over the flattened tensor for EP_AXIS_NONE
+ * (attrs.all_axes): argmin, argmax, cumsum */
+EpTensor *
+ep_dispatch_optional_axis (const EpOpDef  *op,
+                           EpTensor       *self,
+                           gint            axis,
+                           gboolean        keepdims,
+                           GError        **error)
+{
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  ep_op_attrs_init (&attrs);
+  if (axis != EP_AXIS_NONE)
+    ep_op_attrs_set_axis (&attrs, axis);
+  attrs.keepdims = keepdims;
+
+  return ep_dispatch1 (op, &self, 1, &attrs, error);
+}
+
+/* @op along @axis, or for EP_AXIS_NONE (NumPy's axis=None) along the one
+ * axis of its first @n_flattened inputs flattened: sort, argsort, take,
+ * take_along_axis, concatenate */
+EpTensor *
+ep_dispatch_axis_or_flat (const EpOpDef    *op,
+                          EpTensor *const  *inputs,
+                          guint             n_inputs,
+                          guint             n_flattened,
+                          gint              axis,
+                          GError          **error)
+{
+  static const gint64 flat_shape[] = { -1 };
+  g_autoptr(GPtrArray) flat = NULL;
+  EpTensor *result = NULL;
+
+  if (axis != EP_AXIS_NONE)
+    return ep_dispatch_axis (op, inputs, n_inputs, axis, error);
+
+  flat = g_ptr_array_new_full (n_inputs, g_object_unref);
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      EpTensor *input = i < n_flattened ? ep_tensor_reshape (inputs[i], flat_shape, 1, error)
+                                        : g_object_ref (inputs[i]);
+
+      if (input == NULL)
+        return NULL;
+      g_ptr_array_add (flat, input);
+    }
+
+  result = ep_dispatch_axis (op, (EpTensor *const *) flat->pdata, n_inputs, 0, error);
+  return result;
 }

@@ -38,7 +38,18 @@ EpTensor *ep_dispatch_axis   (const EpOpDef    *op,
                               guint             n_inputs,
                               gint              axis,
                               GError          **error);
-/* ep-ops-binary.c: @op of @self and @value as a weak literal (integral
+EpTensor *ep_dispatch_optional_axis (const EpOpDef *op,
+                                     EpTensor      *self,
+                                     gint           axis,
+                                     gboolean       keepdims,
+                                     GError       **error);
+EpTensor *ep_dispatch_axis_or_flat (const EpOpDef    *op,
+                                    EpTensor *const  *inputs,
+                                    guint             n_inputs,
+                                    guint             n_flattened,
+                                    gint              axis,
+                                    GError          **error);
+/* ops/elementwise.c: @op of @self and @value as a weak literal (integral
  * values are integer literals), behind the `_scalar` methods */
 EpTensor *ep_dispatch_binary_scalar (const EpOpDef *op,
                                      EpTensor      *self,

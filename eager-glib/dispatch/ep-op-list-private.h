@@ -1,149 +1,153 @@
-/* ep-op-list-private.h
+/* ep-op-list-private.h: the op table
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Every primitive op, once. Included with EP_OP defined to expand each
- * entry: the id enum, the table of definitions and the kernel tables
- * all come from this list. Each op's definition lives in its family's
- * ep-ops-<family>.c; its kernels in cpu/ and opencl/.
+ * Every op once, by family. Included with two macros defined:
+ *
+ *   EP_OP (family, ID, name)   a primitive op: an EpOpDef ep_op_<name> in
+ *                              ops/<family>.c, with kernels in
+ *                              cpu/<family>.c and opencl/<family>.c
+ *   EP_FUNC (family, name)     a composite function: built from other ops
+ *                              in ops/<family>.c (EpOpDef ep_func_<name>,
+ *                              a schema and no rule)
+ *
+ * The id enum, the op table, the kernel tables and the catalogue
+ * (ep_list_ops()) all come from this list, in this order.
  */
 
-/* creation: ep-creation.c */
-EP_OP (FULL, full)
-EP_OP (ARANGE, arange)
+EP_OP (creation, FULL, full)
+EP_OP (creation, ARANGE, arange)
+EP_OP (creation, LINSPACE, linspace)
+EP_OP (creation, EYE, eye)
+EP_OP (creation, ONEHOT_LIKE, onehot_like)
+EP_FUNC (creation, zeros)
+EP_FUNC (creation, ones)
+EP_FUNC (creation, zeros_like)
+EP_FUNC (creation, ones_like)
+EP_FUNC (creation, full_like)
 
-/* device copies and layout: ep-ops-cast.c */
-EP_OP (ASTYPE, astype)
-EP_OP (CONTIGUOUS, contiguous)
-EP_OP (TO_DEVICE, to_device)
+EP_OP (random, UNIFORM, uniform)
+EP_OP (random, NORMAL, normal)
 
-/* elementwise binary: ep-ops-binary.c */
-EP_OP (ADD, add)
-EP_OP (SUB, sub)
-EP_OP (MUL, mul)
-EP_OP (DIV, div)
-EP_OP (POW, pow)
-EP_OP (LESS, less)
-EP_OP (LESS_EQUAL, less_equal)
-EP_OP (EQUAL, equal)
-EP_OP (NOT_EQUAL, not_equal)
-EP_OP (GREATER, greater)
-EP_OP (GREATER_EQUAL, greater_equal)
+EP_OP (cast, ASTYPE, astype)
+EP_OP (cast, CONTIGUOUS, contiguous)
+EP_OP (cast, TO_DEVICE, to_device)
+EP_FUNC (cast, float32)
+EP_FUNC (cast, float64)
+EP_FUNC (cast, bool)
 
-/* selection: ep-ops-where.c */
-EP_OP (WHERE, where)
+EP_OP (elementwise, ADD, add)
+EP_OP (elementwise, SUB, sub)
+EP_OP (elementwise, MUL, mul)
+EP_OP (elementwise, DIV, div)
+EP_OP (elementwise, POW, pow)
+EP_OP (elementwise, FLOORDIV, floordiv)
+EP_OP (elementwise, MOD, mod)
+EP_OP (elementwise, MINIMUM, minimum)
+EP_OP (elementwise, MAXIMUM, maximum)
+EP_OP (elementwise, WHERE, where)
+EP_OP (elementwise, CLIP, clip)
 
-/* elementwise unary: ep-ops-unary.c */
-EP_OP (NEG, neg)
-EP_OP (ABS, abs)
-EP_OP (SQUARE, square)
-EP_OP (SQRT, sqrt)
-EP_OP (EXP, exp)
-EP_OP (LOG, log)
-EP_OP (TANH, tanh)
-EP_OP (SIGMOID, sigmoid)
-EP_OP (RELU, relu)
+EP_OP (math, NEG, neg)
+EP_OP (math, ABS, abs)
+EP_OP (math, SIGN, sign)
+EP_OP (math, SQUARE, square)
+EP_OP (math, SQRT, sqrt)
+EP_OP (math, EXP, exp)
+EP_OP (math, EXPM1, expm1)
+EP_OP (math, LOG, log)
+EP_OP (math, LOG1P, log1p)
+EP_OP (math, LOG2, log2)
+EP_OP (math, LOG10, log10)
+EP_OP (math, SIN, sin)
+EP_OP (math, COS, cos)
+EP_OP (math, TAN, tan)
+EP_OP (math, SINH, sinh)
+EP_OP (math, COSH, cosh)
+EP_OP (math, TANH, tanh)
+EP_OP (math, ARCSIN, arcsin)
+EP_OP (math, ARCCOS, arccos)
+EP_OP (math, ARCTAN, arctan)
+EP_OP (math, ARCSINH, arcsinh)
+EP_OP (math, ARCCOSH, arccosh)
+EP_OP (math, ARCTANH, arctanh)
+EP_OP (math, SIGMOID, sigmoid)
+EP_OP (math, RELU, relu)
+EP_OP (math, SOFTPLUS, softplus)
+EP_OP (math, ROUND, round)
+EP_OP (math, CEIL, ceil)
+EP_OP (math, FLOOR, floor)
 
-/* reductions: ep-ops-reduce.c */
-EP_OP (SUM, sum)
-EP_OP (MEAN, mean)
-EP_OP (MAX, max)
-EP_OP (MIN, min)
+EP_OP (logical, LESS, less)
+EP_OP (logical, LESS_EQUAL, less_equal)
+EP_OP (logical, EQUAL, equal)
+EP_OP (logical, NOT_EQUAL, not_equal)
+EP_OP (logical, GREATER, greater)
+EP_OP (logical, GREATER_EQUAL, greater_equal)
+EP_OP (logical, LOGICAL_AND, logical_and)
+EP_OP (logical, LOGICAL_OR, logical_or)
+EP_OP (logical, LOGICAL_NOT, logical_not)
+EP_OP (logical, ISNAN, isnan)
+EP_OP (logical, ISINF, isinf)
+EP_OP (logical, ISFINITE, isfinite)
 
-/* views: ep-ops-shape.c */
-EP_OP (RESHAPE, reshape)
-EP_OP (TRANSPOSE, transpose)
-EP_OP (EXPAND_DIMS, expand_dims)
-EP_OP (SQUEEZE, squeeze)
+EP_OP (reduce, SUM, sum)
+EP_OP (reduce, MEAN, mean)
+EP_OP (reduce, MAX, max)
+EP_OP (reduce, MIN, min)
+EP_OP (reduce, PROD, prod)
+EP_OP (reduce, ALL, all)
+EP_OP (reduce, ANY, any)
+EP_OP (reduce, ARGMIN, argmin)
+EP_OP (reduce, ARGMAX, argmax)
+EP_FUNC (reduce, l0)
+EP_FUNC (reduce, l1)
+EP_FUNC (reduce, l2)
+EP_FUNC (reduce, linf)
+EP_FUNC (reduce, lp)
 
-/* linear algebra: ep-ops-linalg.c */
-EP_OP (MATMUL, matmul)
+EP_OP (scan, CUMSUM, cumsum)
 
-/* --- math branch (issue 3) --- */
+EP_OP (sort, SORT, sort)
+EP_OP (sort, ARGSORT, argsort)
+EP_OP (sort, TOPK, topk)
 
-/* elementwise math: ep-ops-math.c */
-EP_OP (FLOORDIV, floordiv)
-EP_OP (MOD, mod)
-EP_OP (MINIMUM, minimum)
-EP_OP (MAXIMUM, maximum)
-EP_OP (CLIP, clip)
-EP_OP (EXPM1, expm1)
-EP_OP (LOG1P, log1p)
-EP_OP (LOG2, log2)
-EP_OP (LOG10, log10)
-EP_OP (SIN, sin)
-EP_OP (COS, cos)
-EP_OP (TAN, tan)
-EP_OP (SINH, sinh)
-EP_OP (COSH, cosh)
-EP_OP (ARCSIN, arcsin)
-EP_OP (ARCCOS, arccos)
-EP_OP (ARCTAN, arctan)
-EP_OP (ARCSINH, arcsinh)
-EP_OP (ARCCOSH, arccosh)
-EP_OP (ARCTANH, arctanh)
-EP_OP (SOFTPLUS, softplus)
-EP_OP (SIGN, sign)
-EP_OP (ROUND, round)
-EP_OP (CEIL, ceil)
-EP_OP (FLOOR, floor)
+EP_OP (softmax, SOFTMAX, softmax)
+EP_OP (softmax, LOG_SOFTMAX, log_softmax)
+EP_OP (softmax, LOGSUMEXP, logsumexp)
+EP_OP (softmax, CROSSENTROPY, crossentropy)
 
-/* logic and classification: ep-ops-logical.c */
-EP_OP (LOGICAL_AND, logical_and)
-EP_OP (LOGICAL_OR, logical_or)
-EP_OP (LOGICAL_NOT, logical_not)
-EP_OP (ISNAN, isnan)
-EP_OP (ISINF, isinf)
-EP_OP (ISFINITE, isfinite)
-EP_OP (ALL, all)
-EP_OP (ANY, any)
+EP_OP (views, RESHAPE, reshape)
+EP_OP (views, TRANSPOSE, transpose)
+EP_OP (views, EXPAND_DIMS, expand_dims)
+EP_OP (views, SQUEEZE, squeeze)
+EP_OP (views, BROADCAST_TO, broadcast_to)
+EP_OP (views, FLIP, flip)
+EP_OP (views, SLICE, slice)
+EP_FUNC (views, flatten)
 
-/* products, scans, index reductions: ep-ops-accumulate.c */
-EP_OP (PROD, prod)
-EP_OP (CUMSUM, cumsum)
-EP_OP (ARGMIN, argmin)
-EP_OP (ARGMAX, argmax)
+EP_OP (join, CONCATENATE, concatenate)
+EP_OP (join, TILE, tile)
+EP_OP (join, PAD, pad)
+EP_FUNC (join, stack)
+EP_FUNC (join, split)
+EP_FUNC (join, split_at)
+EP_FUNC (join, meshgrid)
 
-/* sorting: ep-ops-sort.c */
-EP_OP (SORT, sort)
-EP_OP (ARGSORT, argsort)
-EP_OP (TOPK, topk)
+EP_OP (index, TAKE, take)
+EP_OP (index, TAKE_ALONG_AXIS, take_along_axis)
+EP_OP (index, MASK, mask)
+EP_OP (index, INDEX_UPDATE, index_update)
+EP_OP (index, SCATTER_ADD, scatter_add)
 
-/* softmax family: ep-ops-softmax.c */
-EP_OP (SOFTMAX, softmax)
-EP_OP (LOG_SOFTMAX, log_softmax)
-EP_OP (LOGSUMEXP, logsumexp)
-EP_OP (CROSSENTROPY, crossentropy)
+EP_OP (linalg, MATMUL, matmul)
+EP_FUNC (linalg, dot)
+EP_FUNC (linalg, outer)
 
-/* generated tensors: ep-ops-generate.c, ep-random.c */
-EP_OP (LINSPACE, linspace)
-EP_OP (EYE, eye)
-EP_OP (ONEHOT_LIKE, onehot_like)
-EP_OP (UNIFORM, uniform)
-EP_OP (NORMAL, normal)
-/* views: ep-ops-views.c */
-EP_OP (BROADCAST_TO, broadcast_to)
-EP_OP (FLIP, flip)
-EP_OP (SLICE, slice)
+EP_OP (lapack, INV, inv)
+EP_OP (lapack, SLOGDET, slogdet)
+EP_OP (lapack, SOLVE, solve)
 
-/* joining and repeating: ep-ops-join.c */
-EP_OP (CONCATENATE, concatenate)
-EP_OP (TILE, tile)
-EP_OP (PAD, pad)
-
-/* gathering and scattering: ep-ops-index.c */
-EP_OP (TAKE, take)
-EP_OP (TAKE_ALONG_AXIS, take_along_axis)
-EP_OP (MASK, mask)
-EP_OP (INDEX_UPDATE, index_update)
-EP_OP (SCATTER_ADD, scatter_add)
-
-/* LAPACK: ep-ops-lapack.c */
-EP_OP (INV, inv)
-EP_OP (SLOGDET, slogdet)
-EP_OP (SOLVE, solve)
-
-/* automatic differentiation: ep-ops-autodiff.c */
-EP_OP (STOP_GRADIENT, stop_gradient)
-EP_OP (IDENTITY, identity)
-EP_OP (CUSTOM_GRADIENT, custom_gradient)
+EP_OP (autodiff, STOP_GRADIENT, stop_gradient)
+EP_OP (autodiff, IDENTITY, identity)
+EP_OP (autodiff, CUSTOM_GRADIENT, custom_gradient)

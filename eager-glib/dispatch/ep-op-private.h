@@ -12,9 +12,11 @@ G_BEGIN_DECLS
 #define EP_MAX_OUTPUTS 4
 
 typedef enum {
-#define EP_OP(ID, name) EP_OP_##ID,
+#define EP_OP(family, ID, name) EP_OP_##ID,
+#define EP_FUNC(family, name)
 #include "ep-op-list-private.h"
 #undef EP_OP
+#undef EP_FUNC
   EP_N_OPS
 } EpOpId;
 
@@ -25,21 +27,51 @@ typedef struct _EpOpCall EpOpCall;
  * EpOpAttrs:
  *
  * The non-tensor arguments of an op, as plain values so that tapes and
- * traced graphs can copy them and a graph file can store them. The op's
- * rule reads and canonicalizes the fields it uses (negative axes made
+ * traced graphs can copy them and a graph file can store them: no
+ * pointer but the device. Each op's schema (EpOpDef.attrs) names the
+ * fields it uses; the shared ones come first, the others are grouped by
+ * op in the union. The op's rule canonicalizes them (negative axes made
  * positive, -1 in a shape resolved); kernels see canonical values.
+ *
+ * Lists keep their true length even past their room (see
+ * ep_op_attrs_set_list()): dispatch refuses such a call, by the schema,
+ * before any rule reads the list.
  */
 typedef struct
 {
+  /* axes: a list, or all of them (reductions, permutations, flips); ops
+   * along one axis keep it in axes[0] */
   gint      axes[EP_MAX_DIMS];
   guint     n_axes;
   gboolean  all_axes;
   gboolean  keepdims;
-  gint64    ints[3 * EP_MAX_DIMS];
-  guint     n_ints;
-  gdouble   values[4];
+  /* a shape: of the output (creation, random), or the target (reshape,
+   * broadcast_to) */
+  gint64    shape[EP_MAX_DIMS];
+  guint     ndim;
   EpDType   dtype;
+  /* where the output goes, when the call says (creation, to_device, and
+   * dispatch's own conversions); NULL: the placement rule decides */
   EpDevice *device;
+  union
+  {
+    struct { gdouble value; } full;
+    struct { gdouble start, stop, step; } arange;
+    struct { gdouble start, stop; gint64 num; gboolean endpoint; } linspace;
+    struct { gint64 n, m, k; } eye;
+    struct { gdouble value; } onehot;
+    /* a, b: low and high (uniform), mean and stddev (normal) */
+    struct { guint64 seed, stream; gdouble a, b; } random;
+    struct { gdouble min, max; } clip;
+    struct { gint64 k; gboolean sorted; } topk;
+    struct { gint64 reps[EP_MAX_DIMS]; guint n_reps; } tile;
+    struct { gint64 paddings[2 * EP_MAX_DIMS]; guint n_paddings; EpPadMode mode; gdouble value; } pad;
+    struct
+    {
+      gint64 starts[EP_MAX_DIMS], stops[EP_MAX_DIMS], steps[EP_MAX_DIMS];
+      guint  n_starts, n_stops, n_steps;
+    } slice;
+  };
 } EpOpAttrs;
 
 /*
@@ -85,53 +117,198 @@ typedef gboolean (*EpGradFunc)     (const EpOpCall  *call,
 
 typedef enum {
   EP_OP_FLAG_NONE = 0,
-  /* The output is a view of input 0: no kernel runs, no device moves. */
+  /* The output is a view of input 0: it shares that storage, so it lives
+   * on that device; no kernel runs. */
   EP_OP_FLAG_VIEW = 1 << 0,
-  /* The op places its output on attrs.device, when set, rather than by
-   * scope and inputs; its inputs are not moved. */
-  EP_OP_FLAG_PLACE_BY_ATTR = 1 << 1,
+  /* The kernel reads input 0 where it lives and writes the output on the
+   * op's device: dispatch does not move the input (to_device, which is
+   * what moving is). */
+  EP_OP_FLAG_TRANSFER = 1 << 1,
   /* The rule reads the data of some inputs (ep_op_read_input()), not only
    * their layouts: the output's shape (mask) or the validity of the call
    * (indices in range for take) depends on values. A tracer cannot
    * assume such an op keeps its output shape for other input values. */
   EP_OP_FLAG_READS_DATA = 1 << 2,
-  /* The op runs where input 0 lives, whatever the scope: layout
-   * conversions that dispatch and to_bytes make on the way to another
-   * device (copying there first would need them again). */
-  EP_OP_FLAG_PLACE_WITH_INPUT = 1 << 3,
+  /* No public function has the op's signature: identity is internal,
+   * custom_gradient takes callbacks. Bindings do not wrap it. */
+  EP_OP_FLAG_NO_FUNCTION = 1 << 3,
 } EpOpFlags;
+
+/*
+ * The op schema: what each op takes and gives, declared once next to its
+ * rule (in the spirit of libvips's argument declarations). Dispatch checks
+ * calls against it (ep_op_check_call()); the catalogue (ep_list_ops())
+ * publishes it, and the Python override, its stubs, docs/ops.md and graph
+ * files are made from it.
+ *
+ * The public function of an op takes its inputs, then its attributes
+ * that are not EP_ATTR_INTERNAL, in schema order: `ep_tensor_<name>`
+ * when the first input is `self`, `ep_<name>` otherwise. Composite
+ * functions (EP_FUNC in the table: built from other ops, no rule, no
+ * kernel) have a schema too, so that the catalogue is the whole API.
+ */
+
+/* What an input accepts: any dtype, or only these (checked by dispatch) */
+typedef enum {
+  EP_INPUT_ANY,
+  EP_INPUT_BOOL,
+  EP_INPUT_INTEGER,      /* int32, int64 */
+} EpInputKind;
+
+typedef struct
+{
+  const char  *name;
+  EpInputKind  kind;
+  gboolean     list;       /* the last input only: any number of tensors */
+} EpInputSpec;
+
+typedef enum {
+  EP_ATTR_BOOL,
+  EP_ATTR_INT,             /* gint64 */
+  EP_ATTR_FLOAT,           /* gdouble */
+  EP_ATTR_DTYPE,           /* EpDType */
+  EP_ATTR_ENUM,            /* a value of the GEnum .enum_type */
+  EP_ATTR_AXIS,            /* gint: one axis, negative from the end */
+  EP_ATTR_AXES,            /* axes, n_axes, all_axes: some axes, or all */
+  EP_ATTR_SHAPE,           /* gint64[] and its guint length: extents */
+  EP_ATTR_INTS,            /* gint64[] and its guint length: other integers */
+  EP_ATTR_DEVICE,          /* EpDevice * */
+  EP_ATTR_SEED,            /* guint64 */
+} EpAttrType;
+
+typedef enum {
+  EP_ATTR_FLAG_NONE = 0,
+  /* Accepts "none": NULL axes (every axis, or what the op documents),
+   * EP_AXIS_NONE for an axis (the flattened tensor), the default for a
+   * float. Bindings default it to None. */
+  EP_ATTR_NULLABLE = 1 << 0,
+  /* Set by the library (a creation op's device, a random op's seed and
+   * stream), not a parameter of the public function. */
+  EP_ATTR_INTERNAL = 1 << 1,
+  /* Floats: NaN and infinities are refused (EP_ERROR_INVALID_ARGUMENT). */
+  EP_ATTR_FINITE = 1 << 2,
+  /* Integers: negative values are refused (EP_ERROR_INVALID_ARGUMENT). */
+  EP_ATTR_NON_NEGATIVE = 1 << 3,
+} EpAttrFlags;
+
+#define EP_ATTR_NO_FIELD (-1)
+
+typedef struct
+{
+  const char   *name;
+  EpAttrType    type;
+  EpAttrFlags   flags;
+  gint16        offset;      /* of the value in EpOpAttrs; EP_ATTR_NO_FIELD
+                              * for a parameter of a composite function */
+  gint16        length;      /* lists: offset of their guint length */
+  guint8        capacity;    /* lists: room for this many */
+  gboolean      optional;    /* has a default: .fallback */
+  gdouble       fallback;
+  GType       (*enum_type) (void);
+} EpAttrSpec;
 
 struct _EpOpDef
 {
-  EpOpId       id;
-  const char  *name;
-  gint         n_inputs;   /* -1: one or more */
-  EpOpFlags    flags;
-  EpInferFunc  infer;
-  EpGradFunc   gradient;   /* NULL: no input gets a gradient */
+  EpOpId              id;         /* EP_N_OPS for a composite function */
+  const char         *name;
+  EpOpFlags           flags;
+  const EpInputSpec  *inputs;
+  guint8              n_inputs;
+  const EpAttrSpec   *attrs;
+  guint8              n_attrs;
+  const char *const  *outputs;    /* NULL: one, "out" */
+  guint8              n_outputs;
+  gboolean            output_list; /* composites: any number, named outputs[0] */
+  EpInferFunc         infer;      /* NULL for a composite function */
+  EpGradFunc          gradient;   /* NULL: no input gets a gradient */
 };
 
-#define EP_OP(ID, name) extern const EpOpDef ep_op_##name;
+/* Declaring a schema: EP_INPUTS (EP_INPUT ("self"), ...), EP_ATTRS
+ * (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG, ...), EP_OUTPUTS ("values",
+ * "indices"). The lists are compound literals, counted where they
+ * stand. */
+#define EP_SCHEMA_COUNT(type, ...) (sizeof ((const type[]) { __VA_ARGS__ }) / sizeof (type))
+#define EP_INPUTS(...)                                                      \
+  .inputs = (const EpInputSpec[]) { __VA_ARGS__ },                          \
+  .n_inputs = EP_SCHEMA_COUNT (EpInputSpec, __VA_ARGS__)
+#define EP_ATTRS(...)                                                       \
+  .attrs = (const EpAttrSpec[]) { __VA_ARGS__ },                            \
+  .n_attrs = EP_SCHEMA_COUNT (EpAttrSpec, __VA_ARGS__)
+#define EP_OUTPUTS(...)                                                     \
+  .outputs = (const char *const[]) { __VA_ARGS__ },                         \
+  .n_outputs = EP_SCHEMA_COUNT (const char *, __VA_ARGS__)
+#define EP_OUTPUT_LIST(name_)                                               \
+  .outputs = (const char *const[]) { name_ }, .n_outputs = 1, .output_list = TRUE
+
+#define EP_INPUT(name_)              { .name = (name_) }
+#define EP_INPUT_OF(name_, kind_)    { .name = (name_), .kind = (kind_) }
+#define EP_INPUT_LIST(name_)         { .name = (name_), .list = TRUE }
+
+#define EP_FIELD(field)          .offset = G_STRUCT_OFFSET (EpOpAttrs, field)
+#define EP_LIST_FIELD(field, length_)                                       \
+  EP_FIELD (field), .length = G_STRUCT_OFFSET (EpOpAttrs, length_),         \
+  .capacity = G_N_ELEMENTS (((EpOpAttrs *) 0)->field)
+#define EP_NO_FIELD              .offset = EP_ATTR_NO_FIELD
+#define EP_DEFAULT(value)        .optional = TRUE, .fallback = (value)
+
+/* An attribute of type @type_ in @where (EP_FIELD, EP_LIST_FIELD or
+ * EP_NO_FIELD), then EP_DEFAULT, .flags, .enum_type as needed */
+#define EP_ATTR(name_, type_, where, ...)                                   \
+  { .name = (name_), .type = (type_), where, __VA_ARGS__ }
+
+/* The attributes many ops share */
+#define EP_ATTR_AXES_ARG                                                    \
+  EP_ATTR ("axes", EP_ATTR_AXES, EP_LIST_FIELD (axes, n_axes),              \
+           .flags = EP_ATTR_NULLABLE)
+#define EP_ATTR_AXIS_ARG(...)                                               \
+  EP_ATTR ("axis", EP_ATTR_AXIS, EP_FIELD (axes[0]), __VA_ARGS__)
+#define EP_ATTR_KEEPDIMS_ARG                                                \
+  EP_ATTR ("keepdims", EP_ATTR_BOOL, EP_FIELD (keepdims), EP_DEFAULT (FALSE))
+#define EP_ATTR_SHAPE_ARG                                                   \
+  EP_ATTR ("shape", EP_ATTR_SHAPE, EP_LIST_FIELD (shape, ndim))
+#define EP_ATTR_DTYPE_ARG(...)                                              \
+  EP_ATTR ("dtype", EP_ATTR_DTYPE, EP_FIELD (dtype), __VA_ARGS__)
+#define EP_ATTR_DEVICE_ARG(...)                                             \
+  EP_ATTR ("device", EP_ATTR_DEVICE, EP_FIELD (device), __VA_ARGS__)
+
+#define EP_OP(family, ID, name) extern const EpOpDef ep_op_##name;
+#define EP_FUNC(family, name) extern const EpOpDef ep_func_##name;
 #include "ep-op-list-private.h"
 #undef EP_OP
+#undef EP_FUNC
 
-const EpOpDef *ep_op_get           (EpOpId       id);
-const EpOpDef *ep_op_lookup        (const char  *name);
-void           ep_op_attrs_init    (EpOpAttrs   *attrs);
-gboolean       ep_op_attrs_set_axes (EpOpAttrs  *attrs,
-                                     const gint *axes,
-                                     guint       n_axes,
-                                     const char *op_name,
-                                     GError    **error);
-void           ep_op_attrs_set_axis (EpOpAttrs  *attrs,
-                                     gint        axis);
-void           ep_op_attrs_set_ints (EpOpAttrs    *attrs,
-                                     const gint64 *ints,
-                                     guint         n_ints);
+const EpOpDef *ep_op_get            (EpOpId           id);
+const EpOpDef *ep_op_lookup         (const char      *name);
+gboolean       ep_op_takes_list     (const EpOpDef   *op);
+gboolean       ep_op_check_call     (const EpOpDef   *op,
+                                     EpTensor *const *inputs,
+                                     guint            n_inputs,
+                                     const EpOpAttrs *attrs,
+                                     GError         **error);
+
+void           ep_op_attrs_init     (EpOpAttrs       *attrs);
+void           ep_op_attrs_set_axes (EpOpAttrs       *attrs,
+                                     const gint      *axes,
+                                     guint            n_axes);
+void           ep_op_attrs_set_axis (EpOpAttrs       *attrs,
+                                     gint             axis);
+void           ep_op_attrs_copy_list (gpointer        field,
+                                      guint           capacity,
+                                      gsize           item_size,
+                                      guint          *length,
+                                      gconstpointer   values,
+                                      guint           n_values);
+
+/* Stores a list attribute (@field, with its length in @length): the
+ * values that fit, and their true number, which ep_op_check_call()
+ * holds against the schema's capacity. */
+#define ep_op_attrs_set_list(field, length, values, n_values)               \
+  ep_op_attrs_copy_list ((field), G_N_ELEMENTS (field), sizeof ((field)[0]), \
+                         &(length), (values), (n_values))
 
 G_END_DECLS
 
-/* Helpers for op rules: ep-op.c */
+/* Helpers for op rules: op.c */
 
 G_BEGIN_DECLS
 
@@ -160,7 +337,7 @@ void      ep_op_set_output       (EpOpCall        *call,
                                   const gint64    *shape,
                                   guint            ndim);
 
-/* For rules of EP_OP_FLAG_READS_DATA ops: ep-op.c */
+/* For rules of EP_OP_FLAG_READS_DATA ops: op.c */
 GBytes   *ep_op_read_input       (const EpOpCall  *call,
                                   guint            i,
                                   GError         **error);

@@ -7,15 +7,18 @@
 
 #include <glib/gi18n-lib.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "ep-error.h"
 #include "ep-op-private.h"
 
 static const EpOpDef *const op_table[EP_N_OPS] = {
-#define EP_OP(ID, name) [EP_OP_##ID] = &ep_op_##name,
+#define EP_OP(family, ID, name) [EP_OP_##ID] = &ep_op_##name,
+#define EP_FUNC(family, name)
 #include "ep-op-list-private.h"
 #undef EP_OP
+#undef EP_FUNC
 };
 
 const EpOpDef *
@@ -36,6 +39,13 @@ ep_op_lookup (const char *name)
   return NULL;
 }
 
+/* Whether the last input of @op is a list (any number of tensors) */
+gboolean
+ep_op_takes_list (const EpOpDef *op)
+{
+  return op->n_inputs > 0 && op->inputs[op->n_inputs - 1].list;
+}
+
 void
 ep_op_attrs_init (EpOpAttrs *attrs)
 {
@@ -44,35 +54,20 @@ ep_op_attrs_init (EpOpAttrs *attrs)
 }
 
 /* Stores user-given axes; NULL means all axes. Range checks wait for
- * the op's rule, which knows the rank. */
-gboolean
+ * the op's rule, which knows the rank; the count, for the schema check. */
+void
 ep_op_attrs_set_axes (EpOpAttrs   *attrs,
                       const gint  *axes,
-                      guint        n_axes,
-                      const char  *op_name,
-                      GError     **error)
+                      guint        n_axes)
 {
+  attrs->all_axes = axes == NULL;
   if (axes == NULL)
     {
-      attrs->all_axes = TRUE;
       attrs->n_axes = 0;
-      return TRUE;
+      return;
     }
 
-  if (n_axes > EP_MAX_DIMS)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
-                   _("%s: %u axes given, a tensor has at most %d"),
-                   op_name, n_axes, EP_MAX_DIMS);
-      return FALSE;
-    }
-
-  attrs->all_axes = FALSE;
-  attrs->n_axes = n_axes;
-  if (n_axes > 0)
-    memcpy (attrs->axes, axes, n_axes * sizeof (gint));
-
-  return TRUE;
+  ep_op_attrs_set_list (attrs->axes, attrs->n_axes, axes, n_axes);
 }
 
 /* One axis, made non-negative by the op's rule. */
@@ -85,17 +80,187 @@ ep_op_attrs_set_axis (EpOpAttrs *attrs,
   attrs->axes[0] = axis;
 }
 
-/* Stores user-given extents (a shape, repetitions, paddings). n_ints
- * stays the true count even past the room in attrs->ints: the op's rule
- * checks (and reports) it before it reads the values. */
 void
-ep_op_attrs_set_ints (EpOpAttrs    *attrs,
-                      const gint64 *ints,
-                      guint         n_ints)
+ep_op_attrs_copy_list (gpointer       field,
+                       guint          capacity,
+                       gsize          item_size,
+                       guint         *length,
+                       gconstpointer  values,
+                       guint          n_values)
 {
-  if (n_ints > 0)
-    memcpy (attrs->ints, ints, MIN (n_ints, G_N_ELEMENTS (attrs->ints)) * sizeof (gint64));
-  attrs->n_ints = n_ints;
+  if (n_values > 0 && values != NULL)
+    memcpy (field, values, MIN (n_values, capacity) * item_size);
+  *length = values != NULL ? n_values : 0;
+}
+
+/* The checks every op's arguments get from its schema */
+
+static gboolean
+check_input (const EpOpDef  *op,
+             const EpInputSpec *spec,
+             EpTensor       *input,
+             GError        **error)
+{
+  EpDType dtype = input->layout.dtype;
+
+  switch (spec->kind)
+    {
+    case EP_INPUT_ANY:
+      return TRUE;
+    case EP_INPUT_BOOL:
+      if (dtype == EP_DTYPE_BOOL)
+        return TRUE;
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("%s: takes bool tensors, not %s; compare or use astype first"),
+                   op->name, ep_dtype_get_name (dtype));
+      return FALSE;
+    case EP_INPUT_INTEGER:
+      if (ep_dtype_is_integer (dtype))
+        return TRUE;
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("%s: %s must be int32 or int64, not %s"),
+                   op->name, spec->name, ep_dtype_get_name (dtype));
+      return FALSE;
+    }
+
+  g_return_val_if_reached (FALSE);
+}
+
+static gboolean
+check_list_length (const EpOpDef     *op,
+                   const EpAttrSpec  *spec,
+                   const EpOpAttrs   *attrs,
+                   GError           **error)
+{
+  guint length = G_STRUCT_MEMBER (guint, attrs, spec->length);
+
+  if (length <= spec->capacity)
+    return TRUE;
+
+  switch (spec->type)
+    {
+    case EP_ATTR_AXES:
+      g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
+                   _("%s: %u axes given, a tensor has at most %d"),
+                   op->name, length, EP_MAX_DIMS);
+      break;
+    case EP_ATTR_SHAPE:
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: %u dimensions requested, at most %d are supported"),
+                   op->name, length, EP_MAX_DIMS);
+      break;
+    default:
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("%s: %u values given for %s, at most %u fit"),
+                   op->name, length, spec->name, (guint) spec->capacity);
+      break;
+    }
+
+  return FALSE;
+}
+
+static gboolean
+check_attr (const EpOpDef     *op,
+            const EpAttrSpec  *spec,
+            const EpOpAttrs   *attrs,
+            GError           **error)
+{
+  switch (spec->type)
+    {
+    case EP_ATTR_AXES:
+      return attrs->all_axes || check_list_length (op, spec, attrs, error);
+    case EP_ATTR_SHAPE:
+    case EP_ATTR_INTS:
+      return check_list_length (op, spec, attrs, error);
+    case EP_ATTR_DTYPE:
+      {
+        EpDType dtype = G_STRUCT_MEMBER (EpDType, attrs, spec->offset);
+
+        if (ep_dtype_is_valid (dtype))
+          return TRUE;
+        g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                     _("%s: %d is not a dtype"), op->name, (gint) dtype);
+        return FALSE;
+      }
+    case EP_ATTR_ENUM:
+      {
+        gint value = G_STRUCT_MEMBER (gint, attrs, spec->offset);
+        g_autoptr(GEnumClass) enum_class = g_type_class_ref (spec->enum_type ());
+
+        if (g_enum_get_value (enum_class, value) != NULL)
+          return TRUE;
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("%s: %d is not a valid %s"), op->name, value, spec->name);
+        return FALSE;
+      }
+    case EP_ATTR_FLOAT:
+      {
+        gdouble value = G_STRUCT_MEMBER (gdouble, attrs, spec->offset);
+
+        if ((spec->flags & EP_ATTR_FINITE) && !isfinite (value))
+          {
+            g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                         _("%s: %s must be finite (got %g)"), op->name, spec->name, value);
+            return FALSE;
+          }
+        if ((spec->flags & EP_ATTR_NON_NEGATIVE) && !(value >= 0))
+          {
+            g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                         _("%s: %s must not be negative (got %g)"), op->name, spec->name, value);
+            return FALSE;
+          }
+        return TRUE;
+      }
+    case EP_ATTR_INT:
+      {
+        gint64 value = G_STRUCT_MEMBER (gint64, attrs, spec->offset);
+
+        if (!(spec->flags & EP_ATTR_NON_NEGATIVE) || value >= 0)
+          return TRUE;
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("%s: %s must not be negative (got %" PRId64 ")"),
+                     op->name, spec->name, value);
+        return FALSE;
+      }
+    case EP_ATTR_BOOL:
+    case EP_ATTR_AXIS:
+    case EP_ATTR_DEVICE:
+    case EP_ATTR_SEED:
+      return TRUE;
+    }
+
+  g_return_val_if_reached (FALSE);
+}
+
+/*
+ * ep_op_check_call:
+ *
+ * What every op's arguments must satisfy, from its schema: the dtypes its
+ * inputs accept, lists that fit their room, valid dtypes and enum values,
+ * finite floats and non-negative integers where the schema says so. The
+ * op's rule checks the rest (shapes, axes against the rank, values that
+ * depend on the inputs).
+ */
+gboolean
+ep_op_check_call (const EpOpDef    *op,
+                  EpTensor *const  *inputs,
+                  guint             n_inputs,
+                  const EpOpAttrs  *attrs,
+                  GError          **error)
+{
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      const EpInputSpec *spec = &op->inputs[MIN (i, op->n_inputs - 1u)];
+
+      if (spec->kind != EP_INPUT_ANY && !check_input (op, spec, inputs[i], error))
+        return FALSE;
+    }
+
+  for (guint a = 0; a < op->n_attrs; a++)
+    if (!check_attr (op, &op->attrs[a], attrs, error))
+      return FALSE;
+
+  return TRUE;
 }
 
 gboolean

@@ -24,7 +24,8 @@ same_layout_infer (EpOpCall  *call,
 
 /* No gradient rule: tapes do not record it, so its output has no history. */
 const EpOpDef ep_op_stop_gradient = {
-  .id = EP_OP_STOP_GRADIENT, .name = "stop_gradient", .n_inputs = 1,
+  .id = EP_OP_STOP_GRADIENT, .name = "stop_gradient",
+  EP_INPUTS (EP_INPUT ("self")),
   .flags = EP_OP_FLAG_VIEW,
   .infer = same_layout_infer,
 };
@@ -33,8 +34,9 @@ const EpOpDef ep_op_stop_gradient = {
  * functional API gives each argument its own, so that f(x, x) has two
  * distinct arguments to differentiate. */
 const EpOpDef ep_op_identity = {
-  .id = EP_OP_IDENTITY, .name = "identity", .n_inputs = 1,
-  .flags = EP_OP_FLAG_VIEW,
+  .id = EP_OP_IDENTITY, .name = "identity",
+  .flags = EP_OP_FLAG_VIEW | EP_OP_FLAG_NO_FUNCTION,
+  EP_INPUTS (EP_INPUT ("self")),
   .infer = same_layout_infer,
   .gradient = ep_grad_identity,
 };
@@ -44,8 +46,9 @@ const EpOpDef ep_op_identity = {
  * the user's backward function, attached to the output (see
  * autodiff/functional.c). */
 const EpOpDef ep_op_custom_gradient = {
-  .id = EP_OP_CUSTOM_GRADIENT, .name = "custom_gradient", .n_inputs = -1,
-  .flags = EP_OP_FLAG_VIEW,
+  .id = EP_OP_CUSTOM_GRADIENT, .name = "custom_gradient",
+  .flags = EP_OP_FLAG_VIEW | EP_OP_FLAG_NO_FUNCTION,
+  EP_INPUTS (EP_INPUT ("result"), EP_INPUT_LIST ("inputs")),
   .infer = same_layout_infer,
   .gradient = ep_custom_gradient_rule,
 };

@@ -77,21 +77,28 @@ to_device_gradient (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_astype = {
-  .id = EP_OP_ASTYPE, .name = "astype", .n_inputs = 1,
+  .id = EP_OP_ASTYPE, .name = "astype",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_DTYPE_ARG ()),
   .infer = astype_infer,
   .gradient = astype_gradient,
 };
 
+/* Made where its input lives (attrs.device), whatever the scope: it is
+ * how dispatch and to_bytes compact a tensor on its way elsewhere. */
 const EpOpDef ep_op_contiguous = {
-  .id = EP_OP_CONTIGUOUS, .name = "contiguous", .n_inputs = 1,
-  .flags = EP_OP_FLAG_PLACE_WITH_INPUT,
+  .id = EP_OP_CONTIGUOUS, .name = "contiguous",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_DEVICE_ARG (.flags = EP_ATTR_INTERNAL)),
   .infer = contiguous_infer,
   .gradient = ep_grad_identity,
 };
 
 const EpOpDef ep_op_to_device = {
-  .id = EP_OP_TO_DEVICE, .name = "to_device", .n_inputs = 1,
-  .flags = EP_OP_FLAG_PLACE_BY_ATTR,
+  .id = EP_OP_TO_DEVICE, .name = "to_device",
+  .flags = EP_OP_FLAG_TRANSFER,
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_DEVICE_ARG ()),
   .infer = to_device_infer,
   .gradient = to_device_gradient,
 };
@@ -151,7 +158,6 @@ ep_tensor_astype (EpTensor  *self,
   EpOpAttrs attrs;
 
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
-  g_return_val_if_fail (ep_dtype_is_valid (dtype), NULL);
 
   if (self->layout.dtype == dtype && !self->weak)
     return g_object_ref (self);
@@ -176,6 +182,8 @@ EpTensor *
 ep_tensor_contiguous (EpTensor  *self,
                       GError   **error)
 {
+  EpOpAttrs attrs;
+
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
   if (!ep_tensor_check_alive (self, "contiguous", error))
@@ -183,7 +191,9 @@ ep_tensor_contiguous (EpTensor  *self,
   if (ep_layout_is_contiguous (&self->layout))
     return g_object_ref (self);
 
-  return ep_dispatch_unary (&ep_op_contiguous, self, error);
+  ep_op_attrs_init (&attrs);
+  attrs.device = self->storage->device;
+  return ep_dispatch1 (&ep_op_contiguous, &self, 1, &attrs, error);
 }
 
 /**
@@ -219,6 +229,16 @@ ep_tensor_to_device (EpTensor  *self,
 
 
 /* Cast shortcuts: astype, so tapes see an astype */
+
+#define CAST_SHORTCUT(op_name)                                              \
+  const EpOpDef ep_func_##op_name = {                                       \
+    .id = EP_N_OPS, .name = #op_name,                                       \
+    EP_INPUTS (EP_INPUT ("self")),                                          \
+  };
+
+CAST_SHORTCUT (float32)
+CAST_SHORTCUT (float64)
+CAST_SHORTCUT (bool)
 
 /**
  * ep_tensor_float32:

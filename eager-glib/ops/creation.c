@@ -23,12 +23,15 @@ full_infer (EpOpCall  *call,
   EpOpAttrs *attrs = &call->attrs;
 
   return ep_layout_init (&call->output_layouts[0], attrs->dtype,
-                         attrs->ints, attrs->n_ints, call->op->name, error);
+                         attrs->shape, attrs->ndim, call->op->name, error);
 }
 
 const EpOpDef ep_op_full = {
-  .id = EP_OP_FULL, .name = "full", .n_inputs = 0,
-  .flags = EP_OP_FLAG_PLACE_BY_ATTR,
+  .id = EP_OP_FULL, .name = "full",
+  EP_ATTRS (EP_ATTR_SHAPE_ARG,
+            EP_ATTR ("value", EP_ATTR_FLOAT, EP_FIELD (full.value)),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
+            EP_ATTR_DEVICE_ARG (.flags = EP_ATTR_INTERNAL)),
   .infer = full_infer,
 };
 
@@ -36,7 +39,7 @@ static gboolean
 arange_infer (EpOpCall  *call,
               GError   **error)
 {
-  const gdouble *v = call->attrs.values;
+  const gdouble v[3] = { call->attrs.arange.start, call->attrs.arange.stop, call->attrs.arange.step };
   gdouble length;
   gint64 n;
 
@@ -58,8 +61,11 @@ arange_infer (EpOpCall  *call,
 }
 
 const EpOpDef ep_op_arange = {
-  .id = EP_OP_ARANGE, .name = "arange", .n_inputs = 0,
-  .flags = EP_OP_FLAG_PLACE_BY_ATTR,
+  .id = EP_OP_ARANGE, .name = "arange",
+  EP_ATTRS (EP_ATTR ("start", EP_ATTR_FLOAT, EP_FIELD (arange.start)),
+            EP_ATTR ("stop", EP_ATTR_FLOAT, EP_FIELD (arange.stop)),
+            EP_ATTR ("step", EP_ATTR_FLOAT, EP_FIELD (arange.step), EP_DEFAULT (1)),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),
   .infer = arange_infer,
 };
 
@@ -74,8 +80,8 @@ full_on (EpDevice      *device,
   EpOpAttrs attrs;
 
   ep_op_attrs_init (&attrs);
-  ep_op_attrs_set_ints (&attrs, shape, ndim);
-  attrs.values[0] = value;
+  ep_op_attrs_set_list (attrs.shape, attrs.ndim, shape, ndim);
+  attrs.full.value = value;
   attrs.dtype = dtype;
   attrs.device = device;
 
@@ -104,10 +110,14 @@ ep_full (const gint64  *shape,
          GError       **error)
 {
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
-  g_return_val_if_fail (ep_dtype_is_valid (dtype), NULL);
 
   return full_on (NULL, shape, ndim, value, dtype, error);
 }
+
+const EpOpDef ep_func_zeros = {
+  .id = EP_N_OPS, .name = "zeros",
+  EP_ATTRS (EP_ATTR_SHAPE_ARG, EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),
+};
 
 /**
  * ep_zeros:
@@ -128,6 +138,11 @@ ep_zeros (const gint64  *shape,
 {
   return ep_full (shape, ndim, 0.0, dtype, error);
 }
+
+const EpOpDef ep_func_ones = {
+  .id = EP_N_OPS, .name = "ones",
+  EP_ATTRS (EP_ATTR_SHAPE_ARG, EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),
+};
 
 /**
  * ep_ones:
@@ -173,12 +188,10 @@ ep_arange (gdouble   start,
 {
   EpOpAttrs attrs;
 
-  g_return_val_if_fail (ep_dtype_is_valid (dtype), NULL);
-
   ep_op_attrs_init (&attrs);
-  attrs.values[0] = start;
-  attrs.values[1] = stop;
-  attrs.values[2] = step;
+  attrs.arange.start = start;
+  attrs.arange.stop = stop;
+  attrs.arange.step = step;
   attrs.dtype = dtype;
 
   return ep_dispatch1 (&ep_op_arange, NULL, 0, &attrs, error);
@@ -196,6 +209,22 @@ full_like (EpTensor  *self,
   return full_on (device != NULL ? device : self->storage->device,
                   self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
 }
+
+const EpOpDef ep_func_full_like = {
+  .id = EP_N_OPS, .name = "full_like",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("value", EP_ATTR_FLOAT, EP_NO_FIELD)),
+};
+
+const EpOpDef ep_func_zeros_like = {
+  .id = EP_N_OPS, .name = "zeros_like",
+  EP_INPUTS (EP_INPUT ("self")),
+};
+
+const EpOpDef ep_func_ones_like = {
+  .id = EP_N_OPS, .name = "ones_like",
+  EP_INPUTS (EP_INPUT ("self")),
+};
 
 /**
  * ep_tensor_full_like:
@@ -255,27 +284,24 @@ ep_tensor_ones_like (EpTensor  *self,
 }
 
 
-/* linspace: values = { start, stop }, ints = { num, endpoint } */
 static gboolean
 linspace_infer (EpOpCall  *call,
                 GError   **error)
 {
-  gint64 num = call->attrs.ints[0];
-
-  if (num < 0)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("linspace: num must not be negative (got %" PRId64 ")"), num);
-      return FALSE;
-    }
+  gint64 num = call->attrs.linspace.num;
 
   return ep_layout_init (&call->output_layouts[0], call->attrs.dtype, &num, 1,
                          call->op->name, error);
 }
 
 const EpOpDef ep_op_linspace = {
-  .id = EP_OP_LINSPACE, .name = "linspace", .n_inputs = 0,
-  .flags = EP_OP_FLAG_PLACE_BY_ATTR,
+  .id = EP_OP_LINSPACE, .name = "linspace",
+  EP_ATTRS (EP_ATTR ("start", EP_ATTR_FLOAT, EP_FIELD (linspace.start)),
+            EP_ATTR ("stop", EP_ATTR_FLOAT, EP_FIELD (linspace.stop)),
+            EP_ATTR ("num", EP_ATTR_INT, EP_FIELD (linspace.num), EP_DEFAULT (50),
+                     .flags = EP_ATTR_NON_NEGATIVE),
+            EP_ATTR ("endpoint", EP_ATTR_BOOL, EP_FIELD (linspace.endpoint), EP_DEFAULT (TRUE)),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),
   .infer = linspace_infer,
 };
 
@@ -286,9 +312,9 @@ void
 ep_linspace_fill (const EpOpCall *call,
                   guint8         *data)
 {
-  gdouble start = call->attrs.values[0], stop = call->attrs.values[1];
-  gint64 num = call->attrs.ints[0];
-  gboolean endpoint = call->attrs.ints[1] != 0;
+  gdouble start = call->attrs.linspace.start, stop = call->attrs.linspace.stop;
+  gint64 num = call->attrs.linspace.num;
+  gboolean endpoint = call->attrs.linspace.endpoint;
   gdouble div = (gdouble) (endpoint ? num - 1 : num);
   gdouble delta = stop - start;
   gdouble step = div > 0 ? delta / div : NAN;
@@ -341,26 +367,31 @@ ep_linspace (gdouble    start,
   EpOpAttrs attrs;
 
   ep_op_attrs_init (&attrs);
-  attrs.values[0] = start;
-  attrs.values[1] = stop;
-  ep_op_attrs_set_ints (&attrs, (const gint64[]) { num, endpoint != FALSE }, 2);
+  attrs.linspace.start = start;
+  attrs.linspace.stop = stop;
+  attrs.linspace.num = num;
+  attrs.linspace.endpoint = endpoint != FALSE;
   attrs.dtype = dtype;
 
   return ep_dispatch1 (&ep_op_linspace, NULL, 0, &attrs, error);
 }
 
-/* eye: ints = { n, m, k } */
 static gboolean
 eye_infer (EpOpCall  *call,
            GError   **error)
 {
-  return ep_layout_init (&call->output_layouts[0], call->attrs.dtype, call->attrs.ints, 2,
+  const gint64 shape[2] = { call->attrs.eye.n, call->attrs.eye.m };
+
+  return ep_layout_init (&call->output_layouts[0], call->attrs.dtype, shape, 2,
                          call->op->name, error);
 }
 
 const EpOpDef ep_op_eye = {
-  .id = EP_OP_EYE, .name = "eye", .n_inputs = 0,
-  .flags = EP_OP_FLAG_PLACE_BY_ATTR,
+  .id = EP_OP_EYE, .name = "eye",
+  EP_ATTRS (EP_ATTR ("n", EP_ATTR_INT, EP_FIELD (eye.n)),
+            EP_ATTR ("m", EP_ATTR_INT, EP_FIELD (eye.m)),
+            EP_ATTR ("k", EP_ATTR_INT, EP_FIELD (eye.k), EP_DEFAULT (0)),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),
   .infer = eye_infer,
 };
 
@@ -388,14 +419,15 @@ ep_eye (gint64    n,
   EpOpAttrs attrs;
 
   ep_op_attrs_init (&attrs);
-  ep_op_attrs_set_ints (&attrs, (const gint64[]) { n, m, k }, 3);
+  attrs.eye.n = n;
+  attrs.eye.m = m;
+  attrs.eye.k = k;
   attrs.dtype = dtype;
 
   return ep_dispatch1 (&ep_op_eye, NULL, 0, &attrs, error);
 }
 
-/* onehot_like: inputs { template, indices }, values[0] the value. Only
- * the template's type and shape matter. */
+/* Only the template's type and shape matter. */
 static gboolean
 onehot_infer (EpOpCall  *call,
               GError   **error)
@@ -409,13 +441,6 @@ onehot_infer (EpOpCall  *call,
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
                    _("onehot_like: the tensor must have shape (N, C), not %s"), s);
-      return FALSE;
-    }
-  if (!ep_dtype_is_integer (indices->dtype))
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("onehot_like: indices must be int32 or int64, not %s"),
-                   ep_dtype_get_name (indices->dtype));
       return FALSE;
     }
   if (indices->ndim != 1 || indices->shape[0] != like->shape[0])
@@ -435,7 +460,9 @@ onehot_infer (EpOpCall  *call,
 }
 
 const EpOpDef ep_op_onehot_like = {
-  .id = EP_OP_ONEHOT_LIKE, .name = "onehot_like", .n_inputs = 2,
+  .id = EP_OP_ONEHOT_LIKE, .name = "onehot_like",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER)),
+  EP_ATTRS (EP_ATTR ("value", EP_ATTR_FLOAT, EP_FIELD (onehot.value), EP_DEFAULT (1))),
   .infer = onehot_infer,
 };
 
@@ -466,6 +493,6 @@ ep_tensor_onehot_like (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
 
   ep_op_attrs_init (&attrs);
-  attrs.values[0] = value;
+  attrs.onehot.value = value;
   return ep_dispatch1 (&ep_op_onehot_like, inputs, 2, &attrs, error);
 }

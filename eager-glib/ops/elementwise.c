@@ -179,8 +179,9 @@ pow_gradient (const EpOpCall   *call,
 
 #define ARITHMETIC_OP(ID, op_name)                                          \
   const EpOpDef ep_op_##op_name = {                                         \
-    .id = EP_OP_##ID, .name = #op_name, .n_inputs = 2,                      \
-    .infer = ep_op_arithmetic_infer,                                              \
+    .id = EP_OP_##ID, .name = #op_name,                                     \
+    EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),                      \
+    .infer = ep_op_arithmetic_infer,                                        \
     .gradient = op_name##_gradient,                                         \
   };
 /* NumPy refuses integers to negative integer powers (the result is not
@@ -231,7 +232,8 @@ pow_infer (EpOpCall  *call,
 }
 
 const EpOpDef ep_op_pow = {
-  .id = EP_OP_POW, .name = "pow", .n_inputs = 2,
+  .id = EP_OP_POW, .name = "pow",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
   .flags = EP_OP_FLAG_READS_DATA,
   .infer = pow_infer,
   .gradient = pow_gradient,
@@ -471,22 +473,26 @@ extremum_grad (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_floordiv = {
-  .id = EP_OP_FLOORDIV, .name = "floordiv", .n_inputs = 2,
+  .id = EP_OP_FLOORDIV, .name = "floordiv",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
   .infer = ep_op_arithmetic_infer, .gradient = floordiv_grad,
 };
 
 const EpOpDef ep_op_mod = {
-  .id = EP_OP_MOD, .name = "mod", .n_inputs = 2,
+  .id = EP_OP_MOD, .name = "mod",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
   .infer = ep_op_arithmetic_infer, .gradient = mod_grad,
 };
 
 const EpOpDef ep_op_minimum = {
-  .id = EP_OP_MINIMUM, .name = "minimum", .n_inputs = 2,
+  .id = EP_OP_MINIMUM, .name = "minimum",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
   .infer = ep_op_arithmetic_infer, .gradient = extremum_grad,
 };
 
 const EpOpDef ep_op_maximum = {
-  .id = EP_OP_MAXIMUM, .name = "maximum", .n_inputs = 2,
+  .id = EP_OP_MAXIMUM, .name = "maximum",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
   .infer = ep_op_arithmetic_infer, .gradient = extremum_grad,
 };
 
@@ -625,7 +631,7 @@ clip_infer (EpOpCall  *call,
 
   for (guint i = 0; i < 2; i++)
     {
-      gdouble bound = call->attrs.values[i];
+      gdouble bound = i == 0 ? call->attrs.clip.min : call->attrs.clip.max;
       EpDType kind;
 
       if (!isfinite (bound))
@@ -648,7 +654,7 @@ clip_grad (const EpOpCall   *call,
            GError          **error)
 {
   EpTensor *x = call->inputs[0];
-  gdouble min = call->attrs.values[0], max = call->attrs.values[1];
+  gdouble min = call->attrs.clip.min, max = call->attrs.clip.max;
   g_autoptr(EpTensor) low = ep_tensor_new_weak_scalar (isnan (min) ? -INFINITY : min, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) high = ep_tensor_new_weak_scalar (isnan (max) ? INFINITY : max, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) above = ep_tensor_greater_equal (x, low, error);
@@ -666,7 +672,12 @@ clip_grad (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_clip = {
-  .id = EP_OP_CLIP, .name = "clip", .n_inputs = 1,
+  .id = EP_OP_CLIP, .name = "clip",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("min", EP_ATTR_FLOAT, EP_FIELD (clip.min), EP_DEFAULT (-INFINITY),
+                     .flags = EP_ATTR_NULLABLE),
+            EP_ATTR ("max", EP_ATTR_FLOAT, EP_FIELD (clip.max), EP_DEFAULT (INFINITY),
+                     .flags = EP_ATTR_NULLABLE)),
   .infer = clip_infer, .gradient = clip_grad,
 };
 
@@ -698,8 +709,8 @@ ep_tensor_clip (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
   ep_op_attrs_init (&attrs);
-  attrs.values[0] = min;
-  attrs.values[1] = max;
+  attrs.clip.min = min;
+  attrs.clip.max = max;
   return ep_dispatch1 (&ep_op_clip, &self, 1, &attrs, error);
 }
 
@@ -746,7 +757,8 @@ where_gradient (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_where = {
-  .id = EP_OP_WHERE, .name = "where", .n_inputs = 3,
+  .id = EP_OP_WHERE, .name = "where",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("x"), EP_INPUT ("y")),
   .infer = where_infer,
   .gradient = where_gradient,
 };

@@ -30,10 +30,6 @@ void      ep_linspace_fill         (const EpOpCall *call,
 gboolean  ep_op_arithmetic_infer   (EpOpCall      *call,
                                     GError       **error);
 
-/* ops/logical.c: refuses inputs that are not bool (logical ops, all, any) */
-gboolean  ep_op_require_bool_inputs (const EpOpCall *call,
-                                     GError        **error);
-
 /* ops/reduce.c: the output of a reduction over the canonical
  * call->attrs.axes (kept as 1 with keepdims); the type sums and products
  * accumulate in (integers in int64, as NumPy); one axis, or none for the

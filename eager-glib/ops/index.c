@@ -20,24 +20,6 @@
 #include "ep-shape-private.h"
 
 static gboolean
-check_index_dtype (const EpOpCall  *call,
-                   guint            input,
-                   GError         **error)
-{
-  EpDType dtype = call->inputs[input]->layout.dtype;
-
-  if (!ep_dtype_is_integer (dtype))
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("%s: indices must be integers, not %s"),
-                   call->op->name, ep_dtype_get_name (dtype));
-      return FALSE;
-    }
-
-  return TRUE;
-}
-
-static gboolean
 canonical_axis (EpOpCall  *call,
                 guint      ndim,
                 GError   **error)
@@ -93,7 +75,7 @@ take_infer (EpOpCall  *call,
   gint64 shape[EP_MAX_DIMS];
   guint ndim;
 
-  if (!check_index_dtype (call, 1, error) || !canonical_axis (call, x->ndim, error))
+  if (!canonical_axis (call, x->ndim, error))
     return FALSE;
   if (!indexed_shape (call, call->attrs.axes[0], shape, &ndim, error))
     return FALSE;
@@ -124,8 +106,10 @@ take_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_take = {
-  .id = EP_OP_TAKE, .name = "take", .n_inputs = 2,
+  .id = EP_OP_TAKE, .name = "take",
   .flags = EP_OP_FLAG_READS_DATA,
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER)),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
   .infer = take_infer,
   .gradient = take_gradient,
 };
@@ -141,7 +125,7 @@ take_along_axis_infer (EpOpCall  *call,
   gint64 shape[EP_MAX_DIMS];
   gint axis;
 
-  if (!check_index_dtype (call, 1, error) || !canonical_axis (call, x->ndim, error))
+  if (!canonical_axis (call, x->ndim, error))
     return FALSE;
   axis = call->attrs.axes[0];
 
@@ -307,8 +291,10 @@ take_along_axis_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_take_along_axis = {
-  .id = EP_OP_TAKE_ALONG_AXIS, .name = "take_along_axis", .n_inputs = 2,
+  .id = EP_OP_TAKE_ALONG_AXIS, .name = "take_along_axis",
   .flags = EP_OP_FLAG_READS_DATA,
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER)),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
   .infer = take_along_axis_infer,
   .gradient = take_along_axis_gradient,
 };
@@ -327,13 +313,6 @@ mask_infer (EpOpCall  *call,
   gsize n;
   gint64 count = 0;
 
-  if (mask->dtype != EP_DTYPE_BOOL)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("mask: the mask must be a bool tensor, not %s (use take for integer indices)"),
-                   ep_dtype_get_name (mask->dtype));
-      return FALSE;
-    }
   if (mask->ndim > x->ndim
       || (mask->ndim > 0 && memcmp (mask->shape, x->shape, mask->ndim * sizeof (gint64)) != 0))
     {
@@ -407,8 +386,9 @@ mask_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_mask = {
-  .id = EP_OP_MASK, .name = "mask", .n_inputs = 2,
+  .id = EP_OP_MASK, .name = "mask",
   .flags = EP_OP_FLAG_READS_DATA,
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("mask", EP_INPUT_BOOL)),
   .infer = mask_infer,
   .gradient = mask_gradient,
 };
@@ -425,7 +405,7 @@ scatter_infer (EpOpCall  *call,
   guint ndim;
   gint axis;
 
-  if (!check_index_dtype (call, 1, error) || !canonical_axis (call, x->ndim, error))
+  if (!canonical_axis (call, x->ndim, error))
     return FALSE;
   axis = call->attrs.axes[0];
   if (!indexed_shape (call, axis, shape, &ndim, error))
@@ -531,15 +511,19 @@ index_update_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_index_update = {
-  .id = EP_OP_INDEX_UPDATE, .name = "index_update", .n_inputs = 3,
+  .id = EP_OP_INDEX_UPDATE, .name = "index_update",
   .flags = EP_OP_FLAG_READS_DATA,
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER), EP_INPUT ("values")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (0))),
   .infer = scatter_infer,
   .gradient = index_update_gradient,
 };
 
 const EpOpDef ep_op_scatter_add = {
-  .id = EP_OP_SCATTER_ADD, .name = "scatter_add", .n_inputs = 3,
+  .id = EP_OP_SCATTER_ADD, .name = "scatter_add",
   .flags = EP_OP_FLAG_READS_DATA,
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER), EP_INPUT ("values")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (0))),
   .infer = scatter_infer,
   .gradient = scatter_add_gradient,
 };
@@ -606,14 +590,14 @@ ep_gather_strides (const EpOpCall *call,
  * ep_tensor_take:
  * @self: a tensor, at least 1-D
  * @indices: an integer tensor of any shape
- * @axis: the axis to take along
+ * @axis: the axis to take along, or %EP_AXIS_NONE to take from the
+ *   flattened tensor
  * @error: return location for an error
  *
  * Gathers the elements at @indices along @axis, as NumPy's `take`: the
  * result has shape `self.shape[:axis] + indices.shape +
- * self.shape[axis+1:]`. Negative indices count from the end. For
- * NumPy's `axis=None`, take from a flattened view
- * ([method@Tensor.flatten]). Its gradient is [method@Tensor.scatter_add].
+ * self.shape[axis+1:]`. Negative indices count from the end. Its
+ * gradient is [method@Tensor.scatter_add].
  *
  * Returns: (transfer full): the gathered tensor, or %NULL with
  *   %EP_ERROR_INDEX set if an index is out of range, %EP_ERROR_DTYPE if
@@ -630,14 +614,15 @@ ep_tensor_take (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
 
-  return ep_dispatch_axis (&ep_op_take, inputs, 2, axis, error);
+  return ep_dispatch_axis_or_flat (&ep_op_take, inputs, 2, 1, axis, error);
 }
 
 /**
  * ep_tensor_take_along_axis:
  * @self: a tensor, at least 1-D
  * @indices: an integer tensor of the same rank as @self
- * @axis: the axis to take along
+ * @axis: the axis to take along, or %EP_AXIS_NONE to take from the
+ *   flattened tensor with flattened indices
  * @error: return location for an error
  *
  * Gathers along @axis with one index per output element, as NumPy's
@@ -662,7 +647,7 @@ ep_tensor_take_along_axis (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
 
-  return ep_dispatch_axis (&ep_op_take_along_axis, inputs, 2, axis, error);
+  return ep_dispatch_axis_or_flat (&ep_op_take_along_axis, inputs, 2, 2, axis, error);
 }
 
 /**

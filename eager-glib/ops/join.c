@@ -12,6 +12,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
+#include "ep-enum-types.h"
 #include "ep-join.h"
 #include "ep-shape-private.h"
 
@@ -33,7 +34,6 @@ add_extent (gint64 a,
   return a > G_MAXINT64 - b ? G_MAXINT64 : a + b;
 }
 
-/* concatenate: attrs.axes[0] is the axis */
 
 static gboolean
 concatenate_infer (EpOpCall  *call,
@@ -114,13 +114,15 @@ concatenate_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_concatenate = {
-  .id = EP_OP_CONCATENATE, .name = "concatenate", .n_inputs = -1,
+  .id = EP_OP_CONCATENATE, .name = "concatenate",
+  EP_INPUTS (EP_INPUT_LIST ("tensors")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (0), .flags = EP_ATTR_NULLABLE)),
   .infer = concatenate_infer,
   .gradient = concatenate_gradient,
 };
 
-/* tile: attrs.ints holds the repetitions, made as long as the output's
- * rank by the rule (ones in front) */
+/* tile: the rule makes the repetitions as long as the output's rank
+ * (ones in front) */
 
 static gboolean
 tile_infer (EpOpCall  *call,
@@ -131,20 +133,12 @@ tile_infer (EpOpCall  *call,
   gint64 reps[EP_MAX_DIMS] = { 0 }, shape[EP_MAX_DIMS] = { 0 };
   guint ndim;
 
-  if (attrs->n_ints > EP_MAX_DIMS)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("tile: %u repetitions given, a tensor has at most %d dimensions"),
-                   attrs->n_ints, EP_MAX_DIMS);
-      return FALSE;
-    }
-
-  ndim = MAX (in->ndim, attrs->n_ints);
+  ndim = MAX (in->ndim, attrs->tile.n_reps);
   for (guint d = 0; d < ndim; d++)
     {
-      guint rd = d + attrs->n_ints - ndim;   /* wraps below 0: no rep */
+      guint rd = d + attrs->tile.n_reps - ndim;   /* wraps below 0: no rep */
       guint id = d + in->ndim - ndim;
-      gint64 rep = d + attrs->n_ints >= ndim ? attrs->ints[rd] : 1;
+      gint64 rep = d + attrs->tile.n_reps >= ndim ? attrs->tile.reps[rd] : 1;
       gint64 extent = d + in->ndim >= ndim ? in->shape[id] : 1;
 
       if (rep < 0)
@@ -161,9 +155,9 @@ tile_infer (EpOpCall  *call,
   if (!ep_layout_init (&call->output_layouts[0], in->dtype, shape, ndim, "tile", error))
     return FALSE;
   call->n_outputs = 1;
-  attrs->n_ints = ndim;
+  attrs->tile.n_reps = ndim;
   if (ndim > 0)
-    memcpy (attrs->ints, reps, ndim * sizeof (gint64));
+    memcpy (attrs->tile.reps, reps, ndim * sizeof (gint64));
 
   return TRUE;
 }
@@ -179,7 +173,7 @@ tile_gradient (const EpOpCall  *call,
 {
   const EpLayout *in = &call->inputs[0]->layout;
   const EpLayout *out = &call->outputs[0]->layout;
-  const gint64 *reps = call->attrs.ints;
+  const gint64 *reps = call->attrs.tile.reps;
   guint ndim = out->ndim, lead = out->ndim - in->ndim;
   g_autoptr(EpTensor) grad = g_object_ref (output_grads[0]);
   gint64 shape[EP_MAX_DIMS + 1];
@@ -242,13 +236,13 @@ tile_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_tile = {
-  .id = EP_OP_TILE, .name = "tile", .n_inputs = 1,
+  .id = EP_OP_TILE, .name = "tile",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("reps", EP_ATTR_INTS, EP_LIST_FIELD (tile.reps, tile.n_reps))),
   .infer = tile_infer,
   .gradient = tile_gradient,
 };
 
-/* pad: attrs.ints holds (before, after) for each axis, values[0] the
- * constant, values[1] the EpPadMode */
 
 static gboolean
 pad_infer (EpOpCall  *call,
@@ -257,26 +251,19 @@ pad_infer (EpOpCall  *call,
   const EpLayout *in = &call->inputs[0]->layout;
   const EpOpAttrs *attrs = &call->attrs;
   gint64 shape[EP_MAX_DIMS];
-  gdouble mode = attrs->values[1];
+  EpPadMode mode = attrs->pad.mode;
 
-  if (mode != EP_PAD_CONSTANT && mode != EP_PAD_REFLECT)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("pad: unknown mode %g"), mode);
-      return FALSE;
-    }
-
-  if (attrs->n_ints != 2 * in->ndim)
+  if (attrs->pad.n_paddings != 2 * in->ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
                    _("pad: %u paddings given, a tensor of %u dimensions needs %u (before and after each axis)"),
-                   attrs->n_ints, in->ndim, 2 * in->ndim);
+                   attrs->pad.n_paddings, in->ndim, 2 * in->ndim);
       return FALSE;
     }
 
   for (guint d = 0; d < in->ndim; d++)
     {
-      gint64 before = attrs->ints[2 * d], after = attrs->ints[2 * d + 1];
+      gint64 before = attrs->pad.paddings[2 * d], after = attrs->pad.paddings[2 * d + 1];
 
       if (before < 0 || after < 0)
         {
@@ -336,12 +323,12 @@ pad_gradient (const EpOpCall  *call,
 {
   const EpLayout *in = &call->inputs[0]->layout;
   const EpLayout *out = &call->outputs[0]->layout;
-  const gint64 *pads = call->attrs.ints;
+  const gint64 *pads = call->attrs.pad.paddings;
   guint ndim = in->ndim;
   g_autoptr(EpTensor) grad = g_object_ref (output_grads[0]);
   gint64 shape[EP_MAX_DIMS];
 
-  if (call->attrs.values[1] == EP_PAD_CONSTANT)
+  if (call->attrs.pad.mode == EP_PAD_CONSTANT)
     {
       gint64 starts[EP_MAX_DIMS], stops[EP_MAX_DIMS];
 
@@ -393,7 +380,12 @@ pad_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_pad = {
-  .id = EP_OP_PAD, .name = "pad", .n_inputs = 1,
+  .id = EP_OP_PAD, .name = "pad",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("paddings", EP_ATTR_INTS, EP_LIST_FIELD (pad.paddings, pad.n_paddings)),
+            EP_ATTR ("mode", EP_ATTR_ENUM, EP_FIELD (pad.mode), EP_DEFAULT (EP_PAD_CONSTANT),
+                     .enum_type = ep_pad_mode_get_type),
+            EP_ATTR ("value", EP_ATTR_FLOAT, EP_FIELD (pad.value), EP_DEFAULT (0))),
   .infer = pad_infer,
   .gradient = pad_gradient,
 };
@@ -404,7 +396,8 @@ const EpOpDef ep_op_pad = {
  * ep_concatenate:
  * @tensors: (array length=n_tensors): the tensors to join, at least one
  * @n_tensors: the number of tensors
- * @axis: the axis to join along
+ * @axis: the axis to join along, or %EP_AXIS_NONE to join the flattened
+ *   tensors
  * @error: return location for an error
  *
  * Joins tensors along an existing axis, as NumPy's `concatenate`: they
@@ -433,8 +426,14 @@ ep_concatenate (EpTensor **tensors,
       return NULL;
     }
 
-  return ep_dispatch_axis (&ep_op_concatenate, tensors, n_tensors, axis, error);
+  return ep_dispatch_axis_or_flat (&ep_op_concatenate, tensors, n_tensors, n_tensors, axis, error);
 }
+
+const EpOpDef ep_func_stack = {
+  .id = EP_N_OPS, .name = "stack",
+  EP_INPUTS (EP_INPUT_LIST ("tensors")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (0))),
+};
 
 /**
  * ep_stack:
@@ -577,6 +576,22 @@ split_axis (EpTensor  *self,
   return TRUE;
 }
 
+const EpOpDef ep_func_split = {
+  .id = EP_N_OPS, .name = "split",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("sections", EP_ATTR_INT, EP_NO_FIELD),
+            EP_ATTR_AXIS_ARG (EP_DEFAULT (0))),
+  EP_OUTPUT_LIST ("parts"),
+};
+
+const EpOpDef ep_func_split_at = {
+  .id = EP_N_OPS, .name = "split_at",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("indices", EP_ATTR_INTS, EP_NO_FIELD),
+            EP_ATTR_AXIS_ARG (EP_DEFAULT (0))),
+  EP_OUTPUT_LIST ("parts"),
+};
+
 /**
  * ep_tensor_split:
  * @self: a tensor
@@ -709,7 +724,7 @@ ep_tensor_tile (EpTensor      *self,
   g_return_val_if_fail (reps != NULL || n_reps == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  ep_op_attrs_set_ints (&attrs, reps, n_reps);
+  ep_op_attrs_set_list (attrs.tile.reps, attrs.tile.n_reps, reps, n_reps);
 
   return ep_dispatch1 (&ep_op_tile, &self, 1, &attrs, error);
 }
@@ -747,12 +762,20 @@ ep_tensor_pad (EpTensor      *self,
   g_return_val_if_fail (paddings != NULL || n_paddings == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  ep_op_attrs_set_ints (&attrs, paddings, n_paddings);
-  attrs.values[0] = value;
-  attrs.values[1] = mode;
+  ep_op_attrs_set_list (attrs.pad.paddings, attrs.pad.n_paddings, paddings, n_paddings);
+  attrs.pad.mode = mode;
+  attrs.pad.value = value;
 
   return ep_dispatch1 (&ep_op_pad, &self, 1, &attrs, error);
 }
+
+const EpOpDef ep_func_meshgrid = {
+  .id = EP_N_OPS, .name = "meshgrid",
+  EP_INPUTS (EP_INPUT_LIST ("tensors")),
+  EP_ATTRS (EP_ATTR ("indexing", EP_ATTR_ENUM, EP_NO_FIELD, EP_DEFAULT (EP_MESH_XY),
+                     .enum_type = ep_mesh_indexing_get_type)),
+  EP_OUTPUT_LIST ("grids"),
+};
 
 /**
  * ep_meshgrid:

@@ -87,7 +87,8 @@ inv_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_inv = {
-  .id = EP_OP_INV, .name = "inv", .n_inputs = 1,
+  .id = EP_OP_INV, .name = "inv",
+  EP_INPUTS (EP_INPUT ("self")),
   .infer = inv_infer,
   .gradient = inv_gradient,
 };
@@ -136,7 +137,9 @@ slogdet_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_slogdet = {
-  .id = EP_OP_SLOGDET, .name = "slogdet", .n_inputs = 1,
+  .id = EP_OP_SLOGDET, .name = "slogdet",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_OUTPUTS ("sign", "logabsdet"),
   .infer = slogdet_infer,
   .gradient = slogdet_gradient,
 };
@@ -279,7 +282,8 @@ solve_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_solve = {
-  .id = EP_OP_SOLVE, .name = "solve", .n_inputs = 2,
+  .id = EP_OP_SOLVE, .name = "solve",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("b")),
   .infer = solve_infer,
   .gradient = solve_gradient,
 };

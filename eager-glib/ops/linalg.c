@@ -229,7 +229,8 @@ matmul_gradient (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_matmul = {
-  .id = EP_OP_MATMUL, .name = "matmul", .n_inputs = 2,
+  .id = EP_OP_MATMUL, .name = "matmul",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
   .infer = matmul_infer,
   .gradient = matmul_gradient,
 };

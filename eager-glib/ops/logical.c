@@ -30,7 +30,8 @@ comparison_infer (EpOpCall  *call,
 
 #define COMPARISON_OP(ID, op_name)                                          \
   const EpOpDef ep_op_##op_name = {                                         \
-    .id = EP_OP_##ID, .name = #op_name, .n_inputs = 2,                      \
+    .id = EP_OP_##ID, .name = #op_name,                                     \
+    EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),                      \
     .infer = comparison_infer,                                              \
   };
 
@@ -116,34 +117,12 @@ EP_DEFINE_BINARY_METHOD (greater_equal)
 
 /* Logic takes bool tensors only: NumPy would test other types for
  * non-zero, but a silent conversion hides mistakes (API.md). */
-gboolean
-ep_op_require_bool_inputs (const EpOpCall  *call,
-                           GError         **error)
-{
-  for (guint i = 0; i < call->n_inputs; i++)
-    {
-      EpDType dtype = call->inputs[i]->layout.dtype;
-
-      if (dtype != EP_DTYPE_BOOL)
-        {
-          g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                       _("%s: takes bool tensors, not %s; compare or use astype first"),
-                       call->op->name, ep_dtype_get_name (dtype));
-          return FALSE;
-        }
-    }
-
-  return TRUE;
-}
-
 static gboolean
 logical_infer (EpOpCall  *call,
                GError   **error)
 {
   EpLayout *out = &call->output_layouts[0];
 
-  if (!ep_op_require_bool_inputs (call, error))
-    return FALSE;
   if (!ep_op_broadcast (call, out, error))
     return FALSE;
 
@@ -164,32 +143,38 @@ classify_infer (EpOpCall  *call,
 }
 
 const EpOpDef ep_op_logical_and = {
-  .id = EP_OP_LOGICAL_AND, .name = "logical_and", .n_inputs = 2,
+  .id = EP_OP_LOGICAL_AND, .name = "logical_and",
+  EP_INPUTS (EP_INPUT_OF ("self", EP_INPUT_BOOL), EP_INPUT_OF ("other", EP_INPUT_BOOL)),
   .infer = logical_infer,
 };
 
 const EpOpDef ep_op_logical_or = {
-  .id = EP_OP_LOGICAL_OR, .name = "logical_or", .n_inputs = 2,
+  .id = EP_OP_LOGICAL_OR, .name = "logical_or",
+  EP_INPUTS (EP_INPUT_OF ("self", EP_INPUT_BOOL), EP_INPUT_OF ("other", EP_INPUT_BOOL)),
   .infer = logical_infer,
 };
 
 const EpOpDef ep_op_logical_not = {
-  .id = EP_OP_LOGICAL_NOT, .name = "logical_not", .n_inputs = 1,
+  .id = EP_OP_LOGICAL_NOT, .name = "logical_not",
+  EP_INPUTS (EP_INPUT_OF ("self", EP_INPUT_BOOL)),
   .infer = logical_infer,
 };
 
 const EpOpDef ep_op_isnan = {
-  .id = EP_OP_ISNAN, .name = "isnan", .n_inputs = 1,
+  .id = EP_OP_ISNAN, .name = "isnan",
+  EP_INPUTS (EP_INPUT ("self")),
   .infer = classify_infer,
 };
 
 const EpOpDef ep_op_isinf = {
-  .id = EP_OP_ISINF, .name = "isinf", .n_inputs = 1,
+  .id = EP_OP_ISINF, .name = "isinf",
+  EP_INPUTS (EP_INPUT ("self")),
   .infer = classify_infer,
 };
 
 const EpOpDef ep_op_isfinite = {
-  .id = EP_OP_ISFINITE, .name = "isfinite", .n_inputs = 1,
+  .id = EP_OP_ISFINITE, .name = "isfinite",
+  EP_INPUTS (EP_INPUT ("self")),
   .infer = classify_infer,
 };
 

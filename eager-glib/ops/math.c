@@ -173,7 +173,8 @@ UNARY_GRADIENT (relu)
 
 #define UNARY_OP(ID, op_name, rule)                                         \
   const EpOpDef ep_op_##op_name = {                                         \
-    .id = EP_OP_##ID, .name = #op_name, .n_inputs = 1,                      \
+    .id = EP_OP_##ID, .name = #op_name,                                     \
+    EP_INPUTS (EP_INPUT ("self")),                                          \
     .infer = rule,                                                          \
     .gradient = op_name##_gradient,                                         \
   };                                                                        \
@@ -403,7 +404,8 @@ unary_math_grad (const EpOpCall   *call,
 
 #define UNARY_OP(ID, op_name, rule)                                         \
   const EpOpDef ep_op_##op_name = {                                         \
-    .id = EP_OP_##ID, .name = #op_name, .n_inputs = 1,                      \
+    .id = EP_OP_##ID, .name = #op_name,                                     \
+    EP_INPUTS (EP_INPUT ("self")),                                          \
     .infer = rule, .gradient = unary_math_grad,                             \
   };                                                                        \
   EP_DEFINE_UNARY_METHOD (op_name)

@@ -58,17 +58,11 @@ next_stream (guint64 *seed,
   G_UNLOCK (random_state);
 }
 
-/* attrs.ints: the shape, then the seed and the stream; attrs.values:
- * low and high, or mean and standard deviation. */
 static gboolean
 random_infer (EpOpCall  *call,
               GError   **error)
 {
   EpOpAttrs *attrs = &call->attrs;
-  const gdouble *v = attrs->values;
-  gboolean normal = call->op->id == EP_OP_NORMAL;
-
-  g_return_val_if_fail (attrs->n_ints >= 2, FALSE);
 
   if (!ep_dtype_is_floating (attrs->dtype))
     {
@@ -77,33 +71,36 @@ random_infer (EpOpCall  *call,
                    call->op->name, ep_dtype_get_name (attrs->dtype));
       return FALSE;
     }
-  if (!normal && (!isfinite (v[0]) || !isfinite (v[1])))
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("uniform: low and high must be finite (got %g and %g)"), v[0], v[1]);
-      return FALSE;
-    }
-  if (normal && (!isfinite (v[0]) || !isfinite (v[1]) || v[1] < 0))
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("normal: mean must be finite and stddev finite and not negative (got %g and %g)"),
-                   v[0], v[1]);
-      return FALSE;
-    }
 
-  return ep_layout_init (&call->output_layouts[0], attrs->dtype, attrs->ints,
-                         attrs->n_ints - 2, call->op->name, error);
+  return ep_layout_init (&call->output_layouts[0], attrs->dtype, attrs->shape,
+                         attrs->ndim, call->op->name, error);
 }
 
+#define RANDOM_SEED_ATTRS                                                   \
+  EP_ATTR ("seed", EP_ATTR_SEED, EP_FIELD (random.seed), .flags = EP_ATTR_INTERNAL), \
+  EP_ATTR ("stream", EP_ATTR_SEED, EP_FIELD (random.stream), .flags = EP_ATTR_INTERNAL)
+
 const EpOpDef ep_op_uniform = {
-  .id = EP_OP_UNIFORM, .name = "uniform", .n_inputs = 0,
-  .flags = EP_OP_FLAG_PLACE_BY_ATTR,
+  .id = EP_OP_UNIFORM, .name = "uniform",
+  EP_ATTRS (EP_ATTR_SHAPE_ARG,
+            EP_ATTR ("low", EP_ATTR_FLOAT, EP_FIELD (random.a), EP_DEFAULT (0),
+                     .flags = EP_ATTR_FINITE),
+            EP_ATTR ("high", EP_ATTR_FLOAT, EP_FIELD (random.b), EP_DEFAULT (1),
+                     .flags = EP_ATTR_FINITE),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
+            RANDOM_SEED_ATTRS),
   .infer = random_infer,
 };
 
 const EpOpDef ep_op_normal = {
-  .id = EP_OP_NORMAL, .name = "normal", .n_inputs = 0,
-  .flags = EP_OP_FLAG_PLACE_BY_ATTR,
+  .id = EP_OP_NORMAL, .name = "normal",
+  EP_ATTRS (EP_ATTR_SHAPE_ARG,
+            EP_ATTR ("mean", EP_ATTR_FLOAT, EP_FIELD (random.a), EP_DEFAULT (0),
+                     .flags = EP_ATTR_FINITE),
+            EP_ATTR ("stddev", EP_ATTR_FLOAT, EP_FIELD (random.b), EP_DEFAULT (1),
+                     .flags = EP_ATTR_FINITE | EP_ATTR_NON_NEGATIVE),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
+            RANDOM_SEED_ATTRS),
   .infer = random_infer,
 };
 
@@ -117,27 +114,14 @@ random_tensor (const EpOpDef  *op,
                GError        **error)
 {
   EpOpAttrs attrs;
-  guint64 seed, stream;
 
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  if (ndim > EP_MAX_DIMS)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("%s: %u dimensions requested, at most %d are supported"),
-                   op->name, ndim, EP_MAX_DIMS);
-      return NULL;
-    }
-
-  next_stream (&seed, &stream);
-  if (ndim > 0)
-    memcpy (attrs.ints, shape, ndim * sizeof (gint64));
-  attrs.ints[ndim] = (gint64) seed;
-  attrs.ints[ndim + 1] = (gint64) stream;
-  attrs.n_ints = ndim + 2;
-  attrs.values[0] = a;
-  attrs.values[1] = b;
+  ep_op_attrs_set_list (attrs.shape, attrs.ndim, shape, ndim);
+  next_stream (&attrs.random.seed, &attrs.random.stream);
+  attrs.random.a = a;
+  attrs.random.b = b;
   attrs.dtype = dtype;
 
   return ep_dispatch1 (op, NULL, 0, &attrs, error);

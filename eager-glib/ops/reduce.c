@@ -189,25 +189,33 @@ extremum_gradient (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_sum = {
-  .id = EP_OP_SUM, .name = "sum", .n_inputs = 1,
+  .id = EP_OP_SUM, .name = "sum",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = sum_infer,
   .gradient = sum_gradient,
 };
 
 const EpOpDef ep_op_mean = {
-  .id = EP_OP_MEAN, .name = "mean", .n_inputs = 1,
+  .id = EP_OP_MEAN, .name = "mean",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = mean_infer,
   .gradient = mean_gradient,
 };
 
 const EpOpDef ep_op_max = {
-  .id = EP_OP_MAX, .name = "max", .n_inputs = 1,
+  .id = EP_OP_MAX, .name = "max",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = extremum_infer,
   .gradient = extremum_gradient,
 };
 
 const EpOpDef ep_op_min = {
-  .id = EP_OP_MIN, .name = "min", .n_inputs = 1,
+  .id = EP_OP_MIN, .name = "min",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = extremum_infer,
   .gradient = extremum_gradient,
 };
@@ -376,7 +384,9 @@ prod_grad (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_prod = {
-  .id = EP_OP_PROD, .name = "prod", .n_inputs = 1,
+  .id = EP_OP_PROD, .name = "prod",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = prod_infer, .gradient = prod_grad,
 };
 
@@ -406,9 +416,10 @@ ep_tensor_prod (EpTensor    *self,
   return ep_dispatch_axes (&ep_op_prod, self, axes, n_axes, keepdims, error);
 }
 
-/* Ops along one axis or over the flattened tensor: attrs.all_axes means
- * flattened, else attrs.axes[0] is the axis, made non-negative here. As
- * NumPy, a 0-d tensor is flattened first: it has an axis 0 (or -1). */
+/* Ops along one axis or over the flattened tensor: attrs.all_axes
+ * (EP_AXIS_NONE in the call) means flattened, else attrs.axes[0] is the
+ * axis, made non-negative here. As NumPy, a 0-d tensor is flattened
+ * first: it has an axis 0 (or -1). */
 gboolean
 ep_op_one_axis_or_flat (EpOpCall  *call,
                         GError   **error)
@@ -416,13 +427,6 @@ ep_op_one_axis_or_flat (EpOpCall  *call,
   EpOpAttrs *attrs = &call->attrs;
   guint ndim = call->inputs[0]->layout.ndim;
 
-  if (!attrs->all_axes && attrs->n_axes != 1)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
-                   _("%s: takes one axis or none (for the flattened tensor), not %u"),
-                   call->op->name, attrs->n_axes);
-      return FALSE;
-    }
   if (!attrs->all_axes
       && !ep_op_normalize_axis (call, attrs->axes[0], MAX (ndim, 1), &attrs->axes[0], error))
     return FALSE;
@@ -478,13 +482,17 @@ arg_extremum_infer (EpOpCall  *call,
 
 /* Not differentiable: the output is integer indices. */
 const EpOpDef ep_op_argmin = {
-  .id = EP_OP_ARGMIN, .name = "argmin", .n_inputs = 1,
+  .id = EP_OP_ARGMIN, .name = "argmin",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE), EP_ATTR_KEEPDIMS_ARG),
   .infer = arg_extremum_infer,
   .gradient = NULL,
 };
 
 const EpOpDef ep_op_argmax = {
-  .id = EP_OP_ARGMAX, .name = "argmax", .n_inputs = 1,
+  .id = EP_OP_ARGMAX, .name = "argmax",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE), EP_ATTR_KEEPDIMS_ARG),
   .infer = arg_extremum_infer,
   .gradient = NULL,
 };
@@ -492,9 +500,8 @@ const EpOpDef ep_op_argmax = {
 /**
  * ep_tensor_argmin:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axis to search along, or
- *   %NULL for the index into the flattened tensor
- * @n_axes: 1, or 0 with %NULL
+ * @axis: the axis to search along, or %EP_AXIS_NONE for the index into
+ *   the flattened tensor
  * @keepdims: whether to keep the searched axes with extent 1
  * @error: return location for an error
  *
@@ -511,21 +518,19 @@ const EpOpDef ep_op_argmax = {
  *   %EP_ERROR_AXIS
  */
 EpTensor *
-ep_tensor_argmin (EpTensor    *self,
-                  const gint  *axes,
-                  guint        n_axes,
-                  gboolean     keepdims,
-                  GError     **error)
+ep_tensor_argmin (EpTensor  *self,
+                  gint       axis,
+                  gboolean   keepdims,
+                  GError   **error)
 {
-  return ep_dispatch_axes (&ep_op_argmin, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_optional_axis (&ep_op_argmin, self, axis, keepdims, error);
 }
 
 /**
  * ep_tensor_argmax:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axis to search along, or
- *   %NULL for the index into the flattened tensor
- * @n_axes: 1, or 0 with %NULL
+ * @axis: the axis to search along, or %EP_AXIS_NONE for the index into
+ *   the flattened tensor
  * @keepdims: whether to keep the searched axes with extent 1
  * @error: return location for an error
  *
@@ -542,13 +547,12 @@ ep_tensor_argmin (EpTensor    *self,
  *   %EP_ERROR_AXIS
  */
 EpTensor *
-ep_tensor_argmax (EpTensor    *self,
-                  const gint  *axes,
-                  guint        n_axes,
-                  gboolean     keepdims,
-                  GError     **error)
+ep_tensor_argmax (EpTensor  *self,
+                  gint       axis,
+                  gboolean   keepdims,
+                  GError   **error)
 {
-  return ep_dispatch_axes (&ep_op_argmax, self, axes, n_axes, keepdims, error);
+  return ep_dispatch_optional_axis (&ep_op_argmax, self, axis, keepdims, error);
 }
 
 
@@ -558,9 +562,6 @@ static gboolean
 truth_reduce_infer (EpOpCall  *call,
                     GError   **error)
 {
-
-  if (!ep_op_require_bool_inputs (call, error))
-    return FALSE;
   if (!ep_op_normalize_reduction_axes (call, error))
     return FALSE;
 
@@ -569,12 +570,16 @@ truth_reduce_infer (EpOpCall  *call,
 }
 
 const EpOpDef ep_op_all = {
-  .id = EP_OP_ALL, .name = "all", .n_inputs = 1,
+  .id = EP_OP_ALL, .name = "all",
+  EP_INPUTS (EP_INPUT_OF ("self", EP_INPUT_BOOL)),
+  EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = truth_reduce_infer,
 };
 
 const EpOpDef ep_op_any = {
-  .id = EP_OP_ANY, .name = "any", .n_inputs = 1,
+  .id = EP_OP_ANY, .name = "any",
+  EP_INPUTS (EP_INPUT_OF ("self", EP_INPUT_BOOL)),
+  EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = truth_reduce_infer,
 };
 
@@ -626,6 +631,28 @@ ep_tensor_any (EpTensor    *self,
   return ep_dispatch_axes (&ep_op_any, self, axes, n_axes, keepdims, error);
 }
 
+
+/* Vector norms: composites of public ops, as in EagerPy; their gradients
+ * come from the ops they are made of. */
+
+#define NORM_FUNC(op_name)                                                  \
+  const EpOpDef ep_func_##op_name = {                                       \
+    .id = EP_N_OPS, .name = #op_name,                                       \
+    EP_INPUTS (EP_INPUT ("self")),                                          \
+    EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),                      \
+  };
+
+NORM_FUNC (l0)
+NORM_FUNC (l1)
+NORM_FUNC (l2)
+NORM_FUNC (linf)
+
+const EpOpDef ep_func_lp = {
+  .id = EP_N_OPS, .name = "lp",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("p", EP_ATTR_FLOAT, EP_NO_FIELD),
+            EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
+};
 
 /**
  * ep_tensor_l0:

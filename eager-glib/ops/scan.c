@@ -12,8 +12,6 @@
 #include "ep-grad-private.h"
 #include "ep-math-private.h"
 
-/* cumsum */
-
 static gboolean
 cumsum_infer (EpOpCall  *call,
               GError   **error)
@@ -47,7 +45,7 @@ cumsum_grad (const EpOpCall   *call,
   g_autoptr(EpTensor) total = NULL, running = NULL, before = NULL, reversed = NULL;
 
   if ((total = ep_tensor_sum (g, flat ? NULL : call->attrs.axes, flat ? 0 : 1, TRUE, error)) == NULL
-      || (running = ep_tensor_cumsum (g, flat ? NULL : call->attrs.axes, flat ? 0 : 1, error)) == NULL
+      || (running = ep_tensor_cumsum (g, flat ? EP_AXIS_NONE : call->attrs.axes[0], error)) == NULL
       || (before = ep_tensor_sub (total, running, error)) == NULL
       || (reversed = ep_tensor_add (before, g, error)) == NULL)
     return FALSE;
@@ -57,16 +55,17 @@ cumsum_grad (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_cumsum = {
-  .id = EP_OP_CUMSUM, .name = "cumsum", .n_inputs = 1,
+  .id = EP_OP_CUMSUM, .name = "cumsum",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
   .infer = cumsum_infer, .gradient = cumsum_grad,
 };
 
 /**
  * ep_tensor_cumsum:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axis to accumulate along,
- *   or %NULL to accumulate over the flattened tensor
- * @n_axes: 1, or 0 with %NULL
+ * @axis: the axis to accumulate along, or %EP_AXIS_NONE to accumulate
+ *   over the flattened tensor
  * @error: return location for an error
  *
  * Cumulative sums along an axis, as NumPy's `cumsum`: element i is the
@@ -75,13 +74,12 @@ const EpOpDef ep_op_cumsum = {
  * (its axis is 0 or -1). Bool and integer tensors accumulate as int64.
  *
  * Returns: (transfer full): the sums, or %NULL with %EP_ERROR_AXIS set
- *   if the axis is out of range or more than one is given
+ *   if the axis is out of range
  */
 EpTensor *
-ep_tensor_cumsum (EpTensor    *self,
-                  const gint  *axes,
-                  guint        n_axes,
-                  GError     **error)
+ep_tensor_cumsum (EpTensor  *self,
+                  gint       axis,
+                  GError   **error)
 {
-  return ep_dispatch_axes (&ep_op_cumsum, self, axes, n_axes, FALSE, error);
+  return ep_dispatch_optional_axis (&ep_op_cumsum, self, axis, FALSE, error);
 }

@@ -68,12 +68,16 @@ log_softmax_grad (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_softmax = {
-  .id = EP_OP_SOFTMAX, .name = "softmax", .n_inputs = 1,
+  .id = EP_OP_SOFTMAX, .name = "softmax",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (-1))),
   .infer = softmax_infer, .gradient = softmax_grad,
 };
 
 const EpOpDef ep_op_log_softmax = {
-  .id = EP_OP_LOG_SOFTMAX, .name = "log_softmax", .n_inputs = 1,
+  .id = EP_OP_LOG_SOFTMAX, .name = "log_softmax",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (-1))),
   .infer = softmax_infer, .gradient = log_softmax_grad,
 };
 
@@ -159,7 +163,9 @@ logsumexp_grad (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_logsumexp = {
-  .id = EP_OP_LOGSUMEXP, .name = "logsumexp", .n_inputs = 1,
+  .id = EP_OP_LOGSUMEXP, .name = "logsumexp",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = logsumexp_infer, .gradient = logsumexp_grad,
 };
 
@@ -190,8 +196,6 @@ ep_tensor_logsumexp (EpTensor    *self,
   return ep_dispatch_axes (&ep_op_logsumexp, self, axes, n_axes, keepdims, error);
 }
 
-/* crossentropy */
-
 static gboolean
 crossentropy_infer (EpOpCall  *call,
                     GError   **error)
@@ -206,13 +210,6 @@ crossentropy_infer (EpOpCall  *call,
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
                    _("crossentropy: logits must have shape (N, C), not %s"), s);
-      return FALSE;
-    }
-  if (!ep_dtype_is_integer (labels->dtype))
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("crossentropy: labels must be int32 or int64, not %s"),
-                   ep_dtype_get_name (labels->dtype));
       return FALSE;
     }
   if (labels->ndim != 1 || labels->shape[0] != logits->shape[0])
@@ -254,7 +251,8 @@ crossentropy_grad (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_crossentropy = {
-  .id = EP_OP_CROSSENTROPY, .name = "crossentropy", .n_inputs = 2,
+  .id = EP_OP_CROSSENTROPY, .name = "crossentropy",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("labels", EP_INPUT_INTEGER)),
   .infer = crossentropy_infer, .gradient = crossentropy_grad,
 };
 

@@ -63,14 +63,18 @@ sort_gradient (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_sort = {
-  .id = EP_OP_SORT, .name = "sort", .n_inputs = 1,
+  .id = EP_OP_SORT, .name = "sort",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (-1), .flags = EP_ATTR_NULLABLE)),
   .infer = sort_infer,
   .gradient = sort_gradient,
 };
 
 /* Not differentiable: the output is integer indices. */
 const EpOpDef ep_op_argsort = {
-  .id = EP_OP_ARGSORT, .name = "argsort", .n_inputs = 1,
+  .id = EP_OP_ARGSORT, .name = "argsort",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (-1), .flags = EP_ATTR_NULLABLE)),
   .infer = sort_infer,
   .gradient = NULL,
 };
@@ -78,7 +82,8 @@ const EpOpDef ep_op_argsort = {
 /**
  * ep_tensor_sort:
  * @self: a tensor
- * @axis: the axis to sort along; -1 for the last
+ * @axis: the axis to sort along: -1 for the last, %EP_AXIS_NONE to sort
+ *   the flattened tensor
  * @error: return location for an error
  *
  * Sorts along @axis in ascending order, NaN last, as NumPy's `sort`.
@@ -95,13 +100,14 @@ ep_tensor_sort (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return ep_dispatch_axis (&ep_op_sort, &self, 1, axis, error);
+  return ep_dispatch_axis_or_flat (&ep_op_sort, &self, 1, 1, axis, error);
 }
 
 /**
  * ep_tensor_argsort:
  * @self: a tensor
- * @axis: the axis to sort along; -1 for the last
+ * @axis: the axis to sort along: -1 for the last, %EP_AXIS_NONE for
+ *   the indices into the flattened tensor
  * @error: return location for an error
  *
  * The indices that sort @self along @axis: ascending, NaN last, and
@@ -122,31 +128,22 @@ ep_tensor_argsort (EpTensor  *self,
                    gint       axis,
                    GError   **error)
 {
-  static const gint64 one = 1;
-  g_autoptr(EpTensor) flat = NULL;
-
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
   /* NumPy sorts a 0-d array as its flattened (1,) view */
   if (self->layout.ndim == 0)
-    {
-      flat = ep_tensor_reshape (self, &one, 1, error);
-      if (flat == NULL)
-        return NULL;
-      self = flat;
-    }
+    axis = EP_AXIS_NONE;
 
-  return ep_dispatch_axis (&ep_op_argsort, &self, 1, axis, error);
+  return ep_dispatch_axis_or_flat (&ep_op_argsort, &self, 1, 1, axis, error);
 }
 
-/* topk: attrs.ints = { k, sorted } */
 
 static gboolean
 topk_infer (EpOpCall  *call,
             GError   **error)
 {
   const EpLayout *in = &call->inputs[0]->layout;
-  gint64 k = call->attrs.ints[0];
+  gint64 k = call->attrs.topk.k;
   EpLayout *values = &call->output_layouts[0];
   EpLayout *indices = &call->output_layouts[1];
   gint64 n;
@@ -159,7 +156,7 @@ topk_infer (EpOpCall  *call,
     }
 
   n = in->shape[in->ndim - 1];
-  if (k < 0 || k > n)
+  if (k > n)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
                    _("topk: k = %" PRId64 " is out of range for a last axis of extent %" PRId64),
@@ -196,7 +193,11 @@ topk_gradient (const EpOpCall   *call,
 }
 
 const EpOpDef ep_op_topk = {
-  .id = EP_OP_TOPK, .name = "topk", .n_inputs = 1,
+  .id = EP_OP_TOPK, .name = "topk",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("k", EP_ATTR_INT, EP_FIELD (topk.k), .flags = EP_ATTR_NON_NEGATIVE),
+            EP_ATTR ("sorted", EP_ATTR_BOOL, EP_FIELD (topk.sorted), EP_DEFAULT (TRUE))),
+  EP_OUTPUTS ("values", "indices"),
   .infer = topk_infer,
   .gradient = topk_gradient,
 };
@@ -220,9 +221,9 @@ const EpOpDef ep_op_topk = {
  * The values are differentiable: their gradient goes back to the
  * positions the indices name (zero elsewhere). The indices are not.
  *
- * Returns: %TRUE on success; %FALSE with %EP_ERROR_INVALID_ARGUMENT set
- *   if @k is negative or larger than the last extent, or %EP_ERROR_SHAPE
- *   for a 0-dimensional tensor
+ * Returns: (skip): %TRUE on success; %FALSE with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @k is negative or larger than the
+ *   last extent, or %EP_ERROR_SHAPE for a 0-dimensional tensor
  */
 gboolean
 ep_tensor_topk (EpTensor   *self,
@@ -238,7 +239,8 @@ ep_tensor_topk (EpTensor   *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
 
   ep_op_attrs_init (&attrs);
-  ep_op_attrs_set_ints (&attrs, (const gint64[]) { k, sorted != FALSE }, 2);
+  attrs.topk.k = k;
+  attrs.topk.sorted = sorted != FALSE;
   if (!ep_dispatch (&ep_op_topk, &self, 1, &attrs, outputs, error))
     return FALSE;
 

@@ -22,38 +22,30 @@ resolve_shape (EpOpCall  *call,
   gint64 known = 1;
   gint unknown = -1;
 
-  if (attrs->n_ints > EP_MAX_DIMS)
+  for (guint i = 0; i < attrs->ndim; i++)
     {
-      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("reshape: %u dimensions requested, at most %d are supported"),
-                   attrs->n_ints, EP_MAX_DIMS);
-      return FALSE;
-    }
-
-  for (guint i = 0; i < attrs->n_ints; i++)
-    {
-      if (attrs->ints[i] == -1 && unknown < 0)
+      if (attrs->shape[i] == -1 && unknown < 0)
         unknown = i;
-      else if (attrs->ints[i] < 0)
+      else if (attrs->shape[i] < 0)
         {
-          g_autofree char *s = ep_shape_to_string (attrs->ints, attrs->n_ints);
+          g_autofree char *s = ep_shape_to_string (attrs->shape, attrs->ndim);
 
           g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
                        _("reshape: invalid shape %s (only one -1 is allowed, and no other negative extent)"), s);
           return FALSE;
         }
-      else if (known > 0 && attrs->ints[i] > G_MAXINT64 / known)
+      else if (known > 0 && attrs->shape[i] > G_MAXINT64 / known)
         known = G_MAXINT64;  /* cannot match any real size */
       else
-        known *= attrs->ints[i];
+        known *= attrs->shape[i];
     }
 
   if (unknown >= 0 && known != 0 && size % known == 0)
-    attrs->ints[unknown] = size / known;
+    attrs->shape[unknown] = size / known;
   else if (unknown >= 0 || known != size)
     {
       g_autofree char *from = ep_shape_to_string (call->inputs[0]->layout.shape, call->inputs[0]->layout.ndim);
-      g_autofree char *to = ep_shape_to_string (attrs->ints, attrs->n_ints);
+      g_autofree char *to = ep_shape_to_string (attrs->shape, attrs->ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
                    _("reshape: cannot reshape a tensor of shape %s (%" PRId64 " elements) into shape %s"),
@@ -121,7 +113,7 @@ reshape_infer (EpOpCall  *call,
   if (!resolve_shape (call, error))
     return FALSE;
 
-  ep_op_set_output (call, in->dtype, call->attrs.ints, call->attrs.n_ints);
+  ep_op_set_output (call, in->dtype, call->attrs.shape, call->attrs.ndim);
   view = *out;
   if (ep_layout_get_size (in) == 0 || view_strides (in, &view))
     {
@@ -293,18 +285,22 @@ transpose_gradient (const EpOpCall   *call,
   return input_grads[0] != NULL;
 }
 
-#define VIEW_OP(ID, op_name)                                                \
+#define VIEW_OP(ID, op_name, ...)                                           \
   const EpOpDef ep_op_##op_name = {                                         \
-    .id = EP_OP_##ID, .name = #op_name, .n_inputs = 1,                      \
+    .id = EP_OP_##ID, .name = #op_name,                                     \
     .flags = EP_OP_FLAG_VIEW,                                               \
+    EP_INPUTS (EP_INPUT ("self")),                                          \
+    EP_ATTRS (__VA_ARGS__),                                                 \
     .infer = op_name##_infer,                                               \
     .gradient = op_name##_gradient,                                         \
   };
 
-VIEW_OP (RESHAPE, reshape)
-VIEW_OP (TRANSPOSE, transpose)
-VIEW_OP (EXPAND_DIMS, expand_dims)
-VIEW_OP (SQUEEZE, squeeze)
+VIEW_OP (RESHAPE, reshape, EP_ATTR_SHAPE_ARG)
+/* no axes: reversed */
+VIEW_OP (TRANSPOSE, transpose, EP_ATTR_AXES_ARG)
+VIEW_OP (EXPAND_DIMS, expand_dims, EP_ATTR_AXIS_ARG ())
+/* no axes: every axis of extent 1 */
+VIEW_OP (SQUEEZE, squeeze, EP_ATTR_AXES_ARG)
 
 /**
  * ep_tensor_reshape:
@@ -333,7 +329,7 @@ ep_tensor_reshape (EpTensor      *self,
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  ep_op_attrs_set_ints (&attrs, shape, ndim);
+  ep_op_attrs_set_list (attrs.shape, attrs.ndim, shape, ndim);
 
   return ep_dispatch1 (&ep_op_reshape, &self, 1, &attrs, error);
 }
@@ -416,35 +412,27 @@ broadcast_to_infer (EpOpCall  *call,
   const EpOpAttrs *attrs = &call->attrs;
   guint lead;
 
-  if (attrs->n_ints > EP_MAX_DIMS)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("broadcast_to: %u dimensions requested, at most %d are supported"),
-                   attrs->n_ints, EP_MAX_DIMS);
-      return FALSE;
-    }
-
-  for (guint d = 0; d < attrs->n_ints; d++)
-    if (attrs->ints[d] < 0)
+  for (guint d = 0; d < attrs->ndim; d++)
+    if (attrs->shape[d] < 0)
       {
-        g_autofree char *to = ep_shape_to_string (attrs->ints, attrs->n_ints);
+        g_autofree char *to = ep_shape_to_string (attrs->shape, attrs->ndim);
 
         g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
                      _("broadcast_to: negative dimension %" PRId64 " in shape %s"),
-                     attrs->ints[d], to);
+                     attrs->shape[d], to);
         return FALSE;
       }
 
-  lead = attrs->n_ints - MIN (attrs->n_ints, in->ndim);
-  if (in->ndim > attrs->n_ints)
+  lead = attrs->ndim - MIN (attrs->ndim, in->ndim);
+  if (in->ndim > attrs->ndim)
     goto incompatible;
 
   out->dtype = in->dtype;
-  out->ndim = attrs->n_ints;
+  out->ndim = attrs->ndim;
   out->offset = in->offset;
   for (guint d = 0; d < out->ndim; d++)
     {
-      gint64 want = attrs->ints[d];
+      gint64 want = attrs->shape[d];
 
       out->shape[d] = want;
       if (d < lead)
@@ -462,7 +450,7 @@ broadcast_to_infer (EpOpCall  *call,
 incompatible:
   {
     g_autofree char *from = ep_shape_to_string (in->shape, in->ndim);
-    g_autofree char *to = ep_shape_to_string (attrs->ints, attrs->n_ints);
+    g_autofree char *to = ep_shape_to_string (attrs->shape, attrs->ndim);
 
     g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
                  _("broadcast_to: cannot broadcast a tensor of shape %s to shape %s"),
@@ -482,8 +470,10 @@ broadcast_to_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_broadcast_to = {
-  .id = EP_OP_BROADCAST_TO, .name = "broadcast_to", .n_inputs = 1,
+  .id = EP_OP_BROADCAST_TO, .name = "broadcast_to",
   .flags = EP_OP_FLAG_VIEW,
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_SHAPE_ARG),
   .infer = broadcast_to_infer,
   .gradient = broadcast_to_gradient,
 };
@@ -525,17 +515,20 @@ flip_gradient (const EpOpCall  *call,
   return input_grads[0] != NULL;
 }
 
+/* no axes: every axis */
 const EpOpDef ep_op_flip = {
-  .id = EP_OP_FLIP, .name = "flip", .n_inputs = 1,
+  .id = EP_OP_FLIP, .name = "flip",
   .flags = EP_OP_FLAG_VIEW,
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXES_ARG),
   .infer = flip_infer,
   .gradient = flip_gradient,
 };
 
-/* slice: attrs.ints holds the starts, stops and steps (n_ints / 3 of
- * each); the rule makes them canonical for every axis: starts and stops
- * clamped as Python's slice.indices() does, with -1 for a stop before the
- * first element. */
+/* slice: the rule makes the starts, stops and steps canonical for every
+ * axis: starts and stops clamped as Python's slice.indices() does, with
+ * -1 for a stop before the first element; steps of 1 where none are
+ * given. */
 
 static gint64
 clamp_bound (gint64 bound,
@@ -561,9 +554,15 @@ slice_infer (EpOpCall  *call,
   const EpLayout *in = &call->inputs[0]->layout;
   EpLayout *out = &call->output_layouts[0];
   EpOpAttrs *attrs = &call->attrs;
-  guint n = attrs->n_ints / 3;
-  gint64 starts[EP_MAX_DIMS], stops[EP_MAX_DIMS], steps[EP_MAX_DIMS];
+  guint n = attrs->slice.n_starts;
 
+  if (attrs->slice.n_stops != n || (attrs->slice.n_steps != 0 && attrs->slice.n_steps != n))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("slice: %u starts, %u stops and %u steps given; the lengths must match"),
+                   n, attrs->slice.n_stops, attrs->slice.n_steps);
+      return FALSE;
+    }
   if (n > in->ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
@@ -576,9 +575,9 @@ slice_infer (EpOpCall  *call,
   for (guint d = 0; d < in->ndim; d++)
     {
       gint64 extent = in->shape[d];
-      gint64 start = d < n ? attrs->ints[d] : 0;
-      gint64 stop = d < n ? attrs->ints[n + d] : extent;
-      gint64 step = d < n ? attrs->ints[2 * n + d] : 1;
+      gint64 start = d < n ? attrs->slice.starts[d] : 0;
+      gint64 stop = d < n ? attrs->slice.stops[d] : extent;
+      gint64 step = d < n && attrs->slice.n_steps > 0 ? attrs->slice.steps[d] : 1;
       gint64 length;
 
       if (step == 0)
@@ -595,9 +594,9 @@ slice_infer (EpOpCall  *call,
       else
         length = start > stop ? (start - stop - 1) / (step == G_MININT64 ? G_MAXINT64 : -step) + 1 : 0;
 
-      starts[d] = start;
-      stops[d] = stop;
-      steps[d] = step;
+      attrs->slice.starts[d] = start;
+      attrs->slice.stops[d] = stop;
+      attrs->slice.steps[d] = step;
       out->shape[d] = length;
       if (length > 0)
         out->offset += start * in->strides[d];
@@ -607,14 +606,7 @@ slice_infer (EpOpCall  *call,
         out->strides[d] = in->strides[d] * step;
     }
 
-  attrs->n_ints = 3 * in->ndim;
-  for (guint d = 0; d < in->ndim; d++)
-    {
-      attrs->ints[d] = starts[d];
-      attrs->ints[in->ndim + d] = stops[d];
-      attrs->ints[2 * in->ndim + d] = steps[d];
-    }
-
+  attrs->slice.n_starts = attrs->slice.n_stops = attrs->slice.n_steps = in->ndim;
   return TRUE;
 }
 
@@ -629,7 +621,7 @@ slice_gradient (const EpOpCall  *call,
 {
   const EpLayout *in = &call->inputs[0]->layout;
   const EpLayout *out = &call->outputs[0]->layout;
-  const gint64 *ints = call->attrs.ints;
+  const gint64 *starts = call->attrs.slice.starts, *steps = call->attrs.slice.steps;
   guint ndim = in->ndim;
   g_autoptr(EpTensor) grad = g_object_ref (output_grads[0]);
   gint64 pads[2 * EP_MAX_DIMS];
@@ -641,7 +633,7 @@ slice_gradient (const EpOpCall  *call,
 
   for (guint d = 0; d < ndim; d++)
     {
-      gint64 start = ints[d], step = ints[2 * ndim + d], length = out->shape[d];
+      gint64 start = starts[d], step = steps[d], length = out->shape[d];
 
       pads[2 * d] = pads[2 * d + 1] = 0;
       if (length == in->shape[d] && (step == 1 || length <= 1))
@@ -694,10 +686,22 @@ slice_gradient (const EpOpCall  *call,
 }
 
 const EpOpDef ep_op_slice = {
-  .id = EP_OP_SLICE, .name = "slice", .n_inputs = 1,
+  .id = EP_OP_SLICE, .name = "slice",
   .flags = EP_OP_FLAG_VIEW,
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("starts", EP_ATTR_INTS, EP_LIST_FIELD (slice.starts, slice.n_starts)),
+            EP_ATTR ("stops", EP_ATTR_INTS, EP_LIST_FIELD (slice.stops, slice.n_stops)),
+            EP_ATTR ("steps", EP_ATTR_INTS, EP_LIST_FIELD (slice.steps, slice.n_steps),
+                     .flags = EP_ATTR_NULLABLE)),
   .infer = slice_infer,
   .gradient = slice_gradient,
+};
+
+const EpOpDef ep_func_flatten = {
+  .id = EP_N_OPS, .name = "flatten",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("start", EP_ATTR_AXIS, EP_NO_FIELD, EP_DEFAULT (0)),
+            EP_ATTR ("end", EP_ATTR_AXIS, EP_NO_FIELD, EP_DEFAULT (-1))),
 };
 
 /**
@@ -800,7 +804,7 @@ ep_tensor_broadcast_to (EpTensor      *self,
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
 
   ep_op_attrs_init (&attrs);
-  ep_op_attrs_set_ints (&attrs, shape, ndim);
+  ep_op_attrs_set_list (attrs.shape, attrs.ndim, shape, ndim);
 
   return ep_dispatch1 (&ep_op_broadcast_to, &self, 1, &attrs, error);
 }
@@ -867,38 +871,16 @@ ep_tensor_slice (EpTensor      *self,
                  GError       **error)
 {
   EpOpAttrs attrs;
-  guint n;
 
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (starts != NULL || n_starts == 0, NULL);
   g_return_val_if_fail (stops != NULL || n_stops == 0, NULL);
   g_return_val_if_fail (steps != NULL || n_steps == 0, NULL);
 
-  if (n_stops != n_starts || (n_steps != 0 && n_steps != n_starts))
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("slice: %u starts, %u stops and %u steps given; the lengths must match"),
-                   n_starts, n_stops, n_steps);
-      return NULL;
-    }
-
-  n = n_starts;
-  if (n > self->layout.ndim)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                   _("slice: %u ranges given for a tensor of %u dimensions"),
-                   n, self->layout.ndim);
-      return NULL;
-    }
-
   ep_op_attrs_init (&attrs);
-  attrs.n_ints = 3 * n;
-  for (guint d = 0; d < n; d++)
-    {
-      attrs.ints[d] = starts[d];
-      attrs.ints[n + d] = stops[d];
-      attrs.ints[2 * n + d] = n_steps > 0 ? steps[d] : 1;
-    }
+  ep_op_attrs_set_list (attrs.slice.starts, attrs.slice.n_starts, starts, n_starts);
+  ep_op_attrs_set_list (attrs.slice.stops, attrs.slice.n_stops, stops, n_stops);
+  ep_op_attrs_set_list (attrs.slice.steps, attrs.slice.n_steps, steps, n_steps);
 
   return ep_dispatch1 (&ep_op_slice, &self, 1, &attrs, error);
 }
