@@ -72,7 +72,7 @@ init_by_size (EpCLLaunch  *launch,
   char name[32];
 
   g_snprintf (name, sizeof name, "%s_%" G_GSIZE_FORMAT, prefix, itemsize);
-  return ep_cl_launch_init (launch, call, "shape", name, error);
+  return ep_cl_launch_init (launch, call, "index", name, error);
 }
 
 static gboolean
@@ -286,7 +286,7 @@ opencl_mask (EpOpCall  *call,
   if (starts == NULL)
     return FALSE;
 
-  ok = ep_cl_launch_init (&launch, call, "shape", "mask_count", error);
+  ok = ep_cl_launch_init (&launch, call, "index", "mask_count", error);
   if (ok)
     {
       /* the mask is contiguous (the rule asked), maybe at an offset */
@@ -297,7 +297,7 @@ opencl_mask (EpOpCall  *call,
       ep_cl_launch_arg (&launch, sizeof flags_offset, &flags_offset);
       ep_cl_launch_arg (&launch, sizeof size, &size);
       ok = run_items (&launch, chunks, error)
-           && ep_cl_launch_init (&launch, call, "shape", "mask_scan", error);
+           && ep_cl_launch_init (&launch, call, "index", "mask_scan", error);
       if (ok)
         {
           ep_cl_launch_mem (&launch, starts);
@@ -347,7 +347,7 @@ opencl_scatter (EpOpCall  *call,
   /* start from a copy of self */
   copy.n_inputs = 1;
   g_snprintf (name, sizeof name, "copy_%" G_GSIZE_FORMAT, itemsize);
-  if (!ep_cl_map_kernel (&copy, "copy", name, error))
+  if (!ep_cl_map_kernel (&copy, "cast", name, error))
     return FALSE;
 
   memset (&g, 0, sizeof g);
@@ -401,7 +401,7 @@ opencl_scatter (EpOpCall  *call,
     g_snprintf (name, sizeof name, "scatter_add_%s", ep_cl_dtype_suffix (dtype));
   else
     g_snprintf (name, sizeof name, "update_%" G_GSIZE_FORMAT, itemsize);
-  if (!ep_cl_launch_init (&launch, call, "shape", name, error))
+  if (!ep_cl_launch_init (&launch, call, "index", name, error))
     return FALSE;
   ep_cl_launch_tensor (&launch, out);
   ep_cl_launch_tensor (&launch, idx);

@@ -25,7 +25,7 @@ launch_rows (EpOpCall        *call,
   EpCLLaunch launch;
   gsize local;
 
-  if (!ep_cl_launch_init (&launch, call, "rows", kernel_name, error))
+  if (!ep_cl_launch_init (&launch, call, "softmax", kernel_name, error))
     return FALSE;
 
   ep_cl_launch_tensor (&launch, out);
@@ -191,7 +191,7 @@ opencl_crossentropy (EpOpCall  *call,
     return FALSE;
 
   g_snprintf (name, sizeof name, "crossentropy_%s", ep_cl_dtype_suffix (dtype));
-  ok = ep_cl_launch_init (&launch, call, "rows", name, error);
+  ok = ep_cl_launch_init (&launch, call, "softmax", name, error);
   if (ok)
     {
       ep_cl_launch_tensor (&launch, loss);
@@ -237,7 +237,7 @@ opencl_logsumexp (EpOpCall  *call,
   groups = !(g.k <= 64 || (g.m >= 4096 && g.k <= 1024));
 
   g_snprintf (name, sizeof name, "logsumexp_%s_%s", groups ? "wg" : "wi", ep_cl_dtype_suffix (dtype));
-  if (!ep_cl_launch_init (&launch, call, "rows", name, error))
+  if (!ep_cl_launch_init (&launch, call, "softmax", name, error))
     return FALSE;
 
   ep_cl_launch_tensor (&launch, call->outputs[0]);

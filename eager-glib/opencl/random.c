@@ -55,7 +55,7 @@ opencl_linspace (EpOpCall  *call,
     return linspace_on_host (call, error);
 
   g_snprintf (name, sizeof name, "linspace_%s", ep_cl_dtype_suffix (dtype));
-  if (!ep_cl_launch_init (&launch, call, "generate", name, error))
+  if (!ep_cl_launch_init (&launch, call, "random", name, error))
     return FALSE;
 
   ep_cl_launch_tensor (&launch, out);
@@ -84,7 +84,7 @@ opencl_eye (EpOpCall  *call,
 
   ep_scalar_store (one, dtype, 1.0);
   g_snprintf (name, sizeof name, "eye_%" G_GSIZE_FORMAT, itemsize);
-  if (!ep_cl_launch_init (&launch, call, "generate", name, error))
+  if (!ep_cl_launch_init (&launch, call, "random", name, error))
     return FALSE;
 
   ep_cl_launch_tensor (&launch, out);
@@ -123,7 +123,7 @@ opencl_onehot_like (EpOpCall  *call,
   g_snprintf (name, sizeof name, "onehot_like_%" G_GSIZE_FORMAT, itemsize);
   ok = ep_opencl_fill_buffer (call->device, call->op->name, bad, &none, sizeof none, 0,
                               sizeof none, error)
-       && ep_cl_launch_init (&launch, call, "generate", name, error);
+       && ep_cl_launch_init (&launch, call, "random", name, error);
   if (ok)
     {
       ep_cl_launch_tensor (&launch, out);
@@ -179,7 +179,7 @@ opencl_random (EpOpCall  *call,
     return FALSE;
 
   g_snprintf (name, sizeof name, "%s_%s", call->op->name, ep_cl_dtype_suffix (out->layout.dtype));
-  if (!ep_cl_launch_init (&launch, call, "generate", name, error))
+  if (!ep_cl_launch_init (&launch, call, "random", name, error))
     return FALSE;
 
   ep_cl_launch_tensor (&launch, out);
