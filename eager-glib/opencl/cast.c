@@ -1,5 +1,5 @@
-/* ep-opencl-copy.c: astype, contiguous and to_device on OpenCL
- * (kernels/copy.cl)
+/* cast.c: astype, contiguous and to_device on OpenCL
+ * (kernels/cast.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -39,7 +39,7 @@ opencl_contiguous (EpOpCall  *call,
 }
 
 void
-ep_opencl_register_copy (EpKernelFunc *kernels)
+ep_opencl_register_cast (EpKernelFunc *kernels)
 {
   kernels[EP_OP_ASTYPE] = opencl_astype;
   kernels[EP_OP_CONTIGUOUS] = opencl_contiguous;

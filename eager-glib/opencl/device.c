@@ -1,4 +1,4 @@
-/* ep-opencl-device.c: OpenCL devices, their memory and their programs
+/* device.c: OpenCL devices, their memory and their programs
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -661,6 +661,22 @@ ep_cl_launch_global_size (EpCLLaunch *launch,
   return (gsize) ((items + (gint64) local - 1) / (gint64) local) * local;
 }
 
+/* ep_cl_launch_init() for a kernel named @prefix_<item size>: kernels
+ * that only move bytes. */
+gboolean
+ep_cl_launch_init_by_size (EpCLLaunch  *launch,
+                           EpOpCall    *call,
+                           const char  *program,
+                           const char  *prefix,
+                           gsize        itemsize,
+                           GError     **error)
+{
+  char name[32];
+
+  g_snprintf (name, sizeof name, "%s_%" G_GSIZE_FORMAT, prefix, itemsize);
+  return ep_cl_launch_init (launch, call, program, name, error);
+}
+
 gboolean
 ep_cl_launch_run (EpCLLaunch  *launch,
                   gsize        global,
@@ -684,6 +700,17 @@ ep_cl_launch_run (EpCLLaunch  *launch,
     return ep_opencl_set_error (error, launch->device, launch->op_name, call, status);
 
   return TRUE;
+}
+
+/* ep_cl_launch_run() with a work-item per item, up to @n. */
+gboolean
+ep_cl_launch_run_items (EpCLLaunch  *launch,
+                        gint64       n,
+                        GError     **error)
+{
+  gsize local = ep_cl_launch_local_size (launch);
+
+  return ep_cl_launch_run (launch, ep_cl_launch_global_size (launch, n, local), local, error);
 }
 
 /* Discovery */
@@ -837,15 +864,19 @@ open_device (cl_platform_id   platform,
 static void
 register_kernels (void)
 {
-  ep_opencl_register_copy (opencl_backend.kernels);
   ep_opencl_register_creation (opencl_backend.kernels);
+  ep_opencl_register_random (opencl_backend.kernels);
+  ep_opencl_register_cast (opencl_backend.kernels);
   ep_opencl_register_elementwise (opencl_backend.kernels);
+  ep_opencl_register_math (opencl_backend.kernels);
+  ep_opencl_register_logical (opencl_backend.kernels);
   ep_opencl_register_reduce (opencl_backend.kernels);
-  ep_opencl_register_linalg (opencl_backend.kernels);
-  ep_opencl_register_rows (opencl_backend.kernels);
+  ep_opencl_register_scan (opencl_backend.kernels);
   ep_opencl_register_sort (opencl_backend.kernels);
-  ep_opencl_register_generate (opencl_backend.kernels);
-  ep_opencl_register_shape (opencl_backend.kernels);
+  ep_opencl_register_softmax (opencl_backend.kernels);
+  ep_opencl_register_join (opencl_backend.kernels);
+  ep_opencl_register_index (opencl_backend.kernels);
+  ep_opencl_register_linalg (opencl_backend.kernels);
   ep_opencl_register_lapack (opencl_backend.kernels);
 }
 
