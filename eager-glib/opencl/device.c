@@ -618,19 +618,10 @@ ep_cl_launch_tensor (EpCLLaunch *launch,
   ep_cl_launch_mem (launch, ep_opencl_mem (tensor));
 }
 
-/* A work-group size every launch of this kernel can use: the same for
- * every launch where possible, since some implementations (PoCL)
- * compile a kernel again for each new work-group size. */
-gsize
-ep_cl_launch_local_size (EpCLLaunch *launch)
-{
-  return ep_cl_pick_local_size (launch, 64);
-}
-
 /* The largest power of two up to @wanted that the kernel allows. */
-gsize
-ep_cl_pick_local_size (EpCLLaunch *launch,
-                       gsize       wanted)
+static gsize
+pick_local_size (EpCLLaunch *launch,
+                 gsize       wanted)
 {
   gsize limit = launch->cl->max_work_group;
   gsize kernel_limit = 0;
@@ -645,6 +636,15 @@ ep_cl_pick_local_size (EpCLLaunch *launch,
     local /= 2;
 
   return MAX (local, 1);
+}
+
+/* A work-group size every launch of this kernel can use: the same for
+ * every launch where possible, since some implementations (PoCL)
+ * compile a kernel again for each new work-group size. */
+gsize
+ep_cl_launch_local_size (EpCLLaunch *launch)
+{
+  return pick_local_size (launch, 64);
 }
 
 /* A work-item per element: GPUs want that many, and CPU implementations

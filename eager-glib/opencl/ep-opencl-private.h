@@ -239,8 +239,6 @@ void         ep_cl_rows_init             (EpCLRows       *rows,
                                           gint64          length);
 void         ep_cl_flat_layout           (const EpLayout *layout,
                                           EpLayout       *flat);
-gsize        ep_cl_pick_local_size       (EpCLLaunch     *launch,
-                                          gsize           wanted);
 const char  *ep_cl_dtype_suffix          (EpDType         dtype);
 gboolean     ep_cl_map_kernel            (EpOpCall       *call,
                                           const char     *program,
