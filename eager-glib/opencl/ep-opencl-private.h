@@ -114,6 +114,14 @@ typedef struct
   cl_long outer_strides[3][EP_MAX_DIMS];
 } EpCLRows;
 
+/* Elementwise ops that share one kernel per type, <group>_<type>
+ * (ep_cl_register_groups): the list of ops ends at the first 0. */
+typedef struct
+{
+  const char *group;
+  EpOpId      ops[24];
+} EpCLGroup;
+
 /* A kernel launch being prepared: arguments are set in order; the first
  * failure is kept and reported by ep_cl_launch_run(). */
 typedef struct
@@ -128,7 +136,7 @@ typedef struct
   const char     *failed_call;
 } EpCLLaunch;
 
-/* ep-opencl-device.c (and ep_opencl_discover in ep-device-private.h) */
+/* device.c (and ep_opencl_discover in ep-device-private.h) */
 gboolean     ep_opencl_set_error         (GError        **error,
                                           EpDevice       *device,
                                           const char     *op_name,
@@ -186,7 +194,7 @@ ep_opencl_mem (EpTensor *tensor)
   return tensor->storage->handle;
 }
 
-/* ep-opencl-device.c: launches */
+/* device.c: launches */
 gboolean     ep_cl_launch_init           (EpCLLaunch     *launch,
                                           EpOpCall       *call,
                                           const char     *program,
@@ -207,8 +215,17 @@ gsize        ep_cl_launch_global_size    (EpCLLaunch     *launch,
                                           gint64          n,
                                           gsize           local);
 gsize        ep_cl_launch_local_size     (EpCLLaunch     *launch);
+gboolean     ep_cl_launch_init_by_size   (EpCLLaunch     *launch,
+                                          EpOpCall       *call,
+                                          const char     *program,
+                                          const char     *prefix,
+                                          gsize           itemsize,
+                                          GError        **error);
+gboolean     ep_cl_launch_run_items      (EpCLLaunch     *launch,
+                                          gint64          n,
+                                          GError        **error);
 
-/* ep-opencl-geometry.c */
+/* geometry.c */
 void         ep_cl_map_init              (EpCLMap        *map,
                                           EpOpCall       *call);
 void         ep_cl_reduce_init           (EpCLReduce     *reduce,
@@ -222,8 +239,6 @@ void         ep_cl_rows_init             (EpCLRows       *rows,
                                           gint64          length);
 void         ep_cl_flat_layout           (const EpLayout *layout,
                                           EpLayout       *flat);
-gsize        ep_cl_pick_local_size       (EpCLLaunch     *launch,
-                                          gsize           wanted);
 const char  *ep_cl_dtype_suffix          (EpDType         dtype);
 gboolean     ep_cl_map_kernel            (EpOpCall       *call,
                                           const char     *program,
@@ -234,17 +249,34 @@ gboolean     ep_cl_map_kernel_with       (EpOpCall       *call,
                                           const char     *kernel_name,
                                           cl_int          selector,
                                           GError        **error);
+void         ep_cl_register_groups       (EpKernelFunc   *kernels,
+                                          const char     *program,
+                                          const EpCLGroup *groups,
+                                          guint           n_groups);
+guint        ep_cl_axis_or_flat          (const EpOpCall *call,
+                                          EpLayout       *in_layout);
+gboolean     ep_cl_rows_kernel           (EpOpCall       *call,
+                                          const char     *program,
+                                          const char     *kernel_name,
+                                          EpTensor       *out,
+                                          EpTensor       *in,
+                                          const EpCLRows *rows,
+                                          GError        **error);
 
-/* kernel families */
-void         ep_opencl_register_copy        (EpKernelFunc *kernels);
+/* the op families: <family>.c */
 void         ep_opencl_register_creation    (EpKernelFunc *kernels);
+void         ep_opencl_register_random      (EpKernelFunc *kernels);
+void         ep_opencl_register_cast        (EpKernelFunc *kernels);
 void         ep_opencl_register_elementwise (EpKernelFunc *kernels);
+void         ep_opencl_register_math        (EpKernelFunc *kernels);
+void         ep_opencl_register_logical     (EpKernelFunc *kernels);
 void         ep_opencl_register_reduce      (EpKernelFunc *kernels);
-void         ep_opencl_register_linalg      (EpKernelFunc *kernels);
-void         ep_opencl_register_rows        (EpKernelFunc *kernels);
+void         ep_opencl_register_scan        (EpKernelFunc *kernels);
 void         ep_opencl_register_sort        (EpKernelFunc *kernels);
-void         ep_opencl_register_generate    (EpKernelFunc *kernels);
-void         ep_opencl_register_shape       (EpKernelFunc *kernels);
+void         ep_opencl_register_softmax     (EpKernelFunc *kernels);
+void         ep_opencl_register_join        (EpKernelFunc *kernels);
+void         ep_opencl_register_index       (EpKernelFunc *kernels);
+void         ep_opencl_register_linalg      (EpKernelFunc *kernels);
 void         ep_opencl_register_lapack      (EpKernelFunc *kernels);
 
 G_END_DECLS

@@ -139,9 +139,9 @@ typedef float ep_acc;
 /* NaN-propagating maximum */
 #define EP_NAN_MAX(m, x) (((m) > (x) || isnan (m)) ? (m) : (x))
 
-/* Kernels of an elementwise family (elementwise.cl, math.cl): one per
- * type, @op (an EpOpId) picking the case once, outside the loop over
- * elements. */
+/* Kernels of an elementwise family (elementwise.cl, math.cl,
+ * logical.cl): one per group and type, @op (an EpOpId) picking the case
+ * once, outside the loop over elements. */
 
 /* A case of a two-input kernel: out[i] = EXPR (x, y) */
 #define BIN(OUT_T, T, name, EXPR)                                           \

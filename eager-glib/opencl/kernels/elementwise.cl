@@ -1,14 +1,17 @@
-/* elementwise.cl: arithmetic, comparisons, functions of one tensor, where
+/* elementwise.cl: add, sub, mul, div, pow, floordiv, mod, minimum,
+ * maximum, where, clip
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Mirrors cpu/ep-cpu-elementwise.c. Inputs are strided and broadcast
- * through the EpMap; the output is contiguous.
+ * Mirrors cpu/elementwise.c: floor division and remainder as NumPy's
+ * npy_divmod (bit for bit, ±0 and infinities included), NaN-propagating
+ * extrema. Inputs are strided and broadcast through the EpMap; the
+ * output is contiguous.
  *
- * One kernel per family and type (arith_f32, compare_i64, unary_f64 …):
- * @op, an EpOpId (the build options define EP_OP_<name> for every op),
- * picks the operation once, outside the loop over elements. Fewer,
- * larger kernels compile much faster on first use than one per op.
+ * One kernel per group and type (arith_f32, divmod_i64 …): @op, an
+ * EpOpId (the build options define EP_OP_<name> for every op), picks
+ * the operation once, outside the loop over elements. Fewer, larger
+ * kernels compile much faster on first use than one per op.
  */
 
 /* Integer powers by squaring, wrapping; a negative exponent gives the
@@ -57,49 +60,106 @@ BINARY_KERNEL (arith_b, uchar, uchar,
   BIN (uchar, uchar, add, x | y)
   BIN (uchar, uchar, mul, x & y))
 
-/* comparisons: bool results */
-#define COMPARISONS(T)                                                      \
-  BIN (uchar, T, less, x < y)                                               \
-  BIN (uchar, T, less_equal, x <= y)                                        \
-  BIN (uchar, T, equal, x == y)                                             \
-  BIN (uchar, T, not_equal, x != y)                                         \
-  BIN (uchar, T, greater, x > y)                                            \
-  BIN (uchar, T, greater_equal, x >= y)
+/* floor division and remainder of floats: npy_divmod */
+#define FLOAT_DIVMOD(T, SUFFIX)                                             \
+inline T                                                                    \
+floor_divide_##SUFFIX (T a, T b)                                            \
+{                                                                           \
+  T mod, div, floordiv;                                                     \
+  if (b == 0)                                                               \
+    return a / b;                                                           \
+  mod = fmod (a, b);                                                        \
+  div = (a - mod) / b;                                                      \
+  if (mod != 0 && ((b < 0) != (mod < 0)))                                   \
+    div -= 1;                                                               \
+  if (div != 0)                                                             \
+    {                                                                       \
+      floordiv = floor (div);                                               \
+      if (div - floordiv > (T) 0.5)                                         \
+        floordiv += 1;                                                      \
+    }                                                                       \
+  else                                                                      \
+    floordiv = copysign ((T) 0, a / b);                                     \
+  return floordiv;                                                          \
+}                                                                           \
+                                                                            \
+inline T                                                                    \
+remainder_##SUFFIX (T a, T b)                                               \
+{                                                                           \
+  T mod = fmod (a, b);                                                      \
+  if (b == 0)                                                               \
+    return mod;                                                             \
+  if (mod != 0)                                                             \
+    {                                                                       \
+      if ((b < 0) != (mod < 0))                                             \
+        mod += b;                                                           \
+    }                                                                       \
+  else                                                                      \
+    mod = copysign ((T) 0, b);                                              \
+  return mod;                                                               \
+}
 
-BINARY_KERNEL (compare_f32, float, uchar, COMPARISONS (float))
-FP64 (BINARY_KERNEL (compare_f64, double, uchar, COMPARISONS (double)))
-BINARY_KERNEL (compare_i32, int, uchar, COMPARISONS (int))
-BINARY_KERNEL (compare_i64, long, uchar, COMPARISONS (long))
-BINARY_KERNEL (compare_b, uchar, uchar, COMPARISONS (uchar))
+FLOAT_DIVMOD (float, f32)
+FP64 (FLOAT_DIVMOD (double, f64))
 
-/* functions of one tensor */
-#define FLOAT_UNARY(T)                                                      \
-  UN (T, T, neg, -x)                                                        \
-  UN (T, T, abs, fabs (x))                                                  \
-  UN (T, T, square, x * x)                                                  \
-  UN (T, T, sqrt, sqrt (x))                                                 \
-  UN (T, T, exp, exp (x))                                                   \
-  UN (T, T, log, log (x))                                                   \
-  UN (T, T, tanh, tanh (x))                                                 \
-  UN (T, T, sigmoid, (T) 1 / ((T) 1 + exp (-x)))                            \
-  UN (T, T, relu, x < 0 ? (T) 0 : x)
+/* Integers: 0 for a zero divisor; MIN / -1 wraps to MIN. */
+#define INT_DIVMOD(T, UT, SUFFIX, AS)                                       \
+inline T                                                                    \
+floor_divide_##SUFFIX (T a, T b)                                            \
+{                                                                           \
+  T q;                                                                      \
+  if (b == 0)                                                               \
+    return 0;                                                               \
+  if (b == -1)                                                              \
+    return AS ((UT) 0 - (UT) a);                                            \
+  q = a / b;                                                                \
+  if ((a % b != 0) && ((a < 0) != (b < 0)))                                 \
+    q--;                                                                    \
+  return q;                                                                 \
+}                                                                           \
+                                                                            \
+inline T                                                                    \
+remainder_##SUFFIX (T a, T b)                                               \
+{                                                                           \
+  T r;                                                                      \
+  if (b == 0 || b == -1)                                                    \
+    return 0;                                                               \
+  r = a % b;                                                                \
+  if (r != 0 && ((r < 0) != (b < 0)))                                       \
+    r += b;                                                                 \
+  return r;                                                                 \
+}
 
-UNARY_KERNEL (unary_f32, float, float, FLOAT_UNARY (float))
-FP64 (UNARY_KERNEL (unary_f64, double, double, FLOAT_UNARY (double)))
-UNARY_KERNEL (unary_i32, int, int,
-  UN (int, int, neg, EP_WRAP32 (-(uint) x))
-  UN (int, int, abs, x < 0 ? EP_WRAP32 (-(uint) x) : x)
-  UN (int, int, square, EP_WRAP32 ((uint) x * (uint) x))
-  UN (int, int, relu, x < 0 ? 0 : x))
-UNARY_KERNEL (unary_i64, long, long,
-  UN (long, long, neg, EP_WRAP64 (-(ulong) x))
-  UN (long, long, abs, x < 0 ? EP_WRAP64 (-(ulong) x) : x)
-  UN (long, long, square, EP_WRAP64 ((ulong) x * (ulong) x))
-  UN (long, long, relu, x < 0 ? 0 : x))
-UNARY_KERNEL (unary_b, uchar, uchar,
-  UN (uchar, uchar, abs, x)
-  UN (uchar, uchar, square, x)
-  UN (uchar, uchar, relu, x))
+INT_DIVMOD (int, uint, i32, as_int)
+INT_DIVMOD (long, ulong, i64, as_long)
+
+/* NaN-propagating extrema: the first operand when it is NaN or strictly
+ * beyond the second, else the second */
+#define FMAXIMUM(x, y) (((x) > (y) || isnan (x)) ? (x) : (y))
+#define FMINIMUM(x, y) (((x) < (y) || isnan (x)) ? (x) : (y))
+#define IMAXIMUM(x, y) ((x) > (y) ? (x) : (y))
+#define IMINIMUM(x, y) ((x) < (y) ? (x) : (y))
+
+/* divmod: floordiv, mod, minimum, maximum */
+#define FLOAT_DIVMOD_CASES(T, SFX)                                          \
+  BIN (T, T, floordiv, floor_divide_##SFX (x, y))                           \
+  BIN (T, T, mod, remainder_##SFX (x, y))                                   \
+  BIN (T, T, maximum, FMAXIMUM (x, y))                                      \
+  BIN (T, T, minimum, FMINIMUM (x, y))
+
+#define INT_DIVMOD_CASES(T, SFX)                                            \
+  BIN (T, T, floordiv, floor_divide_##SFX (x, y))                           \
+  BIN (T, T, mod, remainder_##SFX (x, y))                                   \
+  BIN (T, T, maximum, IMAXIMUM (x, y))                                      \
+  BIN (T, T, minimum, IMINIMUM (x, y))
+
+BINARY_KERNEL (divmod_f32, float, float, FLOAT_DIVMOD_CASES (float, f32))
+FP64 (BINARY_KERNEL (divmod_f64, double, double, FLOAT_DIVMOD_CASES (double, f64)))
+BINARY_KERNEL (divmod_i32, int, int, INT_DIVMOD_CASES (int, i32))
+BINARY_KERNEL (divmod_i64, long, long, INT_DIVMOD_CASES (long, i64))
+BINARY_KERNEL (divmod_b, uchar, uchar,
+  BIN (uchar, uchar, maximum, x | y)
+  BIN (uchar, uchar, minimum, x & y))
 
 /* where: by item size; the condition is bool */
 #define WHERE(name, T)                                                      \
@@ -118,3 +178,44 @@ name (__global T *out,                                                      \
 WHERE (where_1, uchar)
 WHERE (where_4, uint)
 WHERE (where_8, ulong)
+
+/* clip: the bounds come in the element type (the host limits integer
+ * bounds to the type's range, where they bind the same) */
+#define CLIP(name, T, EXPR)                                                 \
+__kernel void                                                               \
+name (__global T *out,                                                      \
+      __global const T *pa,                                                 \
+      const EpMap g,                                                        \
+      T low,                                                                \
+      T high)                                                               \
+{                                                                           \
+  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+    {                                                                       \
+      T x = pa[ep_map_offset (&g, 1, i)];                                   \
+      out[i] = EXPR;                                                        \
+    }                                                                       \
+}
+
+inline float
+ep_fclip_f32 (float x, float low, float high)
+{
+  float t = (x >= low || isnan (x)) ? x : low;
+  return (t <= high || isnan (t)) ? t : high;
+}
+
+#ifdef EP_FP64
+inline double
+ep_fclip_f64 (double x, double low, double high)
+{
+  double t = (x >= low || isnan (x)) ? x : low;
+  return (t <= high || isnan (t)) ? t : high;
+}
+#endif
+
+#define ICLIP(x, low, high) ((x >= low ? x : low) <= high ? (x >= low ? x : low) : high)
+
+CLIP (clip_f32, float, ep_fclip_f32 (x, low, high))
+FP64 (CLIP (clip_f64, double, ep_fclip_f64 (x, low, high)))
+CLIP (clip_i32, int, ICLIP (x, low, high))
+CLIP (clip_i64, long, ICLIP (x, low, high))
+CLIP (clip_b, uchar, ICLIP (x, low, high))

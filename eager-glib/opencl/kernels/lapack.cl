@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * What LAPACK's getrf/getri/getrs do on the CPU (cpu/ep-cpu-lapack.c):
+ * What LAPACK's getrf/getri/getrs do on the CPU (cpu/lapack.c):
  * an LU factorization with partial pivoting (the first row of largest
  * magnitude), here by one work-group per matrix of the batch, each step
  * shared among its work-items; then forward and back substitution on the
@@ -11,7 +11,7 @@
  * first singular matrix of the batch in *bad.
  */
 
-/* EpCLLapack in ep-opencl-lapack.c */
+/* EpCLLapack in lapack.c */
 typedef struct
 {
   long n;

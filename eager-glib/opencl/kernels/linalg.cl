@@ -2,13 +2,13 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Integers and bools as the loops of cpu/ep-cpu-linalg.c: wrapping sums
+ * Integers and bools as the loops of cpu/linalg.c: wrapping sums
  * of products; for bool, "or" of "and"s. Floats when the product is
  * small (large ones go to CLBlast). One work-item per output element;
  * operands are strided matrices, batch dimensions broadcast (stride 0).
  */
 
-/* EpCLMatmul in ep-opencl-linalg.c */
+/* EpCLMatmul in linalg.c */
 typedef struct
 {
   long batch_ndim;

@@ -1,9 +1,10 @@
-/* reduce.cl: sum, mean, max, min, prod, all, any over any axes
+/* reduce.cl: sum, mean, max, min, prod, all, any over any axes; argmin,
+ * argmax
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Mirrors cpu/ep-cpu-reduce.c and the folds of cpu/ep-cpu-accumulate.c. A reduction is m outputs of k elements
- * (EpReduce). Two kernels per op and type:
+ * Mirrors cpu/reduce.c. A reduction is m outputs of k elements
+ * (EpReduce). Two kernels per type:
  *
  * - reduce_wg_T: work-groups of a power-of-two size; group g of output o
  *   folds elements [g * chunk, (g + 1) * chunk) of o, each work-item a
@@ -186,3 +187,49 @@ REDUCE (i32, INT32_FOLDS)
 #define T uchar
 REDUCE (b, BOOL_FOLDS)
 #undef T
+
+/* argmin, argmax: one work-item to each row (EpRows), walked in order as
+ * the CPU walks it. The first extreme element; the first NaN wins.
+ * Operand 0 is the output (one element per row), 1 the input. */
+#define ARG(name, T, BETTER, IS_NAN)                                        \
+__kernel void                                                               \
+name (__global long *out,                                                   \
+      __global const T *in,                                                 \
+      const EpRows g)                                                       \
+{                                                                           \
+  for (long r = get_global_id (0); r < g.rows; r += get_global_size (0))    \
+    {                                                                       \
+      long p = ep_row_base (&g, 1, r), s = g.axis_strides[1];               \
+      T best = in[p];                                                       \
+      long at = 0;                                                          \
+      if (!IS_NAN (best))                                                   \
+        for (long i = 1; i < g.length; i++)                                 \
+          {                                                                 \
+            T x = in[p + i * s];                                            \
+            if (IS_NAN (x))                                                 \
+              {                                                             \
+                at = i;                                                     \
+                break;                                                      \
+              }                                                             \
+            if (x BETTER best)                                              \
+              {                                                             \
+                best = x;                                                   \
+                at = i;                                                     \
+              }                                                             \
+          }                                                                 \
+      out[ep_row_base (&g, 0, r)] = at;                                     \
+    }                                                                       \
+}
+
+#define FLOAT_NAN(x) isnan (x)
+#define NEVER_NAN(x) 0
+
+#define ARGS(op, BETTER)                                                    \
+  ARG (op##_f32, float, BETTER, FLOAT_NAN)                                  \
+  FP64 (ARG (op##_f64, double, BETTER, FLOAT_NAN))                          \
+  ARG (op##_i32, int, BETTER, NEVER_NAN)                                    \
+  ARG (op##_i64, long, BETTER, NEVER_NAN)                                   \
+  ARG (op##_b, uchar, BETTER, NEVER_NAN)
+
+ARGS (argmax, >)
+ARGS (argmin, <)

@@ -1,5 +1,5 @@
-/* ep-opencl-reduce.c: sum, mean, max, min, prod, all and any on OpenCL
- * (kernels/reduce.cl)
+/* reduce.c: sum, mean, max, min, prod, all, any, argmin and argmax on
+ * OpenCL (kernels/reduce.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -141,6 +141,33 @@ opencl_reduce (EpOpCall  *call,
   return ok;
 }
 
+/* argmin, argmax: the output seen with the searched axis kept as 1 */
+static gboolean
+opencl_arg_extremum (EpOpCall  *call,
+                     GError   **error)
+{
+  EpTensor *in = call->inputs[0], *out = call->outputs[0];
+  EpDType dtype = in->layout.dtype;
+  EpLayout in_layout, out_layout;
+  guint axis = ep_cl_axis_or_flat (call, &in_layout);
+  const EpLayout *layouts[2] = { &out_layout, &in_layout };
+  char name[24];
+  EpCLRows rows;
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
+    return FALSE;
+
+  out_layout = in_layout;
+  out_layout.dtype = EP_DTYPE_INT64;
+  out_layout.shape[axis] = 1;
+  out_layout.offset = 0;
+  ep_layout_set_contiguous (&out_layout);
+  ep_cl_rows_init (&rows, layouts, 2, axis, in_layout.shape[axis]);
+
+  g_snprintf (name, sizeof name, "%s_%s", call->op->name, ep_cl_dtype_suffix (dtype));
+  return ep_cl_rows_kernel (call, "reduce", name, out, in, &rows, error);
+}
+
 void
 ep_opencl_register_reduce (EpKernelFunc *kernels)
 {
@@ -151,4 +178,6 @@ ep_opencl_register_reduce (EpKernelFunc *kernels)
   kernels[EP_OP_PROD] = opencl_reduce;
   kernels[EP_OP_ALL] = opencl_reduce;
   kernels[EP_OP_ANY] = opencl_reduce;
+  kernels[EP_OP_ARGMIN] = opencl_arg_extremum;
+  kernels[EP_OP_ARGMAX] = opencl_arg_extremum;
 }

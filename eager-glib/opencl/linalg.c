@@ -1,4 +1,4 @@
-/* ep-opencl-linalg.c: matrix products on OpenCL: CLBlast for floats,
+/* linalg.c: matrix products on OpenCL: CLBlast for floats,
  * kernels/linalg.cl for integers and bool
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -1,5 +1,6 @@
-/* ep-opencl-geometry.c: shapes and strides for kernels, and the one
- * launch every elementwise kernel shares
+/* geometry.c: shapes and strides for kernels, and the launches that
+ * kernels share: elementwise (ep_cl_map_kernel, and the groups of ops
+ * with one kernel per type), rows (ep_cl_rows_kernel)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -258,4 +259,90 @@ ep_cl_map_kernel_with (EpOpCall    *call,
 
   local = ep_cl_launch_local_size (&launch);
   return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, map.n, local), local, error);
+}
+
+/* The program and the group of each op registered by
+ * ep_cl_register_groups(). */
+static const char *group_programs[EP_N_OPS];
+static const char *group_names[EP_N_OPS];
+
+/* Kernels are named after the group and the type they compute in
+ * (arith_f32, compare_i64, unary_f64) and take the op. The op's rule only
+ * lets through types that have a case. */
+static gboolean
+opencl_group (EpOpCall  *call,
+              GError   **error)
+{
+  EpDType dtype = call->inputs[0]->layout.dtype;
+  char name[64];
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error)
+      || !ep_opencl_check_dtype (call->device, call->op->name, call->outputs[0]->layout.dtype, error))
+    return FALSE;
+
+  g_snprintf (name, sizeof name, "%s_%s", group_names[call->op->id], ep_cl_dtype_suffix (dtype));
+
+  return ep_cl_map_kernel_with (call, group_programs[call->op->id], name, call->op->id, error);
+}
+
+/* Elementwise ops that share one kernel per group and type: each op of
+ * @groups runs <group>_<type> of @program with the op as its selector. */
+void
+ep_cl_register_groups (EpKernelFunc    *kernels,
+                       const char      *program,
+                       const EpCLGroup *groups,
+                       guint            n_groups)
+{
+  for (guint f = 0; f < n_groups; f++)
+    for (guint i = 0; i < G_N_ELEMENTS (groups[f].ops); i++)
+      {
+        EpOpId op = groups[f].ops[i];
+
+        /* the list ends at the first 0, which is no elementwise op */
+        if (op == 0)
+          break;
+        kernels[op] = opencl_group;
+        group_programs[op] = program;
+        group_names[op] = groups[f].group;
+      }
+}
+
+/* The input's layout for an op along one axis or over the flattened
+ * tensor (cumsum, argmin, argmax): 1-D when flat. Returns the axis. */
+guint
+ep_cl_axis_or_flat (const EpOpCall *call,
+                    EpLayout       *in_layout)
+{
+  if (call->attrs.all_axes)
+    {
+      ep_cl_flat_layout (&call->inputs[0]->layout, in_layout);
+      return 0;
+    }
+
+  *in_layout = call->inputs[0]->layout;
+  return call->attrs.axes[0];
+}
+
+/* One work-item per row: (output, input, rows). */
+gboolean
+ep_cl_rows_kernel (EpOpCall        *call,
+                   const char      *program,
+                   const char      *kernel_name,
+                   EpTensor        *out,
+                   EpTensor        *in,
+                   const EpCLRows  *rows,
+                   GError         **error)
+{
+  EpCLLaunch launch;
+  gsize local;
+
+  if (!ep_cl_launch_init (&launch, call, program, kernel_name, error))
+    return FALSE;
+
+  ep_cl_launch_tensor (&launch, out);
+  ep_cl_launch_tensor (&launch, in);
+  ep_cl_launch_arg (&launch, sizeof *rows, rows);
+
+  local = ep_cl_launch_local_size (&launch);
+  return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, rows->rows, local), local, error);
 }

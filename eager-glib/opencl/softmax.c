@@ -1,5 +1,5 @@
-/* ep-opencl-rows.c: cumsum, argmin, argmax, softmax, log_softmax,
- * crossentropy and logsumexp on OpenCL (kernels/rows.cl)
+/* softmax.c: softmax, log_softmax, logsumexp and crossentropy on
+ * OpenCL (kernels/softmax.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -13,94 +13,7 @@
 #include "ep-opencl-private.h"
 #include "ep-tensor-private.h"
 
-/* One work-item per row: (output, input, rows). */
-static gboolean
-launch_rows (EpOpCall        *call,
-             const char      *kernel_name,
-             EpTensor        *out,
-             EpTensor        *in,
-             const EpCLRows  *rows,
-             GError         **error)
-{
-  EpCLLaunch launch;
-  gsize local;
-
-  if (!ep_cl_launch_init (&launch, call, "rows", kernel_name, error))
-    return FALSE;
-
-  ep_cl_launch_tensor (&launch, out);
-  ep_cl_launch_tensor (&launch, in);
-  ep_cl_launch_arg (&launch, sizeof *rows, rows);
-
-  local = ep_cl_launch_local_size (&launch);
-  return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, rows->rows, local), local, error);
-}
-
-/* cumsum: along attrs.axes[0], or over the flattened (contiguous) input */
-/* The input's layout for an op along one axis or over the flattened
- * tensor (cumsum, argmin, argmax): 1-D when flat. Returns the axis. */
-static guint
-axis_or_flat (const EpOpCall *call,
-              EpLayout       *in_layout)
-{
-  if (call->attrs.all_axes)
-    {
-      ep_cl_flat_layout (&call->inputs[0]->layout, in_layout);
-      return 0;
-    }
-
-  *in_layout = call->inputs[0]->layout;
-  return call->attrs.axes[0];
-}
-
-static gboolean
-opencl_cumsum (EpOpCall  *call,
-               GError   **error)
-{
-  EpTensor *in = call->inputs[0], *out = call->outputs[0];
-  EpDType dtype = in->layout.dtype;
-  EpLayout in_layout;
-  guint axis = axis_or_flat (call, &in_layout);
-  const EpLayout *layouts[2] = { &out->layout, &in_layout };
-  char name[24];
-  EpCLRows rows;
-
-  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
-    return FALSE;
-
-  ep_cl_rows_init (&rows, layouts, 2, axis, in_layout.shape[axis]);
-
-  g_snprintf (name, sizeof name, "cumsum_%s", ep_cl_dtype_suffix (dtype));
-  return launch_rows (call, name, out, in, &rows, error);
-}
-
-/* argmin, argmax: the output seen with the searched axis kept as 1 */
-static gboolean
-opencl_arg_extremum (EpOpCall  *call,
-                     GError   **error)
-{
-  EpTensor *in = call->inputs[0], *out = call->outputs[0];
-  EpDType dtype = in->layout.dtype;
-  EpLayout in_layout, out_layout;
-  guint axis = axis_or_flat (call, &in_layout);
-  const EpLayout *layouts[2] = { &out_layout, &in_layout };
-  char name[24];
-  EpCLRows rows;
-
-  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
-    return FALSE;
-
-  out_layout = in_layout;
-  out_layout.dtype = EP_DTYPE_INT64;
-  out_layout.shape[axis] = 1;
-  out_layout.offset = 0;
-  ep_layout_set_contiguous (&out_layout);
-  ep_cl_rows_init (&rows, layouts, 2, axis, in_layout.shape[axis]);
-
-  g_snprintf (name, sizeof name, "%s_%s", call->op->name, ep_cl_dtype_suffix (dtype));
-  return launch_rows (call, name, out, in, &rows, error);
-}
-
+/* softmax and log_softmax: one work-item per row */
 static gboolean
 opencl_softmax (EpOpCall  *call,
                 GError   **error)
@@ -117,7 +30,7 @@ opencl_softmax (EpOpCall  *call,
 
   ep_cl_rows_init (&rows, layouts, 2, axis, in->layout.shape[axis]);
   g_snprintf (name, sizeof name, "%s_%s", call->op->name, ep_cl_dtype_suffix (dtype));
-  return launch_rows (call, name, out, in, &rows, error);
+  return ep_cl_rows_kernel (call, "softmax", name, out, in, &rows, error);
 }
 
 /* The first sample whose label was out of range, if any, as the CPU
@@ -191,7 +104,7 @@ opencl_crossentropy (EpOpCall  *call,
     return FALSE;
 
   g_snprintf (name, sizeof name, "crossentropy_%s", ep_cl_dtype_suffix (dtype));
-  ok = ep_cl_launch_init (&launch, call, "rows", name, error);
+  ok = ep_cl_launch_init (&launch, call, "softmax", name, error);
   if (ok)
     {
       ep_cl_launch_tensor (&launch, loss);
@@ -237,7 +150,7 @@ opencl_logsumexp (EpOpCall  *call,
   groups = !(g.k <= 64 || (g.m >= 4096 && g.k <= 1024));
 
   g_snprintf (name, sizeof name, "logsumexp_%s_%s", groups ? "wg" : "wi", ep_cl_dtype_suffix (dtype));
-  if (!ep_cl_launch_init (&launch, call, "rows", name, error))
+  if (!ep_cl_launch_init (&launch, call, "softmax", name, error))
     return FALSE;
 
   ep_cl_launch_tensor (&launch, call->outputs[0]);
@@ -252,11 +165,8 @@ opencl_logsumexp (EpOpCall  *call,
 }
 
 void
-ep_opencl_register_rows (EpKernelFunc *kernels)
+ep_opencl_register_softmax (EpKernelFunc *kernels)
 {
-  kernels[EP_OP_CUMSUM] = opencl_cumsum;
-  kernels[EP_OP_ARGMIN] = opencl_arg_extremum;
-  kernels[EP_OP_ARGMAX] = opencl_arg_extremum;
   kernels[EP_OP_SOFTMAX] = opencl_softmax;
   kernels[EP_OP_LOG_SOFTMAX] = opencl_softmax;
   kernels[EP_OP_CROSSENTROPY] = opencl_crossentropy;

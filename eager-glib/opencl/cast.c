@@ -1,5 +1,5 @@
-/* ep-opencl-copy.c: astype, contiguous and to_device on OpenCL
- * (kernels/copy.cl)
+/* cast.c: astype, contiguous and to_device on OpenCL
+ * (kernels/cast.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -23,7 +23,7 @@ opencl_astype (EpOpCall  *call,
   /* one kernel per source type, the target type an argument */
   g_snprintf (name, sizeof name, "cast_from_%s", ep_cl_dtype_suffix (call->inputs[0]->layout.dtype));
 
-  return ep_cl_map_kernel_with (call, "copy", name, call->outputs[0]->layout.dtype, error);
+  return ep_cl_map_kernel_with (call, "cast", name, call->outputs[0]->layout.dtype, error);
 }
 
 static gboolean
@@ -35,11 +35,11 @@ opencl_contiguous (EpOpCall  *call,
   g_snprintf (name, sizeof name, "copy_%" G_GSIZE_FORMAT,
               ep_dtype_get_itemsize (call->inputs[0]->layout.dtype));
 
-  return ep_cl_map_kernel (call, "copy", name, error);
+  return ep_cl_map_kernel (call, "cast", name, error);
 }
 
 void
-ep_opencl_register_copy (EpKernelFunc *kernels)
+ep_opencl_register_cast (EpKernelFunc *kernels)
 {
   kernels[EP_OP_ASTYPE] = opencl_astype;
   kernels[EP_OP_CONTIGUOUS] = opencl_contiguous;

@@ -1,4 +1,4 @@
-/* ep-opencl-lapack.c: inv, slogdet and solve on OpenCL
+/* lapack.c: inv, slogdet and solve on OpenCL
  * (kernels/lapack.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -1,4 +1,4 @@
-/* ep-opencl-device.c: OpenCL devices, their memory and their programs
+/* device.c: OpenCL devices, their memory and their programs
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -618,19 +618,10 @@ ep_cl_launch_tensor (EpCLLaunch *launch,
   ep_cl_launch_mem (launch, ep_opencl_mem (tensor));
 }
 
-/* A work-group size every launch of this kernel can use: the same for
- * every launch where possible, since some implementations (PoCL)
- * compile a kernel again for each new work-group size. */
-gsize
-ep_cl_launch_local_size (EpCLLaunch *launch)
-{
-  return ep_cl_pick_local_size (launch, 64);
-}
-
 /* The largest power of two up to @wanted that the kernel allows. */
-gsize
-ep_cl_pick_local_size (EpCLLaunch *launch,
-                       gsize       wanted)
+static gsize
+pick_local_size (EpCLLaunch *launch,
+                 gsize       wanted)
 {
   gsize limit = launch->cl->max_work_group;
   gsize kernel_limit = 0;
@@ -647,6 +638,15 @@ ep_cl_pick_local_size (EpCLLaunch *launch,
   return MAX (local, 1);
 }
 
+/* A work-group size every launch of this kernel can use: the same for
+ * every launch where possible, since some implementations (PoCL)
+ * compile a kernel again for each new work-group size. */
+gsize
+ep_cl_launch_local_size (EpCLLaunch *launch)
+{
+  return pick_local_size (launch, 64);
+}
+
 /* A work-item per element: GPUs want that many, and CPU implementations
  * (PoCL) vectorize across work-items but not along a loop with a large
  * stride. Kernels loop over what is left beyond 2^30 items. */
@@ -659,6 +659,22 @@ ep_cl_launch_global_size (EpCLLaunch *launch,
   gint64 items = CLAMP (n, 1, cap);
 
   return (gsize) ((items + (gint64) local - 1) / (gint64) local) * local;
+}
+
+/* ep_cl_launch_init() for a kernel named @prefix_<item size>: kernels
+ * that only move bytes. */
+gboolean
+ep_cl_launch_init_by_size (EpCLLaunch  *launch,
+                           EpOpCall    *call,
+                           const char  *program,
+                           const char  *prefix,
+                           gsize        itemsize,
+                           GError     **error)
+{
+  char name[32];
+
+  g_snprintf (name, sizeof name, "%s_%" G_GSIZE_FORMAT, prefix, itemsize);
+  return ep_cl_launch_init (launch, call, program, name, error);
 }
 
 gboolean
@@ -684,6 +700,17 @@ ep_cl_launch_run (EpCLLaunch  *launch,
     return ep_opencl_set_error (error, launch->device, launch->op_name, call, status);
 
   return TRUE;
+}
+
+/* ep_cl_launch_run() with a work-item per item, up to @n. */
+gboolean
+ep_cl_launch_run_items (EpCLLaunch  *launch,
+                        gint64       n,
+                        GError     **error)
+{
+  gsize local = ep_cl_launch_local_size (launch);
+
+  return ep_cl_launch_run (launch, ep_cl_launch_global_size (launch, n, local), local, error);
 }
 
 /* Discovery */
@@ -837,15 +864,19 @@ open_device (cl_platform_id   platform,
 static void
 register_kernels (void)
 {
-  ep_opencl_register_copy (opencl_backend.kernels);
   ep_opencl_register_creation (opencl_backend.kernels);
+  ep_opencl_register_random (opencl_backend.kernels);
+  ep_opencl_register_cast (opencl_backend.kernels);
   ep_opencl_register_elementwise (opencl_backend.kernels);
+  ep_opencl_register_math (opencl_backend.kernels);
+  ep_opencl_register_logical (opencl_backend.kernels);
   ep_opencl_register_reduce (opencl_backend.kernels);
-  ep_opencl_register_linalg (opencl_backend.kernels);
-  ep_opencl_register_rows (opencl_backend.kernels);
+  ep_opencl_register_scan (opencl_backend.kernels);
   ep_opencl_register_sort (opencl_backend.kernels);
-  ep_opencl_register_generate (opencl_backend.kernels);
-  ep_opencl_register_shape (opencl_backend.kernels);
+  ep_opencl_register_softmax (opencl_backend.kernels);
+  ep_opencl_register_join (opencl_backend.kernels);
+  ep_opencl_register_index (opencl_backend.kernels);
+  ep_opencl_register_linalg (opencl_backend.kernels);
   ep_opencl_register_lapack (opencl_backend.kernels);
 }
 

@@ -1,83 +1,12 @@
-/* rows.cl: cumsum, argmin, argmax, softmax, log_softmax, crossentropy,
- * logsumexp
+/* softmax.cl: softmax, log_softmax, crossentropy, logsumexp
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Mirrors cpu/ep-cpu-accumulate.c and cpu/ep-cpu-softmax.c. The row ops
- * give one work-item to each row, walked in order as the CPU walks it;
- * logsumexp is a reduction (EpReduce) like those of reduce.cl.
+ * Mirrors cpu/softmax.c. softmax and log_softmax give one work-item to
+ * each row, walked in order as the CPU walks it, crossentropy one to
+ * each sample; logsumexp is a reduction (EpReduce) like those of
+ * reduce.cl.
  */
-
-/* cumsum: operand 0 the output, 1 the input */
-#define CUMSUM(name, T, PLUS)                                               \
-__kernel void                                                               \
-name (__global T *out,                                                      \
-      __global const T *in,                                                 \
-      const EpRows g)                                                       \
-{                                                                           \
-  for (long r = get_global_id (0); r < g.rows; r += get_global_size (0))    \
-    {                                                                       \
-      long o = ep_row_base (&g, 0, r), p = ep_row_base (&g, 1, r);          \
-      T acc = 0;                                                            \
-      for (long i = 0; i < g.length; i++)                                   \
-        {                                                                   \
-          acc = PLUS (acc, in[p + i * g.axis_strides[1]]);                  \
-          out[o + i * g.axis_strides[0]] = acc;                             \
-        }                                                                   \
-    }                                                                       \
-}
-
-#define PLUS(a, b) ((a) + (b))
-#define WRAPPING_PLUS(a, b) EP_WRAP64 ((ulong) (a) + (ulong) (b))
-
-CUMSUM (cumsum_f32, float, PLUS)
-FP64 (CUMSUM (cumsum_f64, double, PLUS))
-CUMSUM (cumsum_i64, long, WRAPPING_PLUS)
-
-/* argmin, argmax: the first extreme element; the first NaN wins.
- * Operand 0 is the output (one element per row), 1 the input. */
-#define ARG(name, T, BETTER, IS_NAN)                                        \
-__kernel void                                                               \
-name (__global long *out,                                                   \
-      __global const T *in,                                                 \
-      const EpRows g)                                                       \
-{                                                                           \
-  for (long r = get_global_id (0); r < g.rows; r += get_global_size (0))    \
-    {                                                                       \
-      long p = ep_row_base (&g, 1, r), s = g.axis_strides[1];               \
-      T best = in[p];                                                       \
-      long at = 0;                                                          \
-      if (!IS_NAN (best))                                                   \
-        for (long i = 1; i < g.length; i++)                                 \
-          {                                                                 \
-            T x = in[p + i * s];                                            \
-            if (IS_NAN (x))                                                 \
-              {                                                             \
-                at = i;                                                     \
-                break;                                                      \
-              }                                                             \
-            if (x BETTER best)                                              \
-              {                                                             \
-                best = x;                                                   \
-                at = i;                                                     \
-              }                                                             \
-          }                                                                 \
-      out[ep_row_base (&g, 0, r)] = at;                                     \
-    }                                                                       \
-}
-
-#define FLOAT_NAN(x) isnan (x)
-#define NEVER_NAN(x) 0
-
-#define ARGS(op, BETTER)                                                    \
-  ARG (op##_f32, float, BETTER, FLOAT_NAN)                                  \
-  FP64 (ARG (op##_f64, double, BETTER, FLOAT_NAN))                          \
-  ARG (op##_i32, int, BETTER, NEVER_NAN)                                    \
-  ARG (op##_i64, long, BETTER, NEVER_NAN)                                   \
-  ARG (op##_b, uchar, BETTER, NEVER_NAN)
-
-ARGS (argmax, >)
-ARGS (argmin, <)
 
 /* softmax and log_softmax of each row: subtract the maximum, sum the
  * exponentials in ep_acc. Operand 0 the output, 1 the input. */

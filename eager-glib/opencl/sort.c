@@ -1,4 +1,4 @@
-/* ep-opencl-sort.c: sort, argsort and topk on OpenCL (kernels/sort.cl)
+/* sort.c: sort, argsort and topk on OpenCL (kernels/sort.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,8 +1,8 @@
-/* copy.cl: astype and contiguous
+/* cast.cl: astype and contiguous
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Mirrors cpu/ep-cpu-copy.c: floats to integers truncate toward zero,
+ * Mirrors cpu/cast.c: floats to integers truncate toward zero,
  * what does not fit gives the type's minimum; integers wrap when
  * narrowed; anything to bool tests for non-zero.
  */
@@ -92,7 +92,7 @@ name (__global T *out,                                                      \
     out[i] = in[ep_map_offset (&g, 1, i)];                                  \
 }
 
-/* contiguous: by item size */
+/* contiguous (and index_update's copy of self): by item size */
 COPY (copy_1, uchar)
 COPY (copy_4, uint)
 COPY (copy_8, ulong)

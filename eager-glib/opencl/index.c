@@ -1,5 +1,5 @@
-/* ep-opencl-shape.c: concatenate, tile, pad, take, take_along_axis,
- * mask, index_update and scatter_add on OpenCL (kernels/shape.cl)
+/* index.c: take, take_along_axis, mask, index_update and scatter_add
+ * on OpenCL (kernels/index.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,23 +9,10 @@
 #include <string.h>
 
 #include "ep-opencl-private.h"
-#include "ep-scalar-private.h"
 #include "ep-shape-private.h"
 #include "ep-tensor-private.h"
 
-/* As in kernels/shape.cl */
-typedef struct
-{
-  cl_long n;
-  cl_long ndim;
-  cl_long mode;
-  cl_long offset;
-  cl_long out_shape[EP_MAX_DIMS];
-  cl_long in_shape[EP_MAX_DIMS];
-  cl_long in_strides[EP_MAX_DIMS];
-  cl_long before[EP_MAX_DIMS];
-} EpCLGatherMap;
-
+/* As in kernels/index.cl */
 typedef struct
 {
   cl_long size;
@@ -61,138 +48,6 @@ typedef struct
   cl_long val_inner[EP_MAX_DIMS];
 } EpCLScatter;
 
-/* A kernel named @prefix_<item size> of kernels/shape.cl */
-static gboolean
-init_by_size (EpCLLaunch  *launch,
-              EpOpCall    *call,
-              const char  *prefix,
-              gsize        itemsize,
-              GError     **error)
-{
-  char name[32];
-
-  g_snprintf (name, sizeof name, "%s_%" G_GSIZE_FORMAT, prefix, itemsize);
-  return ep_cl_launch_init (launch, call, "shape", name, error);
-}
-
-static gboolean
-run_items (EpCLLaunch  *launch,
-           gint64       n,
-           GError     **error)
-{
-  gsize local = ep_cl_launch_local_size (launch);
-
-  return ep_cl_launch_run (launch, ep_cl_launch_global_size (launch, n, local), local, error);
-}
-
-/* A geometry for a copy between two strided layouts of one shape (the
- * output a block of its storage), without the collapsing that assumes a
- * contiguous output. */
-static void
-block_map (EpCLMap        *map,
-           const EpLayout *block,
-           const EpLayout *in)
-{
-  memset (map, 0, sizeof *map);
-  map->n = ep_layout_get_size (block);
-  map->ndim = block->ndim;
-  for (guint d = 0; d < block->ndim; d++)
-    {
-      map->shape[d] = block->shape[d];
-      map->strides[0][d] = block->strides[d];
-      map->strides[1][d] = in->shape[d] == 1 ? 0 : in->strides[d];
-    }
-  map->offsets[0] = block->offset;
-  map->offsets[1] = in->offset;
-  map->kinds[0] = EP_CL_STRIDED;
-  map->kinds[1] = EP_CL_STRIDED;
-}
-
-static gboolean
-opencl_concatenate (EpOpCall  *call,
-                    GError   **error)
-{
-  EpTensor *out = call->outputs[0];
-  gint axis = call->attrs.axes[0];
-  gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
-  EpLayout block = out->layout;
-
-  for (guint i = 0; i < call->n_inputs; i++)
-    {
-      EpTensor *input = call->inputs[i];
-      EpCLLaunch launch;
-      EpCLMap map;
-
-      block.shape[axis] = input->layout.shape[axis];
-      if (ep_layout_get_size (&block) > 0)
-        {
-          block_map (&map, &block, &input->layout);
-          if (!init_by_size (&launch, call, "block_copy", itemsize, error))
-            return FALSE;
-          ep_cl_launch_tensor (&launch, out);
-          ep_cl_launch_tensor (&launch, input);
-          ep_cl_launch_arg (&launch, sizeof map, &map);
-          if (!run_items (&launch, map.n, error))
-            return FALSE;
-        }
-      block.offset += block.shape[axis] * block.strides[axis];
-    }
-
-  return TRUE;
-}
-
-/* tile (mode 0) and pad (1 constant, 2 reflect): the input aligned on
- * the right of the output, missing leading axes of extent 1 */
-static gboolean
-gather_map (EpOpCall  *call,
-            cl_long    mode,
-            GError   **error)
-{
-  EpTensor *in = call->inputs[0], *out = call->outputs[0];
-  gsize itemsize = ep_dtype_get_itemsize (in->layout.dtype);
-  guint lead = out->layout.ndim - in->layout.ndim;
-  guint8 fill[8] = { 0 };
-  EpCLGatherMap g;
-  EpCLLaunch launch;
-
-  memset (&g, 0, sizeof g);
-  g.n = ep_layout_get_size (&out->layout);
-  g.ndim = out->layout.ndim;
-  g.mode = mode;
-  g.offset = in->layout.offset;
-  for (guint d = 0; d < out->layout.ndim; d++)
-    {
-      g.out_shape[d] = out->layout.shape[d];
-      g.in_shape[d] = d < lead ? 1 : in->layout.shape[d - lead];
-      g.in_strides[d] = d < lead ? 0 : in->layout.strides[d - lead];
-      g.before[d] = mode == 0 ? 0 : call->attrs.ints[2 * d];
-    }
-  if (mode != 0)
-    ep_scalar_store (fill, out->layout.dtype, call->attrs.values[0]);
-
-  if (!init_by_size (&launch, call, "gather_map", itemsize, error))
-    return FALSE;
-  ep_cl_launch_tensor (&launch, out);
-  ep_cl_launch_tensor (&launch, in);
-  ep_cl_launch_arg (&launch, sizeof g, &g);
-  ep_cl_launch_arg (&launch, itemsize, fill);
-  return run_items (&launch, g.n, error);
-}
-
-static gboolean
-opencl_tile (EpOpCall  *call,
-             GError   **error)
-{
-  return gather_map (call, 0, error);
-}
-
-static gboolean
-opencl_pad (EpOpCall  *call,
-            GError   **error)
-{
-  return gather_map (call, call->attrs.values[1] == EP_PAD_CONSTANT ? 1 : 2, error);
-}
-
 /* take and take_along_axis: the indices and the source seen in the
  * output's shape through @index_strides and @source_strides */
 static gboolean
@@ -223,7 +78,7 @@ run_take (EpOpCall      *call,
   map.kinds[1] = EP_CL_STRIDED;
   map.kinds[2] = EP_CL_STRIDED;
 
-  if (!init_by_size (&launch, call, "take", itemsize, error))
+  if (!ep_cl_launch_init_by_size (&launch, call, "index", "take", itemsize, error))
     return FALSE;
   ep_cl_launch_tensor (&launch, out);
   ep_cl_launch_tensor (&launch, idx);
@@ -231,7 +86,7 @@ run_take (EpOpCall      *call,
   ep_cl_launch_arg (&launch, sizeof map, &map);
   ep_cl_launch_arg (&launch, sizeof axis_stride, &axis_stride);
   ep_cl_launch_arg (&launch, sizeof extent, &extent);
-  return run_items (&launch, map.n, error);
+  return ep_cl_launch_run_items (&launch, map.n, error);
 }
 
 /* take and take_along_axis */
@@ -286,7 +141,7 @@ opencl_mask (EpOpCall  *call,
   if (starts == NULL)
     return FALSE;
 
-  ok = ep_cl_launch_init (&launch, call, "shape", "mask_count", error);
+  ok = ep_cl_launch_init (&launch, call, "index", "mask_count", error);
   if (ok)
     {
       /* the mask is contiguous (the rule asked), maybe at an offset */
@@ -296,15 +151,15 @@ opencl_mask (EpOpCall  *call,
       ep_cl_launch_tensor (&launch, mask);
       ep_cl_launch_arg (&launch, sizeof flags_offset, &flags_offset);
       ep_cl_launch_arg (&launch, sizeof size, &size);
-      ok = run_items (&launch, chunks, error)
-           && ep_cl_launch_init (&launch, call, "shape", "mask_scan", error);
+      ok = ep_cl_launch_run_items (&launch, chunks, error)
+           && ep_cl_launch_init (&launch, call, "index", "mask_scan", error);
       if (ok)
         {
           ep_cl_launch_mem (&launch, starts);
           ep_cl_launch_arg (&launch, sizeof chunks, &chunks);
           ok = ep_cl_launch_run (&launch, 1, 1, error);
         }
-      if (ok && (ok = init_by_size (&launch, call, "mask_write", itemsize, error)))
+      if (ok && (ok = ep_cl_launch_init_by_size (&launch, call, "index", "mask_write", itemsize, error)))
         {
           ep_cl_launch_tensor (&launch, out);
           ep_cl_launch_tensor (&launch, x);
@@ -312,7 +167,7 @@ opencl_mask (EpOpCall  *call,
           ep_cl_launch_arg (&launch, sizeof flags_offset, &flags_offset);
           ep_cl_launch_mem (&launch, starts);
           ep_cl_launch_arg (&launch, sizeof g, &g);
-          ok = run_items (&launch, chunks, error);
+          ok = ep_cl_launch_run_items (&launch, chunks, error);
         }
     }
 
@@ -347,7 +202,7 @@ opencl_scatter (EpOpCall  *call,
   /* start from a copy of self */
   copy.n_inputs = 1;
   g_snprintf (name, sizeof name, "copy_%" G_GSIZE_FORMAT, itemsize);
-  if (!ep_cl_map_kernel (&copy, "copy", name, error))
+  if (!ep_cl_map_kernel (&copy, "cast", name, error))
     return FALSE;
 
   memset (&g, 0, sizeof g);
@@ -401,21 +256,18 @@ opencl_scatter (EpOpCall  *call,
     g_snprintf (name, sizeof name, "scatter_add_%s", ep_cl_dtype_suffix (dtype));
   else
     g_snprintf (name, sizeof name, "update_%" G_GSIZE_FORMAT, itemsize);
-  if (!ep_cl_launch_init (&launch, call, "shape", name, error))
+  if (!ep_cl_launch_init (&launch, call, "index", name, error))
     return FALSE;
   ep_cl_launch_tensor (&launch, out);
   ep_cl_launch_tensor (&launch, idx);
   ep_cl_launch_tensor (&launch, values);
   ep_cl_launch_arg (&launch, sizeof g, &g);
-  return run_items (&launch, g.outer * g.inner, error);
+  return ep_cl_launch_run_items (&launch, g.outer * g.inner, error);
 }
 
 void
-ep_opencl_register_shape (EpKernelFunc *kernels)
+ep_opencl_register_index (EpKernelFunc *kernels)
 {
-  kernels[EP_OP_CONCATENATE] = opencl_concatenate;
-  kernels[EP_OP_TILE] = opencl_tile;
-  kernels[EP_OP_PAD] = opencl_pad;
   kernels[EP_OP_TAKE] = opencl_take;
   kernels[EP_OP_TAKE_ALONG_AXIS] = opencl_take;
   kernels[EP_OP_MASK] = opencl_mask;

@@ -1,5 +1,5 @@
-/* ep-opencl-generate.c: linspace, eye, onehot_like, uniform and normal
- * on OpenCL (kernels/generate.cl)
+/* creation.c: full, arange, linspace, eye and onehot_like on OpenCL
+ * (kernels/creation.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,13 +8,92 @@
 
 #include <inttypes.h>
 #include <glib/gi18n-lib.h>
-#include <math.h>
 
 #include "ep-error.h"
 #include "ep-math-private.h"
 #include "ep-opencl-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
+
+/* A fill needs no kernel: the element, converted as on the CPU, is the
+ * pattern. */
+static gboolean
+opencl_full (EpOpCall  *call,
+             GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
+  guint8 pattern[8];
+
+  ep_scalar_store (pattern, out->layout.dtype, call->attrs.values[0]);
+
+  return ep_opencl_fill_buffer (call->device, call->op->name, ep_opencl_mem (out), pattern, itemsize,
+                                0, ep_layout_get_size (&out->layout) * itemsize, error);
+}
+
+/* The values NumPy's fill starts from, converted to the element type as
+ * cpu_arange() converts them. */
+static void
+arange_values (EpDType  dtype,
+               gdouble  start,
+               gdouble  step,
+               guint8  *first,
+               guint8  *second,
+               guint8  *delta)
+{
+  ep_scalar_store (first, dtype, start);
+  ep_scalar_store (second, dtype, start + step);
+
+  switch (dtype)
+    {
+    case EP_DTYPE_FLOAT32:
+      *(gfloat *) delta = *(gfloat *) second - *(gfloat *) first;
+      break;
+    case EP_DTYPE_FLOAT64:
+      *(gdouble *) delta = *(gdouble *) second - *(gdouble *) first;
+      break;
+    case EP_DTYPE_INT32:
+      *(gint32 *) delta = (gint32) ((guint32) *(gint32 *) second - (guint32) *(gint32 *) first);
+      break;
+    case EP_DTYPE_INT64:
+      *(gint64 *) delta = (gint64) ((guint64) *(gint64 *) second - (guint64) *(gint64 *) first);
+      break;
+    case EP_DTYPE_BOOL:
+      g_assert_not_reached ();
+    }
+}
+
+static gboolean
+opencl_arange (EpOpCall  *call,
+               GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  EpDType dtype = out->layout.dtype;
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  cl_long n = out->layout.shape[0];
+  guint8 first[8], second[8], delta[8];
+  char name[16];
+  EpCLLaunch launch;
+  gsize local;
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
+    return FALSE;
+
+  arange_values (dtype, call->attrs.values[0], call->attrs.values[2], first, second, delta);
+
+  g_snprintf (name, sizeof name, "arange_%s", ep_cl_dtype_suffix (dtype));
+  if (!ep_cl_launch_init (&launch, call, "creation", name, error))
+    return FALSE;
+
+  ep_cl_launch_tensor (&launch, out);
+  ep_cl_launch_arg (&launch, sizeof n, &n);
+  ep_cl_launch_arg (&launch, itemsize, first);
+  ep_cl_launch_arg (&launch, itemsize, second);
+  ep_cl_launch_arg (&launch, itemsize, delta);
+
+  local = ep_cl_launch_local_size (&launch);
+  return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, n, local), local, error);
+}
 
 /* linspace as cpu_linspace() computes it, for devices without float64:
  * the values are made on the host and written. */
@@ -55,7 +134,7 @@ opencl_linspace (EpOpCall  *call,
     return linspace_on_host (call, error);
 
   g_snprintf (name, sizeof name, "linspace_%s", ep_cl_dtype_suffix (dtype));
-  if (!ep_cl_launch_init (&launch, call, "generate", name, error))
+  if (!ep_cl_launch_init (&launch, call, "creation", name, error))
     return FALSE;
 
   ep_cl_launch_tensor (&launch, out);
@@ -84,7 +163,7 @@ opencl_eye (EpOpCall  *call,
 
   ep_scalar_store (one, dtype, 1.0);
   g_snprintf (name, sizeof name, "eye_%" G_GSIZE_FORMAT, itemsize);
-  if (!ep_cl_launch_init (&launch, call, "generate", name, error))
+  if (!ep_cl_launch_init (&launch, call, "creation", name, error))
     return FALSE;
 
   ep_cl_launch_tensor (&launch, out);
@@ -123,7 +202,7 @@ opencl_onehot_like (EpOpCall  *call,
   g_snprintf (name, sizeof name, "onehot_like_%" G_GSIZE_FORMAT, itemsize);
   ok = ep_opencl_fill_buffer (call->device, call->op->name, bad, &none, sizeof none, 0,
                               sizeof none, error)
-       && ep_cl_launch_init (&launch, call, "generate", name, error);
+       && ep_cl_launch_init (&launch, call, "creation", name, error);
   if (ok)
     {
       ep_cl_launch_tensor (&launch, out);
@@ -156,67 +235,12 @@ opencl_onehot_like (EpOpCall  *call,
   return ok;
 }
 
-/* uniform, normal: attrs.ints holds the shape, then the seed and the
- * stream (ep-random.c); the recipe is in ep-philox-private.h */
-static gboolean
-opencl_random (EpOpCall  *call,
-               GError   **error)
-{
-  EpTensor *out = call->outputs[0];
-  const EpOpAttrs *attrs = &call->attrs;
-  guint ndim = attrs->n_ints - 2;
-  cl_ulong seed = (cl_ulong) attrs->ints[ndim], stream = (cl_ulong) attrs->ints[ndim + 1];
-  cl_long size = ep_layout_get_size (&out->layout);
-  gboolean normal = call->op->id == EP_OP_NORMAL;
-  gboolean f32 = out->layout.dtype == EP_DTYPE_FLOAT32;
-  gdouble a = attrs->values[0], b = attrs->values[1];
-  char name[24];
-  EpCLLaunch launch;
-  gsize local;
-  cl_long items;
-
-  if (!ep_opencl_check_dtype (call->device, call->op->name, out->layout.dtype, error))
-    return FALSE;
-
-  g_snprintf (name, sizeof name, "%s_%s", call->op->name, ep_cl_dtype_suffix (out->layout.dtype));
-  if (!ep_cl_launch_init (&launch, call, "generate", name, error))
-    return FALSE;
-
-  ep_cl_launch_tensor (&launch, out);
-  ep_cl_launch_arg (&launch, sizeof seed, &seed);
-  ep_cl_launch_arg (&launch, sizeof stream, &stream);
-  ep_cl_launch_arg (&launch, sizeof size, &size);
-  if (f32)
-    {
-      cl_float fa = (cl_float) a, fb = (cl_float) b, span = fb - fa;
-
-      ep_cl_launch_arg (&launch, sizeof fa, &fa);
-      ep_cl_launch_arg (&launch, sizeof fb, &fb);
-      if (!normal)
-        ep_cl_launch_arg (&launch, sizeof span, &span);
-    }
-  else
-    {
-      cl_double span = b - a;
-
-      ep_cl_launch_arg (&launch, sizeof a, &a);
-      ep_cl_launch_arg (&launch, sizeof b, &b);
-      if (!normal)
-        ep_cl_launch_arg (&launch, sizeof span, &span);
-    }
-
-  /* one work-item per Philox block */
-  items = normal ? (f32 ? (size + 1) / 2 : size) : (f32 ? (size + 3) / 4 : (size + 1) / 2);
-  local = ep_cl_launch_local_size (&launch);
-  return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, items, local), local, error);
-}
-
 void
-ep_opencl_register_generate (EpKernelFunc *kernels)
+ep_opencl_register_creation (EpKernelFunc *kernels)
 {
+  kernels[EP_OP_FULL] = opencl_full;
+  kernels[EP_OP_ARANGE] = opencl_arange;
   kernels[EP_OP_LINSPACE] = opencl_linspace;
   kernels[EP_OP_EYE] = opencl_eye;
   kernels[EP_OP_ONEHOT_LIKE] = opencl_onehot_like;
-  kernels[EP_OP_UNIFORM] = opencl_random;
-  kernels[EP_OP_NORMAL] = opencl_random;
 }
