@@ -25,7 +25,7 @@ opencl_full (EpOpCall  *call,
   gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
   guint8 pattern[8];
 
-  ep_scalar_store (pattern, out->layout.dtype, call->attrs.values[0]);
+  ep_scalar_store (pattern, out->layout.dtype, call->attrs.full.value);
 
   return ep_opencl_fill_buffer (call->device, call->op->name, ep_opencl_mem (out), pattern, itemsize,
                                 0, ep_layout_get_size (&out->layout) * itemsize, error);
@@ -79,7 +79,7 @@ opencl_arange (EpOpCall  *call,
   if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
     return FALSE;
 
-  arange_values (dtype, call->attrs.values[0], call->attrs.values[2], first, second, delta);
+  arange_values (dtype, call->attrs.arange.start, call->attrs.arange.step, first, second, delta);
 
   g_snprintf (name, sizeof name, "arange_%s", ep_cl_dtype_suffix (dtype));
   if (!ep_cl_launch_init (&launch, call, "creation", name, error))
@@ -102,7 +102,7 @@ linspace_on_host (EpOpCall  *call,
                   GError   **error)
 {
   EpTensor *out = call->outputs[0];
-  gint64 num = call->attrs.ints[0];
+  gint64 num = call->attrs.linspace.num;
   gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
   g_autofree guint8 *data = g_try_malloc (MAX (num * itemsize, 1));
 
@@ -123,9 +123,9 @@ opencl_linspace (EpOpCall  *call,
 {
   EpTensor *out = call->outputs[0];
   EpDType dtype = out->layout.dtype;
-  cl_long num = call->attrs.ints[0];
-  cl_double start = call->attrs.values[0], stop = call->attrs.values[1];
-  cl_int endpoint = call->attrs.ints[1] != 0, integer = ep_dtype_is_integer (dtype);
+  cl_long num = call->attrs.linspace.num;
+  cl_double start = call->attrs.linspace.start, stop = call->attrs.linspace.stop;
+  cl_int endpoint = call->attrs.linspace.endpoint, integer = ep_dtype_is_integer (dtype);
   char name[24];
   EpCLLaunch launch;
   gsize local;
@@ -155,7 +155,7 @@ opencl_eye (EpOpCall  *call,
   EpTensor *out = call->outputs[0];
   EpDType dtype = out->layout.dtype;
   gsize itemsize = ep_dtype_get_itemsize (dtype);
-  cl_long n = call->attrs.ints[0], m = call->attrs.ints[1], k = call->attrs.ints[2];
+  cl_long n = call->attrs.eye.n, m = call->attrs.eye.m, k = call->attrs.eye.k;
   guint8 one[8];
   char name[16];
   EpCLLaunch launch;
@@ -193,7 +193,7 @@ opencl_onehot_like (EpOpCall  *call,
   cl_mem bad;
   gboolean ok;
 
-  ep_scalar_store (value, dtype, call->attrs.values[0]);
+  ep_scalar_store (value, dtype, call->attrs.onehot.value);
 
   bad = ep_opencl_create_buffer (call->device, call->op->name, sizeof none, error);
   if (bad == NULL)

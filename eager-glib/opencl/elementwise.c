@@ -31,7 +31,7 @@ opencl_clip (EpOpCall  *call,
 {
   EpDType dtype = call->inputs[0]->layout.dtype;
   gsize itemsize = ep_dtype_get_itemsize (dtype);
-  gdouble low = call->attrs.values[0], high = call->attrs.values[1];
+  gdouble low = call->attrs.clip.min, high = call->attrs.clip.max;
   gdouble bounds[2] = { isnan (low) ? -INFINITY : low, isnan (high) ? INFINITY : high };
   guint8 typed[2][8];
   char name[16];

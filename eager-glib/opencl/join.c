@@ -104,10 +104,10 @@ gather_map (EpOpCall  *call,
       g.out_shape[d] = out->layout.shape[d];
       g.in_shape[d] = d < lead ? 1 : in->layout.shape[d - lead];
       g.in_strides[d] = d < lead ? 0 : in->layout.strides[d - lead];
-      g.before[d] = mode == 0 ? 0 : call->attrs.ints[2 * d];
+      g.before[d] = mode == 0 ? 0 : call->attrs.pad.paddings[2 * d];
     }
   if (mode != 0)
-    ep_scalar_store (fill, out->layout.dtype, call->attrs.values[0]);
+    ep_scalar_store (fill, out->layout.dtype, call->attrs.pad.value);
 
   if (!ep_cl_launch_init_by_size (&launch, call, "join", "gather_map", itemsize, error))
     return FALSE;
@@ -129,7 +129,7 @@ static gboolean
 opencl_pad (EpOpCall  *call,
             GError   **error)
 {
-  return gather_map (call, call->attrs.values[1] == EP_PAD_CONSTANT ? 1 : 2, error);
+  return gather_map (call, call->attrs.pad.mode == EP_PAD_CONSTANT ? 1 : 2, error);
 }
 
 void

@@ -8,20 +8,18 @@
 #include "ep-opencl-private.h"
 #include "ep-tensor-private.h"
 
-/* uniform, normal: attrs.ints holds the shape, then the seed and the
- * stream (ep-random.c); the recipe is in ep-philox-private.h */
+/* uniform, normal: the recipe is in ep-philox-private.h */
 static gboolean
 opencl_random (EpOpCall  *call,
                GError   **error)
 {
   EpTensor *out = call->outputs[0];
   const EpOpAttrs *attrs = &call->attrs;
-  guint ndim = attrs->n_ints - 2;
-  cl_ulong seed = (cl_ulong) attrs->ints[ndim], stream = (cl_ulong) attrs->ints[ndim + 1];
+  cl_ulong seed = attrs->random.seed, stream = attrs->random.stream;
   cl_long size = ep_layout_get_size (&out->layout);
   gboolean normal = call->op->id == EP_OP_NORMAL;
   gboolean f32 = out->layout.dtype == EP_DTYPE_FLOAT32;
-  gdouble a = attrs->values[0], b = attrs->values[1];
+  gdouble a = attrs->random.a, b = attrs->random.b;
   char name[24];
   EpCLLaunch launch;
   gsize local;

@@ -236,7 +236,7 @@ opencl_topk (EpOpCall  *call,
 {
   return sort_rows (call, call->inputs[0]->layout.ndim - 1, TRUE,
                     call->outputs[0], call->outputs[1],
-                    call->attrs.ints[0], call->attrs.ints[1] != 0, error);
+                    call->attrs.topk.k, call->attrs.topk.sorted, error);
 }
 
 void
