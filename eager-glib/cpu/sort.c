@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ep-cpu-math-private.h"
+#include "ep-cpu-rows-private.h"
 #include "ep-tensor-private.h"
 
 #define RUN 16

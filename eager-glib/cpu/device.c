@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "ep-cpu-private.h"
-#include "ep-cpu-math-private.h"
+#include "ep-cpu-rows-private.h"
 #include "ep-error.h"
 
 static gboolean

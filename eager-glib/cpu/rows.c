@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "ep-cpu-math-private.h"
+#include "ep-cpu-rows-private.h"
 #include "ep-error.h"
 #include "ep-tensor-private.h"
 

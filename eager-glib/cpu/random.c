@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ep-cpu-math-private.h"
+#include "ep-cpu-rows-private.h"
 #include "ep-error.h"
 #include "ep-math-private.h"
 #include "ep-philox-private.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ep-cpu-loops-private.h"
-#include "ep-cpu-math-private.h"
+#include "ep-cpu-rows-private.h"
 #include "ep-tensor-private.h"
 
 /* Floor division and remainder of floats: NumPy's npy_divmod, so that

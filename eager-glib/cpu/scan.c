@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ep-cpu-math-private.h"
+#include "ep-cpu-rows-private.h"
 #include "ep-tensor-private.h"
 
 /* Reductions with an identity: the output starts at it and folds the

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ep-cpu-loops-private.h"
-#include "ep-cpu-math-private.h"
+#include "ep-cpu-rows-private.h"
 #include "ep-error.h"
 #include "ep-tensor-private.h"
 
