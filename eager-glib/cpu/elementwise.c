@@ -1,4 +1,5 @@
-/* ep-cpu-elementwise.c: elementwise kernels on the CPU
+/* elementwise.c: add, sub, mul, div, pow, floordiv, mod, minimum,
+ * maximum, where and clip on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -36,19 +37,108 @@ BINARY_LOOP (pow_f64, gdouble, gdouble, pow (x, y))
 BINARY_LOOP (pow_i32, gint32, gint32, WRAP32 (ipow (x, y)))
 BINARY_LOOP (pow_i64, gint64, gint64, WRAP64 (ipow (x, y)))
 
-#define COMPARISONS(cmp, OP)                                                \
-  BINARY_LOOP (cmp##_f32, gfloat, guint8, x OP y)                           \
-  BINARY_LOOP (cmp##_f64, gdouble, guint8, x OP y)                          \
-  BINARY_LOOP (cmp##_i32, gint32, guint8, x OP y)                           \
-  BINARY_LOOP (cmp##_i64, gint64, guint8, x OP y)                           \
-  BINARY_LOOP (cmp##_b, guint8, guint8, x OP y)
+/* Floor division and remainder of floats: NumPy's npy_divmod, so that
+ * results match bit for bit (including ±0 and the infinities). */
+#define FLOAT_DIVMOD(T, SUFFIX)                                             \
+static inline T                                                             \
+floor_divide_##SUFFIX (T a, T b)                                                \
+{                                                                           \
+  T mod, div, floordiv;                                                     \
+  if (b == 0)                                                               \
+    return a / b;                                                           \
+  mod = (T) fmod (a, b);                                                    \
+  div = (a - mod) / b;                                                      \
+  if (mod != 0 && ((b < 0) != (mod < 0)))                                   \
+    div -= 1;                                                               \
+  if (div != 0)                                                             \
+    {                                                                       \
+      floordiv = (T) floor (div);                                           \
+      if (div - floordiv > (T) 0.5)                                         \
+        floordiv += 1;                                                      \
+    }                                                                       \
+  else                                                                      \
+    floordiv = (T) copysign (0, a / b);                                     \
+  return floordiv;                                                          \
+}                                                                           \
+                                                                            \
+static inline T                                                             \
+remainder_##SUFFIX (T a, T b)                                                     \
+{                                                                           \
+  T mod = (T) fmod (a, b);                                                  \
+  if (b == 0)                                                               \
+    return mod;                                                             \
+  if (mod != 0)                                                             \
+    {                                                                       \
+      if ((b < 0) != (mod < 0))                                             \
+        mod += b;                                                           \
+    }                                                                       \
+  else                                                                      \
+    mod = (T) copysign (0, b);                                              \
+  return mod;                                                               \
+}
 
-COMPARISONS (lt, <)
-COMPARISONS (le, <=)
-COMPARISONS (eq, ==)
-COMPARISONS (ne, !=)
-COMPARISONS (gt, >)
-COMPARISONS (ge, >=)
+FLOAT_DIVMOD (gfloat, f32)
+FLOAT_DIVMOD (gdouble, f64)
+
+/* Integers: NumPy gives 0 for a zero divisor; MIN / -1 wraps to MIN
+ * (computed by negating in unsigned arithmetic, never with `/`). */
+#define INT_DIVMOD(T, UT, SUFFIX)                                           \
+static inline T                                                             \
+floor_divide_##SUFFIX (T a, T b)                                                \
+{                                                                           \
+  T q;                                                                      \
+  if (b == 0)                                                               \
+    return 0;                                                               \
+  if (b == -1)                                                              \
+    return (T) (UT) (0 - (UT) a);                                           \
+  q = a / b;                                                                \
+  if ((a % b != 0) && ((a < 0) != (b < 0)))                                 \
+    q--;                                                                    \
+  return q;                                                                 \
+}                                                                           \
+                                                                            \
+static inline T                                                             \
+remainder_##SUFFIX (T a, T b)                                                     \
+{                                                                           \
+  T r;                                                                      \
+  if (b == 0 || b == -1)                                                    \
+    return 0;                                                               \
+  r = a % b;                                                                \
+  if (r != 0 && ((r < 0) != (b < 0)))                                       \
+    r += b;                                                                 \
+  return r;                                                                 \
+}
+
+INT_DIVMOD (gint32, guint32, i32)
+INT_DIVMOD (gint64, guint64, i64)
+
+BINARY_LOOP (floordiv_f32, gfloat, gfloat, floor_divide_f32 (x, y))
+BINARY_LOOP (floordiv_f64, gdouble, gdouble, floor_divide_f64 (x, y))
+BINARY_LOOP (floordiv_i32, gint32, gint32, floor_divide_i32 (x, y))
+BINARY_LOOP (floordiv_i64, gint64, gint64, floor_divide_i64 (x, y))
+BINARY_LOOP (mod_f32, gfloat, gfloat, remainder_f32 (x, y))
+BINARY_LOOP (mod_f64, gdouble, gdouble, remainder_f64 (x, y))
+BINARY_LOOP (mod_i32, gint32, gint32, remainder_i32 (x, y))
+BINARY_LOOP (mod_i64, gint64, gint64, remainder_i64 (x, y))
+
+/* NaN-propagating extrema as NumPy's: the first operand when it is NaN
+ * or strictly beyond the second, else the second (so ties, such as 0.0
+ * and -0.0, give the second). */
+#define FMAXIMUM(x, y) (((x) > (y) || isnan (x)) ? (x) : (y))
+#define FMINIMUM(x, y) (((x) < (y) || isnan (x)) ? (x) : (y))
+#define IMAXIMUM(x, y) ((x) > (y) ? (x) : (y))
+#define IMINIMUM(x, y) ((x) < (y) ? (x) : (y))
+
+BINARY_LOOP (maximum_f32, gfloat, gfloat, FMAXIMUM (x, y))
+BINARY_LOOP (maximum_f64, gdouble, gdouble, FMAXIMUM (x, y))
+BINARY_LOOP (maximum_i32, gint32, gint32, IMAXIMUM (x, y))
+BINARY_LOOP (maximum_i64, gint64, gint64, IMAXIMUM (x, y))
+BINARY_LOOP (maximum_b, guint8, guint8, x | y)
+BINARY_LOOP (minimum_f32, gfloat, gfloat, FMINIMUM (x, y))
+BINARY_LOOP (minimum_f64, gdouble, gdouble, FMINIMUM (x, y))
+BINARY_LOOP (minimum_i32, gint32, gint32, IMINIMUM (x, y))
+BINARY_LOOP (minimum_i64, gint64, gint64, IMINIMUM (x, y))
+BINARY_LOOP (minimum_b, guint8, guint8, x & y)
 
 static const EpCpuLoopTable binary_loops = {
   [EP_OP_ADD] = ROW (add),
@@ -56,57 +146,10 @@ static const EpCpuLoopTable binary_loops = {
   [EP_OP_MUL] = ROW (mul),
   [EP_OP_DIV] = ROW_FLOAT (div),
   [EP_OP_POW] = ROW_NUMERIC (pow),
-  [EP_OP_LESS] = ROW (lt),
-  [EP_OP_LESS_EQUAL] = ROW (le),
-  [EP_OP_EQUAL] = ROW (eq),
-  [EP_OP_NOT_EQUAL] = ROW (ne),
-  [EP_OP_GREATER] = ROW (gt),
-  [EP_OP_GREATER_EQUAL] = ROW (ge),
-};
-
-#define INT_ABS32(x) ((x) < 0 ? WRAP32 (-(guint32) (x)) : (x))
-#define INT_ABS64(x) ((x) < 0 ? WRAP64 (-(guint64) (x)) : (x))
-
-UNARY_LOOP (neg_f32, gfloat, -x)
-UNARY_LOOP (neg_f64, gdouble, -x)
-UNARY_LOOP (neg_i32, gint32, WRAP32 (-(guint32) x))
-UNARY_LOOP (neg_i64, gint64, WRAP64 (-(guint64) x))
-UNARY_LOOP (abs_f32, gfloat, fabsf (x))
-UNARY_LOOP (abs_f64, gdouble, fabs (x))
-UNARY_LOOP (abs_i32, gint32, INT_ABS32 (x))
-UNARY_LOOP (abs_i64, gint64, INT_ABS64 (x))
-UNARY_LOOP (abs_b, guint8, x)
-UNARY_LOOP (square_f32, gfloat, x * x)
-UNARY_LOOP (square_f64, gdouble, x * x)
-UNARY_LOOP (square_i32, gint32, WRAP32 ((guint32) x * (guint32) x))
-UNARY_LOOP (square_i64, gint64, WRAP64 ((guint64) x * (guint64) x))
-UNARY_LOOP (square_b, guint8, x)
-UNARY_LOOP (sqrt_f32, gfloat, sqrtf (x))
-UNARY_LOOP (sqrt_f64, gdouble, sqrt (x))
-UNARY_LOOP (exp_f32, gfloat, expf (x))
-UNARY_LOOP (exp_f64, gdouble, exp (x))
-UNARY_LOOP (log_f32, gfloat, logf (x))
-UNARY_LOOP (log_f64, gdouble, log (x))
-UNARY_LOOP (tanh_f32, gfloat, tanhf (x))
-UNARY_LOOP (tanh_f64, gdouble, tanh (x))
-UNARY_LOOP (sigmoid_f32, gfloat, 1.0f / (1.0f + expf (-x)))
-UNARY_LOOP (sigmoid_f64, gdouble, 1.0 / (1.0 + exp (-x)))
-UNARY_LOOP (relu_f32, gfloat, x < 0.0f ? 0.0f : x)
-UNARY_LOOP (relu_f64, gdouble, x < 0.0 ? 0.0 : x)
-UNARY_LOOP (relu_i32, gint32, x < 0 ? 0 : x)
-UNARY_LOOP (relu_i64, gint64, x < 0 ? 0 : x)
-UNARY_LOOP (relu_b, guint8, x)
-
-static const EpCpuLoopTable unary_loops = {
-  [EP_OP_NEG] = ROW_NUMERIC (neg),
-  [EP_OP_ABS] = ROW (abs),
-  [EP_OP_SQUARE] = ROW (square),
-  [EP_OP_SQRT] = ROW_FLOAT (sqrt),
-  [EP_OP_EXP] = ROW_FLOAT (exp),
-  [EP_OP_LOG] = ROW_FLOAT (log),
-  [EP_OP_TANH] = ROW_FLOAT (tanh),
-  [EP_OP_SIGMOID] = ROW_FLOAT (sigmoid),
-  [EP_OP_RELU] = ROW (relu),
+  [EP_OP_FLOORDIV] = ROW_NUMERIC (floordiv),
+  [EP_OP_MOD] = ROW_NUMERIC (mod),
+  [EP_OP_MAXIMUM] = ROW (maximum),
+  [EP_OP_MINIMUM] = ROW (minimum),
 };
 
 static gboolean
@@ -114,14 +157,6 @@ cpu_binary (EpOpCall  *call,
             GError   **error)
 {
   return ep_cpu_map_table (call, binary_loops);
-}
-
-/* SLEEF's vector functions where there are (ep-cpu-vmath.c) */
-static gboolean
-cpu_unary (EpOpCall  *call,
-           GError   **error)
-{
-  return ep_cpu_vmath_map (call) || ep_cpu_map_table (call, unary_loops);
 }
 
 /* where: out[i] = cond[i] ? x[i] : y[i]; the usual layouts (all
@@ -172,10 +207,70 @@ cpu_where (EpOpCall  *call,
   return TRUE;
 }
 
+/* clip: the bounds as the element type. For integers they are integral
+ * or infinite (the rule makes anything else float64); they are limited
+ * to the type's range, where they bind the same. */
+typedef struct
+{
+  gdouble low, high;
+} ClipBounds;
+
+#define CLIP_FLOAT_LOOP(name, T)                                            \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
+{                                                                           \
+  const ClipBounds *b = u;                                                  \
+  T *restrict out = (T *) p[0];                                             \
+  const T low = (T) b->low, high = (T) b->high;                             \
+  for (gint64 i = 0; i < n; i++)                                            \
+    {                                                                       \
+      T x = *(const T *) (p[1] + i * s[1]);                                 \
+      T t = (x >= low || isnan (x)) ? x : low;                              \
+      out[i] = (t <= high || isnan (t)) ? t : high;                         \
+    }                                                                       \
+}
+
+#define CLIP_INT_LOOP(name, T, MIN, MAX)                                    \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
+{                                                                           \
+  const ClipBounds *b = u;                                                  \
+  T *restrict out = (T *) p[0];                                             \
+  const T low = b->low <= (gdouble) MIN ? MIN : b->low >= (gdouble) MAX ? MAX : (T) b->low;      \
+  const T high = b->high <= (gdouble) MIN ? MIN : b->high >= (gdouble) MAX ? MAX : (T) b->high;  \
+  for (gint64 i = 0; i < n; i++)                                            \
+    {                                                                       \
+      T x = *(const T *) (p[1] + i * s[1]);                                 \
+      T t = x >= low ? x : low;                                             \
+      out[i] = t <= high ? t : high;                                        \
+    }                                                                       \
+}
+
+CLIP_FLOAT_LOOP (clip_f32, gfloat)
+CLIP_FLOAT_LOOP (clip_f64, gdouble)
+CLIP_INT_LOOP (clip_i32, gint32, G_MININT32, G_MAXINT32)
+CLIP_INT_LOOP (clip_i64, gint64, G_MININT64, G_MAXINT64)
+CLIP_INT_LOOP (clip_b, guint8, 0, 1)
+
+static const EpCpuLoop clip_loops[5] = ROW (clip);
+
+static gboolean
+cpu_clip (EpOpCall  *call,
+          GError   **error)
+{
+  gdouble low = call->attrs.values[0], high = call->attrs.values[1];
+  ClipBounds bounds = { isnan (low) ? -INFINITY : low, isnan (high) ? INFINITY : high };
+  EpCpuLoop loop = clip_loops[call->inputs[0]->layout.dtype];
+
+  g_assert (loop != NULL);
+  ep_cpu_map (call, loop, &bounds);
+  return TRUE;
+}
+
 void
 ep_cpu_register_elementwise (EpKernelFunc *kernels)
 {
   ep_cpu_register_table (kernels, binary_loops, cpu_binary);
-  ep_cpu_register_table (kernels, unary_loops, cpu_unary);
   kernels[EP_OP_WHERE] = cpu_where;
+  kernels[EP_OP_CLIP] = cpu_clip;
 }

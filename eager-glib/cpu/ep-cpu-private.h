@@ -149,14 +149,21 @@ void     ep_cpu_cache_get_stats (gsize          *cached_bytes,
 
 EpCpuLoop ep_cpu_copy_loop_for_itemsize (gsize itemsize);
 
-void     ep_cpu_register_copy        (EpKernelFunc *kernels);
+/* The kernels of each op family, one file each (<family>.c), set in
+ * the CPU backend's table by device.c */
 void     ep_cpu_register_creation    (EpKernelFunc *kernels);
+void     ep_cpu_register_random      (EpKernelFunc *kernels);
+void     ep_cpu_register_cast        (EpKernelFunc *kernels);
 void     ep_cpu_register_elementwise (EpKernelFunc *kernels);
+void     ep_cpu_register_math        (EpKernelFunc *kernels);
+void     ep_cpu_register_logical     (EpKernelFunc *kernels);
 void     ep_cpu_register_reduce      (EpKernelFunc *kernels);
-void     ep_cpu_register_linalg      (EpKernelFunc *kernels);
-/* shape branch */
+void     ep_cpu_register_scan        (EpKernelFunc *kernels);
+void     ep_cpu_register_sort        (EpKernelFunc *kernels);
+void     ep_cpu_register_softmax     (EpKernelFunc *kernels);
 void     ep_cpu_register_join        (EpKernelFunc *kernels);
 void     ep_cpu_register_index       (EpKernelFunc *kernels);
+void     ep_cpu_register_linalg      (EpKernelFunc *kernels);
 void     ep_cpu_register_lapack      (EpKernelFunc *kernels);
 
 /* ep-ops-cast.c: the device-neutral copy behind to_device */
