@@ -123,9 +123,6 @@ gboolean    ep_cpu_vmath_lookup_at (EpCpuVmath   func,
                                     guint        level,
                                     EpCpuLoop   *loop,
                                     gconstpointer *user_data);
-/* "avx512f", "avx2", "sse2", or NULL without vector functions (or
- * with EP_CPU_VMATH_ISA=none) */
-const char *ep_cpu_vmath_get_isa (void);
 /* Runs a unary @call (exp, log, sin, …) with its vector function;
  * FALSE when it has none for this op and dtype. */
 gboolean    ep_cpu_vmath_map     (EpOpCall      *call);

@@ -323,14 +323,6 @@ ep_cpu_vmath_lookup (EpCpuVmath     func,
   return ep_cpu_vmath_lookup_at (func, dtype, chosen_level (), loop, user_data);
 }
 
-const char *
-ep_cpu_vmath_get_isa (void)
-{
-  static const char *const names[] = { "avx512f", "avx2", "sse2", NULL };
-
-  return names[chosen_level ()];
-}
-
 /* The ops that have a vector function */
 static const struct
 {
@@ -426,12 +418,6 @@ ep_cpu_vmath_lookup (EpCpuVmath     func,
                      gconstpointer *user_data)
 {
   return FALSE;
-}
-
-const char *
-ep_cpu_vmath_get_isa (void)
-{
-  return NULL;
 }
 
 #endif
