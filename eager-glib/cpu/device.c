@@ -29,7 +29,7 @@ cpu_alloc (EpDevice   *device,
     }
 
   /* (buffers of 2 MiB and more are marked for huge pages once, when the
-   * cache maps them: ep-cpu-cache.c) */
+   * cache maps them: cache.c) */
   storage->data = data;
   return TRUE;
 }

@@ -124,7 +124,7 @@ static const EpCpuLoopTable unary_loops = {
   [EP_OP_ROUND] = ROW_NUMERIC (round),
 };
 
-/* SLEEF's vector functions where there are (ep-cpu-vmath.c) */
+/* SLEEF's vector functions where there are (vmath.c) */
 static gboolean
 cpu_unary (EpOpCall  *call,
            GError   **error)

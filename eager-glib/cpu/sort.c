@@ -1,4 +1,4 @@
-/* ep-cpu-sort.c: sort, argsort, topk on the CPU
+/* sort.c: sort, argsort, topk on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
