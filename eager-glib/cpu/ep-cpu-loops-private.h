@@ -104,9 +104,6 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 
 #define UNARY_LOOP(name, T, EXPR) UNARY_LOOP_TO (name, T, T, EXPR)
 
-#define WRAP32(e) ((gint32) (guint32) (e))
-#define WRAP64(e) ((gint64) (guint64) (e))
-
 /* Loops by op and dtype, in EpDType order: float32 float64 int32 int64 bool */
 #define ROW(p)         { p##_f32, p##_f64, p##_i32, p##_i64, p##_b }
 #define ROW_NUMERIC(p) { p##_f32, p##_f64, p##_i32, p##_i64, NULL }

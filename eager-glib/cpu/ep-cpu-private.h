@@ -72,7 +72,7 @@ void     ep_cpu_map             (EpOpCall       *call,
                                  EpCpuLoop       loop,
                                  gconstpointer   user_data);
 
-/* ep-cpu-parallel.c: worker threads. Iterations smaller than
+/* parallel.c: worker threads. Iterations smaller than
  * EP_CPU_PARALLEL_MIN elements run on the calling thread; larger ones
  * in parts of at least EP_CPU_GRAIN elements. */
 #define EP_CPU_PARALLEL_MIN 65536
@@ -87,7 +87,7 @@ void     ep_cpu_parallel_for    (guint           n_tasks,
                                  EpCpuTaskFunc   func,
                                  gpointer        data);
 
-/* ep-cpu-vmath.c: vectorized transcendental functions. The loop found
+/* vmath.c: vectorized transcendental functions. The loop found
  * takes @user_data as given back here. */
 typedef enum {
   EP_CPU_VMATH_EXP,
@@ -123,14 +123,11 @@ gboolean    ep_cpu_vmath_lookup_at (EpCpuVmath   func,
                                     guint        level,
                                     EpCpuLoop   *loop,
                                     gconstpointer *user_data);
-/* "avx512f", "avx2", "sse2", or NULL without vector functions (or
- * with EP_CPU_VMATH_ISA=none) */
-const char *ep_cpu_vmath_get_isa (void);
 /* Runs a unary @call (exp, log, sin, …) with its vector function;
  * FALSE when it has none for this op and dtype. */
 gboolean    ep_cpu_vmath_map     (EpOpCall      *call);
 
-/* ep-cpu-reduce.c: the NaN-propagating maximum of m, x[0] … x[n-1]
+/* reduce.c: the NaN-propagating maximum of m, x[0] … x[n-1]
  * (the first NaN; of equal values the later), vectorized */
 gfloat   ep_cpu_fold_max_f32    (gfloat          m,
                                  const gfloat   *x,
@@ -139,7 +136,7 @@ gdouble  ep_cpu_fold_max_f64    (gdouble         m,
                                  const gdouble  *x,
                                  gint64          n);
 
-/* ep-cpu-cache.c: where CPU buffers come from and go back to */
+/* cache.c: where CPU buffers come from and go back to */
 gpointer ep_cpu_cache_alloc     (gsize           nbytes);
 void     ep_cpu_cache_release   (gpointer        data,
                                  gsize           nbytes);
@@ -147,16 +144,24 @@ void     ep_cpu_cache_trim      (void);
 void     ep_cpu_cache_get_stats (gsize          *cached_bytes,
                                  gsize          *limit);
 
+/* cast.c: the copy loop for elements of @itemsize bytes (1, 4 or 8) */
 EpCpuLoop ep_cpu_copy_loop_for_itemsize (gsize itemsize);
 
-void     ep_cpu_register_copy        (EpKernelFunc *kernels);
+/* The kernels of each op family, one file each (<family>.c), set in
+ * the CPU backend's table by device.c */
 void     ep_cpu_register_creation    (EpKernelFunc *kernels);
+void     ep_cpu_register_random      (EpKernelFunc *kernels);
+void     ep_cpu_register_cast        (EpKernelFunc *kernels);
 void     ep_cpu_register_elementwise (EpKernelFunc *kernels);
+void     ep_cpu_register_math        (EpKernelFunc *kernels);
+void     ep_cpu_register_logical     (EpKernelFunc *kernels);
 void     ep_cpu_register_reduce      (EpKernelFunc *kernels);
-void     ep_cpu_register_linalg      (EpKernelFunc *kernels);
-/* shape branch */
+void     ep_cpu_register_scan        (EpKernelFunc *kernels);
+void     ep_cpu_register_sort        (EpKernelFunc *kernels);
+void     ep_cpu_register_softmax     (EpKernelFunc *kernels);
 void     ep_cpu_register_join        (EpKernelFunc *kernels);
 void     ep_cpu_register_index       (EpKernelFunc *kernels);
+void     ep_cpu_register_linalg      (EpKernelFunc *kernels);
 void     ep_cpu_register_lapack      (EpKernelFunc *kernels);
 
 /* ep-ops-cast.c: the device-neutral copy behind to_device */

@@ -1,5 +1,4 @@
-/* ep-cpu-softmax.c: softmax, log_softmax, logsumexp, crossentropy on the
- * CPU
+/* softmax.c: softmax, log_softmax, logsumexp, crossentropy on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -15,7 +14,7 @@
 #include <string.h>
 
 #include "ep-cpu-loops-private.h"
-#include "ep-cpu-math-private.h"
+#include "ep-cpu-rows-private.h"
 #include "ep-error.h"
 #include "ep-tensor-private.h"
 
@@ -65,7 +64,7 @@ typedef struct
 {
   gint64        n;
   gboolean      log;
-  EpCpuLoop     exp_loop;    /* ep-cpu-vmath.c, or NULL: libm */
+  EpCpuLoop     exp_loop;    /* vmath.c, or NULL: libm */
   gconstpointer exp_data;
 } FastRow;
 

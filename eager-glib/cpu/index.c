@@ -1,4 +1,4 @@
-/* ep-cpu-index.c: take, take_along_axis, mask, index_update and
+/* index.c: take, take_along_axis, mask, index_update and
  * scatter_add on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

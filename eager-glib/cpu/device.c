@@ -1,4 +1,4 @@
-/* ep-cpu-device.c
+/* device.c: the CPU device
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "ep-cpu-private.h"
-#include "ep-cpu-math-private.h"
 #include "ep-error.h"
 
 static gboolean
@@ -30,7 +29,7 @@ cpu_alloc (EpDevice   *device,
     }
 
   /* (buffers of 2 MiB and more are marked for huge pages once, when the
-   * cache maps them: ep-cpu-cache.c) */
+   * cache maps them: cache.c) */
   storage->data = data;
   return TRUE;
 }
@@ -111,20 +110,19 @@ ep_cpu_device_new (void)
   long page_size = sysconf (_SC_PAGE_SIZE);
   guint64 memory = pages > 0 && page_size > 0 ? (guint64) pages * (guint64) page_size : 0;
 
-  ep_cpu_register_copy (cpu_backend.kernels);
   ep_cpu_register_creation (cpu_backend.kernels);
+  ep_cpu_register_random (cpu_backend.kernels);
+  ep_cpu_register_cast (cpu_backend.kernels);
   ep_cpu_register_elementwise (cpu_backend.kernels);
-  ep_cpu_register_reduce (cpu_backend.kernels);
-  ep_cpu_register_linalg (cpu_backend.kernels);
-  /* math branch (issue 3) */
   ep_cpu_register_math (cpu_backend.kernels);
-  ep_cpu_register_accumulate (cpu_backend.kernels);
+  ep_cpu_register_logical (cpu_backend.kernels);
+  ep_cpu_register_reduce (cpu_backend.kernels);
+  ep_cpu_register_scan (cpu_backend.kernels);
   ep_cpu_register_sort (cpu_backend.kernels);
   ep_cpu_register_softmax (cpu_backend.kernels);
-  ep_cpu_register_generate (cpu_backend.kernels);
-  /* shape branch */
   ep_cpu_register_join (cpu_backend.kernels);
   ep_cpu_register_index (cpu_backend.kernels);
+  ep_cpu_register_linalg (cpu_backend.kernels);
   ep_cpu_register_lapack (cpu_backend.kernels);
 
   return ep_device_new (&cpu_backend, "cpu:0", description,

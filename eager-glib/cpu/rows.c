@@ -1,5 +1,5 @@
-/* ep-cpu-rows.c: walking rows along an axis, reductions with a helper
- * operand, views, scratch memory: shared by the math kernels
+/* rows.c: walking rows along an axis, reductions with a helper operand,
+ * views, scratch memory: shared by the kernels of several families
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "ep-cpu-math-private.h"
+#include "ep-cpu-rows-private.h"
 #include "ep-error.h"
 #include "ep-tensor-private.h"
 
@@ -110,6 +110,20 @@ ep_cpu_view_as (EpTensor     *tensor,
   g_assert (ep_layout_get_size (&layout) == ep_layout_get_size (&tensor->layout));
 
   return ep_tensor_new_with_storage (&layout, tensor->storage);
+}
+
+/* The input of an op along one axis or over the flattened tensor
+ * (cumsum, argmin, argmax): a 1-D view when flat (the rule made the input
+ * contiguous). Sets the axis. */
+EpTensor *
+ep_cpu_axis_or_flat (const EpOpCall *call,
+                     guint          *axis)
+{
+  EpTensor *input = call->inputs[0];
+  gint64 size = ep_layout_get_size (&input->layout);
+
+  *axis = call->attrs.all_axes ? 0 : (guint) call->attrs.axes[0];
+  return call->attrs.all_axes ? ep_cpu_view_as (input, &size, 1) : g_object_ref (input);
 }
 
 void

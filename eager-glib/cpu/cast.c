@@ -1,4 +1,4 @@
-/* ep-cpu-copy.c: astype, contiguous and to_device on the CPU
+/* cast.c: astype, contiguous and to_device on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -102,7 +102,7 @@ cpu_contiguous (EpOpCall  *call,
 }
 
 void
-ep_cpu_register_copy (EpKernelFunc *kernels)
+ep_cpu_register_cast (EpKernelFunc *kernels)
 {
   kernels[EP_OP_ASTYPE] = cpu_astype;
   kernels[EP_OP_CONTIGUOUS] = cpu_contiguous;

@@ -1,4 +1,4 @@
-/* ep-cpu-iter.c
+/* iter.c: EpCpuIter (serial and parallel runs) and ep_cpu_map()
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,11 +1,17 @@
-/* ep-cpu-creation.c: full and arange on the CPU
+/* creation.c: full, arange, linspace, eye and onehot_like on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+#include <string.h>
+
 #include "ep-cpu-private.h"
+#include "ep-error.h"
+#include "ep-math-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
@@ -78,9 +84,75 @@ cpu_arange (EpOpCall  *call,
   return TRUE;
 }
 
+static gboolean
+cpu_linspace (EpOpCall  *call,
+              GError   **error)
+{
+  ep_linspace_fill (call, ep_tensor_host_data (call->outputs[0]));
+  return TRUE;
+}
+
+static gboolean
+cpu_eye (EpOpCall  *call,
+         GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  gint64 n = call->attrs.ints[0], m = call->attrs.ints[1], k = call->attrs.ints[2];
+  EpDType dtype = out->layout.dtype;
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  guint8 *data = ep_tensor_host_data (out);
+  guint8 one[8];
+
+  memset (data, 0, out->storage->nbytes);
+  if (k >= m || k <= -n)
+    return TRUE;
+
+  ep_scalar_store (one, dtype, 1.0);
+  for (gint64 i = MAX (0, -k); i < n && i + k < m; i++)
+    memcpy (data + (i * m + i + k) * itemsize, one, itemsize);
+
+  return TRUE;
+}
+
+static gboolean
+cpu_onehot_like (EpOpCall  *call,
+                 GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  EpTensor *indices = call->inputs[1];
+  gint64 n = out->layout.shape[0], c = out->layout.shape[1];
+  EpDType dtype = out->layout.dtype;
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  const guint8 *idx = ep_tensor_host_data (indices);
+  gint64 stride = indices->layout.strides[0] * (gint64) sizeof (gint64);
+  guint8 *data = ep_tensor_host_data (out);
+  guint8 value[8];
+
+  ep_scalar_store (value, dtype, call->attrs.values[0]);
+  memset (data, 0, out->storage->nbytes);
+  for (gint64 i = 0; i < n; i++)
+    {
+      gint64 j = *(const gint64 *) (idx + i * stride);
+
+      if (j < 0 || j >= c)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
+                       _("onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns"),
+                       j, i, c);
+          return FALSE;
+        }
+      memcpy (data + (i * c + j) * itemsize, value, itemsize);
+    }
+
+  return TRUE;
+}
+
 void
 ep_cpu_register_creation (EpKernelFunc *kernels)
 {
   kernels[EP_OP_FULL] = cpu_full;
   kernels[EP_OP_ARANGE] = cpu_arange;
+  kernels[EP_OP_LINSPACE] = cpu_linspace;
+  kernels[EP_OP_EYE] = cpu_eye;
+  kernels[EP_OP_ONEHOT_LIKE] = cpu_onehot_like;
 }

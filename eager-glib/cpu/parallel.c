@@ -1,4 +1,4 @@
-/* ep-cpu-parallel.c: worker threads for CPU kernels
+/* parallel.c: worker threads for CPU kernels
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

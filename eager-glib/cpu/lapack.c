@@ -1,4 +1,4 @@
-/* ep-cpu-lapack.c: inv, slogdet and solve on the CPU (LAPACKE)
+/* lapack.c: inv, slogdet and solve on the CPU (LAPACKE)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -1,4 +1,4 @@
-/* ep-cpu-cache.c: a size-class cache of CPU buffers
+/* cache.c: a size-class cache of CPU buffers
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

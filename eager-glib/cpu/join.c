@@ -1,4 +1,4 @@
-/* ep-cpu-join.c: concatenate, tile and pad on the CPU
+/* join.c: concatenate, tile and pad on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* ep-cpu-math-private.h: CPU helpers of the math families (issue 3)
+/* ep-cpu-rows-private.h: the helpers of rows.c, shared by the CPU
+ * kernels of several families (reduce, scan, sort, softmax)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,12 +9,6 @@
 #include "ep-cpu-private.h"
 
 G_BEGIN_DECLS
-
-void ep_cpu_register_math       (EpKernelFunc *kernels);
-void ep_cpu_register_accumulate (EpKernelFunc *kernels);
-void ep_cpu_register_sort       (EpKernelFunc *kernels);
-void ep_cpu_register_softmax    (EpKernelFunc *kernels);
-void ep_cpu_register_generate   (EpKernelFunc *kernels);
 
 /* Called once per row: rows[k] points at the first element of operand
  * k's row, row_strides[k] is its byte stride along the axis. */
@@ -44,8 +39,13 @@ EpTensor *ep_cpu_view_as      (EpTensor        *tensor,
                                const gint64    *shape,
                                guint            ndim);
 
+/* The input of @call along attrs.axes[0], or over the flattened tensor
+ * (a 1-D view) with attrs.all_axes; sets @axis. A new reference. */
+EpTensor *ep_cpu_axis_or_flat (const EpOpCall  *call,
+                               guint           *axis);
+
 /* Runs @loop over @input with @output standing still along @axes (as in
- * ep-cpu-reduce.c): p[0] is the output, p[1] the input, p[2] @extra (a
+ * reduce.c): p[0] is the output, p[1] the input, p[2] @extra (a
  * tensor shaped like @output, or NULL). */
 void      ep_cpu_reduce_run   (EpTensor        *input,
                                EpTensor        *output,

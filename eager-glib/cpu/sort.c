@@ -1,4 +1,4 @@
-/* ep-cpu-sort.c: sort, argsort, topk on the CPU
+/* sort.c: sort, argsort, topk on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ep-cpu-math-private.h"
+#include "ep-cpu-rows-private.h"
 #include "ep-tensor-private.h"
 
 #define RUN 16

@@ -1,4 +1,4 @@
-/* ep-cpu-vmath.c: vectorized transcendental functions (SLEEF)
+/* vmath.c: vectorized transcendental functions (SLEEF)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -6,8 +6,8 @@
  * vector functions with a 1.0-ulp error bound (the u10 variants), 16,
  * 8 or 4 float32 lanes at a time. Which instruction set runs is decided
  * once, from what the processor has: AVX-512F, else AVX2 with FMA, else
- * SSE2 (every x86-64). Elsewhere, or without SLEEF, ep_cpu_vmath_loop()
- * returns NULL and the kernels keep their libm loops.
+ * SSE2 (every x86-64). Elsewhere, or without SLEEF, ep_cpu_vmath_map()
+ * returns FALSE and the kernels keep their libm loops.
  *
  * SLEEF keeps IEEE special values as libm does (NaN in, NaN out;
  * exp(-inf) = 0, log(0) = -inf, overflow to inf, gradual underflow);
@@ -323,14 +323,6 @@ ep_cpu_vmath_lookup (EpCpuVmath     func,
   return ep_cpu_vmath_lookup_at (func, dtype, chosen_level (), loop, user_data);
 }
 
-const char *
-ep_cpu_vmath_get_isa (void)
-{
-  static const char *const names[] = { "avx512f", "avx2", "sse2", NULL };
-
-  return names[chosen_level ()];
-}
-
 /* The ops that have a vector function */
 static const struct
 {
@@ -426,12 +418,6 @@ ep_cpu_vmath_lookup (EpCpuVmath     func,
                      gconstpointer *user_data)
 {
   return FALSE;
-}
-
-const char *
-ep_cpu_vmath_get_isa (void)
-{
-  return NULL;
 }
 
 #endif

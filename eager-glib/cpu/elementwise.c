@@ -1,5 +1,5 @@
-/* ep-cpu-math.c: the elementwise kernels of ep-ops-math.c and
- * ep-ops-logical.c on the CPU
+/* elementwise.c: add, sub, mul, div, pow, floordiv, mod, minimum,
+ * maximum, where and clip on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -7,11 +7,35 @@
 #include "config.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "ep-cpu-loops-private.h"
-#include "ep-cpu-math-private.h"
 #include "ep-tensor-private.h"
+
+/* add */
+BINARY_LOOP (add_f32, gfloat, gfloat, x + y)
+BINARY_LOOP (add_f64, gdouble, gdouble, x + y)
+BINARY_LOOP (add_i32, gint32, gint32, WRAP32 ((guint32) x + (guint32) y))
+BINARY_LOOP (add_i64, gint64, gint64, WRAP64 ((guint64) x + (guint64) y))
+BINARY_LOOP (add_b, guint8, guint8, x | y)
+/* sub */
+BINARY_LOOP (sub_f32, gfloat, gfloat, x - y)
+BINARY_LOOP (sub_f64, gdouble, gdouble, x - y)
+BINARY_LOOP (sub_i32, gint32, gint32, WRAP32 ((guint32) x - (guint32) y))
+BINARY_LOOP (sub_i64, gint64, gint64, WRAP64 ((guint64) x - (guint64) y))
+/* mul */
+BINARY_LOOP (mul_f32, gfloat, gfloat, x * y)
+BINARY_LOOP (mul_f64, gdouble, gdouble, x * y)
+BINARY_LOOP (mul_i32, gint32, gint32, WRAP32 ((guint32) x * (guint32) y))
+BINARY_LOOP (mul_i64, gint64, gint64, WRAP64 ((guint64) x * (guint64) y))
+BINARY_LOOP (mul_b, guint8, guint8, x & y)
+/* div (floats only: the rule promotes integers) */
+BINARY_LOOP (div_f32, gfloat, gfloat, x / y)
+BINARY_LOOP (div_f64, gdouble, gdouble, x / y)
+/* pow */
+BINARY_LOOP (pow_f32, gfloat, gfloat, powf (x, y))
+BINARY_LOOP (pow_f64, gdouble, gdouble, pow (x, y))
+BINARY_LOOP (pow_i32, gint32, gint32, WRAP32 (ipow (x, y)))
+BINARY_LOOP (pow_i64, gint64, gint64, WRAP64 (ipow (x, y)))
 
 /* Floor division and remainder of floats: NumPy's npy_divmod, so that
  * results match bit for bit (including ±0 and the infinities). */
@@ -116,128 +140,71 @@ BINARY_LOOP (minimum_i32, gint32, gint32, IMINIMUM (x, y))
 BINARY_LOOP (minimum_i64, gint64, gint64, IMINIMUM (x, y))
 BINARY_LOOP (minimum_b, guint8, guint8, x & y)
 
-BINARY_LOOP (logical_and_b, guint8, guint8, x & y)
-BINARY_LOOP (logical_or_b, guint8, guint8, x | y)
-
-#define ROW_BOOL(p) { NULL, NULL, NULL, NULL, p##_b }
-
 static const EpCpuLoopTable binary_loops = {
+  [EP_OP_ADD] = ROW (add),
+  [EP_OP_SUB] = ROW_NUMERIC (sub),
+  [EP_OP_MUL] = ROW (mul),
+  [EP_OP_DIV] = ROW_FLOAT (div),
+  [EP_OP_POW] = ROW_NUMERIC (pow),
   [EP_OP_FLOORDIV] = ROW_NUMERIC (floordiv),
   [EP_OP_MOD] = ROW_NUMERIC (mod),
   [EP_OP_MAXIMUM] = ROW (maximum),
   [EP_OP_MINIMUM] = ROW (minimum),
-  [EP_OP_LOGICAL_AND] = ROW_BOOL (logical_and),
-  [EP_OP_LOGICAL_OR] = ROW_BOOL (logical_or),
-};
-
-/* Float functions: float32 in float arithmetic, float64 in double. */
-#define FLOAT_FUNCTION(op, F32, F64)                                        \
-  UNARY_LOOP (op##_f32, gfloat, F32)                                        \
-  UNARY_LOOP (op##_f64, gdouble, F64)
-
-static inline gfloat
-stable_softplus_f32 (gfloat x)
-{
-  return (x > 0 ? x : 0.0f) + log1pf (expf (-fabsf (x)));
-}
-
-static inline gdouble
-stable_softplus_f64 (gdouble x)
-{
-  return (x > 0 ? x : 0.0) + log1p (exp (-fabs (x)));
-}
-
-/* 0 for ±0; NaN stays NaN */
-#define FSIGN(x, T) ((x) > 0 ? (T) 1 : (x) < 0 ? (T) -1 : (x) == 0 ? (T) 0 : (x))
-
-FLOAT_FUNCTION (expm1, expm1f (x), expm1 (x))
-FLOAT_FUNCTION (log1p, log1pf (x), log1p (x))
-FLOAT_FUNCTION (log2, log2f (x), log2 (x))
-FLOAT_FUNCTION (log10, log10f (x), log10 (x))
-FLOAT_FUNCTION (sin, sinf (x), sin (x))
-FLOAT_FUNCTION (cos, cosf (x), cos (x))
-FLOAT_FUNCTION (tan, tanf (x), tan (x))
-FLOAT_FUNCTION (sinh, sinhf (x), sinh (x))
-FLOAT_FUNCTION (cosh, coshf (x), cosh (x))
-FLOAT_FUNCTION (arcsin, asinf (x), asin (x))
-FLOAT_FUNCTION (arccos, acosf (x), acos (x))
-FLOAT_FUNCTION (arctan, atanf (x), atan (x))
-FLOAT_FUNCTION (arcsinh, asinhf (x), asinh (x))
-FLOAT_FUNCTION (arccosh, acoshf (x), acosh (x))
-FLOAT_FUNCTION (arctanh, atanhf (x), atanh (x))
-FLOAT_FUNCTION (softplus, stable_softplus_f32 (x), stable_softplus_f64 (x))
-FLOAT_FUNCTION (round, rintf (x), rint (x))
-FLOAT_FUNCTION (ceil, ceilf (x), ceil (x))
-FLOAT_FUNCTION (floor, floorf (x), floor (x))
-FLOAT_FUNCTION (sign, FSIGN (x, gfloat), FSIGN (x, gdouble))
-
-UNARY_LOOP (sign_i32, gint32, (x > 0) - (x < 0))
-UNARY_LOOP (sign_i64, gint64, (x > 0) - (x < 0))
-UNARY_LOOP (round_i32, gint32, x)
-UNARY_LOOP (round_i64, gint64, x)
-
-UNARY_LOOP (logical_not_b, guint8, !x)
-
-UNARY_LOOP_TO (isnan_f32, gfloat, guint8, isnan (x) != 0)
-UNARY_LOOP_TO (isnan_f64, gdouble, guint8, isnan (x) != 0)
-UNARY_LOOP_TO (isinf_f32, gfloat, guint8, isinf (x) != 0)
-UNARY_LOOP_TO (isinf_f64, gdouble, guint8, isinf (x) != 0)
-UNARY_LOOP_TO (isfinite_f32, gfloat, guint8, isfinite (x) != 0)
-UNARY_LOOP_TO (isfinite_f64, gdouble, guint8, isfinite (x) != 0)
-
-/* Integers and bools: the answer does not depend on the value. */
-#define CONSTANT_LOOP(name, VALUE)                                          \
-static void                                                                 \
-name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
-{                                                                           \
-  memset (p[0], VALUE, n);                                                  \
-}
-
-CONSTANT_LOOP (all_false, 0)
-CONSTANT_LOOP (all_true, 1)
-
-#define ROW_CLASSIFY(p, EXACT) { p##_f32, p##_f64, EXACT, EXACT, EXACT }
-
-static const EpCpuLoopTable unary_loops = {
-  [EP_OP_EXPM1] = ROW_FLOAT (expm1),
-  [EP_OP_LOG1P] = ROW_FLOAT (log1p),
-  [EP_OP_LOG2] = ROW_FLOAT (log2),
-  [EP_OP_LOG10] = ROW_FLOAT (log10),
-  [EP_OP_SIN] = ROW_FLOAT (sin),
-  [EP_OP_COS] = ROW_FLOAT (cos),
-  [EP_OP_TAN] = ROW_FLOAT (tan),
-  [EP_OP_SINH] = ROW_FLOAT (sinh),
-  [EP_OP_COSH] = ROW_FLOAT (cosh),
-  [EP_OP_ARCSIN] = ROW_FLOAT (arcsin),
-  [EP_OP_ARCCOS] = ROW_FLOAT (arccos),
-  [EP_OP_ARCTAN] = ROW_FLOAT (arctan),
-  [EP_OP_ARCSINH] = ROW_FLOAT (arcsinh),
-  [EP_OP_ARCCOSH] = ROW_FLOAT (arccosh),
-  [EP_OP_ARCTANH] = ROW_FLOAT (arctanh),
-  [EP_OP_SOFTPLUS] = ROW_FLOAT (softplus),
-  [EP_OP_CEIL] = ROW_FLOAT (ceil),
-  [EP_OP_FLOOR] = ROW_FLOAT (floor),
-  [EP_OP_SIGN] = ROW_NUMERIC (sign),
-  [EP_OP_ROUND] = ROW_NUMERIC (round),
-  [EP_OP_LOGICAL_NOT] = ROW_BOOL (logical_not),
-  [EP_OP_ISNAN] = ROW_CLASSIFY (isnan, all_false),
-  [EP_OP_ISINF] = ROW_CLASSIFY (isinf, all_false),
-  [EP_OP_ISFINITE] = ROW_CLASSIFY (isfinite, all_true),
 };
 
 static gboolean
-cpu_binary_math (EpOpCall  *call,
-                 GError   **error)
+cpu_binary (EpOpCall  *call,
+            GError   **error)
 {
   return ep_cpu_map_table (call, binary_loops);
 }
 
-/* SLEEF's vector functions where there are (ep-cpu-vmath.c) */
+/* where: out[i] = cond[i] ? x[i] : y[i]; the usual layouts (all
+ * contiguous, or x or y a broadcast scalar, as in a ReLU gradient)
+ * vectorize */
+#define WHERE_LOOP(name, T)                                                 \
+EP_CPU_CLONES                                                               \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
+{                                                                           \
+  T *restrict out = (T *) p[0];                                             \
+  const guint8 *restrict c = p[1];                                          \
+  if (s[1] == 1 && s[2] == sizeof (T) && s[3] == sizeof (T))                \
+    {                                                                       \
+      const T *restrict x = (const T *) p[2], *restrict y = (const T *) p[3]; \
+      for (gint64 i = 0; i < n; i++)                                        \
+        out[i] = c[i] ? x[i] : y[i];                                        \
+    }                                                                       \
+  else if (s[1] == 1 && s[2] == sizeof (T) && s[3] == 0)                    \
+    {                                                                       \
+      const T *restrict x = (const T *) p[2], y = *(const T *) p[3];        \
+      for (gint64 i = 0; i < n; i++)                                        \
+        out[i] = c[i] ? x[i] : y;                                           \
+    }                                                                       \
+  else if (s[1] == 1 && s[2] == 0 && s[3] == sizeof (T))                    \
+    {                                                                       \
+      const T x = *(const T *) p[2], *restrict y = (const T *) p[3];        \
+      for (gint64 i = 0; i < n; i++)                                        \
+        out[i] = c[i] ? x : y[i];                                           \
+    }                                                                       \
+  else                                                                      \
+    for (gint64 i = 0; i < n; i++)                                          \
+      out[i] = *(p[1] + i * s[1]) ? *(const T *) (p[2] + i * s[2])          \
+                                  : *(const T *) (p[3] + i * s[3]);         \
+}
+
+WHERE_LOOP (where_1, guint8)
+WHERE_LOOP (where_4, guint32)
+WHERE_LOOP (where_8, guint64)
+
 static gboolean
-cpu_unary_math (EpOpCall  *call,
-                GError   **error)
+cpu_where (EpOpCall  *call,
+           GError   **error)
 {
-  return ep_cpu_vmath_map (call) || ep_cpu_map_table (call, unary_loops);
+  gsize itemsize = ep_dtype_get_itemsize (call->outputs[0]->layout.dtype);
+
+  ep_cpu_map (call, itemsize == 1 ? where_1 : itemsize == 4 ? where_4 : where_8, NULL);
+  return TRUE;
 }
 
 /* clip: the bounds as the element type. For integers they are integral
@@ -301,9 +268,9 @@ cpu_clip (EpOpCall  *call,
 }
 
 void
-ep_cpu_register_math (EpKernelFunc *kernels)
+ep_cpu_register_elementwise (EpKernelFunc *kernels)
 {
-  ep_cpu_register_table (kernels, binary_loops, cpu_binary_math);
-  ep_cpu_register_table (kernels, unary_loops, cpu_unary_math);
+  ep_cpu_register_table (kernels, binary_loops, cpu_binary);
+  kernels[EP_OP_WHERE] = cpu_where;
   kernels[EP_OP_CLIP] = cpu_clip;
 }

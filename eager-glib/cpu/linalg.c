@@ -1,4 +1,4 @@
-/* ep-cpu-linalg.c: matrix products on the CPU (OpenBLAS)
+/* linalg.c: matrix products on the CPU (OpenBLAS)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
