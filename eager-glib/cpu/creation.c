@@ -30,7 +30,7 @@ cpu_full (EpOpCall  *call,
   EpTensor *out = call->outputs[0];
   gint64 n = ep_layout_get_size (&out->layout);
   gpointer data = out->storage->data;
-  gdouble value = call->attrs.values[0];
+  gdouble value = call->attrs.full.value;
 
   switch (out->layout.dtype)
     {
@@ -69,8 +69,8 @@ cpu_arange (EpOpCall  *call,
   EpTensor *out = call->outputs[0];
   gint64 n = out->layout.shape[0];
   gpointer data = out->storage->data;
-  gdouble start = call->attrs.values[0];
-  gdouble step = call->attrs.values[2];
+  gdouble start = call->attrs.arange.start;
+  gdouble step = call->attrs.arange.step;
 
   switch (out->layout.dtype)
     {
@@ -97,7 +97,7 @@ cpu_eye (EpOpCall  *call,
          GError   **error)
 {
   EpTensor *out = call->outputs[0];
-  gint64 n = call->attrs.ints[0], m = call->attrs.ints[1], k = call->attrs.ints[2];
+  gint64 n = call->attrs.eye.n, m = call->attrs.eye.m, k = call->attrs.eye.k;
   EpDType dtype = out->layout.dtype;
   gsize itemsize = ep_dtype_get_itemsize (dtype);
   guint8 *data = ep_tensor_host_data (out);
@@ -128,7 +128,7 @@ cpu_onehot_like (EpOpCall  *call,
   guint8 *data = ep_tensor_host_data (out);
   guint8 value[8];
 
-  ep_scalar_store (value, dtype, call->attrs.values[0]);
+  ep_scalar_store (value, dtype, call->attrs.onehot.value);
   memset (data, 0, out->storage->nbytes);
   for (gint64 i = 0; i < n; i++)
     {

@@ -258,7 +258,7 @@ static gboolean
 cpu_clip (EpOpCall  *call,
           GError   **error)
 {
-  gdouble low = call->attrs.values[0], high = call->attrs.values[1];
+  gdouble low = call->attrs.clip.min, high = call->attrs.clip.max;
   ClipBounds bounds = { isnan (low) ? -INFINITY : low, isnan (high) ? INFINITY : high };
   EpCpuLoop loop = clip_loops[call->inputs[0]->layout.dtype];
 

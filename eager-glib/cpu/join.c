@@ -203,14 +203,14 @@ cpu_pad (EpOpCall  *call,
          GError   **error)
 {
   EpTensor *in = call->inputs[0], *out = call->outputs[0];
-  const gint64 *pads = call->attrs.ints;
-  EpPadMode mode = (EpPadMode) call->attrs.values[1];
+  const gint64 *pads = call->attrs.pad.paddings;
+  EpPadMode mode = call->attrs.pad.mode;
   AxisMaps m;
   gboolean ok = maps_init (&m, in, out, error);
 
   if (ok)
     {
-      ep_scalar_store (m.fill, out->layout.dtype, call->attrs.values[0]);
+      ep_scalar_store (m.fill, out->layout.dtype, call->attrs.pad.value);
       for (guint d = 0; d < m.ndim; d++)
         for (gint64 o = 0; o < out->layout.shape[d]; o++)
           m.maps[d][o] = ep_pad_source_index (o, pads[2 * d], in->layout.shape[d], mode);

@@ -55,12 +55,11 @@ cpu_random (EpOpCall  *call,
 {
   EpTensor *out = call->outputs[0];
   const EpOpAttrs *attrs = &call->attrs;
-  guint ndim = attrs->n_ints - 2;
-  guint64 seed = (guint64) attrs->ints[ndim];
-  guint64 stream = (guint64) attrs->ints[ndim + 1];
+  guint64 seed = attrs->random.seed;
+  guint64 stream = attrs->random.stream;
   guint64 size = (guint64) ep_layout_get_size (&out->layout);
   gboolean normal = call->op->id == EP_OP_NORMAL;
-  gdouble a = attrs->values[0], b = attrs->values[1];
+  gdouble a = attrs->random.a, b = attrs->random.b;
   guint64 cached = G_MAXUINT64;
   guint32 block[4], w[2];
 

@@ -280,8 +280,8 @@ cpu_topk (EpOpCall  *call,
           GError   **error)
 {
   SortRows r = {
-    .k = call->attrs.ints[0],
-    .sorted = call->attrs.ints[1] != 0,
+    .k = call->attrs.topk.k,
+    .sorted = call->attrs.topk.sorted,
     .want_values = TRUE,
     .want_indices = TRUE,
   };

@@ -287,6 +287,12 @@ gboolean       ep_op_check_call     (const EpOpDef   *op,
                                      GError         **error);
 
 void           ep_op_attrs_init     (EpOpAttrs       *attrs);
+void           ep_op_attrs_init_defaults (EpOpAttrs     *attrs,
+                                          const EpOpDef *op);
+gboolean       ep_op_attrs_set_from_variant (EpOpAttrs     *attrs,
+                                             const EpOpDef *op,
+                                             GVariant      *values,
+                                             GError       **error);
 void           ep_op_attrs_set_axes (EpOpAttrs       *attrs,
                                      const gint      *axes,
                                      guint            n_axes);

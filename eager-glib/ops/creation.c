@@ -65,7 +65,8 @@ const EpOpDef ep_op_arange = {
   EP_ATTRS (EP_ATTR ("start", EP_ATTR_FLOAT, EP_FIELD (arange.start)),
             EP_ATTR ("stop", EP_ATTR_FLOAT, EP_FIELD (arange.stop)),
             EP_ATTR ("step", EP_ATTR_FLOAT, EP_FIELD (arange.step), EP_DEFAULT (1)),
-            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
+            EP_ATTR_DEVICE_ARG (.flags = EP_ATTR_INTERNAL)),
   .infer = arange_infer,
 };
 
@@ -301,7 +302,8 @@ const EpOpDef ep_op_linspace = {
             EP_ATTR ("num", EP_ATTR_INT, EP_FIELD (linspace.num), EP_DEFAULT (50),
                      .flags = EP_ATTR_NON_NEGATIVE),
             EP_ATTR ("endpoint", EP_ATTR_BOOL, EP_FIELD (linspace.endpoint), EP_DEFAULT (TRUE)),
-            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
+            EP_ATTR_DEVICE_ARG (.flags = EP_ATTR_INTERNAL)),
   .infer = linspace_infer,
 };
 
@@ -391,7 +393,8 @@ const EpOpDef ep_op_eye = {
   EP_ATTRS (EP_ATTR ("n", EP_ATTR_INT, EP_FIELD (eye.n)),
             EP_ATTR ("m", EP_ATTR_INT, EP_FIELD (eye.m)),
             EP_ATTR ("k", EP_ATTR_INT, EP_FIELD (eye.k), EP_DEFAULT (0)),
-            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
+            EP_ATTR_DEVICE_ARG (.flags = EP_ATTR_INTERNAL)),
   .infer = eye_infer,
 };
 

@@ -264,6 +264,16 @@ product (const gint64 *shape,
   return p;
 }
 
+const EpOpDef ep_func_dot = {
+  .id = EP_N_OPS, .name = "dot",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
+};
+
+const EpOpDef ep_func_outer = {
+  .id = EP_N_OPS, .name = "outer",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
+};
+
 /**
  * ep_tensor_dot:
  * @self: a tensor

@@ -171,12 +171,14 @@ UNARY_GRADIENT (tanh)
 UNARY_GRADIENT (sigmoid)
 UNARY_GRADIENT (relu)
 
-#define UNARY_OP(ID, op_name, rule)                                         \
+/* An op, its schema and its method: a function of one tensor with the
+ * result type @rule gives */
+#define UNARY_OP(ID, op_name, rule, gradient_rule)                          \
   const EpOpDef ep_op_##op_name = {                                         \
     .id = EP_OP_##ID, .name = #op_name,                                     \
     EP_INPUTS (EP_INPUT ("self")),                                          \
     .infer = rule,                                                          \
-    .gradient = op_name##_gradient,                                         \
+    .gradient = gradient_rule,                                              \
   };                                                                        \
   EP_DEFINE_UNARY_METHOD (op_name)
 
@@ -190,7 +192,7 @@ UNARY_GRADIENT (relu)
  * Returns: (transfer full): `-self`, or %NULL with %EP_ERROR_DTYPE set
  *   for a bool tensor
  */
-UNARY_OP (NEG, neg, ep_op_numeric_infer)
+UNARY_OP (NEG, neg, ep_op_numeric_infer, neg_gradient)
 
 /**
  * ep_tensor_abs:
@@ -202,7 +204,7 @@ UNARY_OP (NEG, neg, ep_op_numeric_infer)
  *
  * Returns: (transfer full): `|self|`
  */
-UNARY_OP (ABS, abs, ep_op_same_type_infer)
+UNARY_OP (ABS, abs, ep_op_same_type_infer, abs_gradient)
 
 /**
  * ep_tensor_square:
@@ -213,7 +215,7 @@ UNARY_OP (ABS, abs, ep_op_same_type_infer)
  *
  * Returns: (transfer full): `self * self`
  */
-UNARY_OP (SQUARE, square, ep_op_same_type_infer)
+UNARY_OP (SQUARE, square, ep_op_same_type_infer, square_gradient)
 
 /**
  * ep_tensor_sqrt:
@@ -225,7 +227,7 @@ UNARY_OP (SQUARE, square, ep_op_same_type_infer)
  *
  * Returns: (transfer full): the square roots
  */
-UNARY_OP (SQRT, sqrt, ep_op_float_infer)
+UNARY_OP (SQRT, sqrt, ep_op_float_infer, sqrt_gradient)
 
 /**
  * ep_tensor_exp:
@@ -236,7 +238,7 @@ UNARY_OP (SQRT, sqrt, ep_op_float_infer)
  *
  * Returns: (transfer full): `e ** self`
  */
-UNARY_OP (EXP, exp, ep_op_float_infer)
+UNARY_OP (EXP, exp, ep_op_float_infer, exp_gradient)
 
 /**
  * ep_tensor_log:
@@ -248,7 +250,7 @@ UNARY_OP (EXP, exp, ep_op_float_infer)
  *
  * Returns: (transfer full): the logarithms
  */
-UNARY_OP (LOG, log, ep_op_float_infer)
+UNARY_OP (LOG, log, ep_op_float_infer, log_gradient)
 
 /**
  * ep_tensor_tanh:
@@ -259,7 +261,7 @@ UNARY_OP (LOG, log, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (TANH, tanh, ep_op_float_infer)
+UNARY_OP (TANH, tanh, ep_op_float_infer, tanh_gradient)
 
 /**
  * ep_tensor_sigmoid:
@@ -271,7 +273,7 @@ UNARY_OP (TANH, tanh, ep_op_float_infer)
  *
  * Returns: (transfer full): the values, in [0, 1]
  */
-UNARY_OP (SIGMOID, sigmoid, ep_op_float_infer)
+UNARY_OP (SIGMOID, sigmoid, ep_op_float_infer, sigmoid_gradient)
 
 /**
  * ep_tensor_relu:
@@ -284,7 +286,7 @@ UNARY_OP (SIGMOID, sigmoid, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (RELU, relu, ep_op_same_type_infer)
+UNARY_OP (RELU, relu, ep_op_same_type_infer, relu_gradient)
 
 
 /* Unary ops */
@@ -402,14 +404,6 @@ unary_math_grad (const EpOpCall   *call,
   return input_grads[0] != NULL;
 }
 
-#define UNARY_OP(ID, op_name, rule)                                         \
-  const EpOpDef ep_op_##op_name = {                                         \
-    .id = EP_OP_##ID, .name = #op_name,                                     \
-    EP_INPUTS (EP_INPUT ("self")),                                          \
-    .infer = rule, .gradient = unary_math_grad,                             \
-  };                                                                        \
-  EP_DEFINE_UNARY_METHOD (op_name)
-
 /**
  * ep_tensor_expm1:
  * @self: a tensor
@@ -420,7 +414,7 @@ unary_math_grad (const EpOpCall   *call,
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (EXPM1, expm1, ep_op_float_infer)
+UNARY_OP (EXPM1, expm1, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_log1p:
@@ -432,7 +426,7 @@ UNARY_OP (EXPM1, expm1, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (LOG1P, log1p, ep_op_float_infer)
+UNARY_OP (LOG1P, log1p, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_log2:
@@ -444,7 +438,7 @@ UNARY_OP (LOG1P, log1p, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (LOG2, log2, ep_op_float_infer)
+UNARY_OP (LOG2, log2, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_log10:
@@ -456,7 +450,7 @@ UNARY_OP (LOG2, log2, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (LOG10, log10, ep_op_float_infer)
+UNARY_OP (LOG10, log10, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_sin:
@@ -467,7 +461,7 @@ UNARY_OP (LOG10, log10, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (SIN, sin, ep_op_float_infer)
+UNARY_OP (SIN, sin, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_cos:
@@ -478,7 +472,7 @@ UNARY_OP (SIN, sin, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (COS, cos, ep_op_float_infer)
+UNARY_OP (COS, cos, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_tan:
@@ -489,7 +483,7 @@ UNARY_OP (COS, cos, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (TAN, tan, ep_op_float_infer)
+UNARY_OP (TAN, tan, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_sinh:
@@ -501,7 +495,7 @@ UNARY_OP (TAN, tan, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (SINH, sinh, ep_op_float_infer)
+UNARY_OP (SINH, sinh, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_cosh:
@@ -513,7 +507,7 @@ UNARY_OP (SINH, sinh, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (COSH, cosh, ep_op_float_infer)
+UNARY_OP (COSH, cosh, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_arcsin:
@@ -525,7 +519,7 @@ UNARY_OP (COSH, cosh, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCSIN, arcsin, ep_op_float_infer)
+UNARY_OP (ARCSIN, arcsin, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_arccos:
@@ -537,7 +531,7 @@ UNARY_OP (ARCSIN, arcsin, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCCOS, arccos, ep_op_float_infer)
+UNARY_OP (ARCCOS, arccos, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_arctan:
@@ -549,7 +543,7 @@ UNARY_OP (ARCCOS, arccos, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCTAN, arctan, ep_op_float_infer)
+UNARY_OP (ARCTAN, arctan, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_arcsinh:
@@ -561,7 +555,7 @@ UNARY_OP (ARCTAN, arctan, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCSINH, arcsinh, ep_op_float_infer)
+UNARY_OP (ARCSINH, arcsinh, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_arccosh:
@@ -573,7 +567,7 @@ UNARY_OP (ARCSINH, arcsinh, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCCOSH, arccosh, ep_op_float_infer)
+UNARY_OP (ARCCOSH, arccosh, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_arctanh:
@@ -585,7 +579,7 @@ UNARY_OP (ARCCOSH, arccosh, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (ARCTANH, arctanh, ep_op_float_infer)
+UNARY_OP (ARCTANH, arctanh, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_softplus:
@@ -599,7 +593,7 @@ UNARY_OP (ARCTANH, arctanh, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (SOFTPLUS, softplus, ep_op_float_infer)
+UNARY_OP (SOFTPLUS, softplus, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_sign:
@@ -612,7 +606,7 @@ UNARY_OP (SOFTPLUS, softplus, ep_op_float_infer)
  * Returns: (transfer full): the signs, or %NULL with %EP_ERROR_DTYPE set
  *   for a bool tensor (as in NumPy)
  */
-UNARY_OP (SIGN, sign, ep_op_numeric_infer)
+UNARY_OP (SIGN, sign, ep_op_numeric_infer, unary_math_grad)
 
 /**
  * ep_tensor_round:
@@ -625,7 +619,7 @@ UNARY_OP (SIGN, sign, ep_op_numeric_infer)
  *
  * Returns: (transfer full): the rounded values
  */
-UNARY_OP (ROUND, round, round_infer)
+UNARY_OP (ROUND, round, round_infer, unary_math_grad)
 
 /**
  * ep_tensor_ceil:
@@ -637,7 +631,7 @@ UNARY_OP (ROUND, round, round_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (CEIL, ceil, ep_op_float_infer)
+UNARY_OP (CEIL, ceil, ep_op_float_infer, unary_math_grad)
 
 /**
  * ep_tensor_floor:
@@ -649,4 +643,4 @@ UNARY_OP (CEIL, ceil, ep_op_float_infer)
  *
  * Returns: (transfer full): the values
  */
-UNARY_OP (FLOOR, floor, ep_op_float_infer)
+UNARY_OP (FLOOR, floor, ep_op_float_infer, unary_math_grad)

@@ -76,9 +76,14 @@ random_infer (EpOpCall  *call,
                          attrs->ndim, call->op->name, error);
 }
 
-#define RANDOM_SEED_ATTRS                                                   \
-  EP_ATTR ("seed", EP_ATTR_SEED, EP_FIELD (random.seed), .flags = EP_ATTR_INTERNAL), \
-  EP_ATTR ("stream", EP_ATTR_SEED, EP_FIELD (random.stream), .flags = EP_ATTR_INTERNAL)
+/* Set by the library: the seed and the call's stream; the device, as for
+ * every creation op */
+#define RANDOM_INTERNAL_ATTRS                                               \
+  EP_ATTR ("seed", EP_ATTR_SEED, EP_FIELD (random.seed),                    \
+           .flags = EP_ATTR_INTERNAL),                                      \
+  EP_ATTR ("stream", EP_ATTR_SEED, EP_FIELD (random.stream),                \
+           .flags = EP_ATTR_INTERNAL),                                      \
+  EP_ATTR_DEVICE_ARG (.flags = EP_ATTR_INTERNAL)
 
 const EpOpDef ep_op_uniform = {
   .id = EP_OP_UNIFORM, .name = "uniform",
@@ -88,7 +93,7 @@ const EpOpDef ep_op_uniform = {
             EP_ATTR ("high", EP_ATTR_FLOAT, EP_FIELD (random.b), EP_DEFAULT (1),
                      .flags = EP_ATTR_FINITE),
             EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
-            RANDOM_SEED_ATTRS),
+            RANDOM_INTERNAL_ATTRS),
   .infer = random_infer,
 };
 
@@ -100,7 +105,7 @@ const EpOpDef ep_op_normal = {
             EP_ATTR ("stddev", EP_ATTR_FLOAT, EP_FIELD (random.b), EP_DEFAULT (1),
                      .flags = EP_ATTR_FINITE | EP_ATTR_NON_NEGATIVE),
             EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
-            RANDOM_SEED_ATTRS),
+            RANDOM_INTERNAL_ATTRS),
   .infer = random_infer,
 };
 

@@ -43,10 +43,7 @@ typedef struct
 {
   const char *op;
   const char *inputs[3];
-  const char *axes;       /* NULL: all axes; "0,2"; for expand_dims the axis */
-  gboolean    keepdims;
-  const char *ints;       /* integers ("3x4x-1"): a shape, k, seed … */
-  gdouble     values[3];
+  const char *attrs;      /* by name, in GVariant text; NULL: the defaults */
   DataKind    data;
   gint64      classes;    /* with DATA_LABELS */
   guint       indexed;    /* with DATA_LABELS, DATA_MASK: which input (1-based) */
@@ -54,6 +51,11 @@ typedef struct
 } Case;
 
 #define ALL_DTYPES 5
+
+/* Attributes, in GVariant text: "{" AXIS (1) ", " KEEPDIMS "}" */
+#define AXIS(n) "'axis': <" #n ">"
+#define AXES(...) "'axes': <[" #__VA_ARGS__ "]>"
+#define KEEPDIMS "'keepdims': <true>"
 
 #define BINARY_CASES(op)                                                    \
   { op, { "3x4", "3x4" } },                                                 \
@@ -78,57 +80,57 @@ typedef struct
   { op, { "14" }, .data = DATA_SPECIAL }
 
 #define EXTREMUM_CASES(op)                                                  \
-  { op, { "3x4x5" }, "1" },                                                 \
-  { op, { "3x4x5" }, "0", TRUE },                                           \
-  { op, { "6x7t" }, "1" },                                                  \
+  { op, { "3x4x5" }, "{" AXIS (1) "}" },                                    \
+  { op, { "3x4x5" }, "{" AXIS (0) ", " KEEPDIMS "}" },                      \
+  { op, { "6x7t" }, "{" AXIS (1) "}" },                                     \
   { op, { "4x5s" } },                                                       \
-  { op, { "4x5s" }, NULL, TRUE },                                           \
-  { op, { "" }, "0" },                                                      \
-  { op, { "" }, "-1", TRUE },                                               \
+  { op, { "4x5s" }, "{" KEEPDIMS "}" },                                     \
+  { op, { "" }, "{" AXIS (0) "}" },                                         \
+  { op, { "" }, "{" AXIS (-1) ", " KEEPDIMS "}" },                          \
   { op, { "3000" } },                                                       \
-  { op, { "2x7" }, "1", .data = DATA_SPECIAL }
+  { op, { "2x7" }, "{" AXIS (1) "}", .data = DATA_SPECIAL }
 
 #define ROW_CASES(op)                                                       \
-  { op, { "3x4x5" }, "2" },                                                 \
-  { op, { "3x4x5" }, "0" },                                                 \
-  { op, { "6x7t" }, "1" },                                                  \
-  { op, { "4x5s" }, "0" },                                                  \
-  { op, { "5" }, "0" },                                                     \
-  { op, { "0x3" }, "1" },                                                   \
-  { op, { "2x3000" }, "1" },                                                \
-  { op, { "2x7" }, "1", .data = DATA_SPECIAL }
+  { op, { "3x4x5" }, "{" AXIS (2) "}" },                                    \
+  { op, { "3x4x5" }, "{" AXIS (0) "}" },                                    \
+  { op, { "6x7t" }, "{" AXIS (1) "}" },                                     \
+  { op, { "4x5s" }, "{" AXIS (0) "}" },                                     \
+  { op, { "5" }, "{" AXIS (0) "}" },                                        \
+  { op, { "0x3" }, "{" AXIS (1) "}" },                                      \
+  { op, { "2x3000" }, "{" AXIS (1) "}" },                                   \
+  { op, { "2x7" }, "{" AXIS (1) "}", .data = DATA_SPECIAL }
 
 #define REDUCE_CASES(op)                                                    \
   { op, { "3x4x5" } },                                                      \
-  { op, { "3x4x5" }, "0" },                                                 \
-  { op, { "3x4x5" }, "1", TRUE },                                           \
-  { op, { "3x4x5" }, "2" },                                                 \
-  { op, { "3x4x5" }, "0,2", TRUE },                                         \
-  { op, { "6x7t" }, "1" },                                                  \
-  { op, { "4x5s" }, "0" },                                                  \
-  { op, { "4x5b" }, "0" },                                                  \
+  { op, { "3x4x5" }, "{" AXES (0) "}" },                                    \
+  { op, { "3x4x5" }, "{" AXES (1) ", " KEEPDIMS "}" },                      \
+  { op, { "3x4x5" }, "{" AXES (2) "}" },                                    \
+  { op, { "3x4x5" }, "{" AXES (0, 2) ", " KEEPDIMS "}" },                   \
+  { op, { "6x7t" }, "{" AXES (1) "}" },                                     \
+  { op, { "4x5s" }, "{" AXES (0) "}" },                                     \
+  { op, { "4x5b" }, "{" AXES (0) "}" },                                     \
   { op, { "" } },                                                           \
-  { op, { "" }, "0" },                                                      \
-  { op, { "" }, "-1", TRUE },                                               \
-  { op, { "0x3" }, "0" },                                                   \
+  { op, { "" }, "{" AXES (0) "}" },                                         \
+  { op, { "" }, "{" AXES (-1) ", " KEEPDIMS "}" },                          \
+  { op, { "0x3" }, "{" AXES (0) "}" },                                      \
   { op, { "70000" } },                                                      \
-  { op, { "5000x7" }, "1" },                                                \
-  { op, { "200x2000" }, "1" },                                              \
-  { op, { "2000x200" }, "0" },                                              \
-  { op, { "3x300t" }, "1" },                                                \
-  { op, { "2x14" }, "1", .data = DATA_SPECIAL }
+  { op, { "5000x7" }, "{" AXES (1) "}" },                                   \
+  { op, { "200x2000" }, "{" AXES (1) "}" },                                 \
+  { op, { "2000x200" }, "{" AXES (0) "}" },                                 \
+  { op, { "3x300t" }, "{" AXES (1) "}" },                                   \
+  { op, { "2x14" }, "{" AXES (1) "}", .data = DATA_SPECIAL }
 
 static const Case cases[] = {
   /* creation */
-  { "full", { NULL }, .ints = "3x4", .values = { 2.5 } },
-  { "full", { NULL }, .ints = "7", .values = { -1.7 } },
-  { "full", { NULL }, .ints = "", .values = { NAN } },
-  { "full", { NULL }, .ints = "0x5", .values = { 1 } },
-  { "arange", { NULL }, .values = { 0, 10, 1 } },
-  { "arange", { NULL }, .values = { 1.5, -2, -0.5 } },
-  { "arange", { NULL }, .values = { -3, 3, 0.7 } },
-  { "arange", { NULL }, .values = { 0, 3000, 3 } },
-  { "arange", { NULL }, .values = { 5, 5, 1 } },
+  { "full", { NULL }, "{'shape': <[3, 4]>, 'value': <2.5>}" },
+  { "full", { NULL }, "{'shape': <[7]>, 'value': <-1.7>}" },
+  { "full", { NULL }, "{'shape': <@ax []>, 'value': <nan>}" },
+  { "full", { NULL }, "{'shape': <[0, 5]>, 'value': <1.0>}" },
+  { "arange", { NULL }, "{'start': <0.0>, 'stop': <10.0>, 'step': <1.0>}" },
+  { "arange", { NULL }, "{'start': <1.5>, 'stop': <-2.0>, 'step': <-0.5>}" },
+  { "arange", { NULL }, "{'start': <-3.0>, 'stop': <3.0>, 'step': <0.7>}" },
+  { "arange", { NULL }, "{'start': <0.0>, 'stop': <3000.0>, 'step': <3.0>}" },
+  { "arange", { NULL }, "{'start': <5.0>, 'stop': <5.0>, 'step': <1.0>}" },
 
   /* copies and layout */
   { "astype", { "3x4" } },
@@ -177,10 +179,10 @@ static const Case cases[] = {
   REDUCE_CASES ("min"),
 
   /* views: no kernels, but they must agree too */
-  { "reshape", { "3x4t" }, .ints = "2x6" },
-  { "reshape", { "3x4" }, .ints = "4x3" },
-  { "transpose", { "2x3x4" }, "2,0,1" },
-  { "expand_dims", { "3x4s" }, "1" },
+  { "reshape", { "3x4t" }, "{'shape': <[2, 6]>}" },
+  { "reshape", { "3x4" }, "{'shape': <[4, 3]>}" },
+  { "transpose", { "2x3x4" }, "{'axes': <[2, 0, 1]>}" },
+  { "expand_dims", { "3x4s" }, "{'axis': <1>}" },
   { "squeeze", { "1x3x1" } },
 
   /* math (issue 3) */
@@ -190,12 +192,12 @@ static const Case cases[] = {
   BINARY_CASES ("maximum"),
   BINARY_CASES ("logical_and"),
   BINARY_CASES ("logical_or"),
-  { "clip", { "3x4" }, .values = { -1, 1.5 } },
-  { "clip", { "5x6t" }, .values = { -INFINITY, 0 } },
-  { "clip", { "4x3s" }, .values = { NAN, 2 } },
-  { "clip", { "4x3b" }, .values = { -2, INFINITY } },
-  { "clip", { "14" }, .values = { -3e9, 5e9 }, .data = DATA_SPECIAL },
-  { "clip", { "14" }, .values = { 2, -2 }, .data = DATA_SPECIAL },
+  { "clip", { "3x4" }, "{'min': <-1.0>, 'max': <1.5>}" },
+  { "clip", { "5x6t" }, "{'min': <-inf>, 'max': <0.0>}" },
+  { "clip", { "4x3s" }, "{'min': <nan>, 'max': <2.0>}" },
+  { "clip", { "4x3b" }, "{'min': <-2.0>, 'max': <inf>}" },
+  { "clip", { "14" }, "{'min': <-3000000000.0>, 'max': <5000000000.0>}", .data = DATA_SPECIAL },
+  { "clip", { "14" }, "{'min': <2.0>, 'max': <-2.0>}", .data = DATA_SPECIAL },
   UNARY_CASES ("expm1"),
   UNARY_CASES ("log1p"),
   UNARY_CASES ("log2"),
@@ -222,32 +224,32 @@ static const Case cases[] = {
   UNARY_CASES ("isfinite"),
 
   { "prod", { "3x4x5" } },
-  { "prod", { "3x4x5" }, "1", TRUE },
-  { "prod", { "6x7t" }, "0" },
-  { "prod", { "4x5s" }, "1" },
-  { "prod", { "0x3" }, "0" },
-  { "prod", { "" }, "-1", TRUE },
-  { "prod", { "300x40" }, "1" },
-  { "prod", { "2x14" }, "1", .data = DATA_SPECIAL },
+  { "prod", { "3x4x5" }, "{'axes': <[1]>, 'keepdims': <true>}" },
+  { "prod", { "6x7t" }, "{'axes': <[0]>}" },
+  { "prod", { "4x5s" }, "{'axes': <[1]>}" },
+  { "prod", { "0x3" }, "{'axes': <[0]>}" },
+  { "prod", { "" }, "{'axes': <[-1]>, 'keepdims': <true>}" },
+  { "prod", { "300x40" }, "{'axes': <[1]>}" },
+  { "prod", { "2x14" }, "{'axes': <[1]>}", .data = DATA_SPECIAL },
   REDUCE_CASES ("all"),
   REDUCE_CASES ("any"),
   REDUCE_CASES ("logsumexp"),
   ROW_CASES ("cumsum"),
   { "cumsum", { "4x5t" } },
   { "cumsum", { "" } },
-  { "cumsum", { "" }, "0" },
+  { "cumsum", { "" }, "{'axis': <0>}" },
   EXTREMUM_CASES ("argmin"),
   EXTREMUM_CASES ("argmax"),
   ROW_CASES ("sort"),
   ROW_CASES ("argsort"),
-  { "topk", { "3x9" }, .ints = "3x1" },
-  { "topk", { "3x9" }, .ints = "4x0" },
-  { "topk", { "5x6t" }, .ints = "5x1" },
-  { "topk", { "2x3000" }, .ints = "10x1" },
-  { "topk", { "2x3000" }, .ints = "7x0" },
-  { "topk", { "4x3s" }, .ints = "0x1" },
-  { "topk", { "2x7" }, .ints = "7x1", .data = DATA_SPECIAL },
-  { "topk", { "" }, .ints = "1x1" },
+  { "topk", { "3x9" }, "{'k': <3>, 'sorted': <true>}" },
+  { "topk", { "3x9" }, "{'k': <4>, 'sorted': <false>}" },
+  { "topk", { "5x6t" }, "{'k': <5>, 'sorted': <true>}" },
+  { "topk", { "2x3000" }, "{'k': <10>, 'sorted': <true>}" },
+  { "topk", { "2x3000" }, "{'k': <7>, 'sorted': <false>}" },
+  { "topk", { "4x3s" }, "{'k': <0>, 'sorted': <true>}" },
+  { "topk", { "2x7" }, "{'k': <7>, 'sorted': <true>}", .data = DATA_SPECIAL },
+  { "topk", { "" }, "{'k': <1>, 'sorted': <true>}" },
   ROW_CASES ("softmax"),
   ROW_CASES ("log_softmax"),
 #define LABELS(n) .data = DATA_LABELS, .classes = (n), .indexed = 2
@@ -257,37 +259,37 @@ static const Case cases[] = {
   { "crossentropy", { "300x10s", "300" }, LABELS (10) },
   { "crossentropy", { "6x5", "6" }, BAD_LABELS (5) },
   { "crossentropy", { "6x5", "6x2" }, LABELS (5) },
-  { "onehot_like", { "6x5", "6" }, .values = { 2.5 }, LABELS (5) },
-  { "onehot_like", { "4x3t", "4" }, .values = { -1 }, LABELS (3) },
-  { "onehot_like", { "6x5", "6" }, .values = { 1 }, BAD_LABELS (5) },
+  { "onehot_like", { "6x5", "6" }, "{'value': <2.5>}", LABELS (5) },
+  { "onehot_like", { "4x3t", "4" }, "{'value': <-1.0>}", LABELS (3) },
+  { "onehot_like", { "6x5", "6" }, "{'value': <1.0>}", BAD_LABELS (5) },
 
   /* shapes and indexing (issue 4) */
-  { "broadcast_to", { "3x1" }, .ints = "2x3x4" },
-  { "flip", { "3x4x5" }, "0,2" },
-  { "slice", { "5x6" }, .ints = "1x0x5x6x2x3" },
-  { "concatenate", { "2x3", "4x3t", "1x3s" }, "0" },
-  { "concatenate", { "3x2", "3x0", "3x4b" }, "1" },
+  { "broadcast_to", { "3x1" }, "{'shape': <[2, 3, 4]>}" },
+  { "flip", { "3x4x5" }, "{'axes': <[0, 2]>}" },
+  { "slice", { "5x6" }, "{'starts': <[1, 0]>, 'stops': <[5, 6]>, 'steps': <[2, 3]>}" },
+  { "concatenate", { "2x3", "4x3t", "1x3s" }, "{'axis': <0>}" },
+  { "concatenate", { "3x2", "3x0", "3x4b" }, "{'axis': <1>}" },
   { "concatenate", { "", "" } },
-  { "tile", { "2x3" }, .ints = "2x1x3" },
-  { "tile", { "3x2t" }, .ints = "2" },
-  { "tile", { "" }, .ints = "4" },
-  { "pad", { "3x4" }, .ints = "1x2x0x3", .values = { 7.5, EP_PAD_CONSTANT } },
-  { "pad", { "4x3t" }, .ints = "2x3x1x1", .values = { 0, EP_PAD_REFLECT } },
-  { "pad", { "1x5s" }, .ints = "2x2x5x0", .values = { 0, EP_PAD_REFLECT } },
-  { "take", { "4x5", "7" }, "0", LABELS (4) },
-  { "take", { "4x5t", "2x3" }, "1", LABELS (5) },
-  { "take", { "6", "" }, "0", LABELS (6) },
-  { "take_along_axis", { "4x5", "4x3" }, "1", LABELS (5) },
-  { "take_along_axis", { "4x5s", "2x5" }, "0", LABELS (4) },
+  { "tile", { "2x3" }, "{'reps': <[2, 1, 3]>}" },
+  { "tile", { "3x2t" }, "{'reps': <[2]>}" },
+  { "tile", { "" }, "{'reps': <[4]>}" },
+  { "pad", { "3x4" }, "{'paddings': <[1, 2, 0, 3]>, 'value': <7.5>, 'mode': <'constant'>}" },
+  { "pad", { "4x3t" }, "{'paddings': <[2, 3, 1, 1]>, 'value': <0.0>, 'mode': <'reflect'>}" },
+  { "pad", { "1x5s" }, "{'paddings': <[2, 2, 5, 0]>, 'value': <0.0>, 'mode': <'reflect'>}" },
+  { "take", { "4x5", "7" }, "{'axis': <0>}", LABELS (4) },
+  { "take", { "4x5t", "2x3" }, "{'axis': <1>}", LABELS (5) },
+  { "take", { "6", "" }, "{'axis': <0>}", LABELS (6) },
+  { "take_along_axis", { "4x5", "4x3" }, "{'axis': <1>}", LABELS (5) },
+  { "take_along_axis", { "4x5s", "2x5" }, "{'axis': <0>}", LABELS (4) },
   { "mask", { "4x5", "4x5" }, .data = DATA_MASK, .indexed = 2 },
   { "mask", { "4x5t", "4" }, .data = DATA_MASK, .indexed = 2 },
   { "mask", { "700x3s", "700" }, .data = DATA_MASK, .indexed = 2 },
-  { "index_update", { "5x4", "3", "3x4" }, "0", LABELS (5) },
-  { "index_update", { "4x5t", "2x3", "4x2x3" }, "1", LABELS (5) },
-  { "index_update", { "6", "9", "" }, "0", LABELS (6) },
-  { "scatter_add", { "5x4", "7", "7x4" }, "0", LABELS (5) },
-  { "scatter_add", { "4x5t", "2x3", "4x2x3" }, "1", LABELS (5) },
-  { "scatter_add", { "6", "40", "40" }, "0", LABELS (6) },
+  { "index_update", { "5x4", "3", "3x4" }, "{'axis': <0>}", LABELS (5) },
+  { "index_update", { "4x5t", "2x3", "4x2x3" }, "{'axis': <1>}", LABELS (5) },
+  { "index_update", { "6", "9", "" }, "{'axis': <0>}", LABELS (6) },
+  { "scatter_add", { "5x4", "7", "7x4" }, "{'axis': <0>}", LABELS (5) },
+  { "scatter_add", { "4x5t", "2x3", "4x2x3" }, "{'axis': <1>}", LABELS (5) },
+  { "scatter_add", { "6", "40", "40" }, "{'axis': <0>}", LABELS (6) },
 
   /* LAPACK */
   { "inv", { "4x4" }, .data = DATA_DIAGONAL },
@@ -303,20 +305,20 @@ static const Case cases[] = {
   { "solve", { "2x3x3", "3x2" }, .data = DATA_DIAGONAL },
   { "solve", { "3x3t", "2x3x4" }, .data = DATA_DIAGONAL },
   { "solve", { "3x3", "3" }, .data = DATA_ONES },
-  { "linspace", { NULL }, .ints = "5x1", .values = { 0, 1 } },
-  { "linspace", { NULL }, .ints = "7x0", .values = { -2.5, 10 } },
-  { "linspace", { NULL }, .ints = "1x1", .values = { 3, 4 } },
-  { "linspace", { NULL }, .ints = "0x1", .values = { 0, 1 } },
-  { "linspace", { NULL }, .ints = "1000x1", .values = { 1e-3, 7 } },
-  { "eye", { NULL }, .ints = "3x4x0" },
-  { "eye", { NULL }, .ints = "5x3x-1" },
-  { "eye", { NULL }, .ints = "4x4x2" },
-  { "eye", { NULL }, .ints = "3x3x7" },
-  { "uniform", { NULL }, .ints = "3x5x42x0", .values = { -1, 2 } },
-  { "uniform", { NULL }, .ints = "1001x7x3", .values = { 0, 1 } },
-  { "uniform", { NULL }, .ints = "2x5x1x1", .values = { 5, 5 } },
-  { "normal", { NULL }, .ints = "3x5x42x0", .values = { 0, 1 } },
-  { "normal", { NULL }, .ints = "1001x9x2", .values = { 0.5, 2 } },
+  { "linspace", { NULL }, "{'start': <0.0>, 'stop': <1.0>, 'num': <5>, 'endpoint': <true>}" },
+  { "linspace", { NULL }, "{'start': <-2.5>, 'stop': <10.0>, 'num': <7>, 'endpoint': <false>}" },
+  { "linspace", { NULL }, "{'start': <3.0>, 'stop': <4.0>, 'num': <1>, 'endpoint': <true>}" },
+  { "linspace", { NULL }, "{'start': <0.0>, 'stop': <1.0>, 'num': <0>, 'endpoint': <true>}" },
+  { "linspace", { NULL }, "{'start': <0.001>, 'stop': <7.0>, 'num': <1000>, 'endpoint': <true>}" },
+  { "eye", { NULL }, "{'n': <3>, 'm': <4>, 'k': <0>}" },
+  { "eye", { NULL }, "{'n': <5>, 'm': <3>, 'k': <-1>}" },
+  { "eye", { NULL }, "{'n': <4>, 'm': <4>, 'k': <2>}" },
+  { "eye", { NULL }, "{'n': <3>, 'm': <3>, 'k': <7>}" },
+  { "uniform", { NULL }, "{'shape': <[3, 5]>, 'seed': <42>, 'stream': <0>, 'low': <-1.0>, 'high': <2.0>}" },
+  { "uniform", { NULL }, "{'shape': <[1001]>, 'seed': <7>, 'stream': <3>, 'low': <0.0>, 'high': <1.0>}" },
+  { "uniform", { NULL }, "{'shape': <[2, 5]>, 'seed': <1>, 'stream': <1>, 'low': <5.0>, 'high': <5.0>}" },
+  { "normal", { NULL }, "{'shape': <[3, 5]>, 'seed': <42>, 'stream': <0>, 'mean': <0.0>, 'stddev': <1.0>}" },
+  { "normal", { NULL }, "{'shape': <[1001]>, 'seed': <9>, 'stream': <2>, 'mean': <0.5>, 'stddev': <2.0>}" },
 
   { "matmul", { "3x4", "4x5" } },
   { "matmul", { "4", "4x5" } },
@@ -523,33 +525,39 @@ make_input (GRand      *rand,
 
 /* Attributes */
 
-static void
-case_attrs (const Case *c,
-            EpDType     dtype,
-            EpDevice   *device,
-            EpOpAttrs  *attrs)
+static gboolean
+has_attr_of_type (const EpOpDef *op,
+                  EpAttrType     type)
 {
-  ep_op_attrs_init (attrs);
-  attrs->keepdims = c->keepdims;
-  attrs->dtype = dtype;
-  attrs->device = device;
-  memcpy (attrs->values, c->values, sizeof c->values);
+  for (guint a = 0; a < op->n_attrs; a++)
+    if (op->attrs[a].type == type)
+      return TRUE;
 
-  if (c->axes != NULL)
-    {
-      g_auto(GStrv) parts = g_strsplit (c->axes, ",", -1);
+  return FALSE;
+}
 
-      attrs->all_axes = FALSE;
-      for (guint i = 0; parts[i] != NULL; i++)
-        attrs->axes[attrs->n_axes++] = atoi (parts[i]);
-    }
-  if (c->ints != NULL)
-    {
-      guint ndim;
+/* The case's attributes by name, then the dtype and device of the run
+ * for the ops that take them */
+static void
+case_attrs (const Case    *c,
+            const EpOpDef *op,
+            EpDType        dtype,
+            EpDevice      *device,
+            EpOpAttrs     *attrs)
+{
+  g_autoptr(GVariant) values = NULL;
+  g_autoptr(GError) error = NULL;
 
-      parse_dims (c->ints, attrs->ints, &ndim);
-      attrs->n_ints = ndim;
-    }
+  values = g_variant_parse (G_VARIANT_TYPE_VARDICT, c->attrs != NULL ? c->attrs : "@a{sv} {}",
+                            NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (ep_op_attrs_set_from_variant (attrs, op, values, &error));
+  g_assert_no_error (error);
+
+  if (has_attr_of_type (op, EP_ATTR_DTYPE))
+    attrs->dtype = dtype;
+  if (has_attr_of_type (op, EP_ATTR_DEVICE))
+    attrs->device = device;
 }
 
 /* Comparison */
@@ -741,8 +749,8 @@ test_case (gconstpointer data)
     {
       EpDType dtype = g_str_equal (c->op, "astype") ? target : test->dtype;
 
-      case_attrs (c, dtype, g_str_equal (c->op, "to_device") ? test->device : cpu, &cpu_attrs);
-      case_attrs (c, dtype, test->device, &device_attrs);
+      case_attrs (c, op, dtype, g_str_equal (c->op, "to_device") ? test->device : cpu, &cpu_attrs);
+      case_attrs (c, op, dtype, test->device, &device_attrs);
 
       if (g_str_equal (c->op, "to_device"))
         {
@@ -787,7 +795,7 @@ test_case (gconstpointer data)
    * to the device transparently. */
   if (cpu_error == NULL && n_inputs > 0 && !g_str_equal (c->op, "to_device")
       && !g_str_equal (c->op, "astype")
-      && !(op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_PLACE_WITH_INPUT)))
+      && !(op->flags & EP_OP_FLAG_VIEW) && !has_attr_of_type (op, EP_ATTR_DEVICE))
     {
       g_autoptr(EpTensor) scoped = NULL;
 
@@ -903,8 +911,6 @@ main (int argc, char **argv)
                                     cases[i].op, dtype_names[dtype], i);
             for (guint k = 0; k < G_N_ELEMENTS (cases[i].inputs) && cases[i].inputs[k] != NULL; k++)
               g_string_append_printf (path, "%s(%s)", k > 0 ? "," : "", cases[i].inputs[k]);
-            if (cases[i].axes != NULL)
-              g_string_append_printf (path, "axes=%s", cases[i].axes);
             if (cases[i].data == DATA_SPECIAL)
               g_string_append (path, "special");
 

@@ -222,9 +222,9 @@ test_reshape_shape_canonical (void)
   g_autoptr(EpTensor) a = ep_tensor_reshape (x, EP_SHAPE (-1, 4), &error);
 
   g_assert_no_error (error);
-  g_assert_cmpuint (nth (&rec, 0)->attrs.n_ints, ==, 2);
-  g_assert_cmpint (nth (&rec, 0)->attrs.ints[0], ==, 6);
-  g_assert_cmpint (nth (&rec, 0)->attrs.ints[1], ==, 4);
+  g_assert_cmpuint (nth (&rec, 0)->attrs.ndim, ==, 2);
+  g_assert_cmpint (nth (&rec, 0)->attrs.shape[0], ==, 6);
+  g_assert_cmpint (nth (&rec, 0)->attrs.shape[1], ==, 4);
 }
 
 static void
@@ -261,14 +261,14 @@ test_creation_attrs (void)
   r = nth (&rec, 0);
   g_assert_true (r->op == &ep_op_full);
   g_assert_cmpuint (r->n_inputs, ==, 0);
-  g_assert_cmpuint (r->attrs.n_ints, ==, 2);
-  g_assert_cmpint (r->attrs.ints[1], ==, 5);
-  g_assert_cmpfloat (r->attrs.values[0], ==, 3.5);
+  g_assert_cmpuint (r->attrs.ndim, ==, 2);
+  g_assert_cmpint (r->attrs.shape[1], ==, 5);
+  g_assert_cmpfloat (r->attrs.full.value, ==, 3.5);
   g_assert_cmpint (r->attrs.dtype, ==, EP_DTYPE_FLOAT64);
   g_assert_true (r->output == a);
   r = nth (&rec, 1);
   g_assert_true (r->op == &ep_op_arange);
-  g_assert_cmpfloat (r->attrs.values[2], ==, 2);
+  g_assert_cmpfloat (r->attrs.arange.step, ==, 2);
   g_assert_true (r->output == b);
 }
 

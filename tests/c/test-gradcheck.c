@@ -110,13 +110,8 @@ static EpTensor *op_prod_axis (EpTensor **in, GError **e)
   return ep_tensor_prod (in[0], axes, 1, FALSE, e);
 }
 static EpTensor *op_prod_all (EpTensor **in, GError **e) { return ep_tensor_prod (in[0], NULL, 0, TRUE, e); }
-static EpTensor *op_cumsum_axis (EpTensor **in, GError **e)
-{
-  const gint axes[] = { -1 };
-
-  return ep_tensor_cumsum (in[0], axes, 1, e);
-}
-static EpTensor *op_cumsum_flat (EpTensor **in, GError **e) { return ep_tensor_cumsum (in[0], NULL, 0, e); }
+static EpTensor *op_cumsum_axis (EpTensor **in, GError **e) { return ep_tensor_cumsum (in[0], -1, e); }
+static EpTensor *op_cumsum_flat (EpTensor **in, GError **e) { return ep_tensor_cumsum (in[0], EP_AXIS_NONE, e); }
 static EpTensor *op_softmax (EpTensor **in, GError **e) { return ep_tensor_softmax (in[0], 0, e); }
 static EpTensor *op_log_softmax (EpTensor **in, GError **e) { return ep_tensor_log_softmax (in[0], -1, e); }
 static EpTensor *op_logsumexp (EpTensor **in, GError **e)

@@ -316,7 +316,7 @@ call_logsumexp (EpTensor **x, GError **error)
 static EpTensor *
 call_cumsum (EpTensor **x, GError **error)
 {
-  return ep_tensor_cumsum (x[0], reduce_n_axes ? reduce_axes : NULL, reduce_n_axes, error);
+  return ep_tensor_cumsum (x[0], reduce_n_axes ? reduce_axes[0] : EP_AXIS_NONE, error);
 }
 
 static void
@@ -501,8 +501,8 @@ test_not_differentiable (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(EpTensor) x = make (A, SHAPE_34, 2);
-  g_autoptr(EpTensor) argmin = ep_tensor_argmin (x, NULL, 0, FALSE, &error);
-  g_autoptr(EpTensor) argmax = ep_tensor_argmax (x, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) argmin = ep_tensor_argmin (x, EP_AXIS_NONE, FALSE, &error);
+  g_autoptr(EpTensor) argmax = ep_tensor_argmax (x, EP_AXIS_NONE, FALSE, &error);
   g_autoptr(EpTensor) argsort = ep_tensor_argsort (x, -1, &error);
   g_autoptr(EpTensor) values = NULL;
   g_autoptr(EpTensor) indices = NULL;
