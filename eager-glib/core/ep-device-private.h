@@ -85,11 +85,11 @@ EpDevice  *ep_device_get_cpu     (void);
 EpDevice  *ep_device_place       (EpTensor *const       *inputs,
                                   guint                  n_inputs);
 
-/* opencl/ep-opencl-device.c */
+/* opencl/device.c */
 void       ep_opencl_discover    (GPtrArray             *devices,
                                   char                 **unavailable_reason);
 
-/* cpu/ep-cpu-device.c */
+/* cpu/device.c */
 EpDevice  *ep_cpu_device_new     (void);
 
 G_END_DECLS

@@ -16,7 +16,7 @@ gint64    ep_pad_source_index  (gint64          o,
                                 EpPadMode       mode);
 gboolean  ep_solve_is_vector   (const EpLayout *a,
                                 const EpLayout *b);
-/* ep-ops-index.c: for the kernels of take, take_along_axis, scatters */
+/* ops/index.c: for the kernels of take, take_along_axis, scatters */
 void      ep_take_strides      (const EpLayout *x,
                                 const EpLayout *idx,
                                 gint            axis,

@@ -164,7 +164,7 @@ void     ep_cpu_register_index       (EpKernelFunc *kernels);
 void     ep_cpu_register_linalg      (EpKernelFunc *kernels);
 void     ep_cpu_register_lapack      (EpKernelFunc *kernels);
 
-/* ep-ops-cast.c: the device-neutral copy behind to_device */
+/* ops/cast.c: the device-neutral copy behind to_device */
 gboolean ep_copy_to_device_kernel    (EpOpCall     *call,
                                       GError      **error);
 
