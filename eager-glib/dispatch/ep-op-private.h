@@ -280,11 +280,11 @@ struct _EpOpDef
 const EpOpDef *ep_op_get            (EpOpId           id);
 const EpOpDef *ep_op_lookup         (const char      *name);
 gboolean       ep_op_takes_list     (const EpOpDef   *op);
-gboolean       ep_op_check_call     (const EpOpDef   *op,
-                                     EpTensor *const *inputs,
-                                     guint            n_inputs,
-                                     const EpOpAttrs *attrs,
-                                     GError         **error);
+gboolean       ep_op_check_call_full (const EpOpDef   *op,
+                                      EpTensor *const *inputs,
+                                      guint            n_inputs,
+                                      const EpOpAttrs *attrs,
+                                      GError         **error);
 
 void           ep_op_attrs_init     (EpOpAttrs       *attrs);
 void           ep_op_attrs_init_defaults (EpOpAttrs     *attrs,
@@ -304,6 +304,23 @@ void           ep_op_attrs_copy_list (gpointer        field,
                                       guint          *length,
                                       gconstpointer   values,
                                       guint           n_values);
+
+/* The checks of the schema (schema.c); inline for the common op that
+ * takes tensors of any type and no attributes, on every dispatch */
+static inline gboolean
+ep_op_check_call (const EpOpDef    *op,
+                  EpTensor *const  *inputs,
+                  guint             n_inputs,
+                  const EpOpAttrs  *attrs,
+                  GError          **error)
+{
+  gboolean typed = op->n_attrs > 0;
+
+  for (guint i = 0; i < op->n_inputs && !typed; i++)
+    typed = op->inputs[i].kind != EP_INPUT_ANY;
+
+  return !typed || ep_op_check_call_full (op, inputs, n_inputs, attrs, error);
+}
 
 /* Stores a list attribute (@field, with its length in @length): the
  * values that fit, and their true number, which ep_op_check_call()

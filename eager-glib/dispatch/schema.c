@@ -159,7 +159,7 @@ check_attr (const EpOpDef     *op,
 }
 
 /*
- * ep_op_check_call:
+ * ep_op_check_call_full:
  *
  * What every op's arguments must satisfy, from its schema: the dtypes its
  * inputs accept, lists that fit their room, valid dtypes and enum values,
@@ -168,11 +168,11 @@ check_attr (const EpOpDef     *op,
  * depend on the inputs).
  */
 gboolean
-ep_op_check_call (const EpOpDef    *op,
-                  EpTensor *const  *inputs,
-                  guint             n_inputs,
-                  const EpOpAttrs  *attrs,
-                  GError          **error)
+ep_op_check_call_full (const EpOpDef    *op,
+                       EpTensor *const  *inputs,
+                       guint             n_inputs,
+                       const EpOpAttrs  *attrs,
+                       GError          **error)
 {
   for (guint i = 0; i < n_inputs; i++)
     {
