@@ -13,6 +13,8 @@
 
 G_BEGIN_DECLS
 
+/* Joining several tensors: ops/join.c */
+
 EP_EXPORT
 EpTensor  *ep_concatenate (EpTensor       **tensors,
                            guint            n_tensors,
