@@ -622,7 +622,8 @@ EP_EXPORT
 EpTensor      *ep_tensor_inv                (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_slogdet            (EpTensor       *self,
+gboolean       ep_tensor_slogdet            (EpTensor       *self,
+                                             EpTensor      **sign,
                                              EpTensor      **logabsdet,
                                              GError        **error);
 EP_EXPORT

@@ -510,9 +510,8 @@ static EpTensor *
 f_logabsdet (EpTensor **in, gconstpointer data, GError **error)
 {
   EpTensor *logabsdet = NULL;
-  g_autoptr(EpTensor) sign = ep_tensor_slogdet (in[0], &logabsdet, error);
 
-  return sign != NULL ? logabsdet : NULL;
+  return ep_tensor_slogdet (in[0], NULL, &logabsdet, error) ? logabsdet : NULL;
 }
 
 static EpTensor *

@@ -543,17 +543,48 @@ test_inv_and_slogdet (void)
   g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   g_autoptr(EpTensor) sign_only = NULL;
+  g_autoptr(EpTensor) logdet_only = NULL;
 
   g_assert_no_error (error);
   g_assert_cmpint (ep_tensor_get_dtype (inverse), ==, EP_DTYPE_FLOAT64);
   assert_tensor (inverse, SHAPE (2, 2), 2, VALUES (0.6, -0.7, -0.2, 0.4));
-  sign = ep_tensor_slogdet (a, &logdet, &error);
+  g_assert_true (ep_tensor_slogdet (a, &sign, &logdet, &error));
   g_assert_no_error (error);
   g_assert_cmpfloat (ep_tensor_item (sign, NULL), ==, 1.0);
   g_assert_cmpfloat_with_epsilon (ep_tensor_item (logdet, NULL), log (10.0), 1e-12);
-  sign_only = ep_tensor_slogdet (a, NULL, &error);
+  g_assert_true (ep_tensor_slogdet (a, &sign_only, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpfloat (ep_tensor_item (sign_only, NULL), ==, 1.0);
+  g_assert_true (ep_tensor_slogdet (a, NULL, &logdet_only, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item (logdet_only, NULL), log (10.0), 1e-12);
+  g_assert_true (ep_tensor_slogdet (a, NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* Both results come back, in NumPy's order, for each matrix of a batch:
+ * a negative determinant, a singular matrix (sign 0, -inf). */
+static void
+test_slogdet_batch (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) flat = ep_test_vector (VALUES (0, 1, 1, 0, 1, 2, 2, 4, 3, 0, 0, 2), 12, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) a = ep_tensor_reshape (flat, SHAPE (3, 2, 2), 3, &error);
+  g_autoptr(EpTensor) sign = NULL;
+  g_autoptr(EpTensor) logdet = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const gdouble *values;
+
+  g_assert_true (ep_tensor_slogdet (a, &sign, &logdet, &error));
+  g_assert_no_error (error);
+  assert_tensor (sign, SHAPE (3), 1, VALUES (-1, 0, 1));
+  bytes = ep_tensor_to_bytes (logdet, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 3 * sizeof (gdouble));
+  values = g_bytes_get_data (bytes, NULL);
+  g_assert_cmpfloat (values[0], ==, 0.0);
+  g_assert_true (isinf (values[1]) && values[1] < 0);
+  g_assert_cmpfloat_with_epsilon (values[2], log (6.0), 1e-12);
 }
 
 /* A broadcast view can describe matrices larger than memory: their
@@ -563,12 +594,14 @@ test_slogdet_of_huge_broadcast (void)
 {
   g_autoptr(EpTensor) one = ep_ones (SHAPE (1, 1), 2, EP_DTYPE_FLOAT64, NULL);
   g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (one, SHAPE (G_MAXINT32, G_MAXINT32), 2, NULL);
+  g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   GError *error = NULL;
 
   g_assert_nonnull (huge);
-  g_assert_null (ep_tensor_slogdet (huge, &logdet, &error));
+  g_assert_false (ep_tensor_slogdet (huge, &sign, &logdet, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
+  g_assert_null (sign);
   g_assert_null (logdet);
   g_clear_error (&error);
   g_assert_null (ep_tensor_inv (huge, &error));
@@ -584,6 +617,7 @@ test_lapack_order_limit (void)
   g_autoptr(EpTensor) one = ep_ones (SHAPE (1, 1), 2, EP_DTYPE_BOOL, NULL);
   g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (one, SHAPE ((gint64) G_MAXINT32 + 1, (gint64) G_MAXINT32 + 1), 2, NULL);
   g_autoptr(EpTensor) column = ep_tensor_broadcast_to (one, SHAPE ((gint64) G_MAXINT32 + 1, 1), 2, NULL);
+  g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   GError *error = NULL;
   EpTensor *r;
@@ -593,8 +627,9 @@ test_lapack_order_limit (void)
   assert_error (r, error, EP_ERROR_SHAPE, "inv");
   g_assert_nonnull (strstr (error->message, "too large"));
   g_clear_error (&error);
-  r = ep_tensor_slogdet (huge, &logdet, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "slogdet");
+  g_assert_false (ep_tensor_slogdet (huge, &sign, &logdet, &error));
+  assert_error (NULL, error, EP_ERROR_SHAPE, "slogdet");
+  g_assert_null (sign);
   g_assert_null (logdet);
   g_clear_error (&error);
   r = ep_tensor_solve (huge, column, &error);
@@ -609,6 +644,7 @@ test_linalg_errors (void)
   g_autoptr(EpTensor) wide = ep_zeros (SHAPE (2, 3), 2, EP_DTYPE_FLOAT32, NULL);
   g_autoptr(EpTensor) b = ep_zeros (SHAPE (3), 1, EP_DTYPE_FLOAT32, NULL);
   g_autoptr(EpTensor) b4 = ep_zeros (SHAPE (4), 1, EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   GError *error = NULL;
   EpTensor *r;
@@ -632,8 +668,9 @@ test_linalg_errors (void)
   r = ep_tensor_solve (singular, b4, &error);
   assert_error (r, error, EP_ERROR_SHAPE, "solve");
   g_clear_error (&error);
-  r = ep_tensor_slogdet (wide, &logdet, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "slogdet");
+  g_assert_false (ep_tensor_slogdet (wide, &sign, &logdet, &error));
+  assert_error (NULL, error, EP_ERROR_SHAPE, "slogdet");
+  g_assert_null (sign);
   g_assert_null (logdet);
   g_clear_error (&error);
   r = ep_tensor_dot (wide, wide, &error);
@@ -699,6 +736,7 @@ main (int argc, char **argv)
   g_test_add_func ("/index/mask", test_mask);
   g_test_add_func ("/index/scatters", test_scatters);
   g_test_add_func ("/lapack/inv-and-slogdet", test_inv_and_slogdet);
+  g_test_add_func ("/lapack/slogdet-batch", test_slogdet_batch);
   g_test_add_func ("/lapack/solve-dot-outer", test_solve_dot_outer);
   g_test_add_func ("/lapack/errors", test_linalg_errors);
   g_test_add_func ("/lapack/slogdet-of-huge-broadcast", test_slogdet_of_huge_broadcast);
