@@ -559,17 +559,15 @@ EpTensor      *ep_tensor_pad                (EpTensor       *self,
                                              gdouble         value,
                                              GError        **error);
 EP_EXPORT
-EpTensor     **ep_tensor_split              (EpTensor       *self,
+GPtrArray     *ep_tensor_split              (EpTensor       *self,
                                              gint64          sections,
                                              gint            axis,
-                                             guint          *n_outputs,
                                              GError        **error);
 EP_EXPORT
-EpTensor     **ep_tensor_split_at           (EpTensor       *self,
+GPtrArray     *ep_tensor_split_at           (EpTensor       *self,
                                              const gint64   *indices,
                                              guint           n_indices,
                                              gint            axis,
-                                             guint          *n_outputs,
                                              GError        **error);
 
 /* Gathering and scattering: ops/index.c */
