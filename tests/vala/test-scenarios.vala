@@ -48,13 +48,52 @@ static void test_shape_error () {
 
 static void test_value_and_grad () {
     try {
+        Ep.Tensor value;
         GLib.GenericArray<weak Ep.Tensor> grads;
-        var value = Ep.value_and_grad ((inputs) => {
+        assert (Ep.value_and_grad ((inputs) => {
             return inputs[0].square ().sum (null, false);
-        }, { vector ({ 1, 2, 3 }, { 3 }) }, null, out grads);
+        }, { vector ({ 1, 2, 3 }, { 3 }) }, null, out value, out grads));
         assert_cmpfloat (value.item (), CompareOperator.EQ, 14);
         assert_cmpuint (grads.length, CompareOperator.EQ, 1);
         assert_cmpstr (grads[0].to_string (), CompareOperator.EQ, "[2. 4. 6.]");
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_value_and_grad_fn () {
+    try {
+        var fn = new Ep.ValueAndGradFn ((inputs) => {
+            return inputs[0].mul (inputs[1]).sum (null, false);
+        }, { 0, 1 });
+        for (var k = 1; k <= 2; k++) {
+            Ep.Tensor value;
+            GLib.GenericArray<weak Ep.Tensor> grads;
+            assert (fn.call ({ vector ({ k, 2 }, { 2 }), vector ({ 3, 4 }, { 2 }) }, out value, out grads));
+            assert_cmpfloat (value.item (), CompareOperator.EQ, 3 * k + 8);
+            assert_cmpuint (grads.length, CompareOperator.EQ, 2);
+            assert_cmpstr (grads[0].to_string (), CompareOperator.EQ, "[3. 4.]");
+            assert_cmpstr (grads[1].to_string (), CompareOperator.EQ, "[%d. 2.]".printf (k));
+        }
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_several_results () {
+    try {
+        Ep.Tensor sign, logabsdet;
+        assert (vector ({ 0, 2, 3, 0 }, { 2, 2 }).slogdet (out sign, out logabsdet));
+        assert_cmpfloat (sign.item (), CompareOperator.EQ, -1);
+        assert_cmpfloat_with_epsilon (logabsdet.item (), Math.log (6), 1e-6);
+
+        var parts = vector ({ 1, 2, 3, 4, 5, 6 }, { 6 }).split (3, 0);
+        assert_cmpuint (parts.length, CompareOperator.EQ, 3);
+        assert_cmpstr (parts[2].to_string (), CompareOperator.EQ, "[5. 6.]");
+
+        var grids = Ep.meshgrid ({ vector ({ 1, 2, 3 }, { 3 }), vector ({ 4, 5 }, { 2 }) }, Ep.MeshIndexing.IJ);
+        assert_cmpuint (grids.length, CompareOperator.EQ, 2);
+        assert_cmpstr (grids[0].to_string (), CompareOperator.EQ, "[[1. 1.]\n [2. 2.]\n [3. 3.]]");
     } catch (GLib.Error e) {
         assert_no_error (e);
     }
@@ -140,6 +179,8 @@ int main (string[] args) {
     Test.add_func ("/vala/scenarios/broadcast-add", test_broadcast_add);
     Test.add_func ("/vala/scenarios/shape-error", test_shape_error);
     Test.add_func ("/vala/scenarios/value-and-grad", test_value_and_grad);
+    Test.add_func ("/vala/scenarios/value-and-grad-fn", test_value_and_grad_fn);
+    Test.add_func ("/vala/several-results", test_several_results);
     Test.add_func ("/vala/scenarios/nested-tapes", test_nested_tapes);
     Test.add_func ("/vala/scenarios/device-scope", test_device_scope);
     Test.add_func ("/vala/data-in-and-out", test_data_in_and_out);
