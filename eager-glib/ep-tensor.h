@@ -326,32 +326,64 @@ EpTensor      *ep_tensor_less               (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_less_scalar        (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_less_equal         (EpTensor       *self,
                                              EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_less_equal_scalar  (EpTensor       *self,
+                                             gdouble         other,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_equal              (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_equal_scalar       (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_not_equal          (EpTensor       *self,
                                              EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_not_equal_scalar   (EpTensor       *self,
+                                             gdouble         other,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_greater            (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_greater_scalar     (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_greater_equal      (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_greater_equal_scalar (EpTensor     *self,
+                                               gdouble       other,
+                                               GError      **error);
 EP_EXPORT
 EpTensor      *ep_tensor_logical_and        (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_logical_and_scalar (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_logical_or         (EpTensor       *self,
                                              EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_logical_or_scalar  (EpTensor       *self,
+                                             gdouble         other,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_logical_not        (EpTensor       *self,

@@ -132,6 +132,18 @@ test('scalars are weak', () => {
     assertEqual(x.add(Ep.Tensor.new_weak_scalar(1, Ep.DType.INT64)).to_string(), '[2. 3.]', 'weak add');
 });
 
+test('every binary elementwise op has a _scalar form', () => {
+    const x = vector([1, 2, 3]);
+    assertEqual(x.less_scalar(2).to_string(), '[ True False False]', 'less');
+    assertEqual(x.greater_equal_scalar(2).to_string(), '[False  True  True]', 'greater_equal');
+    assertEqual(x.equal_scalar(2.5).to_string(), '[False False False]', 'equal');
+    const mask = x.not_equal_scalar(2);
+    assertEqual(mask.logical_and_scalar(1).to_string(), '[ True False  True]', 'and true');
+    assertEqual(mask.logical_or_scalar(0).to_string(), '[ True False  True]', 'or false');
+    assertEqual(mask.logical_or_scalar(1).to_string(), '[ True  True  True]', 'or true');
+    assertEqual(x.maximum_scalar(2).to_string(), '[2. 2. 3.]', 'maximum');
+});
+
 test('bulk data crosses as GLib.Bytes and typed arrays', () => {
     const data = new Float64Array([0.5, -1.5, 2.25, 4]);
     const x = Ep.Tensor.new_from_bytes(new GLib.Bytes(new Uint8Array(data.buffer)), Ep.DType.FLOAT64, [2, 2]);

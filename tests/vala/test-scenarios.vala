@@ -144,6 +144,18 @@ static void test_device_scope () {
     }
 }
 
+static void test_scalar_forms () {
+    try {
+        var x = vector ({ 1, 2, 3 }, { 3 });
+        assert_cmpstr (x.less_scalar (2).to_string (), CompareOperator.EQ, "[ True False False]");
+        var mask = x.not_equal_scalar (2);
+        assert_cmpstr (mask.logical_and_scalar (1).to_string (), CompareOperator.EQ, "[ True False  True]");
+        assert_cmpstr (mask.logical_or_scalar (1).to_string (), CompareOperator.EQ, "[ True  True  True]");
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
 static void test_data_in_and_out () {
     try {
         float[] values = { 1.5f, -2f, 4f, 8f };
@@ -183,6 +195,7 @@ int main (string[] args) {
     Test.add_func ("/vala/several-results", test_several_results);
     Test.add_func ("/vala/scenarios/nested-tapes", test_nested_tapes);
     Test.add_func ("/vala/scenarios/device-scope", test_device_scope);
+    Test.add_func ("/vala/scalar-forms", test_scalar_forms);
     Test.add_func ("/vala/data-in-and-out", test_data_in_and_out);
     Test.add_func ("/vala/release", test_release);
     return Test.run ();
