@@ -88,7 +88,7 @@ gboolean       ep_tensor_read_data          (EpTensor       *self,
                                              gsize           nbytes,
                                              GError        **error);
 EP_EXPORT
-gdouble        ep_tensor_item               (EpTensor       *self,
+gdouble        ep_tensor_item_double        (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 gint64         ep_tensor_item_int64         (EpTensor       *self,

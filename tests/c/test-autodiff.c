@@ -24,7 +24,7 @@ static gdouble
 item (EpTensor *t)
 {
   g_autoptr(GError) error = NULL;
-  gdouble value = ep_tensor_item (t, &error);
+  gdouble value = ep_tensor_item_double (t, &error);
 
   g_assert_no_error (error);
   return value;
@@ -843,7 +843,7 @@ test_value_and_grad_function_errors (void)
 static EpTensor *
 branchy_abs (EpTensor **in, guint n, gpointer data, GError **error)
 {
-  gdouble value = ep_tensor_item (in[0], error);
+  gdouble value = ep_tensor_item_double (in[0], error);
 
   if (value > 0)
     return g_object_ref (in[0]);
@@ -879,7 +879,7 @@ collatz (EpTensor **in, guint n_inputs, gpointer data, GError **error)
   *steps = 0;
   while (TRUE)
     {
-      gdouble value = ep_tensor_item (n, error);
+      gdouble value = ep_tensor_item_double (n, error);
       EpTensor *next;
 
       if (value == 1.0)

@@ -567,14 +567,14 @@ test_inv_and_slogdet (void)
   assert_tensor (inverse, SHAPE (2, 2), 2, VALUES (0.6, -0.7, -0.2, 0.4));
   g_assert_true (ep_tensor_slogdet (a, &sign, &logdet, &error));
   g_assert_no_error (error);
-  g_assert_cmpfloat (ep_tensor_item (sign, NULL), ==, 1.0);
-  g_assert_cmpfloat_with_epsilon (ep_tensor_item (logdet, NULL), log (10.0), 1e-12);
+  g_assert_cmpfloat (ep_tensor_item_double (sign, NULL), ==, 1.0);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item_double (logdet, NULL), log (10.0), 1e-12);
   g_assert_true (ep_tensor_slogdet (a, &sign_only, NULL, &error));
   g_assert_no_error (error);
-  g_assert_cmpfloat (ep_tensor_item (sign_only, NULL), ==, 1.0);
+  g_assert_cmpfloat (ep_tensor_item_double (sign_only, NULL), ==, 1.0);
   g_assert_true (ep_tensor_slogdet (a, NULL, &logdet_only, &error));
   g_assert_no_error (error);
-  g_assert_cmpfloat_with_epsilon (ep_tensor_item (logdet_only, NULL), log (10.0), 1e-12);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item_double (logdet_only, NULL), log (10.0), 1e-12);
   g_assert_true (ep_tensor_slogdet (a, NULL, NULL, &error));
   g_assert_no_error (error);
 }
