@@ -177,7 +177,8 @@ ep_value_and_grad_fn_has_aux (EpValueAndGradFn *self)
 /**
  * ep_value_and_grad_fn_get_argnums:
  * @self: a function object
- * @n_argnums: (out): the number of positions
+ * @n_argnums: (out) (optional): return location for the number of
+ *   positions
  *
  * Gives the positions of the arguments the gradients are taken with
  * respect to: those given at construction, or `[0]`.
@@ -190,9 +191,9 @@ ep_value_and_grad_fn_get_argnums (EpValueAndGradFn *self,
                                   guint            *n_argnums)
 {
   g_return_val_if_fail (EP_IS_VALUE_AND_GRAD_FN (self), NULL);
-  g_return_val_if_fail (n_argnums != NULL, NULL);
 
-  *n_argnums = self->n_argnums;
+  if (n_argnums != NULL)
+    *n_argnums = self->n_argnums;
   return self->argnums;
 }
 

@@ -547,6 +547,7 @@ test_variable_assign (void)
   g_assert_cmpint (ep_variable_get_dtype (v), ==, EP_DTYPE_FLOAT32);
   g_assert_cmpint (ep_variable_get_shape (v, &ndim)[0], ==, 3);
   g_assert_cmpuint (ndim, ==, 1);
+  g_assert_cmpint (ep_variable_get_shape (v, NULL)[0], ==, 3);   /* the length is optional */
   g_assert_true (ep_variable_get_device (v) == ep_device_get_default ());
 
   g_assert_true (ep_variable_assign (v, wide, &error));          /* float64 into float32 */
@@ -1068,6 +1069,7 @@ test_value_and_grad_fn (void)
   g_assert_false (ep_value_and_grad_fn_has_aux (fn));
   g_assert_cmpint (ep_value_and_grad_fn_get_argnums (fn, &n_argnums)[0], ==, 0);
   g_assert_cmpuint (n_argnums, ==, 1);
+  g_assert_cmpint (ep_value_and_grad_fn_get_argnums (fn, NULL)[0], ==, 0);
 
   for (guint i = 0; i < 100; i++)
     {
