@@ -82,21 +82,23 @@ typedef GPtrArray *(*EpGradientFunc)  (EpTensor   **inputs,
                                        GError     **error);
 
 EP_EXPORT
-EpTensor  *ep_value_and_grad      (EpTensorFunc     func,
+gboolean   ep_value_and_grad      (EpTensorFunc     func,
                                    gpointer         user_data,
                                    EpTensor       **inputs,
                                    guint            n_inputs,
                                    const gint      *argnums,
                                    guint            n_argnums,
+                                   EpTensor       **value,
                                    GPtrArray      **grads,
                                    GError         **error);
 EP_EXPORT
-EpTensor  *ep_value_aux_and_grad  (EpTensorsFunc    func,
+gboolean   ep_value_aux_and_grad  (EpTensorsFunc    func,
                                    gpointer         user_data,
                                    EpTensor       **inputs,
                                    guint            n_inputs,
                                    const gint      *argnums,
                                    guint            n_argnums,
+                                   EpTensor       **value,
                                    GPtrArray      **aux,
                                    GPtrArray      **grads,
                                    GError         **error);

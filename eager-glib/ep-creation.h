@@ -13,31 +13,30 @@
 
 G_BEGIN_DECLS
 
-EP_EXPORT
-EpTensor *ep_zeros  (const gint64  *shape,
-                     guint          ndim,
-                     EpDType        dtype,
-                     GError       **error);
-EP_EXPORT
-EpTensor *ep_ones   (const gint64  *shape,
-                     guint          ndim,
-                     EpDType        dtype,
-                     GError       **error);
-EP_EXPORT
-EpTensor *ep_full   (const gint64  *shape,
-                     guint          ndim,
-                     gdouble        value,
-                     EpDType        dtype,
-                     GError       **error);
-EP_EXPORT
-EpTensor *ep_arange (gdouble        start,
-                     gdouble        stop,
-                     gdouble        step,
-                     EpDType        dtype,
-                     GError       **error);
+/* Creation: ops/creation.c */
 
-/* --- math branch (issue 3): ep-ops-generate.c --- */
-
+EP_EXPORT
+EpTensor *ep_zeros    (const gint64  *shape,
+                       guint          ndim,
+                       EpDType        dtype,
+                       GError       **error);
+EP_EXPORT
+EpTensor *ep_ones     (const gint64  *shape,
+                       guint          ndim,
+                       EpDType        dtype,
+                       GError       **error);
+EP_EXPORT
+EpTensor *ep_full     (const gint64  *shape,
+                       guint          ndim,
+                       gdouble        value,
+                       EpDType        dtype,
+                       GError       **error);
+EP_EXPORT
+EpTensor *ep_arange   (gdouble        start,
+                       gdouble        stop,
+                       gdouble        step,
+                       EpDType        dtype,
+                       GError       **error);
 EP_EXPORT
 EpTensor *ep_linspace (gdouble        start,
                        gdouble        stop,

@@ -13,6 +13,8 @@
 
 G_BEGIN_DECLS
 
+/* Joining several tensors: ops/join.c */
+
 EP_EXPORT
 EpTensor  *ep_concatenate (EpTensor       **tensors,
                            guint            n_tensors,
@@ -24,10 +26,9 @@ EpTensor  *ep_stack       (EpTensor       **tensors,
                            gint             axis,
                            GError         **error);
 EP_EXPORT
-EpTensor **ep_meshgrid    (EpTensor       **tensors,
+GPtrArray *ep_meshgrid    (EpTensor       **tensors,
                            guint            n_tensors,
                            EpMeshIndexing   indexing,
-                           guint           *n_outputs,
                            GError         **error);
 
 G_END_DECLS

@@ -13,6 +13,8 @@
 
 G_BEGIN_DECLS
 
+/* Random numbers: ops/random.c */
+
 EP_EXPORT
 void      ep_set_seed (guint64        seed);
 EP_EXPORT

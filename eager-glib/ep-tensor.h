@@ -22,7 +22,7 @@ G_DECLARE_FINAL_TYPE (EpTensor, ep_tensor, EP, TENSOR, GObject)
 
 #include "ep-device.h"
 
-/* Construction and conversion: ep-tensor.c */
+/* Construction and data: core/tensor.c, core/tensor-format.c */
 
 EP_EXPORT
 EpTensor      *ep_tensor_new_from_bytes     (GBytes         *data,
@@ -88,7 +88,7 @@ gboolean       ep_tensor_read_data          (EpTensor       *self,
                                              gsize           nbytes,
                                              GError        **error);
 EP_EXPORT
-gdouble        ep_tensor_item               (EpTensor       *self,
+gdouble        ep_tensor_item_double        (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 gint64         ep_tensor_item_int64         (EpTensor       *self,
@@ -103,7 +103,7 @@ EP_EXPORT
 char          *ep_tensor_to_repr            (EpTensor       *self,
                                              GError        **error);
 
-/* Creation from a template: ep-creation.c */
+/* Creation: ops/creation.c */
 
 EP_EXPORT
 EpTensor      *ep_tensor_zeros_like         (EpTensor       *self,
@@ -115,8 +115,13 @@ EP_EXPORT
 EpTensor      *ep_tensor_full_like          (EpTensor       *self,
                                              gdouble         value,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_onehot_like        (EpTensor       *self,
+                                             EpTensor       *indices,
+                                             gdouble         value,
+                                             GError        **error);
 
-/* Casts and copies: ep-ops-cast.c */
+/* Casts and copies: ops/cast.c */
 
 EP_EXPORT
 EpTensor      *ep_tensor_astype             (EpTensor       *self,
@@ -129,27 +134,20 @@ EP_EXPORT
 EpTensor      *ep_tensor_to_device          (EpTensor       *self,
                                              EpDevice       *device,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_float32            (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_float64            (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_bool               (EpTensor       *self,
+                                             GError        **error);
 
-/* Elementwise binary: ep-ops-binary.c */
+/* Elementwise arithmetic: ops/elementwise.c */
 
 EP_EXPORT
 EpTensor      *ep_tensor_add                (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_sub                (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_mul                (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_div                (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_pow                (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
@@ -157,64 +155,90 @@ EpTensor      *ep_tensor_add_scalar         (EpTensor       *self,
                                              gdouble         other,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_sub                (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_sub_scalar         (EpTensor       *self,
                                              gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mul                (EpTensor       *self,
+                                             EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_mul_scalar         (EpTensor       *self,
                                              gdouble         other,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_div                (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_div_scalar         (EpTensor       *self,
                                              gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_pow                (EpTensor       *self,
+                                             EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_pow_scalar         (EpTensor       *self,
                                              gdouble         other,
                                              GError        **error);
-
-/* Comparisons: ep-ops-binary.c */
-
 EP_EXPORT
-EpTensor      *ep_tensor_less               (EpTensor       *self,
+EpTensor      *ep_tensor_floordiv           (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_less_equal         (EpTensor       *self,
+EpTensor      *ep_tensor_floordiv_scalar    (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mod                (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_equal              (EpTensor       *self,
+EpTensor      *ep_tensor_mod_scalar         (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_minimum            (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_not_equal          (EpTensor       *self,
+EpTensor      *ep_tensor_minimum_scalar     (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_maximum            (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_greater            (EpTensor       *self,
-                                             EpTensor       *other,
+EpTensor      *ep_tensor_maximum_scalar     (EpTensor       *self,
+                                             gdouble         other,
                                              GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_greater_equal      (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-
-/* Selection: ep-ops-where.c */
-
 EP_EXPORT
 EpTensor      *ep_tensor_where              (EpTensor       *self,
                                              EpTensor       *x,
                                              EpTensor       *y,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_clip               (EpTensor       *self,
+                                             gdouble         min,
+                                             gdouble         max,
+                                             GError        **error);
 
-/* Elementwise unary: ep-ops-unary.c */
+/* Elementwise math: ops/math.c */
 
 EP_EXPORT
 EpTensor      *ep_tensor_neg                (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_abs                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sign               (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_square             (EpTensor       *self,
@@ -226,125 +250,10 @@ EP_EXPORT
 EpTensor      *ep_tensor_exp                (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_log                (EpTensor       *self,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_tanh               (EpTensor       *self,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_sigmoid            (EpTensor       *self,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_relu               (EpTensor       *self,
-                                             GError        **error);
-
-/* Reductions: ep-ops-reduce.c */
-
-EP_EXPORT
-EpTensor      *ep_tensor_sum                (EpTensor       *self,
-                                             const gint     *axes,
-                                             guint           n_axes,
-                                             gboolean        keepdims,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_mean               (EpTensor       *self,
-                                             const gint     *axes,
-                                             guint           n_axes,
-                                             gboolean        keepdims,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_max                (EpTensor       *self,
-                                             const gint     *axes,
-                                             guint           n_axes,
-                                             gboolean        keepdims,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_min                (EpTensor       *self,
-                                             const gint     *axes,
-                                             guint           n_axes,
-                                             gboolean        keepdims,
-                                             GError        **error);
-
-/* Shape and views: ep-ops-shape.c */
-
-EP_EXPORT
-EpTensor      *ep_tensor_reshape            (EpTensor       *self,
-                                             const gint64   *shape,
-                                             guint           ndim,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_transpose          (EpTensor       *self,
-                                             const gint     *axes,
-                                             guint           n_axes,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_expand_dims        (EpTensor       *self,
-                                             gint            axis,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_squeeze            (EpTensor       *self,
-                                             const gint     *axes,
-                                             guint           n_axes,
-                                             GError        **error);
-
-/* Linear algebra: ep-ops-linalg.c */
-
-EP_EXPORT
-EpTensor      *ep_tensor_matmul             (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-
-/* --- math branch (issue 3) --- */
-
-/* Elementwise math: ep-ops-math.c, ep-ops-logical.c */
-
-EP_EXPORT
-EpTensor      *ep_tensor_floordiv           (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_mod                (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_minimum            (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_maximum            (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_logical_and        (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_logical_or         (EpTensor       *self,
-                                             EpTensor       *other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_floordiv_scalar    (EpTensor       *self,
-                                             gdouble         other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_mod_scalar         (EpTensor       *self,
-                                             gdouble         other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_minimum_scalar     (EpTensor       *self,
-                                             gdouble         other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_maximum_scalar     (EpTensor       *self,
-                                             gdouble         other,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_clip               (EpTensor       *self,
-                                             gdouble         min,
-                                             gdouble         max,
-                                             GError        **error);
-EP_EXPORT
 EpTensor      *ep_tensor_expm1              (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_log                (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_log1p              (EpTensor       *self,
@@ -371,6 +280,9 @@ EP_EXPORT
 EpTensor      *ep_tensor_cosh               (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_tanh               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_arcsin             (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
@@ -389,10 +301,13 @@ EP_EXPORT
 EpTensor      *ep_tensor_arctanh            (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_softplus           (EpTensor       *self,
+EpTensor      *ep_tensor_sigmoid            (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_sign               (EpTensor       *self,
+EpTensor      *ep_tensor_relu               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_softplus           (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_round              (EpTensor       *self,
@@ -403,14 +318,72 @@ EpTensor      *ep_tensor_ceil               (EpTensor       *self,
 EP_EXPORT
 EpTensor      *ep_tensor_floor              (EpTensor       *self,
                                              GError        **error);
+
+/* Comparisons and logic: ops/logical.c */
+
 EP_EXPORT
-EpTensor      *ep_tensor_float32            (EpTensor       *self,
+EpTensor      *ep_tensor_less               (EpTensor       *self,
+                                             EpTensor       *other,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_float64            (EpTensor       *self,
+EpTensor      *ep_tensor_less_scalar        (EpTensor       *self,
+                                             gdouble         other,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_bool               (EpTensor       *self,
+EpTensor      *ep_tensor_less_equal         (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_less_equal_scalar  (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_equal              (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_equal_scalar       (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_not_equal          (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_not_equal_scalar   (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_greater            (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_greater_scalar     (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_greater_equal      (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_greater_equal_scalar (EpTensor     *self,
+                                               gdouble       other,
+                                               GError      **error);
+EP_EXPORT
+EpTensor      *ep_tensor_logical_and        (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_logical_and_scalar (EpTensor       *self,
+                                             gdouble         other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_logical_or         (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_logical_or_scalar  (EpTensor       *self,
+                                             gdouble         other,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_logical_not        (EpTensor       *self,
@@ -425,9 +398,32 @@ EP_EXPORT
 EpTensor      *ep_tensor_isfinite           (EpTensor       *self,
                                              GError        **error);
 
-/* Reductions, scans, sorting: ep-ops-logical.c, ep-ops-accumulate.c,
- * ep-ops-sort.c, ep-ops-softmax.c, ep-ops-norms.c */
+/* Reductions: ops/reduce.c */
 
+EP_EXPORT
+EpTensor      *ep_tensor_sum                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mean               (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_max                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_min                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_prod               (EpTensor       *self,
                                              const gint     *axes,
@@ -447,9 +443,13 @@ EpTensor      *ep_tensor_any                (EpTensor       *self,
                                              gboolean        keepdims,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_logsumexp          (EpTensor       *self,
-                                             const gint     *axes,
-                                             guint           n_axes,
+EpTensor      *ep_tensor_argmin             (EpTensor       *self,
+                                             gint            axis,
+                                             gboolean        keepdims,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_argmax             (EpTensor       *self,
+                                             gint            axis,
                                              gboolean        keepdims,
                                              GError        **error);
 EP_EXPORT
@@ -483,20 +483,16 @@ EpTensor      *ep_tensor_lp                 (EpTensor       *self,
                                              guint           n_axes,
                                              gboolean        keepdims,
                                              GError        **error);
+
+/* Scans: ops/scan.c */
+
 EP_EXPORT
 EpTensor      *ep_tensor_cumsum             (EpTensor       *self,
                                              gint            axis,
                                              GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_argmin             (EpTensor       *self,
-                                             gint            axis,
-                                             gboolean        keepdims,
-                                             GError        **error);
-EP_EXPORT
-EpTensor      *ep_tensor_argmax             (EpTensor       *self,
-                                             gint            axis,
-                                             gboolean        keepdims,
-                                             GError        **error);
+
+/* Sorting: ops/sort.c */
+
 EP_EXPORT
 EpTensor      *ep_tensor_sort               (EpTensor       *self,
                                              gint            axis,
@@ -506,6 +502,16 @@ EpTensor      *ep_tensor_argsort            (EpTensor       *self,
                                              gint            axis,
                                              GError        **error);
 EP_EXPORT
+gboolean       ep_tensor_topk               (EpTensor       *self,
+                                             gint64          k,
+                                             gboolean        sorted,
+                                             EpTensor      **values,
+                                             EpTensor      **indices,
+                                             GError        **error);
+
+/* Softmax and cross-entropy: ops/softmax.c */
+
+EP_EXPORT
 EpTensor      *ep_tensor_softmax            (EpTensor       *self,
                                              gint            axis,
                                              GError        **error);
@@ -514,33 +520,36 @@ EpTensor      *ep_tensor_log_softmax        (EpTensor       *self,
                                              gint            axis,
                                              GError        **error);
 EP_EXPORT
-gboolean       ep_tensor_topk               (EpTensor       *self,
-                                             gint64          k,
-                                             gboolean        sorted,
-                                             EpTensor      **values,
-                                             EpTensor      **indices,
+EpTensor      *ep_tensor_logsumexp          (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_crossentropy       (EpTensor       *self,
                                              EpTensor       *labels,
                                              GError        **error);
 
-/* Generated: ep-ops-generate.c */
+/* Views: ops/views.c */
 
 EP_EXPORT
-EpTensor      *ep_tensor_onehot_like        (EpTensor       *self,
-                                             EpTensor       *indices,
-                                             gdouble         value,
+EpTensor      *ep_tensor_reshape            (EpTensor       *self,
+                                             const gint64   *shape,
+                                             guint           ndim,
                                              GError        **error);
-
-/* --- shape branch --- */
-
-/* Views: ep-ops-views.c */
-
 EP_EXPORT
-EpTensor      *ep_tensor_flatten            (EpTensor       *self,
-                                             gint            start,
-                                             gint            end,
+EpTensor      *ep_tensor_transpose          (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_expand_dims        (EpTensor       *self,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_squeeze            (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_broadcast_to       (EpTensor       *self,
@@ -561,22 +570,14 @@ EpTensor      *ep_tensor_slice              (EpTensor       *self,
                                              const gint64   *steps,
                                              guint           n_steps,
                                              GError        **error);
-
-/* Joining, splitting and repeating: ep-ops-join.c */
-
 EP_EXPORT
-EpTensor     **ep_tensor_split              (EpTensor       *self,
-                                             gint64          sections,
-                                             gint            axis,
-                                             guint          *n_outputs,
+EpTensor      *ep_tensor_flatten            (EpTensor       *self,
+                                             gint            start,
+                                             gint            end,
                                              GError        **error);
-EP_EXPORT
-EpTensor     **ep_tensor_split_at           (EpTensor       *self,
-                                             const gint64   *indices,
-                                             guint           n_indices,
-                                             gint            axis,
-                                             guint          *n_outputs,
-                                             GError        **error);
+
+/* Joining, splitting and repeating: ops/join.c */
+
 EP_EXPORT
 EpTensor      *ep_tensor_tile               (EpTensor       *self,
                                              const gint64   *reps,
@@ -589,8 +590,19 @@ EpTensor      *ep_tensor_pad                (EpTensor       *self,
                                              EpPadMode       mode,
                                              gdouble         value,
                                              GError        **error);
+EP_EXPORT
+GPtrArray     *ep_tensor_split              (EpTensor       *self,
+                                             gint64          sections,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+GPtrArray     *ep_tensor_split_at           (EpTensor       *self,
+                                             const gint64   *indices,
+                                             guint           n_indices,
+                                             gint            axis,
+                                             GError        **error);
 
-/* Gathering and scattering: ep-ops-index.c */
+/* Gathering and scattering: ops/index.c */
 
 EP_EXPORT
 EpTensor      *ep_tensor_take               (EpTensor       *self,
@@ -619,8 +631,12 @@ EpTensor      *ep_tensor_scatter_add        (EpTensor       *self,
                                              gint            axis,
                                              GError        **error);
 
-/* Linear algebra: ep-ops-lapack.c */
+/* Matrix products: ops/linalg.c */
 
+EP_EXPORT
+EpTensor      *ep_tensor_matmul             (EpTensor       *self,
+                                             EpTensor       *other,
+                                             GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_dot                (EpTensor       *self,
                                              EpTensor       *other,
@@ -629,11 +645,15 @@ EP_EXPORT
 EpTensor      *ep_tensor_outer              (EpTensor       *self,
                                              EpTensor       *other,
                                              GError        **error);
+
+/* Linear algebra: ops/lapack.c */
+
 EP_EXPORT
 EpTensor      *ep_tensor_inv                (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
-EpTensor      *ep_tensor_slogdet            (EpTensor       *self,
+gboolean       ep_tensor_slogdet            (EpTensor       *self,
+                                             EpTensor      **sign,
                                              EpTensor      **logabsdet,
                                              GError        **error);
 EP_EXPORT
@@ -641,7 +661,7 @@ EpTensor      *ep_tensor_solve              (EpTensor       *self,
                                              EpTensor       *b,
                                              GError        **error);
 
-/* Automatic differentiation: ep-ops-autodiff.c */
+/* Automatic differentiation: ops/autodiff.c */
 
 EP_EXPORT
 EpTensor      *ep_tensor_stop_gradient      (EpTensor       *self,

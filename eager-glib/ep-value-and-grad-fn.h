@@ -39,15 +39,17 @@ EP_EXPORT
 const gint       *ep_value_and_grad_fn_get_argnums  (EpValueAndGradFn  *self,
                                                      guint             *n_argnums);
 EP_EXPORT
-EpTensor         *ep_value_and_grad_fn_call         (EpValueAndGradFn  *self,
+gboolean          ep_value_and_grad_fn_call         (EpValueAndGradFn  *self,
                                                      EpTensor         **inputs,
                                                      guint              n_inputs,
+                                                     EpTensor         **value,
                                                      GPtrArray        **grads,
                                                      GError           **error);
 EP_EXPORT
-EpTensor         *ep_value_and_grad_fn_call_with_aux (EpValueAndGradFn *self,
+gboolean          ep_value_and_grad_fn_call_with_aux (EpValueAndGradFn *self,
                                                      EpTensor         **inputs,
                                                      guint              n_inputs,
+                                                     EpTensor         **value,
                                                      GPtrArray        **aux,
                                                      GPtrArray        **grads,
                                                      GError           **error);

@@ -100,7 +100,7 @@ check_value (const char  *name,
   return TRUE;
 }
 
-EpTensor *
+gboolean
 ep_autodiff_value_and_grad (const char     *name,
                             EpTensorFunc    func,
                             EpTensorsFunc   aux_func,
@@ -109,6 +109,7 @@ ep_autodiff_value_and_grad (const char     *name,
                             guint           n_inputs,
                             const gint     *argnums,
                             guint           n_argnums,
+                            EpTensor      **value_out,
                             GPtrArray     **aux,
                             GPtrArray     **grads,
                             GError        **error)
@@ -125,10 +126,10 @@ ep_autodiff_value_and_grad (const char     *name,
   GPtrArray *gradients;
 
   /* the preconditions of every public entry point */
-  g_return_val_if_fail (inputs != NULL || n_inputs == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_return_val_if_fail (inputs != NULL || n_inputs == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   for (guint i = 0; i < n_inputs; i++)
-    g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), NULL);
+    g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), FALSE);
 
   if (argnums == NULL || n_argnums == 0)
     {
@@ -137,7 +138,7 @@ ep_autodiff_value_and_grad (const char     *name,
     }
   which = g_new (guint, n_argnums);
   if (!resolve_argnums (name, argnums, n_argnums, n_inputs, which, error))
-    return NULL;
+    return FALSE;
 
   /* each differentiated argument gets a tensor object of its own, with
    * the history of the input, so that f(x, x) has two arguments */
@@ -150,7 +151,7 @@ ep_autodiff_value_and_grad (const char     *name,
         EpTensor *own = ep_identity (inputs[which[k]], error);
 
         if (own == NULL)
-          return NULL;
+          return FALSE;
         g_object_unref (g_ptr_array_index (args, which[k]));
         g_ptr_array_index (args, which[k]) = own;
       }
@@ -175,7 +176,7 @@ ep_autodiff_value_and_grad (const char     *name,
       if (returned != NULL)
         g_ptr_array_unref (ep_autodiff_take_tensors (returned, TRUE, name, "results", NULL));
       g_propagate_error (error, local_error);
-      return NULL;
+      return FALSE;
     }
 
   if (aux_func != NULL)
@@ -184,41 +185,42 @@ ep_autodiff_value_and_grad (const char     *name,
         {
           g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
                        _("%s: the function returned no tensors"), name);
-          return NULL;
+          return FALSE;
         }
       results = ep_autodiff_take_tensors (returned, FALSE, name, "results", error);
       if (results == NULL)
-        return NULL;
+        return FALSE;
       if (results->len == 0)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
                        _("%s: the function returned an empty list; the first tensor is the value to differentiate"),
                        name);
-          return NULL;
+          return FALSE;
         }
       value = g_object_ref (g_ptr_array_index (results, 0));
     }
 
   if (!check_value (name, value, error))
-    return NULL;
+    return FALSE;
 
   gradients = ep_gradient_tape_gradient (tape, &value, 1, sources, n_argnums, NULL, 0, error);
   if (gradients == NULL)
-    return NULL;
+    return FALSE;
 
-  if (grads != NULL)
-    *grads = gradients;
-  else
-    g_ptr_array_unref (gradients);
-
+  if (value_out != NULL)
+    *value_out = g_steal_pointer (&value);
   if (aux != NULL)
     {
       *aux = ep_tensor_array_new (results != NULL ? results->len - 1 : 0);
       for (guint i = 1; results != NULL && i < results->len; i++)
         g_ptr_array_add (*aux, g_object_ref (g_ptr_array_index (results, i)));
     }
+  if (grads != NULL)
+    *grads = gradients;
+  else
+    g_ptr_array_unref (gradients);
 
-  return g_steal_pointer (&value);
+  return TRUE;
 }
 
 /**
@@ -231,9 +233,11 @@ ep_autodiff_value_and_grad (const char     *name,
  *   differentiate with respect to, by position (negative positions count
  *   from the end); %NULL or empty for the first
  * @n_argnums: the number of positions in @argnums
+ * @value: (out) (transfer full) (optional): return location for the
+ *   value @func returned
  * @grads: (out) (transfer container) (element-type EpTensor) (optional):
- *   the gradients, one per position in @argnums, each shaped like its
- *   argument
+ *   return location for the gradients, one per position in @argnums,
+ *   each shaped like its argument, in an array that owns them
  * @error: return location for an error
  *
  * Calls @func on @inputs and differentiates the sum of its result with
@@ -244,25 +248,26 @@ ep_autodiff_value_and_grad (const char     *name,
  * computation (gradients included) is recorded by that tape, so calls
  * nest for higher derivatives.
  *
- * Returns: (transfer full): the value @func returned, or %NULL with an
- *   error set: the error of @func, %EP_ERROR_INVALID_ARGUMENT if it
- *   returned no tensor or a position is out of range, %EP_ERROR_DTYPE if
- *   the value is not floating-point
+ * Returns: (skip): %TRUE on success; %FALSE with @error set: the error
+ *   of @func, %EP_ERROR_INVALID_ARGUMENT if it returned no tensor or a
+ *   position is out of range, %EP_ERROR_DTYPE if the value is not
+ *   floating-point. @value and @grads are left untouched on failure.
  */
-EpTensor *
+gboolean
 ep_value_and_grad (EpTensorFunc   func,
                    gpointer       user_data,
                    EpTensor     **inputs,
                    guint          n_inputs,
                    const gint    *argnums,
                    guint          n_argnums,
+                   EpTensor     **value,
                    GPtrArray    **grads,
                    GError       **error)
 {
-  g_return_val_if_fail (func != NULL, NULL);
+  g_return_val_if_fail (func != NULL, FALSE);
   return ep_autodiff_value_and_grad ("value_and_grad", func, NULL, user_data,
                                      inputs, n_inputs, argnums, n_argnums,
-                                     NULL, grads, error);
+                                     value, NULL, grads, error);
 }
 
 /**
@@ -275,34 +280,40 @@ ep_value_and_grad (EpTensorFunc   func,
  * @argnums: (array length=n_argnums) (nullable): the arguments to
  *   differentiate with respect to; %NULL or empty for the first
  * @n_argnums: the number of positions in @argnums
+ * @value: (out) (transfer full) (optional): return location for the
+ *   value: the first tensor @func returned
  * @aux: (out) (transfer container) (element-type EpTensor) (optional):
- *   the auxiliary results: what @func returned after the value
+ *   return location for the auxiliary results: what @func returned after
+ *   the value, in an array that owns them
  * @grads: (out) (transfer container) (element-type EpTensor) (optional):
- *   the gradients, one per position in @argnums
+ *   return location for the gradients, one per position in @argnums, in
+ *   an array that owns them
  * @error: return location for an error
  *
  * Like [func@value_and_grad] for a function that returns more than the
  * value to differentiate (EagerPy's `value_aux_and_grad`). The auxiliary
  * results are returned as computed; they are not differentiated.
  *
- * Returns: (transfer full): the value, or %NULL with an error set as for
- *   [func@value_and_grad]
+ * Returns: (skip): %TRUE on success; %FALSE with @error set as for
+ *   [func@value_and_grad], and %EP_ERROR_INVALID_ARGUMENT if @func
+ *   returned no tensors or an element that is not a tensor
  */
-EpTensor *
+gboolean
 ep_value_aux_and_grad (EpTensorsFunc   func,
                        gpointer        user_data,
                        EpTensor      **inputs,
                        guint           n_inputs,
                        const gint     *argnums,
                        guint           n_argnums,
+                       EpTensor      **value,
                        GPtrArray     **aux,
                        GPtrArray     **grads,
                        GError        **error)
 {
-  g_return_val_if_fail (func != NULL, NULL);
+  g_return_val_if_fail (func != NULL, FALSE);
   return ep_autodiff_value_and_grad ("value_aux_and_grad", NULL, func, user_data,
                                      inputs, n_inputs, argnums, n_argnums,
-                                     aux, grads, error);
+                                     value, aux, grads, error);
 }
 
 /* Custom gradients */

@@ -24,6 +24,16 @@
  * for x, y in batches:
  *     value, (dw, db) = loss_and_grad(w, b, x, y)
  * ```
+ *
+ * In C:
+ *
+ * ```c
+ * g_autoptr(EpTensor) value = NULL;
+ * g_autoptr(GPtrArray) grads = NULL;
+ *
+ * if (!ep_value_and_grad_fn_call (fn, inputs, n_inputs, &value, &grads, &error))
+ *   return FALSE;
+ * ```
  */
 
 struct _EpValueAndGradFn
@@ -167,7 +177,8 @@ ep_value_and_grad_fn_has_aux (EpValueAndGradFn *self)
 /**
  * ep_value_and_grad_fn_get_argnums:
  * @self: a function object
- * @n_argnums: (out): the number of positions
+ * @n_argnums: (out) (optional): return location for the number of
+ *   positions
  *
  * Gives the positions of the arguments the gradients are taken with
  * respect to: those given at construction, or `[0]`.
@@ -180,9 +191,9 @@ ep_value_and_grad_fn_get_argnums (EpValueAndGradFn *self,
                                   guint            *n_argnums)
 {
   g_return_val_if_fail (EP_IS_VALUE_AND_GRAD_FN (self), NULL);
-  g_return_val_if_fail (n_argnums != NULL, NULL);
 
-  *n_argnums = self->n_argnums;
+  if (n_argnums != NULL)
+    *n_argnums = self->n_argnums;
   return self->argnums;
 }
 
@@ -191,32 +202,35 @@ ep_value_and_grad_fn_get_argnums (EpValueAndGradFn *self,
  * @self: a function object
  * @inputs: (array length=n_inputs): the arguments
  * @n_inputs: the number of arguments
+ * @value: (out) (transfer full) (optional): return location for the value
  * @aux: (out) (transfer container) (element-type EpTensor) (optional):
- *   the auxiliary results (none for a function made with
- *   [ctor@ValueAndGradFn.new])
+ *   return location for the auxiliary results (none for a function made
+ *   with [ctor@ValueAndGradFn.new]), in an array that owns them
  * @grads: (out) (transfer container) (element-type EpTensor) (optional):
- *   the gradients, one per position
+ *   return location for the gradients, one per position, in an array
+ *   that owns them
  * @error: return location for an error
  *
  * Calls the function and differentiates it, as [func@value_aux_and_grad].
  *
- * Returns: (transfer full): the value, or %NULL with an error set as for
- *   [func@value_and_grad]
+ * Returns: (skip): %TRUE on success; %FALSE with @error set as for
+ *   [func@value_aux_and_grad]
  */
-EpTensor *
+gboolean
 ep_value_and_grad_fn_call_with_aux (EpValueAndGradFn  *self,
                                     EpTensor         **inputs,
                                     guint              n_inputs,
+                                    EpTensor         **value,
                                     GPtrArray        **aux,
                                     GPtrArray        **grads,
                                     GError           **error)
 {
-  g_return_val_if_fail (EP_IS_VALUE_AND_GRAD_FN (self), NULL);
+  g_return_val_if_fail (EP_IS_VALUE_AND_GRAD_FN (self), FALSE);
 
   return ep_autodiff_value_and_grad (self->aux_func != NULL ? "value_aux_and_grad" : "value_and_grad",
                                      self->func, self->aux_func, self->user_data,
                                      inputs, n_inputs, self->argnums, self->n_argnums,
-                                     aux, grads, error);
+                                     value, aux, grads, error);
 }
 
 /**
@@ -224,21 +238,25 @@ ep_value_and_grad_fn_call_with_aux (EpValueAndGradFn  *self,
  * @self: a function object
  * @inputs: (array length=n_inputs): the arguments
  * @n_inputs: the number of arguments
+ * @value: (out) (transfer full) (optional): return location for the value
  * @grads: (out) (transfer container) (element-type EpTensor) (optional):
- *   the gradients, one per position
+ *   return location for the gradients, one per position, in an array
+ *   that owns them
  * @error: return location for an error
  *
  * Calls the function and differentiates it, as [func@value_and_grad].
  * Auxiliary results, if the function has any, are dropped.
  *
- * Returns: (transfer full): the value, or %NULL with an error set
+ * Returns: (skip): %TRUE on success; %FALSE with @error set as for
+ *   [func@value_and_grad]
  */
-EpTensor *
+gboolean
 ep_value_and_grad_fn_call (EpValueAndGradFn  *self,
                            EpTensor         **inputs,
                            guint              n_inputs,
+                           EpTensor         **value,
                            GPtrArray        **grads,
                            GError           **error)
 {
-  return ep_value_and_grad_fn_call_with_aux (self, inputs, n_inputs, NULL, grads, error);
+  return ep_value_and_grad_fn_call_with_aux (self, inputs, n_inputs, value, NULL, grads, error);
 }

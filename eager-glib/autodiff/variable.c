@@ -491,7 +491,7 @@ ep_variable_get_dtype (EpVariable *self)
 /**
  * ep_variable_get_shape:
  * @self: a variable
- * @ndim: (out): the number of dimensions
+ * @ndim: (out) (optional): return location for the number of dimensions
  *
  * Gives the shape of the value, fixed by the initial value.
  *
@@ -503,9 +503,9 @@ ep_variable_get_shape (EpVariable *self,
                        guint      *ndim)
 {
   g_return_val_if_fail (EP_IS_VARIABLE (self), NULL);
-  g_return_val_if_fail (ndim != NULL, NULL);
 
-  *ndim = self->layout.ndim;
+  if (ndim != NULL)
+    *ndim = self->layout.ndim;
   return self->layout.shape;
 }
 

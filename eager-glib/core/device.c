@@ -488,7 +488,7 @@ ep_device_supports_dtype (EpDevice *self,
  *
  * Waits until every op queued on @self has finished. Ops on an OpenCL
  * device run asynchronously: a call returns once the work is queued, and
- * reading a result ([method@Tensor.to_bytes], [method@Tensor.item])
+ * reading a result ([method@Tensor.to_bytes], [method@Tensor.item_double])
  * waits for it. Use this to time ops, or to learn early of a failure of
  * the device.
  *

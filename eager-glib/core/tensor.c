@@ -946,25 +946,27 @@ read_only_element (EpTensor    *self,
 }
 
 /**
- * ep_tensor_item:
+ * ep_tensor_item_double:
  * @self: a tensor of one element
  * @error: return location for an error
  *
- * Returns the only element of @self as a double.
+ * Returns the only element of @self as a double. An int64 beyond 2^53 in
+ * magnitude is rounded to the nearest double: read integers with
+ * [method@Tensor.item_int64].
  *
  * Returns: the value; 0 with %EP_ERROR_SHAPE set if @self does not have
  *   exactly one element
  */
 gdouble
-ep_tensor_item (EpTensor  *self,
-                GError   **error)
+ep_tensor_item_double (EpTensor  *self,
+                       GError   **error)
 {
-  guint8 element[8];
+  _Alignas (gint64) guint8 element[8];   /* read as any element type */
 
   g_return_val_if_fail (EP_IS_TENSOR (self), 0.0);
   g_return_val_if_fail (error == NULL || *error == NULL, 0.0);
 
-  if (!read_only_element (self, "item", element, error))
+  if (!read_only_element (self, "item_double", element, error))
     return 0.0;
 
   return ep_scalar_load (element, self->layout.dtype);
@@ -975,17 +977,25 @@ ep_tensor_item (EpTensor  *self,
  * @self: a tensor of one element
  * @error: return location for an error
  *
- * Returns the only element of @self as a 64-bit integer, exactly for
- * integer tensors and truncated toward zero for floating-point ones.
+ * Returns the only element of @self as a 64-bit integer: exactly for
+ * integer and bool tensors (an int64 never goes through a double), and
+ * truncated toward zero for floating-point ones, as C and Python's `int()`
+ * do. A NaN, an infinity or a float outside the int64 range is an error
+ * here, where [method@Tensor.astype] gives the most negative int64 as
+ * NumPy does.
  *
  * Returns: the value; 0 with %EP_ERROR_SHAPE set if @self does not have
- *   exactly one element
+ *   exactly one element, or %EP_ERROR_INVALID_ARGUMENT if it is a NaN, an
+ *   infinity or out of the int64 range
  */
 gint64
 ep_tensor_item_int64 (EpTensor  *self,
                       GError   **error)
 {
-  guint8 element[8];
+  _Alignas (gint64) guint8 element[8];   /* read as any element type */
+  gint64 i64;
+  gint32 i32;
+  gdouble value;
 
   g_return_val_if_fail (EP_IS_TENSOR (self), 0);
   g_return_val_if_fail (error == NULL || *error == NULL, 0);
@@ -996,12 +1006,29 @@ ep_tensor_item_int64 (EpTensor  *self,
   switch (self->layout.dtype)
     {
     case EP_DTYPE_INT64:
-      return *(gint64 *) element;
+      memcpy (&i64, element, sizeof i64);
+      return i64;
     case EP_DTYPE_INT32:
-      return *(gint32 *) element;
-    default:
-      return ep_double_to_int64 (ep_scalar_load (element, self->layout.dtype));
+      memcpy (&i32, element, sizeof i32);
+      return i32;
+    case EP_DTYPE_BOOL:
+      return element[0] != 0;
+    case EP_DTYPE_FLOAT32:
+    case EP_DTYPE_FLOAT64:
+      break;
     }
+
+  /* -2^63 is an int64; 2^63 is not */
+  value = ep_scalar_load (element, self->layout.dtype);
+  if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("item_int64: %g has no int64 value (NaN, infinite or out of range)"),
+                   value);
+      return 0;
+    }
+
+  return (gint64) value;
 }
 
 /**
@@ -1009,7 +1036,8 @@ ep_tensor_item_int64 (EpTensor  *self,
  * @self: a tensor of one element
  * @error: return location for an error
  *
- * Returns the truth of the only element of @self: whether it is not zero.
+ * Returns the truth of the only element of @self: whether it is not zero
+ * (NaN is true, as in C and Python).
  *
  * Returns: the truth value; %FALSE with %EP_ERROR_SHAPE set if @self does
  *   not have exactly one element
@@ -1018,13 +1046,20 @@ gboolean
 ep_tensor_item_boolean (EpTensor  *self,
                         GError   **error)
 {
-  guint8 element[8];
+  static const guint8 zero[8] = { 0 };
+  _Alignas (gint64) guint8 element[8];   /* read as any element type */
+  gsize itemsize;
 
   g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!read_only_element (self, "item_boolean", element, error))
     return FALSE;
+
+  /* integers and bools by their bytes; floats by value (-0.0 is false) */
+  itemsize = ep_dtype_get_itemsize (self->layout.dtype);
+  if (!ep_dtype_is_floating (self->layout.dtype))
+    return memcmp (element, zero, itemsize) != 0;
 
   return ep_scalar_load (element, self->layout.dtype) != 0.0;
 }

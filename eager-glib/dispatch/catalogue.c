@@ -197,7 +197,11 @@ describe_op (const EpOpDef *op,
  *   name), `nullable` (accepts "none": %NULL axes, %EP_AXIS_NONE),
  *   `internal` (set by the library, not a parameter) and `enum` (the
  *   enum's type name)
- * - `outputs` (`aa{sv}`): the results: `name` and `list` (any number)
+ * - `outputs` (`aa{sv}`): the results: `name` and `list` (any number).
+ *   The function returns a single output; several come as out parameters
+ *   in this order, after the attributes, with a boolean return (as
+ *   [method@Tensor.topk]); a list comes as an array of tensors (as
+ *   [method@Tensor.split])
  * - `differentiable`, `view`, `reads-data` (`b`)
  *
  * Returns: (transfer full): the catalogue, of type `aa{sv}`

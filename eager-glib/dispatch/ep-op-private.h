@@ -226,7 +226,11 @@ struct _EpOpDef
 /* Declaring a schema: EP_INPUTS (EP_INPUT ("self"), ...), EP_ATTRS
  * (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG, ...), EP_OUTPUTS ("values",
  * "indices"). The lists are compound literals, counted where they
- * stand. */
+ * stand. The public function takes the inputs, then the attributes that
+ * are not internal, in this order; it returns its one output, or, for
+ * EP_OUTPUTS, a gboolean with each output an (out) parameter in this
+ * order (topk, slogdet), or, for EP_OUTPUT_LIST, a GPtrArray of tensors
+ * (split, meshgrid). */
 #define EP_SCHEMA_COUNT(type, ...) (sizeof ((const type[]) { __VA_ARGS__ }) / sizeof (type))
 #define EP_INPUTS(...)                                                      \
   .inputs = (const EpInputSpec[]) { __VA_ARGS__ },                          \

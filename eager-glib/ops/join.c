@@ -515,24 +515,12 @@ ep_stack (EpTensor **tensors,
   return ep_concatenate ((EpTensor **) expanded->pdata, n_tensors, axis, error);
 }
 
-static EpTensor **
-steal_outputs (GPtrArray *outputs,
-               guint     *n_outputs)
-{
-  if (n_outputs != NULL)
-    *n_outputs = outputs->len;
-  g_ptr_array_set_free_func (outputs, NULL);
-  g_ptr_array_add (outputs, NULL);
-
-  return (EpTensor **) g_ptr_array_free (outputs, FALSE);
-}
-
-static EpTensor **
+/* The parts of @self between consecutive @bounds along @axis, as views */
+static GPtrArray *
 split_at_bounds (EpTensor      *self,
                  const gint64  *bounds,
                  guint          n_bounds,
                  gint           axis,
-                 guint         *n_outputs,
                  GError       **error)
 {
   g_autoptr(GPtrArray) outputs = g_ptr_array_new_with_free_func (g_object_unref);
@@ -553,7 +541,7 @@ split_at_bounds (EpTensor      *self,
       g_ptr_array_add (outputs, part);
     }
 
-  return steal_outputs (g_steal_pointer (&outputs), n_outputs);
+  return g_steal_pointer (&outputs);
 }
 
 static gboolean
@@ -597,23 +585,21 @@ const EpOpDef ep_func_split_at = {
  * @self: a tensor
  * @sections: the number of equal parts, at least 1
  * @axis: the axis to split
- * @n_outputs: (out) (optional): return location for the number of parts,
- *   @sections
  * @error: return location for an error
  *
  * Splits @self into @sections equal parts along @axis, as NumPy's
  * `split` with an integer. The parts are views.
  *
- * Returns: (array length=n_outputs) (transfer full): the parts (also
- *   %NULL-terminated), or %NULL with %EP_ERROR_SHAPE set if the extent of
- *   @axis is not a multiple of @sections, %EP_ERROR_AXIS if @axis is out
- *   of range, or %EP_ERROR_INVALID_ARGUMENT if @sections is not positive
+ * Returns: (transfer container) (element-type EpTensor): the @sections
+ *   parts, in an array that owns them (unreffing it unrefs them), or
+ *   %NULL with %EP_ERROR_SHAPE set if the extent of @axis is not a
+ *   multiple of @sections, %EP_ERROR_AXIS if @axis is out of range, or
+ *   %EP_ERROR_INVALID_ARGUMENT if @sections is not positive
  */
-EpTensor **
+GPtrArray *
 ep_tensor_split (EpTensor  *self,
                  gint64     sections,
                  gint       axis,
-                 guint     *n_outputs,
                  GError   **error)
 {
   g_autofree gint64 *bounds = NULL;
@@ -650,7 +636,7 @@ ep_tensor_split (EpTensor  *self,
   for (gint64 i = 0; i <= sections; i++)
     bounds[i] = i * (extent / sections);
 
-  return split_at_bounds (self, bounds, sections + 1, axis, n_outputs, error);
+  return split_at_bounds (self, bounds, sections + 1, axis, error);
 }
 
 /**
@@ -662,21 +648,20 @@ ep_tensor_split (EpTensor  *self,
  *   out-of-range ones clamp)
  * @n_indices: the number of indices; there are `n_indices + 1` parts
  * @axis: the axis to split
- * @n_outputs: (out) (optional): return location for the number of parts
  * @error: return location for an error
  *
  * Splits @self along @axis at @indices. The parts are views.
  *
- * Returns: (array length=n_outputs) (transfer full): the parts (also
- *   %NULL-terminated), or %NULL with %EP_ERROR_AXIS set if @axis is out
- *   of range
+ * Returns: (transfer container) (element-type EpTensor): the
+ *   `n_indices + 1` parts, in an array that owns them (unreffing it
+ *   unrefs them), or %NULL with %EP_ERROR_AXIS set if @axis is out of
+ *   range
  */
-EpTensor **
+GPtrArray *
 ep_tensor_split_at (EpTensor      *self,
                     const gint64  *indices,
                     guint          n_indices,
                     gint           axis,
-                    guint         *n_outputs,
                     GError       **error)
 {
   g_autofree gint64 *bounds = NULL;
@@ -693,7 +678,7 @@ ep_tensor_split_at (EpTensor      *self,
     memcpy (bounds + 1, indices, n_indices * sizeof (gint64));
   bounds[n_indices + 1] = G_MAXINT64;
 
-  return split_at_bounds (self, bounds, n_indices + 2, axis, n_outputs, error);
+  return split_at_bounds (self, bounds, n_indices + 2, axis, error);
 }
 
 /**
@@ -783,26 +768,25 @@ const EpOpDef ep_func_meshgrid = {
  *   other ranks are flattened
  * @n_tensors: the number of tensors, at most %EP_MAX_DIMS
  * @indexing: the order of the output dimensions
- * @n_outputs: (out) (optional): return location for the number of
- *   outputs, @n_tensors
  * @error: return location for an error
  *
  * Coordinate grids as NumPy's `meshgrid`: output `i` repeats the values
  * of input `i` along every other axis. The outputs are broadcast views
  * (stride 0 along the repeated axes); each keeps its input's type.
  *
- * Returns: (array length=n_outputs) (transfer full): the grids (also
- *   %NULL-terminated), or %NULL with %EP_ERROR_SHAPE set if there are
- *   more than %EP_MAX_DIMS tensors
+ * Returns: (transfer container) (element-type EpTensor): the
+ *   @n_tensors grids, in an array that owns them (unreffing it unrefs
+ *   them), or %NULL with %EP_ERROR_SHAPE set if there are more than
+ *   %EP_MAX_DIMS tensors, or %EP_ERROR_INVALID_ARGUMENT for an unknown
+ *   @indexing
  */
-EpTensor **
+GPtrArray *
 ep_meshgrid (EpTensor       **tensors,
              guint            n_tensors,
              EpMeshIndexing   indexing,
-             guint           *n_outputs,
              GError         **error)
 {
-  g_autoptr(GPtrArray) outputs = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) outputs = NULL;
   gint64 shape[EP_MAX_DIMS];
   guint position[EP_MAX_DIMS];
 
@@ -834,6 +818,7 @@ ep_meshgrid (EpTensor       **tensors,
   for (guint i = 0; i < n_tensors; i++)
     shape[position[i]] = ep_layout_get_size (&tensors[i]->layout);
 
+  outputs = g_ptr_array_new_full (n_tensors, g_object_unref);
   for (guint i = 0; i < n_tensors; i++)
     {
       gint64 line[EP_MAX_DIMS];
@@ -849,5 +834,5 @@ ep_meshgrid (EpTensor       **tensors,
       g_ptr_array_add (outputs, grid);
     }
 
-  return steal_outputs (g_steal_pointer (&outputs), n_outputs);
+  return g_steal_pointer (&outputs);
 }

@@ -306,6 +306,8 @@ EP_DEFINE_UNARY_METHOD (inv)
 /**
  * ep_tensor_slogdet:
  * @self: a square matrix or a batch of them, shape `(..., n, n)`
+ * @sign: (out) (transfer full) (optional): return location for the sign
+ *   of each determinant: 1, -1, or 0 for a singular matrix
  * @logabsdet: (out) (transfer full) (optional): return location for the
  *   natural logarithm of the absolute value of each determinant, -inf
  *   for a singular matrix
@@ -314,31 +316,38 @@ EP_DEFINE_UNARY_METHOD (inv)
  * Sign and logarithm of the determinant, as NumPy's `slogdet`: the
  * determinant is `sign * exp (logabsdet)`, without overflow for large
  * matrices. Both have the batch shape `self.shape[:-2]`. Integer and
- * bool matrices compute in float64. From Python and JavaScript the
- * result is the pair `(sign, logabsdet)`, in NumPy's order.
+ * bool matrices compute in float64. From Python the result is the pair
+ * `(sign, logabsdet)`, in NumPy's order.
  *
- * Returns: (transfer full): the sign of each determinant: 1, -1, or 0
- *   for a singular matrix; or %NULL with %EP_ERROR_SHAPE set if the
- *   matrices are not square
+ * @logabsdet is differentiable; @sign, piecewise constant, is not.
+ *
+ * Returns: (skip): %TRUE on success; %FALSE with %EP_ERROR_SHAPE set if
+ *   the matrices are not square, in which case @sign and @logabsdet are
+ *   left untouched
  */
-EpTensor *
+gboolean
 ep_tensor_slogdet (EpTensor   *self,
+                   EpTensor  **sign,
                    EpTensor  **logabsdet,
                    GError    **error)
 {
   EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
 
-  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
 
   if (!ep_dispatch (&ep_op_slogdet, &self, 1, NULL, outputs, error))
-    return NULL;
+    return FALSE;
 
+  if (sign != NULL)
+    *sign = outputs[0];
+  else
+    g_object_unref (outputs[0]);
   if (logabsdet != NULL)
     *logabsdet = outputs[1];
   else
     g_object_unref (outputs[1]);
 
-  return outputs[0];
+  return TRUE;
 }
 
 /**

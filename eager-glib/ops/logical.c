@@ -55,6 +55,21 @@ COMPARISON_OP (GREATER_EQUAL, greater_equal)
 EP_DEFINE_BINARY_METHOD (less)
 
 /**
+ * ep_tensor_less_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Compares each element with a weak scalar (see
+ * [ctor@Tensor.new_weak_scalar]), as [method@Tensor.less] does: an
+ * integral @other compares as an integer, any other as a float (so an
+ * integer tensor compares in float64).
+ *
+ * Returns: (transfer full): the bool tensor `self < other`
+ */
+EP_DEFINE_SCALAR_METHOD (less)
+
+/**
  * ep_tensor_less_equal:
  * @self: a tensor
  * @other: a tensor broadcastable with @self
@@ -65,6 +80,21 @@ EP_DEFINE_BINARY_METHOD (less)
  * Returns: (transfer full): the bool tensor `self <= other`
  */
 EP_DEFINE_BINARY_METHOD (less_equal)
+
+/**
+ * ep_tensor_less_equal_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Compares each element with a weak scalar (see
+ * [ctor@Tensor.new_weak_scalar]), as [method@Tensor.less_equal] does: an
+ * integral @other compares as an integer, any other as a float (so an
+ * integer tensor compares in float64).
+ *
+ * Returns: (transfer full): the bool tensor `self <= other`
+ */
+EP_DEFINE_SCALAR_METHOD (less_equal)
 
 /**
  * ep_tensor_equal:
@@ -80,6 +110,21 @@ EP_DEFINE_BINARY_METHOD (less_equal)
 EP_DEFINE_BINARY_METHOD (equal)
 
 /**
+ * ep_tensor_equal_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Compares each element with a weak scalar (see
+ * [ctor@Tensor.new_weak_scalar]), as [method@Tensor.equal] does: an
+ * integral @other compares as an integer, any other as a float (so an
+ * integer tensor compares in float64).
+ *
+ * Returns: (transfer full): the bool tensor `self == other`
+ */
+EP_DEFINE_SCALAR_METHOD (equal)
+
+/**
  * ep_tensor_not_equal:
  * @self: a tensor
  * @other: a tensor broadcastable with @self
@@ -90,6 +135,21 @@ EP_DEFINE_BINARY_METHOD (equal)
  * Returns: (transfer full): the bool tensor `self != other`
  */
 EP_DEFINE_BINARY_METHOD (not_equal)
+
+/**
+ * ep_tensor_not_equal_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Compares each element with a weak scalar (see
+ * [ctor@Tensor.new_weak_scalar]), as [method@Tensor.not_equal] does: an
+ * integral @other compares as an integer, any other as a float (so an
+ * integer tensor compares in float64).
+ *
+ * Returns: (transfer full): the bool tensor `self != other`
+ */
+EP_DEFINE_SCALAR_METHOD (not_equal)
 
 /**
  * ep_tensor_greater:
@@ -104,6 +164,21 @@ EP_DEFINE_BINARY_METHOD (not_equal)
 EP_DEFINE_BINARY_METHOD (greater)
 
 /**
+ * ep_tensor_greater_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Compares each element with a weak scalar (see
+ * [ctor@Tensor.new_weak_scalar]), as [method@Tensor.greater] does: an
+ * integral @other compares as an integer, any other as a float (so an
+ * integer tensor compares in float64).
+ *
+ * Returns: (transfer full): the bool tensor `self > other`
+ */
+EP_DEFINE_SCALAR_METHOD (greater)
+
+/**
  * ep_tensor_greater_equal:
  * @self: a tensor
  * @other: a tensor broadcastable with @self
@@ -114,6 +189,21 @@ EP_DEFINE_BINARY_METHOD (greater)
  * Returns: (transfer full): the bool tensor `self >= other`
  */
 EP_DEFINE_BINARY_METHOD (greater_equal)
+
+/**
+ * ep_tensor_greater_equal_scalar:
+ * @self: a tensor
+ * @other: a number
+ * @error: return location for an error
+ *
+ * Compares each element with a weak scalar (see
+ * [ctor@Tensor.new_weak_scalar]), as [method@Tensor.greater_equal] does: an
+ * integral @other compares as an integer, any other as a float (so an
+ * integer tensor compares in float64).
+ *
+ * Returns: (transfer full): the bool tensor `self >= other`
+ */
+EP_DEFINE_SCALAR_METHOD (greater_equal)
 
 /* Logic takes bool tensors only: NumPy would test other types for
  * non-zero, but a silent conversion hides mistakes (API.md). */
@@ -140,6 +230,23 @@ classify_infer (EpOpCall  *call,
 
   ep_op_set_output (call, EP_DTYPE_BOOL, input->layout.shape, input->layout.ndim);
   return TRUE;
+}
+
+/* The `_scalar` forms of logical_and and logical_or: the literal is a
+ * weak bool, true for any non-zero double (C's and NumPy's bool()). The
+ * arithmetic `_scalar` methods would make an integer literal of 1, which
+ * logic refuses. */
+#define LOGICAL_SCALAR_METHOD(op_name)                                      \
+EpTensor *                                                                  \
+ep_tensor_##op_name##_scalar (EpTensor  *self,                              \
+                              gdouble    other,                             \
+                              GError   **error)                             \
+{                                                                           \
+  g_autoptr(EpTensor) literal = NULL;                                       \
+                                                                            \
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);                         \
+  literal = ep_tensor_new_weak_scalar (other != 0.0, EP_DTYPE_BOOL);        \
+  return ep_dispatch_binary (&ep_op_##op_name, self, literal, error);       \
 }
 
 const EpOpDef ep_op_logical_and = {
@@ -192,6 +299,21 @@ const EpOpDef ep_op_isfinite = {
 EP_DEFINE_BINARY_METHOD (logical_and)
 
 /**
+ * ep_tensor_logical_and_scalar:
+ * @self: a bool tensor
+ * @other: a truth value: 0 is false, any other value true (NaN
+ *   included, as in C and NumPy)
+ * @error: return location for an error
+ *
+ * Logical and with a weak bool scalar, elementwise: @self where @other is
+ * true, all false where it is false.
+ *
+ * Returns: (transfer full): `self and other`, or %NULL with
+ *   %EP_ERROR_DTYPE set if @self is not bool
+ */
+LOGICAL_SCALAR_METHOD (logical_and)
+
+/**
  * ep_tensor_logical_or:
  * @self: a bool tensor
  * @other: a bool tensor broadcastable with @self
@@ -203,6 +325,21 @@ EP_DEFINE_BINARY_METHOD (logical_and)
  *   %EP_ERROR_DTYPE set if a tensor is not bool, or %EP_ERROR_SHAPE
  */
 EP_DEFINE_BINARY_METHOD (logical_or)
+
+/**
+ * ep_tensor_logical_or_scalar:
+ * @self: a bool tensor
+ * @other: a truth value: 0 is false, any other value true (NaN
+ *   included, as in C and NumPy)
+ * @error: return location for an error
+ *
+ * Logical or with a weak bool scalar, elementwise: @self where @other is
+ * false, all true where it is true.
+ *
+ * Returns: (transfer full): `self or other`, or %NULL with
+ *   %EP_ERROR_DTYPE set if @self is not bool
+ */
+LOGICAL_SCALAR_METHOD (logical_or)
 
 /**
  * ep_tensor_logical_not:

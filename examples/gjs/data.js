@@ -35,5 +35,5 @@ try {
 // A large intermediate: give its memory back now instead of at the next
 // garbage collection.
 const big = Ep.ones([1024, 1024], Ep.DType.FLOAT64);
-print(`sum of a 8 MiB tensor: ${big.sum(null, false).item()}`);
+print(`sum of a 8 MiB tensor: ${big.sum(null, false).item_double()}`);
 big.release();

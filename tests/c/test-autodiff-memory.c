@@ -96,7 +96,7 @@ train_step (EpVariable  *w,
       || !ep_variable_assign_sub (b, step_b, error))
     return NAN;
 
-  return ep_tensor_item (loss, error);
+  return ep_tensor_item_double (loss, error);
 }
 
 static void

@@ -24,7 +24,7 @@ static gdouble
 item (EpTensor *t)
 {
   g_autoptr(GError) error = NULL;
-  gdouble value = ep_tensor_item (t, &error);
+  gdouble value = ep_tensor_item_double (t, &error);
 
   g_assert_no_error (error);
   return value;
@@ -547,6 +547,7 @@ test_variable_assign (void)
   g_assert_cmpint (ep_variable_get_dtype (v), ==, EP_DTYPE_FLOAT32);
   g_assert_cmpint (ep_variable_get_shape (v, &ndim)[0], ==, 3);
   g_assert_cmpuint (ndim, ==, 1);
+  g_assert_cmpint (ep_variable_get_shape (v, NULL)[0], ==, 3);   /* the length is optional */
   g_assert_true (ep_variable_get_device (v) == ep_device_get_default ());
 
   g_assert_true (ep_variable_assign (v, wide, &error));          /* float64 into float32 */
@@ -749,28 +750,30 @@ test_value_and_grad (void)
   g_autoptr(EpTensor) v1 = NULL, v2 = NULL, v3 = NULL, v4 = NULL;
   guint calls = 0;
 
-  v1 = ep_value_and_grad (product, &calls, inputs, 2, NULL, 0, &grads, &error);
+  g_assert_true (ep_value_and_grad (product, &calls, inputs, 2, NULL, 0, &v1, &grads, &error));
   g_assert_no_error (error);
   g_assert_cmpfloat (item (v1), ==, 15.0);
   g_assert_cmpuint (grads->len, ==, 1);
   g_assert_cmpfloat (item (g_ptr_array_index (grads, 0)), ==, 5.0);
   g_clear_pointer (&grads, g_ptr_array_unref);
 
-  v2 = ep_value_and_grad (product, &calls, inputs, 2, both, 2, &grads, &error);
+  g_assert_true (ep_value_and_grad (product, &calls, inputs, 2, both, 2, &v2, &grads, &error));
   g_assert_no_error (error);
+  g_assert_cmpfloat (item (v2), ==, 15.0);
   g_assert_cmpfloat (item (g_ptr_array_index (grads, 0)), ==, 5.0);
   g_assert_cmpfloat (item (g_ptr_array_index (grads, 1)), ==, 3.0);
   g_clear_pointer (&grads, g_ptr_array_unref);
 
-  v3 = ep_value_and_grad (product, &calls, inputs, 2, last, 1, &grads, &error);
+  g_assert_true (ep_value_and_grad (product, &calls, inputs, 2, last, 1, &v3, &grads, &error));
   g_assert_no_error (error);
   g_assert_cmpfloat (item (g_ptr_array_index (grads, 0)), ==, 3.0);
   g_clear_pointer (&grads, g_ptr_array_unref);
 
   /* the same tensor twice: two arguments all the same */
   inputs[1] = a;
-  v4 = ep_value_and_grad (product, &calls, inputs, 2, both, 2, &grads, &error);
+  g_assert_true (ep_value_and_grad (product, &calls, inputs, 2, both, 2, &v4, &grads, &error));
   g_assert_no_error (error);
+  g_assert_cmpfloat (item (v4), ==, 9.0);
   g_assert_cmpfloat (item (g_ptr_array_index (grads, 0)), ==, 3.0);
   g_assert_cmpfloat (item (g_ptr_array_index (grads, 1)), ==, 3.0);
   g_assert_cmpuint (calls, ==, 4);
@@ -787,7 +790,7 @@ test_value_and_grad_errors (void)
   g_autoptr(EpTensor) v = NULL;
   guint calls = 0;
 
-  v = ep_value_and_grad (product, &calls, inputs, 2, out_of_range, 1, &grads, &error);
+  g_assert_false (ep_value_and_grad (product, &calls, inputs, 2, out_of_range, 1, &v, &grads, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
   g_assert_null (v);
   g_assert_null (grads);
@@ -821,17 +824,17 @@ test_value_and_grad_function_errors (void)
   g_autoptr(EpTensor) v1 = NULL, v2 = NULL, v3 = NULL;
   g_autoptr(GPtrArray) grads = NULL;
 
-  v1 = ep_value_and_grad (fails, NULL, &a, 1, NULL, 0, &grads, &error);
+  g_assert_false (ep_value_and_grad (fails, NULL, &a, 1, NULL, 0, &v1, &grads, &error));
   g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
   g_assert_null (v1);
   g_clear_error (&error);
 
-  v2 = ep_value_and_grad (returns_nothing, NULL, &a, 1, NULL, 0, &grads, &error);
+  g_assert_false (ep_value_and_grad (returns_nothing, NULL, &a, 1, NULL, 0, &v2, &grads, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
   g_assert_null (v2);
   g_clear_error (&error);
 
-  v3 = ep_value_and_grad (returns_integers, NULL, &a, 1, NULL, 0, &grads, &error);
+  g_assert_false (ep_value_and_grad (returns_integers, NULL, &a, 1, NULL, 0, &v3, &grads, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_DTYPE);
   g_assert_null (v3);
   g_assert_null (grads);
@@ -841,7 +844,7 @@ test_value_and_grad_function_errors (void)
 static EpTensor *
 branchy_abs (EpTensor **in, guint n, gpointer data, GError **error)
 {
-  gdouble value = ep_tensor_item (in[0], error);
+  gdouble value = ep_tensor_item_double (in[0], error);
 
   if (value > 0)
     return g_object_ref (in[0]);
@@ -858,8 +861,9 @@ test_control_flow_abs (void)
     {
       g_autoptr(EpTensor) x = scalar (points[i]);
       g_autoptr(GPtrArray) grads = NULL;
-      g_autoptr(EpTensor) v = ep_value_and_grad (branchy_abs, NULL, &x, 1, NULL, 0, &grads, &error);
+      g_autoptr(EpTensor) v = NULL;
 
+      g_assert_true (ep_value_and_grad (branchy_abs, NULL, &x, 1, NULL, 0, &v, &grads, &error));
       g_assert_no_error (error);
       g_assert_cmpfloat (item (v), ==, 2.0);
       g_assert_cmpfloat (item (g_ptr_array_index (grads, 0)), ==, slopes[i]);
@@ -876,7 +880,7 @@ collatz (EpTensor **in, guint n_inputs, gpointer data, GError **error)
   *steps = 0;
   while (TRUE)
     {
-      gdouble value = ep_tensor_item (n, error);
+      gdouble value = ep_tensor_item_double (n, error);
       EpTensor *next;
 
       if (value == 1.0)
@@ -906,7 +910,7 @@ test_collatz (void)
   g_autoptr(EpTensor) v = NULL;
   guint steps;
 
-  v = ep_value_and_grad (collatz, &steps, &x, 1, NULL, 0, &grads, &error);
+  g_assert_true (ep_value_and_grad (collatz, &steps, &x, 1, NULL, 0, &v, &grads, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (steps, ==, 111);    /* 41 odd steps, 70 even */
   g_assert_cmpfloat (item (v), ==, 27.0);
@@ -926,9 +930,8 @@ static EpTensor *
 derivative_of_cube (EpTensor **in, guint n, gpointer data, GError **error)
 {
   g_autoptr(GPtrArray) grads = NULL;
-  g_autoptr(EpTensor) value = ep_value_and_grad (cube, NULL, in, 1, NULL, 0, &grads, error);
 
-  if (value == NULL)
+  if (!ep_value_and_grad (cube, NULL, in, 1, NULL, 0, NULL, &grads, error))
     return NULL;
   return g_object_ref (g_ptr_array_index (grads, 0));
 }
@@ -939,8 +942,9 @@ test_nested_value_and_grad (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(EpTensor) x = scalar (2.0);
   g_autoptr(GPtrArray) grads = NULL;
-  g_autoptr(EpTensor) v = ep_value_and_grad (derivative_of_cube, NULL, &x, 1, NULL, 0, &grads, &error);
+  g_autoptr(EpTensor) v = NULL;
 
+  g_assert_true (ep_value_and_grad (derivative_of_cube, NULL, &x, 1, NULL, 0, &v, &grads, &error));
   g_assert_no_error (error);
   g_assert_cmpfloat_with_epsilon (item (v), 12.0, 1e-5);
   g_assert_cmpfloat_with_epsilon (item (g_ptr_array_index (grads, 0)), 12.0, 1e-5);
@@ -981,7 +985,7 @@ test_value_aux_and_grad (void)
   g_autoptr(GPtrArray) aux = NULL, grads = NULL;
   g_autoptr(EpTensor) v = NULL, v2 = NULL, v3 = NULL;
 
-  v = ep_value_aux_and_grad (with_aux, NULL, &x, 1, NULL, 0, &aux, &grads, &error);
+  g_assert_true (ep_value_aux_and_grad (with_aux, NULL, &x, 1, NULL, 0, &v, &aux, &grads, &error));
   g_assert_no_error (error);
   g_assert_cmpfloat (item (v), ==, 9.0);
   g_assert_cmpuint (aux->len, ==, 2);
@@ -991,14 +995,50 @@ test_value_aux_and_grad (void)
   g_clear_pointer (&aux, g_ptr_array_unref);
   g_clear_pointer (&grads, g_ptr_array_unref);
 
-  v2 = ep_value_aux_and_grad (empty_results, NULL, &x, 1, NULL, 0, &aux, &grads, &error);
+  g_assert_false (ep_value_aux_and_grad (empty_results, NULL, &x, 1, NULL, 0, &v2, &aux, &grads, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
   g_assert_null (v2);
   g_clear_error (&error);
 
-  v3 = ep_value_aux_and_grad (non_tensor_results, NULL, &x, 1, NULL, 0, &aux, &grads, &error);
+  g_assert_false (ep_value_aux_and_grad (non_tensor_results, NULL, &x, 1, NULL, 0, &v3, &aux, &grads, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
   g_assert_null (v3);
+  g_assert_null (aux);
+  g_assert_null (grads);
+}
+
+/* Every result is optional: ask for the value alone, the gradients
+ * alone, or neither (the function still runs). */
+static void
+test_value_and_grad_optional_results (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = scalar (3.0), b = scalar (5.0);
+  EpTensor *inputs[] = { a, b };
+  const gint both[] = { 0, 1 };
+  g_autoptr(GPtrArray) grads = NULL, aux = NULL;
+  g_autoptr(EpTensor) v = NULL, v2 = NULL;
+  guint calls = 0;
+
+  g_assert_true (ep_value_and_grad (product, &calls, inputs, 2, NULL, 0, &v, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (item (v), ==, 15.0);
+
+  g_assert_true (ep_value_and_grad (product, &calls, inputs, 2, both, 2, NULL, &grads, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (grads->len, ==, 2);
+  g_assert_cmpfloat (item (g_ptr_array_index (grads, 0)), ==, 5.0);
+  g_assert_cmpfloat (item (g_ptr_array_index (grads, 1)), ==, 3.0);
+
+  g_assert_true (ep_value_and_grad (product, &calls, inputs, 2, NULL, 0, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls, ==, 3);
+
+  g_assert_true (ep_value_aux_and_grad (with_aux, NULL, inputs, 1, NULL, 0, &v2, &aux, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (item (v2), ==, 9.0);
+  g_assert_cmpuint (aux->len, ==, 2);
+  g_assert_cmpfloat (item (g_ptr_array_index (aux, 1)), ==, -3.0);
 }
 
 static EpTensor *
@@ -1029,12 +1069,14 @@ test_value_and_grad_fn (void)
   g_assert_false (ep_value_and_grad_fn_has_aux (fn));
   g_assert_cmpint (ep_value_and_grad_fn_get_argnums (fn, &n_argnums)[0], ==, 0);
   g_assert_cmpuint (n_argnums, ==, 1);
+  g_assert_cmpint (ep_value_and_grad_fn_get_argnums (fn, NULL)[0], ==, 0);
 
   for (guint i = 0; i < 100; i++)
     {
       g_autoptr(GPtrArray) grads = NULL;
-      g_autoptr(EpTensor) v = ep_value_and_grad_fn_call (fn, &x, 1, &grads, &error);
+      g_autoptr(EpTensor) v = NULL;
 
+      g_assert_true (ep_value_and_grad_fn_call (fn, &x, 1, &v, &grads, &error));
       g_assert_no_error (error);
       g_assert_cmpfloat (item (v), ==, 14.0);
       assert_values (g_ptr_array_index (grads, 0), (const gdouble[]) { 2, 4, 6 }, 3);
@@ -1055,15 +1097,16 @@ test_value_and_grad_fn_with_aux (void)
   g_autoptr(EpTensor) v = NULL, v2 = NULL;
 
   g_assert_true (ep_value_and_grad_fn_has_aux (fn));
-  v = ep_value_and_grad_fn_call_with_aux (fn, &x, 1, &aux, &grads, &error);
+  g_assert_true (ep_value_and_grad_fn_call_with_aux (fn, &x, 1, &v, &aux, &grads, &error));
   g_assert_no_error (error);
   g_assert_cmpfloat (item (v), ==, 4.0);
   g_assert_cmpuint (aux->len, ==, 2);
   g_assert_cmpfloat (item (g_ptr_array_index (grads, 0)), ==, 4.0);
   g_clear_pointer (&grads, g_ptr_array_unref);
 
-  v2 = ep_value_and_grad_fn_call (fn, &x, 1, &grads, &error);
+  g_assert_true (ep_value_and_grad_fn_call (fn, &x, 1, &v2, &grads, &error));
   g_assert_no_error (error);
+  g_assert_cmpfloat (item (v2), ==, 4.0);
   g_assert_cmpfloat (item (g_ptr_array_index (grads, 0)), ==, 4.0);
 }
 
@@ -1106,11 +1149,11 @@ test_custom_gradient_softplus (void)
   g_autoptr(EpTensor) v1 = NULL, v2 = NULL;
   guint destroyed = 0;
 
-  v1 = ep_value_and_grad (naive_softplus, NULL, &x, 1, NULL, 0, &naive, &error);
+  g_assert_true (ep_value_and_grad (naive_softplus, NULL, &x, 1, NULL, 0, &v1, &naive, &error));
   g_assert_no_error (error);
   g_assert_true (isnan (item (g_ptr_array_index (naive, 0))));
 
-  v2 = ep_value_and_grad (stable_softplus, &destroyed, &x, 1, NULL, 0, &stable, &error);
+  g_assert_true (ep_value_and_grad (stable_softplus, &destroyed, &x, 1, NULL, 0, &v2, &stable, &error));
   g_assert_no_error (error);
   g_assert_cmpfloat (item (g_ptr_array_index (stable, 0)), ==, 1.0);
 
@@ -1318,6 +1361,7 @@ main (int argc, char **argv)
   g_test_add_func ("/autodiff/variable/assign", test_variable_assign);
   g_test_add_func ("/autodiff/stop-gradient", test_stop_gradient);
   g_test_add_func ("/autodiff/value-and-grad/basics", test_value_and_grad);
+  g_test_add_func ("/autodiff/value-and-grad/optional-results", test_value_and_grad_optional_results);
   g_test_add_func ("/autodiff/value-and-grad/errors", test_value_and_grad_errors);
   g_test_add_func ("/autodiff/value-and-grad/function-errors", test_value_and_grad_function_errors);
   g_test_add_func ("/autodiff/value-and-grad/control-flow-abs", test_control_flow_abs);

@@ -88,7 +88,7 @@ test_release_item_fails (void)
   g_autoptr(GError) error = NULL;
 
   ep_tensor_release (x);
-  g_assert_cmpfloat (ep_tensor_item (x, &error), ==, 0.0);
+  g_assert_cmpfloat (ep_tensor_item_double (x, &error), ==, 0.0);
   assert_released_error (error);
   g_clear_error (&error);
   g_assert_cmpint (ep_tensor_item_int64 (x, &error), ==, 0);

@@ -421,7 +421,7 @@ test_parallel_after_fork (void)
 
   ep_cpu_set_n_threads (2);
   before = ep_tensor_sum (x, NULL, 0, FALSE, NULL);
-  expected = ep_tensor_item (before, NULL);
+  expected = ep_tensor_item_double (before, NULL);
 
   pid = fork ();
   g_assert_cmpint (pid, >=, 0);
@@ -431,7 +431,7 @@ test_parallel_after_fork (void)
 
       alarm (20);  /* a hang fails the test instead of stopping it */
       after = ep_tensor_sum (x, NULL, 0, FALSE, NULL);
-      _exit (ep_tensor_item (after, NULL) == expected ? 0 : 1);
+      _exit (ep_tensor_item_double (after, NULL) == expected ? 0 : 1);
     }
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_assert_true (WIFEXITED (status));
@@ -490,7 +490,7 @@ test_extrema_keep_nan_and_zero_signs (void)
             {
               g_autoptr(EpTensor) r = which ? ep_tensor_max (t, NULL, 0, FALSE, NULL)
                                             : ep_tensor_min (t, NULL, 0, FALSE, NULL);
-              gdouble got = ep_tensor_item (r, NULL);
+              gdouble got = ep_tensor_item_double (r, NULL);
               gdouble expected = plain_fold (x, n, which);
 
               if (isnan (expected))
@@ -526,7 +526,7 @@ test_softmax_fast_rows (void)
           g_autoptr(EpTensor) worst = ep_tensor_max (a, NULL, 0, FALSE, NULL);
 
           g_assert_false (ep_tensor_is_contiguous (x) && shapes[s][0] > 1 && shapes[s][1] > 1);
-          g_assert_cmpfloat (ep_tensor_item (worst, NULL), <=, dtype == EP_DTYPE_FLOAT32 ? 1e-6 : 1e-14);
+          g_assert_cmpfloat (ep_tensor_item_double (worst, NULL), <=, dtype == EP_DTYPE_FLOAT32 ? 1e-6 : 1e-14);
         }
 }
 

@@ -331,7 +331,7 @@ test_weak_literal_is_not_an_op (void)
   g_assert_true (r->inputs[0] == x);
   g_assert_cmpint (ep_tensor_get_dtype (r->inputs[1]), ==, EP_DTYPE_FLOAT32);
   g_assert_cmpuint (ep_tensor_get_ndim (r->inputs[1]), ==, 0);
-  g_assert_cmpfloat (ep_tensor_item (r->inputs[1], NULL), ==, 2.5);
+  g_assert_cmpfloat (ep_tensor_item_double (r->inputs[1], NULL), ==, 2.5);
 }
 
 static void
@@ -617,7 +617,7 @@ run_chain (gpointer data)
       g_autoptr(EpTensor) s = ep_tensor_sum (i32, NULL, 0, FALSE, &error);
 
       g_assert_no_error (error);
-      *result = ep_tensor_item (s, NULL);
+      *result = ep_tensor_item_double (s, NULL);
     }
 
   return NULL;

@@ -720,6 +720,96 @@ test_comparisons (void)
     }
 }
 
+/* Every comparison has a _scalar form with the weak literal of the
+ * arithmetic ones. */
+static void
+test_comparisons_with_scalar (void)
+{
+  static const struct { ScalarFunc f; gdouble want[4]; } cases[] = {
+    { ep_tensor_less_scalar, { 1, 0, 0, 0 } },
+    { ep_tensor_less_equal_scalar, { 1, 1, 0, 0 } },
+    { ep_tensor_equal_scalar, { 0, 1, 0, 0 } },
+    { ep_tensor_not_equal_scalar, { 1, 0, 1, 1 } },
+    { ep_tensor_greater_scalar, { 0, 0, 1, 0 } },
+    { ep_tensor_greater_equal_scalar, { 0, 1, 1, 0 } },
+  };
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1, 2, 3, NAN));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) r = cases[i].f (a, 2, &error);
+
+      g_test_message ("case %u", i);
+      g_assert_no_error (error);
+      ep_assert_values (r, EP_DTYPE_BOOL, EP_SHAPE (4), cases[i].want, 4);
+    }
+}
+
+/* A non-integral literal compares integers as floats: 2 < 2.5 but
+ * 3 > 2.5; an integral one compares them as integers. */
+static void
+test_comparison_scalar_types (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (2, 3, -7));
+  g_autoptr(EpTensor) less = ep_tensor_less_scalar (a, 2.5, &error);
+  g_autoptr(EpTensor) greater = ep_tensor_greater_scalar (a, 2.5, &error);
+  g_autoptr(EpTensor) equal = ep_tensor_equal_scalar (a, -7, &error);
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (0, 1));
+  g_autoptr(EpTensor) b_equal = ep_tensor_equal_scalar (b, 1, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (less, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (1, 0, 1));
+  ep_assert_values (greater, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (0, 1, 0));
+  ep_assert_values (equal, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (0, 0, 1));
+  ep_assert_values (b_equal, EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (0, 1));
+}
+
+/* logical_and_scalar and logical_or_scalar take a truth value: 0 is
+ * false, anything else (NaN too) true. */
+static void
+test_logical_with_scalar (void)
+{
+  static const struct { ScalarFunc f; gdouble other; gdouble want[2]; } cases[] = {
+    { ep_tensor_logical_and_scalar, 1, { 1, 0 } },
+    { ep_tensor_logical_and_scalar, 0, { 0, 0 } },
+    { ep_tensor_logical_and_scalar, -0.5, { 1, 0 } },
+    { ep_tensor_logical_and_scalar, NAN, { 1, 0 } },
+    { ep_tensor_logical_or_scalar, 0, { 1, 0 } },
+    { ep_tensor_logical_or_scalar, 2, { 1, 1 } },
+    { ep_tensor_logical_or_scalar, -0.0, { 1, 0 } },
+    { ep_tensor_logical_or_scalar, INFINITY, { 1, 1 } },
+  };
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) r = cases[i].f (b, cases[i].other, &error);
+
+      g_test_message ("case %u", i);
+      g_assert_no_error (error);
+      ep_assert_values (r, EP_DTYPE_BOOL, EP_SHAPE (2), cases[i].want, 2);
+    }
+}
+
+/* Logic takes bool tensors only, with a literal as with a tensor */
+static void
+test_logical_scalar_needs_bool (void)
+{
+  g_autoptr(EpTensor) f = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 0));
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (2), EP_VALUES (1, 0));
+  GError *error = NULL;
+
+  g_assert_null (ep_tensor_logical_and_scalar (f, 1, &error));
+  ep_assert_error (error, EP_ERROR_DTYPE, "logical_and", NULL);
+  g_clear_error (&error);
+  g_assert_null (ep_tensor_logical_or_scalar (i, 0, &error));
+  ep_assert_error (error, EP_ERROR_DTYPE, "logical_or", NULL);
+  g_clear_error (&error);
+}
+
 /* int32 16777217 is not float32 16777216: compared in float64. */
 static void
 test_comparison_mixed_types (void)
@@ -966,6 +1056,10 @@ main (int argc, char **argv)
   g_test_add_func ("/elementwise/unary/non-contiguous", test_unary_non_contiguous);
   g_test_add_func ("/elementwise/unary/empty", test_unary_empty);
   g_test_add_func ("/elementwise/compare/values", test_comparisons);
+  g_test_add_func ("/elementwise/compare/scalar", test_comparisons_with_scalar);
+  g_test_add_func ("/elementwise/compare/scalar-types", test_comparison_scalar_types);
+  g_test_add_func ("/elementwise/logical/scalar", test_logical_with_scalar);
+  g_test_add_func ("/elementwise/logical/scalar-needs-bool", test_logical_scalar_needs_bool);
   g_test_add_func ("/elementwise/compare/mixed-types", test_comparison_mixed_types);
   g_test_add_func ("/elementwise/compare/weak-float", test_comparison_with_weak_float);
   g_test_add_func ("/elementwise/compare/broadcast-non-contiguous", test_comparison_broadcast_non_contiguous);

@@ -243,10 +243,9 @@ static EpTensor *op_inv (EpTensor **in, GError **e)
 static EpTensor *op_slogdet (EpTensor **in, GError **e)
 {
   g_autoptr(EpTensor) a = conditioned (in[0], e);
-  g_autoptr(EpTensor) sign = NULL;
   EpTensor *logabsdet = NULL;
 
-  if (a == NULL || (sign = ep_tensor_slogdet (a, &logabsdet, e)) == NULL)
+  if (a == NULL || !ep_tensor_slogdet (a, NULL, &logabsdet, e))
     return NULL;
   return logabsdet;
 }

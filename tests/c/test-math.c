@@ -285,11 +285,11 @@ test_norms (void)
   g_autoptr(EpTensor) l3 = ep_tensor_lp (t, 3, NULL, 0, FALSE, &error);
 
   g_assert_no_error (error);
-  g_assert_cmpfloat (ep_tensor_item (l0, NULL), ==, 2);
-  g_assert_cmpfloat (ep_tensor_item (l1, NULL), ==, 7);
-  g_assert_cmpfloat (ep_tensor_item (l2, NULL), ==, 5);
-  g_assert_cmpfloat (ep_tensor_item (linf, NULL), ==, 4);
-  g_assert_cmpfloat_with_epsilon (ep_tensor_item (l3, NULL), cbrt (91.0), 1e-12);
+  g_assert_cmpfloat (ep_tensor_item_double (l0, NULL), ==, 2);
+  g_assert_cmpfloat (ep_tensor_item_double (l1, NULL), ==, 7);
+  g_assert_cmpfloat (ep_tensor_item_double (l2, NULL), ==, 5);
+  g_assert_cmpfloat (ep_tensor_item_double (linf, NULL), ==, 4);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item_double (l3, NULL), cbrt (91.0), 1e-12);
 }
 
 static void

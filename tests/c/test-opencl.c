@@ -167,7 +167,7 @@ test_scope (void)
   g_assert_true (ep_tensor_get_device (made) == device);
   g_assert_true (ep_tensor_get_device (sum) == device);
   g_assert_true (ep_tensor_get_device (after) == ep_device_get_cpu ());
-  g_assert_cmpfloat (ep_tensor_item (sum, &error), ==, 6.0);
+  g_assert_cmpfloat (ep_tensor_item_double (sum, &error), ==, 6.0);
   g_assert_cmpint (ep_tensor_item_int64 (sum, &error), ==, 6);
   g_assert_true (ep_tensor_item_boolean (sum, &error));
   text = ep_tensor_to_string (made, &error);
@@ -280,7 +280,7 @@ worker (gpointer data)
 
       g_assert_no_error (error);
       g_assert_true (ep_tensor_get_device (s) == device);
-      total += ep_tensor_item (s, &error);
+      total += ep_tensor_item_double (s, &error);
     }
   ep_device_pop ();
 
@@ -706,7 +706,7 @@ test_fault_on_read (void)
   g_clear_error (&error);
 
   ep_opencl_inject_fault (device, "clEnqueueReadBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
-  g_assert_cmpfloat (ep_tensor_item (s, &error), ==, 0.0);
+  g_assert_cmpfloat (ep_tensor_item_double (s, &error), ==, 0.0);
   assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
   g_clear_error (&error);
 

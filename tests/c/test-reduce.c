@@ -474,8 +474,8 @@ test_sum_float32_accuracy (void)
   g_autoptr(EpTensor) m = ep_tensor_mean (x, NULL, 0, FALSE, &error);
 
   g_assert_no_error (error);
-  g_assert_cmpfloat_with_epsilon (ep_tensor_item (s, NULL), 1e6 * (gdouble) 0.1f, 0.5);
-  g_assert_cmpfloat_with_epsilon (ep_tensor_item (m, NULL), (gdouble) 0.1f, 1e-6);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item_double (s, NULL), 1e6 * (gdouble) 0.1f, 0.5);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item_double (m, NULL), (gdouble) 0.1f, 1e-6);
 }
 
 /* The largest rank, reduced in the middle. */

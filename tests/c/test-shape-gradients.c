@@ -123,7 +123,7 @@ objective (Forward        f,
   weighted = ep_tensor_mul (y, cotangent, &error);
   total = ep_tensor_sum (weighted, NULL, 0, FALSE, &error);
   g_assert_no_error (error);
-  return ep_tensor_item (total, NULL);
+  return ep_tensor_item_double (total, NULL);
 }
 
 static void
@@ -510,9 +510,8 @@ static EpTensor *
 f_logabsdet (EpTensor **in, gconstpointer data, GError **error)
 {
   EpTensor *logabsdet = NULL;
-  g_autoptr(EpTensor) sign = ep_tensor_slogdet (in[0], &logabsdet, error);
 
-  return sign != NULL ? logabsdet : NULL;
+  return ep_tensor_slogdet (in[0], NULL, &logabsdet, error) ? logabsdet : NULL;
 }
 
 static EpTensor *

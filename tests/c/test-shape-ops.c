@@ -283,12 +283,16 @@ test_concatenate_errors (void)
   g_clear_error (&error);
 }
 
+/* A part from @parts, which must own it: it goes with the array */
 static void
-free_parts (EpTensor **parts)
+assert_owned_by (GPtrArray *parts,
+                 guint      i)
 {
-  for (guint i = 0; parts[i] != NULL; i++)
-    g_object_unref (parts[i]);
-  g_free (parts);
+  gpointer part = g_ptr_array_index (parts, i);
+
+  g_object_add_weak_pointer (part, &part);
+  g_ptr_array_unref (parts);
+  g_assert_null (part);
 }
 
 static void
@@ -296,24 +300,30 @@ test_split (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(EpTensor) x = iota (SHAPE (2, 6), 2, EP_DTYPE_FLOAT64);
-  guint n = 0;
-  EpTensor **parts = ep_tensor_split (x, 3, 1, &n, &error);
+  GPtrArray *parts = ep_tensor_split (x, 3, 1, &error);
 
   g_assert_no_error (error);
-  g_assert_cmpuint (n, ==, 3);
-  g_assert_null (parts[3]);
-  assert_tensor (parts[1], SHAPE (2, 2), 2, VALUES (2, 3, 8, 9));
-  g_assert_true (ep_tensor_shares_storage (parts[2], x));
-  free_parts (parts);
+  g_assert_cmpuint (parts->len, ==, 3);
+  assert_tensor (g_ptr_array_index (parts, 0), SHAPE (2, 2), 2, VALUES (0, 1, 6, 7));
+  assert_tensor (g_ptr_array_index (parts, 1), SHAPE (2, 2), 2, VALUES (2, 3, 8, 9));
+  assert_tensor (g_ptr_array_index (parts, 2), SHAPE (2, 2), 2, VALUES (4, 5, 10, 11));
+  g_assert_true (ep_tensor_shares_storage (g_ptr_array_index (parts, 2), x));
+  assert_owned_by (parts, 1);
 
-  parts = ep_tensor_split_at (x, SHAPE (1, -1, 100), 3, -1, &n, &error);
+  parts = ep_tensor_split_at (x, SHAPE (1, -1, 100), 3, -1, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (n, ==, 4);
-  assert_tensor (parts[0], SHAPE (2, 1), 2, VALUES (0, 6));
-  assert_tensor (parts[1], SHAPE (2, 4), 2, VALUES (1, 2, 3, 4, 7, 8, 9, 10));
-  assert_tensor (parts[2], SHAPE (2, 1), 2, VALUES (5, 11));
-  assert_tensor (parts[3], SHAPE (2, 0), 2, VALUES (0));
-  free_parts (parts);
+  g_assert_cmpuint (parts->len, ==, 4);
+  assert_tensor (g_ptr_array_index (parts, 0), SHAPE (2, 1), 2, VALUES (0, 6));
+  assert_tensor (g_ptr_array_index (parts, 1), SHAPE (2, 4), 2, VALUES (1, 2, 3, 4, 7, 8, 9, 10));
+  assert_tensor (g_ptr_array_index (parts, 2), SHAPE (2, 1), 2, VALUES (5, 11));
+  assert_tensor (g_ptr_array_index (parts, 3), SHAPE (2, 0), 2, VALUES (0));
+  assert_owned_by (parts, 3);
+
+  parts = ep_tensor_split_at (x, NULL, 0, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (parts->len, ==, 1);
+  assert_tensor (g_ptr_array_index (parts, 0), SHAPE (2, 6), 2, VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+  assert_owned_by (parts, 0);
 }
 
 static void
@@ -322,17 +332,17 @@ test_split_errors (void)
   g_autoptr(EpTensor) x = iota (SHAPE (2, 7), 2, EP_DTYPE_FLOAT64);
   GError *error = NULL;
 
-  g_assert_null (ep_tensor_split (x, 3, 1, NULL, &error));
+  g_assert_null (ep_tensor_split (x, 3, 1, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_SHAPE);
   g_assert_nonnull (strstr (error->message, "7"));
   g_clear_error (&error);
-  g_assert_null (ep_tensor_split (x, 0, 1, NULL, &error));
+  g_assert_null (ep_tensor_split (x, 0, 1, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_null (ep_tensor_split (x, 1, 2, NULL, &error));
+  g_assert_null (ep_tensor_split (x, 1, 2, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_AXIS);
   g_clear_error (&error);
-  g_assert_null (ep_tensor_split_at (x, NULL, 0, -3, NULL, &error));
+  g_assert_null (ep_tensor_split_at (x, NULL, 0, -3, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_AXIS);
   g_clear_error (&error);
 }
@@ -398,22 +408,29 @@ test_meshgrid (void)
   g_autoptr(EpTensor) x = iota (SHAPE (3), 1, EP_DTYPE_INT32);
   g_autoptr(EpTensor) y = iota (SHAPE (2), 1, EP_DTYPE_FLOAT32);
   EpTensor *inputs[2] = { x, y };
-  guint n = 0;
-  EpTensor **grids = ep_meshgrid (inputs, 2, EP_MESH_XY, &n, &error);
+  GPtrArray *grids = ep_meshgrid (inputs, 2, EP_MESH_XY, &error);
 
   g_assert_no_error (error);
-  g_assert_cmpuint (n, ==, 2);
-  assert_tensor (grids[0], SHAPE (2, 3), 2, VALUES (0, 1, 2, 0, 1, 2));
-  assert_tensor (grids[1], SHAPE (2, 3), 2, VALUES (0, 0, 0, 1, 1, 1));
-  g_assert_cmpint (ep_tensor_get_dtype (grids[0]), ==, EP_DTYPE_INT32);
-  free_parts (grids);
+  g_assert_cmpuint (grids->len, ==, 2);
+  assert_tensor (g_ptr_array_index (grids, 0), SHAPE (2, 3), 2, VALUES (0, 1, 2, 0, 1, 2));
+  assert_tensor (g_ptr_array_index (grids, 1), SHAPE (2, 3), 2, VALUES (0, 0, 0, 1, 1, 1));
+  g_assert_cmpint (ep_tensor_get_dtype (g_ptr_array_index (grids, 0)), ==, EP_DTYPE_INT32);
+  g_assert_cmpint (ep_tensor_get_dtype (g_ptr_array_index (grids, 1)), ==, EP_DTYPE_FLOAT32);
+  assert_owned_by (grids, 0);
 
-  grids = ep_meshgrid (inputs, 2, EP_MESH_IJ, &n, &error);
+  grids = ep_meshgrid (inputs, 2, EP_MESH_IJ, &error);
   g_assert_no_error (error);
-  assert_tensor (grids[0], SHAPE (3, 2), 2, VALUES (0, 0, 1, 1, 2, 2));
-  free_parts (grids);
+  g_assert_cmpuint (grids->len, ==, 2);
+  assert_tensor (g_ptr_array_index (grids, 0), SHAPE (3, 2), 2, VALUES (0, 0, 1, 1, 2, 2));
+  assert_tensor (g_ptr_array_index (grids, 1), SHAPE (3, 2), 2, VALUES (0, 1, 0, 1, 0, 1));
+  assert_owned_by (grids, 1);
 
-  g_assert_null (ep_meshgrid (inputs, 2, 5, &n, &error));
+  grids = ep_meshgrid (NULL, 0, EP_MESH_XY, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (grids->len, ==, 0);
+  g_ptr_array_unref (grids);
+
+  g_assert_null (ep_meshgrid (inputs, 2, 5, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
 }
 
@@ -543,17 +560,48 @@ test_inv_and_slogdet (void)
   g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   g_autoptr(EpTensor) sign_only = NULL;
+  g_autoptr(EpTensor) logdet_only = NULL;
 
   g_assert_no_error (error);
   g_assert_cmpint (ep_tensor_get_dtype (inverse), ==, EP_DTYPE_FLOAT64);
   assert_tensor (inverse, SHAPE (2, 2), 2, VALUES (0.6, -0.7, -0.2, 0.4));
-  sign = ep_tensor_slogdet (a, &logdet, &error);
+  g_assert_true (ep_tensor_slogdet (a, &sign, &logdet, &error));
   g_assert_no_error (error);
-  g_assert_cmpfloat (ep_tensor_item (sign, NULL), ==, 1.0);
-  g_assert_cmpfloat_with_epsilon (ep_tensor_item (logdet, NULL), log (10.0), 1e-12);
-  sign_only = ep_tensor_slogdet (a, NULL, &error);
+  g_assert_cmpfloat (ep_tensor_item_double (sign, NULL), ==, 1.0);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item_double (logdet, NULL), log (10.0), 1e-12);
+  g_assert_true (ep_tensor_slogdet (a, &sign_only, NULL, &error));
   g_assert_no_error (error);
-  g_assert_cmpfloat (ep_tensor_item (sign_only, NULL), ==, 1.0);
+  g_assert_cmpfloat (ep_tensor_item_double (sign_only, NULL), ==, 1.0);
+  g_assert_true (ep_tensor_slogdet (a, NULL, &logdet_only, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item_double (logdet_only, NULL), log (10.0), 1e-12);
+  g_assert_true (ep_tensor_slogdet (a, NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* Both results come back, in NumPy's order, for each matrix of a batch:
+ * a negative determinant, a singular matrix (sign 0, -inf). */
+static void
+test_slogdet_batch (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) flat = ep_test_vector (VALUES (0, 1, 1, 0, 1, 2, 2, 4, 3, 0, 0, 2), 12, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) a = ep_tensor_reshape (flat, SHAPE (3, 2, 2), 3, &error);
+  g_autoptr(EpTensor) sign = NULL;
+  g_autoptr(EpTensor) logdet = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const gdouble *values;
+
+  g_assert_true (ep_tensor_slogdet (a, &sign, &logdet, &error));
+  g_assert_no_error (error);
+  assert_tensor (sign, SHAPE (3), 1, VALUES (-1, 0, 1));
+  bytes = ep_tensor_to_bytes (logdet, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 3 * sizeof (gdouble));
+  values = g_bytes_get_data (bytes, NULL);
+  g_assert_cmpfloat (values[0], ==, 0.0);
+  g_assert_true (isinf (values[1]) && values[1] < 0);
+  g_assert_cmpfloat_with_epsilon (values[2], log (6.0), 1e-12);
 }
 
 /* A broadcast view can describe matrices larger than memory: their
@@ -563,12 +611,14 @@ test_slogdet_of_huge_broadcast (void)
 {
   g_autoptr(EpTensor) one = ep_ones (SHAPE (1, 1), 2, EP_DTYPE_FLOAT64, NULL);
   g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (one, SHAPE (G_MAXINT32, G_MAXINT32), 2, NULL);
+  g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   GError *error = NULL;
 
   g_assert_nonnull (huge);
-  g_assert_null (ep_tensor_slogdet (huge, &logdet, &error));
+  g_assert_false (ep_tensor_slogdet (huge, &sign, &logdet, &error));
   g_assert_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
+  g_assert_null (sign);
   g_assert_null (logdet);
   g_clear_error (&error);
   g_assert_null (ep_tensor_inv (huge, &error));
@@ -584,6 +634,7 @@ test_lapack_order_limit (void)
   g_autoptr(EpTensor) one = ep_ones (SHAPE (1, 1), 2, EP_DTYPE_BOOL, NULL);
   g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (one, SHAPE ((gint64) G_MAXINT32 + 1, (gint64) G_MAXINT32 + 1), 2, NULL);
   g_autoptr(EpTensor) column = ep_tensor_broadcast_to (one, SHAPE ((gint64) G_MAXINT32 + 1, 1), 2, NULL);
+  g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   GError *error = NULL;
   EpTensor *r;
@@ -593,8 +644,9 @@ test_lapack_order_limit (void)
   assert_error (r, error, EP_ERROR_SHAPE, "inv");
   g_assert_nonnull (strstr (error->message, "too large"));
   g_clear_error (&error);
-  r = ep_tensor_slogdet (huge, &logdet, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "slogdet");
+  g_assert_false (ep_tensor_slogdet (huge, &sign, &logdet, &error));
+  assert_error (NULL, error, EP_ERROR_SHAPE, "slogdet");
+  g_assert_null (sign);
   g_assert_null (logdet);
   g_clear_error (&error);
   r = ep_tensor_solve (huge, column, &error);
@@ -609,6 +661,7 @@ test_linalg_errors (void)
   g_autoptr(EpTensor) wide = ep_zeros (SHAPE (2, 3), 2, EP_DTYPE_FLOAT32, NULL);
   g_autoptr(EpTensor) b = ep_zeros (SHAPE (3), 1, EP_DTYPE_FLOAT32, NULL);
   g_autoptr(EpTensor) b4 = ep_zeros (SHAPE (4), 1, EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   GError *error = NULL;
   EpTensor *r;
@@ -632,8 +685,9 @@ test_linalg_errors (void)
   r = ep_tensor_solve (singular, b4, &error);
   assert_error (r, error, EP_ERROR_SHAPE, "solve");
   g_clear_error (&error);
-  r = ep_tensor_slogdet (wide, &logdet, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "slogdet");
+  g_assert_false (ep_tensor_slogdet (wide, &sign, &logdet, &error));
+  assert_error (NULL, error, EP_ERROR_SHAPE, "slogdet");
+  g_assert_null (sign);
   g_assert_null (logdet);
   g_clear_error (&error);
   r = ep_tensor_dot (wide, wide, &error);
@@ -699,6 +753,7 @@ main (int argc, char **argv)
   g_test_add_func ("/index/mask", test_mask);
   g_test_add_func ("/index/scatters", test_scatters);
   g_test_add_func ("/lapack/inv-and-slogdet", test_inv_and_slogdet);
+  g_test_add_func ("/lapack/slogdet-batch", test_slogdet_batch);
   g_test_add_func ("/lapack/solve-dot-outer", test_solve_dot_outer);
   g_test_add_func ("/lapack/errors", test_linalg_errors);
   g_test_add_func ("/lapack/slogdet-of-huge-broadcast", test_slogdet_of_huge_broadcast);

@@ -24,7 +24,7 @@ test_from_doubles_rounds_to_float32 (void)
 {
   g_autoptr(EpTensor) t = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (0.1));
 
-  g_assert_cmpfloat (ep_tensor_item (t, NULL), ==, (gdouble) 0.1f);
+  g_assert_cmpfloat (ep_tensor_item_double (t, NULL), ==, (gdouble) 0.1f);
 }
 
 static void
@@ -835,27 +835,111 @@ test_item (void)
   g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (1));
   g_autoptr(GError) error = NULL;
 
-  g_assert_cmpfloat (ep_tensor_item (f, &error), ==, -2.75);
+  g_assert_cmpfloat (ep_tensor_item_double (f, &error), ==, -2.75);
   g_assert_cmpint (ep_tensor_item_int64 (f, &error), ==, -2);
   g_assert_true (ep_tensor_item_boolean (f, &error));
-  g_assert_cmpfloat (ep_tensor_item (i, &error), ==, -7);
+  g_assert_cmpfloat (ep_tensor_item_double (i, &error), ==, -7);
   g_assert_cmpint (ep_tensor_item_int64 (i, &error), ==, -7);
-  g_assert_cmpfloat (ep_tensor_item (b, &error), ==, 1);
+  g_assert_cmpfloat (ep_tensor_item_double (b, &error), ==, 1);
   g_assert_cmpint (ep_tensor_item_int64 (b, &error), ==, 1);
   g_assert_true (ep_tensor_item_boolean (b, &error));
   g_assert_no_error (error);
 }
 
+/* An int64 element comes back bit for bit, never through a double:
+ * 2^53 + 1 is the first integer a double cannot hold. */
+static EpTensor *
+int64_scalar (gint64 value)
+{
+  g_autoptr(GError) error = NULL;
+  EpTensor *t = ep_tensor_new_from_data (&value, sizeof value, EP_DTYPE_INT64, NULL, 0, &error);
+
+  g_assert_no_error (error);
+  return t;
+}
+
 static void
 test_item_int64_is_exact (void)
 {
-  const gint64 big = (G_GINT64_CONSTANT (1) << 62) + 1;
-  g_autoptr(GBytes) bytes = g_bytes_new (&big, sizeof big);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, NULL, 0, &error);
+  const gint64 values[] = {
+    (G_GINT64_CONSTANT (1) << 53) + 1, -(G_GINT64_CONSTANT (1) << 53) - 1,
+    (G_GINT64_CONSTANT (1) << 62) + 1, G_MAXINT64, G_MININT64, G_MAXINT64 - 1,
+  };
 
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) t = int64_scalar (values[i]);
+      g_autoptr(EpTensor) column = ep_tensor_reshape (t, EP_SHAPE (1, 1), &error);
+
+      g_assert_cmpint (ep_tensor_item_int64 (t, &error), ==, values[i]);
+      g_assert_cmpint (ep_tensor_item_int64 (column, &error), ==, values[i]);
+      g_assert_no_error (error);
+    }
+}
+
+/* item_double rounds an int64 beyond 2^53 to the nearest double, as
+ * documented; item_boolean of an int64 looks at every bit. */
+static void
+test_item_of_large_int64 (void)
+{
+  g_autoptr(EpTensor) t = int64_scalar ((G_GINT64_CONSTANT (1) << 53) + 1);
+  g_autoptr(EpTensor) high = int64_scalar (G_GINT64_CONSTANT (1) << 40);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpfloat (ep_tensor_item_double (t, &error), ==, 9007199254740992.0);
+  g_assert_true (ep_tensor_item_boolean (high, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (ep_tensor_item_int64 (t, &error), ==, big);
+}
+
+/* Floats truncate toward zero; -2^63 is the last one in range. */
+static void
+test_item_int64_of_floats (void)
+{
+  static const struct { EpDType dtype; gdouble value; gint64 want; } cases[] = {
+    { EP_DTYPE_FLOAT32, 2.75, 2 },
+    { EP_DTYPE_FLOAT32, -2.75, -2 },
+    { EP_DTYPE_FLOAT64, -0.5, 0 },
+    { EP_DTYPE_FLOAT64, 4503599627370497.0, G_GINT64_CONSTANT (4503599627370497) },
+    { EP_DTYPE_FLOAT64, -9223372036854775808.0, G_MININT64 },
+    { EP_DTYPE_FLOAT64, 9223372036854774784.0, G_GINT64_CONSTANT (9223372036854774784) },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) t = ep_test_new (cases[i].dtype, EP_SCALAR, &cases[i].value, 1);
+
+      g_test_message ("case %u", i);
+      g_assert_cmpint (ep_tensor_item_int64 (t, &error), ==, cases[i].want);
+      g_assert_no_error (error);
+    }
+}
+
+/* A float without an int64 value is an error, not the most negative
+ * int64 that astype gives. */
+static void
+test_item_int64_of_nan_and_inf (void)
+{
+  static const struct { EpDType dtype; gdouble value; const char *text; } cases[] = {
+    { EP_DTYPE_FLOAT32, NAN, "nan" },
+    { EP_DTYPE_FLOAT64, NAN, "nan" },
+    { EP_DTYPE_FLOAT32, INFINITY, "inf" },
+    { EP_DTYPE_FLOAT64, -INFINITY, "-inf" },
+    { EP_DTYPE_FLOAT64, 9223372036854775808.0, "9.22337e+18" },
+    { EP_DTYPE_FLOAT32, -1e30, "-1e+30" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(EpTensor) t = ep_test_new (cases[i].dtype, EP_SCALAR, &cases[i].value, 1);
+      GError *error = NULL;
+
+      g_test_message ("case %u", i);
+      g_assert_cmpint (ep_tensor_item_int64 (t, &error), ==, 0);
+      ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "item_int64", cases[i].text);
+      g_clear_error (&error);
+    }
 }
 
 static void
@@ -887,8 +971,8 @@ test_item_needs_one_element (void)
   g_autoptr(EpTensor) empty = ep_zeros (EP_SHAPE (0), EP_DTYPE_FLOAT32, NULL);
   GError *error = NULL;
 
-  g_assert_cmpfloat (ep_tensor_item (t, &error), ==, 0);
-  ep_assert_error (error, EP_ERROR_SHAPE, "item", "(2,) has 2 elements");
+  g_assert_cmpfloat (ep_tensor_item_double (t, &error), ==, 0);
+  ep_assert_error (error, EP_ERROR_SHAPE, "item_double", "(2,) has 2 elements");
   g_clear_error (&error);
   g_assert_cmpint (ep_tensor_item_int64 (t, &error), ==, 0);
   ep_assert_error (error, EP_ERROR_SHAPE, "item_int64", NULL);
@@ -896,8 +980,8 @@ test_item_needs_one_element (void)
   g_assert_false (ep_tensor_item_boolean (t, &error));
   ep_assert_error (error, EP_ERROR_SHAPE, "item_boolean", NULL);
   g_clear_error (&error);
-  ep_tensor_item (empty, &error);
-  ep_assert_error (error, EP_ERROR_SHAPE, "item", "0 elements");
+  ep_tensor_item_double (empty, &error);
+  ep_assert_error (error, EP_ERROR_SHAPE, "item_double", "0 elements");
   g_clear_error (&error);
 }
 
@@ -1149,7 +1233,7 @@ null_tensor_to_bytes (void)
 static void
 null_tensor_item (void)
 {
-  ep_tensor_item (NULL, NULL);
+  ep_tensor_item_double (NULL, NULL);
 }
 
 static void
@@ -1178,7 +1262,7 @@ null_error_already_set (void)
   g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (1));
   GError *error = g_error_new_literal (EP_ERROR, EP_ERROR_SHAPE, "already");
 
-  ep_tensor_item (x, &error);
+  ep_tensor_item_double (x, &error);
 }
 
 static const Critical criticals[] = {
@@ -1190,11 +1274,11 @@ static const Critical criticals[] = {
   { "/tensor/critical/sum", null_tensor_sum, "*EP_IS_TENSOR (self)*" },
   { "/tensor/critical/get-shape", null_tensor_get_shape, "*ep_tensor_get_shape*EP_IS_TENSOR*" },
   { "/tensor/critical/to-bytes", null_tensor_to_bytes, "*ep_tensor_to_bytes*EP_IS_TENSOR*" },
-  { "/tensor/critical/item", null_tensor_item, "*ep_tensor_item*EP_IS_TENSOR*" },
+  { "/tensor/critical/item", null_tensor_item, "*ep_tensor_item_double*EP_IS_TENSOR*" },
   { "/tensor/critical/zeros-like", null_tensor_like, "*ep_tensor_zeros_like*EP_IS_TENSOR*" },
   { "/tensor/critical/where", null_tensor_where, "*ep_tensor_where*EP_IS_TENSOR (y)*" },
   { "/tensor/critical/matmul", null_tensor_matmul, "*ep_tensor_matmul*EP_IS_TENSOR*" },
-  { "/tensor/critical/error-already-set", null_error_already_set, "*ep_tensor_item*error == NULL*" },
+  { "/tensor/critical/error-already-set", null_error_already_set, "*ep_tensor_item_double*error == NULL*" },
 };
 
 static void
@@ -1275,6 +1359,9 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/to-bytes/single-element-at-offset", test_to_bytes_single_element_at_offset);
   g_test_add_func ("/tensor/item/values", test_item);
   g_test_add_func ("/tensor/item/int64-is-exact", test_item_int64_is_exact);
+  g_test_add_func ("/tensor/item/large-int64", test_item_of_large_int64);
+  g_test_add_func ("/tensor/item/int64-of-floats", test_item_int64_of_floats);
+  g_test_add_func ("/tensor/item/int64-of-nan-and-inf", test_item_int64_of_nan_and_inf);
   g_test_add_func ("/tensor/item/boolean", test_item_boolean);
   g_test_add_func ("/tensor/item/strided", test_item_of_strided);
   g_test_add_func ("/tensor/item/needs-one-element", test_item_needs_one_element);

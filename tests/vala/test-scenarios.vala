@@ -14,7 +14,7 @@ static void test_norm () {
         assert_cmpuint (norm.ndim, CompareOperator.EQ, 0);
         assert (norm.dtype == Ep.DType.FLOAT32);
         assert_cmpstr (norm.to_string (), CompareOperator.EQ, "3.7416575");
-        assert_cmpfloat_with_epsilon (norm.item (), Math.sqrt (14), 1e-6);
+        assert_cmpfloat_with_epsilon (norm.item_double (), Math.sqrt (14), 1e-6);
     } catch (GLib.Error e) {
         assert_no_error (e);
     }
@@ -48,13 +48,52 @@ static void test_shape_error () {
 
 static void test_value_and_grad () {
     try {
+        Ep.Tensor value;
         GLib.GenericArray<weak Ep.Tensor> grads;
-        var value = Ep.value_and_grad ((inputs) => {
+        assert (Ep.value_and_grad ((inputs) => {
             return inputs[0].square ().sum (null, false);
-        }, { vector ({ 1, 2, 3 }, { 3 }) }, null, out grads);
-        assert_cmpfloat (value.item (), CompareOperator.EQ, 14);
+        }, { vector ({ 1, 2, 3 }, { 3 }) }, null, out value, out grads));
+        assert_cmpfloat (value.item_double (), CompareOperator.EQ, 14);
         assert_cmpuint (grads.length, CompareOperator.EQ, 1);
         assert_cmpstr (grads[0].to_string (), CompareOperator.EQ, "[2. 4. 6.]");
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_value_and_grad_fn () {
+    try {
+        var fn = new Ep.ValueAndGradFn ((inputs) => {
+            return inputs[0].mul (inputs[1]).sum (null, false);
+        }, { 0, 1 });
+        for (var k = 1; k <= 2; k++) {
+            Ep.Tensor value;
+            GLib.GenericArray<weak Ep.Tensor> grads;
+            assert (fn.call ({ vector ({ k, 2 }, { 2 }), vector ({ 3, 4 }, { 2 }) }, out value, out grads));
+            assert_cmpfloat (value.item_double (), CompareOperator.EQ, 3 * k + 8);
+            assert_cmpuint (grads.length, CompareOperator.EQ, 2);
+            assert_cmpstr (grads[0].to_string (), CompareOperator.EQ, "[3. 4.]");
+            assert_cmpstr (grads[1].to_string (), CompareOperator.EQ, "[%d. 2.]".printf (k));
+        }
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_several_results () {
+    try {
+        Ep.Tensor sign, logabsdet;
+        assert (vector ({ 0, 2, 3, 0 }, { 2, 2 }).slogdet (out sign, out logabsdet));
+        assert_cmpfloat (sign.item_double (), CompareOperator.EQ, -1);
+        assert_cmpfloat_with_epsilon (logabsdet.item_double (), Math.log (6), 1e-6);
+
+        var parts = vector ({ 1, 2, 3, 4, 5, 6 }, { 6 }).split (3, 0);
+        assert_cmpuint (parts.length, CompareOperator.EQ, 3);
+        assert_cmpstr (parts[2].to_string (), CompareOperator.EQ, "[5. 6.]");
+
+        var grids = Ep.meshgrid ({ vector ({ 1, 2, 3 }, { 3 }), vector ({ 4, 5 }, { 2 }) }, Ep.MeshIndexing.IJ);
+        assert_cmpuint (grids.length, CompareOperator.EQ, 2);
+        assert_cmpstr (grids[0].to_string (), CompareOperator.EQ, "[[1. 1.]\n [2. 2.]\n [3. 3.]]");
     } catch (GLib.Error e) {
         assert_no_error (e);
     }
@@ -74,9 +113,9 @@ static void test_nested_tapes () {
         var first = inner.gradient ({ y }, { x }, null);
         outer.stop ();
         Ep.Tensor dy = first[0];
-        assert_cmpfloat (dy.item (), CompareOperator.EQ, 6);
+        assert_cmpfloat (dy.item_double (), CompareOperator.EQ, 6);
         var second = outer.gradient ({ dy }, { x }, null);
-        assert_cmpfloat (second[0].item (), CompareOperator.EQ, 2);
+        assert_cmpfloat (second[0].item_double (), CompareOperator.EQ, 2);
     } catch (GLib.Error e) {
         assert_no_error (e);
     }
@@ -99,7 +138,43 @@ static void test_device_scope () {
         assert (y.device == device);
         var total = y.sum (null, false);
         assert (total.device == device);
-        assert_cmpfloat (total.item (), CompareOperator.EQ, 12);
+        assert_cmpfloat (total.item_double (), CompareOperator.EQ, 12);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_scalar_forms () {
+    try {
+        var x = vector ({ 1, 2, 3 }, { 3 });
+        assert_cmpstr (x.less_scalar (2).to_string (), CompareOperator.EQ, "[ True False False]");
+        var mask = x.not_equal_scalar (2);
+        assert_cmpstr (mask.logical_and_scalar (1).to_string (), CompareOperator.EQ, "[ True False  True]");
+        assert_cmpstr (mask.logical_or_scalar (1).to_string (), CompareOperator.EQ, "[ True  True  True]");
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static void test_item_readers () {
+    try {
+        int64[] values = { int64.MAX, (1LL << 53) + 1 };
+        uint8[] raw = ((uint8[]) values)[0 : values.length * sizeof (int64)];
+        var x = new Ep.Tensor.from_bytes (new GLib.Bytes (raw), Ep.DType.INT64, { 2 });
+        var parts = x.split (2, 0);
+        assert (parts[0].item_int64 () == int64.MAX);
+        assert (parts[1].item_int64 () == (1LL << 53) + 1);
+        assert_cmpfloat (parts[1].item_double (), CompareOperator.EQ, 9007199254740992.0);
+        assert (parts[1].item_boolean ());
+        assert (new Ep.Tensor.scalar (-2.5, Ep.DType.FLOAT64).item_int64 () == -2);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+    try {
+        new Ep.Tensor.scalar (double.NAN, Ep.DType.FLOAT32).item_int64 ();
+        assert_not_reached ();
+    } catch (Ep.Error.INVALID_ARGUMENT e) {
+        assert ("item_int64" in e.message);
     } catch (GLib.Error e) {
         assert_no_error (e);
     }
@@ -140,8 +215,12 @@ int main (string[] args) {
     Test.add_func ("/vala/scenarios/broadcast-add", test_broadcast_add);
     Test.add_func ("/vala/scenarios/shape-error", test_shape_error);
     Test.add_func ("/vala/scenarios/value-and-grad", test_value_and_grad);
+    Test.add_func ("/vala/scenarios/value-and-grad-fn", test_value_and_grad_fn);
+    Test.add_func ("/vala/several-results", test_several_results);
     Test.add_func ("/vala/scenarios/nested-tapes", test_nested_tapes);
     Test.add_func ("/vala/scenarios/device-scope", test_device_scope);
+    Test.add_func ("/vala/scalar-forms", test_scalar_forms);
+    Test.add_func ("/vala/item-readers", test_item_readers);
     Test.add_func ("/vala/data-in-and-out", test_data_in_and_out);
     Test.add_func ("/vala/release", test_release);
     return Test.run ();

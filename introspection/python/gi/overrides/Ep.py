@@ -277,7 +277,7 @@ class Tensor(Ep.Tensor):
             return Ep.Tensor.item_boolean(self)
         if dtype in (Ep.DType.INT32, Ep.DType.INT64):
             return Ep.Tensor.item_int64(self)
-        return Ep.Tensor.item(self)
+        return Ep.Tensor.item_double(self)
 
     def tolist(self) -> Any:
         return self.numpy().tolist()
@@ -318,7 +318,7 @@ class Tensor(Ep.Tensor):
         return bool(Ep.Tensor.item_boolean(self))
 
     def __float__(self) -> float:
-        return float(Ep.Tensor.item(self))
+        return float(Ep.Tensor.item_double(self))
 
     def __int__(self) -> int:
         return int(Ep.Tensor.item_int64(self))
