@@ -17,6 +17,9 @@ gint64    ep_pad_source_index  (gint64          o,
 gboolean  ep_solve_is_vector   (const EpLayout *a,
                                 const EpLayout *b);
 /* ops/index.c: for the kernels of take, take_along_axis, scatters */
+gboolean  ep_index_error       (const EpOpCall *call,
+                                gint64          index,
+                                GError        **error);
 void      ep_take_strides      (const EpLayout *x,
                                 const EpLayout *idx,
                                 gint            axis,
@@ -25,5 +28,7 @@ void      ep_take_strides      (const EpLayout *x,
 void      ep_gather_strides    (const EpOpCall *call,
                                 gint64         *index_strides,
                                 gint64         *source_strides);
+void      ep_gather_position_strides (const EpOpCall *call,
+                                      gint64         *position_strides);
 
 G_END_DECLS

@@ -2,18 +2,22 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Mirrors cpu/index.c, by item size where only bytes move. The rules
- * have checked every index; kernels skip one out of range rather than
- * touch memory outside a buffer.
+ * Mirrors cpu/index.c, by item size where only bytes move. The kernels
+ * check every index as they use it: one out of range is skipped (never
+ * read or written through) and raises the flag *bad at its position in
+ * the indices' C order, for the host to report the first.
  */
 
 /* take, take_along_axis: operands 0 (the output), 1 (the indices) and 2
- * (the source, standing still along @axis) seen in the output's shape */
+ * (the source, standing still along @axis) seen in the output's shape;
+ * operand 3 is the position in the indices of the index used (strides
+ * only, no buffer) */
 #define TAKE(name, T)                                                       \
 __kernel void                                                               \
 name (__global T *out,                                                      \
       __global const long *indices,                                         \
       __global const T *source,                                             \
+      __global int *bad,                                                    \
       const EpMap g,                                                        \
       long axis_stride,                                                     \
       long extent)                                                          \
@@ -23,7 +27,13 @@ name (__global T *out,                                                      \
       long k = indices[ep_map_offset (&g, 1, i)];                           \
       if (k < 0)                                                            \
         k += extent;                                                        \
-      out[i] = (k >= 0 && k < extent) ? source[ep_map_offset (&g, 2, i) + k * axis_stride] : 0; \
+      if (k >= 0 && k < extent)                                             \
+        out[i] = source[ep_map_offset (&g, 2, i) + k * axis_stride];        \
+      else                                                                  \
+        {                                                                   \
+          out[i] = 0;                                                       \
+          ep_flag_raise (bad, ep_map_offset (&g, 3, i));                    \
+        }                                                                   \
     }                                                                       \
 }
 
@@ -124,7 +134,8 @@ MASK_WRITE (mask_write_8, ulong)
  * that share everything but the indexed axis, and applies its updates in
  * the CPU's order (so repeated indices accumulate, or the last wins,
  * exactly as there). The walk is in take's shape: axes before @axis
- * (outer), the indices' axes, the axes after @axis (inner). */
+ * (outer), the indices' axes, the axes after @axis (inner); q, the
+ * position in the indices, is what an index out of range flags. */
 typedef struct
 {
   long outer;             /* positions before the axis × after it */
@@ -158,6 +169,7 @@ __kernel void                                                               \
 name (__global T *dest,                                                     \
       __global const long *indices,                                         \
       __global const T *values,                                             \
+      __global int *bad,                                                    \
       const EpScatter g)                                                    \
 {                                                                           \
   for (long p = get_global_id (0); p < g.outer * g.inner; p += get_global_size (0)) \
@@ -174,7 +186,10 @@ name (__global T *dest,                                                     \
           if (k < 0)                                                        \
             k += g.extent;                                                  \
           if (k < 0 || k >= g.extent)                                       \
-            continue;                                                       \
+            {                                                               \
+              ep_flag_raise (bad, q);                                       \
+              continue;                                                     \
+            }                                                               \
           d = dest + d0 + k * g.dest_axis_stride;                           \
           *d = COMBINE (*d, values[v0 + ep_unravel (q, g.idx_ndim, g.idx_shape, g.val_idx)]); \
         }                                                                   \
