@@ -512,6 +512,8 @@ typedef enum {
   SCRATCH_ONEHOT,
   SCRATCH_INV,
   SCRATCH_SOLVE,
+  SCRATCH_TAKE,
+  SCRATCH_SCATTER_ADD,
   N_SCRATCH
 } ScratchOp;
 
@@ -553,6 +555,12 @@ run_scratch_op (EpDevice  *device,
     case SCRATCH_SOLVE:
       out = ep_tensor_solve (x, x, error);
       return out != NULL;
+    case SCRATCH_TAKE:
+      out = ep_tensor_take (x, flat, 1, error);
+      return out != NULL;
+    case SCRATCH_SCATTER_ADD:
+      out = ep_tensor_scatter_add (x, flat, x, 0, error);
+      return out != NULL;
     default:
       g_assert_not_reached ();
     }
@@ -564,9 +572,9 @@ test_fault_on_scratch (void)
   EpDevice *device = opencl0 ();
   /* the buffers to let through: the inputs (two, three with a mask)
    * and the outputs */
-  const guint before[N_SCRATCH] = { 3, 4, 4, 3, 3, 3, 3 };
+  const guint before[N_SCRATCH] = { 3, 4, 4, 3, 3, 3, 3, 3, 3 };
   const char *const names[N_SCRATCH] = {
-    "sort", "topk", "mask", "crossentropy", "onehot_like", "inv", "solve"
+    "sort", "topk", "mask", "crossentropy", "onehot_like", "inv", "solve", "take", "scatter_add"
   };
 
   if (device == NULL)
@@ -616,6 +624,19 @@ test_fault_on_flag_read (void)
 
   ep_opencl_inject_fault (device, "clEnqueueFillBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
   g_assert_false (run_scratch_op (device, SCRATCH_ONEHOT, &error));
+  assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
+  g_clear_error (&error);
+
+  /* the gathers and scatters read a flag too, not their indices */
+  g_assert_true (run_scratch_op (device, SCRATCH_TAKE, &error));
+  ep_opencl_inject_fault (device, "clEnqueueReadBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
+  g_assert_false (run_scratch_op (device, SCRATCH_TAKE, &error));
+  assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
+  g_assert_nonnull (strstr (error->message, "take: clEnqueueReadBuffer failed"));
+  g_clear_error (&error);
+
+  ep_opencl_inject_fault (device, "clEnqueueReadBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
+  g_assert_false (run_scratch_op (device, SCRATCH_SCATTER_ADD, &error));
   assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
   assert_still_works (device);
 }
