@@ -28,7 +28,5 @@ void      ep_take_strides      (const EpLayout *x,
 void      ep_gather_strides    (const EpOpCall *call,
                                 gint64         *index_strides,
                                 gint64         *source_strides);
-void      ep_gather_position_strides (const EpOpCall *call,
-                                      gint64         *position_strides);
 
 G_END_DECLS

@@ -48,25 +48,56 @@ typedef struct
   cl_long val_inner[EP_MAX_DIMS];
 } EpCLScatter;
 
-/* After a kernel that flagged the indices out of range: the error for
- * the first, as on the CPU */
+/* After a kernel that checked the indices: the error for the first out
+ * of range, as on the CPU. The kernels only mark the flag (an atomic
+ * would slow the gather down); when one did, first_bad_index looks for
+ * the position, so this costs nothing more while every index is good. */
 static gboolean
 check_indices (EpOpCall  *call,
                cl_mem     bad,
                GError   **error)
 {
-  gint64 extent = call->inputs[0]->layout.shape[call->attrs.axes[0]];
-  gint64 position = -1, index = 0;
+  EpTensor *idx = call->inputs[1];
+  const EpLayout *il = &idx->layout;
+  cl_long extent = call->inputs[0]->layout.shape[call->attrs.axes[0]];
+  gint32 none = EP_CL_FLAG_NONE;
+  gint64 marked, position = -1, index = 0;
+  EpCLLaunch launch;
+  EpCLMap map;
 
-  if (!ep_cl_flag_bad_index (call, bad, call->inputs[1], -extent, extent, &position, &index, error))
+  if (!ep_cl_flag_read (call, bad, &marked, error))
+    return FALSE;
+  if (marked < 0)
+    return TRUE;
+
+  memset (&map, 0, sizeof map);
+  map.n = ep_layout_get_size (il);
+  map.ndim = il->ndim;
+  for (guint d = 0; d < il->ndim; d++)
+    {
+      map.shape[d] = il->shape[d];
+      map.strides[1][d] = il->strides[d];
+    }
+  map.offsets[1] = il->offset;
+  map.kinds[1] = EP_CL_STRIDED;
+
+  if (!ep_opencl_fill_buffer (call->device, call->op->name, bad, &none, sizeof none, 0,
+                              sizeof none, error)
+      || !ep_cl_launch_init (&launch, call, "index", "first_bad_index", error))
+    return FALSE;
+  ep_cl_launch_mem (&launch, bad);
+  ep_cl_launch_tensor (&launch, idx);
+  ep_cl_launch_arg (&launch, sizeof map, &map);
+  ep_cl_launch_arg (&launch, sizeof extent, &extent);
+  if (!ep_cl_launch_run_items (&launch, map.n, error)
+      || !ep_cl_flag_bad_index (call, bad, idx, -extent, extent, &position, &index, error))
     return FALSE;
 
   return position < 0 || ep_index_error (call, index, error);
 }
 
 /* take and take_along_axis: the indices and the source seen in the
- * output's shape through ep_gather_strides(), and the position of each
- * index used for the flag */
+ * output's shape through ep_gather_strides() */
 static gboolean
 opencl_take (EpOpCall  *call,
              GError   **error)
@@ -75,14 +106,13 @@ opencl_take (EpOpCall  *call,
   gsize itemsize = ep_dtype_get_itemsize (x->layout.dtype);
   gint axis = call->attrs.axes[0];
   cl_long axis_stride = x->layout.strides[axis], extent = x->layout.shape[axis];
-  gint64 index_strides[EP_MAX_DIMS], source_strides[EP_MAX_DIMS], positions[EP_MAX_DIMS];
+  gint64 index_strides[EP_MAX_DIMS], source_strides[EP_MAX_DIMS];
   EpCLLaunch launch;
   EpCLMap map;
   cl_mem bad;
   gboolean ok;
 
   ep_gather_strides (call, index_strides, source_strides);
-  ep_gather_position_strides (call, positions);
 
   memset (&map, 0, sizeof map);
   map.n = ep_layout_get_size (&out->layout);
@@ -92,14 +122,12 @@ opencl_take (EpOpCall  *call,
       map.shape[d] = out->layout.shape[d];
       map.strides[1][d] = index_strides[d];
       map.strides[2][d] = source_strides[d];
-      map.strides[3][d] = positions[d];
     }
   map.offsets[1] = idx->layout.offset;
   map.offsets[2] = x->layout.offset;
   map.kinds[0] = EP_CL_CONTIGUOUS;
   map.kinds[1] = EP_CL_STRIDED;
   map.kinds[2] = EP_CL_STRIDED;
-  map.kinds[3] = EP_CL_STRIDED;
 
   bad = ep_cl_flag_new (call, error);
   if (bad == NULL)

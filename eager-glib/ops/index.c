@@ -566,15 +566,15 @@ ep_index_error (const EpOpCall  *call,
 }
 
 /* The same for take (as ep_take_strides()) or take_along_axis, whose
- * indices (@idx) and source broadcast against the output, the source
- * standing still along the axis. */
-static void
-gather_strides (const EpOpCall *call,
-                const EpLayout *idx,
-                gint64         *index_strides,
-                gint64         *source_strides)
+ * indices and source broadcast against the output, the source standing
+ * still along the axis. */
+void
+ep_gather_strides (const EpOpCall *call,
+                   gint64         *index_strides,
+                   gint64         *source_strides)
 {
   const EpLayout *x = &call->inputs[0]->layout;
+  const EpLayout *idx = &call->inputs[1]->layout;
   const EpLayout *out = &call->output_layouts[0];
   gint axis = call->attrs.axes[0];
 
@@ -589,28 +589,6 @@ gather_strides (const EpOpCall *call,
       index_strides[d] = idx->shape[d] == out->shape[d] ? idx->strides[d] : 0;
       source_strides[d] = (gint) d != axis && x->shape[d] == out->shape[d] ? x->strides[d] : 0;
     }
-}
-
-void
-ep_gather_strides (const EpOpCall *call,
-                   gint64         *index_strides,
-                   gint64         *source_strides)
-{
-  gather_strides (call, &call->inputs[1]->layout, index_strides, source_strides);
-}
-
-/* For the gathers: how the C-order position (in the indices' own shape)
- * of the index that an output element uses moves along each axis of the
- * output, so that a kernel can say which index was bad. */
-void
-ep_gather_position_strides (const EpOpCall *call,
-                            gint64         *position_strides)
-{
-  EpLayout order = call->inputs[1]->layout;
-  gint64 source_strides[EP_MAX_DIMS];
-
-  ep_layout_set_contiguous (&order);
-  gather_strides (call, &order, position_strides, source_strides);
 }
 
 /* Public methods */

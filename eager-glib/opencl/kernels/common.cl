@@ -121,6 +121,16 @@ ep_flag_raise (__global int *flag, long position)
   atomic_min (flag, (int) min (position, (long) INT_MAX - 1));
 }
 
+/* Marks a flag without saying where (position 0): a plain store, for
+ * hot loops, where an atomic would keep PoCL from vectorizing the
+ * work-items; every writer stores the same value. The host then finds
+ * the position with a kernel of its own. */
+inline void
+ep_flag_mark (__global int *flag)
+{
+  *flag = 0;
+}
+
 #define EP_WRAP32(e) as_int ((uint) (e))
 #define EP_WRAP64(e) as_long ((ulong) (e))
 

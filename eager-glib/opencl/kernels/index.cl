@@ -4,14 +4,12 @@
  *
  * Mirrors cpu/index.c, by item size where only bytes move. The kernels
  * check every index as they use it: one out of range is skipped (never
- * read or written through) and raises the flag *bad at its position in
- * the indices' C order, for the host to report the first.
+ * read or written through) and marks the flag *bad; the host then runs
+ * first_bad_index to know which.
  */
 
 /* take, take_along_axis: operands 0 (the output), 1 (the indices) and 2
- * (the source, standing still along @axis) seen in the output's shape;
- * operand 3 is the position in the indices of the index used (strides
- * only, no buffer) */
+ * (the source, standing still along @axis) seen in the output's shape */
 #define TAKE(name, T)                                                       \
 __kernel void                                                               \
 name (__global T *out,                                                      \
@@ -32,7 +30,7 @@ name (__global T *out,                                                      \
       else                                                                  \
         {                                                                   \
           out[i] = 0;                                                       \
-          ep_flag_raise (bad, ep_map_offset (&g, 3, i));                    \
+          ep_flag_mark (bad);                                               \
         }                                                                   \
     }                                                                       \
 }
@@ -40,6 +38,24 @@ name (__global T *out,                                                      \
 TAKE (take_1, uchar)
 TAKE (take_4, uint)
 TAKE (take_8, ulong)
+
+/* After a kernel marked *bad: the first index out of [-extent, extent)
+ * in the C order of the indices (operand 1 of @g, in their own shape),
+ * raised at its position */
+__kernel void
+first_bad_index (__global int *bad,
+                 __global const long *indices,
+                 const EpMap g,
+                 long extent)
+{
+  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))
+    {
+      long k = indices[ep_map_offset (&g, 1, i)];
+
+      if (k < -extent || k >= extent)
+        ep_flag_raise (bad, i);
+    }
+}
 
 /* mask, in three steps: count the true flags of each chunk of the
  * (contiguous) mask, turn the counts into starting positions, then let
@@ -134,8 +150,7 @@ MASK_WRITE (mask_write_8, ulong)
  * that share everything but the indexed axis, and applies its updates in
  * the CPU's order (so repeated indices accumulate, or the last wins,
  * exactly as there). The walk is in take's shape: axes before @axis
- * (outer), the indices' axes, the axes after @axis (inner); q, the
- * position in the indices, is what an index out of range flags. */
+ * (outer), the indices' axes, the axes after @axis (inner). */
 typedef struct
 {
   long outer;             /* positions before the axis × after it */
@@ -187,7 +202,7 @@ name (__global T *dest,                                                     \
             k += g.extent;                                                  \
           if (k < 0 || k >= g.extent)                                       \
             {                                                               \
-              ep_flag_raise (bad, q);                                       \
+              ep_flag_mark (bad);                                           \
               continue;                                                     \
             }                                                               \
           d = dest + d0 + k * g.dest_axis_stride;                           \
