@@ -641,6 +641,44 @@ test_fault_on_flag_read (void)
   assert_still_works (device);
 }
 
+/* The second kernel that finds which index was bad, and its flag:
+ * a failure there is the device's error, not an index error */
+static void
+test_fault_finding_bad_index (void)
+{
+  EpDevice *device = opencl0 ();
+  const char *const calls[] = { "clEnqueueFillBuffer", "clEnqueueNDRangeKernel", "clEnqueueReadBuffer" };
+  g_autoptr(EpTensor) x = NULL;
+  g_autoptr(EpTensor) cpu_bad = ep_test_vector ((const gdouble[]) { 0, 3, 9, 1 }, 4, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) bad = NULL;
+  g_autoptr(EpTensor) r = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (device == NULL)
+    return;
+
+  x = matrix_on (device, 4, 4, EP_DTYPE_FLOAT32);
+  bad = ep_tensor_to_device (cpu_bad, device, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      /* the take's own call of each goes through */
+      ep_opencl_inject_fault (device, calls[i], 1, CL_DEVICE_NOT_AVAILABLE);
+      r = ep_tensor_take (x, bad, 1, &error);
+      g_assert_null (r);
+      assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
+      g_clear_error (&error);
+      ep_opencl_inject_fault (device, NULL, 0, CL_SUCCESS);
+    }
+
+  r = ep_tensor_take (x, bad, 1, &error);
+  g_assert_null (r);
+  g_assert_error (error, EP_ERROR, EP_ERROR_INDEX);
+  g_assert_cmpstr (error->message, ==, "take: index 9 is out of range for axis 1 of extent 4");
+  assert_still_works (device);
+}
+
 static void
 test_fault_on_write (void)
 {
@@ -998,6 +1036,7 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/fault/write", test_fault_on_write);
   g_test_add_func ("/opencl/fault/scratch", test_fault_on_scratch);
   g_test_add_func ("/opencl/fault/flag-read", test_fault_on_flag_read);
+  g_test_add_func ("/opencl/fault/finding-bad-index", test_fault_finding_bad_index);
   g_test_add_func ("/opencl/fault/scalar-operand", test_fault_on_scalar_operand);
   g_test_add_func ("/opencl/fault/read", test_fault_on_read);
   g_test_add_func ("/opencl/fault/kernel", test_fault_on_kernel);
