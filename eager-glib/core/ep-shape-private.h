@@ -17,6 +17,9 @@ gint64    ep_pad_source_index  (gint64          o,
 gboolean  ep_solve_is_vector   (const EpLayout *a,
                                 const EpLayout *b);
 /* ops/index.c: for the kernels of take, take_along_axis, scatters */
+gboolean  ep_index_error       (const EpOpCall *call,
+                                gint64          index,
+                                GError        **error);
 void      ep_take_strides      (const EpLayout *x,
                                 const EpLayout *idx,
                                 gint            axis,

@@ -6,47 +6,41 @@
 
 #include "config.h"
 
-#include <glib/gi18n-lib.h>
-#include <inttypes.h>
 #include <string.h>
 
 #include "ep-cpu-private.h"
 #include "ep-shape-private.h"
-#include "ep-error.h"
 #include "ep-tensor-private.h"
 
-/* The rules have checked the indices; the kernels check again so that a
- * bad index can never read or write out of bounds. */
+/* The kernels check each index as they use it: one out of range is
+ * skipped (never read or written through), and the first of them in the
+ * walk's order, which is the indices' C order, is the error
+ * (ep_index_error(), the same on every device). The walks run on one
+ * thread, in order. */
 typedef struct
 {
   gint64   axis_stride;   /* bytes */
   gint64   extent;
   gboolean bad;
-  gint64   bad_index;
+  gint64   bad_index;     /* as given, before wrapping */
 } IndexInfo;
 
 static inline gboolean
 wrap_index (IndexInfo *info,
             gint64    *k)
 {
+  gint64 given = *k;
+
   if (*k < 0)
     *k += info->extent;
   if (G_LIKELY (*k >= 0 && *k < info->extent))
     return TRUE;
 
-  info->bad = TRUE;
-  info->bad_index = *k;
-  return FALSE;
-}
-
-static gboolean
-index_error (const EpOpCall  *call,
-             const IndexInfo *info,
-             GError         **error)
-{
-  g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-               _("%s: index %" PRId64 " is out of range for an axis of extent %" PRId64),
-               call->op->name, info->bad_index, info->extent);
+  if (!info->bad)
+    {
+      info->bad = TRUE;
+      info->bad_index = given;
+    }
   return FALSE;
 }
 
@@ -116,7 +110,7 @@ run_gather (EpOpCall       *call,
   ep_cpu_iter_add (&iter, source);
   ep_cpu_iter_run (&iter, gather_loop (itemsize), &info);
 
-  return info.bad ? index_error (call, &info, error) : TRUE;
+  return info.bad ? ep_index_error (call, info.bad_index, error) : TRUE;
 }
 
 /* take and take_along_axis */
@@ -373,7 +367,7 @@ cpu_scatter (EpOpCall  *call,
     scatter = itemsize == 1 ? update_1 : itemsize == 4 ? update_4 : update_8;
   scatter (&w, &info);
 
-  return info.bad ? index_error (call, &info, error) : TRUE;
+  return info.bad ? ep_index_error (call, info.bad_index, error) : TRUE;
 }
 
 void

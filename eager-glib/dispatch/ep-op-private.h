@@ -126,8 +126,10 @@ typedef enum {
   EP_OP_FLAG_TRANSFER = 1 << 1,
   /* The rule reads the data of some inputs (ep_op_read_input()), not only
    * their layouts: the output's shape (mask) or the validity of the call
-   * (indices in range for take) depends on values. A tracer cannot
-   * assume such an op keeps its output shape for other input values. */
+   * (no negative integer exponents for pow) depends on values. A tracer
+   * cannot assume such an op keeps its output shape, or stays valid, for
+   * other input values. (Indices out of range are not such a check: the
+   * kernels of take and the scatters find them.) */
   EP_OP_FLAG_READS_DATA = 1 << 2,
   /* No public function has the op's signature: identity is internal,
    * custom_gradient takes callbacks. Bindings do not wrap it. */
@@ -367,11 +369,6 @@ void      ep_op_set_output       (EpOpCall        *call,
 /* For rules of EP_OP_FLAG_READS_DATA ops: op.c */
 GBytes   *ep_op_read_input       (const EpOpCall  *call,
                                   guint            i,
-                                  GError         **error);
-gboolean  ep_op_check_indices    (const EpOpCall  *call,
-                                  guint            input,
-                                  gint64           extent,
-                                  gint             axis,
                                   GError         **error);
 
 G_END_DECLS

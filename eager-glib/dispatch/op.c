@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -326,43 +325,4 @@ ep_op_read_input (const EpOpCall  *call,
   g_return_val_if_fail (i < call->n_inputs, NULL);
 
   return ep_tensor_to_bytes (call->inputs[i], error);
-}
-
-/* Checks that every integer of input @input lies in [-extent, extent):
- * for rules of ops that gather or scatter along @axis. */
-gboolean
-ep_op_check_indices (const EpOpCall  *call,
-                     guint            input,
-                     gint64           extent,
-                     gint             axis,
-                     GError         **error)
-{
-  EpDType dtype = call->inputs[input]->layout.dtype;
-  g_autoptr(GBytes) bytes = NULL;
-  gconstpointer data;
-  gsize nbytes, n;
-
-  if (ep_layout_get_size (&call->inputs[input]->layout) == 0)
-    return TRUE;
-
-  bytes = ep_op_read_input (call, input, error);
-  if (bytes == NULL)
-    return FALSE;
-
-  data = g_bytes_get_data (bytes, &nbytes);
-  n = nbytes / ep_dtype_get_itemsize (dtype);
-  for (gsize i = 0; i < n; i++)
-    {
-      gint64 index = dtype == EP_DTYPE_INT32 ? ((const gint32 *) data)[i] : ((const gint64 *) data)[i];
-
-      if (index < -extent || index >= extent)
-        {
-          g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                       _("%s: index %" PRId64 " is out of range for axis %d of extent %" PRId64),
-                       call->op->name, index, axis, extent);
-          return FALSE;
-        }
-    }
-
-  return TRUE;
 }

@@ -185,7 +185,7 @@ opencl_onehot_like (EpOpCall  *call,
   gsize itemsize = ep_dtype_get_itemsize (dtype);
   cl_long n = out->layout.shape[0], c = out->layout.shape[1];
   cl_long offset = indices->layout.offset, stride = indices->layout.strides[0];
-  gint32 none = G_MAXINT32, first = G_MAXINT32;
+  gint64 first = -1, index = 0;
   guint8 value[8];
   char name[24];
   EpCLLaunch launch;
@@ -195,14 +195,12 @@ opencl_onehot_like (EpOpCall  *call,
 
   ep_scalar_store (value, dtype, call->attrs.onehot.value);
 
-  bad = ep_opencl_create_buffer (call->device, call->op->name, sizeof none, error);
+  bad = ep_cl_flag_new (call, error);
   if (bad == NULL)
     return FALSE;
 
   g_snprintf (name, sizeof name, "onehot_like_%" G_GSIZE_FORMAT, itemsize);
-  ok = ep_opencl_fill_buffer (call->device, call->op->name, bad, &none, sizeof none, 0,
-                              sizeof none, error)
-       && ep_cl_launch_init (&launch, call, "creation", name, error);
+  ok = ep_cl_launch_init (&launch, call, "creation", name, error);
   if (ok)
     {
       ep_cl_launch_tensor (&launch, out);
@@ -215,19 +213,14 @@ opencl_onehot_like (EpOpCall  *call,
       ep_cl_launch_arg (&launch, itemsize, value);
       local = ep_cl_launch_local_size (&launch);
       ok = ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, n * c, local), local, error)
-           && ep_opencl_read_buffer (call->device, call->op->name, bad, 0, &first, sizeof first, error);
+           && ep_cl_flag_bad_index (call, bad, indices, 0, c, &first, &index, error);
     }
 
-  if (ok && first != G_MAXINT32)
+  if (ok && first >= 0)
     {
-      gint64 index = 0;
-
-      ok = ep_opencl_read_buffer (call->device, call->op->name, ep_opencl_mem (indices),
-                                  (offset + first * stride) * sizeof (gint64), &index, sizeof index, error);
-      if (ok)
-        g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                     _("onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns"),
-                     index, (gint64) first, (gint64) c);
+      g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
+                   _("onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns"),
+                   index, first, (gint64) c);
       ok = FALSE;
     }
 

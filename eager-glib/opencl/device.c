@@ -359,6 +359,104 @@ ep_opencl_fill_buffer (EpDevice      *device,
   return TRUE;
 }
 
+/* Flags. A check that depends on data (an index out of range, a
+ * singular matrix) cannot fail a kernel: the kernel records the lowest
+ * position at fault in one int (ep_flag_raise() in kernels/common.cl),
+ * which the host reads after the launch. */
+
+/* A flag that nothing raised yet (EP_CL_FLAG_NONE) */
+cl_mem
+ep_cl_flag_new (EpOpCall  *call,
+                GError   **error)
+{
+  gint32 none = EP_CL_FLAG_NONE;
+  cl_mem flag = ep_opencl_create_buffer (call->device, call->op->name, sizeof none, error);
+
+  if (flag == NULL)
+    return NULL;
+  if (!ep_opencl_fill_buffer (call->device, call->op->name, flag, &none, sizeof none, 0,
+                              sizeof none, error))
+    {
+      clReleaseMemObject (flag);
+      return NULL;
+    }
+
+  return flag;
+}
+
+/* Waits for the kernels that write @flag and reads it: *first is the
+ * lowest position they raised it at (positions from EP_CL_FLAG_LAST on
+ * read as EP_CL_FLAG_LAST), or -1 if none did. */
+gboolean
+ep_cl_flag_read (EpOpCall  *call,
+                 cl_mem     flag,
+                 gint64    *first,
+                 GError   **error)
+{
+  gint32 value = EP_CL_FLAG_NONE;
+
+  if (!ep_opencl_read_buffer (call->device, call->op->name, flag, 0, &value, sizeof value, error))
+    return FALSE;
+
+  *first = value == EP_CL_FLAG_NONE ? -1 : value;
+  return TRUE;
+}
+
+/* The first index of @indices (int64, any layout) outside [@low, @high)
+ * when the kernel raised @flag at the C-order positions of such indices:
+ * *position is -1 if there is none, else the position and *index the
+ * index there, read back from the device. */
+gboolean
+ep_cl_flag_bad_index (EpOpCall  *call,
+                      cl_mem     flag,
+                      EpTensor  *indices,
+                      gint64     low,
+                      gint64     high,
+                      gint64    *position,
+                      gint64    *index,
+                      GError   **error)
+{
+  const EpLayout *layout = &indices->layout;
+  gint64 offset = layout->offset;
+  gint64 rest;
+
+  g_return_val_if_fail (layout->dtype == EP_DTYPE_INT64, FALSE);
+
+  if (!ep_cl_flag_read (call, flag, position, error))
+    return FALSE;
+  if (*position < 0)
+    return TRUE;
+
+  if (*position == EP_CL_FLAG_LAST)
+    {
+      /* a clamped position (more than 2^31 indices): the first bad index
+       * is there or after it, on the host */
+      g_autoptr(GBytes) bytes = ep_tensor_to_bytes (indices, error);
+      const gint64 *data;
+      gsize n;
+
+      if (bytes == NULL)
+        return FALSE;
+      data = g_bytes_get_data (bytes, &n);
+      for (gsize i = *position; i < n / sizeof (gint64); i++)
+        if (data[i] < low || data[i] >= high)
+          {
+            *position = i;
+            *index = data[i];
+            return TRUE;
+          }
+    }
+
+  rest = *position;
+  for (guint d = layout->ndim; d-- > 0;)
+    {
+      offset += (rest % layout->shape[d]) * layout->strides[d];
+      rest /= layout->shape[d];
+    }
+  return ep_opencl_read_buffer (call->device, call->op->name, ep_opencl_mem (indices),
+                                offset * sizeof (gint64), index, sizeof *index, error);
+}
+
 static gboolean
 opencl_read (EpDevice   *device,
              EpStorage  *storage,

@@ -174,6 +174,27 @@ gboolean     ep_opencl_read_buffer       (EpDevice       *device,
                                           gsize           nbytes,
                                           GError        **error);
 
+/* device.c: flags, for checks that depend on data. A kernel raises a
+ * flag (ep_flag_raise() in kernels/common.cl) at the lowest position at
+ * fault, clamped to EP_CL_FLAG_LAST; EP_CL_FLAG_NONE: not raised. */
+#define EP_CL_FLAG_NONE G_MAXINT32
+#define EP_CL_FLAG_LAST (G_MAXINT32 - 1)
+
+cl_mem       ep_cl_flag_new              (EpOpCall       *call,
+                                          GError        **error);
+gboolean     ep_cl_flag_read             (EpOpCall       *call,
+                                          cl_mem          flag,
+                                          gint64         *first,
+                                          GError        **error);
+gboolean     ep_cl_flag_bad_index        (EpOpCall       *call,
+                                          cl_mem          flag,
+                                          EpTensor       *indices,
+                                          gint64          low,
+                                          gint64          high,
+                                          gint64         *position,
+                                          gint64         *index,
+                                          GError        **error);
+
 /* Test hook (tests/c): after @skip more calls of @call ("clCreateBuffer",
  * "clEnqueueNDRangeKernel", "CLBlast", …) on @device, the next one fails
  * with @status, as with a lost device or a full memory. */

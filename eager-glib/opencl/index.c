@@ -48,20 +48,71 @@ typedef struct
   cl_long val_inner[EP_MAX_DIMS];
 } EpCLScatter;
 
-/* take and take_along_axis: the indices and the source seen in the
- * output's shape through @index_strides and @source_strides */
+/* After a kernel that checked the indices: the error for the first out
+ * of range, as on the CPU. The kernels only mark the flag (an atomic
+ * would slow the gather down); when one did, first_bad_index looks for
+ * the position, so this costs nothing more while every index is good. */
 static gboolean
-run_take (EpOpCall      *call,
-          const gint64  *index_strides,
-          const gint64  *source_strides,
-          gint           axis,
-          GError       **error)
+check_indices (EpOpCall  *call,
+               cl_mem     bad,
+               GError   **error)
+{
+  EpTensor *idx = call->inputs[1];
+  const EpLayout *il = &idx->layout;
+  cl_long extent = call->inputs[0]->layout.shape[call->attrs.axes[0]];
+  gint32 none = EP_CL_FLAG_NONE;
+  gint64 marked, position = -1, index = 0;
+  EpCLLaunch launch;
+  EpCLMap map;
+
+  if (!ep_cl_flag_read (call, bad, &marked, error))
+    return FALSE;
+  if (marked < 0)
+    return TRUE;
+
+  memset (&map, 0, sizeof map);
+  map.n = ep_layout_get_size (il);
+  map.ndim = il->ndim;
+  for (guint d = 0; d < il->ndim; d++)
+    {
+      map.shape[d] = il->shape[d];
+      map.strides[1][d] = il->strides[d];
+    }
+  map.offsets[1] = il->offset;
+  map.kinds[1] = EP_CL_STRIDED;
+
+  if (!ep_opencl_fill_buffer (call->device, call->op->name, bad, &none, sizeof none, 0,
+                              sizeof none, error)
+      || !ep_cl_launch_init (&launch, call, "index", "first_bad_index", error))
+    return FALSE;
+  ep_cl_launch_mem (&launch, bad);
+  ep_cl_launch_tensor (&launch, idx);
+  ep_cl_launch_arg (&launch, sizeof map, &map);
+  ep_cl_launch_arg (&launch, sizeof extent, &extent);
+  if (!ep_cl_launch_run_items (&launch, map.n, error)
+      || !ep_cl_flag_bad_index (call, bad, idx, -extent, extent, &position, &index, error))
+    return FALSE;
+
+  return position < 0 || ep_index_error (call, index, error);
+}
+
+/* take and take_along_axis: the indices and the source seen in the
+ * output's shape through ep_gather_strides() */
+static gboolean
+opencl_take (EpOpCall  *call,
+             GError   **error)
 {
   EpTensor *x = call->inputs[0], *idx = call->inputs[1], *out = call->outputs[0];
   gsize itemsize = ep_dtype_get_itemsize (x->layout.dtype);
+  gint axis = call->attrs.axes[0];
   cl_long axis_stride = x->layout.strides[axis], extent = x->layout.shape[axis];
+  gint64 index_strides[EP_MAX_DIMS], source_strides[EP_MAX_DIMS];
   EpCLLaunch launch;
   EpCLMap map;
+  cl_mem bad;
+  gboolean ok;
+
+  ep_gather_strides (call, index_strides, source_strides);
 
   memset (&map, 0, sizeof map);
   map.n = ep_layout_get_size (&out->layout);
@@ -78,26 +129,25 @@ run_take (EpOpCall      *call,
   map.kinds[1] = EP_CL_STRIDED;
   map.kinds[2] = EP_CL_STRIDED;
 
-  if (!ep_cl_launch_init_by_size (&launch, call, "index", "take", itemsize, error))
+  bad = ep_cl_flag_new (call, error);
+  if (bad == NULL)
     return FALSE;
-  ep_cl_launch_tensor (&launch, out);
-  ep_cl_launch_tensor (&launch, idx);
-  ep_cl_launch_tensor (&launch, x);
-  ep_cl_launch_arg (&launch, sizeof map, &map);
-  ep_cl_launch_arg (&launch, sizeof axis_stride, &axis_stride);
-  ep_cl_launch_arg (&launch, sizeof extent, &extent);
-  return ep_cl_launch_run_items (&launch, map.n, error);
-}
 
-/* take and take_along_axis */
-static gboolean
-opencl_take (EpOpCall  *call,
-             GError   **error)
-{
-  gint64 index_strides[EP_MAX_DIMS], source_strides[EP_MAX_DIMS];
+  ok = ep_cl_launch_init_by_size (&launch, call, "index", "take", itemsize, error);
+  if (ok)
+    {
+      ep_cl_launch_tensor (&launch, out);
+      ep_cl_launch_tensor (&launch, idx);
+      ep_cl_launch_tensor (&launch, x);
+      ep_cl_launch_mem (&launch, bad);
+      ep_cl_launch_arg (&launch, sizeof map, &map);
+      ep_cl_launch_arg (&launch, sizeof axis_stride, &axis_stride);
+      ep_cl_launch_arg (&launch, sizeof extent, &extent);
+      ok = ep_cl_launch_run_items (&launch, map.n, error) && check_indices (call, bad, error);
+    }
 
-  ep_gather_strides (call, index_strides, source_strides);
-  return run_take (call, index_strides, source_strides, call->attrs.axes[0], error);
+  clReleaseMemObject (bad);
+  return ok;
 }
 
 /* mask: count each chunk's true flags, scan the counts, copy */
@@ -175,7 +225,8 @@ opencl_mask (EpOpCall  *call,
   return ok;
 }
 
-/* index_update and scatter_add: a copy of self, then the updates */
+/* index_update and scatter_add: a copy of self, then the updates; the
+ * output is dropped if an index was out of range */
 static gboolean
 opencl_scatter (EpOpCall  *call,
                 GError   **error)
@@ -193,6 +244,8 @@ opencl_scatter (EpOpCall  *call,
   EpCLScatter g;
   EpCLLaunch launch;
   char name[32];
+  cl_mem bad;
+  gboolean ok;
   guint w = 0;
 
   if (call->op->id == EP_OP_SCATTER_ADD
@@ -252,17 +305,28 @@ opencl_scatter (EpOpCall  *call,
       g.inner *= ol->shape[axis + 1 + d];
     }
 
+  bad = ep_cl_flag_new (call, error);
+  if (bad == NULL)
+    return FALSE;
+
   if (call->op->id == EP_OP_SCATTER_ADD)
     g_snprintf (name, sizeof name, "scatter_add_%s", ep_cl_dtype_suffix (dtype));
   else
     g_snprintf (name, sizeof name, "update_%" G_GSIZE_FORMAT, itemsize);
-  if (!ep_cl_launch_init (&launch, call, "index", name, error))
-    return FALSE;
-  ep_cl_launch_tensor (&launch, out);
-  ep_cl_launch_tensor (&launch, idx);
-  ep_cl_launch_tensor (&launch, values);
-  ep_cl_launch_arg (&launch, sizeof g, &g);
-  return ep_cl_launch_run_items (&launch, g.outer * g.inner, error);
+  ok = ep_cl_launch_init (&launch, call, "index", name, error);
+  if (ok)
+    {
+      ep_cl_launch_tensor (&launch, out);
+      ep_cl_launch_tensor (&launch, idx);
+      ep_cl_launch_tensor (&launch, values);
+      ep_cl_launch_mem (&launch, bad);
+      ep_cl_launch_arg (&launch, sizeof g, &g);
+      ok = ep_cl_launch_run_items (&launch, g.outer * g.inner, error)
+           && check_indices (call, bad, error);
+    }
+
+  clReleaseMemObject (bad);
+  return ok;
 }
 
 void

@@ -66,7 +66,7 @@ run_lu (EpOpCall          *call,
 {
   EpDType dtype = call->inputs[0]->layout.dtype;
   gsize itemsize = ep_dtype_get_itemsize (dtype);
-  gint32 none = G_MAXINT32, first = G_MAXINT32;
+  gint64 first = -1;
   char name[16];
   EpCLLaunch launch;
   gsize local;
@@ -80,10 +80,8 @@ run_lu (EpOpCall          *call,
                                 count * g->n * g->n * itemsize, error);
   if (lu == NULL)
     return FALSE;
-  bad = ep_opencl_create_buffer (call->device, call->op->name, sizeof none, error);
-  ok = bad != NULL
-       && ep_opencl_fill_buffer (call->device, call->op->name, bad, &none, sizeof none, 0,
-                                 sizeof none, error);
+  bad = ep_cl_flag_new (call, error);
+  ok = bad != NULL;
 
   g_snprintf (name, sizeof name, "lu_%s", ep_cl_dtype_suffix (dtype));
   if (ok && (ok = ep_cl_launch_init (&launch, call, "lapack", name, error)))
@@ -108,8 +106,8 @@ run_lu (EpOpCall          *call,
 
   /* inv and solve: the first singular matrix, as LAPACK reports it */
   if (ok && mode != MODE_SLOGDET)
-    ok = ep_opencl_read_buffer (call->device, call->op->name, bad, 0, &first, sizeof first, error);
-  if (ok && first != G_MAXINT32)
+    ok = ep_cl_flag_read (call, bad, &first, error);
+  if (ok && first >= 0)
     {
       if (count > 1)
         g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,

@@ -33,53 +33,6 @@ opencl_softmax (EpOpCall  *call,
   return ep_cl_rows_kernel (call, "softmax", name, out, in, &rows, error);
 }
 
-/* The first sample whose label was out of range, if any, as the CPU
- * reports it. */
-static gboolean
-check_bad_index (EpOpCall     *call,
-                 cl_mem        bad,
-                 EpTensor     *indices,
-                 const char   *message,
-                 gint64        extent,
-                 GError      **error)
-{
-  gint32 first = G_MAXINT32;
-  gint64 index = 0;
-  gsize offset;
-
-  if (!ep_opencl_read_buffer (call->device, call->op->name, bad, 0, &first, sizeof first, error))
-    return FALSE;
-  if (first == G_MAXINT32)
-    return TRUE;
-
-  offset = (indices->layout.offset + first * indices->layout.strides[0]) * sizeof (gint64);
-  if (!ep_opencl_read_buffer (call->device, call->op->name, ep_opencl_mem (indices), offset,
-                              &index, sizeof index, error))
-    return FALSE;
-
-  g_set_error (error, EP_ERROR, EP_ERROR_INDEX, message, index, (gint64) first, extent);
-  return FALSE;
-}
-
-static cl_mem
-bad_index_flag (EpOpCall  *call,
-                GError   **error)
-{
-  gint32 none = G_MAXINT32;
-  cl_mem bad = ep_opencl_create_buffer (call->device, call->op->name, sizeof none, error);
-
-  if (bad == NULL)
-    return NULL;
-  if (!ep_opencl_fill_buffer (call->device, call->op->name, bad, &none, sizeof none, 0,
-                              sizeof none, error))
-    {
-      clReleaseMemObject (bad);
-      return NULL;
-    }
-
-  return bad;
-}
-
 static gboolean
 opencl_crossentropy (EpOpCall  *call,
                      GError   **error)
@@ -93,13 +46,14 @@ opencl_crossentropy (EpOpCall  *call,
   char name[24];
   EpCLLaunch launch;
   gsize local;
+  gint64 sample = -1, label = 0;
   cl_mem bad;
   gboolean ok;
 
   if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
     return FALSE;
 
-  bad = bad_index_flag (call, error);
+  bad = ep_cl_flag_new (call, error);
   if (bad == NULL)
     return FALSE;
 
@@ -120,9 +74,16 @@ opencl_crossentropy (EpOpCall  *call,
       ep_cl_launch_arg (&launch, sizeof y_stride, &y_stride);
       local = ep_cl_launch_local_size (&launch);
       ok = ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, n, local), local, error)
-           && check_bad_index (call, bad, labels,
-                               _("crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " classes"),
-                               c, error);
+           && ep_cl_flag_bad_index (call, bad, labels, 0, c, &sample, &label, error);
+    }
+
+  /* the first sample whose label was out of range, as the CPU says */
+  if (ok && sample >= 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
+                   _("crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " classes"),
+                   label, sample, (gint64) c);
+      ok = FALSE;
     }
 
   clReleaseMemObject (bad);

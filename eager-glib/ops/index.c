@@ -2,15 +2,18 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Gathers and their mirror images, the functional scatters. The rules
- * read the indices (EP_OP_FLAG_READS_DATA) so that an index out of range
- * is a GError before anything runs; mask reads its mask to know the
- * output's length.
+ * Gathers and their mirror images, the functional scatters. Their rules
+ * look at layouts only: the kernels of every device check each index
+ * while they use it (ep_index_error() is their common message), so a
+ * call's validity does not depend on values at trace time and an OpenCL
+ * call reads no indices back. mask reads its mask (EP_OP_FLAG_READS_DATA)
+ * to know the output's length.
  */
 
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-creation.h"
@@ -79,8 +82,6 @@ take_infer (EpOpCall  *call,
     return FALSE;
   if (!indexed_shape (call, call->attrs.axes[0], shape, &ndim, error))
     return FALSE;
-  if (!ep_op_check_indices (call, 1, x->shape[call->attrs.axes[0]], call->attrs.axes[0], error))
-    return FALSE;
 
   call->input_dtypes[1] = EP_DTYPE_INT64;
   ep_op_set_output (call, x->dtype, shape, ndim);
@@ -107,7 +108,6 @@ take_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_take = {
   .id = EP_OP_TAKE, .name = "take",
-  .flags = EP_OP_FLAG_READS_DATA,
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER)),
   EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
   .infer = take_infer,
@@ -154,9 +154,6 @@ take_along_axis_infer (EpOpCall  *call,
           return FALSE;
         }
     }
-
-  if (!ep_op_check_indices (call, 1, x->shape[axis], axis, error))
-    return FALSE;
 
   call->input_dtypes[1] = EP_DTYPE_INT64;
   ep_op_set_output (call, x->dtype, shape, x->ndim);
@@ -292,7 +289,6 @@ take_along_axis_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_take_along_axis = {
   .id = EP_OP_TAKE_ALONG_AXIS, .name = "take_along_axis",
-  .flags = EP_OP_FLAG_READS_DATA,
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER)),
   EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
   .infer = take_along_axis_infer,
@@ -427,9 +423,6 @@ scatter_infer (EpOpCall  *call,
         }
     }
 
-  if (!ep_op_check_indices (call, 1, x->shape[axis], axis, error))
-    return FALSE;
-
   call->input_dtypes[1] = EP_DTYPE_INT64;
   call->input_dtypes[2] = x->dtype;
   ep_op_set_output (call, x->dtype, x->shape, x->ndim);
@@ -512,7 +505,6 @@ index_update_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_index_update = {
   .id = EP_OP_INDEX_UPDATE, .name = "index_update",
-  .flags = EP_OP_FLAG_READS_DATA,
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER), EP_INPUT ("values")),
   EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (0))),
   .infer = scatter_infer,
@@ -521,7 +513,6 @@ const EpOpDef ep_op_index_update = {
 
 const EpOpDef ep_op_scatter_add = {
   .id = EP_OP_SCATTER_ADD, .name = "scatter_add",
-  .flags = EP_OP_FLAG_READS_DATA,
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER), EP_INPUT ("values")),
   EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (0))),
   .infer = scatter_infer,
@@ -556,6 +547,22 @@ ep_take_strides (const EpLayout *x,
       index_strides[n] = 0;
       source_strides[n] = x->strides[d];
     }
+}
+
+/* The error of the kernels of take, take_along_axis, index_update and
+ * scatter_add on every device, for @index (as the caller gave it, before
+ * negative ones count from the end) out of range for the indexed axis. */
+gboolean
+ep_index_error (const EpOpCall  *call,
+                gint64           index,
+                GError         **error)
+{
+  gint axis = call->attrs.axes[0];
+
+  g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
+               _("%s: index %" PRId64 " is out of range for axis %d of extent %" PRId64),
+               call->op->name, index, axis, call->inputs[0]->layout.shape[axis]);
+  return FALSE;
 }
 
 /* The same for take (as ep_take_strides()) or take_along_axis, whose

@@ -290,6 +290,15 @@ static const Case cases[] = {
   { "scatter_add", { "5x4", "7", "7x4" }, "{'axis': <0>}", LABELS (5) },
   { "scatter_add", { "4x5t", "2x3", "4x2x3" }, "{'axis': <1>}", LABELS (5) },
   { "scatter_add", { "6", "40", "40" }, "{'axis': <0>}", LABELS (6) },
+  /* an index out of range: the kernels refuse it as the CPU does */
+  { "take", { "4x5", "7" }, "{'axis': <0>}", BAD_LABELS (4) },
+  { "take", { "4x5t", "2x3" }, "{'axis': <1>}", BAD_LABELS (5) },
+  { "take_along_axis", { "4x5", "4x3" }, "{'axis': <1>}", BAD_LABELS (5) },
+  { "take_along_axis", { "4x5s", "2x5" }, "{'axis': <0>}", BAD_LABELS (4) },
+  { "index_update", { "5x4", "7", "7x4" }, "{'axis': <0>}", BAD_LABELS (5) },
+  { "index_update", { "4x5t", "2x3", "4x2x3" }, "{'axis': <1>}", BAD_LABELS (5) },
+  { "scatter_add", { "5x4", "7", "7x4" }, "{'axis': <0>}", BAD_LABELS (5) },
+  { "scatter_add", { "6", "40", "40" }, "{'axis': <0>}", BAD_LABELS (6) },
 
   /* LAPACK */
   { "inv", { "4x4" }, .data = DATA_DIAGONAL },
@@ -773,12 +782,18 @@ test_case (gconstpointer data)
       g_clear_error (&device_error);
       run_op (op, cpu_inputs, n_inputs, &cpu_attrs, &expected, &cpu_error);
       run_op (op, device_inputs, n_inputs, &device_attrs, &got, &device_error);
+      if (c->data == DATA_BAD_LABELS)
+        g_assert_nonnull (cpu_error);
 
       if (cpu_error != NULL)
         {
           g_assert_nonnull (device_error);
           g_assert_cmpint (device_error->domain, ==, cpu_error->domain);
           g_assert_cmpint (device_error->code, ==, cpu_error->code);
+          /* data the device refuses (indices, labels out of range) it
+           * names as the CPU does */
+          if (c->data == DATA_BAD_LABELS)
+            g_assert_cmpstr (device_error->message, ==, cpu_error->message);
         }
       else
         {

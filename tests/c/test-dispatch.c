@@ -719,6 +719,67 @@ test_op_table (void)
   g_assert_null (ep_op_lookup ("no_such_op"));
 }
 
+/* Values in rules: only mask (its output's length) and pow (no negative
+ * integer exponents) read data there. The gathers and scatters leave
+ * indices to their kernels, so their rules accept any index: what a
+ * tracer sees holds for other indices too. */
+static void
+test_reads_data (void)
+{
+  const char *const readers[] = { "mask", "pow" };
+  const char *const indexed[] = { "take", "take_along_axis", "index_update", "scatter_add" };
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (0, 1, 2, 3, 4, 5));
+  g_autoptr(EpTensor) bad = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (2, 1), EP_VALUES (99, -99));
+  g_autoptr(EpTensor) values = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (1));
+
+  for (guint i = 0; i < G_N_ELEMENTS (readers); i++)
+    g_assert_true (ep_op_lookup (readers[i])->flags & EP_OP_FLAG_READS_DATA);
+
+  for (guint i = 0; i < G_N_ELEMENTS (indexed); i++)
+    {
+      const EpOpDef *op = ep_op_lookup (indexed[i]);
+      EpTensor *inputs[3] = { x, bad, values };
+      EpDType dtypes[3];
+      g_autoptr(GError) error = NULL;
+      EpOpCall call;
+
+      g_assert_false (op->flags & EP_OP_FLAG_READS_DATA);
+
+      memset (&call, 0, sizeof call);
+      call.op = op;
+      call.inputs = inputs;
+      call.n_inputs = op->n_inputs;
+      call.input_dtypes = dtypes;
+      for (guint k = 0; k < call.n_inputs; k++)
+        dtypes[k] = inputs[k]->layout.dtype;
+      ep_op_attrs_init (&call.attrs);
+      ep_op_attrs_set_axis (&call.attrs, 1);
+      g_assert_true (op->infer (&call, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (call.n_outputs, ==, 1);
+    }
+}
+
+/* A bad index fails in the kernel: nothing is recorded, no output */
+static void
+test_bad_index_not_recorded (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) idx = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (2), EP_VALUES (0, 3));
+  g_autoptr(EpTensor) one = ep_tensor_new_weak_scalar (1, EP_DTYPE_FLOAT64);
+  g_autoptr(GError) e1 = NULL;
+  g_autoptr(GError) e2 = NULL;
+  RECORDING (rec);
+  g_autoptr(EpTensor) r1 = ep_tensor_take (x, idx, 0, &e1);
+  g_autoptr(EpTensor) r2 = ep_tensor_scatter_add (x, idx, one, 0, &e2);
+
+  g_assert_null (r1);
+  g_assert_null (r2);
+  ep_assert_error (e1, EP_ERROR_INDEX, "take", "index 3 is out of range for axis 0 of extent 3");
+  ep_assert_error (e2, EP_ERROR_INDEX, "scatter_add", "index 3");
+  g_assert_cmpuint (rec.calls->len, ==, 0);
+}
+
 /* ep_dispatch itself */
 
 static void
@@ -801,6 +862,8 @@ main (int argc, char **argv)
   g_test_add_func ("/dispatch/place/weak-only", test_weak_only_placement);
   g_test_add_func ("/dispatch/place/scope", test_scope_placement);
   g_test_add_func ("/dispatch/op-table", test_op_table);
+  g_test_add_func ("/dispatch/reads-data", test_reads_data);
+  g_test_add_func ("/dispatch/failure/bad-index", test_bad_index_not_recorded);
   g_test_add_func ("/dispatch/direct/values", test_dispatch_direct);
   g_test_add_func ("/dispatch/direct/failure-leaves-outputs", test_dispatch_failure_leaves_outputs);
   g_test_add_func ("/dispatch/direct/wrong-arity", test_dispatch_wrong_arity_is_critical);

@@ -512,6 +512,8 @@ typedef enum {
   SCRATCH_ONEHOT,
   SCRATCH_INV,
   SCRATCH_SOLVE,
+  SCRATCH_TAKE,
+  SCRATCH_SCATTER_ADD,
   N_SCRATCH
 } ScratchOp;
 
@@ -553,6 +555,12 @@ run_scratch_op (EpDevice  *device,
     case SCRATCH_SOLVE:
       out = ep_tensor_solve (x, x, error);
       return out != NULL;
+    case SCRATCH_TAKE:
+      out = ep_tensor_take (x, flat, 1, error);
+      return out != NULL;
+    case SCRATCH_SCATTER_ADD:
+      out = ep_tensor_scatter_add (x, flat, x, 0, error);
+      return out != NULL;
     default:
       g_assert_not_reached ();
     }
@@ -564,9 +572,9 @@ test_fault_on_scratch (void)
   EpDevice *device = opencl0 ();
   /* the buffers to let through: the inputs (two, three with a mask)
    * and the outputs */
-  const guint before[N_SCRATCH] = { 3, 4, 4, 3, 3, 3, 3 };
+  const guint before[N_SCRATCH] = { 3, 4, 4, 3, 3, 3, 3, 3, 3 };
   const char *const names[N_SCRATCH] = {
-    "sort", "topk", "mask", "crossentropy", "onehot_like", "inv", "solve"
+    "sort", "topk", "mask", "crossentropy", "onehot_like", "inv", "solve", "take", "scatter_add"
   };
 
   if (device == NULL)
@@ -617,6 +625,57 @@ test_fault_on_flag_read (void)
   ep_opencl_inject_fault (device, "clEnqueueFillBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
   g_assert_false (run_scratch_op (device, SCRATCH_ONEHOT, &error));
   assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
+  g_clear_error (&error);
+
+  /* the gathers and scatters read a flag too, not their indices */
+  g_assert_true (run_scratch_op (device, SCRATCH_TAKE, &error));
+  ep_opencl_inject_fault (device, "clEnqueueReadBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
+  g_assert_false (run_scratch_op (device, SCRATCH_TAKE, &error));
+  assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
+  g_assert_nonnull (strstr (error->message, "take: clEnqueueReadBuffer failed"));
+  g_clear_error (&error);
+
+  ep_opencl_inject_fault (device, "clEnqueueReadBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
+  g_assert_false (run_scratch_op (device, SCRATCH_SCATTER_ADD, &error));
+  assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
+  assert_still_works (device);
+}
+
+/* The second kernel that finds which index was bad, and its flag:
+ * a failure there is the device's error, not an index error */
+static void
+test_fault_finding_bad_index (void)
+{
+  EpDevice *device = opencl0 ();
+  const char *const calls[] = { "clEnqueueFillBuffer", "clEnqueueNDRangeKernel", "clEnqueueReadBuffer" };
+  g_autoptr(EpTensor) x = NULL;
+  g_autoptr(EpTensor) cpu_bad = ep_test_vector ((const gdouble[]) { 0, 3, 9, 1 }, 4, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) bad = NULL;
+  g_autoptr(EpTensor) r = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (device == NULL)
+    return;
+
+  x = matrix_on (device, 4, 4, EP_DTYPE_FLOAT32);
+  bad = ep_tensor_to_device (cpu_bad, device, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      /* the take's own call of each goes through */
+      ep_opencl_inject_fault (device, calls[i], 1, CL_DEVICE_NOT_AVAILABLE);
+      r = ep_tensor_take (x, bad, 1, &error);
+      g_assert_null (r);
+      assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
+      g_clear_error (&error);
+      ep_opencl_inject_fault (device, NULL, 0, CL_SUCCESS);
+    }
+
+  r = ep_tensor_take (x, bad, 1, &error);
+  g_assert_null (r);
+  g_assert_error (error, EP_ERROR, EP_ERROR_INDEX);
+  g_assert_cmpstr (error->message, ==, "take: index 9 is out of range for axis 1 of extent 4");
   assert_still_works (device);
 }
 
@@ -977,6 +1036,7 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/fault/write", test_fault_on_write);
   g_test_add_func ("/opencl/fault/scratch", test_fault_on_scratch);
   g_test_add_func ("/opencl/fault/flag-read", test_fault_on_flag_read);
+  g_test_add_func ("/opencl/fault/finding-bad-index", test_fault_finding_bad_index);
   g_test_add_func ("/opencl/fault/scalar-operand", test_fault_on_scalar_operand);
   g_test_add_func ("/opencl/fault/read", test_fault_on_read);
   g_test_add_func ("/opencl/fault/kernel", test_fault_on_kernel);

@@ -548,6 +548,201 @@ test_scatters (void)
   g_clear_error (&bad);
 }
 
+/* Indices out of range on every device: the kernels find them (the
+ * rules no longer read the indices) and say the same thing. */
+
+/* @values in @shape, made on @device */
+static EpTensor *
+on_device (EpDevice      *device,
+           EpDType        dtype,
+           const gint64  *shape,
+           guint          ndim,
+           const gdouble *values,
+           gsize          n)
+{
+  EpTensor *t;
+
+  ep_device_push (device);
+  t = ep_test_new (dtype, shape, ndim, values, n);
+  ep_device_pop ();
+  g_assert_true (ep_tensor_get_device (t) == device);
+  return t;
+}
+
+static void
+assert_index_error (EpTensor   *result,
+                    GError     *error,
+                    const char *message)
+{
+  g_assert_null (result);
+  g_assert_error (error, EP_ERROR, EP_ERROR_INDEX);
+  g_assert_cmpstr (error->message, ==, message);
+}
+
+/* The first bad index, as given, its axis and the axis's extent */
+static void
+test_bad_index_messages (gconstpointer data)
+{
+  EpDevice *device = (EpDevice *) data;
+  g_autoptr(EpTensor) x = on_device (device, EP_DTYPE_FLOAT32, SHAPE (2, 5), 2,
+                                     VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), 10);
+  g_autoptr(EpTensor) several = on_device (device, EP_DTYPE_INT64, SHAPE (4), 1, VALUES (1, 7, -9, 2), 4);
+  g_autoptr(EpTensor) negative = on_device (device, EP_DTYPE_INT32, SHAPE (2), 1, VALUES (-6, 5), 2);
+  g_autoptr(EpTensor) flat = on_device (device, EP_DTYPE_INT64, SHAPE (2), 1, VALUES (9, 10), 2);
+  g_autoptr(EpTensor) flip = on_device (device, EP_DTYPE_INT64, SHAPE (2), 1, VALUES (-1, 0), 2);
+  g_autoptr(EpTensor) along = on_device (device, EP_DTYPE_INT64, SHAPE (2, 2), 2, VALUES (1, -6, 7, 0), 4);
+  g_autoptr(EpTensor) row = on_device (device, EP_DTYPE_INT64, SHAPE (1, 3), 2, VALUES (0, 9, 1), 3);
+  g_autoptr(EpTensor) square = on_device (device, EP_DTYPE_INT64, SHAPE (2, 2), 2, VALUES (4, -5, -6, 5), 4);
+  g_autoptr(EpTensor) tall = on_device (device, EP_DTYPE_FLOAT64, SHAPE (5, 2), 2,
+                                        VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), 10);
+  g_autoptr(EpTensor) one = ep_tensor_new_weak_scalar (1, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) strided = NULL;
+  GError *error = NULL;
+  EpTensor *r;
+
+  /* with 99 in the gaps: the message names the index, not its neighbour */
+  ep_device_push (device);
+  strided = ep_test_new_strided (EP_DTYPE_INT64, SHAPE (4), 1, VALUES (0, 4, 5, -5), 4);
+  ep_device_pop ();
+
+  r = ep_tensor_take (x, several, 1, &error);
+  assert_index_error (r, error, "take: index 7 is out of range for axis 1 of extent 5");
+  g_clear_error (&error);
+  r = ep_tensor_take (x, negative, -1, &error);
+  assert_index_error (r, error, "take: index -6 is out of range for axis 1 of extent 5");
+  g_clear_error (&error);
+  r = ep_tensor_take (x, flat, EP_AXIS_NONE, &error);
+  assert_index_error (r, error, "take: index 10 is out of range for axis 0 of extent 10");
+  g_clear_error (&error);
+  r = ep_tensor_take (x, strided, 1, &error);
+  assert_index_error (r, error, "take: index 5 is out of range for axis 1 of extent 5");
+  g_clear_error (&error);
+  r = ep_tensor_take (x, several, 0, &error);
+  assert_index_error (r, error, "take: index 7 is out of range for axis 0 of extent 2");
+  g_clear_error (&error);
+
+  r = ep_tensor_take_along_axis (x, along, 1, &error);
+  assert_index_error (r, error, "take_along_axis: index -6 is out of range for axis 1 of extent 5");
+  g_clear_error (&error);
+  /* indices broadcast along axis 0 */
+  r = ep_tensor_take_along_axis (x, row, 1, &error);
+  assert_index_error (r, error, "take_along_axis: index 9 is out of range for axis 1 of extent 5");
+  g_clear_error (&error);
+
+  r = ep_tensor_index_update (x, several, one, 1, &error);
+  assert_index_error (r, error, "index_update: index 7 is out of range for axis 1 of extent 5");
+  g_clear_error (&error);
+  r = ep_tensor_scatter_add (tall, square, one, 0, &error);
+  assert_index_error (r, error, "scatter_add: index -6 is out of range for axis 0 of extent 5");
+  g_clear_error (&error);
+  r = ep_tensor_scatter_add (x, strided, one, -1, &error);
+  assert_index_error (r, error, "scatter_add: index 5 is out of range for axis 1 of extent 5");
+  g_clear_error (&error);
+
+  /* the scatters' inputs are as they were, and the device still works */
+  assert_tensor (x, SHAPE (2, 5), 2, VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+  assert_tensor (tall, SHAPE (5, 2), 2, VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+  r = ep_tensor_take (x, flip, 0, &error);
+  g_assert_no_error (error);
+  assert_tensor (r, SHAPE (2, 5), 2, VALUES (5, 6, 7, 8, 9, 0, 1, 2, 3, 4));
+  g_object_unref (r);
+}
+
+/* 4M indices: the first bad one is found wherever it lies */
+static void
+test_bad_index_in_large_tensor (gconstpointer data)
+{
+  EpDevice *device = (EpDevice *) data;
+  const gint64 n = G_GINT64_CONSTANT (1) << 22, extent = 1000;
+  g_autofree gdouble *values = g_new (gdouble, n);
+  g_autoptr(EpTensor) x = NULL;
+  g_autoptr(EpTensor) idx = NULL;
+  g_autoptr(EpTensor) last = NULL;
+  g_autoptr(EpTensor) one = ep_tensor_new_weak_scalar (1, EP_DTYPE_FLOAT64);
+  GError *error = NULL;
+  EpTensor *r;
+
+  ep_device_push (device);
+  x = iota (SHAPE (extent), 1, EP_DTYPE_FLOAT32);
+  ep_device_pop ();
+
+  for (gint64 i = 0; i < n; i++)
+    values[i] = i % (2 * extent) - extent;
+  values[3000001] = extent;
+  values[3500000] = -extent - 1;
+  idx = on_device (device, EP_DTYPE_INT64, &n, 1, values, n);
+
+  r = ep_tensor_take (x, idx, 0, &error);
+  assert_index_error (r, error, "take: index 1000 is out of range for axis 0 of extent 1000");
+  g_clear_error (&error);
+  r = ep_tensor_scatter_add (x, idx, one, 0, &error);
+  assert_index_error (r, error, "scatter_add: index 1000 is out of range for axis 0 of extent 1000");
+  g_clear_error (&error);
+
+  /* only the very last index */
+  values[3000001] = 1;
+  values[3500000] = 2;
+  values[n - 1] = -extent - 1;
+  last = on_device (device, EP_DTYPE_INT64, &n, 1, values, n);
+  r = ep_tensor_take (x, last, 0, &error);
+  assert_index_error (r, error, "take: index -1001 is out of range for axis 0 of extent 1000");
+  g_clear_error (&error);
+}
+
+/* The checks change no valid result: 1M indices, negative ones
+ * included, give exactly the elements they name */
+static void
+test_valid_indices_unchanged (gconstpointer data)
+{
+  EpDevice *device = (EpDevice *) data;
+  const gint64 n = G_GINT64_CONSTANT (1) << 20, extent = 1000;
+  g_autofree gdouble *source = g_new (gdouble, extent);
+  g_autofree gdouble *values = g_new (gdouble, n);
+  g_autoptr(EpTensor) x = NULL;
+  g_autoptr(EpTensor) idx = NULL;
+  g_autoptr(EpTensor) taken = NULL;
+  g_autoptr(EpTensor) small = NULL;
+  g_autoptr(EpTensor) where = NULL;
+  g_autoptr(EpTensor) v = NULL;
+  g_autoptr(EpTensor) added = NULL;
+  g_autoptr(EpTensor) updated = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  const gdouble *got;
+
+  for (gint64 k = 0; k < extent; k++)
+    source[k] = sin ((gdouble) k) * 1e3;
+  for (gint64 i = 0; i < n; i++)
+    values[i] = (i * 7919) % (2 * extent) - extent;
+  x = on_device (device, EP_DTYPE_FLOAT64, &extent, 1, source, extent);
+  idx = on_device (device, EP_DTYPE_INT64, &n, 1, values, n);
+
+  taken = ep_tensor_take (x, idx, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (ep_tensor_get_device (taken) == device);
+  bytes = ep_tensor_to_bytes (taken, &error);
+  g_assert_no_error (error);
+  got = g_bytes_get_data (bytes, NULL);
+  for (gint64 i = 0; i < n; i++)
+    {
+      gint64 k = (gint64) values[i];
+
+      if (memcmp (&got[i], &source[k < 0 ? k + extent : k], sizeof (gdouble)) != 0)
+        g_error ("element %" G_GINT64_FORMAT ": %.17g, expected %.17g",
+                 i, got[i], source[k < 0 ? k + extent : k]);
+    }
+
+  small = on_device (device, EP_DTYPE_INT32, SHAPE (2, 3), 2, VALUES (1, 2, 3, 4, 5, 6), 6);
+  where = on_device (device, EP_DTYPE_INT64, SHAPE (3), 1, VALUES (-1, 0, -1), 3);
+  v = on_device (device, EP_DTYPE_INT32, SHAPE (3), 1, VALUES (10, 20, 30), 3);
+  added = ep_tensor_scatter_add (small, where, v, 1, &error);
+  g_assert_no_error (error);
+  updated = ep_tensor_index_update (small, where, v, -1, &error);
+  g_assert_no_error (error);
+  assert_tensor (added, SHAPE (2, 3), 2, VALUES (21, 2, 43, 24, 5, 46));
+  assert_tensor (updated, SHAPE (2, 3), 2, VALUES (20, 2, 30, 20, 5, 30));
+}
+
 /* Linear algebra */
 
 static void
@@ -730,6 +925,8 @@ test_views_outlive_source (void)
 int
 main (int argc, char **argv)
 {
+  g_autoptr(GPtrArray) devices = NULL;
+
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/shape/broadcast-to", test_broadcast_to);
@@ -752,6 +949,18 @@ main (int argc, char **argv)
   g_test_add_func ("/index/take-along-axis", test_take_along_axis);
   g_test_add_func ("/index/mask", test_mask);
   g_test_add_func ("/index/scatters", test_scatters);
+  devices = ep_list_devices ();
+  for (guint d = 0; d < devices->len; d++)
+    {
+      EpDevice *device = g_ptr_array_index (devices, d);
+      g_autofree char *messages = g_strdup_printf ("/index/%s/bad-index/messages", ep_device_get_name (device));
+      g_autofree char *large = g_strdup_printf ("/index/%s/bad-index/large", ep_device_get_name (device));
+      g_autofree char *valid = g_strdup_printf ("/index/%s/valid-unchanged", ep_device_get_name (device));
+
+      g_test_add_data_func (messages, device, test_bad_index_messages);
+      g_test_add_data_func (large, device, test_bad_index_in_large_tensor);
+      g_test_add_data_func (valid, device, test_valid_indices_unchanged);
+    }
   g_test_add_func ("/lapack/inv-and-slogdet", test_inv_and_slogdet);
   g_test_add_func ("/lapack/slogdet-batch", test_slogdet_batch);
   g_test_add_func ("/lapack/solve-dot-outer", test_solve_dot_outer);

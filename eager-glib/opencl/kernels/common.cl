@@ -111,6 +111,26 @@ ep_unravel (long i, long ndim, const long *shape, const long *strides)
   return ndim > 0 ? offset + i * strides[0] : 0;
 }
 
+/* A check that depends on data (an index out of range, a singular
+ * matrix) raises a flag, which the host reads after the launch
+ * (ep_cl_flag_read): it keeps the lowest position at fault, clamped
+ * below INT_MAX (EP_CL_FLAG_LAST, "there or later"). */
+inline void
+ep_flag_raise (__global int *flag, long position)
+{
+  atomic_min (flag, (int) min (position, (long) INT_MAX - 1));
+}
+
+/* Marks a flag without saying where (position 0): a plain store, for
+ * hot loops, where an atomic would keep PoCL from vectorizing the
+ * work-items; every writer stores the same value. The host then finds
+ * the position with a kernel of its own. */
+inline void
+ep_flag_mark (__global int *flag)
+{
+  *flag = 0;
+}
+
 #define EP_WRAP32(e) as_int ((uint) (e))
 #define EP_WRAP64(e) as_long ((ulong) (e))
 

@@ -107,7 +107,7 @@ name (__global T *out,                                                      \
       if (index < 0 || index >= c)                                          \
         {                                                                   \
           if (j == 0)                                                       \
-            atomic_min (bad, (int) min (i, (long) INT_MAX - 1));            \
+            ep_flag_raise (bad, i);                                         \
           out[t] = 0;                                                       \
         }                                                                   \
       else                                                                  \

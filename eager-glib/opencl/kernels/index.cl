@@ -2,9 +2,10 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Mirrors cpu/index.c, by item size where only bytes move. The rules
- * have checked every index; kernels skip one out of range rather than
- * touch memory outside a buffer.
+ * Mirrors cpu/index.c, by item size where only bytes move. The kernels
+ * check every index as they use it: one out of range is skipped (never
+ * read or written through) and marks the flag *bad; the host then runs
+ * first_bad_index to know which.
  */
 
 /* take, take_along_axis: operands 0 (the output), 1 (the indices) and 2
@@ -14,6 +15,7 @@ __kernel void                                                               \
 name (__global T *out,                                                      \
       __global const long *indices,                                         \
       __global const T *source,                                             \
+      __global int *bad,                                                    \
       const EpMap g,                                                        \
       long axis_stride,                                                     \
       long extent)                                                          \
@@ -23,13 +25,37 @@ name (__global T *out,                                                      \
       long k = indices[ep_map_offset (&g, 1, i)];                           \
       if (k < 0)                                                            \
         k += extent;                                                        \
-      out[i] = (k >= 0 && k < extent) ? source[ep_map_offset (&g, 2, i) + k * axis_stride] : 0; \
+      if (k >= 0 && k < extent)                                             \
+        out[i] = source[ep_map_offset (&g, 2, i) + k * axis_stride];        \
+      else                                                                  \
+        {                                                                   \
+          out[i] = 0;                                                       \
+          ep_flag_mark (bad);                                               \
+        }                                                                   \
     }                                                                       \
 }
 
 TAKE (take_1, uchar)
 TAKE (take_4, uint)
 TAKE (take_8, ulong)
+
+/* After a kernel marked *bad: the first index out of [-extent, extent)
+ * in the C order of the indices (operand 1 of @g, in their own shape),
+ * raised at its position */
+__kernel void
+first_bad_index (__global int *bad,
+                 __global const long *indices,
+                 const EpMap g,
+                 long extent)
+{
+  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))
+    {
+      long k = indices[ep_map_offset (&g, 1, i)];
+
+      if (k < -extent || k >= extent)
+        ep_flag_raise (bad, i);
+    }
+}
 
 /* mask, in three steps: count the true flags of each chunk of the
  * (contiguous) mask, turn the counts into starting positions, then let
@@ -158,6 +184,7 @@ __kernel void                                                               \
 name (__global T *dest,                                                     \
       __global const long *indices,                                         \
       __global const T *values,                                             \
+      __global int *bad,                                                    \
       const EpScatter g)                                                    \
 {                                                                           \
   for (long p = get_global_id (0); p < g.outer * g.inner; p += get_global_size (0)) \
@@ -174,7 +201,10 @@ name (__global T *dest,                                                     \
           if (k < 0)                                                        \
             k += g.extent;                                                  \
           if (k < 0 || k >= g.extent)                                       \
-            continue;                                                       \
+            {                                                               \
+              ep_flag_mark (bad);                                           \
+              continue;                                                     \
+            }                                                               \
           d = dest + d0 + k * g.dest_axis_stride;                           \
           *d = COMBINE (*d, values[v0 + ep_unravel (q, g.idx_ndim, g.idx_shape, g.val_idx)]); \
         }                                                                   \

@@ -157,7 +157,7 @@ lu_##sfx (__global T *lu,                                                   \
   if (singular)                                                             \
     {                                                                       \
       if (lid == 0)                                                         \
-        atomic_min (bad, (int) min (batch, (long) INT_MAX - 1));            \
+        ep_flag_raise (bad, batch);                                         \
       return;                                                               \
     }                                                                       \
                                                                             \

@@ -77,7 +77,7 @@ name (__global T *loss,                                                     \
       ep_acc m = -INFINITY, total = 0;                                      \
       if (label < 0 || label >= c)                                          \
         {                                                                   \
-          atomic_min (bad, (int) min (i, (long) INT_MAX - 1));              \
+          ep_flag_raise (bad, i);                                           \
           loss[i] = NAN;                                                    \
           continue;                                                         \
         }                                                                   \
