@@ -10,6 +10,7 @@
 
 #pragma once
 
+#include "ep-context-private.h"
 #include "ep-op-private.h"
 
 G_BEGIN_DECLS
@@ -19,12 +20,13 @@ G_BEGIN_DECLS
  *
  * Set by the tape around each call of a rule: the inputs whose gradients
  * it will use (a bit per input; inputs from 32 on are always wanted).
+ * The innermost one is the thread's (EpContext's `grad`).
  */
-typedef struct
+struct _EpGradContext
 {
   const EpOpCall *call;
   guint32         needed;
-} EpGradContext;
+};
 
 EpGradContext *ep_grad_context_push (EpGradContext  *context);
 void           ep_grad_context_pop  (EpGradContext  *previous);

@@ -13,23 +13,23 @@
 #include "ep-error.h"
 #include "ep-grad-private.h"
 
-/* The rule being run by this thread's tape, if any. Rules run nested when
- * a custom gradient's backward function asks a tape of its own. */
-static _Thread_local EpGradContext *current;
-
+/* The rule being run by this thread's tape, if any, is the context's
+ * `grad`. Rules run nested when a custom gradient's backward function
+ * asks a tape of its own. */
 EpGradContext *
 ep_grad_context_push (EpGradContext *context)
 {
-  EpGradContext *previous = current;
+  EpContext *thread = ep_context_get ();
+  EpGradContext *previous = thread->grad;
 
-  current = context;
+  thread->grad = context;
   return previous;
 }
 
 void
 ep_grad_context_pop (EpGradContext *previous)
 {
-  current = previous;
+  ep_context_get ()->grad = previous;
 }
 
 /* Whether a rule should compute the gradient of input @input: only
@@ -40,6 +40,9 @@ gboolean
 ep_grad_needed (const EpOpCall *call,
                 guint           input)
 {
+  EpContext *thread = ep_context_peek ();
+  const EpGradContext *current = thread != NULL ? thread->grad : NULL;
+
   if (!ep_dtype_is_floating (call->inputs[input]->layout.dtype))
     return FALSE;
   if (current == NULL || current->call != call || input >= 32)

@@ -8,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 #include <inttypes.h>
 
+#include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-error.h"
 #include "ep-tensor-private.h"
@@ -304,26 +305,6 @@ ep_device_get_default (void)
   return ep_device_get_cpu ();
 }
 
-/* The GPrivate frees a thread's stack when it exits; the plain
- * thread-local is the fast way to it, read on every dispatch. */
-static GPrivate scope_key = G_PRIVATE_INIT ((GDestroyNotify) g_ptr_array_unref);
-static _Thread_local GPtrArray *thread_scope_stack;
-
-static GPtrArray *
-scope_stack (void)
-{
-  GPtrArray *stack = thread_scope_stack;
-
-  if (stack == NULL)
-    {
-      stack = g_ptr_array_new_with_free_func (g_object_unref);
-      g_private_set (&scope_key, stack);
-      thread_scope_stack = stack;
-    }
-
-  return stack;
-}
-
 /**
  * ep_device_push:
  * @device: the device ops should run on
@@ -337,7 +318,7 @@ ep_device_push (EpDevice *device)
 {
   g_return_if_fail (EP_IS_DEVICE (device));
 
-  g_ptr_array_add (scope_stack (), g_object_ref (device));
+  ep_context_push_device (ep_context_get (), device);
 }
 
 /**
@@ -349,11 +330,11 @@ ep_device_push (EpDevice *device)
 void
 ep_device_pop (void)
 {
-  GPtrArray *stack = scope_stack ();
+  EpContext *context = ep_context_get ();
 
-  g_return_if_fail (stack->len > 0);
+  g_return_if_fail (context->device != NULL);
 
-  g_ptr_array_remove_index (stack, stack->len - 1);
+  ep_context_pop_device (context);
 }
 
 /**
@@ -367,30 +348,7 @@ ep_device_pop (void)
 EpDevice *
 ep_device_get_current (void)
 {
-  GPtrArray *stack = thread_scope_stack;
-
-  if (stack == NULL || stack->len == 0)
-    return NULL;
-
-  return g_ptr_array_index (stack, stack->len - 1);
-}
-
-/* The scope's device; else the first input that is not a weak scalar
- * (those are literals with no home); else the default. */
-EpDevice *
-ep_device_place (EpTensor *const *inputs,
-                 guint            n_inputs)
-{
-  EpDevice *scoped = ep_device_get_current ();
-
-  if (scoped != NULL)
-    return scoped;
-
-  for (guint i = 0; i < n_inputs; i++)
-    if (!inputs[i]->weak)
-      return inputs[i]->storage->device;
-
-  return ep_device_get_default ();
+  return ep_context_get_device ();
 }
 
 /**

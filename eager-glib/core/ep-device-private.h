@@ -82,8 +82,6 @@ gboolean   ep_device_read        (EpDevice              *self,
                                   gsize                  nbytes,
                                   GError               **error);
 EpDevice  *ep_device_get_cpu     (void);
-EpDevice  *ep_device_place       (EpTensor *const       *inputs,
-                                  guint                  n_inputs);
 
 /* opencl/ep-opencl-device.c */
 void       ep_opencl_discover    (GPtrArray             *devices,

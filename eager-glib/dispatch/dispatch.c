@@ -12,6 +12,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
@@ -148,12 +149,22 @@ make_view (EpOpCall *call)
 static EpDevice *
 choose_device (const EpOpCall *call)
 {
+  EpDevice *scoped;
+
   if (call->attrs.device != NULL)
     return call->attrs.device;
   if (call->op->flags & EP_OP_FLAG_VIEW)
     return call->inputs[0]->storage->device;
 
-  return ep_device_place (call->inputs, call->n_inputs);
+  scoped = ep_context_get_device ();
+  if (scoped != NULL)
+    return scoped;
+
+  for (guint i = 0; i < call->n_inputs; i++)
+    if (!call->inputs[i]->weak)
+      return call->inputs[i]->storage->device;
+
+  return ep_device_get_default ();
 }
 
 /*
