@@ -8,7 +8,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
-#include "ep-creation.h"
+#include "ep-creation-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
@@ -203,23 +203,18 @@ ep_grad_set_summed (const EpOpCall  *call,
   return input_grads[i] != NULL;
 }
 
-/* Zeros of @like's dtype on @like's device. */
+/* Zeros of @like's dtype on @like's device, whatever the scope. */
 EpTensor *
 ep_grad_zeros (EpTensor      *like,
                const gint64  *shape,
                guint          ndim,
                GError       **error)
 {
-  EpTensor *zeros;
-
-  ep_device_push (like->storage->device);
-  zeros = ep_zeros (shape, ndim, like->layout.dtype, error);
-  ep_device_pop ();
-
-  return zeros;
+  return ep_full_on (like->storage->device, shape, ndim, 0.0, like->layout.dtype, error);
 }
 
-/* A constant int64 tensor (indices) on @like's device. */
+/* A constant int64 tensor (indices) on @like's device, whatever the
+ * scope. */
 EpTensor *
 ep_grad_int64 (EpTensor      *like,
                const gint64  *data,
@@ -228,20 +223,11 @@ ep_grad_int64 (EpTensor      *like,
                GError       **error)
 {
   EpLayout layout;
-  gsize nbytes = 0;
-  g_autoptr(GBytes) bytes = NULL;
-  EpTensor *tensor;
 
   if (!ep_layout_init (&layout, EP_DTYPE_INT64, shape, ndim, "gradient", error))
     return NULL;
-  ep_layout_compute_nbytes (&layout, &nbytes);
-  bytes = g_bytes_new (data, nbytes);
 
-  ep_device_push (like->storage->device);
-  tensor = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, shape, ndim, error);
-  ep_device_pop ();
-
-  return tensor;
+  return ep_tensor_new_from_host (like->storage->device, &layout, data, "gradient", error);
 }
 
 /* Swaps the last two axes (a batch of matrices transposed). */

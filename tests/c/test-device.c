@@ -627,6 +627,158 @@ test_missing_kernel (void)
   fake_device_finish (fake);
 }
 
+/* Gradient rules and the scope: the constants a rule makes (zeros,
+ * index ranges) go where its input lives, without opening a scope of
+ * their own, so what ep_device_get_current() returns stays the user's
+ * at every op of the backward pass. A recorder looks at each op. */
+
+typedef struct
+{
+  EpRecorder  parent;
+  EpDevice   *expected;
+  guint       calls;
+  guint       changed;
+} ScopeWatch;
+
+static gboolean
+scope_watch_record (EpRecorder      *recorder,
+                    const EpOpCall  *call,
+                    GError         **error)
+{
+  ScopeWatch *self = (ScopeWatch *) recorder;
+
+  self->calls++;
+  if (ep_device_get_current () != self->expected)
+    self->changed++;
+
+  return TRUE;
+}
+
+typedef EpTensor *(*GatherFunc) (EpTensor *x, EpTensor *v, GError **error);
+
+static EpTensor *
+gather_take (EpTensor *x, EpTensor *v, GError **error)
+{
+  g_autoptr(EpTensor) indices = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (2, 0, 2));
+
+  return ep_tensor_take (x, indices, 0, error);
+}
+
+static EpTensor *
+gather_take_along_axis (EpTensor *x, EpTensor *v, GError **error)
+{
+  g_autoptr(EpTensor) indices = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (3, 3, 0));
+
+  return ep_tensor_take_along_axis (x, indices, 0, error);
+}
+
+static EpTensor *
+gather_sort (EpTensor *x, EpTensor *v, GError **error)
+{
+  return ep_tensor_sort (x, -1, error);
+}
+
+static EpTensor *
+gather_topk (EpTensor *x, EpTensor *v, GError **error)
+{
+  g_autoptr(EpTensor) indices = NULL;
+  EpTensor *values = NULL;
+
+  if (!ep_tensor_topk (x, 2, TRUE, &values, &indices, error))
+    return NULL;
+  return values;
+}
+
+static EpTensor *
+gather_index_update (EpTensor *x, EpTensor *v, GError **error)
+{
+  g_autoptr(EpTensor) indices = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (1), EP_VALUES (1));
+
+  return ep_tensor_index_update (x, indices, v, 0, error);
+}
+
+static EpTensor *
+gather_slice_step (EpTensor *x, EpTensor *v, GError **error)
+{
+  return ep_tensor_slice (x, (gint64[]) { 0 }, 1, (gint64[]) { 4 }, 1, (gint64[]) { 2 }, 1, error);
+}
+
+/* d/dx and d/dv of sum (f (x, v) * [1, 2, …]) at x = [3, 1, 2, 5],
+ * v = [7] (zeros where f does not read v), with the current device
+ * @expected all along the backward pass. */
+static void
+check_rule_keeps_scope (GatherFunc     f,
+                        const gdouble *want_x,
+                        gdouble        want_v,
+                        EpDevice      *expected)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (3, 1, 2, 5));
+  g_autoptr(EpTensor) v = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (7));
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) y = NULL, range = NULL, w = NULL, yw = NULL, target = NULL;
+  g_autoptr(GPtrArray) grads = NULL;
+  GObject *sources[2] = { G_OBJECT (x), G_OBJECT (v) };
+  ScopeWatch watch = { .parent.record = scope_watch_record, .expected = expected };
+
+  g_assert_true (ep_gradient_tape_start (tape, &error));
+  ep_gradient_tape_watch (tape, x);
+  ep_gradient_tape_watch (tape, v);
+  y = f (x, v, &error);
+  g_assert_no_error (error);
+  range = ep_arange (1, ep_tensor_get_size (y) + 1, 1, EP_DTYPE_FLOAT32, &error);
+  w = ep_tensor_reshape (range, ep_tensor_get_shape (y, NULL), ep_tensor_get_ndim (y), &error);
+  yw = ep_tensor_mul (y, w, &error);
+  target = ep_tensor_sum (yw, NULL, 0, FALSE, &error);
+  g_assert_true (ep_gradient_tape_stop (tape, &error));
+  g_assert_no_error (error);
+
+  if (expected != NULL)
+    ep_device_push (expected);
+  ep_recorder_push (&watch.parent);
+  grads = ep_gradient_tape_gradient (tape, &target, 1, sources, 2, NULL, 0, &error);
+  ep_recorder_pop (&watch.parent);
+  if (expected != NULL)
+    ep_device_pop ();
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (watch.calls, >, 0);
+  g_assert_cmpuint (watch.changed, ==, 0);
+  ep_assert_values (g_ptr_array_index (grads, 0), EP_DTYPE_FLOAT32, EP_SHAPE (4),
+                    want_x, 4);
+  ep_assert_values (g_ptr_array_index (grads, 1), EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (want_v));
+}
+
+static const struct
+{
+  const char *name;
+  GatherFunc  f;
+  gdouble     want_x[4];
+  gdouble     want_v;
+} rule_cases[] = {
+  { "take", gather_take, { 2, 0, 4, 0 }, 0 },
+  { "take_along_axis", gather_take_along_axis, { 3, 0, 0, 3 }, 0 },
+  { "sort", gather_sort, { 3, 1, 2, 4 }, 0 },
+  { "topk", gather_topk, { 2, 0, 0, 1 }, 0 },
+  { "index_update", gather_index_update, { 1, 0, 3, 4 }, 2 },
+  { "slice-step", gather_slice_step, { 1, 0, 2, 0 }, 0 },
+};
+
+static void
+test_rules_keep_the_scope (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (rule_cases); i++)
+    {
+      g_test_message ("%s", rule_cases[i].name);
+      check_rule_keeps_scope (rule_cases[i].f, rule_cases[i].want_x, rule_cases[i].want_v, NULL);
+      check_rule_keeps_scope (rule_cases[i].f, rule_cases[i].want_x, rule_cases[i].want_v, fake);
+    }
+
+  fake_device_finish (fake);
+}
+
 /* criticals */
 
 static void
@@ -710,6 +862,7 @@ main (int argc, char **argv)
   g_test_add_func ("/device/place/scope-moves-inputs", test_scope_moves_inputs);
   g_test_add_func ("/device/place/views-ignore-scope", test_views_ignore_scope);
   g_test_add_func ("/device/place/like", test_like_follows_input_or_scope);
+  g_test_add_func ("/device/place/rules-keep-the-scope", test_rules_keep_the_scope);
   g_test_add_func ("/device/error/larger-than-memory", test_larger_than_device_memory);
   g_test_add_func ("/device/error/copy-larger-than-memory", test_copy_larger_than_device_memory);
   g_test_add_func ("/device/error/missing-kernel", test_missing_kernel);
