@@ -38,12 +38,6 @@ gboolean   ep_grad_identity        (const EpOpCall   *call,
                                     EpTensor        **input_grads,
                                     GError          **error);
 EpTensor  *ep_grad_literal         (gdouble          value);
-EpTensor  *ep_grad_gathered        (EpTensor        *x,
-                                    EpTensor        *indices,
-                                    EpTensor        *values,
-                                    gint             axis,
-                                    EpTensor        *grad,
-                                    GError         **error);
 EpTensor  *ep_grad_broadcast       (EpTensor        *grad,
                                     const EpLayout  *like,
                                     GError         **error);
@@ -72,8 +66,8 @@ EpTensor  *ep_grad_int64           (EpTensor        *like,
                                     GError         **error);
 EpTensor  *ep_grad_swap_last       (EpTensor        *t,
                                     GError         **error);
-/* ops/index.c: the mirror image of take_along_axis (its gradient, and
- * that of sort and topk) */
+/* ops/index.c: the mirror image of take_along_axis: its gradient, and
+ * that of the ops that gather without saying so (sort, topk) */
 EpTensor  *ep_grad_scatter_along_axis (EpTensor     *grad,
                                        EpTensor     *indices,
                                        gint          axis,

@@ -88,46 +88,6 @@ ep_grad_broadcast (EpTensor        *grad,
   return ep_tensor_broadcast_to (grad, like->shape, like->ndim, error);
 }
 
-/* The gradient of @values = take_along_axis (@x, @indices, @axis), for
- * ops that gather without saying so (sort, topk): the rule of
- * take_along_axis itself, which sends each element back where it came
- * from. */
-EpTensor *
-ep_grad_gathered (EpTensor  *x,
-                  EpTensor  *indices,
-                  EpTensor  *values,
-                  gint       axis,
-                  EpTensor  *grad,
-                  GError   **error)
-{
-  EpTensor *inputs[2] = { x, indices };
-  EpDType dtypes[2] = { x->layout.dtype, indices->layout.dtype };
-  EpTensor *grads[2] = { NULL, NULL };
-  EpOpCall call;
-
-  memset (&call, 0, sizeof call);
-  call.op = &ep_op_take_along_axis;
-  call.inputs = inputs;
-  call.n_inputs = 2;
-  ep_op_attrs_init (&call.attrs);
-  ep_op_attrs_set_axis (&call.attrs, axis);
-  call.input_dtypes = dtypes;
-  call.n_outputs = 1;
-  call.outputs[0] = values;
-  call.output_layouts[0] = values->layout;
-  call.device = x->storage->device;
-
-  if (!ep_op_take_along_axis.gradient (&call, &grad, grads, error))
-    {
-      g_clear_object (&grads[0]);
-      g_clear_object (&grads[1]);
-      return NULL;
-    }
-
-  g_clear_object (&grads[1]);
-  return grads[0];
-}
-
 /* @grad summed over the dimensions that broadcasting added to @like, so
  * that it has @like's shape. */
 EpTensor *
