@@ -82,6 +82,9 @@ gboolean   ep_device_read        (EpDevice              *self,
                                   gsize                  nbytes,
                                   GError               **error);
 EpDevice  *ep_device_get_cpu     (void);
+gboolean   ep_device_check_usable (EpDevice             *self,
+                                   const char           *op_name,
+                                   GError              **error);
 
 /* opencl/ep-opencl-device.c */
 void       ep_opencl_discover    (GPtrArray             *devices,

@@ -181,17 +181,17 @@ test_scope_nesting (void)
   EpDevice *fake = fake_device_new ();
 
   g_assert_null (ep_device_get_current ());
-  ep_device_push (cpu);
+  ep_test_push (cpu);
   g_assert_true (ep_device_get_current () == cpu);
-  ep_device_push (fake);
+  ep_test_push (fake);
   g_assert_true (ep_device_get_current () == fake);
-  ep_device_push (cpu);
+  ep_test_push (cpu);
   g_assert_true (ep_device_get_current () == cpu);
-  ep_device_pop ();
+  ep_test_pop (cpu);
   g_assert_true (ep_device_get_current () == fake);
-  ep_device_pop ();
+  ep_test_pop (fake);
   g_assert_true (ep_device_get_current () == cpu);
-  ep_device_pop ();
+  ep_test_pop (cpu);
   g_assert_null (ep_device_get_current ());
 
   fake_device_finish (fake);
@@ -208,10 +208,10 @@ test_scope_is_per_thread (void)
 {
   GThread *thread;
 
-  ep_device_push (ep_device_get_default ());
+  ep_test_push (ep_device_get_default ());
   thread = g_thread_new ("other", current_device, NULL);
   g_assert_null (g_thread_join (thread));
-  ep_device_pop ();
+  ep_test_pop (ep_device_get_default ());
 }
 
 /* A thread that exits with a scope still open: the scope is not seen
@@ -223,7 +223,7 @@ push_and_exit (gpointer data)
   g_autoptr(GError) error = NULL;
   g_autoptr(EpTensor) z = NULL;
 
-  ep_device_push (fake);       /* never popped */
+  ep_test_push (fake);       /* never popped */
   z = ep_zeros (EP_SHAPE (3), EP_DTYPE_FLOAT32, &error);
   g_assert_no_error (error);
 
@@ -256,13 +256,13 @@ test_creation_follows_scope (void)
     g_autoptr(EpTensor) s = NULL;
     g_autoptr(EpTensor) outside = NULL;
 
-    ep_device_push (fake);
+    ep_test_push (fake);
     z = ep_zeros (EP_SHAPE (2), EP_DTYPE_FLOAT32, &error);
     a = ep_arange (0, 3, 1, EP_DTYPE_INT32, &error);
     d = ep_tensor_new_from_doubles ((const gdouble[]) { 1, 2 }, 2, EP_SHAPE (2), EP_DTYPE_FLOAT64, &error);
     b = ep_tensor_new_from_bytes (bytes, EP_DTYPE_BOOL, EP_SHAPE (3), &error);
     s = ep_tensor_new_scalar (4, EP_DTYPE_INT64, &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
     outside = ep_zeros (EP_SHAPE (2), EP_DTYPE_FLOAT32, &error);
 
     g_assert_no_error (error);
@@ -361,9 +361,9 @@ test_read_back_from_device (void)
     text = ep_tensor_to_string (f, &error);
     g_assert_cmpstr (text, ==, "[0.5 1.  2. ]");
 
-    ep_device_push (fake);
+    ep_test_push (fake);
     one = ep_full (EP_SHAPE (1, 1), 7, EP_DTYPE_INT32, &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
     g_assert_cmpint (ep_tensor_item_int64 (one, &error), ==, 7);
     g_assert_no_error (error);
   }
@@ -486,9 +486,9 @@ test_scope_moves_inputs (void)
     g_autoptr(EpTensor) r = NULL;
 
     ep_recorder_push (&rec.parent);
-    ep_device_push (fake);
+    ep_test_push (fake);
     r = ep_tensor_add (x, y, &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
     ep_recorder_pop (&rec.parent);
 
     g_assert_no_error (error);
@@ -514,10 +514,10 @@ test_views_ignore_scope (void)
     g_autoptr(EpTensor) t = NULL;
     g_autoptr(EpTensor) r = NULL;
 
-    ep_device_push (fake);
+    ep_test_push (fake);
     t = ep_tensor_transpose (x, NULL, 0, &error);
     r = ep_tensor_reshape (x, EP_SHAPE (3, 2), &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
 
     g_assert_no_error (error);
     g_assert_true (ep_tensor_get_device (t) == ep_device_get_default ());
@@ -539,9 +539,9 @@ test_like_follows_input_or_scope (void)
     g_autoptr(EpTensor) a = ep_tensor_ones_like (fx, &error);
     g_autoptr(EpTensor) b = NULL;
 
-    ep_device_push (fake);
+    ep_test_push (fake);
     b = ep_tensor_full_like (x, 3, &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
 
     g_assert_no_error (error);
     g_assert_true (ep_tensor_get_device (a) == fake);
@@ -563,9 +563,9 @@ test_larger_than_device_memory (void)
     g_autoptr(GError) error = NULL;
     g_autoptr(EpTensor) x = NULL;
 
-    ep_device_push (fake);
+    ep_test_push (fake);
     x = ep_zeros (EP_SHAPE (FAKE_MEMORY), EP_DTYPE_FLOAT32, &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
 
     g_assert_null (x);
     ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", "fake:0");
@@ -734,12 +734,12 @@ check_rule_keeps_scope (GatherFunc     f,
   g_assert_no_error (error);
 
   if (expected != NULL)
-    ep_device_push (expected);
+    ep_test_push (expected);
   ep_recorder_push (&watch.parent);
   grads = ep_gradient_tape_gradient (tape, &target, 1, sources, 2, NULL, 0, &error);
   ep_recorder_pop (&watch.parent);
   if (expected != NULL)
-    ep_device_pop ();
+    ep_test_pop (expected);
 
   g_assert_no_error (error);
   g_assert_cmpuint (watch.calls, >, 0);
@@ -779,34 +779,123 @@ test_rules_keep_the_scope (void)
   fake_device_finish (fake);
 }
 
-/* criticals */
+/* Pushes and pops pair up: a pop names the device it closes. */
 
 static void
-test_pop_empty_is_critical (void)
+test_pop_without_scope_is_an_error (void)
 {
-  if (g_test_subprocess ())
-    {
-      ep_device_pop ();
-      return;
-    }
+  g_autoptr(GError) error = NULL;
 
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_failed ();
-  g_test_trap_assert_stderr ("*ep_device_pop*assertion*");
+  g_assert_false (ep_device_pop (ep_device_get_default (), &error));
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "device", "cannot pop cpu:0: no device scope is open");
+  g_assert_null (ep_device_get_current ());
 }
+
+static void
+test_pop_of_another_device_is_an_error (void)
+{
+  EpDevice *cpu = ep_device_get_default ();
+  EpDevice *fake = fake_device_new ();
+  g_autoptr(GError) error = NULL;
+
+  ep_test_push (cpu);
+  ep_test_push (fake);
+  g_assert_false (ep_device_pop (cpu, &error));
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "device", "cannot pop cpu:0: the innermost device scope on this thread is fake:0");
+  g_assert_true (ep_device_get_current () == fake);   /* nothing closed */
+  ep_test_pop (fake);
+  ep_test_pop (cpu);
+  g_assert_null (ep_device_get_current ());
+
+  fake_device_finish (fake);
+}
+
+static gpointer
+pop_here (gpointer data)
+{
+  GError *error = NULL;
+
+  if (ep_device_pop (data, &error))
+    return NULL;
+  return error;
+}
+
+/* A scope belongs to the thread that opened it. */
+static void
+test_pop_on_another_thread_is_an_error (void)
+{
+  EpDevice *cpu = ep_device_get_default ();
+  g_autoptr(GError) error = NULL;
+
+  ep_test_push (cpu);
+  error = g_thread_join (g_thread_new ("other", pop_here, cpu));
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "device", "no device scope is open on this thread");
+  g_assert_true (ep_device_get_current () == cpu);
+  ep_test_pop (cpu);
+}
+
+/* A device made with g_object_new() (as a binding can: Ep.Device())
+ * stands for no hardware: using it is an error, dropping it is safe. */
+static void
+test_half_made_device (void)
+{
+  EpDevice *device = g_object_new (EP_TYPE_DEVICE, NULL);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (ep_device_push (device, &error));
+  ep_assert_error (error, EP_ERROR_DEVICE, "device", "not a device of this machine");
+  g_assert_null (ep_device_get_current ());
+  g_clear_error (&error);
+
+  g_assert_false (ep_device_pop (device, &error));
+  ep_assert_error (error, EP_ERROR_DEVICE, "device", "not a device of this machine");
+  g_clear_error (&error);
+
+  y = ep_tensor_to_device (x, device, &error);
+  g_assert_null (y);
+  ep_assert_error (error, EP_ERROR_DEVICE, "to_device", "not a device of this machine");
+  g_clear_error (&error);
+
+  g_assert_false (ep_device_synchronize (device, &error));
+  ep_assert_error (error, EP_ERROR_DEVICE, "synchronize", "not a device of this machine");
+
+  g_assert_null (ep_device_get_name (device));
+  g_assert_null (ep_device_get_kind (device));
+  g_assert_false (ep_device_supports_dtype (device, EP_DTYPE_FLOAT32));
+  g_assert_cmpuint (ep_device_get_memory_size (device), ==, 0);
+  g_assert_finalize_object (device);
+}
+
+/* criticals */
 
 static void
 test_push_null_is_critical (void)
 {
   if (g_test_subprocess ())
     {
-      ep_device_push (NULL);
+      ep_device_push (NULL, NULL);
       return;
     }
 
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_failed ();
   g_test_trap_assert_stderr ("*ep_device_push*EP_IS_DEVICE*");
+}
+
+static void
+test_pop_null_is_critical (void)
+{
+  if (g_test_subprocess ())
+    {
+      ep_device_pop (NULL, NULL);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*ep_device_pop*EP_IS_DEVICE*");
 }
 
 static void
@@ -852,6 +941,10 @@ main (int argc, char **argv)
   g_test_add_func ("/device/scope/per-thread", test_scope_is_per_thread);
   g_test_add_func ("/device/scope/freed-with-thread", test_scope_freed_with_its_thread);
   g_test_add_func ("/device/scope/creation", test_creation_follows_scope);
+  g_test_add_func ("/device/scope/pop-without-scope", test_pop_without_scope_is_an_error);
+  g_test_add_func ("/device/scope/pop-another-device", test_pop_of_another_device_is_an_error);
+  g_test_add_func ("/device/scope/pop-another-thread", test_pop_on_another_thread_is_an_error);
+  g_test_add_func ("/device/half-made", test_half_made_device);
   g_test_add_func ("/device/copy/to-and-back", test_to_device_and_back);
   g_test_add_func ("/device/copy/same-device", test_to_device_same_device_is_self);
   g_test_add_func ("/device/copy/view", test_to_device_of_view);
@@ -866,8 +959,8 @@ main (int argc, char **argv)
   g_test_add_func ("/device/error/larger-than-memory", test_larger_than_device_memory);
   g_test_add_func ("/device/error/copy-larger-than-memory", test_copy_larger_than_device_memory);
   g_test_add_func ("/device/error/missing-kernel", test_missing_kernel);
-  g_test_add_func ("/device/critical/pop-empty", test_pop_empty_is_critical);
   g_test_add_func ("/device/critical/push-null", test_push_null_is_critical);
+  g_test_add_func ("/device/critical/pop-null", test_pop_null_is_critical);
   g_test_add_func ("/device/critical/get-null", test_get_null_is_critical);
   g_test_add_func ("/device/critical/to-device-null", test_to_device_null_is_critical);
 

@@ -794,10 +794,10 @@ test_scope_placement (void)
   RECORDING (rec);
   g_autoptr(EpTensor) y = NULL;
 
-  ep_device_push (cpu);
+  ep_test_push (cpu);
   g_assert_true (ep_device_get_current () == cpu);
   y = ep_tensor_exp (x, NULL);
-  ep_device_pop ();
+  ep_test_pop (cpu);
   g_assert_null (ep_device_get_current ());
   g_assert_true (nth (&rec, 0)->device == cpu);
 }
