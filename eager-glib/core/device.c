@@ -379,7 +379,7 @@ gboolean
 ep_device_pop (EpDevice  *self,
                GError   **error)
 {
-  EpContext *context = ep_context_get ();
+  EpContext *context = ep_context_peek ();
 
   g_return_val_if_fail (EP_IS_DEVICE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -387,7 +387,7 @@ ep_device_pop (EpDevice  *self,
   if (!ep_device_check_usable (self, "device", error))
     return FALSE;
 
-  if (context->device == NULL)
+  if (context == NULL || context->device == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
                    _("device: cannot pop %s: no device scope is open on this thread"),

@@ -135,16 +135,20 @@ make_view (EpOpCall *call)
 
 /*
  * Placement, the one rule. An op runs:
- *   1. on the device its call names (attrs.device: to_device's target, a
- *      creation op's device, the conversions dispatch makes of an input
- *      where it lives);
+ *   1. on the device its call names (attrs.device: to_device's target,
+ *      the device of a creation op made by ep_full_on() or ep_arange_on()
+ *      (the constants of gradient rules, where their input lives), the
+ *      conversions dispatch makes of an input where it lives);
  *   2. for a view, where its input lives: it shares that storage;
- *   3. on the device of the innermost device scope of the thread;
+ *   3. on the device of the innermost device scope of the thread (the
+ *      user's: the library never opens one);
  *   4. on the device of its first input that is not a weak literal
  *      (literals have no home);
  *   5. on cpu:0.
  * Its inputs are then copied there, except the input of a view and of
  * to_device (EP_OP_FLAG_TRANSFER: its kernel is the copy).
+ * docs/devices.md and the comments of ep_device_push() and EpDevice say
+ * the same to users: keep them in step.
  */
 static EpDevice *
 choose_device (const EpOpCall *call)
