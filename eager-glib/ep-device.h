@@ -30,9 +30,11 @@ EpDevice    *ep_device_get_default       (void);
 EP_EXPORT
 EpDevice    *ep_device_get_current       (void);
 EP_EXPORT
-void         ep_device_push              (EpDevice    *device);
+gboolean     ep_device_push              (EpDevice    *self,
+                                          GError     **error);
 EP_EXPORT
-void         ep_device_pop               (void);
+gboolean     ep_device_pop               (EpDevice    *self,
+                                          GError     **error);
 
 EP_EXPORT
 const char  *ep_device_get_name          (EpDevice    *self);

@@ -10,6 +10,7 @@
 
 #pragma once
 
+#include "ep-context-private.h"
 #include "ep-op-private.h"
 
 G_BEGIN_DECLS
@@ -19,12 +20,13 @@ G_BEGIN_DECLS
  *
  * Set by the tape around each call of a rule: the inputs whose gradients
  * it will use (a bit per input; inputs from 32 on are always wanted).
+ * The innermost one is the thread's (EpContext's `grad`).
  */
-typedef struct
+struct _EpGradContext
 {
   const EpOpCall *call;
   guint32         needed;
-} EpGradContext;
+};
 
 EpGradContext *ep_grad_context_push (EpGradContext  *context);
 void           ep_grad_context_pop  (EpGradContext  *previous);
@@ -36,12 +38,6 @@ gboolean   ep_grad_identity        (const EpOpCall   *call,
                                     EpTensor        **input_grads,
                                     GError          **error);
 EpTensor  *ep_grad_literal         (gdouble          value);
-EpTensor  *ep_grad_gathered        (EpTensor        *x,
-                                    EpTensor        *indices,
-                                    EpTensor        *values,
-                                    gint             axis,
-                                    EpTensor        *grad,
-                                    GError         **error);
 EpTensor  *ep_grad_broadcast       (EpTensor        *grad,
                                     const EpLayout  *like,
                                     GError         **error);
@@ -70,8 +66,8 @@ EpTensor  *ep_grad_int64           (EpTensor        *like,
                                     GError         **error);
 EpTensor  *ep_grad_swap_last       (EpTensor        *t,
                                     GError         **error);
-/* ops/index.c: the mirror image of take_along_axis (its gradient, and
- * that of sort and topk) */
+/* ops/index.c: the mirror image of take_along_axis: its gradient, and
+ * that of the ops that gather without saying so (sort, topk) */
 EpTensor  *ep_grad_scatter_along_axis (EpTensor     *grad,
                                        EpTensor     *indices,
                                        gint          axis,

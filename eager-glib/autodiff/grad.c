@@ -8,28 +8,28 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
-#include "ep-creation.h"
+#include "ep-creation-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
 
-/* The rule being run by this thread's tape, if any. Rules run nested when
- * a custom gradient's backward function asks a tape of its own. */
-static _Thread_local EpGradContext *current;
-
+/* The rule being run by this thread's tape, if any, is the context's
+ * `grad`. Rules run nested when a custom gradient's backward function
+ * asks a tape of its own. */
 EpGradContext *
 ep_grad_context_push (EpGradContext *context)
 {
-  EpGradContext *previous = current;
+  EpContext *thread = ep_context_get ();
+  EpGradContext *previous = thread->grad;
 
-  current = context;
+  thread->grad = context;
   return previous;
 }
 
 void
 ep_grad_context_pop (EpGradContext *previous)
 {
-  current = previous;
+  ep_context_get ()->grad = previous;
 }
 
 /* Whether a rule should compute the gradient of input @input: only
@@ -40,6 +40,9 @@ gboolean
 ep_grad_needed (const EpOpCall *call,
                 guint           input)
 {
+  EpContext *thread = ep_context_peek ();
+  const EpGradContext *current = thread != NULL ? thread->grad : NULL;
+
   if (!ep_dtype_is_floating (call->inputs[input]->layout.dtype))
     return FALSE;
   if (current == NULL || current->call != call || input >= 32)
@@ -83,46 +86,6 @@ ep_grad_broadcast (EpTensor        *grad,
     return g_object_ref (grad);
 
   return ep_tensor_broadcast_to (grad, like->shape, like->ndim, error);
-}
-
-/* The gradient of @values = take_along_axis (@x, @indices, @axis), for
- * ops that gather without saying so (sort, topk): the rule of
- * take_along_axis itself, which sends each element back where it came
- * from. */
-EpTensor *
-ep_grad_gathered (EpTensor  *x,
-                  EpTensor  *indices,
-                  EpTensor  *values,
-                  gint       axis,
-                  EpTensor  *grad,
-                  GError   **error)
-{
-  EpTensor *inputs[2] = { x, indices };
-  EpDType dtypes[2] = { x->layout.dtype, indices->layout.dtype };
-  EpTensor *grads[2] = { NULL, NULL };
-  EpOpCall call;
-
-  memset (&call, 0, sizeof call);
-  call.op = &ep_op_take_along_axis;
-  call.inputs = inputs;
-  call.n_inputs = 2;
-  ep_op_attrs_init (&call.attrs);
-  ep_op_attrs_set_axis (&call.attrs, axis);
-  call.input_dtypes = dtypes;
-  call.n_outputs = 1;
-  call.outputs[0] = values;
-  call.output_layouts[0] = values->layout;
-  call.device = x->storage->device;
-
-  if (!ep_op_take_along_axis.gradient (&call, &grad, grads, error))
-    {
-      g_clear_object (&grads[0]);
-      g_clear_object (&grads[1]);
-      return NULL;
-    }
-
-  g_clear_object (&grads[1]);
-  return grads[0];
 }
 
 /* @grad summed over the dimensions that broadcasting added to @like, so
@@ -200,23 +163,18 @@ ep_grad_set_summed (const EpOpCall  *call,
   return input_grads[i] != NULL;
 }
 
-/* Zeros of @like's dtype on @like's device. */
+/* Zeros of @like's dtype on @like's device, whatever the scope. */
 EpTensor *
 ep_grad_zeros (EpTensor      *like,
                const gint64  *shape,
                guint          ndim,
                GError       **error)
 {
-  EpTensor *zeros;
-
-  ep_device_push (like->storage->device);
-  zeros = ep_zeros (shape, ndim, like->layout.dtype, error);
-  ep_device_pop ();
-
-  return zeros;
+  return ep_full_on (like->storage->device, shape, ndim, 0.0, like->layout.dtype, error);
 }
 
-/* A constant int64 tensor (indices) on @like's device. */
+/* A constant int64 tensor (indices) on @like's device, whatever the
+ * scope. */
 EpTensor *
 ep_grad_int64 (EpTensor      *like,
                const gint64  *data,
@@ -225,20 +183,11 @@ ep_grad_int64 (EpTensor      *like,
                GError       **error)
 {
   EpLayout layout;
-  gsize nbytes = 0;
-  g_autoptr(GBytes) bytes = NULL;
-  EpTensor *tensor;
 
   if (!ep_layout_init (&layout, EP_DTYPE_INT64, shape, ndim, "gradient", error))
     return NULL;
-  ep_layout_compute_nbytes (&layout, &nbytes);
-  bytes = g_bytes_new (data, nbytes);
 
-  ep_device_push (like->storage->device);
-  tensor = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, shape, ndim, error);
-  ep_device_pop ();
-
-  return tensor;
+  return ep_tensor_new_from_host (like->storage->device, &layout, data, "gradient", error);
 }
 
 /* Swaps the last two axes (a batch of matrices transposed). */

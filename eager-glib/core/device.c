@@ -8,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 #include <inttypes.h>
 
+#include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-error.h"
 #include "ep-tensor-private.h"
@@ -19,12 +20,16 @@
  * device (`opencl:0`, `opencl:1`, …).
  *
  * [func@list_devices] lists what this machine has. An op runs on the
- * device of the innermost device scope ([method@Device.push]), otherwise on
- * the device of its inputs; inputs that live elsewhere are copied there
- * first. [method@Tensor.to_device] copies a tensor explicitly.
+ * device of the innermost device scope of the calling thread
+ * ([method@Device.push]), otherwise on the device of its first input that
+ * is not a literal number, otherwise on `cpu:0`; inputs that live
+ * elsewhere are copied there first. Views stay with their input and
+ * [method@Tensor.to_device] copies a tensor where it is told, whatever the
+ * scope. [Devices](devices.html) gives the whole rule.
  *
  * Devices are created once, when first listed, and live as long as the
- * process.
+ * process. One made with g_object_new() stands for no hardware: using it
+ * is an %EP_ERROR_DEVICE error.
  */
 
 enum {
@@ -46,7 +51,7 @@ ep_device_finalize (GObject *object)
 {
   EpDevice *self = EP_DEVICE (object);
 
-  if (self->backend->finalize != NULL)
+  if (self->backend != NULL && self->backend->finalize != NULL)
     self->backend->finalize (self);
   g_free (self->name);
   g_free (self->description);
@@ -69,7 +74,7 @@ ep_device_get_property (GObject    *object,
       g_value_set_string (value, self->name);
       break;
     case PROP_KIND:
-      g_value_set_string (value, self->backend->kind);
+      g_value_set_string (value, ep_device_get_kind (self));
       break;
     case PROP_DESCRIPTION:
       g_value_set_string (value, self->description);
@@ -304,62 +309,110 @@ ep_device_get_default (void)
   return ep_device_get_cpu ();
 }
 
-/* The GPrivate frees a thread's stack when it exits; the plain
- * thread-local is the fast way to it, read on every dispatch. */
-static GPrivate scope_key = G_PRIVATE_INIT ((GDestroyNotify) g_ptr_array_unref);
-static _Thread_local GPtrArray *thread_scope_stack;
-
-static GPtrArray *
-scope_stack (void)
+/* A device made with g_object_new() from a binding has no backend and
+ * stands for nothing: every use of it is an error, never a crash. */
+gboolean
+ep_device_check_usable (EpDevice    *self,
+                        const char  *op_name,
+                        GError     **error)
 {
-  GPtrArray *stack = thread_scope_stack;
+  if (G_LIKELY (self->backend != NULL))
+    return TRUE;
 
-  if (stack == NULL)
-    {
-      stack = g_ptr_array_new_with_free_func (g_object_unref);
-      g_private_set (&scope_key, stack);
-      thread_scope_stack = stack;
-    }
-
-  return stack;
+  g_set_error (error, EP_ERROR, EP_ERROR_DEVICE,
+               _("%s: not a device of this machine (devices come from list_devices and Device.get)"),
+               op_name);
+  return FALSE;
 }
 
 /**
  * ep_device_push:
- * @device: the device ops should run on
+ * @self: the device ops should run on
+ * @error: return location for an error
  *
- * Opens a device scope on the calling thread: until the matching
- * [func@Device.pop], ops run on @device and their inputs are copied there
- * when they live elsewhere. Scopes nest.
+ * Opens a device scope on the calling thread; [method@Device.pop] with
+ * the same device closes it. Inside, ops run on @self and their inputs
+ * are copied there when they live elsewhere, and tensors made from
+ * nothing ([func@zeros], [func@arange], [ctor@Tensor.new_from_doubles],
+ * …) are made there. Two kinds of ops do not follow the scope: views
+ * ([method@Tensor.reshape], [method@Tensor.transpose], slices, …) stay
+ * with their input, whose memory they share, and
+ * [method@Tensor.to_device] goes where it is told.
+ *
+ * Scopes nest, and each thread has its own. [Devices](devices.html)
+ * gives the whole placement rule.
+ *
+ * Returns: %TRUE if the scope is open; %FALSE with %EP_ERROR_DEVICE set
+ *   if @self is not a device of this machine (one made with
+ *   g_object_new() instead of found with [func@Device.get])
  */
-void
-ep_device_push (EpDevice *device)
+gboolean
+ep_device_push (EpDevice  *self,
+                GError   **error)
 {
-  g_return_if_fail (EP_IS_DEVICE (device));
+  g_return_val_if_fail (EP_IS_DEVICE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  g_ptr_array_add (scope_stack (), g_object_ref (device));
+  if (!ep_device_check_usable (self, "device", error))
+    return FALSE;
+
+  ep_context_push_device (ep_context_get (), self);
+  return TRUE;
 }
 
 /**
  * ep_device_pop:
+ * @self: the device of the scope to close
+ * @error: return location for an error
  *
- * Closes the innermost device scope opened by [method@Device.push] on the
- * calling thread.
+ * Closes the innermost device scope of the calling thread, which
+ * [method@Device.push] opened for @self. Pushes and pops pair up as
+ * with g_main_context_push_thread_default(): popping another device
+ * than the innermost scope's, or popping on a thread with no scope
+ * open, is an error and closes nothing.
+ *
+ * Returns: %TRUE if the scope is closed; %FALSE with
+ *   %EP_ERROR_INVALID_ARGUMENT set if no scope is open on this thread
+ *   or the innermost one is another device's
  */
-void
-ep_device_pop (void)
+gboolean
+ep_device_pop (EpDevice  *self,
+               GError   **error)
 {
-  GPtrArray *stack = scope_stack ();
+  EpContext *context = ep_context_peek ();
 
-  g_return_if_fail (stack->len > 0);
+  g_return_val_if_fail (EP_IS_DEVICE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  g_ptr_array_remove_index (stack, stack->len - 1);
+  if (!ep_device_check_usable (self, "device", error))
+    return FALSE;
+
+  if (context == NULL || context->device == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("device: cannot pop %s: no device scope is open on this thread"),
+                   self->name);
+      return FALSE;
+    }
+  if (context->device != self)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("device: cannot pop %s: the innermost device scope on this thread is %s"),
+                   self->name, context->device->name);
+      return FALSE;
+    }
+
+  ep_context_pop_device (context);
+  return TRUE;
 }
 
 /**
  * ep_device_get_current:
  *
- * Returns the device of the innermost scope on the calling thread.
+ * Returns the device of the innermost scope on the calling thread: where
+ * ops that are not views and name no device of their own run now, and
+ * where tensors made from nothing are made. Scopes are per thread; the
+ * library itself never opens one.
  *
  * Returns: (transfer none) (nullable): the device, or %NULL outside any
  *   scope
@@ -367,30 +420,7 @@ ep_device_pop (void)
 EpDevice *
 ep_device_get_current (void)
 {
-  GPtrArray *stack = thread_scope_stack;
-
-  if (stack == NULL || stack->len == 0)
-    return NULL;
-
-  return g_ptr_array_index (stack, stack->len - 1);
-}
-
-/* The scope's device; else the first input that is not a weak scalar
- * (those are literals with no home); else the default. */
-EpDevice *
-ep_device_place (EpTensor *const *inputs,
-                 guint            n_inputs)
-{
-  EpDevice *scoped = ep_device_get_current ();
-
-  if (scoped != NULL)
-    return scoped;
-
-  for (guint i = 0; i < n_inputs; i++)
-    if (!inputs[i]->weak)
-      return inputs[i]->storage->device;
-
-  return ep_device_get_default ();
+  return ep_context_get_device ();
 }
 
 /**
@@ -422,7 +452,7 @@ ep_device_get_kind (EpDevice *self)
 {
   g_return_val_if_fail (EP_IS_DEVICE (self), NULL);
 
-  return self->backend->kind;
+  return self->backend != NULL ? self->backend->kind : NULL;
 }
 
 /**
@@ -475,6 +505,8 @@ ep_device_supports_dtype (EpDevice *self,
 {
   g_return_val_if_fail (EP_IS_DEVICE (self), FALSE);
 
+  if (self->backend == NULL)
+    return FALSE;
   if (self->backend->supports_dtype == NULL)
     return TRUE;
 
@@ -502,6 +534,8 @@ ep_device_synchronize (EpDevice  *self,
   g_return_val_if_fail (EP_IS_DEVICE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (!ep_device_check_usable (self, "synchronize", error))
+    return FALSE;
   if (self->backend->synchronize == NULL)
     return TRUE;
 

@@ -82,8 +82,9 @@ gboolean   ep_device_read        (EpDevice              *self,
                                   gsize                  nbytes,
                                   GError               **error);
 EpDevice  *ep_device_get_cpu     (void);
-EpDevice  *ep_device_place       (EpTensor *const       *inputs,
-                                  guint                  n_inputs);
+gboolean   ep_device_check_usable (EpDevice             *self,
+                                   const char           *op_name,
+                                   GError              **error);
 
 /* opencl/device.c */
 void       ep_opencl_discover    (GPtrArray             *devices,

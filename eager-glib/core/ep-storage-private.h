@@ -34,6 +34,8 @@ EpStorage *ep_storage_new_for_bytes (EpDevice  *device,
                                      GBytes    *bytes);
 EpStorage *ep_storage_ref           (EpStorage *self);
 void       ep_storage_unref         (EpStorage *self);
+void       ep_storage_free_spares   (EpStorage **spares,
+                                     guint      *n_spares);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EpStorage, ep_storage_unref)
 

@@ -40,6 +40,11 @@ EpTensor  *ep_tensor_new_with_storage (const EpLayout *layout,
 EpTensor  *ep_tensor_new_empty        (EpDevice       *device,
                                        const EpLayout *layout,
                                        GError        **error);
+EpTensor  *ep_tensor_new_from_host    (EpDevice       *device,
+                                       const EpLayout *layout,
+                                       gconstpointer   data,
+                                       const char     *op_name,
+                                       GError        **error);
 
 gint64     ep_layout_get_size         (const EpLayout *layout);
 gboolean   ep_layout_compute_nbytes   (const EpLayout *layout,

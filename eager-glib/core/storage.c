@@ -7,53 +7,28 @@
 
 #include <string.h>
 
+#include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-storage-private.h"
 
 /* A storage struct comes and goes with every op result: each thread
- * keeps a few spare ones (linked through @data) rather than going
- * through malloc and free each time. */
+ * keeps a few spare ones in its context (linked through @data) rather
+ * than going through malloc and free each time. */
 #define MAX_SPARES 16
-
-typedef struct
-{
-  EpStorage *head;
-  guint      count;
-} Spares;
-
-static void
-spares_free (gpointer data)
-{
-  Spares *spares = data;
-
-  while (spares->head != NULL)
-    {
-      EpStorage *next = spares->head->data;
-
-      g_free (spares->head);
-      spares->head = next;
-    }
-  g_free (spares);
-}
-
-/* The GPrivate frees a thread's spares when it exits; the plain
- * thread-local is the fast way to them. */
-static GPrivate spares_key = G_PRIVATE_INIT (spares_free);
-static _Thread_local Spares *thread_spares;
 
 /* A zeroed storage struct, for a device to fill in. */
 EpStorage *
 ep_storage_alloc (void)
 {
-  Spares *spares = thread_spares;
+  EpContext *context = ep_context_peek ();
   EpStorage *self;
 
-  if (spares == NULL || spares->head == NULL)
+  if (context == NULL || context->spares == NULL)
     return g_new0 (EpStorage, 1);
 
-  self = spares->head;
-  spares->head = self->data;
-  spares->count--;
+  self = context->spares;
+  context->spares = self->data;
+  context->n_spares--;
   memset (self, 0, sizeof *self);
   return self;
 }
@@ -61,24 +36,32 @@ ep_storage_alloc (void)
 static void
 storage_free (EpStorage *self)
 {
-  Spares *spares = thread_spares;
+  EpContext *context = ep_context_get ();
 
-  if (spares == NULL)
-    {
-      spares = g_new0 (Spares, 1);
-      g_private_set (&spares_key, spares);
-      thread_spares = spares;
-    }
-
-  if (spares->count >= MAX_SPARES)
+  if (context->n_spares >= MAX_SPARES)
     {
       g_free (self);
       return;
     }
 
-  self->data = spares->head;
-  spares->head = self;
-  spares->count++;
+  self->data = context->spares;
+  context->spares = self;
+  context->n_spares++;
+}
+
+/* Frees a context's spares (when its thread exits). */
+void
+ep_storage_free_spares (EpStorage **spares,
+                        guint      *n_spares)
+{
+  while (*spares != NULL)
+    {
+      EpStorage *next = (*spares)->data;
+
+      g_free (*spares);
+      *spares = next;
+    }
+  *n_spares = 0;
 }
 
 /* Wraps immutable bytes without copying them: tensors are immutable too. */

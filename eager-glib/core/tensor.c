@@ -328,13 +328,16 @@ creation_device (void)
   return device != NULL ? device : ep_device_get_default ();
 }
 
-static EpTensor *
-new_from_host (const EpLayout  *layout,
-               gconstpointer    data,
-               const char      *op_name,
-               GError         **error)
+/* A tensor of @layout (contiguous) on @device, from a copy of @data in
+ * host memory: the constructors below, and constants that gradient
+ * rules make on their input's device whatever the scope. */
+EpTensor *
+ep_tensor_new_from_host (EpDevice        *device,
+                         const EpLayout  *layout,
+                         gconstpointer    data,
+                         const char      *op_name,
+                         GError         **error)
 {
-  EpDevice *device = creation_device ();
   g_autoptr(EpTensor) tensor = ep_tensor_new_empty (device, layout, error);
 
   if (tensor == NULL)
@@ -424,7 +427,7 @@ ep_tensor_new_from_bytes (GBytes        *data,
       return ep_tensor_new_with_storage (&layout, storage);
     }
 
-  return new_from_host (&layout, bytes, "new_from_bytes", error);
+  return ep_tensor_new_from_host (device, &layout, bytes, "new_from_bytes", error);
 }
 
 /**
@@ -464,7 +467,7 @@ ep_tensor_new_from_data (gconstpointer   data,
   if (!raw_layout_init (&layout, dtype, shape, ndim, nbytes, op_name, error))
     return NULL;
 
-  return new_from_host (&layout, data, op_name, error);
+  return ep_tensor_new_from_host (creation_device (), &layout, data, op_name, error);
 }
 
 /**
@@ -518,7 +521,7 @@ ep_tensor_new_from_doubles (const gdouble  *data,
   for (gsize i = 0; i < n_data; i++)
     ep_scalar_store (converted + i * itemsize, dtype, data[i]);
 
-  return new_from_host (&layout, converted, "new_from_doubles", error);
+  return ep_tensor_new_from_host (creation_device (), &layout, converted, "new_from_doubles", error);
 }
 
 /**

@@ -12,6 +12,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
@@ -134,26 +135,40 @@ make_view (EpOpCall *call)
 
 /*
  * Placement, the one rule. An op runs:
- *   1. on the device its call names (attrs.device: to_device's target, a
- *      creation op's device, the conversions dispatch makes of an input
- *      where it lives);
+ *   1. on the device its call names (attrs.device: to_device's target,
+ *      the device of a creation op made by ep_full_on() or ep_arange_on()
+ *      (the constants of gradient rules, where their input lives), the
+ *      conversions dispatch makes of an input where it lives);
  *   2. for a view, where its input lives: it shares that storage;
- *   3. on the device of the innermost device scope of the thread;
+ *   3. on the device of the innermost device scope of the thread (the
+ *      user's: the library never opens one);
  *   4. on the device of its first input that is not a weak literal
  *      (literals have no home);
  *   5. on cpu:0.
  * Its inputs are then copied there, except the input of a view and of
  * to_device (EP_OP_FLAG_TRANSFER: its kernel is the copy).
+ * docs/devices.md and the comments of ep_device_push() and EpDevice say
+ * the same to users: keep them in step.
  */
 static EpDevice *
 choose_device (const EpOpCall *call)
 {
+  EpDevice *scoped;
+
   if (call->attrs.device != NULL)
     return call->attrs.device;
   if (call->op->flags & EP_OP_FLAG_VIEW)
     return call->inputs[0]->storage->device;
 
-  return ep_device_place (call->inputs, call->n_inputs);
+  scoped = ep_context_get_device ();
+  if (scoped != NULL)
+    return scoped;
+
+  for (guint i = 0; i < call->n_inputs; i++)
+    if (!call->inputs[i]->weak)
+      return call->inputs[i]->storage->device;
+
+  return ep_device_get_default ();
 }
 
 /*

@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "ep-context-private.h"
 #include "ep-op-private.h"
 
 G_BEGIN_DECLS
@@ -13,13 +14,11 @@ G_BEGIN_DECLS
  * EpRecorder:
  *
  * Something that watches ops as they run: a gradient tape or a tracer.
- * Active recorders form a per-thread stack; ep_dispatch() hands each
- * finished call to every active recorder, innermost first. A recorder
- * that is not interested in a call (none of its inputs is watched)
- * returns at once.
+ * Active recorders form a per-thread stack (in the thread's EpContext);
+ * ep_dispatch() hands each finished call to every active recorder,
+ * innermost first. A recorder that is not interested in a call (none of
+ * its inputs is watched) returns at once.
  */
-typedef struct _EpRecorder EpRecorder;
-
 typedef gboolean (*EpRecordFunc) (EpRecorder      *recorder,
                                   const EpOpCall  *call,
                                   GError         **error);
@@ -41,10 +40,25 @@ struct _EpRecorder
 void        ep_recorder_push        (EpRecorder      *recorder);
 void        ep_recorder_pop         (EpRecorder      *recorder);
 gboolean    ep_recorder_is_active   (EpRecorder      *recorder);
-gboolean    ep_recorders_any        (void);
 gboolean    ep_recorders_notify     (const EpOpCall  *call,
                                      GError         **error);
 void        ep_recorders_notify_read (GObject        *variable,
                                       EpTensor       *value);
+
+/* The innermost active recorder of this thread, or NULL. */
+static inline EpRecorder *
+ep_recorders_innermost (void)
+{
+  EpContext *context = ep_context_peek ();
+
+  return context != NULL ? context->recorders : NULL;
+}
+
+/* Whether any recorder is active on this thread: asked on every op. */
+static inline gboolean
+ep_recorders_any (void)
+{
+  return ep_recorders_innermost () != NULL;
+}
 
 G_END_DECLS

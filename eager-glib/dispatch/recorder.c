@@ -7,18 +7,19 @@
 
 #include "ep-recorder-private.h"
 
-/* The innermost active recorder of this thread; each points to the one
- * below it. Checked on every dispatch, so it is a plain thread-local. */
-static _Thread_local EpRecorder *innermost;
+/* The stack is the context's `recorders`: the innermost active recorder
+ * of this thread, each pointing to the one below it. */
 
 void
 ep_recorder_push (EpRecorder *recorder)
 {
+  EpContext *context = ep_context_get ();
+
   g_return_if_fail (!recorder->active);
 
-  recorder->below = innermost;
+  recorder->below = context->recorders;
   recorder->active = TRUE;
-  innermost = recorder;
+  context->recorders = recorder;
 }
 
 /* Recorders may leave out of order (a tape that stops recording while a
@@ -26,10 +27,11 @@ ep_recorder_push (EpRecorder *recorder)
 void
 ep_recorder_pop (EpRecorder *recorder)
 {
-  EpRecorder **link = &innermost;
+  EpRecorder **link;
 
   g_return_if_fail (recorder->active);
 
+  link = &ep_context_get ()->recorders;
   while (*link != NULL && *link != recorder)
     link = &(*link)->below;
 
@@ -47,16 +49,10 @@ ep_recorder_is_active (EpRecorder *recorder)
 }
 
 gboolean
-ep_recorders_any (void)
-{
-  return innermost != NULL;
-}
-
-gboolean
 ep_recorders_notify (const EpOpCall  *call,
                      GError         **error)
 {
-  for (EpRecorder *r = innermost; r != NULL; r = r->below)
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
     if (!r->record (r, call, error))
       return FALSE;
 
@@ -67,7 +63,7 @@ void
 ep_recorders_notify_read (GObject  *variable,
                           EpTensor *value)
 {
-  for (EpRecorder *r = innermost; r != NULL; r = r->below)
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
     if (r->read_variable != NULL)
       r->read_variable (r, variable, value);
 }

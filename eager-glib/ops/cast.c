@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "cpu/ep-cpu-private.h"
+#include "ep-device-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
@@ -202,10 +203,12 @@ ep_tensor_contiguous (EpTensor  *self,
  * @device: the device to copy to
  * @error: return location for an error
  *
- * Copies @self to @device. Gradients flow back through the copy.
+ * Copies @self to @device, whatever the device scope. Gradients flow
+ * back through the copy.
  *
  * Returns: (transfer full): the tensor on @device (@self itself if it is
- *   already there)
+ *   already there), or %NULL with %EP_ERROR_DEVICE set if @device is not
+ *   a device of this machine or the copy failed
  */
 EpTensor *
 ep_tensor_to_device (EpTensor  *self,
@@ -217,7 +220,8 @@ ep_tensor_to_device (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (EP_IS_DEVICE (device), NULL);
 
-  if (!ep_tensor_check_alive (self, "to_device", error))
+  if (!ep_device_check_usable (device, "to_device", error)
+      || !ep_tensor_check_alive (self, "to_device", error))
     return NULL;
   if (self->storage->device == device)
     return g_object_ref (self);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ep-creation.h"
+#include "ep-creation-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-math-private.h"
@@ -70,13 +71,14 @@ const EpOpDef ep_op_arange = {
   .infer = arange_infer,
 };
 
-static EpTensor *
-full_on (EpDevice      *device,
-         const gint64  *shape,
-         guint          ndim,
-         gdouble        value,
-         EpDType        dtype,
-         GError       **error)
+/* @device NULL: where placement puts it (the scope, else cpu:0) */
+EpTensor *
+ep_full_on (EpDevice      *device,
+            const gint64  *shape,
+            guint          ndim,
+            gdouble        value,
+            EpDType        dtype,
+            GError       **error)
 {
   EpOpAttrs attrs;
 
@@ -112,7 +114,7 @@ ep_full (const gint64  *shape,
 {
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
 
-  return full_on (NULL, shape, ndim, value, dtype, error);
+  return ep_full_on (NULL, shape, ndim, value, dtype, error);
 }
 
 const EpOpDef ep_func_zeros = {
@@ -187,6 +189,18 @@ ep_arange (gdouble   start,
            EpDType   dtype,
            GError  **error)
 {
+  return ep_arange_on (NULL, start, stop, step, dtype, error);
+}
+
+/* @device NULL: where placement puts it (the scope, else cpu:0) */
+EpTensor *
+ep_arange_on (EpDevice  *device,
+              gdouble    start,
+              gdouble    stop,
+              gdouble    step,
+              EpDType    dtype,
+              GError   **error)
+{
   EpOpAttrs attrs;
 
   ep_op_attrs_init (&attrs);
@@ -194,6 +208,7 @@ ep_arange (gdouble   start,
   attrs.arange.stop = stop;
   attrs.arange.step = step;
   attrs.dtype = dtype;
+  attrs.device = device;
 
   return ep_dispatch1 (&ep_op_arange, NULL, 0, &attrs, error);
 }
@@ -207,8 +222,8 @@ full_like (EpTensor  *self,
 
   if (!ep_tensor_check_alive (self, "full_like", error))
     return NULL;
-  return full_on (device != NULL ? device : self->storage->device,
-                  self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
+  return ep_full_on (device != NULL ? device : self->storage->device,
+                     self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
 }
 
 const EpOpDef ep_func_full_like = {

@@ -16,7 +16,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "ep-creation.h"
+#include "ep-creation-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
@@ -160,18 +160,13 @@ take_along_axis_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* 0, 1, … @n - 1 (int64) on @like's device, whatever the scope. */
 static EpTensor *
-arange_on (EpTensor  *like,
-           gint64     n,
-           GError   **error)
+arange_like (EpTensor  *like,
+             gint64     n,
+             GError   **error)
 {
-  EpTensor *range;
-
-  ep_device_push (like->storage->device);
-  range = ep_arange (0, (gdouble) n, 1, EP_DTYPE_INT64, error);
-  ep_device_pop ();
-
-  return range;
+  return ep_arange_on (like->storage->device, 0, (gdouble) n, 1, EP_DTYPE_INT64, error);
 }
 
 /* @range (1-D) reshaped to lie along axis @d of @ndim axes. */
@@ -224,13 +219,13 @@ ep_grad_scatter_along_axis (EpTensor      *grad,
       if ((gint) d == axis)
         {
           /* the indices, wrapped */
-          g_autoptr(EpTensor) range = arange_on (grad, shape[d], error);
+          g_autoptr(EpTensor) range = arange_like (grad, shape[d], error);
 
           coordinate = range != NULL ? ep_tensor_take (range, indices, 0, error) : NULL;
         }
       else if (shape[d] != 1)
         {
-          g_autoptr(EpTensor) range = arange_on (grad, out->shape[d], error);
+          g_autoptr(EpTensor) range = arange_like (grad, out->shape[d], error);
 
           coordinate = range != NULL ? along_axis (range, d, ndim, error) : NULL;
         }
@@ -357,7 +352,7 @@ mask_gradient (const EpOpCall  *call,
   const EpLayout *m = &mask->layout;
   gint64 positions_count = ep_layout_get_size (m);
   gint64 shape[EP_MAX_DIMS];
-  g_autoptr(EpTensor) range = arange_on (output_grads[0], positions_count, error);
+  g_autoptr(EpTensor) range = arange_like (output_grads[0], positions_count, error);
   g_autoptr(EpTensor) numbered = NULL;
   g_autoptr(EpTensor) positions = NULL;
   g_autoptr(EpTensor) zeros = NULL;
@@ -477,13 +472,11 @@ index_update_gradient (const EpOpCall  *call,
   if (input_grads[0] == NULL)
     return FALSE;
 
-  range = arange_on (grad, ep_layout_get_size (idx), error);
+  range = arange_like (grad, ep_layout_get_size (idx), error);
   numbers = range != NULL ? ep_tensor_reshape (range, idx->shape, idx->ndim, error) : NULL;
   if (numbers == NULL)
     return FALSE;
-  ep_device_push (grad->storage->device);
-  none = ep_full (&extent, 1, -1, EP_DTYPE_INT64, error);
-  ep_device_pop ();
+  none = ep_full_on (grad->storage->device, &extent, 1, -1, EP_DTYPE_INT64, error);
   last = none != NULL ? ep_tensor_index_update (none, indices, numbers, 0, error) : NULL;
   written = last != NULL ? ep_tensor_take (last, indices, 0, error) : NULL;
   won = written != NULL ? ep_tensor_equal (written, numbers, error) : NULL;

@@ -8,8 +8,8 @@
  * largest, ties going to the lower index.
  *
  * The gradients of sort and topk send each output element's gradient
- * back to where the element came from (ep_grad_gathered: the rule of
- * take_along_axis). argsort is not differentiable: its output is integer
+ * back to where the element came from (ep_grad_scatter_along_axis, as
+ * for take_along_axis). argsort is not differentiable: its output is integer
  * indices, so it has no rule and a gradient tape passes nothing through
  * it.
  */
@@ -58,7 +58,8 @@ sort_gradient (const EpOpCall   *call,
   if (order == NULL)
     return FALSE;
 
-  input_grads[0] = ep_grad_gathered (x, order, call->outputs[0], axis, output_grads[0], error);
+  input_grads[0] = ep_grad_scatter_along_axis (output_grads[0], order, axis,
+                                               x->layout.shape, x->layout.ndim, error);
   return input_grads[0] != NULL;
 }
 
@@ -187,8 +188,9 @@ topk_gradient (const EpOpCall   *call,
   if (!ep_grad_needed (call, 0))
     return TRUE;
 
-  input_grads[0] = ep_grad_gathered (x, call->outputs[1], call->outputs[0],
-                                     x->layout.ndim - 1, output_grads[0], error);
+  input_grads[0] = ep_grad_scatter_along_axis (output_grads[0], call->outputs[1],
+                                               x->layout.ndim - 1, x->layout.shape,
+                                               x->layout.ndim, error);
   return input_grads[0] != NULL;
 }
 

@@ -260,4 +260,25 @@ ep_test_assert_error_ (const char *file,
 #define ep_assert_error(error, code, op, fragment) \
   ep_test_assert_error_ (__FILE__, __LINE__, G_STRFUNC, (error), (code), (op), (fragment))
 
+/* Opens and closes a device scope; an error fails the test. */
+static inline void
+ep_test_push (EpDevice *device)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean ok = ep_device_push (device, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (ok);
+}
+
+static inline void
+ep_test_pop (EpDevice *device)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean ok = ep_device_pop (device, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (ok);
+}
+
 G_END_DECLS

@@ -814,9 +814,9 @@ test_case (gconstpointer data)
     {
       g_autoptr(EpTensor) scoped = NULL;
 
-      ep_device_push (test->device);
+      g_assert_true (ep_device_push (test->device, NULL));
       run_op (op, cpu_inputs, n_inputs, &device_attrs, &scoped, &device_error);
-      ep_device_pop ();
+      g_assert_true (ep_device_pop (test->device, NULL));
       g_assert_no_error (device_error);
       g_assert_true (scoped->storage->device == test->device);
       assert_agree (expected, scoped, c->op);

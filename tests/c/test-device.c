@@ -181,17 +181,17 @@ test_scope_nesting (void)
   EpDevice *fake = fake_device_new ();
 
   g_assert_null (ep_device_get_current ());
-  ep_device_push (cpu);
+  ep_test_push (cpu);
   g_assert_true (ep_device_get_current () == cpu);
-  ep_device_push (fake);
+  ep_test_push (fake);
   g_assert_true (ep_device_get_current () == fake);
-  ep_device_push (cpu);
+  ep_test_push (cpu);
   g_assert_true (ep_device_get_current () == cpu);
-  ep_device_pop ();
+  ep_test_pop (cpu);
   g_assert_true (ep_device_get_current () == fake);
-  ep_device_pop ();
+  ep_test_pop (fake);
   g_assert_true (ep_device_get_current () == cpu);
-  ep_device_pop ();
+  ep_test_pop (cpu);
   g_assert_null (ep_device_get_current ());
 
   fake_device_finish (fake);
@@ -208,10 +208,37 @@ test_scope_is_per_thread (void)
 {
   GThread *thread;
 
-  ep_device_push (ep_device_get_default ());
+  ep_test_push (ep_device_get_default ());
   thread = g_thread_new ("other", current_device, NULL);
   g_assert_null (g_thread_join (thread));
-  ep_device_pop ();
+  ep_test_pop (ep_device_get_default ());
+}
+
+/* A thread that exits with a scope still open: the scope is not seen
+ * elsewhere, and the thread's context lets go of the device. */
+static gpointer
+push_and_exit (gpointer data)
+{
+  EpDevice *fake = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) z = NULL;
+
+  ep_test_push (fake);       /* never popped */
+  z = ep_zeros (EP_SHAPE (3), EP_DTYPE_FLOAT32, &error);
+  g_assert_no_error (error);
+
+  return GINT_TO_POINTER (ep_tensor_get_device (z) == fake && ep_device_get_current () == fake);
+}
+
+static void
+test_scope_freed_with_its_thread (void)
+{
+  EpDevice *fake = fake_device_new ();
+  GThread *thread = g_thread_new ("scoped", push_and_exit, fake);
+
+  g_assert_true (GPOINTER_TO_INT (g_thread_join (thread)));
+  g_assert_null (ep_device_get_current ());
+  fake_device_finish (fake);
 }
 
 static void
@@ -229,13 +256,13 @@ test_creation_follows_scope (void)
     g_autoptr(EpTensor) s = NULL;
     g_autoptr(EpTensor) outside = NULL;
 
-    ep_device_push (fake);
+    ep_test_push (fake);
     z = ep_zeros (EP_SHAPE (2), EP_DTYPE_FLOAT32, &error);
     a = ep_arange (0, 3, 1, EP_DTYPE_INT32, &error);
     d = ep_tensor_new_from_doubles ((const gdouble[]) { 1, 2 }, 2, EP_SHAPE (2), EP_DTYPE_FLOAT64, &error);
     b = ep_tensor_new_from_bytes (bytes, EP_DTYPE_BOOL, EP_SHAPE (3), &error);
     s = ep_tensor_new_scalar (4, EP_DTYPE_INT64, &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
     outside = ep_zeros (EP_SHAPE (2), EP_DTYPE_FLOAT32, &error);
 
     g_assert_no_error (error);
@@ -334,9 +361,9 @@ test_read_back_from_device (void)
     text = ep_tensor_to_string (f, &error);
     g_assert_cmpstr (text, ==, "[0.5 1.  2. ]");
 
-    ep_device_push (fake);
+    ep_test_push (fake);
     one = ep_full (EP_SHAPE (1, 1), 7, EP_DTYPE_INT32, &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
     g_assert_cmpint (ep_tensor_item_int64 (one, &error), ==, 7);
     g_assert_no_error (error);
   }
@@ -459,9 +486,9 @@ test_scope_moves_inputs (void)
     g_autoptr(EpTensor) r = NULL;
 
     ep_recorder_push (&rec.parent);
-    ep_device_push (fake);
+    ep_test_push (fake);
     r = ep_tensor_add (x, y, &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
     ep_recorder_pop (&rec.parent);
 
     g_assert_no_error (error);
@@ -487,10 +514,10 @@ test_views_ignore_scope (void)
     g_autoptr(EpTensor) t = NULL;
     g_autoptr(EpTensor) r = NULL;
 
-    ep_device_push (fake);
+    ep_test_push (fake);
     t = ep_tensor_transpose (x, NULL, 0, &error);
     r = ep_tensor_reshape (x, EP_SHAPE (3, 2), &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
 
     g_assert_no_error (error);
     g_assert_true (ep_tensor_get_device (t) == ep_device_get_default ());
@@ -512,9 +539,9 @@ test_like_follows_input_or_scope (void)
     g_autoptr(EpTensor) a = ep_tensor_ones_like (fx, &error);
     g_autoptr(EpTensor) b = NULL;
 
-    ep_device_push (fake);
+    ep_test_push (fake);
     b = ep_tensor_full_like (x, 3, &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
 
     g_assert_no_error (error);
     g_assert_true (ep_tensor_get_device (a) == fake);
@@ -536,9 +563,9 @@ test_larger_than_device_memory (void)
     g_autoptr(GError) error = NULL;
     g_autoptr(EpTensor) x = NULL;
 
-    ep_device_push (fake);
+    ep_test_push (fake);
     x = ep_zeros (EP_SHAPE (FAKE_MEMORY), EP_DTYPE_FLOAT32, &error);
-    ep_device_pop ();
+    ep_test_pop (fake);
 
     g_assert_null (x);
     ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", "fake:0");
@@ -600,34 +627,275 @@ test_missing_kernel (void)
   fake_device_finish (fake);
 }
 
-/* criticals */
+/* Gradient rules and the scope: the constants a rule makes (zeros,
+ * index ranges) go where its input lives, without opening a scope of
+ * their own, so what ep_device_get_current() returns stays the user's
+ * at every op of the backward pass. A recorder looks at each op. */
+
+typedef struct
+{
+  EpRecorder  parent;
+  EpDevice   *expected;
+  guint       calls;
+  guint       changed;
+} ScopeWatch;
+
+static gboolean
+scope_watch_record (EpRecorder      *recorder,
+                    const EpOpCall  *call,
+                    GError         **error)
+{
+  ScopeWatch *self = (ScopeWatch *) recorder;
+
+  self->calls++;
+  if (ep_device_get_current () != self->expected)
+    self->changed++;
+
+  return TRUE;
+}
+
+typedef EpTensor *(*GatherFunc) (EpTensor *x, EpTensor *v, GError **error);
+
+static EpTensor *
+gather_take (EpTensor *x, EpTensor *v, GError **error)
+{
+  g_autoptr(EpTensor) indices = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (2, 0, 2));
+
+  return ep_tensor_take (x, indices, 0, error);
+}
+
+static EpTensor *
+gather_take_along_axis (EpTensor *x, EpTensor *v, GError **error)
+{
+  g_autoptr(EpTensor) indices = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (3, 3, 0));
+
+  return ep_tensor_take_along_axis (x, indices, 0, error);
+}
+
+static EpTensor *
+gather_sort (EpTensor *x, EpTensor *v, GError **error)
+{
+  return ep_tensor_sort (x, -1, error);
+}
+
+static EpTensor *
+gather_topk (EpTensor *x, EpTensor *v, GError **error)
+{
+  g_autoptr(EpTensor) indices = NULL;
+  EpTensor *values = NULL;
+
+  if (!ep_tensor_topk (x, 2, TRUE, &values, &indices, error))
+    return NULL;
+  return values;
+}
+
+static EpTensor *
+gather_index_update (EpTensor *x, EpTensor *v, GError **error)
+{
+  g_autoptr(EpTensor) indices = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (1), EP_VALUES (1));
+
+  return ep_tensor_index_update (x, indices, v, 0, error);
+}
+
+static EpTensor *
+gather_slice_step (EpTensor *x, EpTensor *v, GError **error)
+{
+  return ep_tensor_slice (x, (gint64[]) { 0 }, 1, (gint64[]) { 4 }, 1, (gint64[]) { 2 }, 1, error);
+}
+
+/* d/dx and d/dv of sum (f (x, v) * [1, 2, …]) at x = [3, 1, 2, 5],
+ * v = [7] (zeros where f does not read v), with the current device
+ * @expected all along the backward pass. */
+static void
+check_rule_keeps_scope (GatherFunc     f,
+                        const gdouble *want_x,
+                        gdouble        want_v,
+                        EpDevice      *expected)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (3, 1, 2, 5));
+  g_autoptr(EpTensor) v = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (7));
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) y = NULL, range = NULL, w = NULL, yw = NULL, target = NULL;
+  g_autoptr(GPtrArray) grads = NULL;
+  GObject *sources[2] = { G_OBJECT (x), G_OBJECT (v) };
+  ScopeWatch watch = { .parent.record = scope_watch_record, .expected = expected };
+
+  g_assert_true (ep_gradient_tape_start (tape, &error));
+  ep_gradient_tape_watch (tape, x);
+  ep_gradient_tape_watch (tape, v);
+  y = f (x, v, &error);
+  g_assert_no_error (error);
+  range = ep_arange (1, ep_tensor_get_size (y) + 1, 1, EP_DTYPE_FLOAT32, &error);
+  w = ep_tensor_reshape (range, ep_tensor_get_shape (y, NULL), ep_tensor_get_ndim (y), &error);
+  yw = ep_tensor_mul (y, w, &error);
+  target = ep_tensor_sum (yw, NULL, 0, FALSE, &error);
+  g_assert_true (ep_gradient_tape_stop (tape, &error));
+  g_assert_no_error (error);
+
+  if (expected != NULL)
+    ep_test_push (expected);
+  ep_recorder_push (&watch.parent);
+  grads = ep_gradient_tape_gradient (tape, &target, 1, sources, 2, NULL, 0, &error);
+  ep_recorder_pop (&watch.parent);
+  if (expected != NULL)
+    ep_test_pop (expected);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (watch.calls, >, 0);
+  g_assert_cmpuint (watch.changed, ==, 0);
+  ep_assert_values (g_ptr_array_index (grads, 0), EP_DTYPE_FLOAT32, EP_SHAPE (4),
+                    want_x, 4);
+  ep_assert_values (g_ptr_array_index (grads, 1), EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (want_v));
+}
+
+static const struct
+{
+  const char *name;
+  GatherFunc  f;
+  gdouble     want_x[4];
+  gdouble     want_v;
+} rule_cases[] = {
+  { "take", gather_take, { 2, 0, 4, 0 }, 0 },
+  { "take_along_axis", gather_take_along_axis, { 3, 0, 0, 3 }, 0 },
+  { "sort", gather_sort, { 3, 1, 2, 4 }, 0 },
+  { "topk", gather_topk, { 2, 0, 0, 1 }, 0 },
+  { "index_update", gather_index_update, { 1, 0, 3, 4 }, 2 },
+  { "slice-step", gather_slice_step, { 1, 0, 2, 0 }, 0 },
+};
 
 static void
-test_pop_empty_is_critical (void)
+test_rules_keep_the_scope (void)
 {
-  if (g_test_subprocess ())
+  EpDevice *fake = fake_device_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (rule_cases); i++)
     {
-      ep_device_pop ();
-      return;
+      g_test_message ("%s", rule_cases[i].name);
+      check_rule_keeps_scope (rule_cases[i].f, rule_cases[i].want_x, rule_cases[i].want_v, NULL);
+      check_rule_keeps_scope (rule_cases[i].f, rule_cases[i].want_x, rule_cases[i].want_v, fake);
     }
 
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_failed ();
-  g_test_trap_assert_stderr ("*ep_device_pop*stack->len > 0*");
+  fake_device_finish (fake);
 }
+
+/* Pushes and pops pair up: a pop names the device it closes. */
+
+static void
+test_pop_without_scope_is_an_error (void)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (ep_device_pop (ep_device_get_default (), &error));
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "device", "cannot pop cpu:0: no device scope is open");
+  g_assert_null (ep_device_get_current ());
+}
+
+static void
+test_pop_of_another_device_is_an_error (void)
+{
+  EpDevice *cpu = ep_device_get_default ();
+  EpDevice *fake = fake_device_new ();
+  g_autoptr(GError) error = NULL;
+
+  ep_test_push (cpu);
+  ep_test_push (fake);
+  g_assert_false (ep_device_pop (cpu, &error));
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "device", "cannot pop cpu:0: the innermost device scope on this thread is fake:0");
+  g_assert_true (ep_device_get_current () == fake);   /* nothing closed */
+  ep_test_pop (fake);
+  ep_test_pop (cpu);
+  g_assert_null (ep_device_get_current ());
+
+  fake_device_finish (fake);
+}
+
+static gpointer
+pop_here (gpointer data)
+{
+  GError *error = NULL;
+
+  if (ep_device_pop (data, &error))
+    return NULL;
+  return error;
+}
+
+/* A scope belongs to the thread that opened it. */
+static void
+test_pop_on_another_thread_is_an_error (void)
+{
+  EpDevice *cpu = ep_device_get_default ();
+  g_autoptr(GError) error = NULL;
+
+  ep_test_push (cpu);
+  error = g_thread_join (g_thread_new ("other", pop_here, cpu));
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "device", "no device scope is open on this thread");
+  g_assert_true (ep_device_get_current () == cpu);
+  ep_test_pop (cpu);
+}
+
+/* A device made with g_object_new() (as a binding can: Ep.Device())
+ * stands for no hardware: using it is an error, dropping it is safe. */
+static void
+test_half_made_device (void)
+{
+  EpDevice *device = g_object_new (EP_TYPE_DEVICE, NULL);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (ep_device_push (device, &error));
+  ep_assert_error (error, EP_ERROR_DEVICE, "device", "not a device of this machine");
+  g_assert_null (ep_device_get_current ());
+  g_clear_error (&error);
+
+  g_assert_false (ep_device_pop (device, &error));
+  ep_assert_error (error, EP_ERROR_DEVICE, "device", "not a device of this machine");
+  g_clear_error (&error);
+
+  y = ep_tensor_to_device (x, device, &error);
+  g_assert_null (y);
+  ep_assert_error (error, EP_ERROR_DEVICE, "to_device", "not a device of this machine");
+  g_clear_error (&error);
+
+  g_assert_false (ep_device_synchronize (device, &error));
+  ep_assert_error (error, EP_ERROR_DEVICE, "synchronize", "not a device of this machine");
+
+  g_assert_null (ep_device_get_name (device));
+  g_assert_null (ep_device_get_kind (device));
+  g_assert_false (ep_device_supports_dtype (device, EP_DTYPE_FLOAT32));
+  g_assert_cmpuint (ep_device_get_memory_size (device), ==, 0);
+  g_assert_finalize_object (device);
+}
+
+/* criticals */
 
 static void
 test_push_null_is_critical (void)
 {
   if (g_test_subprocess ())
     {
-      ep_device_push (NULL);
+      ep_device_push (NULL, NULL);
       return;
     }
 
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_failed ();
   g_test_trap_assert_stderr ("*ep_device_push*EP_IS_DEVICE*");
+}
+
+static void
+test_pop_null_is_critical (void)
+{
+  if (g_test_subprocess ())
+    {
+      ep_device_pop (NULL, NULL);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*ep_device_pop*EP_IS_DEVICE*");
 }
 
 static void
@@ -671,7 +939,12 @@ main (int argc, char **argv)
   g_test_add_func ("/device/get/unknown", test_get_unknown);
   g_test_add_func ("/device/scope/nesting", test_scope_nesting);
   g_test_add_func ("/device/scope/per-thread", test_scope_is_per_thread);
+  g_test_add_func ("/device/scope/freed-with-thread", test_scope_freed_with_its_thread);
   g_test_add_func ("/device/scope/creation", test_creation_follows_scope);
+  g_test_add_func ("/device/scope/pop-without-scope", test_pop_without_scope_is_an_error);
+  g_test_add_func ("/device/scope/pop-another-device", test_pop_of_another_device_is_an_error);
+  g_test_add_func ("/device/scope/pop-another-thread", test_pop_on_another_thread_is_an_error);
+  g_test_add_func ("/device/half-made", test_half_made_device);
   g_test_add_func ("/device/copy/to-and-back", test_to_device_and_back);
   g_test_add_func ("/device/copy/same-device", test_to_device_same_device_is_self);
   g_test_add_func ("/device/copy/view", test_to_device_of_view);
@@ -682,11 +955,12 @@ main (int argc, char **argv)
   g_test_add_func ("/device/place/scope-moves-inputs", test_scope_moves_inputs);
   g_test_add_func ("/device/place/views-ignore-scope", test_views_ignore_scope);
   g_test_add_func ("/device/place/like", test_like_follows_input_or_scope);
+  g_test_add_func ("/device/place/rules-keep-the-scope", test_rules_keep_the_scope);
   g_test_add_func ("/device/error/larger-than-memory", test_larger_than_device_memory);
   g_test_add_func ("/device/error/copy-larger-than-memory", test_copy_larger_than_device_memory);
   g_test_add_func ("/device/error/missing-kernel", test_missing_kernel);
-  g_test_add_func ("/device/critical/pop-empty", test_pop_empty_is_critical);
   g_test_add_func ("/device/critical/push-null", test_push_null_is_critical);
+  g_test_add_func ("/device/critical/pop-null", test_pop_null_is_critical);
   g_test_add_func ("/device/critical/get-null", test_get_null_is_critical);
   g_test_add_func ("/device/critical/to-device-null", test_to_device_null_is_critical);
 

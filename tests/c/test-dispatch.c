@@ -11,6 +11,7 @@
 
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
+#include "ep-grad-private.h"
 #include "ep-recorder-private.h"
 
 typedef struct
@@ -600,6 +601,113 @@ test_recorders_are_per_thread (void)
   g_assert_cmpuint (rec.calls->len, ==, 0);
 }
 
+/* Two threads taking turns: each waits for the stage the other sets. */
+typedef struct
+{
+  GMutex    lock;
+  GCond     changed;
+  gint      stage;
+  EpTensor *x;
+  guint     recorded_there;
+  gboolean  any_there;
+} Turns;
+
+static void
+turns_set (Turns *t,
+           gint   stage)
+{
+  g_mutex_lock (&t->lock);
+  t->stage = stage;
+  g_cond_broadcast (&t->changed);
+  g_mutex_unlock (&t->lock);
+}
+
+static void
+turns_wait (Turns *t,
+            gint   stage)
+{
+  g_mutex_lock (&t->lock);
+  while (t->stage < stage)
+    g_cond_wait (&t->changed, &t->lock);
+  g_mutex_unlock (&t->lock);
+}
+
+static gpointer
+record_one_op_and_wait (gpointer data)
+{
+  Turns *t = data;
+  RECORDING (rec);
+  g_autoptr(EpTensor) y = ep_tensor_neg (t->x, NULL);
+
+  turns_set (t, 1);             /* its recorder is active */
+  turns_wait (t, 2);            /* the main thread ran its ops */
+  t->recorded_there = rec.calls->len;
+  t->any_there = ep_recorders_any ();
+
+  return NULL;
+}
+
+/* The other way round: a recorder active on another thread sees none
+ * of this thread's ops, and this thread has no recorder. */
+static void
+test_recorders_of_another_thread_are_not_seen (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(EpTensor) z = NULL;
+  Turns t = { .x = x };
+  GThread *thread;
+
+  g_mutex_init (&t.lock);
+  g_cond_init (&t.changed);
+  thread = g_thread_new ("recording", record_one_op_and_wait, &t);
+
+  turns_wait (&t, 1);
+  g_assert_false (ep_recorders_any ());
+  y = ep_tensor_exp (x, NULL);
+  z = ep_tensor_add (y, x, NULL);
+  turns_set (&t, 2);
+  g_thread_join (thread);
+
+  g_assert_cmpuint (t.recorded_there, ==, 1);
+  g_assert_true (t.any_there);
+  ep_assert_values (z, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (G_E + 1, G_E * G_E + 2));
+  g_mutex_clear (&t.lock);
+  g_cond_clear (&t.changed);
+}
+
+/* The gradient context (which inputs a rule should differentiate) is per
+ * thread too: a tape's backward pass on one thread does not change what
+ * a rule computes on another. */
+static gpointer
+grad_needed_here (gpointer data)
+{
+  return GINT_TO_POINTER (ep_grad_needed (data, 0));
+}
+
+static void
+test_grad_context_is_per_thread (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  EpTensor *inputs[1] = { x };
+  EpOpCall call = { .op = &ep_op_neg, .inputs = inputs, .n_inputs = 1 };
+  EpGradContext context = { .call = &call, .needed = 0 };
+  EpGradContext *previous;
+  GThread *thread;
+  gboolean there;
+
+  g_assert_true (ep_grad_needed (&call, 0));
+  previous = ep_grad_context_push (&context);
+  g_assert_false (ep_grad_needed (&call, 0));
+  thread = g_thread_new ("other", grad_needed_here, &call);
+  there = GPOINTER_TO_INT (g_thread_join (thread));
+  ep_grad_context_pop (previous);
+
+  g_assert_true (there);
+  g_assert_null (previous);
+  g_assert_true (ep_grad_needed (&call, 0));
+}
+
 /* Ops from several threads at once give the same answers. */
 static gpointer
 run_chain (gpointer data)
@@ -686,10 +794,10 @@ test_scope_placement (void)
   RECORDING (rec);
   g_autoptr(EpTensor) y = NULL;
 
-  ep_device_push (cpu);
+  ep_test_push (cpu);
   g_assert_true (ep_device_get_current () == cpu);
   y = ep_tensor_exp (x, NULL);
-  ep_device_pop ();
+  ep_test_pop (cpu);
   g_assert_null (ep_device_get_current ());
   g_assert_true (nth (&rec, 0)->device == cpu);
 }
@@ -857,6 +965,8 @@ main (int argc, char **argv)
   g_test_add_func ("/dispatch/recorders/pop-inactive", test_pop_inactive_is_critical);
   g_test_add_func ("/dispatch/recorders/push-twice", test_push_twice_is_critical);
   g_test_add_func ("/dispatch/recorders/per-thread", test_recorders_are_per_thread);
+  g_test_add_func ("/dispatch/recorders/other-thread", test_recorders_of_another_thread_are_not_seen);
+  g_test_add_func ("/dispatch/context/grad-per-thread", test_grad_context_is_per_thread);
   g_test_add_func ("/dispatch/threads/concurrent-ops", test_concurrent_ops);
   g_test_add_func ("/dispatch/place/default", test_default_placement);
   g_test_add_func ("/dispatch/place/weak-only", test_weak_only_placement);

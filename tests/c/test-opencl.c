@@ -153,15 +153,15 @@ test_scope (void)
   if (device == NULL)
     return;
 
-  ep_device_push (device);
+  ep_test_push (device);
   g_assert_true (ep_device_get_current () == device);
   made = ep_test_vector (values, 3, EP_DTYPE_FLOAT32);
   sum = ep_tensor_sum (made, NULL, 0, FALSE, &error);
   g_assert_no_error (error);
-  ep_device_push (ep_device_get_cpu ());
+  ep_test_push (ep_device_get_cpu ());
   after = ep_zeros ((gint64[]) { 2 }, 1, EP_DTYPE_INT32, &error);
-  ep_device_pop ();
-  ep_device_pop ();
+  ep_test_pop (ep_device_get_cpu ());
+  ep_test_pop (device);
   g_assert_null (ep_device_get_current ());
 
   g_assert_true (ep_tensor_get_device (made) == device);
@@ -203,9 +203,9 @@ test_mixed_devices (void)
   g_assert_true (ep_tensor_get_device (on_cpu) == ep_device_get_cpu ());
   assert_values (on_cpu, sums, 3);
 
-  ep_device_push (device);
+  ep_test_push (device);
   scoped = ep_tensor_add (a, b, &error);
-  ep_device_pop ();
+  ep_test_pop (device);
   g_assert_no_error (error);
   g_assert_true (ep_tensor_get_device (scoped) == device);
   assert_values (scoped, sums, 3);
@@ -233,12 +233,12 @@ test_strided_copy_in_scope (void)
   g_assert_no_error (error);
   g_assert_false (ep_tensor_is_contiguous (t));
 
-  ep_device_push (device);
+  ep_test_push (device);
   moved = ep_tensor_to_device (t, device, &error);
   g_assert_no_error (error);
   bytes = ep_tensor_to_bytes (t, &error);
   g_assert_no_error (error);
-  ep_device_pop ();
+  ep_test_pop (device);
 
   g_assert_true (ep_tensor_get_device (moved) == device);
   assert_values (moved, transposed, 6);
@@ -271,7 +271,7 @@ worker (gpointer data)
   g_autoptr(GError) error = NULL;
   gdouble total = 0;
 
-  ep_device_push (device);
+  ep_test_push (device);
   for (guint i = 0; i < 50; i++)
     {
       g_autoptr(EpTensor) a = ep_arange (0, 1000, 1, EP_DTYPE_FLOAT64, &error);
@@ -282,7 +282,7 @@ worker (gpointer data)
       g_assert_true (ep_tensor_get_device (s) == device);
       total += ep_tensor_item_double (s, &error);
     }
-  ep_device_pop ();
+  ep_test_pop (device);
 
   g_assert_cmpfloat (total, ==, 50 * 332833500.0);
   return NULL;
@@ -362,9 +362,9 @@ test_absurd_allocation (void)
   if (device == NULL)
     return;
 
-  ep_device_push (device);
+  ep_test_push (device);
   t = ep_zeros ((gint64[]) { 1 << 20, 1 << 20 }, 2, EP_DTYPE_FLOAT32, &error);
-  ep_device_pop ();
+  ep_test_pop (device);
 
   g_assert_null (t);
   g_assert_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
@@ -390,9 +390,9 @@ test_allocation_over_buffer_limit (void)
       return;
     }
 
-  ep_device_push (device);
+  ep_test_push (device);
   t = ep_zeros ((gint64[]) { max_alloc / 4 + 1 }, 1, EP_DTYPE_FLOAT32, &error);
-  ep_device_pop ();
+  ep_test_pop (device);
 
   g_assert_null (t);
   g_assert_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
@@ -448,9 +448,9 @@ test_fault_on_allocation (void)
     return;
 
   ep_opencl_inject_fault (device, "clCreateBuffer", 0, CL_MEM_OBJECT_ALLOCATION_FAILURE);
-  ep_device_push (device);
+  ep_test_push (device);
   t = ep_zeros ((gint64[]) { 16 }, 1, EP_DTYPE_FLOAT32, &error);
-  ep_device_pop ();
+  ep_test_pop (device);
 
   g_assert_null (t);
   assert_device_error (error, EP_ERROR_OUT_OF_MEMORY, "CL_MEM_OBJECT_ALLOCATION_FAILURE");
@@ -469,12 +469,12 @@ test_fault_on_reduction_buffer (void)
   if (device == NULL)
     return;
 
-  ep_device_push (device);
+  ep_test_push (device);
   t = ep_ones ((gint64[]) { 100000 }, 1, EP_DTYPE_FLOAT32, &error);
   g_assert_no_error (error);
   ep_opencl_inject_fault (device, "clCreateBuffer", 1, CL_OUT_OF_RESOURCES);
   s = ep_tensor_sum (t, NULL, 0, FALSE, &error);
-  ep_device_pop ();
+  ep_test_pop (device);
 
   g_assert_null (s);
   assert_device_error (error, EP_ERROR_OUT_OF_MEMORY, "CL_OUT_OF_RESOURCES");
@@ -699,9 +699,9 @@ test_fault_on_write (void)
   g_clear_error (&error);
 
   ep_opencl_inject_fault (device, "clEnqueueWriteBuffer", 0, CL_OUT_OF_HOST_MEMORY);
-  ep_device_push (device);
+  ep_test_push (device);
   made = ep_tensor_new_from_doubles (values, 2, (gint64[]) { 2 }, 1, EP_DTYPE_FLOAT32, &error);
-  ep_device_pop ();
+  ep_test_pop (device);
   g_assert_null (made);
   assert_device_error (error, EP_ERROR_OUT_OF_MEMORY, "CL_OUT_OF_HOST_MEMORY");
   assert_still_works (device);
@@ -824,7 +824,7 @@ test_fault_on_fill (void)
   if (device == NULL)
     return;
 
-  ep_device_push (device);
+  ep_test_push (device);
   ep_opencl_inject_fault (device, "clEnqueueFillBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
   t = ep_zeros ((gint64[]) { 4 }, 1, EP_DTYPE_INT64, &error);
   g_assert_null (t);
@@ -837,7 +837,7 @@ test_fault_on_fill (void)
   g_assert_no_error (error);
   ep_opencl_inject_fault (device, "clEnqueueFillBuffer", 0, CL_DEVICE_NOT_AVAILABLE);
   p = ep_tensor_matmul (a, b, &error);
-  ep_device_pop ();
+  ep_test_pop (device);
   g_assert_null (p);
   assert_device_error (error, EP_ERROR_DEVICE, "CL_DEVICE_NOT_AVAILABLE");
   assert_still_works (device);
@@ -855,9 +855,9 @@ test_fault_in_clblast (void)
     return;
 
   /* large enough to go to CLBlast */
-  ep_device_push (device);
+  ep_test_push (device);
   t = ep_ones ((gint64[]) { 64, 64 }, 2, EP_DTYPE_FLOAT32, &error);
-  ep_device_pop ();
+  ep_test_pop (device);
   g_assert_no_error (error);
   ep_opencl_inject_fault (device, "CLBlast", 0, -2044);
   p = ep_tensor_matmul (t, t, &error);

@@ -156,10 +156,11 @@ test_device_scope (void)
   g_autoptr(EpTensor) y = NULL;
   g_autoptr(EpTensor) z = NULL;
 
-  ep_device_push (device);
+  g_assert_true (ep_device_push (device, &error));
   g_assert_true (ep_device_get_current () == device);
   y = ep_tensor_mul_scalar (x, 2, &error);
-  ep_device_pop ();
+  g_assert_no_error (error);
+  g_assert_true (ep_device_pop (device, &error));
   g_assert_no_error (error);
   g_assert_null (ep_device_get_current ());
 

@@ -110,13 +110,37 @@ test('a device scope places the ops inside it', () => {
         assertEqual(Ep.Device.get_current(), device, 'current');
         y = x.mul_scalar(2);
     } finally {
-        Ep.Device.pop();
+        device.pop();
     }
     assertEqual(Ep.Device.get_current(), null, 'no scope after pop');
     assertEqual(y.device, device, 'placed');
     const total = y.sum(null, false);
     assertEqual(total.device, device, 'follows its input');
     assertEqual(total.item_double(), 12, 'value');
+});
+
+test('a pop names the scope it closes', () => {
+    const cpu = Ep.Device.get_default();
+    let e = assertThrowsEp(Ep, Ep.Error.INVALID_ARGUMENT, () => cpu.pop());
+    assert(e.message.includes('no device scope is open'), e.message);
+    const devices = Ep.list_devices();
+    const last = devices[devices.length - 1];
+    cpu.push();
+    last.push();
+    if (last !== cpu) {
+        e = assertThrowsEp(Ep, Ep.Error.INVALID_ARGUMENT, () => cpu.pop());
+        assert(e.message.includes(last.get_name()), e.message);
+        assertEqual(Ep.Device.get_current(), last, 'nothing closed');
+    }
+    last.pop();
+    cpu.pop();
+    assertEqual(Ep.Device.get_current(), null, 'all closed');
+});
+
+test('a device made with new is an error to use, not a crash', () => {
+    const e = assertThrowsEp(Ep, Ep.Error.DEVICE, () => new Ep.Device().push());
+    assert(e.message.includes('not a device of this machine'), e.message);
+    assertEqual(Ep.Device.get_current(), null, 'no scope');
 });
 
 test('reductions take axes and keepdims', () => {

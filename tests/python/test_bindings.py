@@ -71,7 +71,7 @@ def test_scenario_device_scope():
         try:
             y = x * 2
         finally:
-            Ep.Device.pop()
+            device.pop()
     assert Ep.Device.get_current() is None
     assert y.device == device
     total = y.sum()

@@ -107,6 +107,36 @@ def test_scopes_nest_and_unwind_on_exceptions():
     assert Ep.Device.get_current() is None
 
 
+def test_pop_without_a_scope_is_an_error():
+    cpu = Ep.Device.get("cpu")
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, cpu.pop)
+    assert "no device scope is open" in message
+    assert Ep.Device.get_current() is None
+
+
+@needs_opencl
+def test_leaving_a_scope_that_is_not_the_innermost_is_an_error():
+    cpu, cl = Ep.Device.get("cpu:0"), Ep.Device.get("opencl:0")
+    scope = Ep.device(cpu)
+    scope.__enter__()
+    cl.push()  # left open inside the with
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, scope.__exit__, None, None, None)
+    assert "cannot pop cpu:0: the innermost device scope on this thread is opencl:0" in message
+    assert Ep.Device.get_current() == cl  # nothing closed
+    cl.pop()
+    cpu.pop()
+    assert Ep.Device.get_current() is None
+
+
+def test_a_device_made_with_new_is_an_error_to_use():
+    device = Ep.Device()
+    message = assert_ep_error(Ep.Error.DEVICE, device.push)
+    assert "not a device of this machine" in message
+    assert_ep_error(Ep.Error.DEVICE, Ep.astensor([1.0]).to_device, device)
+    assert Ep.Device.get_current() is None
+    del device  # finalizing it must not crash
+
+
 @needs_opencl
 def test_scope_is_per_thread():
     seen = []

@@ -1672,23 +1672,26 @@ def _device(device: Union[Ep.Device, str]) -> Ep.Device:
 
 class device:
     """A device scope: ops inside run on that device, and their inputs are
-    copied there when they live elsewhere.
+    copied there when they live elsewhere; views stay with their input
+    and to_device goes where it is told.
 
         with Ep.device("opencl:0"):
             y = (x @ w).relu()      # on opencl:0, x and w copied there
 
-    Scopes nest; the scope is per thread. Entering returns the Ep.Device.
+    Scopes nest; the scope is per thread. Entering returns the Ep.Device;
+    leaving closes that device's scope, which must be the innermost one
+    (a scope pushed inside and left open is a GLib.Error on leaving).
     """
 
     def __init__(self, device: _DeviceLike) -> None:
         self._device = _device(device)
 
     def __enter__(self) -> Ep.Device:
-        Ep.Device.push(self._device)
+        self._device.push()
         return self._device
 
     def __exit__(self, *exc_info: object) -> Literal[False]:
-        Ep.Device.pop()
+        self._device.pop()
         return False
 
 
