@@ -562,9 +562,9 @@ on_device (EpDevice      *device,
 {
   EpTensor *t;
 
-  ep_device_push (device);
+  ep_test_push (device);
   t = ep_test_new (dtype, shape, ndim, values, n);
-  ep_device_pop ();
+  ep_test_pop (device);
   g_assert_true (ep_tensor_get_device (t) == device);
   return t;
 }
@@ -601,9 +601,9 @@ test_bad_index_messages (gconstpointer data)
   EpTensor *r;
 
   /* with 99 in the gaps: the message names the index, not its neighbour */
-  ep_device_push (device);
+  ep_test_push (device);
   strided = ep_test_new_strided (EP_DTYPE_INT64, SHAPE (4), 1, VALUES (0, 4, 5, -5), 4);
-  ep_device_pop ();
+  ep_test_pop (device);
 
   r = ep_tensor_take (x, several, 1, &error);
   assert_index_error (r, error, "take: index 7 is out of range for axis 1 of extent 5");
@@ -662,9 +662,9 @@ test_bad_index_in_large_tensor (gconstpointer data)
   GError *error = NULL;
   EpTensor *r;
 
-  ep_device_push (device);
+  ep_test_push (device);
   x = iota (SHAPE (extent), 1, EP_DTYPE_FLOAT32);
-  ep_device_pop ();
+  ep_test_pop (device);
 
   for (gint64 i = 0; i < n; i++)
     values[i] = i % (2 * extent) - extent;
