@@ -44,6 +44,36 @@ wrap_index (IndexInfo *info,
   return FALSE;
 }
 
+/* Every index, when a kernel has no element to walk: an empty gather or
+ * scatter with a bad index is an error all the same (NumPy's). */
+static gboolean
+check_every_index (EpOpCall  *call,
+                   GError   **error)
+{
+  EpTensor *indices = call->inputs[1];
+  IndexInfo info = { .extent = call->inputs[0]->layout.shape[call->attrs.axes[0]] };
+  gint64 position[EP_MAX_DIMS] = { 0 };
+  const guint8 *base = ep_tensor_host_data (indices);
+
+  if (ep_layout_get_size (&indices->layout) == 0)
+    return TRUE;
+
+  do
+    {
+      gint64 offset = 0;
+      gint64 k;
+
+      for (guint d = 0; d < indices->layout.ndim; d++)
+        offset += position[d] * indices->layout.strides[d];
+      k = ((const gint64 *) base)[offset];
+      if (!wrap_index (&info, &k))
+        return ep_index_error (call, info.bad_index, error);
+    }
+  while (ep_cpu_index_next (position, indices->layout.shape, indices->layout.ndim));
+
+  return TRUE;
+}
+
 /* Gathers: operands are the output, the indices and the source, all
  * seen in the output's shape; the source does not move along the
  * indexed axis, the index says where to read. */
@@ -103,6 +133,9 @@ run_gather (EpOpCall       *call,
     .extent = x->layout.shape[axis],
   };
   EpCpuIter iter;
+
+  if (ep_layout_get_size (&out->layout) == 0)
+    return check_every_index (call, error);
 
   ep_cpu_iter_init (&iter, out->layout.shape, out->layout.ndim);
   ep_cpu_iter_add (&iter, out);
@@ -347,7 +380,7 @@ cpu_scatter (EpOpCall  *call,
 
   for (guint d = 0; d < w.ndim; d++)
     if (w.shape[d] == 0)
-      return TRUE;
+      return check_every_index (call, error);
 
   lead = w.ndim - values->layout.ndim;
   for (guint d = 0; d < w.ndim; d++)

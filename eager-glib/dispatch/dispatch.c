@@ -112,7 +112,7 @@ run_kernel (EpOpCall  *call,
         empty = FALSE;
     }
 
-  if (empty)
+  if (empty && !(call->op->flags & EP_OP_FLAG_CHECKS_DATA))
     return TRUE;
 
   if (kernel == NULL)

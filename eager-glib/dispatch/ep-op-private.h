@@ -131,6 +131,10 @@ typedef enum {
    * other input values. (Indices out of range are not such a check: the
    * kernels of take and the scatters find them.) */
   EP_OP_FLAG_READS_DATA = 1 << 2,
+  /* The kernel checks the values of some inputs (indices in range) and
+   * fails on bad ones, so it runs even when every output is empty, as an
+   * empty gather with a bad index is still an error. */
+  EP_OP_FLAG_CHECKS_DATA = 1 << 4,
   /* No public function has the op's signature: identity is internal,
    * custom_gradient takes callbacks. Bindings do not wrap it. */
   EP_OP_FLAG_NO_FUNCTION = 1 << 3,

@@ -48,26 +48,22 @@ typedef struct
   cl_long val_inner[EP_MAX_DIMS];
 } EpCLScatter;
 
-/* After a kernel that checked the indices: the error for the first out
- * of range, as on the CPU. The kernels only mark the flag (an atomic
- * would slow the gather down); when one did, first_bad_index looks for
- * the position, so this costs nothing more while every index is good. */
+/* The error for the first index out of range, as on the CPU:
+ * first_bad_index looks for its position, in the indices' C order. */
 static gboolean
-check_indices (EpOpCall  *call,
-               cl_mem     bad,
-               GError   **error)
+find_bad_index (EpOpCall  *call,
+                cl_mem     bad,
+                GError   **error)
 {
   EpTensor *idx = call->inputs[1];
   const EpLayout *il = &idx->layout;
   cl_long extent = call->inputs[0]->layout.shape[call->attrs.axes[0]];
   gint32 none = EP_CL_FLAG_NONE;
-  gint64 marked, position = -1, index = 0;
+  gint64 position = -1, index = 0;
   EpCLLaunch launch;
   EpCLMap map;
 
-  if (!ep_cl_flag_read (call, bad, &marked, error))
-    return FALSE;
-  if (marked < 0)
+  if (ep_layout_get_size (il) == 0)
     return TRUE;
 
   memset (&map, 0, sizeof map);
@@ -96,6 +92,39 @@ check_indices (EpOpCall  *call,
   return position < 0 || ep_index_error (call, index, error);
 }
 
+/* After a kernel that checked the indices. The kernels only mark the
+ * flag (an atomic would slow the gather down); when one did,
+ * find_bad_index() looks for it, so this costs nothing more while every
+ * index is good. */
+static gboolean
+check_indices (EpOpCall  *call,
+               cl_mem     bad,
+               GError   **error)
+{
+  gint64 marked;
+
+  if (!ep_cl_flag_read (call, bad, &marked, error))
+    return FALSE;
+
+  return marked < 0 || find_bad_index (call, bad, error);
+}
+
+/* Every index, when a kernel has no element to walk: an empty gather or
+ * scatter with a bad index is an error all the same (NumPy's). */
+static gboolean
+check_every_index (EpOpCall  *call,
+                   GError   **error)
+{
+  cl_mem bad = ep_cl_flag_new (call, error);
+  gboolean ok;
+
+  if (bad == NULL)
+    return FALSE;
+  ok = find_bad_index (call, bad, error);
+  clReleaseMemObject (bad);
+  return ok;
+}
+
 /* take and take_along_axis: the indices and the source seen in the
  * output's shape through ep_gather_strides() */
 static gboolean
@@ -111,6 +140,9 @@ opencl_take (EpOpCall  *call,
   EpCLMap map;
   cl_mem bad;
   gboolean ok;
+
+  if (ep_layout_get_size (&out->layout) == 0)
+    return check_every_index (call, error);
 
   ep_gather_strides (call, index_strides, source_strides);
 
@@ -268,7 +300,7 @@ opencl_scatter (EpOpCall  *call,
   for (guint d = 0; d < walk_ndim; d++)
     {
       if (walk_shape[d] == 0)
-        return TRUE;
+        return check_every_index (call, error);
       val_strides[d] = d < lead || vl->shape[d - lead] == 1 ? 0 : vl->strides[d - lead];
     }
 
