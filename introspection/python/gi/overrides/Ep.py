@@ -37,7 +37,7 @@ import numbers
 import operator
 from functools import lru_cache
 from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Literal, Optional,
-                    Sequence, SupportsIndex, Union, overload)
+                    Sequence, Union, overload)
 
 from gi.module import get_introspection_module
 from gi.repository import GLib
@@ -320,12 +320,20 @@ class _EnumConverter:
 
 
 @lru_cache(maxsize=None)
+def _gi_infos():
+    """The introspection data of every name of Ep (functions, classes,
+    enums, constants), by name."""
+    import gi._gi
+    return {info.get_name(): info for info in gi._gi.Repository.get_default().get_infos("Ep")}
+
+
+@lru_cache(maxsize=None)
 def _enum(type_name: str) -> _EnumConverter:
     """The converter of the enum registered as `type_name` ("EpPadMode")."""
     import gi._gi
-    for info in gi._gi.Repository.get_default().get_infos("Ep"):
+    for name, info in _gi_infos().items():
         if isinstance(info, gi._gi.EnumInfo) and info.get_type_name() == type_name:
-            return _EnumConverter(getattr(Ep, info.get_name()))
+            return _EnumConverter(getattr(Ep, name))
     raise LookupError(f"the catalogue names the enum {type_name}, which Ep does not have")
 
 
@@ -599,7 +607,7 @@ def _free_name(name):
     """Whether Ep.<name> can be the namespace form of a method op."""
     import builtins
     return (name not in _NUMPY_NAMES and not isinstance(getattr(builtins, name, None), type)
-            and not hasattr(Ep, name) and name not in globals())
+            and name not in _gi_infos() and name not in globals())
 
 
 def _install_ops():
