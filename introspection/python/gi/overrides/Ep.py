@@ -20,11 +20,13 @@
 #                            compiled once at import
 #   indexing                 __getitem__ (NumPy's basic and advanced
 #                            indexing) and slice() with Python's bounds
-#   Tensor                   properties, NumPy protocols, printing, and
-#                            the NumPy forms the schema cannot express
+#   Tensor                   properties, NumPy protocols, printing
 #   operators                one table of dunders
-#   NumPy functions the schema cannot express
-#                            arange, eye, meshgrid, split, pad, transpose
+#   NumPy forms the schema cannot express
+#                            reshape(*shape), transpose(*axes),
+#                            broadcast_to(*shape), split, pad, and the
+#                            functions arange, eye, meshgrid, split, pad,
+#                            transpose
 #   automatic differentiation, devices, and the end (wrappers installed)
 #
 # Annotations here are read by gen-stubs.py, which writes Ep.pyi from the
@@ -1002,41 +1004,6 @@ class Tensor(Ep.Tensor):
     __getitem__ = _getitem
     slice = _slice
 
-    # NumPy forms the schema cannot express: these replace the generated
-    # wrappers of their ops (which _OPS keeps; the C functions run through
-    # them, so their conversions stay those of the type mapping)
-
-    def reshape(self, *shape: _ShapeLike) -> Tensor:
-        """x.reshape(2, 3), x.reshape((2, 3)) or x.reshape([2, 3])."""
-        return Ep.Tensor.reshape(self, _shape(shape))
-
-    def transpose(self, *axes: _AxisLike) -> Tensor:
-        """x.transpose() reverses the axes; x.transpose(1, 0, 2) or
-        x.transpose((1, 0, 2)) permutes them."""
-        if len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
-            return Ep.Tensor.transpose(self, None)
-        return Ep.Tensor.transpose(self, _shape(axes))
-
-    def broadcast_to(self, *shape: _ShapeLike) -> Tensor:
-        """x.broadcast_to(2, 3) or x.broadcast_to((2, 3))."""
-        return Ep.Tensor.broadcast_to(self, _shape(shape))
-
-    def split(self, indices_or_sections: Union[int, Sequence[int]], axis: int = 0) -> list[Tensor]:
-        """NumPy's split: n equal sections (split), or the parts between
-        the indices of a list (split_at)."""
-        if isinstance(indices_or_sections, numbers.Integral):
-            return _OPS["split"](self, indices_or_sections, axis)
-        return _OPS["split_at"](self, indices_or_sections, axis)
-
-    def pad(self, pad_width: Union[int, Sequence[int], Sequence[Sequence[int]]],
-            mode: _PadModeLike = "constant", constant_values: float = 0.0) -> Tensor:
-        """NumPy's pad: pad_width is n, (before, after) or one pair per
-        axis; C takes the flat list of pairs."""
-        import numpy
-        widths = numpy.asarray(pad_width, dtype=numpy.int64)
-        widths = numpy.broadcast_to(widths.reshape(-1, 2) if widths.ndim > 0 else numpy.full((1, 2), widths),
-                                    (self.get_ndim(), 2))
-        return _OPS["pad"](self, widths.reshape(-1).tolist(), mode, constant_values)
 
 # ---------------------------------------------------------------------------
 # operators
@@ -1097,11 +1064,57 @@ for _op, _name in _UNARY_OPERATORS.items():
 Tensor.__pos__ = _pos
 
 # ---------------------------------------------------------------------------
-# NumPy functions the schema cannot express
+# NumPy forms the schema cannot express
 #
-# They replace the generated function of their op (which _OPS keeps) or,
-# for split, pad and transpose, the namespace form of the method.
+# NumPy's signatures where they differ from the C function's: varargs
+# shapes and axes, split by a count or by indices (C has split and
+# split_at), pad_width as NumPy takes it, arange(stop) with its dtype
+# inferred, eye's M=None, meshgrid(*tensors). Each replaces the generated
+# wrapper of its op in the API (_OPS keeps that wrapper) and calls it, or
+# the C function, so that conversions stay those of the type mapping.
 # ---------------------------------------------------------------------------
+
+
+class _NumPyMethods:
+    """Methods of Tensor (copied onto it below)."""
+
+    def reshape(self, *shape: _ShapeLike) -> Tensor:
+        """x.reshape(2, 3), x.reshape((2, 3)) or x.reshape([2, 3])."""
+        return Ep.Tensor.reshape(self, _shape(shape))
+
+    def transpose(self, *axes: _AxisLike) -> Tensor:
+        """x.transpose() reverses the axes; x.transpose(1, 0, 2) or
+        x.transpose((1, 0, 2)) permutes them."""
+        if len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
+            return Ep.Tensor.transpose(self, None)
+        return Ep.Tensor.transpose(self, _shape(axes))
+
+    def broadcast_to(self, *shape: _ShapeLike) -> Tensor:
+        """x.broadcast_to(2, 3) or x.broadcast_to((2, 3))."""
+        return Ep.Tensor.broadcast_to(self, _shape(shape))
+
+    def split(self, indices_or_sections: Union[int, Sequence[int]], axis: int = 0) -> list[Tensor]:
+        """NumPy's split: n equal sections (split), or the parts between
+        the indices of a list (split_at)."""
+        if isinstance(indices_or_sections, numbers.Integral):
+            return _OPS["split"](self, operator.index(indices_or_sections), axis)
+        return _OPS["split_at"](self, indices_or_sections, axis)
+
+    def pad(self, pad_width: Union[int, Sequence[int], Sequence[Sequence[int]]],
+            mode: _PadModeLike = "constant", constant_values: float = 0.0) -> Tensor:
+        """NumPy's pad: pad_width is n, (before, after) or one pair per
+        axis; C takes the flat list of pairs."""
+        import numpy
+        widths = numpy.asarray(pad_width, dtype=numpy.int64)
+        widths = numpy.broadcast_to(widths.reshape(-1, 2) if widths.ndim > 0 else numpy.full((1, 2), widths),
+                                    (self.get_ndim(), 2))
+        return _OPS["pad"](self, widths.reshape(-1).tolist(), mode, constant_values)
+
+
+for _name, _method in vars(_NumPyMethods).items():
+    if callable(_method):
+        _method.__qualname__ = f"Tensor.{_name}"
+        setattr(Tensor, _name, _method)
 
 
 def arange(start: float, stop: Optional[float] = None, step: float = 1,
