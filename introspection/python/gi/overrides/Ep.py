@@ -1036,20 +1036,20 @@ _UNARY_OPERATORS = {"neg": "__neg__", "abs": "__abs__", "logical_not": "__invert
 
 def _binary(function, reflected):
     if reflected:
-        def operator(self, other):
+        def dunder(self, other):
             return function(other if type(other) is Tensor else _operand(other), self)
     else:
-        def operator(self, other):
+        def dunder(self, other):
             return function(self, other if type(other) is Tensor else _operand(other))
-    operator.__annotations__ = {"other": "ArrayLike", "return": "Tensor"}
-    return operator
+    dunder.__annotations__ = {"other": "ArrayLike", "return": "Tensor"}
+    return dunder
 
 
 def _unary(function):
-    def operator(self):
+    def dunder(self):
         return function(self)
-    operator.__annotations__ = {"return": "Tensor"}
-    return operator
+    dunder.__annotations__ = {"return": "Tensor"}
+    return dunder
 
 
 def _pos(self: Tensor) -> Tensor:
