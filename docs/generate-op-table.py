@@ -3,12 +3,15 @@
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Calls every op of API.md's sections "Creation and conversion",
-# "Elementwise", "Reductions, scans, sorting", "Shape and indexing" and
-# "Linear algebra" with inputs of each dtype, on cpu:0, and records what
-# happened: the dtype of the result, or a refusal with EP_ERROR_DTYPE.
-# Any other error is a bug in this table (inputs the op cannot take) or in
-# the library, and stops the script.
+# Lists every op of the catalogue (Ep.list_ops(): the schema the C ops
+# declare), one section per op family, with its signature, and calls it
+# with inputs of each dtype, on cpu:0, to record what happened: the dtype
+# of the result, or a refusal with EP_ERROR_DTYPE. Any other error is a
+# bug in this table (inputs the op cannot take) or in the library, and
+# stops the script; so does an op of the catalogue without a call here
+# (make_calls), or a call of an op the catalogue does not have. The C
+# functions that move data in and out of tensors, which are no ops, close
+# the page.
 #
 #   /usr/bin/python3 docs/generate-op-table.py --build-dir _build > docs/ops.md
 #   /usr/bin/python3 docs/generate-op-table.py --build-dir _build --check docs/ops.md
@@ -18,6 +21,7 @@
 
 import argparse
 import difflib
+import math
 import os
 import sys
 
@@ -41,8 +45,11 @@ def load_ep(build_dir):
 
 
 def make_calls(Ep, GLib):
-    """Each row: (section, op, C symbol kind, call). A call takes a dtype
-    name and returns what the op returned."""
+    """(calls, data): for each op of the catalogue, by name, a call that
+    takes a dtype name and returns what the op returned (None for an op
+    without a function of its own, with the reason in NO_CALL); for the C
+    functions that move data in and out of tensors, which are no ops, the
+    same by GI name."""
     import numpy as np
 
     def dt(name):
@@ -65,97 +72,106 @@ def make_calls(Ep, GLib):
         return tensor(values, "int64")
 
     def to_all(t):
-        return [Ep.Tensor.astype(t, dt(target)) for target in DTYPES]
+        return [t.astype(target) for target in DTYPES]
 
-    rows = []
+    calls = {
+        # creation
+        "full": lambda d: Ep.full([2], 1.0, dtype=d),
+        "arange": lambda d: Ep.arange(0, 3, 1, dtype=d),
+        "linspace": lambda d: Ep.linspace(0, 1, 3, dtype=d),
+        "eye": lambda d: Ep.eye(2, 3, dtype=d),
+        "onehot_like": lambda d: x(d).onehot_like(indices([2, 0])),
+        "zeros": lambda d: Ep.zeros([2], dtype=d),
+        "ones": lambda d: Ep.ones([2], dtype=d),
+        "zeros_like": lambda d: x(d).zeros_like(),
+        "ones_like": lambda d: x(d).ones_like(),
+        "full_like": lambda d: x(d).full_like(1.0),
+        # random
+        "uniform": lambda d: Ep.uniform([2], dtype=d),
+        "normal": lambda d: Ep.normal([2], dtype=d),
+        # cast
+        "astype": lambda d: to_all(x(d)),
+        "contiguous": lambda d: x(d).T.contiguous(),
+        "to_device": lambda d: x(d).to_device("cpu:0"),
+        "float32": lambda d: x(d).float32(),
+        "float64": lambda d: x(d).float64(),
+        "bool": lambda d: x(d).bool(),
+        # elementwise, math, logical
+        **{name: (lambda d, name=name: getattr(x(d), name)(x(d)))
+           for name in ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "minimum", "maximum",
+                        "less", "less_equal", "equal", "not_equal", "greater", "greater_equal",
+                        "logical_and", "logical_or")},
+        **{name: (lambda d, name=name: getattr(x(d), name)())
+           for name in ("neg", "abs", "sign", "square", "sqrt", "exp", "expm1", "log", "log1p", "log2",
+                        "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos",
+                        "arctan", "arcsinh", "arccosh", "arctanh", "sigmoid", "relu", "softplus", "round",
+                        "ceil", "floor", "isnan", "isinf", "isfinite", "logical_not")},
+        "clip": lambda d: x(d).clip(0, 1),
+        "where": lambda d: x("bool").where(x(d), x(d)),
+        # reduce, scan, sort, softmax
+        **{name: (lambda d, name=name: getattr(x(d), name)(axis=1))
+           for name in ("sum", "prod", "min", "max", "mean", "all", "any", "logsumexp",
+                        "l0", "l1", "l2", "linf", "argmin", "argmax", "cumsum")},
+        "lp": lambda d: x(d).lp(3.0, axis=1),
+        "sort": lambda d: x(d).sort(),
+        "argsort": lambda d: x(d).argsort(),
+        "topk": lambda d: x(d).topk(2),
+        "softmax": lambda d: x(d).softmax(),
+        "log_softmax": lambda d: x(d).log_softmax(),
+        "crossentropy": lambda d: x(d).crossentropy(indices([2, 0])),
+        # views, join, index
+        "reshape": lambda d: x(d).reshape(3, 2),
+        "flatten": lambda d: x(d).flatten(),
+        "transpose": lambda d: x(d).transpose(),
+        "expand_dims": lambda d: x(d).expand_dims(0),
+        "squeeze": lambda d: x(d).expand_dims(0).squeeze(0),
+        "broadcast_to": lambda d: x(d).broadcast_to(4, 2, 3),
+        "flip": lambda d: x(d).flip(),
+        "slice": lambda d: x(d).slice([1], [None], [-1]),
+        "concatenate": lambda d: Ep.concatenate([x(d), x(d)]),
+        "stack": lambda d: Ep.stack([x(d), x(d)]),
+        "split": lambda d: x(d).split(3, 1),
+        "split_at": lambda d: x(d).split_at([1], 1),
+        "tile": lambda d: x(d).tile((2, 1)),
+        "pad": lambda d: x(d).pad(1, "reflect"),
+        "meshgrid": lambda d: Ep.meshgrid(x(d)[0], x(d)[1]),
+        "take": lambda d: x(d).take(indices([2, 0]), axis=1),
+        "take_along_axis": lambda d: x(d).take_along_axis(indices([[2], [0]]), 1),
+        "mask": lambda d: x(d).mask(x("bool")),
+        "index_update": lambda d: x(d).index_update(indices([1]), x(d)[:, 1:2], 1),
+        "scatter_add": lambda d: x(d).scatter_add(indices([1]), x(d)[:, 1:2], 1),
+        # linalg, lapack
+        "matmul": lambda d: x(d) @ x(d).T,
+        "dot": lambda d: x(d).dot(x(d).T),
+        "outer": lambda d: x(d)[0].outer(x(d)[1]),
+        "inv": lambda d: square(d).inv(),
+        "slogdet": lambda d: tuple(square(d).slogdet()),
+        "solve": lambda d: square(d).solve(square(d)[0]),
+        # autodiff
+        "stop_gradient": lambda d: x(d).stop_gradient(),
+        "identity": None,
+        "custom_gradient": lambda d: Ep.custom_gradient(lambda t: t, lambda inputs, y, dy: dy)(x(d)),
+    }
 
-    def row(section, op, call, kind=None):
-        rows.append((section, op, kind, call))
+    data = {
+        "new_from_bytes": lambda d: Ep.Tensor.new_from_bytes(
+            GLib.Bytes.new(bytes(2 * Ep.dtype_get_itemsize(dt(d)))), dt(d), [2]),
+        "to_bytes": lambda d: x(d).to_bytes(),
+        "new_from_doubles": lambda d: Ep.Tensor.new_from_doubles([1.0, 0.0], [2], dt(d)),
+        "new_scalar": lambda d: Ep.Tensor.new_scalar(1.0, dt(d)),
+        "item_double": lambda d: Ep.Tensor.item_double(x(d)[0, 0]),
+        "item_int64": lambda d: Ep.Tensor.item_int64(x(d)[0, 0]),
+        "item_boolean": lambda d: Ep.Tensor.item_boolean(x(d)[0, 0]),
+        "to_string": lambda d: x(d).to_string(),
+    }
+    return calls, data
 
-    section = "Creation and conversion"
-    row(section, "new_from_bytes", lambda d: Ep.Tensor.new_from_bytes(
-        GLib.Bytes.new(bytes(2 * Ep.dtype_get_itemsize(dt(d)))), dt(d), [2]))
-    row(section, "to_bytes", lambda d: x(d).to_bytes())
-    row(section, "new_from_doubles", lambda d: Ep.Tensor.new_from_doubles([1.0, 0.0], [2], dt(d)))
-    row(section, "new_scalar", lambda d: Ep.Tensor.new_scalar(1.0, dt(d)))
-    row(section, "zeros", lambda d: Ep.zeros([2], dt(d)))
-    row(section, "ones", lambda d: Ep.ones([2], dt(d)))
-    row(section, "full", lambda d: Ep.full([2], 1.0, dt(d)))
-    row(section, "zeros_like", lambda d: x(d).zeros_like())
-    row(section, "ones_like", lambda d: x(d).ones_like())
-    row(section, "full_like", lambda d: x(d).full_like(1.0))
-    row(section, "arange", lambda d: Ep.arange(0, 3, 1, dt(d)))
-    row(section, "linspace", lambda d: Ep.linspace(0, 1, 3, True, dt(d)))
-    row(section, "eye", lambda d: Ep.eye(2, 3, 0, dt(d)))
-    row(section, "uniform", lambda d: Ep.uniform([2], 0.0, 1.0, dt(d)))
-    row(section, "normal", lambda d: Ep.normal([2], 0.0, 1.0, dt(d)))
-    row(section, "astype", lambda d: to_all(x(d)))
-    for name in ("float32", "float64", "bool"):
-        row(section, name, lambda d, name=name: getattr(Ep.Tensor, name)(x(d)))
-    row(section, "item", lambda d: Ep.Tensor.item(x(d)[0, 0]))
-    row(section, "item_int64", lambda d: Ep.Tensor.item_int64(x(d)[0, 0]))
-    row(section, "item_boolean", lambda d: Ep.Tensor.item_boolean(x(d)[0, 0]))
-    row(section, "to_string", lambda d: x(d).to_string())
-    row(section, "onehot_like", lambda d: x(d).onehot_like(indices([2, 0]), 1))
 
-    section = "Elementwise"
-    for name in ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "minimum", "maximum",
-                 "less", "less_equal", "equal", "not_equal", "greater", "greater_equal",
-                 "logical_and", "logical_or"):
-        row(section, name, lambda d, name=name: getattr(Ep.Tensor, name)(x(d), x(d)))
-    for name in ("neg", "abs", "sign", "square", "sqrt", "exp", "expm1", "log", "log1p", "log2",
-                 "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan",
-                 "arcsinh", "arccosh", "arctanh", "sigmoid", "relu", "softplus", "round", "ceil",
-                 "floor", "isnan", "isinf", "isfinite", "logical_not"):
-        row(section, name, lambda d, name=name: getattr(Ep.Tensor, name)(x(d)))
-    row(section, "clip", lambda d: Ep.Tensor.clip(x(d), 0, 1))
-    row(section, "where", lambda d: Ep.Tensor.where(x("bool"), x(d), x(d)))
-
-    section = "Reductions, scans, sorting"
-    for name in ("sum", "prod", "min", "max", "mean", "all", "any", "logsumexp",
-                 "l0", "l1", "l2", "linf"):
-        row(section, name, lambda d, name=name: getattr(Ep.Tensor, name)(x(d), [1], False))
-    row(section, "argmin", lambda d: Ep.Tensor.argmin(x(d), [1], False))
-    row(section, "argmax", lambda d: Ep.Tensor.argmax(x(d), [1], False))
-    row(section, "cumsum", lambda d: Ep.Tensor.cumsum(x(d), [1]))
-    row(section, "sort", lambda d: Ep.Tensor.sort(x(d), -1))
-    row(section, "argsort", lambda d: Ep.Tensor.argsort(x(d), -1))
-    row(section, "topk", lambda d: tuple(x(d).topk(2)))
-    row(section, "softmax", lambda d: Ep.Tensor.softmax(x(d), -1))
-    row(section, "log_softmax", lambda d: Ep.Tensor.log_softmax(x(d), -1))
-    row(section, "crossentropy", lambda d: Ep.Tensor.crossentropy(x(d), indices([2, 0])))
-    row(section, "lp", lambda d: Ep.Tensor.lp(x(d), 3.0, [1], False))
-
-    section = "Shape and indexing"
-    row(section, "reshape", lambda d: x(d).reshape(3, 2))
-    row(section, "flatten", lambda d: x(d).flatten())
-    row(section, "transpose", lambda d: x(d).transpose())
-    row(section, "expand_dims", lambda d: x(d).expand_dims(0))
-    row(section, "squeeze", lambda d: x(d).expand_dims(0).squeeze(0))
-    row(section, "broadcast_to", lambda d: x(d).broadcast_to(4, 2, 3))
-    row(section, "concatenate", lambda d: Ep.concatenate([x(d), x(d)], 0))
-    row(section, "stack", lambda d: Ep.stack([x(d), x(d)], 0))
-    row(section, "split", lambda d: x(d).split(3, 1))
-    row(section, "tile", lambda d: x(d).tile((2, 1)))
-    row(section, "flip", lambda d: x(d).flip())
-    row(section, "pad", lambda d: x(d).pad(1, "reflect"))
-    row(section, "meshgrid", lambda d: Ep.meshgrid(x(d)[0], x(d)[1]))
-    row(section, "slice", lambda d: x(d).slice([1], [None], [-1]))
-    row(section, "take", lambda d: x(d).take(indices([2, 0]), axis=1))
-    row(section, "take_along_axis", lambda d: x(d).take_along_axis(indices([[2], [0]]), 1))
-    row(section, "mask", lambda d: x(d).mask(x("bool")))
-    row(section, "index_update", lambda d: x(d).index_update(indices([1]), x(d)[:, 1:2], 1))
-    row(section, "scatter_add", lambda d: x(d).scatter_add(indices([1]), x(d)[:, 1:2], 1))
-
-    section = "Linear algebra"
-    row(section, "matmul", lambda d: Ep.Tensor.matmul(x(d), x(d).T))
-    row(section, "dot", lambda d: Ep.Tensor.dot(x(d), x(d).T))
-    row(section, "outer", lambda d: Ep.Tensor.outer(x(d)[0], x(d)[1]))
-    row(section, "inv", lambda d: Ep.Tensor.inv(square(d)))
-    row(section, "slogdet", lambda d: tuple(square(d).slogdet()))
-    row(section, "solve", lambda d: Ep.Tensor.solve(square(d), square(d)[0]))
-
-    return rows
+# Ops of the catalogue without a function of their own (NO_FUNCTION):
+# the table lists them without dtypes, with the reason.
+NO_CALL = {
+    "identity": "no function of its own: value_and_grad gives each argument its own tensor with it",
+}
 
 
 def outcome(Ep, GLib, call, dtype):
@@ -186,7 +202,7 @@ def outcome(Ep, GLib, call, dtype):
 
 
 def link(Ep, op):
-    """The gi-docgen link to the C symbol of an op."""
+    """The gi-docgen link to the C symbol of a function that is no op."""
     from gi.module import get_introspection_module
     raw = get_introspection_module("Ep")
     info = getattr(raw.Tensor, op, None)
@@ -197,16 +213,80 @@ def link(Ep, op):
     raise LookupError(f"{op}: no such method or function in the Ep namespace")
 
 
+def op_link(Ep, entry):
+    """The gi-docgen link to an op's C function (the GI name of the
+    catalogue's symbol), or its name where it has none of its own."""
+    symbol = entry.get("function")
+    if symbol is None:
+        raw = Ep.Tensor if entry["method"] else Ep
+        return link(Ep, entry["name"]) if hasattr(raw, entry["name"]) else f"`{entry['name']}`"
+    if entry["method"]:
+        return f"[method@Ep.Tensor.{symbol[len('ep_tensor_'):]}]"
+    return f"[func@Ep.{symbol[len('ep_'):]}]"
+
+
+def value_text(value):
+    """A default as the page shows it: false, 1, 0.5, -inf, float32."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return str(int(value))
+    return str(value)
+
+
+def signature(entry):
+    """The op's signature from the catalogue: its inputs (`[]` a list, a
+    dtype kind where it takes only bool or integer ones), its attributes
+    that are not internal with their type (`?` nullable) and default, in
+    the C function's order, and its outputs."""
+    parts = []
+    for spec in entry["inputs"]:
+        text = spec["name"] + ("[]" if spec["list"] else "")
+        parts.append(text if spec["dtypes"] == "any" else f"{text}: {spec['dtypes']}")
+    for spec in entry["attributes"]:
+        if spec["internal"]:
+            continue
+        kind = spec["enum"][len("Ep"):] if spec["type"] == "enum" else spec["type"]
+        text = f"{spec['name']}: {kind}{'?' if spec['nullable'] else ''}"
+        if "default" in spec:
+            text += f" = {value_text(spec['default'])}"
+        parts.append(text)
+    outputs = ", ".join(o["name"] + ("[]" if o["list"] else "") for o in entry["outputs"])
+    return f"`{entry['name']}({', '.join(parts)}) → {outputs}`"
+
+
+def gi_signature(Ep, name):
+    """name(arguments) of a C function that is no op, from GI."""
+    from gi.module import get_introspection_module
+    raw = get_introspection_module("Ep")
+    info = getattr(raw.Tensor, name, None) or getattr(raw, name)
+    lengths = {a.get_type().get_array_length() for a in info.get_arguments()} | \
+        {info.get_return_type().get_array_length()}
+    args = ["self"] if info.is_method() else []
+    args += [a.get_name() for i, a in enumerate(info.get_arguments())
+             if i not in lengths and a.get_direction() == 0]
+    return f"`{name}({', '.join(args)})`"
+
+
 HEADER = """\
 Title: Ops and dtypes
 Slug: ops
 
 # Ops and dtypes
 
-Every op of the tensor API and what it does with each element type, on
-the CPU. This page is generated: `docs/generate-op-table.py` calls each
-op with inputs of each dtype and records the result (a test fails when
-the page and the library disagree).
+Every op of the tensor API, its signature, and what it does with each
+element type, on the CPU. This page is generated: the ops, their
+families and signatures come from the op catalogue ([func@Ep.list_ops]),
+and `docs/generate-op-table.py` calls each op with inputs of each dtype
+and records the result (a test fails when the page and the library
+disagree).
+
+- The signature is the schema's: the inputs (`[]`: a list of tensors;
+  `bool`, `integer`: the dtypes an input takes, where not any), then the
+  attributes with their type and default, in the order the C function
+  takes them, then the outputs. `?` marks a nullable attribute: `NULL` for
+  a list (`axes`: all axes), %EP_AXIS_NONE for an `axis` (the flattened
+  tensor), the default for a number; `None` in Python.
 
 - A dtype name is the dtype of the result for inputs of the column's
   dtype (for creation ops: the requested dtype); two names are the
@@ -232,16 +312,40 @@ are bool.
 
 
 def generate(Ep, GLib):
+    """The page: one section per op family of the catalogue, its ops in
+    catalogue order; then the functions that move data, which are no ops."""
+    calls, data = make_calls(Ep, GLib)
+    catalogue = Ep.list_ops().unpack()
+    names = [entry["name"] for entry in catalogue]
+    missing = [name for name in names if name not in calls]
+    if missing:
+        raise LookupError(f"ops of the catalogue without a call in make_calls(): {', '.join(missing)}")
+    unknown = [name for name in calls if name not in names]
+    if unknown:
+        raise LookupError(f"calls of ops that are not in the catalogue: {', '.join(unknown)}")
+    for name, call in calls.items():
+        if (call is None) != (name in NO_CALL):
+            raise LookupError(f"{name}: a call, or a reason in NO_CALL, not both")
+
     lines = [HEADER]
-    section = None
-    for row_section, op, _, call in make_calls(Ep, GLib):
-        if row_section != section:
-            section = row_section
-            lines.append(f"\n## {section}\n")
-            lines.append("| op | " + " | ".join(DTYPES) + " |")
-            lines.append("|---|" + "---|" * len(DTYPES))
+    columns = "| op | signature | " + " | ".join(DTYPES) + " |"
+    rule = "|---|---|" + "---|" * len(DTYPES)
+    family = None
+    for entry in catalogue:
+        if entry["family"] != family:
+            family = entry["family"]
+            lines += [f"\n## {family.capitalize()}\n", columns, rule]
+        call = calls[entry["name"]]
+        if call is None:
+            cells = [f"({NO_CALL[entry['name']]})"] + [""] * (len(DTYPES) - 1)
+        else:
+            cells = [outcome(Ep, GLib, call, dtype) for dtype in DTYPES]
+        lines.append(f"| {op_link(Ep, entry)} | {signature(entry)} | " + " | ".join(cells) + " |")
+
+    lines += ["\n## Data in and out (no ops)\n", columns, rule]
+    for name, call in data.items():
         cells = [outcome(Ep, GLib, call, dtype) for dtype in DTYPES]
-        lines.append(f"| {link(Ep, op)} | " + " | ".join(cells) + " |")
+        lines.append(f"| {link(Ep, name)} | {gi_signature(Ep, name)} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -131,9 +131,17 @@ ep_tensor_argsort (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  /* NumPy sorts a 0-d array as its flattened (1,) view */
+  /* NumPy sorts a 0-d array as its flattened (1,) view, along that
+   * view's axis: 0 or -1, or EP_AXIS_NONE */
   if (self->layout.ndim == 0)
-    axis = EP_AXIS_NONE;
+    {
+      static const gint64 one[] = { 1 };
+      g_autoptr(EpTensor) flat = ep_tensor_reshape (self, one, 1, error);
+
+      if (flat == NULL)
+        return NULL;
+      return ep_dispatch_axis_or_flat (&ep_op_argsort, &flat, 1, 1, axis, error);
+    }
 
   return ep_dispatch_axis_or_flat (&ep_op_argsort, &self, 1, 1, axis, error);
 }

@@ -6,12 +6,17 @@
 # Usage: gen-stubs.py Ep-1.0.gir OUTDIR
 #
 # Reads the GIR for what C exposes and imports the override (with the
-# build's typelib) for what Python adds, so the stubs follow both: a
-# method the override rewrote gets the override's signature (its
-# annotations, one stub per typing.overload), one it left alone the GIR's.
-# The types those annotations name are declared in the override
-# (_STUB_DECLARATIONS) and copied as they are. A missing annotation becomes
-# Any, which tests/python/test_typing.py rejects.
+# build's typelib) for what Python adds, so the stubs follow both. Every
+# op of the catalogue gets the signature of its Python wrapper: the
+# annotations that the override's one type mapping (schema type ->
+# annotation) gave the generated wrapper, or those of a hand-written NumPy
+# form, one stub per typing.overload; even where the method PyGObject's
+# own stays (x.exp(), nothing to convert), its generated wrapper's. Only
+# what the catalogue does not cover (get_shape, to_string, new_scalar, ...)
+# takes its signature from the GIR, through BASIC below. The types the
+# annotations name are declared in the override (_STUB_DECLARATIONS) and
+# copied as they are. A missing annotation becomes Any, which
+# tests/python/test_typing.py rejects.
 #
 # Writes OUTDIR/gi-stubs/{__init__.pyi, py.typed, repository/__init__.pyi,
 # repository/Ep.pyi, repository/GObject.pyi}: a partial stub package in
@@ -31,6 +36,7 @@ NS = {"core": "http://www.gtk.org/introspection/core/1.0",
       "c": "http://www.gtk.org/introspection/c/1.0",
       "glib": "http://www.gtk.org/introspection/glib/1.0"}
 
+# GI's basic types, for what the catalogue does not cover (see above)
 BASIC = {
     "gboolean": "bool", "gchar": "int", "guchar": "int", "gint": "int", "guint": "int",
     "gint8": "int", "guint8": "int", "gint16": "int", "guint16": "int", "gint32": "int",
@@ -211,12 +217,26 @@ def unshadow(signature, names):
     return signature
 
 
-def python_doc(value):
+def python_doc(value, gir_docs=None):
     """The first line of a hand-written docstring; generated wrappers
-    (marked __wrapped_gi__) take the GIR's."""
-    if hasattr(value, "__wrapped_gi__") or not value.__doc__:
+    (marked __wrapped_gi__) take the GIR's of their C function."""
+    info = getattr(value, "__wrapped_gi__", None)
+    if info is not None:
+        return (gir_docs or {}).get(info.get_symbol())
+    if not value.__doc__:
         return None
     return value.__doc__.strip().split("\n")[0]
+
+
+def op_wrapper(override, value):
+    """The Python function that stands for a GI callable of the op
+    catalogue: its generated wrapper (which the override may leave unused
+    where PyGObject's own callable does the same); value itself otherwise."""
+    if is_gi(value):
+        for wrapper in override._OPS.values():
+            if wrapper.__wrapped_gi__.get_symbol() == value.get_symbol():
+                return wrapper
+    return value
 
 
 def is_gi(value):
@@ -316,14 +336,16 @@ def python_members(namespace, skip):
     return members
 
 
-def gir_class_members(element, cls):
+def gir_class_members(element, cls, override):
     """Members for the constructors, functions and methods of a GIR class:
-    the override's signature where it rewrote one, else the GIR's."""
+    the override's signature for ops and what it rewrote, else the GIR's."""
     members = []
     for kind, decorator in (("constructor", "staticmethod"), ("function", "staticmethod"), ("method", None)):
         for method in element.findall(f"core:{kind}", NS):
             name = method.get("name")
             value = getattr(cls, name, None)
+            if value is not None and kind == "method":
+                value = op_wrapper(override, value)
             if value is not None and not is_gi(value) and kind == "method":
                 members.append(Member(name, python_signatures(value, True), python_doc(value) or doc_line(method)))
             else:
@@ -350,6 +372,9 @@ def main():
     root = ET.parse(gir_path).getroot()
     namespace = root.find("core:namespace", NS)
     out = [HEADER]
+    # the first line of the doc of each C function, by symbol
+    gir_docs = {e.get(f"{{{NS['c']}}}identifier"): doc_line(e) for e in root.iter()
+                if e.get(f"{{{NS['c']}}}identifier") is not None}
 
     for element in namespace.findall("core:constant", NS):
         out.append(f"{element.get('name')}: {type_of(element)}")
@@ -377,7 +402,7 @@ def main():
         name = element.get("name")
         parent = element.get("parent", "GObject.Object")
         cls = getattr(Ep, name)
-        members = gir_class_members(element, cls)
+        members = gir_class_members(element, cls, override)
         members += python_members(vars(cls), {m.name for m in members})
         if name == "Tensor":
             tensor_members = members
@@ -397,6 +422,8 @@ def main():
     for function in namespace.findall("core:function", NS):
         name = function.get("name")
         value = getattr(Ep, name, None)
+        if value is not None:
+            value = op_wrapper(override, value)
         if value is not None and not is_gi(value):
             member = Member(name, python_signatures(value, False), python_doc(value) or doc_line(function))
         else:
@@ -411,7 +438,7 @@ def main():
         if isinstance(value, type):
             continue
         if callable(value) and not is_gi(value) and not isinstance(value, Ep.DType):
-            out += Member(name, python_signatures(value, False), python_doc(value)).lines("")
+            out += Member(name, python_signatures(value, False), python_doc(value, gir_docs)).lines("")
         else:
             out.append(f"{name}: {type(value).__name__}")
     for name in getattr(override, "__all__", []):

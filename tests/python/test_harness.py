@@ -147,7 +147,9 @@ def test_the_dtype_table_lists_every_op():
     path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "ops.md")
     with open(path, encoding="utf-8") as f:
         rows = set(re.findall(r"^\| \[(?:method|ctor|func)@Ep\.(?:Tensor\.)?(\w+)\]", f.read(), re.M))
-    missing = [name for name in ALL_OPS if name not in rows and name not in PROPERTIES]
+    # Python's item() reads what C calls item_double (and item_int64, item_boolean)
+    missing = [name for name in ALL_OPS
+               if {"item": "item_double"}.get(name, name) not in rows and name not in PROPERTIES]
     assert not missing, f"ops missing from docs/ops.md: {missing}"
 
 

@@ -31,7 +31,7 @@ count: str = x.ndim  # E: assignment
 x.reshape(2).numpy().nosuchmethod  # E: attr-defined
 x.mean(axis=0, keepdim=True)  # E: call-arg
 x.max(axis=1.5)  # E: arg-type
-x.reshape("2")  # E: arg-type  # runs: int("2") is 2
+x.reshape("2")  # E: arg-type
 x.transpose("T")  # E: arg-type
 x.astype(x)  # E: arg-type
 x.to_device(3)  # E: arg-type
@@ -41,12 +41,16 @@ x.topk("2")  # E: arg-type
 top, indices, extra = x.topk(1)  # E: misc
 x.sort(axis="last")  # E: arg-type
 x.softmax(axis=None)  # E: arg-type
-x.cumsum(axis=(0,))  # E: arg-type  # runs: one axis in a tuple; NumPy's axis is an int
+x.cumsum(axis=(0,))  # E: arg-type
+m.argmax(axis=(0, 1))  # E: arg-type
+x.take([0], axis=(0,))  # E: arg-type
+x.tile(2)  # E: arg-type
 x["a"]  # E: index
 x[1.5]  # E: index
 x.take([0.5])  # E: arg-type
 x.split(2.5)  # E: arg-type
 x.pad(1, mode="edge")  # E: arg-type
+x.pad(1, mode=Ep.MeshIndexing.XY)  # E: arg-type
 x.index_update([0], 1.0, axis="0")  # E: arg-type
 m.mask(np.ones((2, 2)))  # E: arg-type
 halves: tuple[Ep.Tensor, ...] = x.split(2)  # E: assignment
@@ -61,6 +65,10 @@ Ep.uniform((2, 2), low="0")  # E: arg-type
 Ep.minimum(x)  # E: call-arg
 Ep.stack([x, x], axis=None)  # E: arg-type
 Ep.meshgrid(x, x, indexing="yx")  # E: arg-type
+Ep.meshgrid(x, x, indexing=Ep.PadMode.REFLECT)  # E: arg-type
+Ep.exp(x, 2)  # E: call-arg
+Ep.sum(x, axis="0")  # E: arg-type
+Ep.where(x > 1, x)  # E: call-arg
 Ep.concatenate([x, x], axis=(0,))  # E: arg-type
 with Ep.device(0): pass  # noqa: E701  # E: arg-type
 # automatic differentiation

@@ -71,13 +71,30 @@ parts = [m[1:, ::2], m[..., None], m[:, [0, 2]], m[m > 3], m[np.array([0, 2])], 
 reshaped = [m.reshape(4, 3), m.reshape((2, 6)), m.reshape([12]), m.transpose(), m.transpose(1, 0),
             m.transpose((1, 0)), m.flatten(), m.flatten(0, -1), m.broadcast_to(2, 3, 4),
             m.broadcast_to((2, 3, 4)), m.flip(), m.flip(axis=0), m.slice([0, None], [None, 3], [1, 2]),
-            m.tile(2), m.tile((2, 1)), m.pad(1), m.pad(((0, 1), (2, 0)), mode="reflect"),
+            m.tile([2]), m.tile((2, 1)), m.pad(1), m.pad(((0, 1), (2, 0)), mode="reflect"),
             m.pad([1, 2], constant_values=-1), m.pad(1, mode=Ep.PadMode.CONSTANT), m.take(0),
             m.take([1, 2], axis=1), m.take_along_axis(m.argsort(axis=1), axis=1), m.mask(m > 5),
             m.index_update([0], 0.0, axis=0), m.scatter_add(1, Ep.ones(4), axis=0), m.squeeze(),
             m.expand_dims(0), Ep.eye(2).solve([1.0, 2.0])]
 halves: list[Ep.Tensor] = m.split(2, axis=1) + m.split([1, 2])
 assert_type(m.split(3), list[Ep.Tensor])
+assert_type(m.split_at([1, 2], axis=0), list[Ep.Tensor])
+sign, logabsdet = Ep.eye(2).slogdet()
+assert_type(Ep.eye(2).slogdet(), tuple[Ep.Tensor, Ep.Tensor])
+# enums: the GI enum or its nick
+modes = [m.pad(1, mode=Ep.PadMode.REFLECT), Ep.pad(m, [(1, 1), (0, 2)], "reflect", constant_values=0.5),
+         Ep.meshgrid(x, x, indexing=Ep.MeshIndexing.IJ)[0]]
+# axis=None (NumPy's: the flattened tensor) where C takes one axis, axis=() no axes
+flat = [m.argmax(axis=None), m.argmin(axis=None, keepdims=True), m.cumsum(axis=None), m.sort(axis=None),
+        m.argsort(axis=None), m.take([0, 5], axis=None), m.take_along_axis(Ep.astensor([1, 0]), axis=None),
+        Ep.concatenate([m, m], axis=None), m.sum(axis=()), m.max(axis=(), keepdims=True)]
+# NumPy-style functions of the methods
+functions = [Ep.sum(m, axis=0), Ep.exp(m), Ep.abs(-m), Ep.argmax(m, axis=None), Ep.cumsum(m),
+             Ep.transpose(m, (1, 0)), Ep.reshape(m, (4, 3)), Ep.broadcast_to(1.0, (2, 2)), Ep.squeeze(m),
+             Ep.take(m, [0, 1], axis=1), Ep.mask(m, m > 5), Ep.astype(m, "int32"), Ep.round(m),
+             Ep.logical_not(m > 1), Ep.all([True, False]), Ep.matmul(m, m.T)]
+parts_of_m: list[Ep.Tensor] = Ep.split(m, 2, axis=1)
+assert_type(Ep.topk(m, 2), tuple[Ep.Tensor, Ep.Tensor])
 product = m.dot(np.ones(4)) + m.T.outer(1.0).sum() + m.matmul(m.T).sum()
 
 # devices

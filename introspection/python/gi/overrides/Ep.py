@@ -2,18 +2,32 @@
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# What GObject Introspection cannot express: operators, NumPy-style
-# keyword arguments and defaults, NumPy conversion, printing, and context
-# managers. Every method here is a thin call into the C method of the same
-# meaning; none changes what a C method does (PyGObject's override
+# The op wrappers are generated from the op catalogue (Ep.list_ops(): the
+# schema every op declares in C), so that a new op needs no Python. What
+# Python semantics need beyond them is written here by hand, each in one
+# place. Every function here is a thin call into the C function of the
+# same meaning; none changes what a C function does (PyGObject's override
 # guidelines: patch onto the class, keep it thin).
 #
-# The file has one section per area; each branch adds to its own:
-#   bindings   dtypes, conversion, the Tensor protocols (operators, repr,
-#              len/iter, numpy), and the automatic NumPy-style signatures
-#              that every C method and function gets unless a section
-#              below writes its own (see "Automatic signatures")
-#   math, shape, autodiff, opencl: their sections, after the bindings one
+# Sections, in this order:
+#   dtypes                   Ep.float32 ..., NumPy names of dtypes
+#   annotation types         the names the annotations use (for the stubs)
+#   conversions              what a tensor, index, axes, shape ... argument
+#                            accepts, and astensor()
+#   the type mapping         schema type -> (annotation, conversion): the
+#                            only place that maps the schema to Python
+#   op wrappers              the generator: one wrapper per catalogue entry,
+#                            compiled once at import
+#   indexing                 __getitem__ (NumPy's basic and advanced
+#                            indexing) and slice() with Python's bounds
+#   Tensor                   properties, NumPy protocols, printing
+#   operators                one table of dunders
+#   NumPy forms the schema cannot express
+#                            reshape(*shape), transpose(*axes),
+#                            broadcast_to(*shape), split, pad, and the
+#                            functions arange, eye, meshgrid, split, pad,
+#                            transpose
+#   automatic differentiation, devices, and the end (wrappers installed)
 #
 # Annotations here are read by gen-stubs.py, which writes Ep.pyi from the
 # GIR and this module at build time: keep them on hand-written functions.
@@ -21,18 +35,18 @@
 from __future__ import annotations
 
 import math
-import math as _math
 import numbers
+import operator
 from functools import lru_cache
 from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Literal, Optional,
-                    Sequence, SupportsIndex, Union, overload)
+                    Sequence, Union, overload)
 
 from gi.module import get_introspection_module
 from gi.repository import GLib
 
 from ..overrides import override
 
-if TYPE_CHECKING:  # names used in annotations only (see "the types of the annotations")
+if TYPE_CHECKING:  # names used in annotations only (see "annotation types")
     import numpy
     import numpy.typing
 
@@ -42,7 +56,7 @@ _Tensor = Ep.Tensor
 __all__ = []
 
 # ---------------------------------------------------------------------------
-# bindings: dtypes and conversion helpers
+# dtypes
 # ---------------------------------------------------------------------------
 
 _NUMPY_NAMES = {
@@ -61,7 +75,7 @@ bool_ = Ep.DType.BOOL
 __all__ += ["float32", "float64", "int32", "int64", "bool_"]
 
 # ---------------------------------------------------------------------------
-# bindings: the types of the annotations
+# annotation types
 #
 # Annotations in this file are strings (from __future__ import annotations):
 # Python never evaluates them; gen-stubs.py copies them into the type stubs
@@ -71,7 +85,8 @@ __all__ += ["float32", "float64", "int32", "int64", "bool_"]
 # The names they use that are not classes of Ep are declared here, in stub
 # syntax, and gen-stubs.py copies this text into Ep.pyi as it is: they
 # exist only for type checkers (ArrayLike and DTypeLike can be used in
-# user annotations; the _-names are private).
+# user annotations; the _-names are private). The op wrappers add one
+# alias per enum of the catalogue (_PadModeLike: the enum or its nick).
 # ---------------------------------------------------------------------------
 
 _STUB_DECLARATIONS = '''
@@ -95,6 +110,12 @@ _TensorLikeT = TypeVar("_TensorLikeT", bound=Union[Tensor, Variable])
 # integer or bool index arrays (a copy when indexing)
 _IndexArray = Union[Tensor, numpy.typing.NDArray[Union[numpy.integer[Any], numpy.bool_]],
                     Sequence[int], Sequence[Sequence[int]]]
+# an integer input of an op (indices, labels): an int, integer arrays
+_IndicesLike = Union[int, Tensor, Variable, numpy.typing.NDArray[numpy.integer[Any]],
+                     Sequence[int], Sequence[Sequence[int]]]
+# a bool input of an op (masks, operands of logical_and): bools, bool arrays
+_MaskLike = Union[bool, Tensor, Variable, numpy.typing.NDArray[numpy.bool_],
+                  Sequence[bool], Sequence[Sequence[bool]]]
 # one entry of an index: x[0], x[1:3], x[...], x[None], x[indices]
 _IndexItem = Union[SupportsIndex, slice, EllipsisType, None, _IndexArray]
 _Index = Union[_IndexItem, tuple[_IndexItem, ...]]
@@ -118,6 +139,10 @@ class _GradFunction(_Function[_R_co], Protocol[_R_co]):
     function: ValueAndGradFn
 '''
 
+# ---------------------------------------------------------------------------
+# conversions: what arguments accept
+# ---------------------------------------------------------------------------
+
 
 def _dtype(dtype: DTypeLike) -> Ep.DType:
     """An Ep.DType from an Ep.DType, a NumPy dtype or type, or a name."""
@@ -129,7 +154,8 @@ def _dtype(dtype: DTypeLike) -> Ep.DType:
         return Ep.DType.INT64
     if dtype is float:
         return Ep.DType.FLOAT32
-    name = getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or str(dtype)
+    name = dtype if isinstance(dtype, str) else (
+        getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or str(dtype))
     try:
         return _NUMPY_NAMES[name]
     except KeyError:
@@ -159,7 +185,7 @@ def _literal(value):
     """
     kind = type(value)
     if kind is float and value == value:
-        return _float_literal(value, _math.copysign(1.0, value))
+        return _float_literal(value, math.copysign(1.0, value))
     if kind is int:
         return _int_literal(value)
     if isinstance(value, bool):
@@ -170,13 +196,13 @@ def _literal(value):
         value = float(value)
         if value != value:
             return Ep.Tensor.new_weak_scalar(value, Ep.DType.FLOAT64)
-        return _cached_literal(Ep.DType.FLOAT64, value, _math.copysign(1.0, value))
+        return _cached_literal(Ep.DType.FLOAT64, value, math.copysign(1.0, value))
     return None
 
 
 def _operand(value: ArrayLike) -> Tensor:
-    """A tensor argument: tensors as they are, Python numbers as weak
-    scalars, anything else through astensor()."""
+    """A tensor input: tensors as they are, Variables read, Python
+    numbers as weak scalars, anything else through astensor()."""
     if isinstance(value, _Tensor):
         return value
     if isinstance(value, Ep.Variable):  # autodiff: read, so tapes watch it
@@ -187,268 +213,130 @@ def _operand(value: ArrayLike) -> Tensor:
     return astensor(value)
 
 
-def _axes(axis):
+def _operands(values: Sequence[ArrayLike]) -> list[Tensor]:
+    """A list input: each item a tensor (numbers become strong ones)."""
+    return [v if isinstance(v, _Tensor) else v.read() if isinstance(v, Ep.Variable) else astensor(v)
+            for v in values]
+
+
+def _index_array(value):
+    """An integer or bool tensor for an index given as a tensor, a NumPy
+    array or a (nested) list; None for anything else. Integer arrays of
+    NumPy become int64, as does an empty list."""
+    import numpy
+    if isinstance(value, Ep.Tensor):
+        return value
+    if isinstance(value, (list, tuple, numpy.ndarray)):
+        array = numpy.asarray(value)
+        if array.dtype == numpy.bool_:
+            return astensor(array)
+        if array.dtype.kind in "iu" or array.size == 0:
+            return astensor(array.astype(numpy.int64))
+    return None
+
+
+def _indices(value: _IndicesLike) -> Tensor:
+    """An integer input (indices, labels): an int is a 0-d int64 tensor,
+    integer lists and arrays int64 ones; other values are converted as a
+    tensor input is, for the op to refuse their dtype."""
+    if isinstance(value, Ep.Variable):
+        return value.read()
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return astensor(int(value), Ep.DType.INT64)
+    tensor = _index_array(value)
+    return _operand(value) if tensor is None else tensor
+
+
+class _NoAxes(list):
+    """axis=(): no axes (see _over_no_axes)."""
+
+
+_NO_AXES = _NoAxes()
+
+
+def _axes(axis: _AxisLike) -> Optional[list[int]]:
+    """An axes argument: an int, a sequence, None (NULL: all axes, or what
+    the op documents) or () (_NO_AXES)."""
     if axis is None:
         return None
     if type(axis) is int or isinstance(axis, numbers.Integral):
-        return [int(axis)]
-    return [int(a) for a in axis]
+        return [operator.index(axis)]
+    axes = [operator.index(a) for a in axis]
+    return axes if axes else _NO_AXES
 
 
-def _empty_axes(axis):
-    return (axis is not None and type(axis) is not int
-            and not isinstance(axis, numbers.Integral) and len(axis) == 0)
+def _over_no_axes(function, args, position):
+    """function(*args) with no axes (args[position], NumPy's axis=()).
+
+    The C API reads a non-NULL empty axes list as "no axes", but PyGObject
+    (3.42) passes an empty list as NULL, which means all of them. So the op
+    runs over a new leading axis of extent 1 instead, where it changes no
+    value, and the result takes the input's shape (keepdims or not)."""
+    self = args[0]
+    args = list(args)
+    args[0] = Ep.Tensor.expand_dims(self, 0)
+    args[position] = [0]
+    result = function(*args)
+    if result.get_ndim() == self.get_ndim():
+        return result
+    return Ep.Tensor.reshape(result, self.get_shape())
+
+
+def _shape_arg(shape: _ShapeLike) -> list[int]:
+    """A shape: an int or a sequence of ints."""
+    if type(shape) is int or isinstance(shape, numbers.Integral):
+        return [operator.index(shape)]
+    return [operator.index(d) for d in shape]
 
 
 def _shape(args):
     """A shape from shape(2, 3), shape((2, 3)), shape([2, 3]) or shape(2)."""
-    if len(args) == 1 and not isinstance(args[0], numbers.Integral):
-        return [int(d) for d in args[0]]
-    return [int(d) for d in args]
+    if len(args) == 1 and type(args[0]) is not int and not isinstance(args[0], numbers.Integral):
+        return _shape_arg(args[0])
+    return [operator.index(d) for d in args]
 
 
-def _shape_arg(shape):
-    if isinstance(shape, numbers.Integral):
-        return [int(shape)]
-    return [int(d) for d in shape]
+def _ints(values: Sequence[int]) -> list[int]:
+    return [operator.index(v) for v in values]
 
 
-# ---------------------------------------------------------------------------
-# bindings: Tensor protocols
-# ---------------------------------------------------------------------------
+class _EnumConverter:
+    """What an enum argument accepts: the GI enum, or its nick as a string
+    ("reflect" for Ep.PadMode.REFLECT), from the GEnum's own values."""
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.nicks = {v.value_nick: v for v in sorted(cls.__enum_values__.values())}
+        self.annotation = f"_{cls.__name__}Like"
+        literals = ", ".join(f'"{nick}"' for nick in self.nicks)
+        self.declaration = f"{self.annotation} = Union[{cls.__name__}, Literal[{literals}]]\n"
+
+    def __call__(self, value):
+        if isinstance(value, self.cls):
+            return value
+        try:
+            return self.nicks[value]
+        except (KeyError, TypeError):
+            raise ValueError(f"{value!r} is not one of {', '.join(map(repr, self.nicks))} "
+                             f"nor an Ep.{self.cls.__name__}") from None
 
 
-def _binary(method, reflected=False):
-    def operator(self, other):
-        other = _operand(other)
-        if reflected:
-            return method(other, self)
-        return method(self, other)
-    operator.__annotations__ = {"other": "ArrayLike", "return": "Tensor"}
-    return operator
+@lru_cache(maxsize=None)
+def _gi_infos():
+    """The introspection data of every name of Ep (functions, classes,
+    enums, constants), by name."""
+    import gi._gi
+    return {info.get_name(): info for info in gi._gi.Repository.get_default().get_infos("Ep")}
 
 
-class Tensor(Ep.Tensor):
-    # Properties
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.get_shape())
-
-    @property
-    def ndim(self) -> int:
-        return self.get_ndim()
-
-    @property
-    def dtype(self) -> Ep.DType:
-        return self.get_dtype()
-
-    @property
-    def size(self) -> int:
-        return self.get_size()
-
-    @property
-    def device(self) -> Optional[Ep.Device]:
-        return self.get_device()
-
-    @property
-    def T(self) -> Tensor:
-        return Ep.Tensor.transpose(self, None)
-
-    # Conversion
-
-    def numpy(self) -> _NDArray:
-        """The elements as a new, writable NumPy array: one copy, from any
-        device (Ep.Tensor.read_data into the array's buffer)."""
-        import numpy
-        array = numpy.empty(self.shape, dtype=Ep.dtype_get_name(self.get_dtype()))
-        if array.nbytes > 0:
-            Ep.Tensor.read_data(self, array.ctypes.data, array.nbytes)
-        return array
-
-    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
-        array = self.numpy()
-        return array if dtype is None else array.astype(dtype, copy=False)
-
-    def item(self) -> Union[bool, int, float]:
-        """The only element, as a Python bool, int or float."""
-        dtype = self.get_dtype()
-        if dtype == Ep.DType.BOOL:
-            return Ep.Tensor.item_boolean(self)
-        if dtype in (Ep.DType.INT32, Ep.DType.INT64):
-            return Ep.Tensor.item_int64(self)
-        return Ep.Tensor.item_double(self)
-
-    def tolist(self) -> Any:
-        return self.numpy().tolist()
-
-    def astype(self, dtype: DTypeLike) -> Tensor:
-        return Ep.Tensor.astype(self, _dtype(dtype))
-
-    # Printing: str() as NumPy's str(), repr() as NumPy's repr()
-
-    def __str__(self) -> str:
-        return self.to_string()
-
-    def __repr__(self) -> str:
-        if self.is_released():
-            return f"<Ep.Tensor (released) shape={self.shape} dtype={Ep.dtype_get_name(self.get_dtype())}>"
-        return self.to_repr()
-
-    def __format__(self, spec: str) -> str:
-        if spec == "":
-            return str(self)
-        return format(self.item(), spec)
-
-    # Sequence and scalar protocols
-
-    def __len__(self) -> int:
-        if self.get_ndim() == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self.get_shape()[0]
-
-    def __iter__(self) -> Iterator[Tensor]:
-        """The rows along the first axis, as views (needs indexing)."""
-        for i in range(len(self)):
-            yield self[i]
-
-    def __bool__(self) -> bool:
-        if self.get_size() != 1:
-            raise ValueError("the truth value of a tensor with more than one element is ambiguous")
-        return bool(Ep.Tensor.item_boolean(self))
-
-    def __float__(self) -> float:
-        return float(Ep.Tensor.item_double(self))
-
-    def __int__(self) -> int:
-        return int(Ep.Tensor.item_int64(self))
-
-    def __index__(self) -> int:
-        if self.get_dtype() not in (Ep.DType.INT32, Ep.DType.INT64, Ep.DType.BOOL) or self.get_ndim() != 0:
-            raise TypeError("only 0-d integer tensors can be used as an index")
-        return int(Ep.Tensor.item_int64(self))
-
-    __hash__ = Ep.Tensor.__hash__
-
-    # NumPy defers to the tensor's operators (ndarray + tensor is a
-    # tensor); np.asarray(tensor) goes through __array__.
-    __array_ufunc__ = None
-
-    # NumPy-style signatures that the automatic ones cannot infer
-
-    def reshape(self, *shape: _ShapeLike) -> Tensor:
-        return Ep.Tensor.reshape(self, _shape(shape))
-
-    def transpose(self, *axes: _AxisLike) -> Tensor:
-        if len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
-            return Ep.Tensor.transpose(self, None)
-        return Ep.Tensor.transpose(self, _shape(axes))
-
-    # --- math branch (issue 3): NumPy-style signatures ---
-
-
-    def clip(self, min: Optional[float] = None, max: Optional[float] = None) -> Tensor:
-        """NumPy's clip; None is no bound."""
-        return Ep.Tensor.clip(self, -math.inf if min is None else min,
-                              math.inf if max is None else max)
-
-
-    def argmin(self, axis: _AxisLike = None, keepdims: bool = False) -> Tensor:
-        return Ep.Tensor.argmin(self, _axes(axis), keepdims)
-
-    def argmax(self, axis: _AxisLike = None, keepdims: bool = False) -> Tensor:
-        return Ep.Tensor.argmax(self, _axes(axis), keepdims)
-
-    def cumsum(self, axis: Optional[int] = None) -> Tensor:
-        return Ep.Tensor.cumsum(self, _axes(axis))
-
-    def sort(self, axis: Optional[int] = -1) -> Tensor:
-        """axis=None sorts the flattened tensor, as in NumPy."""
-        if axis is None:
-            return Ep.Tensor.sort(Ep.Tensor.reshape(self, [-1]), 0)
-        return Ep.Tensor.sort(self, axis)
-
-    def argsort(self, axis: Optional[int] = -1) -> Tensor:
-        if axis is None:
-            return Ep.Tensor.argsort(Ep.Tensor.reshape(self, [-1]), 0)
-        return Ep.Tensor.argsort(self, axis)
-
-    def topk(self, k: int, sorted: bool = True) -> tuple[Tensor, Tensor]:
-        """(values, indices) of the k largest along the last axis."""
-        _, values, indices = Ep.Tensor.topk(self, k, sorted)
-        return values, indices
-
-    def softmax(self, axis: int = -1) -> Tensor:
-        return Ep.Tensor.softmax(self, axis)
-
-    def log_softmax(self, axis: int = -1) -> Tensor:
-        return Ep.Tensor.log_softmax(self, axis)
-
-    def crossentropy(self, labels: ArrayLike) -> Tensor:
-        return Ep.Tensor.crossentropy(self, _operand(labels))
-
-    def onehot_like(self, indices: ArrayLike, value: float = 1) -> Tensor:
-        return Ep.Tensor.onehot_like(self, _operand(indices), value)
-
-    __floordiv__ = _binary(Ep.Tensor.floordiv)
-    __rfloordiv__ = _binary(Ep.Tensor.floordiv, reflected=True)
-    __mod__ = _binary(Ep.Tensor.mod)
-    __rmod__ = _binary(Ep.Tensor.mod, reflected=True)
-
-    # --- end of math branch ---
-
-    # opencl: devices by name
-    def to_device(self, device: _DeviceLike) -> Tensor:
-        """A copy on `device` (an Ep.Device or a name such as "opencl:0")."""
-        return Ep.Tensor.to_device(self, _device(device))
-
-    # Operators
-
-    __add__ = _binary(Ep.Tensor.add)
-    __radd__ = _binary(Ep.Tensor.add, reflected=True)
-    __sub__ = _binary(Ep.Tensor.sub)
-    __rsub__ = _binary(Ep.Tensor.sub, reflected=True)
-    __mul__ = _binary(Ep.Tensor.mul)
-    __rmul__ = _binary(Ep.Tensor.mul, reflected=True)
-    __truediv__ = _binary(Ep.Tensor.div)
-    __rtruediv__ = _binary(Ep.Tensor.div, reflected=True)
-    __pow__ = _binary(Ep.Tensor.pow)
-    __rpow__ = _binary(Ep.Tensor.pow, reflected=True)
-    __matmul__ = _binary(Ep.Tensor.matmul)
-    __rmatmul__ = _binary(Ep.Tensor.matmul, reflected=True)
-    __lt__ = _binary(Ep.Tensor.less)
-    __le__ = _binary(Ep.Tensor.less_equal)
-    __eq__ = _binary(Ep.Tensor.equal)  # type: ignore[assignment]
-    __ne__ = _binary(Ep.Tensor.not_equal)  # type: ignore[assignment]
-    __gt__ = _binary(Ep.Tensor.greater)
-    __ge__ = _binary(Ep.Tensor.greater_equal)
-
-    def __neg__(self) -> Tensor:
-        return self.neg()
-
-    def __pos__(self) -> Tensor:
-        return self
-
-    def __abs__(self) -> Tensor:
-        return self.abs()
-
-
-# Binary operators that the C library grows get their dunder automatically.
-_OPERATOR_METHODS = {
-    "floordiv": ("__floordiv__", "__rfloordiv__"),
-    "mod": ("__mod__", "__rmod__"),
-    "logical_and": ("__and__", "__rand__"),
-    "logical_or": ("__or__", "__ror__"),
-}
-for _name, (_forward, _reflected) in _OPERATOR_METHODS.items():
-    _method = getattr(Ep.Tensor, _name, None)
-    if _method is not None and _forward not in Tensor.__dict__:
-        setattr(Tensor, _forward, _binary(_method))
-        setattr(Tensor, _reflected, _binary(_method, reflected=True))
-if hasattr(Ep.Tensor, "logical_not") and "__invert__" not in Tensor.__dict__:
-    def _invert(self: Tensor) -> Tensor:
-        return Ep.Tensor.logical_not(self)
-    Tensor.__invert__ = _invert
+@lru_cache(maxsize=None)
+def _enum(type_name: str) -> _EnumConverter:
+    """The converter of the enum registered as `type_name` ("EpPadMode")."""
+    import gi._gi
+    for name, info in _gi_infos().items():
+        if isinstance(info, gi._gi.EnumInfo) and info.get_type_name() == type_name:
+            return _EnumConverter(getattr(Ep, name))
+    raise LookupError(f"the catalogue names the enum {type_name}, which Ep does not have")
 
 
 def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
@@ -462,7 +350,7 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     import numpy
     dtype = _dtype(dtype)
     if isinstance(value, Ep.Tensor):
-        return value if dtype is None else value.astype(dtype)
+        return value if dtype is None else Ep.Tensor.astype(value, dtype)
     array = numpy.asarray(value)
     if dtype is not None:
         array = array.astype(Ep.dtype_get_name(dtype), copy=False)
@@ -485,254 +373,290 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
 
 __all__.append("astensor")
 
-
-def arange(start: float, stop: Optional[float] = None, step: float = 1,
-           dtype: Optional[DTypeLike] = None) -> Tensor:
-    """NumPy's arange: integer arguments give int64, others float32."""
-    if stop is None:
-        start, stop = 0, start
-    if dtype is None:
-        integral = all(isinstance(v, numbers.Integral) for v in (start, stop, step))
-        dtype = Ep.DType.INT64 if integral else Ep.DType.FLOAT32
-    return Ep.arange(start, stop, step, _dtype(dtype))
-
-
-def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:
-    return _operand(condition).where(x, y)
-
-
-__all__ += ["arange", "where"]
-
-
 # ---------------------------------------------------------------------------
-# bindings: automatic signatures
+# the type mapping: schema types -> Python
 #
-# Every C method of Ep.Tensor and every namespace function that no section
-# of this file defines gets a thin wrapper, generated from its
-# introspection data, that gives it NumPy's conventions:
-#   - a tensor argument also takes Python numbers (weak scalars), lists
-#     and NumPy arrays;
-#   - `axes` (with its length) becomes `axis=None`: an int, a sequence,
-#     or None for all; `axis=()` of a reduction (followed by `keepdims`)
-#     reduces nothing;
-#   - `keepdims` defaults to False;
-#   - a dtype takes NumPy dtypes and names, and defaults to float32 where
-#     it is the last argument of a namespace function (zeros, ones, ...);
-#   - a shape takes an int or a sequence;
-#   - trailing nullable arguments default to None.
-# Methods with nothing to adapt stay PyGObject's own. The wrappers are
-# compiled once at import, so a call costs one extra Python frame.
+# The one place that says what a Python argument of an op is: for each
+# input kind and attribute type of the catalogue, its annotation (for the
+# stubs) and the expression that converts the Python value for the C
+# function ({0} is the value). Nullable attributes take None; the last
+# column says what None becomes:
+#   "NULL"     None itself (a NULL array: all axes, no steps, ...)
+#   "AXIS_NONE"  Ep.AXIS_NONE: NumPy's axis=None, the flattened tensor
+#   "default"  the schema's default (clip's min and max: no bound)
 # ---------------------------------------------------------------------------
 
-_TYPE_NAMES = {
-    "gboolean": "bool", "gint8": "int", "guint8": "int", "gint16": "int", "guint16": "int",
-    "gint32": "int", "guint32": "int", "gint64": "int", "guint64": "int",
-    "gfloat": "float", "gdouble": "float", "utf8": "str", "filename": "str",
+# (dtypes, list) of an input: (annotation, conversion)
+_INPUT_TYPES = {
+    ("any", False): ("ArrayLike", "{0} if type({0}) is _T else _operand({0})"),
+    ("bool", False): ("_MaskLike", "{0} if type({0}) is _T else _operand({0})"),
+    ("integer", False): ("_IndicesLike", "{0} if type({0}) is _T else _indices({0})"),
+    ("any", True): ("Sequence[ArrayLike]", "_operands({0})"),
 }
 
+# attribute type: (annotation, conversion or None to pass it as it is, None means)
+_ATTRIBUTE_TYPES = {
+    "bool": ("bool", None, "default"),
+    "int": ("int", None, "default"),
+    "float": ("float", None, "default"),
+    "seed": ("int", None, "default"),
+    "dtype": ("DTypeLike", "_dtype({0})", "default"),
+    "enum": (None, "_enum_{name}({0})", "default"),   # annotation: the enum's alias
+    "axis": ("int", None, "AXIS_NONE"),
+    "axes": ("_AxisLike", "_axes({0})", "NULL"),
+    "shape": ("_ShapeLike", "_shape_arg({0})", "NULL"),
+    "ints": ("Sequence[int]", "_ints({0})", "NULL"),
+    "device": ("_DeviceLike", "_device({0})", "NULL"),
+}
 
-def _type_hint(type_info, nullable):
-    """The stub annotation of an argument or return type."""
-    tag = type_info.get_tag_as_string()
-    if tag == "array":
-        hint = f"Sequence[{_type_hint(type_info.get_param_type(0), False)}]"
-    elif tag == "interface":
-        info = type_info.get_interface()
-        namespace, name = info.get_namespace(), info.get_name()
-        hint = name if namespace == "Ep" else f"{namespace}.{name}"
-    else:
-        hint = _TYPE_NAMES.get(tag, "Any")
-    return f"Optional[{hint}]" if nullable else hint
+# Python's name of an attribute, by type: NumPy's axis= for axes lists
+_PYTHON_NAMES = {"axes": "axis"}
 
-
-def _is_tensor_type(type_info):
-    if type_info.get_tag_as_string() != "interface":
-        return False
-    info = type_info.get_interface()
-    return info.get_namespace() == "Ep" and info.get_name() == "Tensor"
-
-
-def _is_dtype_type(type_info):
-    if type_info.get_tag_as_string() != "interface":
-        return False
-    info = type_info.get_interface()
-    return info.get_namespace() == "Ep" and info.get_name() == "DType"
+# the name of the first input ("self") in the namespace form of a method
+_FIRST_ARGUMENT = "a"
 
 
-def _adapt(info, is_method):
-    """Python source of a NumPy-style wrapper of `info` and its
-    annotations, or None when PyGObject's own signature is as good."""
+def _output_annotation(outputs):
+    if len(outputs) == 1:
+        return "list[Tensor]" if outputs[0]["list"] else "Tensor"
+    if any(o["list"] for o in outputs):
+        raise LookupError("a list output among several outputs")
+    return f"tuple[{', '.join('Tensor' for _ in outputs)}]"
+
+# ---------------------------------------------------------------------------
+# op wrappers
+#
+# One Python function per catalogue entry with a C function: the method
+# Tensor.<name> for a method entry, the function Ep.<name> otherwise, and
+# for a method entry also the NumPy-style function Ep.<name>(a, ...) where
+# that name is free (no dtype, builtin type or name Ep has already). Its
+# parameters are the entry's inputs, then its attributes that are not
+# internal, in schema order (the C function's order): the source is
+# written from the schema and the type mapping, compiled once at import.
+# A call costs one Python frame and the conversions; a method with nothing
+# to convert (x.exp()) stays PyGObject's own.
+#
+# Results: one output is a Tensor, several fixed ones a tuple, a list
+# output a list, whatever C returns them as (a return value, out
+# arguments beside a skipped gboolean, an array).
+#
+# _OPS has every generated wrapper by op name (methods with a self
+# parameter), also those that a NumPy form of the sections below replaces;
+# _FUNCTIONS the generated namespace functions, served by the module's
+# __getattr__ (Ep.sum, Ep.abs, ... must not hide Python's builtins here).
+# _CATALOGUE_PROBLEMS lists entries that could not be wrapped (the
+# catalogue and the C functions disagree): tests/python/test_catalogue.py
+# fails on them.
+# ---------------------------------------------------------------------------
+
+_OPS = {}
+_FUNCTIONS = {}
+_CATALOGUE_PROBLEMS = []
+_AXIS_NONE = Ep.AXIS_NONE
+
+
+def _visible_arguments(info):
+    """The arguments of a GI callable that Python passes or gets: not the
+    lengths of arrays, closures or destroy notifiers."""
     args = list(info.get_arguments())
     hidden = set()
-    for arg in args:
-        type_info = arg.get_type()
+    types = [a.get_type() for a in args] + [info.get_return_type()]
+    for type_info in types:
         if type_info.get_tag_as_string() == "array" and type_info.get_array_length() >= 0:
             hidden.add(type_info.get_array_length())
+    for arg in args:
         for index in (arg.get_closure(), arg.get_destroy()):
             if index >= 0:
                 hidden.add(index)
-    visible = [(i, a) for i, a in enumerate(args)
-               if i not in hidden and a.get_direction() == 0]  # GI_DIRECTION_IN
-    if any(a.get_direction() != 0 for a in args):
-        return None
-    if any(a.get_type().get_tag_as_string() == "interface"
-           and type(a.get_type().get_interface()).__name__ == "CallbackInfo" for _, a in visible):
-        return None
+    return [a for i, a in enumerate(args) if i not in hidden]
 
-    params, call, notes = [], [], {}
-    reduction_axis = None
-    adapted = False
-    names = [a.get_name() for _, a in visible]
-    for position, (index, arg) in enumerate(visible):
-        name = arg.get_name()
-        type_info = arg.get_type()
-        tag = type_info.get_tag_as_string()
-        nullable = arg.may_be_null()
-        rest_nullable = all(a.may_be_null() for _, a in visible[position:])
-        default = None
-        hint = _type_hint(type_info, nullable)
-        expression = name
-        if _is_tensor_type(type_info):
-            expression = f"_operand({name})"
-            hint = "ArrayLike"
-            adapted = True
-        elif tag == "array" and name == "axes" and type_info.get_param_type(0).get_tag_as_string() == "gint32":
-            name = "axis"
-            hint = "_AxisLike"
-            default = "None"
-            expression = "_axes(axis)"
-            adapted = True
-            if position + 1 < len(names) and names[position + 1] == "keepdims" and is_method:
-                reduction_axis = position
-        elif tag == "array" and name == "shape":
-            hint = "_ShapeLike"
-            expression = f"_shape_arg({name})"
-            adapted = True
-        elif name == "keepdims" and tag == "gboolean":
-            default = "False"
-            adapted = True
-        elif _is_dtype_type(type_info):
-            hint = "DTypeLike"
-            expression = f"_dtype({name})"
-            adapted = True
-            if (not is_method and name == "dtype" and position == len(visible) - 1
-                    and _is_tensor_type(info.get_return_type())):
-                default = "Ep.DType.FLOAT32"
-        if default is None and nullable and rest_nullable:
-            default = "None"
-        params.append(name if default is None else f"{name}={default}")
-        call.append(expression)
-        notes[name] = hint
-    if not adapted:
+
+def _gi_callable(entry):
+    """The GI callable of a catalogue entry: Ep.Tensor.<name> of
+    ep_tensor_<name>, Ep.<name> of ep_<name>; None if there is none."""
+    symbol = entry.get("function")
+    if symbol is None:
         return None
-    # a parameter without a default after one with a default: drop defaults before it
-    seen_required = False
-    for i in range(len(params) - 1, -1, -1):
-        if "=" not in params[i]:
-            seen_required = True
-        elif seen_required:
-            params[i] = params[i].split("=")[0]
-    head = (["self"] if is_method else []) + params
-    lines = [f"return _f({', '.join((['self'] if is_method else []) + call)})"]
-    if reduction_axis is not None:
-        # reducing over no axes: reduce a new leading axis of length 1
-        empty = call[:reduction_axis] + ["[0]", "False"] + call[reduction_axis + 2:]
-        lines.insert(0, f"if _empty_axes(axis): return _f(Ep.Tensor.expand_dims(self, 0), {', '.join(empty)})")
-    body = "\n    ".join(lines)
-    source = f"def {info.get_name()}({', '.join(head)}):\n    {body}\n"
+    prefix = "ep_tensor_" if entry["method"] else "ep_"
+    if not symbol.startswith(prefix):
+        return None
+    owner = Ep.Tensor if entry["method"] else Ep
+    info = getattr(owner, symbol[len(prefix):], None)
+    if info is None or not hasattr(info, "get_symbol") or info.get_symbol() != symbol:
+        return None
+    return info
+
+
+def _result_expression(entry, info, call):
+    """How the wrapper returns what PyGObject returns for `call`."""
+    outputs = entry["outputs"]
+    returns = []
     return_type = info.get_return_type()
-    notes["return"] = ("None" if return_type.get_tag_as_string() == "void"
-                       else "Tensor" if _is_tensor_type(return_type)
-                       else _type_hint(return_type, info.may_return_null()))
-    return source, notes
+    if return_type.get_tag_as_string() != "void" and not info.skip_return():
+        returns.append(return_type.get_tag_as_string())
+    returns += ["out" for a in _visible_arguments(info) if a.get_direction() != 0]
+    if len(returns) == len(outputs):
+        return call
+    if len(returns) == len(outputs) + 1 and returns[0] == "gboolean":
+        return f"{call}[1:]"     # a gboolean that GI does not skip
+    raise LookupError(f"{len(outputs)} outputs, but the C function gives {len(returns)} results")
 
 
-def _wrap(info, is_method):
-    adapted = _adapt(info, is_method)
-    if adapted is None:
-        return None
-    source, notes = adapted
-    scope = dict(globals(), _f=info)
-    exec(compile(source, f"<Ep override: {info.get_name()}>", "exec"), scope)
-    wrapper = scope[info.get_name()]
-    wrapper.__annotations__ = notes
-    wrapper.__doc__ = f"NumPy-style wrapper of Ep.{'Tensor.' if is_method else ''}{info.get_name()}."
+def _parameter(spec, scope, index):
+    """(Python name, default source or None, annotation, conversion or
+    None) of an attribute spec; adds the constants it needs to scope."""
+    annotation, conversion, none_means = _ATTRIBUTE_TYPES[spec["type"]]
+    name = _PYTHON_NAMES.get(spec["type"], spec["name"])
+    if spec["type"] == "enum":
+        scope[f"_enum_{index}"] = converter = _enum(spec["enum"])
+        annotation = converter.annotation
+        conversion = conversion.replace("{name}", str(index))
+    conversion = conversion.format(name) if conversion else None
+    default = None
+    if "default" in spec:
+        default = scope[f"_value_{index}"] = spec["default"]
+        default = f"_value_{index}"
+        if conversion is not None:
+            # the default, converted once
+            scope[f"_converted_{index}"] = eval(conversion, globals(), {**scope, name: spec["default"]})
+            conversion = f"_converted_{index} if {name} is _value_{index} else {conversion}"
+    if spec["nullable"]:
+        annotation = annotation if annotation == "_AxisLike" else f"Optional[{annotation}]"
+        if none_means == "default":
+            if default is None:
+                raise LookupError(f"attribute {spec['name']} is nullable but has no default")
+            replacement = f"_converted_{index}" if f"_converted_{index}" in scope else default
+        else:
+            replacement = {"NULL": "None", "AXIS_NONE": "_AXIS_NONE"}[none_means]
+        if replacement != "None" or conversion is not None:
+            conversion = f"{replacement} if {name} is None else {conversion or name}"
+        if none_means == "default" or default is None:
+            default = "None"
+    return name, default, annotation, conversion
+
+
+def _generate(entry, info, namespace_form):
+    """The wrapper of a catalogue entry; __passes_through__ tells whether
+    it only passes its arguments on (a method without arguments)."""
+    scope = {"_f": info, "_T": Tensor}
+    params, annotations, statements, call = [], {}, [], []
+    method = entry["method"] and not namespace_form
+    for position, spec in enumerate(entry["inputs"]):
+        if position == 0 and entry["method"]:
+            name = "self" if method else _FIRST_ARGUMENT
+        else:
+            name = spec["name"]
+        params.append((name, None))
+        call.append(name)
+        if name == "self":
+            continue
+        annotation, conversion = _INPUT_TYPES[(spec["dtypes"], spec["list"])]
+        annotations[name] = annotation
+        statements.append(f"{name} = {conversion.format(name)}")
+    no_axes = None
+    for index, spec in enumerate(a for a in entry["attributes"] if not a["internal"]):
+        name, default, annotation, conversion = _parameter(spec, scope, index)
+        params.append((name, default))
+        annotations[name] = annotation
+        if conversion is not None:
+            statements.append(f"{name} = {conversion}")
+        if spec["type"] == "axes" and entry["method"]:
+            no_axes = len(call)
+        call.append(name)
+    if len({name for name, _ in params}) != len(params):
+        raise LookupError("two parameters of one name")
+    visible = [a for a in _visible_arguments(info) if a.get_direction() == 0]
+    if len(visible) + (1 if entry["method"] else 0) != len(call):
+        raise LookupError(f"the C function takes {len(visible)} arguments, the schema says "
+                          f"{len(call) - (1 if entry['method'] else 0)}")
+    result = _result_expression(entry, info, f"_f({', '.join(call)})")
+    annotations["return"] = _output_annotation(entry["outputs"])
+    passes_through = (method and not statements and result == f"_f({', '.join(call)})"
+                      and all(default is None for _, default in params))
+
+    # a parameter without a default after one with a default: none before it has one
+    required = False
+    for i in range(len(params) - 1, -1, -1):
+        if params[i][1] is None:
+            required = True
+        elif required:
+            params[i] = (params[i][0], None)
+    signature = ", ".join(name if default is None else f"{name}={default}" for name, default in params)
+    body = [f"        {s}" for s in statements]
+    if no_axes is not None:
+        body.append(f"        if {call[no_axes]} is _NO_AXES: "
+                    f"return _over_no_axes(_f, ({', '.join(call)},), {no_axes})")
+    body.append(f"        return {result}")
+    name = entry["name"]
+    source = (f"def _make({', '.join(scope)}):\n"
+              f"    def {name}({signature}):\n" + "\n".join(body) + f"\n    return {name}\n")
+    namespace = {}
+    exec(compile(source, f"<Ep op wrapper: {name}>", "exec"), globals(), namespace)
+    wrapper = namespace["_make"](**scope)
+    wrapper.__annotations__ = annotations
+    wrapper.__qualname__ = f"Tensor.{name}" if method else name
+    where = "Ep.Tensor." if entry["method"] else "Ep."
+    wrapper.__doc__ = (f"{where}{name} ({entry['function']}) with NumPy's conventions, "
+                       f"generated from the op catalogue.")
     wrapper.__wrapped_gi__ = info
+    wrapper.__op__ = entry
+    wrapper.__passes_through__ = passes_through
+    wrapper.__source__ = source     # what was compiled, for readers
     return wrapper
 
 
-def _wrap_all():
-    for name, value in vars(Ep.Tensor).items():
-        if name in Tensor.__dict__ or not hasattr(value, "get_arguments"):
+def _free_name(name):
+    """Whether Ep.<name> can be the namespace form of a method op."""
+    import builtins
+    return (name not in _NUMPY_NAMES and not isinstance(getattr(builtins, name, None), type)
+            and name not in _gi_infos() and name not in globals())
+
+
+def _install_ops():
+    """Generates the wrappers of every catalogue entry and installs those
+    that no section above replaced with a NumPy form."""
+    global _STUB_DECLARATIONS
+    enums = set()
+    for entry in Ep.list_ops().unpack():
+        info = _gi_callable(entry)
+        if info is None:
+            if "function" in entry:
+                _CATALOGUE_PROBLEMS.append(f"{entry['name']}: no C function {entry['function']}")
             continue
-        if not value.is_method():
+        name = entry["name"]
+        try:
+            wrapper = _generate(entry, info, False)
+            function = _generate(entry, info, True) if entry["method"] else wrapper
+        except (LookupError, KeyError) as error:
+            _CATALOGUE_PROBLEMS.append(f"{name}: {error}")
             continue
-        wrapper = _wrap(value, True)
-        if wrapper is not None:
-            setattr(Tensor, name, wrapper)
-    for name in dir(Ep):
-        if name.startswith("_") or name in globals():
-            continue
-        value = getattr(Ep, name)
-        if not hasattr(value, "get_arguments"):
-            continue
-        wrapper = _wrap(value, False)
-        if wrapper is not None:
-            globals()[name] = wrapper
-            __all__.append(name)
+        enums.update(a["enum"] for a in entry["attributes"] if a["type"] == "enum")
+        _OPS[name] = wrapper
+        if entry["method"]:
+            if not wrapper.__passes_through__ and name not in Tensor.__dict__:
+                setattr(Tensor, name, wrapper)
+            if _free_name(name):
+                _FUNCTIONS[name] = function
+        elif name not in globals():
+            _FUNCTIONS[name] = function
+    __all__.extend(_FUNCTIONS)
+    _STUB_DECLARATIONS += "".join(_enum(name).declaration for name in sorted(enums))
+
+
+def __getattr__(name: str) -> Any:
+    # the generated namespace functions (see "op wrappers")
+    try:
+        return _FUNCTIONS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 # ---------------------------------------------------------------------------
-# (math, shape, autodiff and opencl sections go here, before the end)
-# ---------------------------------------------------------------------------
-
-# --- math branch (issue 3) ---
-
-def minimum(a: ArrayLike, b: ArrayLike) -> Tensor:
-    return _operand(a).minimum(b)
-
-
-def maximum(a: ArrayLike, b: ArrayLike) -> Tensor:
-    return _operand(a).maximum(b)
-
-
-def clip(x: ArrayLike, min: Optional[float] = None, max: Optional[float] = None) -> Tensor:
-    return _operand(x).clip(min, max)
-
-
-def linspace(start: float, stop: float, num: int = 50, endpoint: bool = True,
-             dtype: DTypeLike = Ep.DType.FLOAT32) -> Tensor:
-    return Ep.linspace(start, stop, num, endpoint, _dtype(dtype))
-
-
-def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = Ep.DType.FLOAT32) -> Tensor:
-    return Ep.eye(N, N if M is None else M, k, _dtype(dtype))
-
-
-def _random_shape(shape):
-    return [shape] if isinstance(shape, numbers.Integral) else list(shape)
-
-
-def uniform(shape: _ShapeLike, low: float = 0.0, high: float = 1.0,
-            dtype: DTypeLike = Ep.DType.FLOAT32) -> Tensor:
-    """Seeded by Ep.set_seed; the same numbers on every device."""
-    return Ep.uniform(_random_shape(shape), low, high, _dtype(dtype))
-
-
-def normal(shape: _ShapeLike, mean: float = 0.0, stddev: float = 1.0,
-           dtype: DTypeLike = Ep.DType.FLOAT32) -> Tensor:
-    """Seeded by Ep.set_seed; the same numbers on every device."""
-    return Ep.normal(_random_shape(shape), mean, stddev, _dtype(dtype))
-
-
-__all__ += ["minimum", "maximum", "clip", "linspace", "eye", "uniform", "normal"]
-
-
-# Shapes, indexing and linear algebra (shape branch)
+# indexing
 #
-# NumPy's signatures for the shape, indexing and linear algebra methods,
-# and NumPy's indexing (`__getitem__`) built on slice (views), take and
-# mask.
+# NumPy's indexing (`__getitem__`) built on slice (views), take and mask,
+# and slice() with Python's bounds (None, and any int), as in a[1:None:2].
+# ---------------------------------------------------------------------------
 
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
@@ -740,23 +664,6 @@ _INT64_MAX = (1 << 63) - 1
 
 def _clamp64(value):
     return min(max(int(value), _INT64_MIN), _INT64_MAX)
-
-
-def _index_array(value):
-    """An integer or bool tensor for an index given as a tensor, a NumPy
-    array or a (nested) list; None for anything else."""
-    import numpy
-    if isinstance(value, Ep.Tensor):
-        return value
-    if isinstance(value, (list, tuple, numpy.ndarray)):
-        array = numpy.asarray(value)
-        if array.dtype == numpy.bool_:
-            return astensor(array)
-        if array.dtype.kind in "iu":
-            return astensor(array.astype(numpy.int64))
-        if array.size == 0:
-            return astensor(array.astype(numpy.int64))
-    return None
 
 
 def _is_bool_tensor(value):
@@ -973,18 +880,6 @@ def _getitem(self: Tensor, key: _Index) -> Tensor:
     return _basic_index(self, items)
 
 
-def _flatten(self: Tensor, start: int = 0, end: int = -1) -> Tensor:
-    return Ep.Tensor.flatten(self, start, end)
-
-
-def _broadcast_to(self: Tensor, *shape: _ShapeLike) -> Tensor:
-    return Ep.Tensor.broadcast_to(self, _shape(shape))
-
-
-def _flip(self: Tensor, axis: _AxisLike = None) -> Tensor:
-    return Ep.Tensor.flip(self, _axes(axis))
-
-
 def _slice(self: Tensor, starts: Sequence[Optional[int]], stops: Sequence[Optional[int]],
            steps: Optional[Sequence[Optional[int]]] = None) -> Tensor:
     """ep_tensor_slice with None for omitted bounds, as in Python."""
@@ -994,121 +889,266 @@ def _slice(self: Tensor, starts: Sequence[Optional[int]], stops: Sequence[Option
     return Ep.Tensor.slice(self, [b[0] for b in bounds], [b[1] for b in bounds], [b[2] for b in bounds])
 
 
-def _split(self: Tensor, indices_or_sections: Union[int, Sequence[int]], axis: int = 0) -> list[Tensor]:
-    if isinstance(indices_or_sections, numbers.Integral):
-        return Ep.Tensor.split(self, int(indices_or_sections), axis)
-    return Ep.Tensor.split_at(self, [int(i) for i in indices_or_sections], axis)
+
+# ---------------------------------------------------------------------------
+# Tensor
+# ---------------------------------------------------------------------------
+
+class Tensor(Ep.Tensor):
+    # Properties
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.get_shape())
+
+    @property
+    def ndim(self) -> int:
+        return self.get_ndim()
+
+    @property
+    def dtype(self) -> Ep.DType:
+        return self.get_dtype()
+
+    @property
+    def size(self) -> int:
+        return self.get_size()
+
+    @property
+    def device(self) -> Optional[Ep.Device]:
+        return self.get_device()
+
+    @property
+    def T(self) -> Tensor:
+        return Ep.Tensor.transpose(self, None)
+
+    # NumPy protocols
+
+    def numpy(self) -> _NDArray:
+        """The elements as a new, writable NumPy array: one copy, from any
+        device (Ep.Tensor.read_data into the array's buffer)."""
+        import numpy
+        array = numpy.empty(self.shape, dtype=Ep.dtype_get_name(self.get_dtype()))
+        if array.nbytes > 0:
+            Ep.Tensor.read_data(self, array.ctypes.data, array.nbytes)
+        return array
+
+    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    # NumPy defers to the tensor's operators (ndarray + tensor is a
+    # tensor); np.asarray(tensor) goes through __array__.
+    __array_ufunc__ = None
+
+    def item(self) -> Union[bool, int, float]:
+        """The only element, as a Python bool, int or float."""
+        dtype = self.get_dtype()
+        if dtype == Ep.DType.BOOL:
+            return Ep.Tensor.item_boolean(self)
+        if dtype in (Ep.DType.INT32, Ep.DType.INT64):
+            return Ep.Tensor.item_int64(self)
+        return Ep.Tensor.item_double(self)
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist()
+
+    def __len__(self) -> int:
+        if self.get_ndim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.get_shape()[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        """The rows along the first axis, as views (needs indexing)."""
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        if self.get_size() != 1:
+            raise ValueError("the truth value of a tensor with more than one element is ambiguous")
+        return bool(Ep.Tensor.item_boolean(self))
+
+    def __float__(self) -> float:
+        return float(Ep.Tensor.item_double(self))
+
+    def __int__(self) -> int:
+        return int(Ep.Tensor.item_int64(self))
+
+    def __index__(self) -> int:
+        if self.get_dtype() not in (Ep.DType.INT32, Ep.DType.INT64, Ep.DType.BOOL) or self.get_ndim() != 0:
+            raise TypeError("only 0-d integer tensors can be used as an index")
+        return int(Ep.Tensor.item_int64(self))
+
+    __hash__ = Ep.Tensor.__hash__
+
+    # Printing: str() as NumPy's str(), repr() as NumPy's repr()
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+    def __repr__(self) -> str:
+        if self.is_released():
+            return f"<Ep.Tensor (released) shape={self.shape} dtype={Ep.dtype_get_name(self.get_dtype())}>"
+        return self.to_repr()
+
+    def __format__(self, spec: str) -> str:
+        if spec == "":
+            return str(self)
+        return format(self.item(), spec)
+
+    # Indexing (see "indexing")
+
+    __getitem__ = _getitem
+    slice = _slice
 
 
-def _tile(self: Tensor, reps: _ShapeLike) -> Tensor:
-    if isinstance(reps, numbers.Integral):
-        reps = [reps]
-    return Ep.Tensor.tile(self, [int(r) for r in reps])
+# ---------------------------------------------------------------------------
+# operators
+#
+# One table: each dunder and the op it calls (a method of the C API);
+# binary ones take what a tensor input takes, reflected ones swap the
+# operands. Comparisons are elementwise, as in NumPy.
+# ---------------------------------------------------------------------------
+
+_BINARY_OPERATORS = {
+    "add": ("__add__", "__radd__"),
+    "sub": ("__sub__", "__rsub__"),
+    "mul": ("__mul__", "__rmul__"),
+    "div": ("__truediv__", "__rtruediv__"),
+    "floordiv": ("__floordiv__", "__rfloordiv__"),
+    "mod": ("__mod__", "__rmod__"),
+    "pow": ("__pow__", "__rpow__"),
+    "matmul": ("__matmul__", "__rmatmul__"),
+    "logical_and": ("__and__", "__rand__"),
+    "logical_or": ("__or__", "__ror__"),
+    "less": ("__lt__",),
+    "less_equal": ("__le__",),
+    "equal": ("__eq__",),
+    "not_equal": ("__ne__",),
+    "greater": ("__gt__",),
+    "greater_equal": ("__ge__",),
+}
+_UNARY_OPERATORS = {"neg": "__neg__", "abs": "__abs__", "logical_not": "__invert__"}
 
 
-_PAD_MODES = {"constant": Ep.PadMode.CONSTANT, "reflect": Ep.PadMode.REFLECT}
+def _binary(function, reflected):
+    if reflected:
+        def dunder(self, other):
+            return function(other if type(other) is Tensor else _operand(other), self)
+    else:
+        def dunder(self, other):
+            return function(self, other if type(other) is Tensor else _operand(other))
+    dunder.__annotations__ = {"other": "ArrayLike", "return": "Tensor"}
+    return dunder
 
 
-def _pad(self: Tensor, pad_width: Union[int, Sequence[int], Sequence[Sequence[int]]],
-         mode: Union[Literal["constant", "reflect"], Ep.PadMode] = "constant",
-         constant_values: float = 0) -> Tensor:
-    """NumPy's pad: pad_width is n, (before, after) or one pair per axis."""
-    import numpy
-    ndim = self.get_ndim()
-    widths = numpy.broadcast_to(numpy.asarray(pad_width, dtype=numpy.int64).reshape(-1, 2)
-                                if numpy.ndim(pad_width) > 0 else numpy.full((1, 2), pad_width),
-                                (ndim, 2))
-    if isinstance(mode, str):
-        try:
-            mode = _PAD_MODES[mode]
-        except KeyError:
-            raise ValueError(f"unsupported pad mode {mode!r}") from None
-    return Ep.Tensor.pad(self, [int(w) for w in widths.reshape(-1)], mode, float(constant_values))
+def _unary(function):
+    def dunder(self):
+        return function(self)
+    dunder.__annotations__ = {"return": "Tensor"}
+    return dunder
 
 
-def _take(self: Tensor, indices: Union[int, _IndexArray], axis: Optional[int] = None) -> Tensor:
-    """NumPy's take; axis=None takes from the flattened tensor."""
-    indices = _index_array(indices) if not isinstance(indices, numbers.Integral) else \
-        astensor(indices, int64)
-    if indices is None:
-        raise TypeError("indices must be integers")
-    if axis is None:
-        return Ep.Tensor.take(Ep.Tensor.flatten(self, 0, -1), indices, 0)
-    return Ep.Tensor.take(self, indices, axis)
+def _pos(self: Tensor) -> Tensor:
+    return self
 
 
-def _take_along_axis(self: Tensor, indices: _IndexArray, axis: Optional[int]) -> Tensor:
-    indices = _index_array(indices)
-    if axis is None:
-        return Ep.Tensor.take_along_axis(Ep.Tensor.flatten(self, 0, -1),
-                                         Ep.Tensor.flatten(indices, 0, -1), 0)
-    return Ep.Tensor.take_along_axis(self, indices, axis)
+for _op, _names in _BINARY_OPERATORS.items():
+    for _name, _reflected in zip(_names, (False, True)):
+        setattr(Tensor, _name, _binary(getattr(Ep.Tensor, _op), _reflected))
+for _op, _name in _UNARY_OPERATORS.items():
+    setattr(Tensor, _name, _unary(getattr(Ep.Tensor, _op)))
+Tensor.__pos__ = _pos
+
+# ---------------------------------------------------------------------------
+# NumPy forms the schema cannot express
+#
+# NumPy's signatures where they differ from the C function's: varargs
+# shapes and axes, split by a count or by indices (C has split and
+# split_at), pad_width as NumPy takes it, arange(stop) with its dtype
+# inferred, eye's M=None, meshgrid(*tensors). Each replaces the generated
+# wrapper of its op in the API (_OPS keeps that wrapper) and calls it, or
+# the C function, so that conversions stay those of the type mapping.
+# ---------------------------------------------------------------------------
 
 
-def _scatter(method):
-    def scatter(self: Tensor, indices: Union[int, _IndexArray], values: ArrayLike, axis: int = 0) -> Tensor:
-        if isinstance(indices, numbers.Integral):
-            indices = astensor(indices, int64)
-        return method(self, _index_array(indices), _operand(values), axis)
-    return scatter
+class _NumPyMethods:
+    """Methods of Tensor (copied onto it below)."""
+
+    def reshape(self, *shape: _ShapeLike) -> Tensor:
+        """x.reshape(2, 3), x.reshape((2, 3)) or x.reshape([2, 3])."""
+        return Ep.Tensor.reshape(self, _shape(shape))
+
+    def transpose(self, *axes: _AxisLike) -> Tensor:
+        """x.transpose() reverses the axes; x.transpose(1, 0, 2) or
+        x.transpose((1, 0, 2)) permutes them."""
+        if len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
+            return Ep.Tensor.transpose(self, None)
+        return Ep.Tensor.transpose(self, _shape(axes))
+
+    def broadcast_to(self, *shape: _ShapeLike) -> Tensor:
+        """x.broadcast_to(2, 3) or x.broadcast_to((2, 3))."""
+        return Ep.Tensor.broadcast_to(self, _shape(shape))
+
+    def split(self, indices_or_sections: Union[int, Sequence[int]], axis: int = 0) -> list[Tensor]:
+        """NumPy's split: n equal sections (split), or the parts between
+        the indices of a list (split_at)."""
+        if isinstance(indices_or_sections, numbers.Integral):
+            return _OPS["split"](self, operator.index(indices_or_sections), axis)
+        return _OPS["split_at"](self, indices_or_sections, axis)
+
+    def pad(self, pad_width: Union[int, Sequence[int], Sequence[Sequence[int]]],
+            mode: _PadModeLike = "constant", constant_values: float = 0.0) -> Tensor:
+        """NumPy's pad: pad_width is n, (before, after) or one pair per
+        axis; C takes the flat list of pairs."""
+        import numpy
+        widths = numpy.asarray(pad_width, dtype=numpy.int64)
+        widths = numpy.broadcast_to(widths.reshape(-1, 2) if widths.ndim > 0 else numpy.full((1, 2), widths),
+                                    (self.get_ndim(), 2))
+        return _OPS["pad"](self, widths.reshape(-1).tolist(), mode, constant_values)
 
 
-def _mask(self: Tensor, mask: _IndexArray) -> Tensor:
-    return Ep.Tensor.mask(self, _index_array(mask))
+for _name, _method in vars(_NumPyMethods).items():
+    if callable(_method):
+        _method.__qualname__ = f"Tensor.{_name}"
+        setattr(Tensor, _name, _method)
 
 
-Tensor.__getitem__ = _getitem
-Tensor.flatten = _flatten
-Tensor.broadcast_to = _broadcast_to
-Tensor.flip = _flip
-Tensor.slice = _slice
-Tensor.split = _split
-Tensor.tile = _tile
-Tensor.pad = _pad
-Tensor.take = _take
-Tensor.take_along_axis = _take_along_axis
-Tensor.mask = _mask
-Tensor.index_update = _scatter(Ep.Tensor.index_update)
-Tensor.scatter_add = _scatter(Ep.Tensor.scatter_add)
-Tensor.dot = _binary(Ep.Tensor.dot)
-Tensor.outer = _binary(Ep.Tensor.outer)
-Tensor.solve = _binary(Ep.Tensor.solve)
+def arange(start: float, stop: Optional[float] = None, step: float = 1,
+           dtype: Optional[DTypeLike] = None) -> Tensor:
+    """NumPy's arange: arange(stop) counts from 0; without dtype, integer
+    arguments give int64, others float32."""
+    if stop is None:
+        start, stop = 0, start
+    if dtype is None:
+        integral = all(isinstance(v, numbers.Integral) for v in (start, stop, step))
+        dtype = Ep.DType.INT64 if integral else Ep.DType.FLOAT32
+    return _OPS["arange"](start, stop, step, dtype)
 
 
-def concatenate(tensors: Sequence[ArrayLike], axis: Optional[int] = 0) -> Tensor:
-    """NumPy's concatenate; axis=None joins the flattened tensors."""
-    tensors = [astensor(t) for t in tensors]
-    if axis is None:
-        tensors = [Ep.Tensor.flatten(t, 0, -1) for t in tensors]
-        axis = 0
-    return Ep.concatenate(tensors, axis)
+def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = "float32") -> Tensor:
+    """NumPy's eye: M=None is a square matrix."""
+    return _OPS["eye"](N, N if M is None else M, k, dtype)
 
 
-def stack(tensors: Sequence[ArrayLike], axis: int = 0) -> Tensor:
-    return Ep.stack([astensor(t) for t in tensors], axis)
-
-
-_MESH_INDEXING = {"xy": Ep.MeshIndexing.XY, "ij": Ep.MeshIndexing.IJ}
-
-
-def meshgrid(*tensors: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> list[Tensor]:
+def meshgrid(*tensors: ArrayLike, indexing: _MeshIndexingLike = "xy") -> list[Tensor]:
     """NumPy's meshgrid: broadcast views, one per input."""
-    try:
-        indexing = _MESH_INDEXING[indexing]
-    except KeyError:
-        raise ValueError(f"indexing must be 'xy' or 'ij', not {indexing!r}") from None
-    return Ep.meshgrid([astensor(t) for t in tensors], indexing)
+    return _OPS["meshgrid"](tensors, indexing)
 
 
-def dot(a: ArrayLike, b: ArrayLike) -> Tensor:
-    return Ep.Tensor.dot(_operand(a), _operand(b))
+def split(a: ArrayLike, indices_or_sections: Union[int, Sequence[int]], axis: int = 0) -> list[Tensor]:
+    return Tensor.split(_operand(a), indices_or_sections, axis)
 
 
-def outer(a: ArrayLike, b: ArrayLike) -> Tensor:
-    return Ep.Tensor.outer(_operand(a), _operand(b))
+def pad(a: ArrayLike, pad_width: Union[int, Sequence[int], Sequence[Sequence[int]]],
+        mode: _PadModeLike = "constant", constant_values: float = 0.0) -> Tensor:
+    return Tensor.pad(_operand(a), pad_width, mode, constant_values)
 
 
-__all__ += ["concatenate", "stack", "meshgrid", "dot", "outer"]
+def transpose(a: ArrayLike, axes: Optional[Sequence[int]] = None) -> Tensor:
+    return Ep.Tensor.transpose(_operand(a), None if axes is None else _ints(axes))
+
+
+__all__ += ["arange", "eye", "meshgrid", "split", "pad", "transpose"]
 
 
 # Automatic differentiation: GradientTape, Variable, value_and_grad,
@@ -1640,15 +1680,6 @@ __all__ += ["GradientTape", "Variable", "value_and_grad", "value_aux_and_grad", 
             "value_and_grad_fn", "custom_gradient", "stop_gradient"]
 
 
-# ---------------------------------------------------------------------------
-# bindings: the end. Generated wrappers fill what the sections above left.
-# ---------------------------------------------------------------------------
-
-_wrap_all()
-Tensor = override(Tensor)
-__all__.append("Tensor")
-
-
 # opencl: devices and device scopes
 
 class Device(Ep.Device):
@@ -1696,3 +1727,12 @@ class device:
 
 
 __all__ += ["device"]
+
+
+# ---------------------------------------------------------------------------
+# the end: the generated wrappers fill what the sections above left
+# ---------------------------------------------------------------------------
+
+_install_ops()
+Tensor = override(Tensor)
+__all__.append("Tensor")
