@@ -52,15 +52,17 @@ ep_op_attrs_init (EpOpAttrs *attrs)
   attrs->all_axes = TRUE;
 }
 
-/* Stores user-given axes; NULL means all axes. Range checks wait for
- * the op's rule, which knows the rank; the count, for the schema check. */
+/* Stores user-given axes; NULL or none means all axes (bindings pass an
+ * empty list as NULL or not, depending on the language). Range checks
+ * wait for the op's rule, which knows the rank; the count, for the
+ * schema check. */
 void
 ep_op_attrs_set_axes (EpOpAttrs   *attrs,
                       const gint  *axes,
                       guint        n_axes)
 {
-  attrs->all_axes = axes == NULL;
-  if (axes == NULL)
+  attrs->all_axes = axes == NULL || n_axes == 0;
+  if (attrs->all_axes)
     {
       attrs->n_axes = 0;
       return;

@@ -299,7 +299,7 @@ set_axes (EpOpAttrs *attrs,
 
   if (!set_int_list (axes, EP_MAX_DIMS, &n, value))
     return FALSE;
-  attrs->all_axes = FALSE;
+  attrs->all_axes = n == 0;
   attrs->n_axes = n;
   for (guint i = 0; i < MIN (n, EP_MAX_DIMS); i++)
     {

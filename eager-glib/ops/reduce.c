@@ -223,7 +223,7 @@ const EpOpDef ep_op_min = {
 /**
  * ep_tensor_sum:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axes to sum over; %NULL
+ * @axes: (array length=n_axes) (nullable): the axes to sum over; %NULL or empty
  *   for all of them. Negative axes count from the end.
  * @n_axes: the number of axes
  * @keepdims: whether to keep the summed axes with extent 1
@@ -251,7 +251,7 @@ ep_tensor_sum (EpTensor    *self,
  * ep_tensor_mean:
  * @self: a floating-point tensor
  * @axes: (array length=n_axes) (nullable): the axes to average over;
- *   %NULL for all of them
+ *   %NULL or empty for all of them
  * @n_axes: the number of axes
  * @keepdims: whether to keep the averaged axes with extent 1
  * @error: return location for an error
@@ -274,7 +274,7 @@ ep_tensor_mean (EpTensor    *self,
 /**
  * ep_tensor_max:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
  *   all of them
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1
@@ -300,7 +300,7 @@ ep_tensor_max (EpTensor    *self,
 /**
  * ep_tensor_min:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
  *   all of them
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1
@@ -394,7 +394,7 @@ const EpOpDef ep_op_prod = {
  * ep_tensor_prod:
  * @self: a tensor
  * @axes: (array length=n_axes) (nullable): the axes to multiply over;
- *   %NULL for all of them. Negative axes count from the end.
+ *   %NULL or empty for all of them. Negative axes count from the end.
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1
  * @error: return location for an error
@@ -586,7 +586,7 @@ const EpOpDef ep_op_any = {
 /**
  * ep_tensor_all:
  * @self: a bool tensor
- * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
  *   all of them. Negative axes count from the end.
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1
@@ -610,7 +610,7 @@ ep_tensor_all (EpTensor    *self,
 /**
  * ep_tensor_any:
  * @self: a bool tensor
- * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
  *   all of them. Negative axes count from the end.
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1
@@ -657,7 +657,7 @@ const EpOpDef ep_func_lp = {
 /**
  * ep_tensor_l0:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
  *   all of them. Negative axes count from the end.
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1
@@ -693,7 +693,7 @@ ep_tensor_l0 (EpTensor    *self,
 /**
  * ep_tensor_l1:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
  *   all of them. Negative axes count from the end.
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1
@@ -723,7 +723,7 @@ ep_tensor_l1 (EpTensor    *self,
 /**
  * ep_tensor_l2:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
  *   all of them. Negative axes count from the end.
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1
@@ -806,7 +806,7 @@ extreme_magnitude (EpTensor    *self,
 /**
  * ep_tensor_linf:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
  *   all of them. Negative axes count from the end.
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1
@@ -833,7 +833,7 @@ ep_tensor_linf (EpTensor    *self,
  * ep_tensor_lp:
  * @self: a tensor
  * @p: the order: any number but NaN
- * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
  *   all of them. Negative axes count from the end.
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1

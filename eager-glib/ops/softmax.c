@@ -172,7 +172,7 @@ const EpOpDef ep_op_logsumexp = {
 /**
  * ep_tensor_logsumexp:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL for
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
  *   all of them. Negative axes count from the end.
  * @n_axes: the number of axes
  * @keepdims: whether to keep the reduced axes with extent 1

@@ -338,7 +338,7 @@ ep_tensor_reshape (EpTensor      *self,
  * ep_tensor_transpose:
  * @self: a tensor
  * @axes: (array length=n_axes) (nullable): a permutation of the axes;
- *   %NULL reverses them
+ *   %NULL or empty reverses them
  * @n_axes: the number of axes, the rank of @self
  * @error: return location for an error
  *
@@ -382,7 +382,7 @@ ep_tensor_expand_dims (EpTensor  *self,
  * ep_tensor_squeeze:
  * @self: a tensor
  * @axes: (array length=n_axes) (nullable): the axes to remove, each of
- *   extent 1; %NULL removes every axis of extent 1
+ *   extent 1; %NULL or empty removes every axis of extent 1
  * @n_axes: the number of axes
  * @error: return location for an error
  *
@@ -812,7 +812,7 @@ ep_tensor_broadcast_to (EpTensor      *self,
 /**
  * ep_tensor_flip:
  * @self: a tensor
- * @axes: (array length=n_axes) (nullable): the axes to reverse; %NULL
+ * @axes: (array length=n_axes) (nullable): the axes to reverse; %NULL or empty
  *   reverses every axis
  * @n_axes: the number of axes
  * @error: return location for an error

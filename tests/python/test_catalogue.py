@@ -270,10 +270,9 @@ def test_enum_attributes_take_the_enum_or_its_nick():
     assert [g.shape for g in grid] == [(2, 3), (2, 3)]
 
 
-def test_pygobject_passes_an_empty_list_as_null():
-    """Why the wrappers do axis=() themselves: PyGObject passes [] as NULL
-    (all axes), not as the empty list that C reads as "no axes". When
-    this fails, PyGObject passes it on: drop _over_no_axes in Ep.py."""
+def test_an_empty_axes_list_is_all_axes_and_axis_empty_tuple_none():
+    """C reads NULL and [] alike (all axes): bindings cannot tell them
+    apart reliably. NumPy's axis=() (no axes) is the wrappers' own."""
     x = Ep.astensor([[1.0, 2.0], [3.0, 4.0]])
     assert RAW.Tensor.sum(x, [], False).shape == ()
     assert_matches(x.sum(axis=()), np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))

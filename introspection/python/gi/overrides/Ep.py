@@ -268,10 +268,11 @@ def _axes(axis: _AxisLike) -> Optional[list[int]]:
 def _over_no_axes(function, args, position):
     """function(*args) with no axes (args[position], NumPy's axis=()).
 
-    The C API reads a non-NULL empty axes list as "no axes", but PyGObject
-    (3.42) passes an empty list as NULL, which means all of them. So the op
-    runs over a new leading axis of extent 1 instead, where it changes no
-    value, and the result takes the input's shape (keepdims or not)."""
+    The C API reads NULL and an empty axes list alike, as all of them
+    (PyGObject and gjs pass an empty list as one or the other), so there
+    "no axes" is no list at all: the op runs over a new leading axis of
+    extent 1 instead, where it changes no value, and the result takes the
+    input's shape (keepdims or not)."""
     self = args[0]
     args = list(args)
     args[0] = Ep.Tensor.expand_dims(self, 0)
