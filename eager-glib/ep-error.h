@@ -30,8 +30,6 @@ G_BEGIN_DECLS
  * @EP_ERROR_INDEX: an index is out of range
  * @EP_ERROR_DEVICE: a device is missing, failed, or cannot run an operation
  * @EP_ERROR_OUT_OF_MEMORY: a buffer could not be allocated
- * @EP_ERROR_IO: reading or writing a file failed
- * @EP_ERROR_FORMAT: a file or buffer is not in the expected format
  * @EP_ERROR_GRADIENT: a gradient cannot be computed
  * @EP_ERROR_INVALID_ARGUMENT: any other invalid argument
  *
@@ -44,8 +42,6 @@ typedef enum {
   EP_ERROR_INDEX,
   EP_ERROR_DEVICE,
   EP_ERROR_OUT_OF_MEMORY,
-  EP_ERROR_IO,
-  EP_ERROR_FORMAT,
   EP_ERROR_GRADIENT,
   EP_ERROR_INVALID_ARGUMENT,
 } EpError;

@@ -44,7 +44,6 @@ x.softmax(axis=None)  # E: arg-type
 x.cumsum(axis=(0,))  # E: arg-type
 m.argmax(axis=(0, 1))  # E: arg-type
 x.take([0], axis=(0,))  # E: arg-type
-x.tile(2)  # E: arg-type
 x["a"]  # E: index
 x[1.5]  # E: index
 x.take([0.5])  # E: arg-type

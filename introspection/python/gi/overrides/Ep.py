@@ -297,7 +297,10 @@ def _shape(args):
     return [operator.index(d) for d in args]
 
 
-def _ints(values: Sequence[int]) -> list[int]:
+def _ints(values: Union[int, Sequence[int]]) -> list[int]:
+    """A list of integers; one integer is a list of one (NumPy's tile(x, 2))."""
+    if type(values) is int or isinstance(values, numbers.Integral):
+        return [operator.index(values)]
     return [operator.index(v) for v in values]
 
 
@@ -406,7 +409,7 @@ _ATTRIBUTE_TYPES = {
     "axis": ("int", None, "AXIS_NONE"),
     "axes": ("_AxisLike", "_axes({0})", "NULL"),
     "shape": ("_ShapeLike", "_shape_arg({0})", "NULL"),
-    "ints": ("Sequence[int]", "_ints({0})", "NULL"),
+    "ints": ("Union[int, Sequence[int]]", "_ints({0})", "NULL"),
     "device": ("_DeviceLike", "_device({0})", "NULL"),
 }
 
