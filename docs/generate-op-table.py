@@ -8,8 +8,10 @@
 # with inputs of each dtype, on cpu:0, to record what happened: the dtype
 # of the result, or a refusal with EP_ERROR_DTYPE. Any other error is a
 # bug in this table (inputs the op cannot take) or in the library, and
-# stops the script; so does an op of the catalogue without a call here
-# (make_calls), or a call of an op the catalogue does not have. The C
+# stops the script. The call of an op is made from its schema (2x3
+# inputs, every attribute's default) unless make_calls() has one; an op
+# whose schema cannot give one (a required attribute) needs one there, or
+# the script stops, as for a call of an op the catalogue lacks. The C
 # functions that move data in and out of tensors, which are no ops, close
 # the page.
 #
@@ -96,50 +98,26 @@ def make_calls(Ep, GLib):
         "float32": lambda d: x(d).float32(),
         "float64": lambda d: x(d).float64(),
         "bool": lambda d: x(d).bool(),
-        # elementwise, math, logical
-        **{name: (lambda d, name=name: getattr(x(d), name)(x(d)))
-           for name in ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "minimum", "maximum",
-                        "less", "less_equal", "equal", "not_equal", "greater", "greater_equal",
-                        "logical_and", "logical_or")},
-        **{name: (lambda d, name=name: getattr(x(d), name)())
-           for name in ("neg", "abs", "sign", "square", "sqrt", "exp", "expm1", "log", "log1p", "log2",
-                        "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos",
-                        "arctan", "arcsinh", "arccosh", "arctanh", "sigmoid", "relu", "softplus", "round",
-                        "ceil", "floor", "isnan", "isinf", "isfinite", "logical_not")},
+        # elementwise, reduce, sort, softmax: the schema's call (generic_call)
+        # is enough for the others
         "clip": lambda d: x(d).clip(0, 1),
-        "where": lambda d: x("bool").where(x(d), x(d)),
-        # reduce, scan, sort, softmax
-        **{name: (lambda d, name=name: getattr(x(d), name)(axis=1))
-           for name in ("sum", "prod", "min", "max", "mean", "all", "any", "logsumexp",
-                        "l0", "l1", "l2", "linf", "argmin", "argmax", "cumsum")},
         "lp": lambda d: x(d).lp(3.0, axis=1),
-        "sort": lambda d: x(d).sort(),
-        "argsort": lambda d: x(d).argsort(),
         "topk": lambda d: x(d).topk(2),
-        "softmax": lambda d: x(d).softmax(),
-        "log_softmax": lambda d: x(d).log_softmax(),
-        "crossentropy": lambda d: x(d).crossentropy(indices([2, 0])),
         # views, join, index
         "reshape": lambda d: x(d).reshape(3, 2),
-        "flatten": lambda d: x(d).flatten(),
-        "transpose": lambda d: x(d).transpose(),
         "expand_dims": lambda d: x(d).expand_dims(0),
         "squeeze": lambda d: x(d).expand_dims(0).squeeze(0),
         "broadcast_to": lambda d: x(d).broadcast_to(4, 2, 3),
-        "flip": lambda d: x(d).flip(),
         "slice": lambda d: x(d).slice([1], [None], [-1]),
-        "concatenate": lambda d: Ep.concatenate([x(d), x(d)]),
-        "stack": lambda d: Ep.stack([x(d), x(d)]),
         "split": lambda d: x(d).split(3, 1),
         "split_at": lambda d: x(d).split_at([1], 1),
         "tile": lambda d: x(d).tile((2, 1)),
         "pad": lambda d: x(d).pad(1, "reflect"),
         "meshgrid": lambda d: Ep.meshgrid(x(d)[0], x(d)[1]),
-        "take": lambda d: x(d).take(indices([2, 0]), axis=1),
         "take_along_axis": lambda d: x(d).take_along_axis(indices([[2], [0]]), 1),
-        "mask": lambda d: x(d).mask(x("bool")),
         "index_update": lambda d: x(d).index_update(indices([1]), x(d)[:, 1:2], 1),
         "scatter_add": lambda d: x(d).scatter_add(indices([1]), x(d)[:, 1:2], 1),
+        "where": lambda d: x("bool").where(x(d), x(d)),
         # linalg, lapack
         "matmul": lambda d: x(d) @ x(d).T,
         "dot": lambda d: x(d).dot(x(d).T),
@@ -148,10 +126,27 @@ def make_calls(Ep, GLib):
         "slogdet": lambda d: tuple(square(d).slogdet()),
         "solve": lambda d: square(d).solve(square(d)[0]),
         # autodiff
-        "stop_gradient": lambda d: x(d).stop_gradient(),
         "identity": None,
         "custom_gradient": lambda d: Ep.custom_gradient(lambda t: t, lambda inputs, y, dy: dy)(x(d)),
     }
+
+    def generic_call(entry):
+        """The call the schema alone gives, or None: every input a 2x3
+        tensor of the column's dtype (two for a list), but int64 indices
+        [2, 0] for integer inputs and a bool mask for a bool input after
+        the first; every attribute its default."""
+        if any(not a["internal"] and not a["nullable"] and "default" not in a
+               for a in entry["attributes"]) or entry.get("function") is None:
+            return None
+        function = getattr(Ep.Tensor if entry["method"] else Ep, entry["name"])
+
+        def argument(position, spec, d):
+            if spec["dtypes"] == "integer":
+                return indices([2, 0])
+            value = x("bool" if spec["dtypes"] == "bool" and position > 0 else d)
+            return [value, value] if spec["list"] else value
+
+        return lambda d: function(*(argument(i, spec, d) for i, spec in enumerate(entry["inputs"])))
 
     data = {
         "new_from_bytes": lambda d: Ep.Tensor.new_from_bytes(
@@ -164,7 +159,7 @@ def make_calls(Ep, GLib):
         "item_boolean": lambda d: Ep.Tensor.item_boolean(x(d)[0, 0]),
         "to_string": lambda d: x(d).to_string(),
     }
-    return calls, data
+    return calls, data, generic_call
 
 
 # Ops of the catalogue without a function of their own (NO_FUNCTION):
@@ -314,12 +309,15 @@ are bool.
 def generate(Ep, GLib):
     """The page: one section per op family of the catalogue, its ops in
     catalogue order; then the functions that move data, which are no ops."""
-    calls, data = make_calls(Ep, GLib)
+    calls, data, generic_call = make_calls(Ep, GLib)
     catalogue = Ep.list_ops().unpack()
     names = [entry["name"] for entry in catalogue]
-    missing = [name for name in names if name not in calls]
-    if missing:
-        raise LookupError(f"ops of the catalogue without a call in make_calls(): {', '.join(missing)}")
+    for entry in catalogue:
+        if entry["name"] not in calls:
+            calls[entry["name"]] = generic_call(entry)
+            if calls[entry["name"]] is None:
+                raise LookupError(f"{entry['name']}: the schema gives no call (an attribute without "
+                                  f"a default): write one in make_calls()")
     unknown = [name for name in calls if name not in names]
     if unknown:
         raise LookupError(f"calls of ops that are not in the catalogue: {', '.join(unknown)}")
