@@ -65,6 +65,39 @@ def rng():
     return np.random.default_rng(20261122)
 
 
+# What two or more op families' test files (ops/test_<family>.py) share.
+
+# axis arguments of the reductions: all, one, several (any order), none
+AXES = [None, 0, 1, -1, (0, 2), (2, 0, 1), ()]
+
+
+def reference(function, *args, **kwargs):
+    """NumPy's function(*args, **kwargs), floating-point warnings off."""
+    with np.errstate(all="ignore"):
+        return function(*args, **kwargs)
+
+
+def tolerances(dtype):
+    """assert_matches() tolerances for linear algebra results of dtype."""
+    return {"rtol": 1e-4, "atol": 1e-5} if dtype == "float32" else {"rtol": 1e-10, "atol": 1e-12}
+
+
+def logsumexp_reference(a, axis=None, keepdims=False):
+    wide = a.astype(np.float64)
+    if wide.size == 0:
+        m = np.zeros(np.sum(wide, axis=axis, keepdims=True).shape)
+    else:
+        m = reference(np.amax, wide, axis=axis, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+    s = reference(np.log, np.sum(np.exp(wide - m), axis=axis, keepdims=True)) + m
+    return s if keepdims else np.squeeze(s, axis=axis if axis is not None else tuple(range(a.ndim)))
+
+
+def out_dtype(dtype):
+    """The result type of logsumexp (and softmax, crossentropy) on dtype."""
+    return {"float32": np.float32, "bool": np.float32}.get(dtype, np.float64)
+
+
 # What each test passed to the ops it checks. The harness notes, for the
 # test running now, the layouts of the tensors made by as_layout() and
 # the shapes of the data turned into tensors (0-d, 0-size) by

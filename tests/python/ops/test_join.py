@@ -1,6 +1,7 @@
-"""Shape ops against NumPy: flatten, broadcast_to, flip, concatenate,
-stack, split, tile, pad, meshgrid; views with negative strides through
-the rest of the library; every error path."""
+"""The join family against NumPy: concatenate, tile, pad and the
+composites stack, split (split_at) and meshgrid: promotion, 0-d, 0-size
+and non-contiguous inputs, and every error path.
+"""
 
 import itertools
 
@@ -8,146 +9,8 @@ import numpy as np
 import pytest
 from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, random_array
 
-
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
-
-SHAPES = [(), (0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)]
-
-
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.numpy_op("flatten")
-def test_flatten(rng, shape, layout):
-    a = random_array(rng, shape, "float32")
-    t = as_layout(a, layout)
-    ndim = max(a.ndim, 1)
-    for start in range(-ndim, ndim):
-        for end in range(-ndim, ndim):
-            s, e = start % ndim, end % ndim
-            if e < s:
-                assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flatten, t, start, end)
-                continue
-            if a.ndim == 0:
-                expected = a.reshape(1)
-            else:
-                expected = a.reshape(a.shape[:s] + (int(np.prod(a.shape[s:e + 1])),) + a.shape[e + 1:])
-            assert_matches(t.flatten(start, end), expected)
-
-
-def test_flatten_is_a_view_of_contiguous_data(rng):
-    t = Ep.astensor(random_array(rng, (2, 3, 4), "int32"))
-    assert t.flatten().shares_storage(t)
-    assert t.flatten().shape == (24,)
-
-
-def test_flatten_errors():
-    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flatten, Ep.zeros([2, 3]), 2, -1)
-    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flatten, Ep.zeros([2, 3]), 0, -3)
-    message = assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flatten, Ep.zeros([2, 3, 4]), 2, 1)
-    assert "flatten" in message
-
-
-BROADCASTS = [((), (3, 2)), ((3,), (2, 3)), ((1,), (4,)), ((2, 1), (2, 5)), ((2, 1), (2, 0)),
-              ((1, 3, 1), (2, 3, 4)), ((0,), (3, 0)), ((3,), (3,))]
-
-
-@pytest.mark.parametrize("shape,target", BROADCASTS)
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.numpy_op("broadcast_to")
-def test_broadcast_to(rng, shape, target, dtype):
-    a = random_array(rng, shape, dtype)
-    t = Ep.astensor(a)
-    r = t.broadcast_to(target)
-    assert_matches(r, np.broadcast_to(a, target))
-    assert r.shares_storage(t)
-
-
-@pytest.mark.numpy_op("broadcast_to")
-def test_broadcast_to_has_zero_strides_and_computes(rng):
-    a = random_array(rng, (3, 1), "float64")
-    r = Ep.astensor(a).broadcast_to(2, 3, 4)
-    assert r.get_strides() == [0, 1, 0]
-    assert_matches(r.sum(axis=0), np.broadcast_to(a, (2, 3, 4)).sum(axis=0))
-    assert_matches(r @ Ep.ones((4, 2), "float64"), np.broadcast_to(a, (2, 3, 4)) @ np.ones((4, 2)))
-    b = np.broadcast_to(a, (2, 3, 4))
-    assert_matches(r.reshape(6, 4) @ r.T.reshape(4, 6), b.reshape(6, 4) @ b.T.reshape(4, 6))
-
-
-@pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.numpy_op("broadcast_to")
-def test_broadcast_to_non_contiguous(rng, layout):
-    a = random_array(rng, (4, 1), "int32")
-    assert_matches(as_layout(a, layout).broadcast_to(3, 4, 5), np.broadcast_to(a, (3, 4, 5)))
-    b = random_array(rng, (3, 4), "float64")
-    assert_matches(as_layout(b, layout).broadcast_to(2, 3, 4), np.broadcast_to(b, (2, 3, 4)))
-
-
-def test_broadcast_to_errors():
-    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.broadcast_to, Ep.zeros([3]), [4])
-    assert "(3,)" in message and "(4,)" in message and "broadcast_to" in message
-    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.broadcast_to, Ep.zeros([2, 3]), [3])
-    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.broadcast_to, Ep.zeros([3]), [-1, 3])
-    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.broadcast_to, Ep.zeros([3]), [1] * 9)
-
-
-@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), (2, 1, 0)])
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.numpy_op("flip")
-def test_flip(rng, axis, dtype):
-    a = random_array(rng, (2, 3, 4), dtype)
-    t = Ep.astensor(a)
-    r = t.flip(axis)
-    assert_matches(r, np.flip(a, axis))
-    assert r.shares_storage(t)
-
-
-@pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("shape", [(), (0,), (1,), (4, 0), (3, 5)])
-@pytest.mark.numpy_op("flip")
-def test_flip_layouts_and_small_shapes(rng, layout, shape):
-    a = random_array(rng, shape, "int64")
-    assert_matches(as_layout(a, layout).flip(), np.flip(a))
-
-
-@pytest.mark.numpy_op("flip", "matmul", "reshape", "sum", "add", "transpose", "astype")
-def test_negative_strides_through_the_library(rng):
-    a = random_array(rng, (4, 5), "float64")
-    b = random_array(rng, (5, 3), "float64")
-    fa, fb = Ep.astensor(a).flip(), Ep.astensor(b).flip(0)
-    na, nb = np.flip(a), np.flip(b, 0)
-    assert fa.get_strides() == [-5, -1]
-    assert_matches(fa @ fb, na @ nb)
-    assert_matches(fa.T @ fa, na.T @ na)
-    assert_matches(fb.T @ Ep.astensor(a).flip(1).T, nb.T @ np.flip(a, 1).T)
-    assert_matches(Ep.astensor(a[0]).flip() @ fb, np.flip(a[0]) @ nb)
-    assert_matches(fa @ Ep.astensor(b[:, 0]).flip(), na @ np.flip(b[:, 0]))
-    assert_matches(fa.reshape(20), na.reshape(20))
-    assert_matches(fa.reshape(2, 2, 5), na.reshape(2, 2, 5))
-    assert_matches(fa.sum(axis=1), na.sum(axis=1))
-    assert_matches(fa + fa.T.T, na + na)
-    assert_matches(fa.astype("int32"), na.astype("int32"))
-    assert_matches(fa[::-2, 1:4], na[::-2, 1:4])
-    assert_matches(fa.flip(), a)
-    for dtype in ("int32", "int64", "bool"):
-        ia = random_array(rng, (3, 4), dtype)
-        ib = random_array(rng, (4, 2), dtype)
-        assert_matches(Ep.astensor(ia).flip() @ Ep.astensor(ib).flip(), np.flip(ia) @ np.flip(ib))
-
-
-@pytest.mark.numpy_op("flip", "reshape")
-def test_reshape_of_flipped_rows_is_a_view():
-    a = np.arange(12.0).reshape(3, 4)
-    t = Ep.astensor(a).flip(0)
-    r = t.reshape(3, 2, 2)
-    assert_matches(r, np.flip(a, 0).reshape(3, 2, 2))
-    assert r.shares_storage(t)
-
-
-def test_flip_errors():
-    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flip, Ep.zeros([2, 3]), [2])
-    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flip, Ep.zeros([2, 3]), [0, -2])
-    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.flip, Ep.zeros([]), [0])
 
 
 @pytest.mark.parametrize("dtype_a,dtype_b", list(itertools.product(DTYPES, repeat=2)))

@@ -1,74 +1,16 @@
-"""Creation ops of issue 3: linspace, eye, onehot_like against NumPy, and
-the seeded Philox uniform and normal: against a NumPy implementation of
-the recipe in ep-philox-private.h, and on their own (reproducibility,
-independence from the shape, distribution), with their errors.
+"""The random family: the seeded Philox uniform and normal against a
+NumPy implementation of the recipe in ops/ep-philox-private.h, and on
+their own (reproducibility, independence from the shape, distribution),
+with their errors.
 """
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts
+from conftest import Ep, assert_ep_error, assert_matches
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
 
-
-@pytest.mark.parametrize("start,stop", [(0, 1), (-3.5, 7.25), (5, -5), (2, 2), (1e-3, 1e3), (0, 10)])
-@pytest.mark.parametrize("num", [0, 1, 2, 7, 50])
-@pytest.mark.parametrize("endpoint", [True, False])
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.numpy_op("linspace")
-def test_linspace(start, stop, num, endpoint, dtype):
-    expected = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
-    assert_matches(Ep.linspace(start, stop, num, endpoint, dtype), expected, exact=True)
-
-
-def test_linspace_negative_num():
-    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.linspace, 0.0, 1.0, -3, True, Ep.DType.FLOAT32)
-    assert "linspace" in message and "-3" in message
-
-
-@pytest.mark.parametrize("n,m", [(0, 0), (1, 1), (3, 3), (3, 5), (5, 2)])
-@pytest.mark.parametrize("k", [0, 1, -1, 3, -4, 10, -10])
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.numpy_op("eye")
-def test_eye(n, m, k, dtype):
-    assert_matches(Ep.eye(n, m, k, dtype), np.eye(n, m, k, dtype=dtype))
-
-
-@pytest.mark.numpy_op("eye")
-def test_eye_defaults_and_errors():
-    assert_matches(Ep.eye(4), np.eye(4, dtype=np.float32))
-    message = assert_ep_error(Ep.Error.SHAPE, Ep.eye, -1, 3, 0, Ep.DType.FLOAT32)
-    assert "eye" in message and "-1" in message
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
-@pytest.mark.parametrize("n,c", [(4, 3), (0, 5), (1, 1)])
-@pytest.mark.numpy_op("onehot_like")
-def test_onehot_like(rng, dtype, index_dtype, n, c):
-    like = np.zeros((n, c), dtype)
-    indices = rng.integers(0, c, size=n).astype(index_dtype)
-    expected = np.zeros((n, c), dtype)
-    expected[np.arange(n), indices] = 3 if dtype != "bool" else True
-    for _, t in layouts(like):
-        for _, i in layouts(indices):
-            assert_matches(t.onehot_like(i, 3), expected)
-
-
-def test_onehot_like_errors():
-    like = Ep.zeros([3, 4])
-    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.onehot_like, Ep.zeros([3]), Ep.astensor(np.zeros(3, np.int64)), 1.0)
-    assert "onehot_like" in message and "(3,)" in message
-    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.onehot_like, like, Ep.astensor(np.zeros(2, np.int64)), 1.0)
-    assert "(2,)" in message and "(3, 4)" in message
-    assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.onehot_like, like, Ep.zeros([3]), 1.0)
-    message = assert_ep_error(Ep.Error.INDEX, Ep.Tensor.onehot_like, like, Ep.astensor(np.array([0, 4, 1])), 1.0)
-    assert "onehot_like" in message and "4" in message
-    assert_ep_error(Ep.Error.INDEX, Ep.Tensor.onehot_like, like, Ep.astensor(np.array([-1, 0, 1])), 1.0)
-
-
-# random
 
 MASK32 = 0xFFFFFFFF
 

@@ -1,0 +1,50 @@
+"""The cast family against NumPy: astype between every pair of dtypes
+(special floats to integers as NumPy on x86) and the shortcuts float32,
+float64 and bool, on 0-d, 0-size and non-contiguous inputs.
+"""
+
+import numpy as np
+import pytest
+from conftest import DTYPES, Ep, assert_matches, layouts, random_array
+
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
+
+@pytest.mark.parametrize("src", DTYPES)
+@pytest.mark.parametrize("dst", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0, 3), (4, 5)])
+@pytest.mark.numpy_op("astype")
+def test_astype(rng, src, dst, shape):
+    a = random_array(rng, shape, src)
+    for _, t in layouts(a):
+        assert_matches(t.astype(dst), a.astype(dst))
+
+
+@pytest.mark.numpy_op("astype")
+def test_astype_of_special_floats_matches_numpy_x86():
+    a = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 2.7, -2.7])
+    with np.errstate(all="ignore"):
+        for dst in ("int32", "int64", "bool"):
+            assert_matches(Ep.astensor(a).astype(dst), a.astype(dst))
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "bool"])
+@pytest.mark.parametrize("source", DTYPES)
+@pytest.mark.numpy_op
+def test_cast_shortcuts_empty(rng, name, source):
+    a = random_array(rng, (0, 3), source)
+    for _, t in layouts(a):
+        assert_matches(getattr(Ep.Tensor, name)(t), a.astype(name))
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "bool"])
+@pytest.mark.parametrize("source", DTYPES)
+@pytest.mark.numpy_op
+def test_cast_shortcuts(rng, name, source):
+    a = random_array(rng, (3, 4), source)
+    if source.startswith("float"):
+        a.flat[:3] = [np.nan, -0.0, 0.25]
+    for _, t in layouts(a):
+        assert_matches(getattr(Ep.Tensor, name)(t), a.astype(name))
+    assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a[0, 0])), a[0, 0].astype(name))

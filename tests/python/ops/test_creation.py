@@ -1,0 +1,116 @@
+"""The creation family against NumPy: full and its composites zeros,
+ones, zeros_like, ones_like and full_like; arange, linspace, eye and
+onehot_like: every dtype, 0-d and 0-size shapes, and their errors.
+"""
+
+import numpy as np
+import pytest
+from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts, random_array
+
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0, 3), (4,), (2, 3)])
+@pytest.mark.numpy_op("zeros", "ones", "full")
+def test_creation(dtype, shape):
+    assert_matches(Ep.zeros(shape, dtype), np.zeros(shape, dtype))
+    assert_matches(Ep.ones(shape, dtype), np.ones(shape, dtype))
+    assert_matches(Ep.full(shape, 7, dtype), np.full(shape, 7, dtype))
+    assert_matches(Ep.full(shape, -2.5, dtype), np.full(shape, -2.5).astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0, 3), (3, 4)])
+@pytest.mark.numpy_op("zeros_like", "ones_like", "full_like")
+def test_like(rng, dtype, shape):
+    a = random_array(rng, shape, dtype)
+    for _, t in layouts(a):
+        assert_matches(t.zeros_like(), np.zeros_like(a))
+        assert_matches(t.ones_like(), np.ones_like(a))
+        assert_matches(t.full_like(-2.5), np.full_like(a, -2.5))
+        assert t.zeros_like().is_contiguous()
+
+
+@pytest.mark.parametrize("args", [(5,), (2, 9, 3), (0, 1, 0.1), (1.5, -2, -0.5), (10, 0), (-3, 3, 0.7)])
+@pytest.mark.parametrize("dtype", [None, "float32", "float64", "int32", "int64"])
+@pytest.mark.numpy_op("arange")
+def test_arange(args, dtype):
+    expected = np.arange(*args, dtype=dtype)
+    if dtype is None:
+        expected = expected.astype(np.int64 if expected.dtype.kind == "i" else np.float32)
+        expected = np.arange(*args, dtype=expected.dtype)
+    assert_matches(Ep.arange(*args, dtype=dtype), expected, exact=True)
+
+
+def test_arange_errors():
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.arange, 0, 1, 0, Ep.DType.FLOAT32)
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.arange, 0, float("inf"), 1, Ep.DType.FLOAT32)
+    assert_ep_error(Ep.Error.DTYPE, Ep.arange, 0, 2, 1, Ep.DType.BOOL)
+
+
+def test_absurd_shape_is_out_of_memory():
+    assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.zeros, [1 << 40, 1 << 40], Ep.DType.FLOAT32)
+    assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.zeros, [1 << 45], Ep.DType.FLOAT32)
+
+
+def test_negative_and_too_many_dimensions():
+    assert_ep_error(Ep.Error.SHAPE, Ep.zeros, [2, -1], Ep.DType.FLOAT32)
+    assert_ep_error(Ep.Error.SHAPE, Ep.zeros, [1] * 9, Ep.DType.FLOAT32)
+
+
+@pytest.mark.parametrize("start,stop", [(0, 1), (-3.5, 7.25), (5, -5), (2, 2), (1e-3, 1e3), (0, 10)])
+@pytest.mark.parametrize("num", [0, 1, 2, 7, 50])
+@pytest.mark.parametrize("endpoint", [True, False])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.numpy_op("linspace")
+def test_linspace(start, stop, num, endpoint, dtype):
+    expected = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    assert_matches(Ep.linspace(start, stop, num, endpoint, dtype), expected, exact=True)
+
+
+def test_linspace_negative_num():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.linspace, 0.0, 1.0, -3, True, Ep.DType.FLOAT32)
+    assert "linspace" in message and "-3" in message
+
+
+@pytest.mark.parametrize("n,m", [(0, 0), (1, 1), (3, 3), (3, 5), (5, 2)])
+@pytest.mark.parametrize("k", [0, 1, -1, 3, -4, 10, -10])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.numpy_op("eye")
+def test_eye(n, m, k, dtype):
+    assert_matches(Ep.eye(n, m, k, dtype), np.eye(n, m, k, dtype=dtype))
+
+
+@pytest.mark.numpy_op("eye")
+def test_eye_defaults_and_errors():
+    assert_matches(Ep.eye(4), np.eye(4, dtype=np.float32))
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.eye, -1, 3, 0, Ep.DType.FLOAT32)
+    assert "eye" in message and "-1" in message
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("n,c", [(4, 3), (0, 5), (1, 1)])
+@pytest.mark.numpy_op("onehot_like")
+def test_onehot_like(rng, dtype, index_dtype, n, c):
+    like = np.zeros((n, c), dtype)
+    indices = rng.integers(0, c, size=n).astype(index_dtype)
+    expected = np.zeros((n, c), dtype)
+    expected[np.arange(n), indices] = 3 if dtype != "bool" else True
+    for _, t in layouts(like):
+        for _, i in layouts(indices):
+            assert_matches(t.onehot_like(i, 3), expected)
+
+
+def test_onehot_like_errors():
+    like = Ep.zeros([3, 4])
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.onehot_like, Ep.zeros([3]), Ep.astensor(np.zeros(3, np.int64)), 1.0)
+    assert "onehot_like" in message and "(3,)" in message
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.onehot_like, like, Ep.astensor(np.zeros(2, np.int64)), 1.0)
+    assert "(2,)" in message and "(3, 4)" in message
+    assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.onehot_like, like, Ep.zeros([3]), 1.0)
+    message = assert_ep_error(Ep.Error.INDEX, Ep.Tensor.onehot_like, like, Ep.astensor(np.array([0, 4, 1])), 1.0)
+    assert "onehot_like" in message and "4" in message
+    assert_ep_error(Ep.Error.INDEX, Ep.Tensor.onehot_like, like, Ep.astensor(np.array([-1, 0, 1])), 1.0)

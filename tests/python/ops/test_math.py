@@ -1,0 +1,176 @@
+"""The math family (functions of one tensor) against NumPy: neg abs sign
+square sqrt exp expm1 log log1p log2 log10, the trigonometric and
+hyperbolic functions and their inverses, sigmoid relu softplus, round
+ceil floor: every dtype, 0-d and 0-size shapes, non-contiguous views,
+special values (NaN, infinities, signed zeros), and the errors.
+"""
+
+import numpy as np
+import pytest
+from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts, random_array, reference
+
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
+
+UNARY = {
+    "neg": np.negative,
+    "abs": np.abs,
+    "square": np.square,
+    "sqrt": np.sqrt,
+    "exp": np.exp,
+    "log": np.log,
+    "tanh": np.tanh,
+    "sigmoid": lambda x: np.asarray(1 / (1 + np.exp(-x)), dtype=np.result_type(x.dtype, np.float32) if x.dtype.kind == "f" else np.float64),
+    "relu": lambda x: np.maximum(x, np.zeros((), x.dtype)),
+}
+
+
+@pytest.mark.parametrize("name", list(UNARY))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4)])
+@pytest.mark.numpy_op
+def test_unary(rng, name, dtype, shape):
+    a = random_array(rng, shape, dtype)
+    if name in ("sqrt", "log"):
+        a = np.abs(a) + (1 if dtype.startswith("int") else 0.5)
+    with np.errstate(all="ignore"):
+        expected = UNARY[name](a)
+    if expected.dtype == np.float16:
+        expected = expected.astype(np.float32)
+    assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a)), expected, rtol=2e-6 if dtype == "float32" else None)
+
+
+@pytest.mark.parametrize("name", list(UNARY))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.numpy_op
+def test_unary_non_contiguous(rng, name, dtype):
+    a = random_array(rng, (4, 6), dtype)
+    if name in ("sqrt", "log"):
+        a = np.abs(a) + 1
+    with np.errstate(all="ignore"):
+        expected = UNARY[name](a)
+    for _, t in layouts(a):
+        assert_matches(getattr(Ep.Tensor, name)(t), expected)
+
+
+def test_neg_bool_is_dtype_error():
+    assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.neg, Ep.astensor([True, False]))
+
+
+@pytest.mark.numpy_op("exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs")
+def test_special_values():
+    a = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45], np.float32)
+    for name in ("exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs"):
+        with np.errstate(all="ignore"):
+            expected = UNARY[name](a)
+        assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a)), expected)
+
+
+# unary functions with float results
+
+def in_domain(name, a):
+    """Inputs mostly inside the function's domain (the rest gives NaN)."""
+    if name in ("arcsin", "arccos", "arctanh"):
+        return a / 3.5 if a.dtype.kind == "f" else a
+    if name == "arccosh":
+        return np.abs(a) + 1 if a.dtype.kind in "fiu" else a
+    if name in ("log1p",):
+        return np.abs(a) if a.dtype.kind in "fiu" else a
+    if name in ("log2", "log10"):
+        return np.abs(a) + (1 if a.dtype.kind in "iu" else 0.25) if a.dtype.kind in "fiu" else a
+    return a
+
+
+FLOAT_FUNCTIONS = {
+    "expm1": np.expm1, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
+    "arcsin": np.arcsin, "arccos": np.arccos, "arctan": np.arctan,
+    "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
+    "softplus": lambda x: np.logaddexp(np.zeros((), x.dtype if x.dtype.kind == "f" else np.float64), x),
+    "ceil": np.ceil, "floor": np.floor,
+}
+
+
+def float_expected(function, a):
+    """NumPy's result, with float16 (from bool) replaced by float32."""
+    if a.dtype == np.bool_:
+        return reference(function, a.astype(np.float32))
+    return reference(function, a)
+
+
+@pytest.mark.parametrize("name", list(FLOAT_FUNCTIONS))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4)])
+@pytest.mark.numpy_op
+def test_float_functions(rng, name, dtype, shape):
+    a = in_domain(name, random_array(rng, shape, dtype))
+    expected = float_expected(FLOAT_FUNCTIONS[name], a)
+    got = getattr(Ep.Tensor, name)(Ep.astensor(a))
+    assert_matches(got, expected, rtol=4e-6 if expected.dtype == np.float32 else None)
+
+
+@pytest.mark.parametrize("name", list(FLOAT_FUNCTIONS))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+@pytest.mark.numpy_op
+def test_float_functions_non_contiguous(rng, name, dtype):
+    a = in_domain(name, random_array(rng, (5, 4), dtype))
+    expected = reference(FLOAT_FUNCTIONS[name], a)
+    for _, t in layouts(a):
+        assert_matches(getattr(Ep.Tensor, name)(t), expected, rtol=4e-6 if expected.dtype == np.float32 else None)
+
+
+@pytest.mark.parametrize("name", list(FLOAT_FUNCTIONS))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.numpy_op
+def test_float_functions_special_values(name, dtype):
+    a = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 1e-30, 0.5, 100.0], dtype)
+    assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a)), reference(FLOAT_FUNCTIONS[name], a),
+                   rtol=4e-6 if dtype == "float32" else None)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.numpy_op("softplus")
+def test_softplus_is_stable(dtype):
+    a = np.array([-1000.0, -50.0, 50.0, 1000.0, 1e30], dtype)
+    got = Ep.astensor(a).softplus().numpy()
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, np.logaddexp(0, a.astype(np.float64)).astype(dtype), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("shape", [(), (0,), (9,), (3, 4)])
+@pytest.mark.numpy_op("sign")
+def test_sign(rng, dtype, shape):
+    a = random_array(rng, shape, dtype)
+    assert_matches(Ep.astensor(a).sign(), np.sign(a))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int64"])
+@pytest.mark.numpy_op("sign")
+def test_sign_non_contiguous(rng, dtype):
+    a = random_array(rng, (4, 5), dtype)
+    for _, t in layouts(a):
+        assert_matches(t.sign(), np.sign(a))
+
+
+@pytest.mark.numpy_op("sign")
+def test_sign_special_and_bool():
+    a = np.array([np.nan, -0.0, 0.0, -np.inf, np.inf, -1e-300], np.float64)
+    assert_matches(Ep.astensor(a).sign(), np.sign(a))
+    assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.sign, Ep.astensor([True]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.numpy_op("round")
+def test_round(rng, dtype):
+    a = random_array(rng, (4, 5), dtype)
+    if dtype.startswith("float"):
+        a = np.concatenate([a.ravel(), np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, np.nan, np.inf], dtype)])
+    assert_matches(Ep.astensor(a).round(), float_expected(np.round, a))
+    for shape in [(), (0,), (2, 0)]:
+        c = random_array(rng, shape, dtype) * (3 if dtype.startswith("float") else 1)
+        assert_matches(Ep.astensor(c).round(), float_expected(np.round, c))
+    b = a.reshape(4, -1)
+    for _, t in layouts(b):
+        assert_matches(t.round(), float_expected(np.round, b))

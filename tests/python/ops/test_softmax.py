@@ -1,0 +1,125 @@
+"""The softmax family against NumPy references in float64: softmax,
+log_softmax, logsumexp and crossentropy, on every dtype, 0-d, 0-size and
+non-contiguous inputs, large values (stability), and the errors. The
+axis errors of softmax and log_softmax are checked with sort's
+(test_sort.py, test_one_axis_errors), logsumexp's with the reductions'
+(test_reduce.py).
+"""
+
+import numpy as np
+import pytest
+from conftest import (AXES, DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, layouts,
+                      logsumexp_reference, out_dtype, random_array)
+
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
+
+def softmax_reference(a, axis):
+    wide = a.astype(np.float64)
+    e = np.exp(wide - wide.max(axis=axis, keepdims=True, initial=-np.inf))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def log_softmax_reference(a, axis):
+    wide = a.astype(np.float64)
+    shifted = wide - wide.max(axis=axis, keepdims=True, initial=-np.inf)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("shape", [(3, 4, 5), (0, 2, 3), (2, 1, 1)])
+@pytest.mark.numpy_op
+def test_softmax(rng, name, dtype, axis, shape):
+    a = random_array(rng, shape, dtype)
+    ref = softmax_reference if name == "softmax" else log_softmax_reference
+    expected = ref(a, axis).astype(out_dtype(dtype))
+    for _, t in layouts(a):
+        assert_matches(getattr(t, name)(axis=axis), expected)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.numpy_op
+def test_softmax_is_stable(name, dtype):
+    a = np.array([[1000.0, 999.0, -1000.0], [-1e4, -1e4 + 1, -1e4 + 2]], dtype)
+    ref = softmax_reference if name == "softmax" else log_softmax_reference
+    got = getattr(Ep.astensor(a), name)().numpy()
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, ref(a, -1).astype(dtype), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.numpy_op("logsumexp")
+def test_logsumexp(rng, dtype, axis, keepdims):
+    a = random_array(rng, (3, 4, 5), dtype)
+    expected = logsumexp_reference(a, axis=axis, keepdims=keepdims).astype(out_dtype(dtype))
+    for _, t in layouts(a):
+        assert_matches(t.logsumexp(axis=axis, keepdims=keepdims), expected)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.numpy_op("logsumexp")
+def test_logsumexp_0d(rng, dtype):
+    s = random_array(rng, (), dtype)
+    for axis in (None, ()):
+        expected = logsumexp_reference(s, axis=axis if axis is None else (), keepdims=False)
+        assert_matches(Ep.astensor(s).logsumexp(axis=axis), expected.astype(out_dtype(dtype)))
+
+
+@pytest.mark.numpy_op("logsumexp")
+def test_logsumexp_special_values(rng):
+    a = np.array([[1000.0, 1000.0], [-np.inf, -np.inf], [np.inf, 1.0], [np.nan, 1.0], [-1e4, 3.0]])
+    assert_matches(Ep.astensor(a).logsumexp(axis=1), logsumexp_reference(a, axis=1))
+    empty = np.zeros((3, 0))
+    assert_matches(Ep.astensor(empty).logsumexp(axis=1), np.full(3, -np.inf))
+    b = random_array(rng, (5, 4), "float32")
+    for _, t in layouts(b):
+        assert_matches(t.logsumexp(axis=1), logsumexp_reference(b, axis=1).astype(np.float32))
+
+
+# crossentropy
+
+def crossentropy_reference(logits, labels):
+    return -log_softmax_reference(logits, 1)[np.arange(len(labels)), labels]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("label_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("n,c", [(5, 3), (0, 4), (1, 1), (7, 10)])
+@pytest.mark.numpy_op("crossentropy")
+def test_crossentropy(rng, dtype, label_dtype, n, c):
+    logits = random_array(rng, (n, c), dtype)
+    labels = rng.integers(0, c, size=n).astype(label_dtype)
+    expected = crossentropy_reference(logits, labels).astype(out_dtype(dtype))
+    assert_matches(Ep.astensor(logits).crossentropy(Ep.astensor(labels)), expected)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.numpy_op("crossentropy")
+def test_crossentropy_non_contiguous_and_stable(rng, layout):
+    logits = random_array(rng, (6, 4), "float64")
+    labels = np.array([0, 3, 2, 1, 2, 2])
+    got = as_layout(logits, layout).crossentropy(as_layout(labels, layout))
+    assert_matches(got, crossentropy_reference(logits, labels))
+    big = np.array([[1000.0, -1000.0], [-1000.0, 1000.0]], np.float32)
+    got = Ep.astensor(big).crossentropy(np.array([0, 0])).numpy()
+    np.testing.assert_allclose(got, [0.0, 2000.0], rtol=1e-6)
+
+
+def test_crossentropy_errors():
+    logits = Ep.zeros([3, 4])
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.crossentropy, Ep.zeros([3]), Ep.astensor(np.zeros(3, np.int64)))
+    assert "crossentropy" in message and "(3,)" in message
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.crossentropy, logits, Ep.astensor(np.zeros(2, np.int64)))
+    assert "(2,)" in message and "(3, 4)" in message
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.crossentropy, logits, Ep.astensor(np.zeros((3, 1), np.int64)))
+    message = assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.crossentropy, logits, Ep.zeros([3]))
+    assert "float32" in message
+    message = assert_ep_error(Ep.Error.INDEX, Ep.Tensor.crossentropy, logits, Ep.astensor(np.array([0, 4, 1])))
+    assert "crossentropy" in message and "4" in message
+    assert_ep_error(Ep.Error.INDEX, Ep.Tensor.crossentropy, logits, Ep.astensor(np.array([0, -1, 1], np.int32)))

@@ -1,0 +1,112 @@
+"""The sort family against NumPy: sort and argsort (stable, NaN last) along
+every axis or flattened, topk (largest first, NaN largest, ties to the
+lower index), on every dtype, 0-size and non-contiguous inputs and long
+rows, with their errors.
+"""
+
+import numpy as np
+import pytest
+from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts, random_array
+
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+@pytest.mark.parametrize("shape", [(5, 40, 3), (0, 4, 2), (3, 1, 2)])
+@pytest.mark.numpy_op("sort", "argsort")
+def test_sort_and_argsort(rng, dtype, axis, shape):
+    a = random_array(rng, shape, dtype)
+    if dtype.startswith("float") and a.size > 10:
+        a.flat[[1, 5, 9]] = np.nan
+        a.flat[[2, 3]] = a.flat[4]  # ties
+    for _, t in layouts(a):
+        assert_matches(t.sort(axis=axis), np.sort(a, axis=axis))
+        assert_matches(t.argsort(axis=axis), np.argsort(a, axis=axis, kind="stable"))
+
+
+@pytest.mark.numpy_op("sort", "argsort")
+def test_sort_non_contiguous_and_long_rows(rng):
+    a = random_array(rng, (3, 1000), "float64")
+    a[:, ::7] = a[:, 1:2]  # many ties in long rows: stability matters
+    assert_matches(Ep.astensor(a).T.sort(axis=0), np.sort(a.T, axis=0))
+    assert_matches(Ep.astensor(a).T.argsort(axis=0), np.argsort(a.T, axis=0, kind="stable"))
+    b = random_array(rng, (1000,), "int64")
+    assert_matches(Ep.astensor(b).argsort(), np.argsort(b, kind="stable"))
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort", "softmax", "log_softmax"])
+def test_one_axis_errors(name):
+    message = assert_ep_error(Ep.Error.AXIS, getattr(Ep.Tensor, name), Ep.zeros([2, 3]), 2)
+    assert name in message and "2" in message
+    assert_ep_error(Ep.Error.AXIS, getattr(Ep.Tensor, name), Ep.zeros([2, 3]), -3)
+    # argsort flattens a 0-d tensor, as NumPy: it has an axis 0 (or -1)
+    assert_ep_error(Ep.Error.AXIS, getattr(Ep.Tensor, name), Ep.zeros([]), 1 if name == "argsort" else -1)
+
+
+# topk
+
+def topk_reference(a, k, sorted_=True):
+    """Largest first, NaN largest, ties to the lower index."""
+    keys = a.astype(np.float64)
+    nan = np.isnan(keys)
+    order = np.lexsort((np.broadcast_to(np.arange(a.shape[-1]), a.shape), -np.where(nan, 0, keys), ~nan), axis=-1)
+    indices = order[..., :k]
+    if not sorted_:
+        indices = np.sort(indices, axis=-1)
+    return np.take_along_axis(a, indices, axis=-1), indices.astype(np.int64)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k", [0, 1, 3, 7])
+@pytest.mark.parametrize("sorted_", [True, False])
+@pytest.mark.numpy_op("topk")
+def test_topk(rng, dtype, k, sorted_):
+    a = random_array(rng, (2, 3, 7), dtype)
+    if dtype.startswith("float"):
+        a[0, 1, 3] = np.nan
+        a[1, 0, 2] = a[1, 0, 5]
+    expected_values, expected_indices = topk_reference(a, k, sorted_)
+    for _, t in layouts(a):
+        values, indices = t.topk(k, sorted_)
+        assert_matches(values, expected_values, exact=True)
+        assert_matches(indices, expected_indices)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k", [1, 5, 12])
+@pytest.mark.parametrize("sorted_", [True, False])
+@pytest.mark.numpy_op("topk")
+def test_topk_long_rows(rng, dtype, k, sorted_):
+    # small k of long rows takes the one-pass selection
+    a = random_array(rng, (3, 200), dtype)
+    if dtype.startswith("float"):
+        a[0, [3, 50, 199]] = np.nan
+        a[1, ::3] = a[1, 7]
+    values, indices = Ep.astensor(a).topk(k, sorted_)
+    expected_values, expected_indices = topk_reference(a, k, sorted_)
+    assert_matches(values, expected_values, exact=True)
+    assert_matches(indices, expected_indices)
+    for _, t in layouts(a, ("transposed", "strided")):
+        values, indices = t.topk(k, sorted_)
+        assert_matches(values, expected_values, exact=True)
+        assert_matches(indices, expected_indices)
+
+
+@pytest.mark.numpy_op("topk")
+def test_topk_non_contiguous_and_empty(rng):
+    a = random_array(rng, (9, 4), "float32")
+    values, indices = Ep.astensor(a).T.topk(3)
+    expected_values, expected_indices = topk_reference(a.T, 3)
+    assert_matches(values, expected_values, exact=True)
+    assert_matches(indices, expected_indices)
+    values, indices = Ep.astensor(np.zeros((0, 5), np.float32)).topk(2)
+    assert values.shape == (0, 2) and indices.shape == (0, 2)
+
+
+def test_topk_errors():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.topk, Ep.zeros([2, 3]), 4, True)
+    assert "topk" in message and "4" in message and "3" in message
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.topk, Ep.zeros([2, 3]), -1, True)
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.topk, Ep.zeros([]), 0, True)
