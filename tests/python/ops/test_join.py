@@ -110,7 +110,7 @@ def test_split_errors():
     assert_ep_error(Ep.Error.AXIS, Ep.Tensor.split_at, Ep.zeros([]), [1], 0)
 
 
-@pytest.mark.parametrize("reps", [(), (2,), (1, 3), (2, 0), (3, 1, 2), (2, 2, 2, 2)])
+@pytest.mark.parametrize("reps", [(), 2, (2,), (1, 3), (2, 0), (3, 1, 2), (2, 2, 2, 2)])
 @pytest.mark.parametrize("shape", [(), (3,), (2, 3), (0, 2)])
 @pytest.mark.numpy_op("tile")
 def test_tile(rng, reps, shape):

@@ -1,0 +1,176 @@
+"""The index family against NumPy: take, take_along_axis, mask,
+index_update and scatter_add on every dtype, with negative, empty and
+broadcast indices, and their errors (Python's x[...] built on them: in
+test_indexing.py)."""
+
+import numpy as np
+import pytest
+from conftest import DTYPES, LAYOUTS, Ep, GLib, as_layout, assert_ep_error, assert_matches, random_array
+
+# opencl: every test on every device
+pytestmark = pytest.mark.on_every_device
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+@pytest.mark.parametrize("index_shape", [(), (0,), (4,), (2, 3)])
+@pytest.mark.numpy_op("take")
+def test_take(rng, dtype, axis, index_shape):
+    a = random_array(rng, (3, 5), dtype)
+    extent = a.size if axis is None else a.shape[axis]
+    indices = rng.integers(-extent, extent, size=index_shape)
+    for layout in LAYOUTS:
+        assert_matches(as_layout(a, layout).take(indices, axis=axis), np.take(a, indices, axis=axis))
+
+
+@pytest.mark.numpy_op("take")
+def test_take_from_empty_and_scalar_index(rng):
+    a = random_array(rng, (0, 3), "float32")
+    assert_matches(Ep.astensor(a).take(np.zeros((0,), np.int64), axis=0), np.take(a, [], axis=0).astype(np.float32))
+    assert_matches(Ep.astensor(a).take(2, axis=1), np.take(a, 2, axis=1))
+
+
+def test_take_errors():
+    t = Ep.zeros([3, 4])
+    message = assert_ep_error(Ep.Error.INDEX, Ep.Tensor.take, t, Ep.astensor([0, 4]), 1)
+    assert "take" in message and "4" in message
+    assert_ep_error(Ep.Error.INDEX, Ep.Tensor.take, t, Ep.astensor([-4]), 0)
+    assert_ep_error(Ep.Error.INDEX, Ep.Tensor.take, Ep.zeros([0]), Ep.astensor([0]), 0)
+    assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.take, t, Ep.astensor([0.0]), 0)
+    assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.take, t, Ep.astensor([True]), 0)
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.take, t, Ep.astensor([0]), 2)
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.take, Ep.zeros([]), Ep.astensor([0]), 0)
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.take, Ep.zeros([1] * 8), Ep.zeros([1, 1], "int64"), 0)
+
+
+TAKE_ALONG = [((3, 4), (3, 2), 1), ((3, 4), (5, 4), 0), ((3, 4), (1, 6), 1), ((3, 1), (3, 2), 0),
+              ((2, 3, 4), (2, 3, 1), -1), ((2, 3, 4), (1, 0, 4), 1), ((5,), (7,), 0), ((5,), (), None)]
+
+
+@pytest.mark.parametrize("shape,index_shape,axis", TAKE_ALONG)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.numpy_op("take_along_axis")
+def test_take_along_axis(rng, shape, index_shape, axis, dtype):
+    a = random_array(rng, shape, dtype)
+    extent = a.size if axis is None else a.shape[axis]
+    indices = rng.integers(-extent, extent, size=index_shape if axis is not None else (3,))
+    expected = np.take_along_axis(a, indices, axis)
+    for layout in LAYOUTS:
+        assert_matches(as_layout(a, layout).take_along_axis(as_layout(indices, layout), axis), expected)
+
+
+@pytest.mark.numpy_op("take_along_axis")
+def test_take_along_axis_with_argsort(rng):
+    a = random_array(rng, (4, 6), "float64")
+    order = np.argsort(a, axis=1)
+    assert_matches(Ep.astensor(a).take_along_axis(order, 1), np.sort(a, axis=1))
+
+
+def test_take_along_axis_errors():
+    t = Ep.zeros([3, 4])
+    assert_ep_error(Ep.Error.INDEX, Ep.Tensor.take_along_axis, t, Ep.astensor([[4]]), 1)
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.take_along_axis, t, Ep.astensor([0]), 1)
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.take_along_axis, t, Ep.astensor([[0], [1]]), 1)
+    assert "take_along_axis" in message
+    assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.take_along_axis, t, Ep.astensor([[0.5]]), 1)
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.take_along_axis, t, Ep.astensor([[0]]), 2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,mask_shape", [((), ()), ((6,), (6,)), ((3, 4), (3, 4)), ((3, 4), (3,)),
+                                              ((0, 2), (0,)), ((2, 3, 2), (2, 3))])
+@pytest.mark.numpy_op("mask")
+def test_mask(rng, dtype, shape, mask_shape):
+    a = random_array(rng, shape, dtype)
+    m = random_array(rng, mask_shape, "bool")
+    for layout in LAYOUTS:
+        assert_matches(as_layout(a, layout).mask(as_layout(m, layout)), a[m])
+
+
+def test_mask_errors():
+    t = Ep.zeros([3, 4])
+    message = assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.mask, t, Ep.zeros([3, 4], "int32"))
+    assert "mask" in message
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.mask, t, Ep.zeros([4], "bool"))
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.mask, t, Ep.zeros([3, 4, 1], "bool"))
+    assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.mask, Ep.zeros([1] * 8), Ep.zeros([], "bool"))
+
+
+def numpy_index_update(a, indices, values, axis):
+    out = a.copy()
+    key = (slice(None),) * (axis % a.ndim) + (indices,)
+    out[key] = values
+    return out
+
+
+def numpy_scatter_add(a, indices, values, axis):
+    out = a.copy()
+    key = (slice(None),) * (axis % a.ndim) + (indices,)
+    np.add.at(out, key, values)
+    return out
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("index_shape", [(), (0,), (3,), (2, 2)])
+@pytest.mark.numpy_op("index_update", "scatter_add")
+def test_scatters(rng, dtype, axis, index_shape):
+    a = random_array(rng, (4, 5), dtype)
+    extent = a.shape[axis]
+    indices = rng.integers(-extent, extent, size=index_shape)
+    unique = rng.permutation(np.arange(-extent, 0))[:int(np.prod(index_shape))].reshape(index_shape)
+    taken_shape = np.take(a, indices, axis=axis).shape
+    values = random_array(rng, taken_shape, dtype)
+    for layout in LAYOUTS:
+        t = as_layout(a, layout)
+        v = as_layout(values, layout)
+        assert_matches(t.index_update(unique, v, axis), numpy_index_update(a, unique, values, axis))
+        if dtype == "bool":
+            expected = numpy_scatter_add(a.astype(np.int64), indices, values, axis).astype(bool)
+        else:
+            expected = numpy_scatter_add(a, indices, values, axis)
+        assert_matches(t.scatter_add(indices, v, axis), expected)
+    assert_matches(Ep.astensor(a), a)   # unchanged
+
+
+@pytest.mark.numpy_op("index_update", "scatter_add")
+def test_scatter_duplicates_and_broadcast_values(rng):
+    a = np.zeros((3, 4))
+    idx = np.array([[1, 1], [-3, 1]])
+    assert_matches(Ep.astensor(a).scatter_add(idx, 1.0, 1), numpy_scatter_add(a, idx, 1.0, 1))
+    assert_matches(Ep.astensor(a).scatter_add(idx, np.arange(3.0).reshape(3, 1, 1), 1),
+                   numpy_scatter_add(a, idx, np.arange(3.0).reshape(3, 1, 1), 1))
+    assert_matches(Ep.astensor(a).index_update([0, 2, 0], [7.0, 8.0, 9.0], 1), numpy_index_update(a, [0, 2, 0], [7.0, 8.0, 9.0], 1))
+    assert_matches(Ep.astensor(a).index_update(2, -1.0, 0), numpy_index_update(a, 2, -1.0, 0))
+    ints = np.full(3, np.iinfo(np.int64).max)
+    assert_matches(Ep.astensor(ints).scatter_add([0, 0], 1, 0), numpy_scatter_add(ints, [0, 0], 1, 0))
+    assert_matches(Ep.astensor(np.zeros(3, np.int32)).scatter_add([1], 2.7, 0), np.array([0, 2, 0], np.int32))
+
+
+@pytest.mark.numpy_op("scatter_add", "take")
+def test_scatter_add_mirrors_take(rng):
+    a = random_array(rng, (3, 4, 2), "float64")
+    idx = rng.integers(-4, 4, size=(2, 5))
+    g = random_array(rng, np.take(a, idx, axis=1).shape, "float64")
+    # <take(a, idx), g> == <a, scatter_add(0, idx, g)>
+    lhs = (Ep.astensor(a).take(idx, axis=1) * Ep.astensor(g)).sum().item()
+    rhs = (Ep.astensor(a) * Ep.zeros((3, 4, 2), "float64").scatter_add(idx, g, 1)).sum().item()
+    assert abs(lhs - rhs) < 1e-9
+
+
+@pytest.mark.parametrize("name", ["index_update", "scatter_add"])
+def test_scatter_errors(name):
+    method = getattr(Ep.Tensor, name)
+    t = Ep.zeros([3, 4])
+    message = assert_ep_error(Ep.Error.INDEX, method, t, Ep.astensor([4]), Ep.zeros([3, 1]), 1)
+    assert name in message
+    assert_ep_error(Ep.Error.SHAPE, method, t, Ep.astensor([0, 1]), Ep.zeros([3, 3]), 1)
+    assert_ep_error(Ep.Error.SHAPE, method, t, Ep.astensor([0]), Ep.zeros([2, 3, 1]), 1)
+    assert_ep_error(Ep.Error.DTYPE, method, t, Ep.astensor([0.0]), Ep.zeros([3, 1]), 1)
+    assert_ep_error(Ep.Error.AXIS, method, t, Ep.astensor([0]), Ep.zeros([3, 1]), 2)
+    assert_ep_error(Ep.Error.AXIS, method, Ep.zeros([]), Ep.astensor([0]), Ep.zeros([]), 0)
+
+
+def test_index_errors_are_glib_errors():
+    with pytest.raises(GLib.Error):
+        Ep.zeros([2]).take([5])
