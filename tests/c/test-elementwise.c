@@ -5,13 +5,8 @@
 
 #include "ep-test-util.h"
 
-typedef EpTensor *(*BinaryFunc) (EpTensor *, EpTensor *, GError **);
 typedef EpTensor *(*ScalarFunc) (EpTensor *, gdouble, GError **);
 typedef EpTensor *(*UnaryFunc) (EpTensor *, GError **);
-
-static const EpDType all_dtypes[] = {
-  EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32, EP_DTYPE_INT64, EP_DTYPE_BOOL,
-};
 
 /* arithmetic values */
 
@@ -196,9 +191,9 @@ test_bool_sub_int_scalar (void)
 /* promotion of two strong tensors */
 
 static EpDType
-expected_dtype (BinaryFunc f,
-                EpDType    a,
-                EpDType    b)
+expected_dtype (EpTestBinaryFunc f,
+                EpDType          a,
+                EpDType          b)
 {
   EpDType promoted = ep_dtype_promote (a, b);
 
@@ -212,31 +207,32 @@ expected_dtype (BinaryFunc f,
 static void
 test_promotion_table (void)
 {
-  static const BinaryFunc funcs[] = {
+  static const EpTestBinaryFunc funcs[] = {
     ep_tensor_add, ep_tensor_sub, ep_tensor_mul, ep_tensor_div, ep_tensor_pow,
     ep_tensor_less, ep_tensor_equal, ep_tensor_greater_equal,
   };
 
   for (guint f = 0; f < G_N_ELEMENTS (funcs); f++)
-    for (guint i = 0; i < G_N_ELEMENTS (all_dtypes); i++)
-      for (guint j = 0; j < G_N_ELEMENTS (all_dtypes); j++)
+    for (guint i = 0; i < G_N_ELEMENTS (ep_test_dtypes); i++)
+      for (guint j = 0; j < G_N_ELEMENTS (ep_test_dtypes); j++)
         {
           g_autoptr(GError) error = NULL;
-          g_autoptr(EpTensor) a = ep_test_new (all_dtypes[i], EP_SHAPE (2), EP_VALUES (1, 2));
-          g_autoptr(EpTensor) b = ep_test_new (all_dtypes[j], EP_SHAPE (2), EP_VALUES (1, 0));
+          g_autoptr(EpTensor) a = ep_test_new (ep_test_dtypes[i], EP_SHAPE (2), EP_VALUES (1, 2));
+          g_autoptr(EpTensor) b = ep_test_new (ep_test_dtypes[j], EP_SHAPE (2), EP_VALUES (1, 0));
           g_autoptr(EpTensor) r = funcs[f] (a, b, &error);
           gboolean refused = (funcs[f] == ep_tensor_sub || funcs[f] == ep_tensor_pow)
-                             && all_dtypes[i] == EP_DTYPE_BOOL && all_dtypes[j] == EP_DTYPE_BOOL;
+                             && ep_test_dtypes[i] == EP_DTYPE_BOOL && ep_test_dtypes[j] == EP_DTYPE_BOOL;
 
-          g_test_message ("func %u: %s, %s", f, ep_dtype_get_name (all_dtypes[i]),
-                          ep_dtype_get_name (all_dtypes[j]));
+          g_test_message ("func %u: %s, %s", f, ep_dtype_get_name (ep_test_dtypes[i]),
+                          ep_dtype_get_name (ep_test_dtypes[j]));
           if (refused)
             {
               g_assert_error (error, EP_ERROR, EP_ERROR_DTYPE);
               continue;
             }
           g_assert_no_error (error);
-          g_assert_cmpint (ep_tensor_get_dtype (r), ==, expected_dtype (funcs[f], all_dtypes[i], all_dtypes[j]));
+          g_assert_cmpint (ep_tensor_get_dtype (r), ==,
+                           expected_dtype (funcs[f], ep_test_dtypes[i], ep_test_dtypes[j]));
         }
 }
 
@@ -319,11 +315,11 @@ test_weak_table (void)
 {
   static const EpDType kinds[] = { EP_DTYPE_BOOL, EP_DTYPE_INT64, EP_DTYPE_FLOAT64 };
 
-  for (guint i = 0; i < G_N_ELEMENTS (all_dtypes); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (ep_test_dtypes); i++)
     for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
       {
         g_autoptr(GError) error = NULL;
-        EpDType strong = all_dtypes[i];
+        EpDType strong = ep_test_dtypes[i];
         g_autoptr(EpTensor) a = ep_test_new (strong, EP_SHAPE (2), EP_VALUES (1, 0));
         g_autoptr(EpTensor) w = ep_tensor_new_weak_scalar (1, kinds[k]);
         g_autoptr(EpTensor) right = ep_tensor_add (a, w, &error);
@@ -463,7 +459,7 @@ test_broadcast_error (void)
 static void
 test_broadcast_error_names_each_op (void)
 {
-  static const struct { BinaryFunc f; const char *name; } ops[] = {
+  static const struct { EpTestBinaryFunc f; const char *name; } ops[] = {
     { ep_tensor_add, "add" }, { ep_tensor_sub, "sub" }, { ep_tensor_mul, "mul" },
     { ep_tensor_div, "div" }, { ep_tensor_pow, "pow" }, { ep_tensor_less, "less" },
     { ep_tensor_less_equal, "less_equal" }, { ep_tensor_equal, "equal" },
@@ -617,9 +613,9 @@ test_unary_result_dtypes (void)
   };
   static const UnaryFunc same_funcs[] = { ep_tensor_abs, ep_tensor_square, ep_tensor_relu };
 
-  for (guint i = 0; i < G_N_ELEMENTS (all_dtypes); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (ep_test_dtypes); i++)
     {
-      EpDType d = all_dtypes[i];
+      EpDType d = ep_test_dtypes[i];
       g_autoptr(EpTensor) x = ep_test_new (d, EP_SHAPE (2), EP_VALUES (1, 0));
       EpDType float_want = ep_dtype_is_floating (d) ? d : d == EP_DTYPE_BOOL ? EP_DTYPE_FLOAT32 : EP_DTYPE_FLOAT64;
 
@@ -698,7 +694,7 @@ test_unary_empty (void)
 static void
 test_comparisons (void)
 {
-  static const struct { BinaryFunc f; gdouble want[4]; } cases[] = {
+  static const struct { EpTestBinaryFunc f; gdouble want[4]; } cases[] = {
     { ep_tensor_less, { 1, 0, 0, 0 } },
     { ep_tensor_less_equal, { 1, 1, 0, 0 } },
     { ep_tensor_equal, { 0, 1, 0, 0 } },

@@ -8,34 +8,6 @@
 #include "ep-philox-private.h"
 #include "ep-test-util.h"
 
-static EpTensor *
-matrix (const gdouble *values,
-        gint64         rows,
-        gint64         cols,
-        EpDType        dtype)
-{
-  const gint64 shape[2] = { rows, cols };
-
-  return ep_test_new (dtype, shape, 2, values, rows * cols);
-}
-
-/* @t (any type) equals @expected elementwise; NaN equals NaN */
-static void
-assert_values (EpTensor      *t,
-               const gdouble *expected,
-               gsize          n)
-{
-  gsize size;
-  g_autofree gdouble *got = ep_test_get_values (t, &size);
-
-  g_assert_cmpint (size, ==, n);
-  for (gsize i = 0; i < n; i++)
-    if (isinf (expected[i]))
-      g_assert_cmpfloat (got[i], ==, expected[i]);
-    else if (!(isnan (expected[i]) && isnan (got[i])))
-      g_assert_cmpfloat_with_epsilon (got[i], expected[i], 1e-6 * MAX (1.0, fabs (expected[i])));
-}
-
 static void
 test_philox_known_answers (void)
 {
@@ -109,11 +81,11 @@ test_elementwise_values (void)
 
   g_assert_no_error (error);
   g_assert_cmpint (ep_tensor_get_dtype (q), ==, EP_DTYPE_INT32);
-  assert_values (q, quotients, 6);
-  assert_values (r, remainders, 6);
-  assert_values (lo, minima, 6);
-  assert_values (hi, maxima, 6);
-  assert_values (c, clipped, 6);
+  ep_test_assert_close (q, quotients, 6);
+  ep_test_assert_close (r, remainders, 6);
+  ep_test_assert_close (lo, minima, 6);
+  ep_test_assert_close (hi, maxima, 6);
+  ep_test_assert_close (c, clipped, 6);
 }
 
 static void
@@ -142,7 +114,7 @@ test_unary_values (void)
       g_assert_no_error (error);
       for (guint k = 0; k < 6; k++)
         expected[k] = cases[i].reference (x[k]);
-      assert_values (y, expected, 6);
+      ep_test_assert_close (y, expected, 6);
     }
 }
 
@@ -173,16 +145,16 @@ test_special_unary (void)
   const gdouble either_expected[] = { 0, 0, 0, 1, 1, 0 };
 
   g_assert_no_error (error);
-  assert_values (softplus, softplus_expected, 6);
-  assert_values (sign, sign_expected, 6);
-  assert_values (nan, nan_expected, 6);
-  assert_values (inf, inf_expected, 6);
-  assert_values (finite, finite_expected, 6);
-  assert_values (f32, truth_expected, 6);
+  ep_test_assert_close (softplus, softplus_expected, 6);
+  ep_test_assert_close (sign, sign_expected, 6);
+  ep_test_assert_close (nan, nan_expected, 6);
+  ep_test_assert_close (inf, inf_expected, 6);
+  ep_test_assert_close (finite, finite_expected, 6);
+  ep_test_assert_close (f32, truth_expected, 6);
   g_assert_cmpint (ep_tensor_get_dtype (f32), ==, EP_DTYPE_FLOAT32);
-  assert_values (negated, not_expected, 6);
-  assert_values (both, nan_expected, 6);
-  assert_values (either, either_expected, 6);
+  ep_test_assert_close (negated, not_expected, 6);
+  ep_test_assert_close (both, nan_expected, 6);
+  ep_test_assert_close (either, either_expected, 6);
 }
 
 static void
@@ -191,7 +163,7 @@ test_reductions_and_scans (void)
   g_autoptr(GError) error = NULL;
   const gdouble x[] = { 3, 1, 2, 1, -4, 5 };
   const gint axis1[] = { 1 };
-  g_autoptr(EpTensor) m = matrix (x, 2, 3, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) m = ep_test_matrix (x, 2, 3, EP_DTYPE_INT32);
   g_autoptr(EpTensor) prod = ep_tensor_prod (m, axis1, 1, FALSE, &error);
   g_autoptr(EpTensor) cumsum = ep_tensor_cumsum (m, EP_AXIS_NONE, &error);
   g_autoptr(EpTensor) argmax = ep_tensor_argmax (m, 1, FALSE, &error);
@@ -213,16 +185,16 @@ test_reductions_and_scans (void)
 
   g_assert_no_error (error);
   g_assert_cmpint (ep_tensor_get_dtype (prod), ==, EP_DTYPE_INT64);
-  assert_values (prod, prod_expected, 2);
-  assert_values (cumsum, cumsum_expected, 6);
-  assert_values (argmax, argmax_expected, 2);
-  assert_values (argmin, argmin_expected, 1);
+  ep_test_assert_close (prod, prod_expected, 2);
+  ep_test_assert_close (cumsum, cumsum_expected, 6);
+  ep_test_assert_close (argmax, argmax_expected, 2);
+  ep_test_assert_close (argmin, argmin_expected, 1);
   g_assert_cmpuint (ep_tensor_get_ndim (argmin), ==, 0);
-  assert_values (sorted, sorted_expected, 6);
-  assert_values (order, order_expected, 6);
-  assert_values (all, all_expected, 2);
+  ep_test_assert_close (sorted, sorted_expected, 6);
+  ep_test_assert_close (order, order_expected, 6);
+  ep_test_assert_close (all, all_expected, 2);
   g_assert_cmpuint (ep_tensor_get_ndim (all), ==, 2);
-  assert_values (any, any_expected, 1);
+  ep_test_assert_close (any, any_expected, 1);
 }
 
 static void
@@ -241,10 +213,10 @@ test_topk (void)
 
   g_assert_true (ep_tensor_topk (t, 3, TRUE, &values, &indices, &error));
   g_assert_no_error (error);
-  assert_values (values, values_expected, 3);
-  assert_values (indices, indices_expected, 3);
+  ep_test_assert_close (values, values_expected, 3);
+  ep_test_assert_close (indices, indices_expected, 3);
   g_assert_true (ep_tensor_topk (t, 3, FALSE, &unsorted_values, &unsorted_indices, &error));
-  assert_values (unsorted_indices, unsorted_expected, 3);
+  ep_test_assert_close (unsorted_indices, unsorted_expected, 3);
   g_assert_true (ep_tensor_topk (t, 0, TRUE, NULL, NULL, &error));
 }
 
@@ -254,7 +226,7 @@ test_softmax_family (void)
   g_autoptr(GError) error = NULL;
   const gdouble logits[] = { 1000, 1000, 0, -1000, 0, 1000 };
   const gdouble labels[] = { 1, 2 };
-  g_autoptr(EpTensor) x = matrix (logits, 2, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) x = ep_test_matrix (logits, 2, 3, EP_DTYPE_FLOAT32);
   g_autoptr(EpTensor) y = ep_test_vector (labels, 2, EP_DTYPE_INT64);
   g_autoptr(EpTensor) p = ep_tensor_softmax (x, -1, &error);
   g_autoptr(EpTensor) lp = ep_tensor_log_softmax (x, 1, &error);
@@ -266,10 +238,10 @@ test_softmax_family (void)
   const gdouble loss_expected[] = { G_LN2, 0 };
 
   g_assert_no_error (error);
-  assert_values (p, p_expected, 6);
-  assert_values (lp, lp_expected, 6);
-  assert_values (lse, lse_expected, 2);
-  assert_values (loss, loss_expected, 2);
+  ep_test_assert_close (p, p_expected, 6);
+  ep_test_assert_close (lp, lp_expected, 6);
+  ep_test_assert_close (lse, lse_expected, 2);
+  ep_test_assert_close (loss, loss_expected, 2);
 }
 
 static void
@@ -308,10 +280,10 @@ test_creation (void)
   const gdouble onehot_expected[] = { 0, 0, 7, 7, 0, 0 };
 
   g_assert_no_error (error);
-  assert_values (line, line_expected, 5);
-  assert_values (open, open_expected, 4);
-  assert_values (eye, eye_expected, 6);
-  assert_values (onehot, onehot_expected, 6);
+  ep_test_assert_close (line, line_expected, 5);
+  ep_test_assert_close (open, open_expected, 4);
+  ep_test_assert_close (eye, eye_expected, 6);
+  ep_test_assert_close (onehot, onehot_expected, 6);
   g_assert_cmpint (ep_tensor_get_dtype (onehot), ==, EP_DTYPE_INT64);
 }
 
@@ -320,7 +292,7 @@ static void
 test_errors (void)
 {
   const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
-  g_autoptr(EpTensor) f = matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
   g_autoptr(EpTensor) b = ep_tensor_bool (f, NULL);
   g_autoptr(EpTensor) i = ep_test_vector (v, 2, EP_DTYPE_INT64);
   g_autoptr(EpTensor) bad_labels = ep_test_vector ((const gdouble[]) { 0, 3 }, 2, EP_DTYPE_INT64);

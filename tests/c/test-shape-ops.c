@@ -11,78 +11,7 @@
 #include "ep-tensor-private.h"
 #include "ep-test-util.h"
 
-/* 0, 1, 2, … in @shape */
-static EpTensor *
-iota (const gint64 *shape,
-      guint         ndim,
-      EpDType       dtype)
-{
-  g_autoptr(GError) error = NULL;
-  gint64 size = 1;
-  g_autoptr(EpTensor) flat = NULL;
-  EpTensor *t;
-
-  for (guint d = 0; d < ndim; d++)
-    size *= shape[d];
-  flat = ep_arange (0, size, 1, dtype == EP_DTYPE_BOOL ? EP_DTYPE_INT64 : dtype, &error);
-  g_assert_no_error (error);
-  if (dtype == EP_DTYPE_BOOL)
-    {
-      EpTensor *b = ep_tensor_astype (flat, dtype, &error);
-
-      g_object_unref (flat);
-      flat = b;
-    }
-  t = ep_tensor_reshape (flat, shape, ndim, &error);
-  g_assert_no_error (error);
-  return t;
-}
-
-/* Checks @t's shape and its elements (as doubles, in C order). */
-static void
-assert_tensor (EpTensor      *t,
-               const gint64  *shape,
-               guint          ndim,
-               const gdouble *values)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) as_double = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  const gdouble *data;
-  gsize n;
-  guint t_ndim;
-  const gint64 *t_shape;
-
-  g_assert_nonnull (t);
-  t_shape = ep_tensor_get_shape (t, &t_ndim);
-  g_assert_cmpuint (t_ndim, ==, ndim);
-  for (guint d = 0; d < ndim; d++)
-    g_assert_cmpint (t_shape[d], ==, shape[d]);
-
-  as_double = ep_tensor_astype (t, EP_DTYPE_FLOAT64, &error);
-  g_assert_no_error (error);
-  bytes = ep_tensor_to_bytes (as_double, &error);
-  g_assert_no_error (error);
-  data = g_bytes_get_data (bytes, &n);
-  g_assert_cmpuint (n, ==, ep_tensor_get_size (t) * sizeof (gdouble));
-  for (gsize i = 0; i < n / sizeof (gdouble); i++)
-    g_assert_cmpfloat_with_epsilon (data[i], values[i], 1e-9);
-}
-
-#define SHAPE(...) ((const gint64[]) { __VA_ARGS__ })
-#define VALUES(...) ((const gdouble[]) { __VA_ARGS__ })
 #define AXES(...) ((const gint[]) { __VA_ARGS__ })
-
-static void
-assert_error (EpTensor   *result,
-              GError     *error,
-              gint        code,
-              const char *op)
-{
-  g_assert_null (result);
-  g_assert_error (error, EP_ERROR, code);
-  g_assert_true (g_str_has_prefix (error->message, op));
-}
 
 /* Views */
 
@@ -90,12 +19,12 @@ static void
 test_broadcast_to (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (3, 1), 2, EP_DTYPE_INT32);
-  g_autoptr(EpTensor) b = ep_tensor_broadcast_to (x, SHAPE (2, 3, 2), 3, &error);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (3, 1), 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) b = ep_tensor_broadcast_to (x, EP_DIMS (2, 3, 2), 3, &error);
   const gint64 *strides;
 
   g_assert_no_error (error);
-  assert_tensor (b, SHAPE (2, 3, 2), 3, VALUES (0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2));
+  ep_test_assert_tensor (b, EP_DIMS (2, 3, 2), 3, EP_DOUBLES (0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2));
   g_assert_true (ep_tensor_shares_storage (b, x));
   strides = ep_tensor_get_strides (b, NULL);
   g_assert_cmpint (strides[0], ==, 0);
@@ -105,22 +34,22 @@ test_broadcast_to (void)
 static void
 test_broadcast_to_errors (void)
 {
-  g_autoptr(EpTensor) x = iota (SHAPE (3), 1, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (3), 1, EP_DTYPE_FLOAT32);
   GError *error = NULL;
   EpTensor *r;
 
-  r = ep_tensor_broadcast_to (x, SHAPE (4), 1, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "broadcast_to");
+  r = ep_tensor_broadcast_to (x, EP_DIMS (4), 1, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "broadcast_to");
   g_assert_nonnull (strstr (error->message, "(3,)"));
   g_clear_error (&error);
-  r = ep_tensor_broadcast_to (x, SHAPE (2, -3), 2, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "broadcast_to");
+  r = ep_tensor_broadcast_to (x, EP_DIMS (2, -3), 2, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "broadcast_to");
   g_clear_error (&error);
-  r = ep_tensor_broadcast_to (x, SHAPE (1, 1, 1, 1, 1, 1, 1, 1, 3), 9, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "broadcast_to");
+  r = ep_tensor_broadcast_to (x, EP_DIMS (1, 1, 1, 1, 1, 1, 1, 1, 3), 9, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "broadcast_to");
   g_clear_error (&error);
   r = ep_tensor_broadcast_to (x, NULL, 0, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "broadcast_to");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "broadcast_to");
   g_clear_error (&error);
 }
 
@@ -128,15 +57,15 @@ static void
 test_flip (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (2, 3), 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_INT64);
   g_autoptr(EpTensor) all = ep_tensor_flip (x, NULL, 0, &error);
   g_autoptr(EpTensor) cols = ep_tensor_flip (x, AXES (-1), 1, &error);
   g_autoptr(EpTensor) back = ep_tensor_flip (all, AXES (0, 1), 2, &error);
 
   g_assert_no_error (error);
-  assert_tensor (all, SHAPE (2, 3), 2, VALUES (5, 4, 3, 2, 1, 0));
-  assert_tensor (cols, SHAPE (2, 3), 2, VALUES (2, 1, 0, 5, 4, 3));
-  assert_tensor (back, SHAPE (2, 3), 2, VALUES (0, 1, 2, 3, 4, 5));
+  ep_test_assert_tensor (all, EP_DIMS (2, 3), 2, EP_DOUBLES (5, 4, 3, 2, 1, 0));
+  ep_test_assert_tensor (cols, EP_DIMS (2, 3), 2, EP_DOUBLES (2, 1, 0, 5, 4, 3));
+  ep_test_assert_tensor (back, EP_DIMS (2, 3), 2, EP_DOUBLES (0, 1, 2, 3, 4, 5));
   g_assert_true (ep_tensor_shares_storage (all, x));
   g_assert_cmpint (ep_tensor_get_strides (all, NULL)[0], ==, -3);
   g_assert_true (ep_tensor_is_contiguous (back));
@@ -146,61 +75,62 @@ static void
 test_flip_matmul_and_reshape (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (2, 3), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) f = ep_tensor_flip (x, NULL, 0, &error);
   g_autoptr(EpTensor) ft = ep_tensor_transpose (f, NULL, 0, &error);
   g_autoptr(EpTensor) p = ep_tensor_matmul (f, ft, &error);
-  g_autoptr(EpTensor) r = ep_tensor_reshape (f, SHAPE (3, 2), 2, &error);
-  g_autoptr(EpTensor) xi = iota (SHAPE (2, 3), 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) r = ep_tensor_reshape (f, EP_DIMS (3, 2), 2, &error);
+  g_autoptr(EpTensor) xi = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_INT32);
   g_autoptr(EpTensor) fi = ep_tensor_flip (xi, AXES (1), 1, &error);
   g_autoptr(EpTensor) fit = ep_tensor_transpose (fi, NULL, 0, &error);
   g_autoptr(EpTensor) pi = ep_tensor_matmul (fi, fit, &error);
 
   g_assert_no_error (error);
   /* f = [[5 4 3] [2 1 0]] */
-  assert_tensor (p, SHAPE (2, 2), 2, VALUES (50, 14, 14, 5));
-  assert_tensor (r, SHAPE (3, 2), 2, VALUES (5, 4, 3, 2, 1, 0));
+  ep_test_assert_tensor (p, EP_DIMS (2, 2), 2, EP_DOUBLES (50, 14, 14, 5));
+  ep_test_assert_tensor (r, EP_DIMS (3, 2), 2, EP_DOUBLES (5, 4, 3, 2, 1, 0));
   /* fi = [[2 1 0] [5 4 3]] */
-  assert_tensor (pi, SHAPE (2, 2), 2, VALUES (5, 14, 14, 50));
+  ep_test_assert_tensor (pi, EP_DIMS (2, 2), 2, EP_DOUBLES (5, 14, 14, 50));
 }
 
 static void
 test_slice (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (4, 5), 2, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) a = ep_tensor_slice (x, SHAPE (1, -1), 2, SHAPE (G_MAXINT64, G_MININT64), 2,
-                                           SHAPE (2, -2), 2, &error);
-  g_autoptr(EpTensor) b = ep_tensor_slice (x, SHAPE (-100), 1, SHAPE (100), 1, NULL, 0, &error);
-  g_autoptr(EpTensor) c = ep_tensor_slice (x, SHAPE (3), 1, SHAPE (3), 1, NULL, 0, &error);
-  g_autoptr(EpTensor) d = ep_tensor_slice (x, SHAPE (G_MAXINT64), 1, SHAPE (G_MININT64), 1,
-                                           SHAPE (G_MININT64), 1, &error);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (4, 5), 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) a = ep_tensor_slice (x, EP_DIMS (1, -1), 2, EP_DIMS (G_MAXINT64, G_MININT64), 2,
+                                           EP_DIMS (2, -2), 2, &error);
+  g_autoptr(EpTensor) b = ep_tensor_slice (x, EP_DIMS (-100), 1, EP_DIMS (100), 1, NULL, 0, &error);
+  g_autoptr(EpTensor) c = ep_tensor_slice (x, EP_DIMS (3), 1, EP_DIMS (3), 1, NULL, 0, &error);
+  g_autoptr(EpTensor) d = ep_tensor_slice (x, EP_DIMS (G_MAXINT64), 1, EP_DIMS (G_MININT64), 1,
+                                           EP_DIMS (G_MININT64), 1, &error);
 
   g_assert_no_error (error);
   /* x[1::2, ::-2] */
-  assert_tensor (a, SHAPE (2, 3), 2, VALUES (9, 7, 5, 19, 17, 15));
+  ep_test_assert_tensor (a, EP_DIMS (2, 3), 2, EP_DOUBLES (9, 7, 5, 19, 17, 15));
   g_assert_true (ep_tensor_shares_storage (a, x));
-  assert_tensor (b, SHAPE (4, 5), 2, VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19));
-  assert_tensor (c, SHAPE (0, 5), 2, VALUES (0));
-  assert_tensor (d, SHAPE (1, 5), 2, VALUES (15, 16, 17, 18, 19));
+  ep_test_assert_tensor (b, EP_DIMS (4, 5), 2,
+                         EP_DOUBLES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19));
+  ep_test_assert_tensor (c, EP_DIMS (0, 5), 2, EP_DOUBLES (0));
+  ep_test_assert_tensor (d, EP_DIMS (1, 5), 2, EP_DOUBLES (15, 16, 17, 18, 19));
 }
 
 static void
 test_slice_errors (void)
 {
-  g_autoptr(EpTensor) x = iota (SHAPE (4, 5), 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (4, 5), 2, EP_DTYPE_FLOAT32);
   GError *error = NULL;
   EpTensor *r;
 
-  r = ep_tensor_slice (x, SHAPE (0, 0), 2, SHAPE (1, 1), 2, SHAPE (1, 0), 2, &error);
-  assert_error (r, error, EP_ERROR_INVALID_ARGUMENT, "slice");
+  r = ep_tensor_slice (x, EP_DIMS (0, 0), 2, EP_DIMS (1, 1), 2, EP_DIMS (1, 0), 2, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "slice");
   g_assert_nonnull (strstr (error->message, "axis 1"));
   g_clear_error (&error);
-  r = ep_tensor_slice (x, SHAPE (0, 0, 0), 3, SHAPE (1, 1, 1), 3, NULL, 0, &error);
-  assert_error (r, error, EP_ERROR_INDEX, "slice");
+  r = ep_tensor_slice (x, EP_DIMS (0, 0, 0), 3, EP_DIMS (1, 1, 1), 3, NULL, 0, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_INDEX, "slice");
   g_clear_error (&error);
-  r = ep_tensor_slice (x, SHAPE (0), 1, SHAPE (1, 1), 2, NULL, 0, &error);
-  assert_error (r, error, EP_ERROR_INVALID_ARGUMENT, "slice");
+  r = ep_tensor_slice (x, EP_DIMS (0), 1, EP_DIMS (1, 1), 2, NULL, 0, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "slice");
   g_clear_error (&error);
 }
 
@@ -208,7 +138,7 @@ static void
 test_flatten (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (2, 3, 4), 3, EP_DTYPE_BOOL);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3, 4), 3, EP_DTYPE_BOOL);
   g_autoptr(EpTensor) all = ep_tensor_flatten (x, 0, -1, &error);
   g_autoptr(EpTensor) tail = ep_tensor_flatten (x, 1, 2, &error);
   g_autoptr(EpTensor) scalar = ep_tensor_new_scalar (3, EP_DTYPE_INT32, &error);
@@ -218,7 +148,7 @@ test_flatten (void)
   g_assert_no_error (error);
   g_assert_cmpint (ep_tensor_get_ndim (all), ==, 1);
   g_assert_cmpint (ep_tensor_get_shape (tail, NULL)[1], ==, 12);
-  assert_tensor (one, SHAPE (1), 1, VALUES (3));
+  ep_test_assert_tensor (one, EP_DIMS (1), 1, EP_DOUBLES (3));
   g_assert_true (ep_tensor_shares_storage (all, x));
 
   g_assert_null (ep_tensor_flatten (x, 2, 1, &bad));
@@ -235,8 +165,8 @@ static void
 test_concatenate_and_stack (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) a = iota (SHAPE (2, 2), 2, EP_DTYPE_INT32);
-  g_autoptr(EpTensor) b = ep_ones (SHAPE (2, 1), 2, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) a = ep_test_iota (EP_DIMS (2, 2), 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) b = ep_ones (EP_DIMS (2, 1), 2, EP_DTYPE_FLOAT32, &error);
   EpTensor *pair[2] = { a, b };
   g_autoptr(EpTensor) c = ep_concatenate (pair, 2, -1, &error);
   EpTensor *same[2] = { a, a };
@@ -244,15 +174,15 @@ test_concatenate_and_stack (void)
 
   g_assert_no_error (error);
   g_assert_cmpint (ep_tensor_get_dtype (c), ==, EP_DTYPE_FLOAT64);
-  assert_tensor (c, SHAPE (2, 3), 2, VALUES (0, 1, 1, 2, 3, 1));
-  assert_tensor (s, SHAPE (2, 2, 2), 3, VALUES (0, 0, 1, 1, 2, 2, 3, 3));
+  ep_test_assert_tensor (c, EP_DIMS (2, 3), 2, EP_DOUBLES (0, 1, 1, 2, 3, 1));
+  ep_test_assert_tensor (s, EP_DIMS (2, 2, 2), 3, EP_DOUBLES (0, 0, 1, 1, 2, 2, 3, 3));
 }
 
 static void
 test_concatenate_errors (void)
 {
-  g_autoptr(EpTensor) a = iota (SHAPE (2, 2), 2, EP_DTYPE_INT32);
-  g_autoptr(EpTensor) b = iota (SHAPE (3, 3), 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) a = ep_test_iota (EP_DIMS (2, 2), 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) b = ep_test_iota (EP_DIMS (3, 3), 2, EP_DTYPE_INT32);
   g_autoptr(EpTensor) scalar = ep_tensor_new_scalar (1, EP_DTYPE_INT32, NULL);
   EpTensor *pair[2] = { a, b };
   EpTensor *scalars[2] = { scalar, scalar };
@@ -260,26 +190,26 @@ test_concatenate_errors (void)
   EpTensor *r;
 
   r = ep_concatenate (pair, 2, 0, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "concatenate");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "concatenate");
   g_assert_nonnull (strstr (error->message, "(3, 3)"));
   g_clear_error (&error);
   r = ep_concatenate (pair, 2, 2, &error);
-  assert_error (r, error, EP_ERROR_AXIS, "concatenate");
+  ep_test_assert_failed (r, error, EP_ERROR_AXIS, "concatenate");
   g_clear_error (&error);
   r = ep_concatenate (scalars, 2, 0, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "concatenate");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "concatenate");
   g_clear_error (&error);
   r = ep_concatenate (NULL, 0, 0, &error);
-  assert_error (r, error, EP_ERROR_INVALID_ARGUMENT, "concatenate");
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "concatenate");
   g_clear_error (&error);
   r = ep_stack (pair, 2, 0, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "stack");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "stack");
   g_clear_error (&error);
   r = ep_stack (scalars, 2, 2, &error);
-  assert_error (r, error, EP_ERROR_AXIS, "stack");
+  ep_test_assert_failed (r, error, EP_ERROR_AXIS, "stack");
   g_clear_error (&error);
   r = ep_stack (NULL, 0, 0, &error);
-  assert_error (r, error, EP_ERROR_INVALID_ARGUMENT, "stack");
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "stack");
   g_clear_error (&error);
 }
 
@@ -299,37 +229,38 @@ static void
 test_split (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (2, 6), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 6), 2, EP_DTYPE_FLOAT64);
   GPtrArray *parts = ep_tensor_split (x, 3, 1, &error);
 
   g_assert_no_error (error);
   g_assert_cmpuint (parts->len, ==, 3);
-  assert_tensor (g_ptr_array_index (parts, 0), SHAPE (2, 2), 2, VALUES (0, 1, 6, 7));
-  assert_tensor (g_ptr_array_index (parts, 1), SHAPE (2, 2), 2, VALUES (2, 3, 8, 9));
-  assert_tensor (g_ptr_array_index (parts, 2), SHAPE (2, 2), 2, VALUES (4, 5, 10, 11));
+  ep_test_assert_tensor (g_ptr_array_index (parts, 0), EP_DIMS (2, 2), 2, EP_DOUBLES (0, 1, 6, 7));
+  ep_test_assert_tensor (g_ptr_array_index (parts, 1), EP_DIMS (2, 2), 2, EP_DOUBLES (2, 3, 8, 9));
+  ep_test_assert_tensor (g_ptr_array_index (parts, 2), EP_DIMS (2, 2), 2, EP_DOUBLES (4, 5, 10, 11));
   g_assert_true (ep_tensor_shares_storage (g_ptr_array_index (parts, 2), x));
   assert_owned_by (parts, 1);
 
-  parts = ep_tensor_split_at (x, SHAPE (1, -1, 100), 3, -1, &error);
+  parts = ep_tensor_split_at (x, EP_DIMS (1, -1, 100), 3, -1, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (parts->len, ==, 4);
-  assert_tensor (g_ptr_array_index (parts, 0), SHAPE (2, 1), 2, VALUES (0, 6));
-  assert_tensor (g_ptr_array_index (parts, 1), SHAPE (2, 4), 2, VALUES (1, 2, 3, 4, 7, 8, 9, 10));
-  assert_tensor (g_ptr_array_index (parts, 2), SHAPE (2, 1), 2, VALUES (5, 11));
-  assert_tensor (g_ptr_array_index (parts, 3), SHAPE (2, 0), 2, VALUES (0));
+  ep_test_assert_tensor (g_ptr_array_index (parts, 0), EP_DIMS (2, 1), 2, EP_DOUBLES (0, 6));
+  ep_test_assert_tensor (g_ptr_array_index (parts, 1), EP_DIMS (2, 4), 2, EP_DOUBLES (1, 2, 3, 4, 7, 8, 9, 10));
+  ep_test_assert_tensor (g_ptr_array_index (parts, 2), EP_DIMS (2, 1), 2, EP_DOUBLES (5, 11));
+  ep_test_assert_tensor (g_ptr_array_index (parts, 3), EP_DIMS (2, 0), 2, EP_DOUBLES (0));
   assert_owned_by (parts, 3);
 
   parts = ep_tensor_split_at (x, NULL, 0, 0, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (parts->len, ==, 1);
-  assert_tensor (g_ptr_array_index (parts, 0), SHAPE (2, 6), 2, VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+  ep_test_assert_tensor (g_ptr_array_index (parts, 0), EP_DIMS (2, 6), 2,
+                         EP_DOUBLES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
   assert_owned_by (parts, 0);
 }
 
 static void
 test_split_errors (void)
 {
-  g_autoptr(EpTensor) x = iota (SHAPE (2, 7), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 7), 2, EP_DTYPE_FLOAT64);
   GError *error = NULL;
 
   g_assert_null (ep_tensor_split (x, 3, 1, &error));
@@ -351,23 +282,23 @@ static void
 test_tile (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (2), 1, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) t = ep_tensor_tile (x, SHAPE (2, 2), 2, &error);
-  g_autoptr(EpTensor) z = ep_tensor_tile (x, SHAPE (0), 1, &error);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2), 1, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) t = ep_tensor_tile (x, EP_DIMS (2, 2), 2, &error);
+  g_autoptr(EpTensor) z = ep_tensor_tile (x, EP_DIMS (0), 1, &error);
   GError *bad = NULL;
 
   g_assert_no_error (error);
-  assert_tensor (t, SHAPE (2, 4), 2, VALUES (0, 1, 0, 1, 0, 1, 0, 1));
-  assert_tensor (z, SHAPE (0), 1, VALUES (0));
+  ep_test_assert_tensor (t, EP_DIMS (2, 4), 2, EP_DOUBLES (0, 1, 0, 1, 0, 1, 0, 1));
+  ep_test_assert_tensor (z, EP_DIMS (0), 1, EP_DOUBLES (0));
 
-  g_assert_null (ep_tensor_tile (x, SHAPE (-2), 1, &bad));
+  g_assert_null (ep_tensor_tile (x, EP_DIMS (-2), 1, &bad));
   g_assert_error (bad, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (bad->message, "-2"));
   g_clear_error (&bad);
-  g_assert_null (ep_tensor_tile (x, SHAPE (1, 1, 1, 1, 1, 1, 1, 1, 1), 9, &bad));
+  g_assert_null (ep_tensor_tile (x, EP_DIMS (1, 1, 1, 1, 1, 1, 1, 1, 1), 9, &bad));
   g_assert_error (bad, EP_ERROR, EP_ERROR_SHAPE);
   g_clear_error (&bad);
-  g_assert_null (ep_tensor_tile (x, SHAPE (G_MAXINT64), 1, &bad));
+  g_assert_null (ep_tensor_tile (x, EP_DIMS (G_MAXINT64), 1, &bad));
   g_assert_error (bad, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
   g_clear_error (&bad);
 }
@@ -376,27 +307,27 @@ static void
 test_pad (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (3), 1, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) c = ep_tensor_pad (x, SHAPE (1, 2), 2, EP_PAD_CONSTANT, -1, &error);
-  g_autoptr(EpTensor) r = ep_tensor_pad (x, SHAPE (5, 4), 2, EP_PAD_REFLECT, 0, &error);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (3), 1, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) c = ep_tensor_pad (x, EP_DIMS (1, 2), 2, EP_PAD_CONSTANT, -1, &error);
+  g_autoptr(EpTensor) r = ep_tensor_pad (x, EP_DIMS (5, 4), 2, EP_PAD_REFLECT, 0, &error);
   GError *bad = NULL;
 
   g_assert_no_error (error);
-  assert_tensor (c, SHAPE (6), 1, VALUES (-1, 0, 1, 2, -1, -1));
+  ep_test_assert_tensor (c, EP_DIMS (6), 1, EP_DOUBLES (-1, 0, 1, 2, -1, -1));
   /* NumPy: np.pad([0, 1, 2], (5, 4), 'reflect') */
-  assert_tensor (r, SHAPE (12), 1, VALUES (1, 0, 1, 2, 1, 0, 1, 2, 1, 0, 1, 2));
+  ep_test_assert_tensor (r, EP_DIMS (12), 1, EP_DOUBLES (1, 0, 1, 2, 1, 0, 1, 2, 1, 0, 1, 2));
 
-  g_assert_null (ep_tensor_pad (x, SHAPE (1), 1, EP_PAD_CONSTANT, 0, &bad));
+  g_assert_null (ep_tensor_pad (x, EP_DIMS (1), 1, EP_PAD_CONSTANT, 0, &bad));
   g_assert_error (bad, EP_ERROR, EP_ERROR_SHAPE);
   g_assert_true (g_str_has_prefix (bad->message, "pad"));
   g_clear_error (&bad);
-  g_assert_null (ep_tensor_pad (x, SHAPE (1, 1, 1, 1), 4, EP_PAD_CONSTANT, 0, &bad));
+  g_assert_null (ep_tensor_pad (x, EP_DIMS (1, 1, 1, 1), 4, EP_PAD_CONSTANT, 0, &bad));
   g_assert_error (bad, EP_ERROR, EP_ERROR_SHAPE);
   g_clear_error (&bad);
-  g_assert_null (ep_tensor_pad (x, SHAPE (-1, 1), 2, EP_PAD_CONSTANT, 0, &bad));
+  g_assert_null (ep_tensor_pad (x, EP_DIMS (-1, 1), 2, EP_PAD_CONSTANT, 0, &bad));
   g_assert_error (bad, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
   g_clear_error (&bad);
-  g_assert_null (ep_tensor_pad (x, SHAPE (1, 1), 2, 7, 0, &bad));
+  g_assert_null (ep_tensor_pad (x, EP_DIMS (1, 1), 2, 7, 0, &bad));
   g_assert_error (bad, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
   g_clear_error (&bad);
 }
@@ -405,15 +336,15 @@ static void
 test_meshgrid (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (3), 1, EP_DTYPE_INT32);
-  g_autoptr(EpTensor) y = iota (SHAPE (2), 1, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (3), 1, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) y = ep_test_iota (EP_DIMS (2), 1, EP_DTYPE_FLOAT32);
   EpTensor *inputs[2] = { x, y };
   GPtrArray *grids = ep_meshgrid (inputs, 2, EP_MESH_XY, &error);
 
   g_assert_no_error (error);
   g_assert_cmpuint (grids->len, ==, 2);
-  assert_tensor (g_ptr_array_index (grids, 0), SHAPE (2, 3), 2, VALUES (0, 1, 2, 0, 1, 2));
-  assert_tensor (g_ptr_array_index (grids, 1), SHAPE (2, 3), 2, VALUES (0, 0, 0, 1, 1, 1));
+  ep_test_assert_tensor (g_ptr_array_index (grids, 0), EP_DIMS (2, 3), 2, EP_DOUBLES (0, 1, 2, 0, 1, 2));
+  ep_test_assert_tensor (g_ptr_array_index (grids, 1), EP_DIMS (2, 3), 2, EP_DOUBLES (0, 0, 0, 1, 1, 1));
   g_assert_cmpint (ep_tensor_get_dtype (g_ptr_array_index (grids, 0)), ==, EP_DTYPE_INT32);
   g_assert_cmpint (ep_tensor_get_dtype (g_ptr_array_index (grids, 1)), ==, EP_DTYPE_FLOAT32);
   assert_owned_by (grids, 0);
@@ -421,8 +352,8 @@ test_meshgrid (void)
   grids = ep_meshgrid (inputs, 2, EP_MESH_IJ, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (grids->len, ==, 2);
-  assert_tensor (g_ptr_array_index (grids, 0), SHAPE (3, 2), 2, VALUES (0, 0, 1, 1, 2, 2));
-  assert_tensor (g_ptr_array_index (grids, 1), SHAPE (3, 2), 2, VALUES (0, 1, 0, 1, 0, 1));
+  ep_test_assert_tensor (g_ptr_array_index (grids, 0), EP_DIMS (3, 2), 2, EP_DOUBLES (0, 0, 1, 1, 2, 2));
+  ep_test_assert_tensor (g_ptr_array_index (grids, 1), EP_DIMS (3, 2), 2, EP_DOUBLES (0, 1, 0, 1, 0, 1));
   assert_owned_by (grids, 1);
 
   grids = ep_meshgrid (NULL, 0, EP_MESH_XY, &error);
@@ -440,38 +371,38 @@ static void
 test_take (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (2, 3), 2, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) idx = ep_test_vector (VALUES (2, -3, 2), 3, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) idx = ep_test_vector (EP_DOUBLES (2, -3, 2), 3, EP_DTYPE_INT32);
   g_autoptr(EpTensor) t = ep_tensor_take (x, idx, 1, &error);
   g_autoptr(EpTensor) zero = ep_tensor_new_scalar (0, EP_DTYPE_INT64, &error);
   g_autoptr(EpTensor) row = ep_tensor_take (x, zero, 0, &error);
 
   g_assert_no_error (error);
-  assert_tensor (t, SHAPE (2, 3), 2, VALUES (2, 0, 2, 5, 3, 5));
-  assert_tensor (row, SHAPE (3), 1, VALUES (0, 1, 2));
+  ep_test_assert_tensor (t, EP_DIMS (2, 3), 2, EP_DOUBLES (2, 0, 2, 5, 3, 5));
+  ep_test_assert_tensor (row, EP_DIMS (3), 1, EP_DOUBLES (0, 1, 2));
 }
 
 static void
 test_take_errors (void)
 {
-  g_autoptr(EpTensor) x = iota (SHAPE (2, 3), 2, EP_DTYPE_FLOAT32);
-  g_autoptr(EpTensor) far = ep_test_vector (VALUES (0, 3), 2, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) floats = ep_test_vector (VALUES (0), 1, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) far = ep_test_vector (EP_DOUBLES (0, 3), 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) floats = ep_test_vector (EP_DOUBLES (0), 1, EP_DTYPE_FLOAT32);
   GError *error = NULL;
   EpTensor *r;
 
   r = ep_tensor_take (x, far, 1, &error);
-  assert_error (r, error, EP_ERROR_INDEX, "take");
+  ep_test_assert_failed (r, error, EP_ERROR_INDEX, "take");
   g_assert_nonnull (strstr (error->message, "index 3"));
   g_clear_error (&error);
   r = ep_tensor_take (x, floats, 1, &error);
-  assert_error (r, error, EP_ERROR_DTYPE, "take");
+  ep_test_assert_failed (r, error, EP_ERROR_DTYPE, "take");
   g_clear_error (&error);
   r = ep_tensor_take (x, far, -3, &error);
-  assert_error (r, error, EP_ERROR_AXIS, "take");
+  ep_test_assert_failed (r, error, EP_ERROR_AXIS, "take");
   g_clear_error (&error);
   r = ep_tensor_take_along_axis (x, far, 1, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "take_along_axis");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "take_along_axis");
   g_clear_error (&error);
 }
 
@@ -479,16 +410,16 @@ static void
 test_take_along_axis (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (2, 3), 2, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) flat = ep_test_vector (VALUES (2, 0, -1, 1), 4, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) idx = ep_tensor_reshape (flat, SHAPE (2, 2), 2, &error);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) flat = ep_test_vector (EP_DOUBLES (2, 0, -1, 1), 4, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) idx = ep_tensor_reshape (flat, EP_DIMS (2, 2), 2, &error);
   g_autoptr(EpTensor) t = ep_tensor_take_along_axis (x, idx, 1, &error);
-  g_autoptr(EpTensor) bad_values = ep_test_vector (VALUES (5, 0, 0, 0), 4, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) bad = ep_tensor_reshape (bad_values, SHAPE (2, 2), 2, &error);
+  g_autoptr(EpTensor) bad_values = ep_test_vector (EP_DOUBLES (5, 0, 0, 0), 4, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) bad = ep_tensor_reshape (bad_values, EP_DIMS (2, 2), 2, &error);
   GError *e = NULL;
 
   g_assert_no_error (error);
-  assert_tensor (t, SHAPE (2, 2), 2, VALUES (2, 0, 5, 4));
+  ep_test_assert_tensor (t, EP_DIMS (2, 2), 2, EP_DOUBLES (2, 0, 5, 4));
   g_assert_null (ep_tensor_take_along_axis (x, bad, 1, &e));
   g_assert_error (e, EP_ERROR, EP_ERROR_INDEX);
   g_clear_error (&e);
@@ -498,17 +429,17 @@ static void
 test_mask (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = iota (SHAPE (2, 3), 2, EP_DTYPE_FLOAT64);
-  g_autoptr(EpTensor) m = ep_test_vector (VALUES (1, 0, 1, 1, 0, 0), 6, EP_DTYPE_BOOL);
-  g_autoptr(EpTensor) m2 = ep_tensor_reshape (m, SHAPE (2, 3), 2, &error);
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) m = ep_test_vector (EP_DOUBLES (1, 0, 1, 1, 0, 0), 6, EP_DTYPE_BOOL);
+  g_autoptr(EpTensor) m2 = ep_tensor_reshape (m, EP_DIMS (2, 3), 2, &error);
   g_autoptr(EpTensor) picked = ep_tensor_mask (x, m2, &error);
-  g_autoptr(EpTensor) rows_mask = ep_test_vector (VALUES (0, 1), 2, EP_DTYPE_BOOL);
+  g_autoptr(EpTensor) rows_mask = ep_test_vector (EP_DOUBLES (0, 1), 2, EP_DTYPE_BOOL);
   g_autoptr(EpTensor) rows = ep_tensor_mask (x, rows_mask, &error);
   GError *bad = NULL;
 
   g_assert_no_error (error);
-  assert_tensor (picked, SHAPE (3), 1, VALUES (0, 2, 3));
-  assert_tensor (rows, SHAPE (1, 3), 2, VALUES (3, 4, 5));
+  ep_test_assert_tensor (picked, EP_DIMS (3), 1, EP_DOUBLES (0, 2, 3));
+  ep_test_assert_tensor (rows, EP_DIMS (1, 3), 2, EP_DOUBLES (3, 4, 5));
 
   g_assert_null (ep_tensor_mask (x, m, &bad));
   g_assert_error (bad, EP_ERROR, EP_ERROR_SHAPE);
@@ -522,21 +453,21 @@ static void
 test_scatters (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_zeros (SHAPE (2, 3), 2, EP_DTYPE_INT32, &error);
-  g_autoptr(EpTensor) idx = ep_test_vector (VALUES (0, 2, 0), 3, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) v = ep_test_vector (VALUES (1, 2, 3), 3, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) x = ep_zeros (EP_DIMS (2, 3), 2, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) idx = ep_test_vector (EP_DOUBLES (0, 2, 0), 3, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) v = ep_test_vector (EP_DOUBLES (1, 2, 3), 3, EP_DTYPE_INT32);
   g_autoptr(EpTensor) added = ep_tensor_scatter_add (x, idx, v, 1, &error);
   g_autoptr(EpTensor) updated = ep_tensor_index_update (x, idx, v, 1, &error);
   g_autoptr(EpTensor) seven = ep_tensor_new_weak_scalar (7, EP_DTYPE_INT64);
   g_autoptr(EpTensor) filled = ep_tensor_index_update (x, idx, seven, 1, &error);
-  g_autoptr(EpTensor) wide = iota (SHAPE (2, 4), 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) wide = ep_test_iota (EP_DIMS (2, 4), 2, EP_DTYPE_INT32);
   GError *bad = NULL;
 
   g_assert_no_error (error);
-  assert_tensor (added, SHAPE (2, 3), 2, VALUES (4, 0, 2, 4, 0, 2));
-  assert_tensor (updated, SHAPE (2, 3), 2, VALUES (3, 0, 2, 3, 0, 2));
-  assert_tensor (filled, SHAPE (2, 3), 2, VALUES (7, 0, 7, 7, 0, 7));
-  assert_tensor (x, SHAPE (2, 3), 2, VALUES (0, 0, 0, 0, 0, 0));
+  ep_test_assert_tensor (added, EP_DIMS (2, 3), 2, EP_DOUBLES (4, 0, 2, 4, 0, 2));
+  ep_test_assert_tensor (updated, EP_DIMS (2, 3), 2, EP_DOUBLES (3, 0, 2, 3, 0, 2));
+  ep_test_assert_tensor (filled, EP_DIMS (2, 3), 2, EP_DOUBLES (7, 0, 7, 7, 0, 7));
+  ep_test_assert_tensor (x, EP_DIMS (2, 3), 2, EP_DOUBLES (0, 0, 0, 0, 0, 0));
 
   g_assert_null (ep_tensor_scatter_add (x, idx, wide, 1, &bad));
   g_assert_error (bad, EP_ERROR, EP_ERROR_SHAPE);
@@ -584,17 +515,17 @@ static void
 test_bad_index_messages (gconstpointer data)
 {
   EpDevice *device = (EpDevice *) data;
-  g_autoptr(EpTensor) x = on_device (device, EP_DTYPE_FLOAT32, SHAPE (2, 5), 2,
-                                     VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), 10);
-  g_autoptr(EpTensor) several = on_device (device, EP_DTYPE_INT64, SHAPE (4), 1, VALUES (1, 7, -9, 2), 4);
-  g_autoptr(EpTensor) negative = on_device (device, EP_DTYPE_INT32, SHAPE (2), 1, VALUES (-6, 5), 2);
-  g_autoptr(EpTensor) flat = on_device (device, EP_DTYPE_INT64, SHAPE (2), 1, VALUES (9, 10), 2);
-  g_autoptr(EpTensor) flip = on_device (device, EP_DTYPE_INT64, SHAPE (2), 1, VALUES (-1, 0), 2);
-  g_autoptr(EpTensor) along = on_device (device, EP_DTYPE_INT64, SHAPE (2, 2), 2, VALUES (1, -6, 7, 0), 4);
-  g_autoptr(EpTensor) row = on_device (device, EP_DTYPE_INT64, SHAPE (1, 3), 2, VALUES (0, 9, 1), 3);
-  g_autoptr(EpTensor) square = on_device (device, EP_DTYPE_INT64, SHAPE (2, 2), 2, VALUES (4, -5, -6, 5), 4);
-  g_autoptr(EpTensor) tall = on_device (device, EP_DTYPE_FLOAT64, SHAPE (5, 2), 2,
-                                        VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), 10);
+  g_autoptr(EpTensor) x = on_device (device, EP_DTYPE_FLOAT32, EP_DIMS (2, 5), 2,
+                                     EP_DOUBLES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), 10);
+  g_autoptr(EpTensor) several = on_device (device, EP_DTYPE_INT64, EP_DIMS (4), 1, EP_DOUBLES (1, 7, -9, 2), 4);
+  g_autoptr(EpTensor) negative = on_device (device, EP_DTYPE_INT32, EP_DIMS (2), 1, EP_DOUBLES (-6, 5), 2);
+  g_autoptr(EpTensor) flat = on_device (device, EP_DTYPE_INT64, EP_DIMS (2), 1, EP_DOUBLES (9, 10), 2);
+  g_autoptr(EpTensor) flip = on_device (device, EP_DTYPE_INT64, EP_DIMS (2), 1, EP_DOUBLES (-1, 0), 2);
+  g_autoptr(EpTensor) along = on_device (device, EP_DTYPE_INT64, EP_DIMS (2, 2), 2, EP_DOUBLES (1, -6, 7, 0), 4);
+  g_autoptr(EpTensor) row = on_device (device, EP_DTYPE_INT64, EP_DIMS (1, 3), 2, EP_DOUBLES (0, 9, 1), 3);
+  g_autoptr(EpTensor) square = on_device (device, EP_DTYPE_INT64, EP_DIMS (2, 2), 2, EP_DOUBLES (4, -5, -6, 5), 4);
+  g_autoptr(EpTensor) tall = on_device (device, EP_DTYPE_FLOAT64, EP_DIMS (5, 2), 2,
+                                        EP_DOUBLES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), 10);
   g_autoptr(EpTensor) one = ep_tensor_new_weak_scalar (1, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) strided = NULL;
   GError *error = NULL;
@@ -602,7 +533,7 @@ test_bad_index_messages (gconstpointer data)
 
   /* with 99 in the gaps: the message names the index, not its neighbour */
   ep_test_push (device);
-  strided = ep_test_new_strided (EP_DTYPE_INT64, SHAPE (4), 1, VALUES (0, 4, 5, -5), 4);
+  strided = ep_test_new_strided (EP_DTYPE_INT64, EP_DIMS (4), 1, EP_DOUBLES (0, 4, 5, -5), 4);
   ep_test_pop (device);
 
   r = ep_tensor_take (x, several, 1, &error);
@@ -640,11 +571,11 @@ test_bad_index_messages (gconstpointer data)
   g_clear_error (&error);
 
   /* the scatters' inputs are as they were, and the device still works */
-  assert_tensor (x, SHAPE (2, 5), 2, VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
-  assert_tensor (tall, SHAPE (5, 2), 2, VALUES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+  ep_test_assert_tensor (x, EP_DIMS (2, 5), 2, EP_DOUBLES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+  ep_test_assert_tensor (tall, EP_DIMS (5, 2), 2, EP_DOUBLES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
   r = ep_tensor_take (x, flip, 0, &error);
   g_assert_no_error (error);
-  assert_tensor (r, SHAPE (2, 5), 2, VALUES (5, 6, 7, 8, 9, 0, 1, 2, 3, 4));
+  ep_test_assert_tensor (r, EP_DIMS (2, 5), 2, EP_DOUBLES (5, 6, 7, 8, 9, 0, 1, 2, 3, 4));
   g_object_unref (r);
 }
 
@@ -663,7 +594,7 @@ test_bad_index_in_large_tensor (gconstpointer data)
   EpTensor *r;
 
   ep_test_push (device);
-  x = iota (SHAPE (extent), 1, EP_DTYPE_FLOAT32);
+  x = ep_test_iota (EP_DIMS (extent), 1, EP_DTYPE_FLOAT32);
   ep_test_pop (device);
 
   for (gint64 i = 0; i < n; i++)
@@ -732,15 +663,15 @@ test_valid_indices_unchanged (gconstpointer data)
                  i, got[i], source[k < 0 ? k + extent : k]);
     }
 
-  small = on_device (device, EP_DTYPE_INT32, SHAPE (2, 3), 2, VALUES (1, 2, 3, 4, 5, 6), 6);
-  where = on_device (device, EP_DTYPE_INT64, SHAPE (3), 1, VALUES (-1, 0, -1), 3);
-  v = on_device (device, EP_DTYPE_INT32, SHAPE (3), 1, VALUES (10, 20, 30), 3);
+  small = on_device (device, EP_DTYPE_INT32, EP_DIMS (2, 3), 2, EP_DOUBLES (1, 2, 3, 4, 5, 6), 6);
+  where = on_device (device, EP_DTYPE_INT64, EP_DIMS (3), 1, EP_DOUBLES (-1, 0, -1), 3);
+  v = on_device (device, EP_DTYPE_INT32, EP_DIMS (3), 1, EP_DOUBLES (10, 20, 30), 3);
   added = ep_tensor_scatter_add (small, where, v, 1, &error);
   g_assert_no_error (error);
   updated = ep_tensor_index_update (small, where, v, -1, &error);
   g_assert_no_error (error);
-  assert_tensor (added, SHAPE (2, 3), 2, VALUES (21, 2, 43, 24, 5, 46));
-  assert_tensor (updated, SHAPE (2, 3), 2, VALUES (20, 2, 30, 20, 5, 30));
+  ep_test_assert_tensor (added, EP_DIMS (2, 3), 2, EP_DOUBLES (21, 2, 43, 24, 5, 46));
+  ep_test_assert_tensor (updated, EP_DIMS (2, 3), 2, EP_DOUBLES (20, 2, 30, 20, 5, 30));
 }
 
 /* Linear algebra */
@@ -749,8 +680,8 @@ static void
 test_inv_and_slogdet (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) flat = ep_test_vector (VALUES (4, 7, 2, 6), 4, EP_DTYPE_INT32);
-  g_autoptr(EpTensor) a = ep_tensor_reshape (flat, SHAPE (2, 2), 2, &error);
+  g_autoptr(EpTensor) flat = ep_test_vector (EP_DOUBLES (4, 7, 2, 6), 4, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) a = ep_tensor_reshape (flat, EP_DIMS (2, 2), 2, &error);
   g_autoptr(EpTensor) inverse = ep_tensor_inv (a, &error);
   g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
@@ -759,7 +690,7 @@ test_inv_and_slogdet (void)
 
   g_assert_no_error (error);
   g_assert_cmpint (ep_tensor_get_dtype (inverse), ==, EP_DTYPE_FLOAT64);
-  assert_tensor (inverse, SHAPE (2, 2), 2, VALUES (0.6, -0.7, -0.2, 0.4));
+  ep_test_assert_tensor (inverse, EP_DIMS (2, 2), 2, EP_DOUBLES (0.6, -0.7, -0.2, 0.4));
   g_assert_true (ep_tensor_slogdet (a, &sign, &logdet, &error));
   g_assert_no_error (error);
   g_assert_cmpfloat (ep_tensor_item_double (sign, NULL), ==, 1.0);
@@ -780,8 +711,8 @@ static void
 test_slogdet_batch (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) flat = ep_test_vector (VALUES (0, 1, 1, 0, 1, 2, 2, 4, 3, 0, 0, 2), 12, EP_DTYPE_FLOAT64);
-  g_autoptr(EpTensor) a = ep_tensor_reshape (flat, SHAPE (3, 2, 2), 3, &error);
+  g_autoptr(EpTensor) flat = ep_test_vector (EP_DOUBLES (0, 1, 1, 0, 1, 2, 2, 4, 3, 0, 0, 2), 12, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) a = ep_tensor_reshape (flat, EP_DIMS (3, 2, 2), 3, &error);
   g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   g_autoptr(GBytes) bytes = NULL;
@@ -789,7 +720,7 @@ test_slogdet_batch (void)
 
   g_assert_true (ep_tensor_slogdet (a, &sign, &logdet, &error));
   g_assert_no_error (error);
-  assert_tensor (sign, SHAPE (3), 1, VALUES (-1, 0, 1));
+  ep_test_assert_tensor (sign, EP_DIMS (3), 1, EP_DOUBLES (-1, 0, 1));
   bytes = ep_tensor_to_bytes (logdet, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_bytes_get_size (bytes), ==, 3 * sizeof (gdouble));
@@ -804,8 +735,8 @@ test_slogdet_batch (void)
 static void
 test_slogdet_of_huge_broadcast (void)
 {
-  g_autoptr(EpTensor) one = ep_ones (SHAPE (1, 1), 2, EP_DTYPE_FLOAT64, NULL);
-  g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (one, SHAPE (G_MAXINT32, G_MAXINT32), 2, NULL);
+  g_autoptr(EpTensor) one = ep_ones (EP_DIMS (1, 1), 2, EP_DTYPE_FLOAT64, NULL);
+  g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (one, EP_DIMS (G_MAXINT32, G_MAXINT32), 2, NULL);
   g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   GError *error = NULL;
@@ -826,9 +757,10 @@ test_slogdet_of_huge_broadcast (void)
 static void
 test_lapack_order_limit (void)
 {
-  g_autoptr(EpTensor) one = ep_ones (SHAPE (1, 1), 2, EP_DTYPE_BOOL, NULL);
-  g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (one, SHAPE ((gint64) G_MAXINT32 + 1, (gint64) G_MAXINT32 + 1), 2, NULL);
-  g_autoptr(EpTensor) column = ep_tensor_broadcast_to (one, SHAPE ((gint64) G_MAXINT32 + 1, 1), 2, NULL);
+  g_autoptr(EpTensor) one = ep_ones (EP_DIMS (1, 1), 2, EP_DTYPE_BOOL, NULL);
+  g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (one, EP_DIMS ((gint64) G_MAXINT32 + 1, (gint64) G_MAXINT32 + 1), 2,
+                                                     NULL);
+  g_autoptr(EpTensor) column = ep_tensor_broadcast_to (one, EP_DIMS ((gint64) G_MAXINT32 + 1, 1), 2, NULL);
   g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   GError *error = NULL;
@@ -836,57 +768,57 @@ test_lapack_order_limit (void)
 
   g_assert_nonnull (huge);
   r = ep_tensor_inv (huge, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "inv");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "inv");
   g_assert_nonnull (strstr (error->message, "too large"));
   g_clear_error (&error);
   g_assert_false (ep_tensor_slogdet (huge, &sign, &logdet, &error));
-  assert_error (NULL, error, EP_ERROR_SHAPE, "slogdet");
+  ep_test_assert_failed (NULL, error, EP_ERROR_SHAPE, "slogdet");
   g_assert_null (sign);
   g_assert_null (logdet);
   g_clear_error (&error);
   r = ep_tensor_solve (huge, column, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "solve");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "solve");
   g_clear_error (&error);
 }
 
 static void
 test_linalg_errors (void)
 {
-  g_autoptr(EpTensor) singular = ep_zeros (SHAPE (3, 3), 2, EP_DTYPE_FLOAT32, NULL);
-  g_autoptr(EpTensor) wide = ep_zeros (SHAPE (2, 3), 2, EP_DTYPE_FLOAT32, NULL);
-  g_autoptr(EpTensor) b = ep_zeros (SHAPE (3), 1, EP_DTYPE_FLOAT32, NULL);
-  g_autoptr(EpTensor) b4 = ep_zeros (SHAPE (4), 1, EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) singular = ep_zeros (EP_DIMS (3, 3), 2, EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) wide = ep_zeros (EP_DIMS (2, 3), 2, EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) b = ep_zeros (EP_DIMS (3), 1, EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) b4 = ep_zeros (EP_DIMS (4), 1, EP_DTYPE_FLOAT32, NULL);
   g_autoptr(EpTensor) sign = NULL;
   g_autoptr(EpTensor) logdet = NULL;
   GError *error = NULL;
   EpTensor *r;
 
   r = ep_tensor_inv (singular, &error);
-  assert_error (r, error, EP_ERROR_INVALID_ARGUMENT, "inv");
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "inv");
   g_assert_nonnull (strstr (error->message, "singular"));
   g_clear_error (&error);
   r = ep_tensor_inv (wide, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "inv");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "inv");
   g_clear_error (&error);
   r = ep_tensor_inv (b, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "inv");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "inv");
   g_clear_error (&error);
   r = ep_tensor_solve (singular, b, &error);
-  assert_error (r, error, EP_ERROR_INVALID_ARGUMENT, "solve");
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "solve");
   g_clear_error (&error);
   r = ep_tensor_solve (wide, b, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "solve");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "solve");
   g_clear_error (&error);
   r = ep_tensor_solve (singular, b4, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "solve");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "solve");
   g_clear_error (&error);
   g_assert_false (ep_tensor_slogdet (wide, &sign, &logdet, &error));
-  assert_error (NULL, error, EP_ERROR_SHAPE, "slogdet");
+  ep_test_assert_failed (NULL, error, EP_ERROR_SHAPE, "slogdet");
   g_assert_null (sign);
   g_assert_null (logdet);
   g_clear_error (&error);
   r = ep_tensor_dot (wide, wide, &error);
-  assert_error (r, error, EP_ERROR_SHAPE, "dot");
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "dot");
   g_clear_error (&error);
 }
 
@@ -894,17 +826,17 @@ static void
 test_solve_dot_outer (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) flat = ep_test_vector (VALUES (2, 1, 1, 3), 4, EP_DTYPE_FLOAT64);
-  g_autoptr(EpTensor) a = ep_tensor_reshape (flat, SHAPE (2, 2), 2, &error);
-  g_autoptr(EpTensor) b = ep_test_vector (VALUES (3, 5), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) flat = ep_test_vector (EP_DOUBLES (2, 1, 1, 3), 4, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) a = ep_tensor_reshape (flat, EP_DIMS (2, 2), 2, &error);
+  g_autoptr(EpTensor) b = ep_test_vector (EP_DOUBLES (3, 5), 2, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) x = ep_tensor_solve (a, b, &error);
   g_autoptr(EpTensor) d = ep_tensor_dot (a, b, &error);
   g_autoptr(EpTensor) o = ep_tensor_outer (b, b, &error);
 
   g_assert_no_error (error);
-  assert_tensor (x, SHAPE (2), 1, VALUES (0.8, 1.4));
-  assert_tensor (d, SHAPE (2), 1, VALUES (11, 18));
-  assert_tensor (o, SHAPE (2, 2), 2, VALUES (9, 15, 15, 25));
+  ep_test_assert_tensor (x, EP_DIMS (2), 1, EP_DOUBLES (0.8, 1.4));
+  ep_test_assert_tensor (d, EP_DIMS (2), 1, EP_DOUBLES (11, 18));
+  ep_test_assert_tensor (o, EP_DIMS (2, 2), 2, EP_DOUBLES (9, 15, 15, 25));
 }
 
 /* Views keep their source's storage alive, and nothing leaks. */
@@ -912,13 +844,13 @@ static void
 test_views_outlive_source (void)
 {
   g_autoptr(GError) error = NULL;
-  EpTensor *x = iota (SHAPE (4, 4), 2, EP_DTYPE_FLOAT32);
-  EpTensor *view = ep_tensor_slice (x, SHAPE (G_MAXINT64), 1, SHAPE (G_MININT64), 1,
-                                    SHAPE (-3), 1, &error);
+  EpTensor *x = ep_test_iota (EP_DIMS (4, 4), 2, EP_DTYPE_FLOAT32);
+  EpTensor *view = ep_tensor_slice (x, EP_DIMS (G_MAXINT64), 1, EP_DIMS (G_MININT64), 1,
+                                    EP_DIMS (-3), 1, &error);
 
   g_assert_no_error (error);
   g_assert_finalize_object (x);
-  assert_tensor (view, SHAPE (2, 4), 2, VALUES (12, 13, 14, 15, 0, 1, 2, 3));
+  ep_test_assert_tensor (view, EP_DIMS (2, 4), 2, EP_DOUBLES (12, 13, 14, 15, 0, 1, 2, 3));
   g_assert_finalize_object (view);
 }
 

@@ -5,8 +5,6 @@
 
 #include "ep-test-util.h"
 
-#define TERA (G_GINT64_CONSTANT (1) << 40)
-
 /* new_from_doubles */
 
 static void
@@ -108,7 +106,7 @@ static void
 test_from_doubles_absurd_shape (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) t = ep_tensor_new_from_doubles (EP_VALUES (1), EP_SHAPE (TERA, TERA),
+  g_autoptr(EpTensor) t = ep_tensor_new_from_doubles (EP_VALUES (1), EP_SHAPE (EP_TERA, EP_TERA),
                                                       EP_DTYPE_FLOAT32, &error);
 
   g_assert_null (t);
@@ -236,7 +234,7 @@ test_from_bytes_absurd_shape (void)
 {
   g_autoptr(GBytes) bytes = g_bytes_new_static ("0123", 4);
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_FLOAT32, EP_SHAPE (TERA, TERA), &error);
+  g_autoptr(EpTensor) t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_FLOAT32, EP_SHAPE (EP_TERA, EP_TERA), &error);
 
   g_assert_null (t);
   ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "new_from_bytes", NULL);
@@ -396,7 +394,7 @@ static void
 test_full_absurd_shape (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (TERA, TERA), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (EP_TERA, EP_TERA), EP_DTYPE_FLOAT32, &error);
 
   g_assert_null (t);
   ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", NULL);
@@ -408,16 +406,16 @@ static void
 test_full_empty_with_huge_extents (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) a = ep_zeros (EP_SHAPE (TERA, TERA, 0), EP_DTYPE_FLOAT32, &error);
-  g_autoptr(EpTensor) b = ep_ones (EP_SHAPE (0, TERA, TERA), EP_DTYPE_FLOAT64, &error);
-  g_autoptr(EpTensor) c = ep_tensor_new_from_doubles (NULL, 0, EP_SHAPE (TERA, 0, TERA), EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) a = ep_zeros (EP_SHAPE (EP_TERA, EP_TERA, 0), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) b = ep_ones (EP_SHAPE (0, EP_TERA, EP_TERA), EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) c = ep_tensor_new_from_doubles (NULL, 0, EP_SHAPE (EP_TERA, 0, EP_TERA), EP_DTYPE_INT32, &error);
   g_autoptr(GBytes) bytes = NULL;
   g_autofree char *text = NULL;
 
   g_assert_no_error (error);
-  ep_assert_shape (a, EP_SHAPE (TERA, TERA, 0));
-  ep_assert_shape (b, EP_SHAPE (0, TERA, TERA));
-  ep_assert_shape (c, EP_SHAPE (TERA, 0, TERA));
+  ep_assert_shape (a, EP_SHAPE (EP_TERA, EP_TERA, 0));
+  ep_assert_shape (b, EP_SHAPE (0, EP_TERA, EP_TERA));
+  ep_assert_shape (c, EP_SHAPE (EP_TERA, 0, EP_TERA));
   g_assert_cmpint (ep_tensor_get_size (a), ==, 0);
   bytes = ep_tensor_to_bytes (a, &error);
   g_assert_no_error (error);
@@ -432,7 +430,7 @@ static void
 test_full_larger_than_memory (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (TERA, G_GINT64_CONSTANT (1) << 20), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (EP_TERA, G_GINT64_CONSTANT (1) << 20), EP_DTYPE_FLOAT32, &error);
 
   g_assert_null (t);
   ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", NULL);
