@@ -126,75 +126,116 @@ test_special_unary (void)
   g_autoptr(EpTensor) t = ep_test_vector (x, 6, EP_DTYPE_FLOAT32);
   g_autoptr(EpTensor) softplus = ep_tensor_softplus (t, &error);
   g_autoptr(EpTensor) sign = ep_tensor_sign (t, &error);
-  g_autoptr(EpTensor) nan = ep_tensor_isnan (t, &error);
-  g_autoptr(EpTensor) inf = ep_tensor_isinf (t, &error);
-  g_autoptr(EpTensor) finite = ep_tensor_isfinite (t, &error);
-  g_autoptr(EpTensor) truth = ep_tensor_bool (t, &error);
-  g_autoptr(EpTensor) f64 = ep_tensor_float64 (truth, &error);
-  g_autoptr(EpTensor) f32 = ep_tensor_float32 (f64, &error);
-  g_autoptr(EpTensor) negated = ep_tensor_logical_not (truth, &error);
-  g_autoptr(EpTensor) both = ep_tensor_logical_and (truth, nan, &error);
-  g_autoptr(EpTensor) either = ep_tensor_logical_or (nan, inf, &error);
   const gdouble softplus_expected[] = { 0, log1p (exp (-1.0)), G_LN2, NAN, INFINITY, 1000 };
   const gdouble sign_expected[] = { -1, -1, 0, NAN, 1, 1 };
-  const gdouble nan_expected[] = { 0, 0, 0, 1, 0, 0 };
-  const gdouble inf_expected[] = { 0, 0, 0, 0, 1, 0 };
-  const gdouble finite_expected[] = { 1, 1, 1, 0, 0, 1 };
-  const gdouble truth_expected[] = { 1, 1, 0, 1, 1, 1 };
-  const gdouble not_expected[] = { 0, 0, 1, 0, 0, 0 };
-  const gdouble either_expected[] = { 0, 0, 0, 1, 1, 0 };
 
   g_assert_no_error (error);
   ep_test_assert_close (softplus, softplus_expected, 6);
   ep_test_assert_close (sign, sign_expected, 6);
+}
+
+static void
+test_predicates_and_connectives (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { -1000, -1, 0, NAN, INFINITY, 1000 };
+  g_autoptr(EpTensor) t = ep_test_vector (x, 6, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) nan = ep_tensor_isnan (t, &error);
+  g_autoptr(EpTensor) inf = ep_tensor_isinf (t, &error);
+  g_autoptr(EpTensor) finite = ep_tensor_isfinite (t, &error);
+  g_autoptr(EpTensor) truth = ep_tensor_bool (t, &error);
+  g_autoptr(EpTensor) negated = ep_tensor_logical_not (truth, &error);
+  g_autoptr(EpTensor) both = ep_tensor_logical_and (truth, nan, &error);
+  g_autoptr(EpTensor) either = ep_tensor_logical_or (nan, inf, &error);
+  const gdouble nan_expected[] = { 0, 0, 0, 1, 0, 0 };
+  const gdouble inf_expected[] = { 0, 0, 0, 0, 1, 0 };
+  const gdouble finite_expected[] = { 1, 1, 1, 0, 0, 1 };
+  const gdouble not_expected[] = { 0, 0, 1, 0, 0, 0 };
+  const gdouble either_expected[] = { 0, 0, 0, 1, 1, 0 };
+
+  g_assert_no_error (error);
   ep_test_assert_close (nan, nan_expected, 6);
   ep_test_assert_close (inf, inf_expected, 6);
   ep_test_assert_close (finite, finite_expected, 6);
-  ep_test_assert_close (f32, truth_expected, 6);
-  g_assert_cmpint (ep_tensor_get_dtype (f32), ==, EP_DTYPE_FLOAT32);
   ep_test_assert_close (negated, not_expected, 6);
   ep_test_assert_close (both, nan_expected, 6);
   ep_test_assert_close (either, either_expected, 6);
 }
 
 static void
-test_reductions_and_scans (void)
+test_bool_float64_float32 (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { -1000, -1, 0, NAN, INFINITY, 1000 };
+  g_autoptr(EpTensor) t = ep_test_vector (x, 6, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) truth = ep_tensor_bool (t, &error);
+  g_autoptr(EpTensor) f64 = ep_tensor_float64 (truth, &error);
+  g_autoptr(EpTensor) f32 = ep_tensor_float32 (f64, &error);
+  const gdouble truth_expected[] = { 1, 1, 0, 1, 1, 1 };
+
+  g_assert_no_error (error);
+  ep_test_assert_close (f32, truth_expected, 6);
+  g_assert_cmpint (ep_tensor_get_dtype (f32), ==, EP_DTYPE_FLOAT32);
+}
+
+static void
+test_reductions (void)
 {
   g_autoptr(GError) error = NULL;
   const gdouble x[] = { 3, 1, 2, 1, -4, 5 };
   const gint axis1[] = { 1 };
   g_autoptr(EpTensor) m = ep_test_matrix (x, 2, 3, EP_DTYPE_INT32);
   g_autoptr(EpTensor) prod = ep_tensor_prod (m, axis1, 1, FALSE, &error);
-  g_autoptr(EpTensor) cumsum = ep_tensor_cumsum (m, EP_AXIS_NONE, &error);
   g_autoptr(EpTensor) argmax = ep_tensor_argmax (m, 1, FALSE, &error);
   g_autoptr(EpTensor) argmin = ep_tensor_argmin (m, EP_AXIS_NONE, FALSE, &error);
-  g_autoptr(EpTensor) sorted = ep_tensor_sort (m, -1, &error);
-  g_autoptr(EpTensor) order = ep_tensor_argsort (m, 0, &error);
   g_autoptr(EpTensor) zero = ep_tensor_new_weak_scalar (0, EP_DTYPE_INT64);
   g_autoptr(EpTensor) positive = ep_tensor_greater (m, zero, &error);
   g_autoptr(EpTensor) all = ep_tensor_all (positive, axis1, 1, TRUE, &error);
   g_autoptr(EpTensor) any = ep_tensor_any (positive, NULL, 0, FALSE, &error);
   const gdouble prod_expected[] = { 6, -20 };
-  const gdouble cumsum_expected[] = { 3, 4, 6, 7, 3, 8 };
   const gdouble argmax_expected[] = { 0, 2 };
   const gdouble argmin_expected[] = { 4 };
-  const gdouble sorted_expected[] = { 1, 2, 3, -4, 1, 5 };
-  const gdouble order_expected[] = { 1, 1, 0, 0, 0, 1 };
   const gdouble all_expected[] = { 1, 0 };
   const gdouble any_expected[] = { 1 };
 
   g_assert_no_error (error);
   g_assert_cmpint (ep_tensor_get_dtype (prod), ==, EP_DTYPE_INT64);
   ep_test_assert_close (prod, prod_expected, 2);
-  ep_test_assert_close (cumsum, cumsum_expected, 6);
   ep_test_assert_close (argmax, argmax_expected, 2);
   ep_test_assert_close (argmin, argmin_expected, 1);
   g_assert_cmpuint (ep_tensor_get_ndim (argmin), ==, 0);
-  ep_test_assert_close (sorted, sorted_expected, 6);
-  ep_test_assert_close (order, order_expected, 6);
   ep_test_assert_close (all, all_expected, 2);
   g_assert_cmpuint (ep_tensor_get_ndim (all), ==, 2);
   ep_test_assert_close (any, any_expected, 1);
+}
+
+static void
+test_cumsum (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { 3, 1, 2, 1, -4, 5 };
+  g_autoptr(EpTensor) m = ep_test_matrix (x, 2, 3, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) cumsum = ep_tensor_cumsum (m, EP_AXIS_NONE, &error);
+  const gdouble cumsum_expected[] = { 3, 4, 6, 7, 3, 8 };
+
+  g_assert_no_error (error);
+  ep_test_assert_close (cumsum, cumsum_expected, 6);
+}
+
+static void
+test_sort_argsort (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { 3, 1, 2, 1, -4, 5 };
+  g_autoptr(EpTensor) m = ep_test_matrix (x, 2, 3, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) sorted = ep_tensor_sort (m, -1, &error);
+  g_autoptr(EpTensor) order = ep_tensor_argsort (m, 0, &error);
+  const gdouble sorted_expected[] = { 1, 2, 3, -4, 1, 5 };
+  const gdouble order_expected[] = { 1, 1, 0, 0, 0, 1 };
+
+  g_assert_no_error (error);
+  ep_test_assert_close (sorted, sorted_expected, 6);
+  ep_test_assert_close (order, order_expected, 6);
 }
 
 static void
@@ -287,19 +328,267 @@ test_creation (void)
   g_assert_cmpint (ep_tensor_get_dtype (onehot), ==, EP_DTYPE_INT64);
 }
 
-/* Every error path, with its code */
+/* Every error path of the elementwise ops, with its code */
 static void
-test_errors (void)
+test_errors_elementwise (void)
+{
+  const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) b = ep_tensor_bool (f, NULL);
+  g_autoptr(EpTensor) row = ep_test_vector (v, 4, EP_DTYPE_FLOAT32);
+  struct { EpTensor *result; gint code; } cases[40];
+  guint n = 0;
+  GError *errors[40] = { NULL };
+
+#define EXPECT(call, error_code) \
+  G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_floordiv (b, b, E), EP_ERROR_DTYPE);
+  EXPECT (ep_tensor_mod (f, row, E), EP_ERROR_SHAPE);
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
+/* Every error path of the logical ops, with its code */
+static void
+test_errors_logical (void)
 {
   const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
   g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
   g_autoptr(EpTensor) b = ep_tensor_bool (f, NULL);
   g_autoptr(EpTensor) i = ep_test_vector (v, 2, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) bad_labels = ep_test_vector ((const gdouble[]) { 0, 3 }, 2, EP_DTYPE_INT64);
-  g_autoptr(EpTensor) row = ep_test_vector (v, 4, EP_DTYPE_FLOAT32);
+  struct { EpTensor *result; gint code; } cases[40];
+  guint n = 0;
+  GError *errors[40] = { NULL };
+
+#define EXPECT(call, error_code) \
+  G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_logical_and (f, b, E), EP_ERROR_DTYPE);
+  EXPECT (ep_tensor_logical_not (i, E), EP_ERROR_DTYPE);
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
+/* Every error path of the math ops, with its code */
+static void
+test_errors_math (void)
+{
+  const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) b = ep_tensor_bool (f, NULL);
+  struct { EpTensor *result; gint code; } cases[40];
+  guint n = 0;
+  GError *errors[40] = { NULL };
+
+#define EXPECT(call, error_code) \
+  G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_sign (b, E), EP_ERROR_DTYPE);
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
+/* Every error path of the reduce ops, with its code */
+static void
+test_errors_reduce (void)
+{
+  const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) b = ep_tensor_bool (f, NULL);
   g_autoptr(EpTensor) scalar = ep_tensor_new_scalar (1, EP_DTYPE_FLOAT32, NULL);
   g_autoptr(EpTensor) empty = ep_zeros ((const gint64[]) { 0, 3 }, 2, EP_DTYPE_FLOAT32, NULL);
   const gint axis2[] = { 2 };
+  struct { EpTensor *result; gint code; } cases[40];
+  guint n = 0;
+  GError *errors[40] = { NULL };
+
+#define EXPECT(call, error_code) \
+  G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_all (f, NULL, 0, FALSE, E), EP_ERROR_DTYPE);
+  EXPECT (ep_tensor_any (b, axis2, 1, FALSE, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_prod (f, axis2, 1, FALSE, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_argmax (f, 2, FALSE, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_argmin (scalar, 1, FALSE, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_argmax (empty, EP_AXIS_NONE, FALSE, E), EP_ERROR_SHAPE);
+  EXPECT (ep_tensor_lp (f, NAN, NULL, 0, FALSE, E), EP_ERROR_INVALID_ARGUMENT);
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
+/* Every error path of the scan ops, with its code */
+static void
+test_errors_scan (void)
+{
+  const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  struct { EpTensor *result; gint code; } cases[40];
+  guint n = 0;
+  GError *errors[40] = { NULL };
+
+#define EXPECT(call, error_code) \
+  G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_cumsum (f, 2, E), EP_ERROR_AXIS);
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
+/* Every error path of the sort ops, with its code */
+static void
+test_errors_sort (void)
+{
+  const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  struct { EpTensor *result; gint code; } cases[40];
+  guint n = 0;
+  GError *errors[40] = { NULL };
+
+#define EXPECT(call, error_code) \
+  G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_sort (f, 2, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_argsort (f, -3, E), EP_ERROR_AXIS);
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
+/* Every error path of the softmax ops, with its code */
+static void
+test_errors_softmax (void)
+{
+  const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) i = ep_test_vector (v, 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) bad_labels = ep_test_vector ((const gdouble[]) { 0, 3 }, 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) row = ep_test_vector (v, 4, EP_DTYPE_FLOAT32);
+  struct { EpTensor *result; gint code; } cases[40];
+  guint n = 0;
+  GError *errors[40] = { NULL };
+
+#define EXPECT(call, error_code) \
+  G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_softmax (f, 5, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_log_softmax (f, -3, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_logsumexp (f, (const gint[]) { 0, -2 }, 2, FALSE, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_crossentropy (row, i, E), EP_ERROR_SHAPE);
+  EXPECT (ep_tensor_crossentropy (f, f, E), EP_ERROR_DTYPE);
+  EXPECT (ep_tensor_crossentropy (f, row, E), EP_ERROR_DTYPE);
+  EXPECT (ep_tensor_crossentropy (f, bad_labels, E), EP_ERROR_INDEX);
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
+/* Every error path of the creation ops, with its code */
+static void
+test_errors_creation (void)
+{
+  const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) i = ep_test_vector (v, 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) bad_labels = ep_test_vector ((const gdouble[]) { 0, 3 }, 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) row = ep_test_vector (v, 4, EP_DTYPE_FLOAT32);
+  struct { EpTensor *result; gint code; } cases[40];
+  guint n = 0;
+  GError *errors[40] = { NULL };
+
+#define EXPECT(call, error_code) \
+  G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_onehot_like (f, bad_labels, 1, E), EP_ERROR_INDEX);
+  EXPECT (ep_tensor_onehot_like (row, i, 1, E), EP_ERROR_SHAPE);
+  EXPECT (ep_linspace (0, 1, -1, TRUE, EP_DTYPE_FLOAT32, E), EP_ERROR_INVALID_ARGUMENT);
+  EXPECT (ep_eye (-2, 2, 0, EP_DTYPE_FLOAT32, E), EP_ERROR_SHAPE);
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
+/* Every error path of the random ops, with its code */
+static void
+test_errors_random (void)
+{
   const gint64 shape[] = { 2 };
   const gint64 negative[] = { -1 };
   const gint64 nine_dims[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
@@ -311,32 +600,6 @@ test_errors (void)
   G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
 #define E (&errors[n])
 
-  EXPECT (ep_tensor_floordiv (b, b, E), EP_ERROR_DTYPE);
-  EXPECT (ep_tensor_mod (f, row, E), EP_ERROR_SHAPE);
-  EXPECT (ep_tensor_logical_and (f, b, E), EP_ERROR_DTYPE);
-  EXPECT (ep_tensor_logical_not (i, E), EP_ERROR_DTYPE);
-  EXPECT (ep_tensor_sign (b, E), EP_ERROR_DTYPE);
-  EXPECT (ep_tensor_all (f, NULL, 0, FALSE, E), EP_ERROR_DTYPE);
-  EXPECT (ep_tensor_any (b, axis2, 1, FALSE, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_prod (f, axis2, 1, FALSE, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_cumsum (f, 2, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_argmax (f, 2, FALSE, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_argmin (scalar, 1, FALSE, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_argmax (empty, EP_AXIS_NONE, FALSE, E), EP_ERROR_SHAPE);
-  EXPECT (ep_tensor_sort (f, 2, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_argsort (f, -3, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_softmax (f, 5, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_log_softmax (f, -3, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_logsumexp (f, (const gint[]) { 0, -2 }, 2, FALSE, E), EP_ERROR_AXIS);
-  EXPECT (ep_tensor_crossentropy (row, i, E), EP_ERROR_SHAPE);
-  EXPECT (ep_tensor_crossentropy (f, f, E), EP_ERROR_DTYPE);
-  EXPECT (ep_tensor_crossentropy (f, row, E), EP_ERROR_DTYPE);
-  EXPECT (ep_tensor_crossentropy (f, bad_labels, E), EP_ERROR_INDEX);
-  EXPECT (ep_tensor_onehot_like (f, bad_labels, 1, E), EP_ERROR_INDEX);
-  EXPECT (ep_tensor_onehot_like (row, i, 1, E), EP_ERROR_SHAPE);
-  EXPECT (ep_tensor_lp (f, NAN, NULL, 0, FALSE, E), EP_ERROR_INVALID_ARGUMENT);
-  EXPECT (ep_linspace (0, 1, -1, TRUE, EP_DTYPE_FLOAT32, E), EP_ERROR_INVALID_ARGUMENT);
-  EXPECT (ep_eye (-2, 2, 0, EP_DTYPE_FLOAT32, E), EP_ERROR_SHAPE);
   EXPECT (ep_uniform (shape, 1, 0, INFINITY, EP_DTYPE_FLOAT32, E), EP_ERROR_INVALID_ARGUMENT);
   EXPECT (ep_uniform (shape, 1, 0, 1, EP_DTYPE_INT64, E), EP_ERROR_DTYPE);
   EXPECT (ep_normal (shape, 1, 0, -1, EP_DTYPE_FLOAT64, E), EP_ERROR_INVALID_ARGUMENT);
@@ -385,12 +648,24 @@ main (int argc, char **argv)
   g_test_add_func ("/math/elementwise", test_elementwise_values);
   g_test_add_func ("/math/unary", test_unary_values);
   g_test_add_func ("/math/special-unary", test_special_unary);
-  g_test_add_func ("/math/reductions-and-scans", test_reductions_and_scans);
+  g_test_add_func ("/math/predicates-and-connectives", test_predicates_and_connectives);
+  g_test_add_func ("/math/bool-float64-float32", test_bool_float64_float32);
+  g_test_add_func ("/math/reductions", test_reductions);
+  g_test_add_func ("/math/cumsum", test_cumsum);
+  g_test_add_func ("/math/sort-argsort", test_sort_argsort);
   g_test_add_func ("/math/topk", test_topk);
   g_test_add_func ("/math/softmax-family", test_softmax_family);
   g_test_add_func ("/math/norms", test_norms);
   g_test_add_func ("/math/creation", test_creation);
-  g_test_add_func ("/math/errors", test_errors);
+  g_test_add_func ("/math/errors/elementwise", test_errors_elementwise);
+  g_test_add_func ("/math/errors/logical", test_errors_logical);
+  g_test_add_func ("/math/errors/math", test_errors_math);
+  g_test_add_func ("/math/errors/reduce", test_errors_reduce);
+  g_test_add_func ("/math/errors/scan", test_errors_scan);
+  g_test_add_func ("/math/errors/sort", test_errors_sort);
+  g_test_add_func ("/math/errors/softmax", test_errors_softmax);
+  g_test_add_func ("/math/errors/creation", test_errors_creation);
+  g_test_add_func ("/math/errors/random", test_errors_random);
   g_test_add_func ("/math/topk-errors", test_topk_errors);
   return g_test_run ();
 }

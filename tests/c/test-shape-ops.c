@@ -817,24 +817,44 @@ test_linalg_errors (void)
   g_assert_null (sign);
   g_assert_null (logdet);
   g_clear_error (&error);
+}
+
+static void
+test_dot_errors (void)
+{
+  g_autoptr(EpTensor) wide = ep_zeros (EP_DIMS (2, 3), 2, EP_DTYPE_FLOAT32, NULL);
+  GError *error = NULL;
+  EpTensor *r;
+
   r = ep_tensor_dot (wide, wide, &error);
   ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "dot");
   g_clear_error (&error);
 }
 
 static void
-test_solve_dot_outer (void)
+test_solve (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(EpTensor) flat = ep_test_vector (EP_DOUBLES (2, 1, 1, 3), 4, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) a = ep_tensor_reshape (flat, EP_DIMS (2, 2), 2, &error);
   g_autoptr(EpTensor) b = ep_test_vector (EP_DOUBLES (3, 5), 2, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) x = ep_tensor_solve (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (x, EP_DIMS (2), 1, EP_DOUBLES (0.8, 1.4));
+}
+
+static void
+test_dot_outer (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) flat = ep_test_vector (EP_DOUBLES (2, 1, 1, 3), 4, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) a = ep_tensor_reshape (flat, EP_DIMS (2, 2), 2, &error);
+  g_autoptr(EpTensor) b = ep_test_vector (EP_DOUBLES (3, 5), 2, EP_DTYPE_FLOAT64);
   g_autoptr(EpTensor) d = ep_tensor_dot (a, b, &error);
   g_autoptr(EpTensor) o = ep_tensor_outer (b, b, &error);
 
   g_assert_no_error (error);
-  ep_test_assert_tensor (x, EP_DIMS (2), 1, EP_DOUBLES (0.8, 1.4));
   ep_test_assert_tensor (d, EP_DIMS (2), 1, EP_DOUBLES (11, 18));
   ep_test_assert_tensor (o, EP_DIMS (2, 2), 2, EP_DOUBLES (9, 15, 15, 25));
 }
@@ -895,8 +915,10 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/lapack/inv-and-slogdet", test_inv_and_slogdet);
   g_test_add_func ("/lapack/slogdet-batch", test_slogdet_batch);
-  g_test_add_func ("/lapack/solve-dot-outer", test_solve_dot_outer);
+  g_test_add_func ("/lapack/solve", test_solve);
+  g_test_add_func ("/lapack/dot-outer", test_dot_outer);
   g_test_add_func ("/lapack/errors", test_linalg_errors);
+  g_test_add_func ("/lapack/dot-errors", test_dot_errors);
   g_test_add_func ("/lapack/slogdet-of-huge-broadcast", test_slogdet_of_huge_broadcast);
   g_test_add_func ("/lapack/order-limit", test_lapack_order_limit);
 
