@@ -12,7 +12,7 @@
  *
  * with the key bumped by (0x9E3779B9, 0xBB67AE85) before rounds 2 to 10.
  * Known answers (Random123's kat_vectors) are checked in
- * tests/c/test-random.c.
+ * tests/c/ops/random.c.
  *
  * How eager-glib uses it (ops/random.c; every device must do the same to
  * give the same numbers): a call of uniform or normal has a seed (the

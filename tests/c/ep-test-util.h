@@ -4,7 +4,8 @@
  *
  * Shared by the C tests, which link the internal library: the strided
  * constructor reaches private API to make views no public op makes yet
- * (gaps and an offset).
+ * (gaps and an offset). The op tests (tests/c/ops/) share what two
+ * families need; their gradient checks are in ep-test-gradient.h.
  *
  *   g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
  *   ep_assert_values (y, EP_DTYPE_INT32, EP_SHAPE (2, 2), EP_VALUES (2, 4, 6, 8));
@@ -31,6 +32,21 @@ G_BEGIN_DECLS
   ((const gdouble[]) { __VA_ARGS__ }), (sizeof ((const gdouble[]) { __VA_ARGS__ }) / sizeof (gdouble))
 #define EP_AXES(...) \
   ((const gint[]) { __VA_ARGS__ }), ((guint) (sizeof ((const gint[]) { __VA_ARGS__ }) / sizeof (gint)))
+
+/* Bare arrays, for calls that take their length separately:
+ * ep_tensor_tile (x, EP_DIMS (2, 2), 2, &error) */
+#define EP_DIMS(...) ((const gint64[]) { __VA_ARGS__ })
+#define EP_DOUBLES(...) ((const gdouble[]) { __VA_ARGS__ })
+
+/* 2^40: two such extents make a shape larger than any memory */
+#define EP_TERA (G_GINT64_CONSTANT (1) << 40)
+
+typedef EpTensor *(*EpTestBinaryFunc) (EpTensor *, EpTensor *, GError **);
+
+/* every dtype */
+static const EpDType ep_test_dtypes[] = {
+  EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32, EP_DTYPE_INT64, EP_DTYPE_BOOL,
+};
 
 #define EP_TEST_FAIL(...)                                                   \
   G_STMT_START {                                                            \
@@ -63,6 +79,45 @@ ep_test_vector (const gdouble *values,
   gint64 shape = n;
 
   return ep_test_new (dtype, &shape, 1, values, n);
+}
+
+/* A (@rows, @cols) matrix of @values */
+static inline EpTensor *
+ep_test_matrix (const gdouble *values,
+                gint64         rows,
+                gint64         cols,
+                EpDType        dtype)
+{
+  const gint64 shape[2] = { rows, cols };
+
+  return ep_test_new (dtype, shape, 2, values, rows * cols);
+}
+
+/* 0, 1, 2, … in @shape */
+static inline EpTensor *
+ep_test_iota (const gint64 *shape,
+              guint         ndim,
+              EpDType       dtype)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 size = 1;
+  g_autoptr(EpTensor) flat = NULL;
+  EpTensor *t;
+
+  for (guint d = 0; d < ndim; d++)
+    size *= shape[d];
+  flat = ep_arange (0, size, 1, dtype == EP_DTYPE_BOOL ? EP_DTYPE_INT64 : dtype, &error);
+  g_assert_no_error (error);
+  if (dtype == EP_DTYPE_BOOL)
+    {
+      EpTensor *b = ep_tensor_astype (flat, dtype, &error);
+
+      g_object_unref (flat);
+      flat = b;
+    }
+  t = ep_tensor_reshape (flat, shape, ndim, &error);
+  g_assert_no_error (error);
+  return t;
 }
 
 /* The same elements, but every other element of a larger buffer and at
@@ -227,6 +282,56 @@ ep_test_assert_values_ (const char    *file,
 #define ep_assert_values(t, dtype, ...) \
   ep_test_assert_values_ (__FILE__, __LINE__, G_STRFUNC, (t), (dtype), __VA_ARGS__)
 
+/* @t (any type) equals @expected elementwise, to 1e-6 relative; NaN
+ * equals NaN */
+static inline void
+ep_test_assert_close (EpTensor      *t,
+                      const gdouble *expected,
+                      gsize          n)
+{
+  gsize size;
+  g_autofree gdouble *got = ep_test_get_values (t, &size);
+
+  g_assert_cmpint (size, ==, n);
+  for (gsize i = 0; i < n; i++)
+    if (isinf (expected[i]))
+      g_assert_cmpfloat (got[i], ==, expected[i]);
+    else if (!(isnan (expected[i]) && isnan (got[i])))
+      g_assert_cmpfloat_with_epsilon (got[i], expected[i], 1e-6 * MAX (1.0, fabs (expected[i])));
+}
+
+/* Checks @t's shape and its elements (as doubles, in C order, to 1e-9),
+ * whatever its dtype. */
+static inline void
+ep_test_assert_tensor (EpTensor      *t,
+                       const gint64  *shape,
+                       guint          ndim,
+                       const gdouble *values)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) as_double = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const gdouble *data;
+  gsize n;
+  guint t_ndim;
+  const gint64 *t_shape;
+
+  g_assert_nonnull (t);
+  t_shape = ep_tensor_get_shape (t, &t_ndim);
+  g_assert_cmpuint (t_ndim, ==, ndim);
+  for (guint d = 0; d < ndim; d++)
+    g_assert_cmpint (t_shape[d], ==, shape[d]);
+
+  as_double = ep_tensor_astype (t, EP_DTYPE_FLOAT64, &error);
+  g_assert_no_error (error);
+  bytes = ep_tensor_to_bytes (as_double, &error);
+  g_assert_no_error (error);
+  data = g_bytes_get_data (bytes, &n);
+  g_assert_cmpuint (n, ==, ep_tensor_get_size (t) * sizeof (gdouble));
+  for (gsize i = 0; i < n / sizeof (gdouble); i++)
+    g_assert_cmpfloat_with_epsilon (data[i], values[i], 1e-9);
+}
+
 /* Checks the error's domain and code, that its message starts with
  * "@op: ", and (unless NULL) that it contains @fragment. */
 static inline void
@@ -259,6 +364,19 @@ ep_test_assert_error_ (const char *file,
 
 #define ep_assert_error(error, code, op, fragment) \
   ep_test_assert_error_ (__FILE__, __LINE__, G_STRFUNC, (error), (code), (op), (fragment))
+
+/* A failed call: no @result, and @error has @code and a message that
+ * starts with @op. */
+static inline void
+ep_test_assert_failed (EpTensor   *result,
+                       GError     *error,
+                       gint        code,
+                       const char *op)
+{
+  g_assert_null (result);
+  g_assert_error (error, EP_ERROR, code);
+  g_assert_true (g_str_has_prefix (error->message, op));
+}
 
 /* Opens and closes a device scope; an error fails the test. */
 static inline void

@@ -1,8 +1,12 @@
-/* test-reduce.c: sum, mean, max, min over axes
+/* ops/reduce.c: the reduce family: sum, mean, max, min, prod, all, any,
+ * argmin, argmax, and the norms (l0, l1, l2, linf, lp): values over any
+ * axes, dtypes, empty and non-contiguous inputs, every error path, the
+ * gradient rules
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include "ep-test-gradient.h"
 #include "ep-test-util.h"
 
 typedef EpTensor *(*ReduceFunc) (EpTensor *, const gint *, guint, gboolean, GError **);
@@ -299,21 +303,19 @@ test_extrema_along_non_empty_axis (void)
   ep_assert_shape (y, EP_SHAPE (0, 1));
 }
 
-#define TERA (G_GINT64_CONSTANT (1) << 40)
-
 /* An empty input whose other extents are huge: reducing the empty axis
  * would make an absurd output, reducing another keeps it empty. */
 static void
 test_empty_with_huge_extents (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (TERA, 0, TERA), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (EP_TERA, 0, EP_TERA), EP_DTYPE_FLOAT32, &error);
   g_autoptr(EpTensor) kept = ep_tensor_sum (x, EP_AXES (0), FALSE, &error);
   g_autoptr(EpTensor) absurd = NULL;
   g_autoptr(EpTensor) no_identity = NULL;
 
   g_assert_no_error (error);
-  ep_assert_shape (kept, EP_SHAPE (0, TERA));
+  ep_assert_shape (kept, EP_SHAPE (0, EP_TERA));
   absurd = ep_tensor_mean (x, EP_AXES (1), FALSE, &error);
   g_assert_null (absurd);
   ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "mean", NULL);
@@ -329,7 +331,7 @@ static void
 test_sum_over_empty_with_huge_extents (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_ones (EP_SHAPE (TERA, TERA, 0, 3), EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) x = ep_ones (EP_SHAPE (EP_TERA, EP_TERA, 0, 3), EP_DTYPE_FLOAT64, &error);
   g_autoptr(EpTensor) s = ep_tensor_sum (x, EP_AXES (0, 1, 2), FALSE, &error);
   g_autoptr(EpTensor) m = ep_tensor_mean (x, EP_AXES (0, 1, 2), TRUE, &error);
 
@@ -496,6 +498,160 @@ test_reduce_eight_dimensions (void)
                                2728, 2760, 2856, 2888, 3240, 3272, 3368, 3400));
 }
 
+/* prod, argmax, argmin, all, any; the norms */
+
+static void
+test_prod_argmax_argmin_all_any (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { 3, 1, 2, 1, -4, 5 };
+  const gint axis1[] = { 1 };
+  g_autoptr(EpTensor) m = ep_test_matrix (x, 2, 3, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) prod = ep_tensor_prod (m, axis1, 1, FALSE, &error);
+  g_autoptr(EpTensor) argmax = ep_tensor_argmax (m, 1, FALSE, &error);
+  g_autoptr(EpTensor) argmin = ep_tensor_argmin (m, EP_AXIS_NONE, FALSE, &error);
+  g_autoptr(EpTensor) zero = ep_tensor_new_weak_scalar (0, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) positive = ep_tensor_greater (m, zero, &error);
+  g_autoptr(EpTensor) all = ep_tensor_all (positive, axis1, 1, TRUE, &error);
+  g_autoptr(EpTensor) any = ep_tensor_any (positive, NULL, 0, FALSE, &error);
+  const gdouble prod_expected[] = { 6, -20 };
+  const gdouble argmax_expected[] = { 0, 2 };
+  const gdouble argmin_expected[] = { 4 };
+  const gdouble all_expected[] = { 1, 0 };
+  const gdouble any_expected[] = { 1 };
+
+  g_assert_no_error (error);
+  g_assert_cmpint (ep_tensor_get_dtype (prod), ==, EP_DTYPE_INT64);
+  ep_test_assert_close (prod, prod_expected, 2);
+  ep_test_assert_close (argmax, argmax_expected, 2);
+  ep_test_assert_close (argmin, argmin_expected, 1);
+  g_assert_cmpuint (ep_tensor_get_ndim (argmin), ==, 0);
+  ep_test_assert_close (all, all_expected, 2);
+  g_assert_cmpuint (ep_tensor_get_ndim (all), ==, 2);
+  ep_test_assert_close (any, any_expected, 1);
+}
+
+static void
+test_norms (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { 3, -4, 0, 0 };
+  g_autoptr(EpTensor) t = ep_test_vector (x, 4, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) l0 = ep_tensor_l0 (t, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) l1 = ep_tensor_l1 (t, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) l2 = ep_tensor_l2 (t, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) linf = ep_tensor_linf (t, NULL, 0, FALSE, &error);
+  g_autoptr(EpTensor) l3 = ep_tensor_lp (t, 3, NULL, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpfloat (ep_tensor_item_double (l0, NULL), ==, 2);
+  g_assert_cmpfloat (ep_tensor_item_double (l1, NULL), ==, 7);
+  g_assert_cmpfloat (ep_tensor_item_double (l2, NULL), ==, 5);
+  g_assert_cmpfloat (ep_tensor_item_double (linf, NULL), ==, 4);
+  g_assert_cmpfloat_with_epsilon (ep_tensor_item_double (l3, NULL), cbrt (91.0), 1e-12);
+}
+
+/* Every error path of the reduce ops, with its code */
+static void
+test_error_codes (void)
+{
+  const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) b = ep_tensor_bool (f, NULL);
+  g_autoptr(EpTensor) scalar = ep_tensor_new_scalar (1, EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) empty = ep_zeros ((const gint64[]) { 0, 3 }, 2, EP_DTYPE_FLOAT32, NULL);
+  const gint axis2[] = { 2 };
+  struct { EpTensor *result; gint code; } cases[40];
+  guint n = 0;
+  GError *errors[40] = { NULL };
+
+#define EXPECT(call, error_code) \
+  G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_all (f, NULL, 0, FALSE, E), EP_ERROR_DTYPE);
+  EXPECT (ep_tensor_any (b, axis2, 1, FALSE, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_prod (f, axis2, 1, FALSE, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_argmax (f, 2, FALSE, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_argmin (scalar, 1, FALSE, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_argmax (empty, EP_AXIS_NONE, FALSE, E), EP_ERROR_SHAPE);
+  EXPECT (ep_tensor_lp (f, NAN, NULL, 0, FALSE, E), EP_ERROR_INVALID_ARGUMENT);
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
+/* gradient rules against central differences (ep-test-gradient.h) */
+
+static gint reduce_axes[2];
+static guint reduce_n_axes;
+static gboolean reduce_keepdims;
+
+static EpTensor *
+call_prod (EpTensor **x, GError **error)
+{
+  return ep_tensor_prod (x[0], reduce_n_axes ? reduce_axes : NULL, reduce_n_axes, reduce_keepdims, error);
+}
+
+static void
+test_gradient_prod (void)
+{
+  static const struct { gint axes[2]; guint n; gboolean keepdims; } settings[] = {
+    { { 0 }, 0, FALSE }, { { 1 }, 1, FALSE }, { { 0 }, 1, TRUE }, { { -1, 0 }, 2, TRUE },
+  };
+  gdouble with_zeros[12];
+
+  memcpy (with_zeros, ep_test_grad_a, sizeof ep_test_grad_a);
+  with_zeros[1] = 0;   /* one zero in row 0 */
+  with_zeros[8] = 0;   /* two zeros in row 2 and column 0 */
+  with_zeros[9] = 0;
+
+  for (guint s = 0; s < G_N_ELEMENTS (settings); s++)
+    {
+      g_autoptr(EpTensor) x0 = ep_test_float64 (ep_test_grad_a, ep_test_shape_34, 2);
+      g_autoptr(EpTensor) z0 = ep_test_float64 (with_zeros, ep_test_shape_34, 2);
+      EpTensor *x[1] = { x0 };
+      EpTensor *z[1] = { z0 };
+
+      memcpy (reduce_axes, settings[s].axes, sizeof reduce_axes);
+      reduce_n_axes = settings[s].n;
+      reduce_keepdims = settings[s].keepdims;
+      ep_test_check_gradient (&ep_op_prod, call_prod, x, 1);
+      ep_test_check_gradient (&ep_op_prod, call_prod, z, 1);
+    }
+}
+
+/* Ops whose outputs are integer or bool have no gradient rule, so a
+ * gradient tape passes nothing through them; each says so by its output
+ * type, checked here on a float input. */
+static void
+test_not_differentiable (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_float64 (ep_test_grad_a, ep_test_shape_34, 2);
+  g_autoptr(EpTensor) argmin = ep_tensor_argmin (x, EP_AXIS_NONE, FALSE, &error);
+  g_autoptr(EpTensor) argmax = ep_tensor_argmax (x, EP_AXIS_NONE, FALSE, &error);
+  static const struct { const EpOpDef *op; EpDType dtype; } cases[] = {
+    { &ep_op_argmin, EP_DTYPE_INT64 }, { &ep_op_argmax, EP_DTYPE_INT64 },
+  };
+  EpTensor *outputs[] = { argmin, argmax };
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_null (cases[i].op->gradient);
+      g_assert_cmpint (outputs[i]->layout.dtype, ==, cases[i].dtype);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -530,6 +686,11 @@ main (int argc, char **argv)
   g_test_add_func ("/reduce/non-contiguous/strided-integers", test_reduce_strided_integers);
   g_test_add_func ("/reduce/sum-float32-accuracy", test_sum_float32_accuracy);
   g_test_add_func ("/reduce/eight-dimensions", test_reduce_eight_dimensions);
+  g_test_add_func ("/reduce/prod-argmax-argmin-all-any", test_prod_argmax_argmin_all_any);
+  g_test_add_func ("/reduce/norms", test_norms);
+  g_test_add_func ("/reduce/error/codes", test_error_codes);
+  g_test_add_func ("/reduce/gradient/prod", test_gradient_prod);
+  g_test_add_func ("/reduce/gradient/not-differentiable", test_not_differentiable);
 
   return g_test_run ();
 }

@@ -1,11 +1,15 @@
-/* test-shape.c: reshape, transpose, expand_dims, squeeze (views)
+/* ops/views.c: the views family: reshape, transpose, expand_dims,
+ * squeeze, broadcast_to, flip, slice (and flatten): shapes and strides,
+ * views of views and their storage, copies where a view cannot be,
+ * every error path, the gradient rules
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include "ep-test-gradient.h"
 #include "ep-test-util.h"
 
-#define TERA (G_GINT64_CONSTANT (1) << 40)
+#define AXES(...) ((const gint[]) { __VA_ARGS__ })
 
 static void
 assert_strides (EpTensor     *t,
@@ -227,13 +231,13 @@ test_reshape_absurd_shape (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1, 2, 3, 4));
-  g_autoptr(EpTensor) y = ep_tensor_reshape (x, EP_SHAPE (TERA, TERA, TERA), &error);
+  g_autoptr(EpTensor) y = ep_tensor_reshape (x, EP_SHAPE (EP_TERA, EP_TERA, EP_TERA), &error);
   g_autoptr(EpTensor) z = NULL;
 
   g_assert_null (y);
   ep_assert_error (error, EP_ERROR_SHAPE, "reshape", NULL);
   g_clear_error (&error);
-  z = ep_tensor_reshape (x, EP_SHAPE (TERA, TERA, -1), &error);
+  z = ep_tensor_reshape (x, EP_SHAPE (EP_TERA, EP_TERA, -1), &error);
   g_assert_null (z);
   ep_assert_error (error, EP_ERROR_SHAPE, "reshape", NULL);
 }
@@ -522,7 +526,7 @@ test_squeeze_scalar (void)
 /* views and their storage */
 
 static void
-test_view_outlives_source (void)
+test_transpose_outlives_source (void)
 {
   g_autoptr(GError) error = NULL;
   EpTensor *x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
@@ -532,6 +536,21 @@ test_view_outlives_source (void)
   g_assert_finalize_object (x);
   ep_assert_values (t, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 3, 2, 4));
   g_assert_finalize_object (t);
+}
+
+/* Views keep their source's storage alive, and nothing leaks. */
+static void
+test_slice_outlives_source (void)
+{
+  g_autoptr(GError) error = NULL;
+  EpTensor *x = ep_test_iota (EP_DIMS (4, 4), 2, EP_DTYPE_FLOAT32);
+  EpTensor *view = ep_tensor_slice (x, EP_DIMS (G_MAXINT64), 1, EP_DIMS (G_MININT64), 1,
+                                    EP_DIMS (-3), 1, &error);
+
+  g_assert_no_error (error);
+  g_assert_finalize_object (x);
+  ep_test_assert_tensor (view, EP_DIMS (2, 4), 2, EP_DOUBLES (12, 13, 14, 15, 0, 1, 2, 3));
+  g_assert_finalize_object (view);
 }
 
 static void
@@ -565,50 +584,266 @@ test_shares_storage (void)
   g_assert_false (ep_tensor_shares_storage (c, x));
 }
 
+/* broadcast_to, flip, slice, flatten */
+
+static void
+test_broadcast_to (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (3, 1), 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) b = ep_tensor_broadcast_to (x, EP_DIMS (2, 3, 2), 3, &error);
+  const gint64 *strides;
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (b, EP_DIMS (2, 3, 2), 3, EP_DOUBLES (0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2));
+  g_assert_true (ep_tensor_shares_storage (b, x));
+  strides = ep_tensor_get_strides (b, NULL);
+  g_assert_cmpint (strides[0], ==, 0);
+  g_assert_cmpint (strides[2], ==, 0);
+}
+
+static void
+test_broadcast_to_errors (void)
+{
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (3), 1, EP_DTYPE_FLOAT32);
+  GError *error = NULL;
+  EpTensor *r;
+
+  r = ep_tensor_broadcast_to (x, EP_DIMS (4), 1, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "broadcast_to");
+  g_assert_nonnull (strstr (error->message, "(3,)"));
+  g_clear_error (&error);
+  r = ep_tensor_broadcast_to (x, EP_DIMS (2, -3), 2, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "broadcast_to");
+  g_clear_error (&error);
+  r = ep_tensor_broadcast_to (x, EP_DIMS (1, 1, 1, 1, 1, 1, 1, 1, 3), 9, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "broadcast_to");
+  g_clear_error (&error);
+  r = ep_tensor_broadcast_to (x, NULL, 0, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "broadcast_to");
+  g_clear_error (&error);
+}
+
+static void
+test_flip (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) all = ep_tensor_flip (x, NULL, 0, &error);
+  g_autoptr(EpTensor) cols = ep_tensor_flip (x, AXES (-1), 1, &error);
+  g_autoptr(EpTensor) back = ep_tensor_flip (all, AXES (0, 1), 2, &error);
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (all, EP_DIMS (2, 3), 2, EP_DOUBLES (5, 4, 3, 2, 1, 0));
+  ep_test_assert_tensor (cols, EP_DIMS (2, 3), 2, EP_DOUBLES (2, 1, 0, 5, 4, 3));
+  ep_test_assert_tensor (back, EP_DIMS (2, 3), 2, EP_DOUBLES (0, 1, 2, 3, 4, 5));
+  g_assert_true (ep_tensor_shares_storage (all, x));
+  g_assert_cmpint (ep_tensor_get_strides (all, NULL)[0], ==, -3);
+  g_assert_true (ep_tensor_is_contiguous (back));
+}
+
+static void
+test_flip_matmul_and_reshape (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) f = ep_tensor_flip (x, NULL, 0, &error);
+  g_autoptr(EpTensor) ft = ep_tensor_transpose (f, NULL, 0, &error);
+  g_autoptr(EpTensor) p = ep_tensor_matmul (f, ft, &error);
+  g_autoptr(EpTensor) r = ep_tensor_reshape (f, EP_DIMS (3, 2), 2, &error);
+  g_autoptr(EpTensor) xi = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) fi = ep_tensor_flip (xi, AXES (1), 1, &error);
+  g_autoptr(EpTensor) fit = ep_tensor_transpose (fi, NULL, 0, &error);
+  g_autoptr(EpTensor) pi = ep_tensor_matmul (fi, fit, &error);
+
+  g_assert_no_error (error);
+  /* f = [[5 4 3] [2 1 0]] */
+  ep_test_assert_tensor (p, EP_DIMS (2, 2), 2, EP_DOUBLES (50, 14, 14, 5));
+  ep_test_assert_tensor (r, EP_DIMS (3, 2), 2, EP_DOUBLES (5, 4, 3, 2, 1, 0));
+  /* fi = [[2 1 0] [5 4 3]] */
+  ep_test_assert_tensor (pi, EP_DIMS (2, 2), 2, EP_DOUBLES (5, 14, 14, 50));
+}
+
+static void
+test_slice (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (4, 5), 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) a = ep_tensor_slice (x, EP_DIMS (1, -1), 2, EP_DIMS (G_MAXINT64, G_MININT64), 2,
+                                           EP_DIMS (2, -2), 2, &error);
+  g_autoptr(EpTensor) b = ep_tensor_slice (x, EP_DIMS (-100), 1, EP_DIMS (100), 1, NULL, 0, &error);
+  g_autoptr(EpTensor) c = ep_tensor_slice (x, EP_DIMS (3), 1, EP_DIMS (3), 1, NULL, 0, &error);
+  g_autoptr(EpTensor) d = ep_tensor_slice (x, EP_DIMS (G_MAXINT64), 1, EP_DIMS (G_MININT64), 1,
+                                           EP_DIMS (G_MININT64), 1, &error);
+
+  g_assert_no_error (error);
+  /* x[1::2, ::-2] */
+  ep_test_assert_tensor (a, EP_DIMS (2, 3), 2, EP_DOUBLES (9, 7, 5, 19, 17, 15));
+  g_assert_true (ep_tensor_shares_storage (a, x));
+  ep_test_assert_tensor (b, EP_DIMS (4, 5), 2,
+                         EP_DOUBLES (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19));
+  ep_test_assert_tensor (c, EP_DIMS (0, 5), 2, EP_DOUBLES (0));
+  ep_test_assert_tensor (d, EP_DIMS (1, 5), 2, EP_DOUBLES (15, 16, 17, 18, 19));
+}
+
+static void
+test_slice_errors (void)
+{
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (4, 5), 2, EP_DTYPE_FLOAT32);
+  GError *error = NULL;
+  EpTensor *r;
+
+  r = ep_tensor_slice (x, EP_DIMS (0, 0), 2, EP_DIMS (1, 1), 2, EP_DIMS (1, 0), 2, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "slice");
+  g_assert_nonnull (strstr (error->message, "axis 1"));
+  g_clear_error (&error);
+  r = ep_tensor_slice (x, EP_DIMS (0, 0, 0), 3, EP_DIMS (1, 1, 1), 3, NULL, 0, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_INDEX, "slice");
+  g_clear_error (&error);
+  r = ep_tensor_slice (x, EP_DIMS (0), 1, EP_DIMS (1, 1), 2, NULL, 0, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "slice");
+  g_clear_error (&error);
+}
+
+static void
+test_flatten (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3, 4), 3, EP_DTYPE_BOOL);
+  g_autoptr(EpTensor) all = ep_tensor_flatten (x, 0, -1, &error);
+  g_autoptr(EpTensor) tail = ep_tensor_flatten (x, 1, 2, &error);
+  g_autoptr(EpTensor) scalar = ep_tensor_new_scalar (3, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) one = ep_tensor_flatten (scalar, 0, 0, &error);
+  GError *bad = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (ep_tensor_get_ndim (all), ==, 1);
+  g_assert_cmpint (ep_tensor_get_shape (tail, NULL)[1], ==, 12);
+  ep_test_assert_tensor (one, EP_DIMS (1), 1, EP_DOUBLES (3));
+  g_assert_true (ep_tensor_shares_storage (all, x));
+
+  g_assert_null (ep_tensor_flatten (x, 2, 1, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_AXIS);
+  g_clear_error (&bad);
+  g_assert_null (ep_tensor_flatten (x, 0, 3, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_AXIS);
+  g_clear_error (&bad);
+}
+
+/* gradient rules against central differences (ep-test-gradient.h) */
+
+static EpTensor *
+f_broadcast_to (EpTensor **in, gconstpointer data, GError **error)
+{
+  return ep_tensor_broadcast_to (in[0], EP_DIMS (2, 3, 4), 3, error);
+}
+
+static void
+test_gradient_broadcast_to (void)
+{
+  EpTensor *in[1] = { ep_test_random (EP_DIMS (3, 1), 2, EP_DTYPE_FLOAT64, 1) };
+
+  ep_test_check_gradient_of (&ep_op_broadcast_to, f_broadcast_to, NULL, in, 1, 0);
+  g_object_unref (in[0]);
+}
+
+static EpTensor *
+f_flip (EpTensor **in, gconstpointer data, GError **error)
+{
+  const gint axes[] = { 0, -1 };
+
+  return ep_tensor_flip (in[0], axes, 2, error);
+}
+
+static void
+test_gradient_flip (void)
+{
+  EpTensor *in[1] = { ep_test_random (EP_DIMS (2, 3, 4), 3, EP_DTYPE_FLOAT64, 2) };
+
+  ep_test_check_gradient_of (&ep_op_flip, f_flip, NULL, in, 1, 0);
+  g_object_unref (in[0]);
+}
+
+static EpTensor *
+f_slice_steps (EpTensor **in, gconstpointer data, GError **error)
+{
+  return ep_tensor_slice (in[0], EP_DIMS (1, G_MAXINT64), 2, EP_DIMS (G_MAXINT64, G_MININT64), 2,
+                          EP_DIMS (2, -2), 2, error);
+}
+
+static EpTensor *
+f_slice_ranges (EpTensor **in, gconstpointer data, GError **error)
+{
+  return ep_tensor_slice (in[0], EP_DIMS (1, -2, 2), 3, EP_DIMS (4, 6, 3), 3, NULL, 0, error);
+}
+
+static void
+test_gradient_slice (void)
+{
+  EpTensor *in[1] = { ep_test_random (EP_DIMS (5, 6), 2, EP_DTYPE_FLOAT64, 3) };
+  EpTensor *in3[1] = { ep_test_random (EP_DIMS (5, 6, 3), 3, EP_DTYPE_FLOAT64, 4) };
+
+  ep_test_check_gradient_of (&ep_op_slice, f_slice_steps, NULL, in, 1, 0);
+  ep_test_check_gradient_of (&ep_op_slice, f_slice_ranges, NULL, in3, 1, 0);
+  g_object_unref (in[0]);
+  g_object_unref (in3[0]);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/shape/reshape/view", test_reshape_is_a_view);
-  g_test_add_func ("/shape/reshape/minus-one", test_reshape_infers_minus_one);
-  g_test_add_func ("/shape/reshape/scalars", test_reshape_scalars);
-  g_test_add_func ("/shape/reshape/empty", test_reshape_empty);
-  g_test_add_func ("/shape/reshape/copies-when-it-must", test_reshape_copies_when_it_must);
-  g_test_add_func ("/shape/reshape/transpose-view-when-possible", test_reshape_of_transpose_views_when_possible);
-  g_test_add_func ("/shape/reshape/strided-view", test_reshape_of_strided_is_a_view);
-  g_test_add_func ("/shape/reshape/size-mismatch", test_reshape_size_mismatch);
-  g_test_add_func ("/shape/reshape/minus-one-does-not-divide", test_reshape_minus_one_does_not_divide);
-  g_test_add_func ("/shape/reshape/minus-one-with-zero", test_reshape_minus_one_with_zero);
-  g_test_add_func ("/shape/reshape/two-unknowns", test_reshape_two_unknowns);
-  g_test_add_func ("/shape/reshape/negative-extent", test_reshape_negative_extent);
-  g_test_add_func ("/shape/reshape/too-many-dimensions", test_reshape_too_many_dimensions);
-  g_test_add_func ("/shape/reshape/far-too-many-dimensions", test_reshape_far_too_many_dimensions);
-  g_test_add_func ("/shape/reshape/absurd-shape", test_reshape_absurd_shape);
-  g_test_add_func ("/shape/transpose/reverses", test_transpose_reverses);
-  g_test_add_func ("/shape/transpose/permutation", test_transpose_permutation);
-  g_test_add_func ("/shape/transpose/twice", test_transpose_twice_is_identity);
-  g_test_add_func ("/shape/transpose/low-ranks", test_transpose_low_ranks);
-  g_test_add_func ("/shape/transpose/strided", test_transpose_of_strided);
-  g_test_add_func ("/shape/transpose/wrong-count", test_transpose_wrong_count);
-  g_test_add_func ("/shape/transpose/repeated", test_transpose_repeated);
-  g_test_add_func ("/shape/transpose/out-of-range", test_transpose_out_of_range);
-  g_test_add_func ("/shape/transpose/too-many-axes", test_transpose_too_many_axes);
-  g_test_add_func ("/shape/expand-dims/values", test_expand_dims);
-  g_test_add_func ("/shape/expand-dims/scalar", test_expand_dims_of_scalar);
-  g_test_add_func ("/shape/expand-dims/transposed", test_expand_dims_of_transposed);
-  g_test_add_func ("/shape/expand-dims/out-of-range", test_expand_dims_out_of_range);
-  g_test_add_func ("/shape/expand-dims/beyond-eight", test_expand_dims_beyond_eight);
-  g_test_add_func ("/shape/squeeze/all", test_squeeze_all);
-  g_test_add_func ("/shape/squeeze/axes", test_squeeze_axes);
-  g_test_add_func ("/shape/squeeze/to-scalar", test_squeeze_to_scalar);
-  g_test_add_func ("/shape/squeeze/strided", test_squeeze_of_strided);
-  g_test_add_func ("/shape/squeeze/non-unit-axis", test_squeeze_non_unit_axis);
-  g_test_add_func ("/shape/squeeze/axis-errors", test_squeeze_axis_errors);
-  g_test_add_func ("/shape/squeeze/scalar", test_squeeze_scalar);
-  g_test_add_func ("/shape/views/outlive-source", test_view_outlives_source);
-  g_test_add_func ("/shape/views/chain", test_chain_of_views);
-  g_test_add_func ("/shape/views/shares-storage", test_shares_storage);
+  g_test_add_func ("/views/reshape/view", test_reshape_is_a_view);
+  g_test_add_func ("/views/reshape/minus-one", test_reshape_infers_minus_one);
+  g_test_add_func ("/views/reshape/scalars", test_reshape_scalars);
+  g_test_add_func ("/views/reshape/empty", test_reshape_empty);
+  g_test_add_func ("/views/reshape/copies-when-it-must", test_reshape_copies_when_it_must);
+  g_test_add_func ("/views/reshape/transpose-view-when-possible", test_reshape_of_transpose_views_when_possible);
+  g_test_add_func ("/views/reshape/strided-view", test_reshape_of_strided_is_a_view);
+  g_test_add_func ("/views/reshape/size-mismatch", test_reshape_size_mismatch);
+  g_test_add_func ("/views/reshape/minus-one-does-not-divide", test_reshape_minus_one_does_not_divide);
+  g_test_add_func ("/views/reshape/minus-one-with-zero", test_reshape_minus_one_with_zero);
+  g_test_add_func ("/views/reshape/two-unknowns", test_reshape_two_unknowns);
+  g_test_add_func ("/views/reshape/negative-extent", test_reshape_negative_extent);
+  g_test_add_func ("/views/reshape/too-many-dimensions", test_reshape_too_many_dimensions);
+  g_test_add_func ("/views/reshape/far-too-many-dimensions", test_reshape_far_too_many_dimensions);
+  g_test_add_func ("/views/reshape/absurd-shape", test_reshape_absurd_shape);
+  g_test_add_func ("/views/transpose/reverses", test_transpose_reverses);
+  g_test_add_func ("/views/transpose/permutation", test_transpose_permutation);
+  g_test_add_func ("/views/transpose/twice", test_transpose_twice_is_identity);
+  g_test_add_func ("/views/transpose/low-ranks", test_transpose_low_ranks);
+  g_test_add_func ("/views/transpose/strided", test_transpose_of_strided);
+  g_test_add_func ("/views/transpose/wrong-count", test_transpose_wrong_count);
+  g_test_add_func ("/views/transpose/repeated", test_transpose_repeated);
+  g_test_add_func ("/views/transpose/out-of-range", test_transpose_out_of_range);
+  g_test_add_func ("/views/transpose/too-many-axes", test_transpose_too_many_axes);
+  g_test_add_func ("/views/expand-dims/values", test_expand_dims);
+  g_test_add_func ("/views/expand-dims/scalar", test_expand_dims_of_scalar);
+  g_test_add_func ("/views/expand-dims/transposed", test_expand_dims_of_transposed);
+  g_test_add_func ("/views/expand-dims/out-of-range", test_expand_dims_out_of_range);
+  g_test_add_func ("/views/expand-dims/beyond-eight", test_expand_dims_beyond_eight);
+  g_test_add_func ("/views/squeeze/all", test_squeeze_all);
+  g_test_add_func ("/views/squeeze/axes", test_squeeze_axes);
+  g_test_add_func ("/views/squeeze/to-scalar", test_squeeze_to_scalar);
+  g_test_add_func ("/views/squeeze/strided", test_squeeze_of_strided);
+  g_test_add_func ("/views/squeeze/non-unit-axis", test_squeeze_non_unit_axis);
+  g_test_add_func ("/views/squeeze/axis-errors", test_squeeze_axis_errors);
+  g_test_add_func ("/views/squeeze/scalar", test_squeeze_scalar);
+  g_test_add_func ("/views/storage/transpose-outlives-source", test_transpose_outlives_source);
+  g_test_add_func ("/views/storage/slice-outlives-source", test_slice_outlives_source);
+  g_test_add_func ("/views/storage/chain", test_chain_of_views);
+  g_test_add_func ("/views/storage/shares-storage", test_shares_storage);
+  g_test_add_func ("/views/broadcast-to", test_broadcast_to);
+  g_test_add_func ("/views/broadcast-to/errors", test_broadcast_to_errors);
+  g_test_add_func ("/views/flip", test_flip);
+  g_test_add_func ("/views/flip/matmul-and-reshape", test_flip_matmul_and_reshape);
+  g_test_add_func ("/views/slice", test_slice);
+  g_test_add_func ("/views/slice/errors", test_slice_errors);
+  g_test_add_func ("/views/flatten", test_flatten);
+  g_test_add_func ("/views/gradient/broadcast-to", test_gradient_broadcast_to);
+  g_test_add_func ("/views/gradient/flip", test_gradient_flip);
+  g_test_add_func ("/views/gradient/slice", test_gradient_slice);
 
   return g_test_run ();
 }

@@ -1,4 +1,6 @@
-/* test-matmul.c: matrix products
+/* ops/linalg.c: the linalg family: matmul (and dot, outer): every
+ * layout and dtype against a naive product, vectors, batches, empty
+ * operands, every error path
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -428,36 +430,67 @@ test_batches_do_not_broadcast (void)
   ep_assert_error (error, EP_ERROR_SHAPE, "matmul", "(2, 2, 3) and (3, 3, 2)");
 }
 
+/* dot, outer */
+
+static void
+test_dot_outer (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) flat = ep_test_vector (EP_DOUBLES (2, 1, 1, 3), 4, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) a = ep_tensor_reshape (flat, EP_DIMS (2, 2), 2, &error);
+  g_autoptr(EpTensor) b = ep_test_vector (EP_DOUBLES (3, 5), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) d = ep_tensor_dot (a, b, &error);
+  g_autoptr(EpTensor) o = ep_tensor_outer (b, b, &error);
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (d, EP_DIMS (2), 1, EP_DOUBLES (11, 18));
+  ep_test_assert_tensor (o, EP_DIMS (2, 2), 2, EP_DOUBLES (9, 15, 15, 25));
+}
+
+static void
+test_dot_errors (void)
+{
+  g_autoptr(EpTensor) wide = ep_zeros (EP_DIMS (2, 3), 2, EP_DTYPE_FLOAT32, NULL);
+  GError *error = NULL;
+  EpTensor *r;
+
+  r = ep_tensor_dot (wide, wide, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "dot");
+  g_clear_error (&error);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/matmul/2d", test_2d);
-  g_test_add_func ("/matmul/layouts/float32", test_layouts_float32);
-  g_test_add_func ("/matmul/layouts/float64", test_layouts_float64);
-  g_test_add_func ("/matmul/layouts/int32", test_layouts_int32);
-  g_test_add_func ("/matmul/layouts/int64", test_layouts_int64);
-  g_test_add_func ("/matmul/larger-odd-sizes", test_larger_odd_sizes);
-  g_test_add_func ("/matmul/vector/vector-vector", test_vector_vector);
-  g_test_add_func ("/matmul/vector/matrix-vector", test_matrix_vector);
-  g_test_add_func ("/matmul/vector/vector-matrix", test_vector_matrix);
-  g_test_add_func ("/matmul/vector/strided", test_strided_vectors);
-  g_test_add_func ("/matmul/vector/batched", test_batched_vector);
-  g_test_add_func ("/matmul/batch/same", test_batched);
-  g_test_add_func ("/matmul/batch/broadcasts", test_batch_broadcasts);
-  g_test_add_func ("/matmul/batch/matrix-times-batch", test_matrix_times_batch);
-  g_test_add_func ("/matmul/batch/non-blas-layout", test_batched_non_blas_layout);
-  g_test_add_func ("/matmul/dtype/bool", test_bool);
-  g_test_add_func ("/matmul/dtype/bool-or-of-ands", test_bool_is_or_of_ands);
-  g_test_add_func ("/matmul/dtype/int32-wraps", test_int32_wraps);
-  g_test_add_func ("/matmul/dtype/mixed-promote", test_mixed_dtypes_promote);
-  g_test_add_func ("/matmul/empty/inner-gives-zeros", test_empty_inner_dimension_gives_zeros);
-  g_test_add_func ("/matmul/empty/outer", test_empty_outer_dimensions);
-  g_test_add_func ("/matmul/error/inner-dimensions", test_inner_dimensions_differ);
-  g_test_add_func ("/matmul/error/vector-dimensions", test_vector_dimensions_differ);
-  g_test_add_func ("/matmul/error/scalar-operand", test_scalar_operand);
-  g_test_add_func ("/matmul/error/batches", test_batches_do_not_broadcast);
+  g_test_add_func ("/linalg/matmul/layouts/float32", test_layouts_float32);
+  g_test_add_func ("/linalg/matmul/layouts/float64", test_layouts_float64);
+  g_test_add_func ("/linalg/matmul/layouts/int32", test_layouts_int32);
+  g_test_add_func ("/linalg/matmul/layouts/int64", test_layouts_int64);
+  g_test_add_func ("/linalg/matmul/2d", test_2d);
+  g_test_add_func ("/linalg/matmul/larger-odd-sizes", test_larger_odd_sizes);
+  g_test_add_func ("/linalg/matmul/vector/vector-vector", test_vector_vector);
+  g_test_add_func ("/linalg/matmul/vector/matrix-vector", test_matrix_vector);
+  g_test_add_func ("/linalg/matmul/vector/vector-matrix", test_vector_matrix);
+  g_test_add_func ("/linalg/matmul/vector/strided", test_strided_vectors);
+  g_test_add_func ("/linalg/matmul/vector/batched", test_batched_vector);
+  g_test_add_func ("/linalg/matmul/batch/same", test_batched);
+  g_test_add_func ("/linalg/matmul/batch/broadcasts", test_batch_broadcasts);
+  g_test_add_func ("/linalg/matmul/batch/matrix-times-batch", test_matrix_times_batch);
+  g_test_add_func ("/linalg/matmul/batch/non-blas-layout", test_batched_non_blas_layout);
+  g_test_add_func ("/linalg/matmul/dtype/bool", test_bool);
+  g_test_add_func ("/linalg/matmul/dtype/bool-or-of-ands", test_bool_is_or_of_ands);
+  g_test_add_func ("/linalg/matmul/dtype/int32-wraps", test_int32_wraps);
+  g_test_add_func ("/linalg/matmul/dtype/mixed-promote", test_mixed_dtypes_promote);
+  g_test_add_func ("/linalg/matmul/empty/inner-gives-zeros", test_empty_inner_dimension_gives_zeros);
+  g_test_add_func ("/linalg/matmul/empty/outer", test_empty_outer_dimensions);
+  g_test_add_func ("/linalg/matmul/error/inner-dimensions", test_inner_dimensions_differ);
+  g_test_add_func ("/linalg/matmul/error/vector-dimensions", test_vector_dimensions_differ);
+  g_test_add_func ("/linalg/matmul/error/scalar-operand", test_scalar_operand);
+  g_test_add_func ("/linalg/matmul/error/batches", test_batches_do_not_broadcast);
+  g_test_add_func ("/linalg/dot-outer", test_dot_outer);
+  g_test_add_func ("/linalg/dot-outer/errors", test_dot_errors);
 
   return g_test_run ();
 }

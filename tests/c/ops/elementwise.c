@@ -1,17 +1,16 @@
-/* test-elementwise.c: arithmetic, unary functions, comparisons, where
+/* ops/elementwise.c: the elementwise family: add, sub, mul, div, pow,
+ * floordiv, mod, minimum, maximum, where, clip: values, type promotion
+ * and weak scalars, broadcasting, non-contiguous inputs, every error
+ * path, the gradient rules
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The promotion and broadcasting tests take the comparisons (logical.c)
+ * along: every binary op promotes and broadcasts alike.
  */
 
+#include "ep-test-gradient.h"
 #include "ep-test-util.h"
-
-typedef EpTensor *(*BinaryFunc) (EpTensor *, EpTensor *, GError **);
-typedef EpTensor *(*ScalarFunc) (EpTensor *, gdouble, GError **);
-typedef EpTensor *(*UnaryFunc) (EpTensor *, GError **);
-
-static const EpDType all_dtypes[] = {
-  EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32, EP_DTYPE_INT64, EP_DTYPE_BOOL,
-};
 
 /* arithmetic values */
 
@@ -196,9 +195,9 @@ test_bool_sub_int_scalar (void)
 /* promotion of two strong tensors */
 
 static EpDType
-expected_dtype (BinaryFunc f,
-                EpDType    a,
-                EpDType    b)
+expected_dtype (EpTestBinaryFunc f,
+                EpDType          a,
+                EpDType          b)
 {
   EpDType promoted = ep_dtype_promote (a, b);
 
@@ -212,31 +211,32 @@ expected_dtype (BinaryFunc f,
 static void
 test_promotion_table (void)
 {
-  static const BinaryFunc funcs[] = {
+  static const EpTestBinaryFunc funcs[] = {
     ep_tensor_add, ep_tensor_sub, ep_tensor_mul, ep_tensor_div, ep_tensor_pow,
     ep_tensor_less, ep_tensor_equal, ep_tensor_greater_equal,
   };
 
   for (guint f = 0; f < G_N_ELEMENTS (funcs); f++)
-    for (guint i = 0; i < G_N_ELEMENTS (all_dtypes); i++)
-      for (guint j = 0; j < G_N_ELEMENTS (all_dtypes); j++)
+    for (guint i = 0; i < G_N_ELEMENTS (ep_test_dtypes); i++)
+      for (guint j = 0; j < G_N_ELEMENTS (ep_test_dtypes); j++)
         {
           g_autoptr(GError) error = NULL;
-          g_autoptr(EpTensor) a = ep_test_new (all_dtypes[i], EP_SHAPE (2), EP_VALUES (1, 2));
-          g_autoptr(EpTensor) b = ep_test_new (all_dtypes[j], EP_SHAPE (2), EP_VALUES (1, 0));
+          g_autoptr(EpTensor) a = ep_test_new (ep_test_dtypes[i], EP_SHAPE (2), EP_VALUES (1, 2));
+          g_autoptr(EpTensor) b = ep_test_new (ep_test_dtypes[j], EP_SHAPE (2), EP_VALUES (1, 0));
           g_autoptr(EpTensor) r = funcs[f] (a, b, &error);
           gboolean refused = (funcs[f] == ep_tensor_sub || funcs[f] == ep_tensor_pow)
-                             && all_dtypes[i] == EP_DTYPE_BOOL && all_dtypes[j] == EP_DTYPE_BOOL;
+                             && ep_test_dtypes[i] == EP_DTYPE_BOOL && ep_test_dtypes[j] == EP_DTYPE_BOOL;
 
-          g_test_message ("func %u: %s, %s", f, ep_dtype_get_name (all_dtypes[i]),
-                          ep_dtype_get_name (all_dtypes[j]));
+          g_test_message ("func %u: %s, %s", f, ep_dtype_get_name (ep_test_dtypes[i]),
+                          ep_dtype_get_name (ep_test_dtypes[j]));
           if (refused)
             {
               g_assert_error (error, EP_ERROR, EP_ERROR_DTYPE);
               continue;
             }
           g_assert_no_error (error);
-          g_assert_cmpint (ep_tensor_get_dtype (r), ==, expected_dtype (funcs[f], all_dtypes[i], all_dtypes[j]));
+          g_assert_cmpint (ep_tensor_get_dtype (r), ==,
+                           expected_dtype (funcs[f], ep_test_dtypes[i], ep_test_dtypes[j]));
         }
 }
 
@@ -319,11 +319,11 @@ test_weak_table (void)
 {
   static const EpDType kinds[] = { EP_DTYPE_BOOL, EP_DTYPE_INT64, EP_DTYPE_FLOAT64 };
 
-  for (guint i = 0; i < G_N_ELEMENTS (all_dtypes); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (ep_test_dtypes); i++)
     for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
       {
         g_autoptr(GError) error = NULL;
-        EpDType strong = all_dtypes[i];
+        EpDType strong = ep_test_dtypes[i];
         g_autoptr(EpTensor) a = ep_test_new (strong, EP_SHAPE (2), EP_VALUES (1, 0));
         g_autoptr(EpTensor) w = ep_tensor_new_weak_scalar (1, kinds[k]);
         g_autoptr(EpTensor) right = ep_tensor_add (a, w, &error);
@@ -377,6 +377,17 @@ test_scalar_beyond_2_53_is_float (void)
 
   g_assert_no_error (error);
   ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (1), EP_VALUES (1e300));
+}
+
+static void
+test_nan_scalar_is_float (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (1));
+  g_autoptr(EpTensor) r = ep_tensor_mul_scalar (a, NAN, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (1), EP_VALUES (NAN));
 }
 
 /* broadcasting */
@@ -463,7 +474,7 @@ test_broadcast_error (void)
 static void
 test_broadcast_error_names_each_op (void)
 {
-  static const struct { BinaryFunc f; const char *name; } ops[] = {
+  static const struct { EpTestBinaryFunc f; const char *name; } ops[] = {
     { ep_tensor_add, "add" }, { ep_tensor_sub, "sub" }, { ep_tensor_mul, "mul" },
     { ep_tensor_div, "div" }, { ep_tensor_pow, "pow" }, { ep_tensor_less, "less" },
     { ep_tensor_less_equal, "less_equal" }, { ep_tensor_equal, "equal" },
@@ -511,342 +522,6 @@ test_binary_non_contiguous_broadcast (void)
 
   g_assert_no_error (error);
   ep_assert_values (r, EP_DTYPE_INT64, EP_SHAPE (3, 2), EP_VALUES (11, 21, 12, 22, 13, 23));
-}
-
-/* unary functions */
-
-static void
-test_unary_float32 (void)
-{
-  static const struct { UnaryFunc f; gdouble want[4]; } cases[] = {
-    { ep_tensor_neg, { 1, -0.5, -2, 0 } },
-    { ep_tensor_abs, { 1, 0.5, 2, 0 } },
-    { ep_tensor_square, { 1, 0.25, 4, 0 } },
-    { ep_tensor_exp, { 0.36787944117144233, 1.6487212707001282, 7.38905609893065, 1 } },
-    { ep_tensor_tanh, { -0.7615941559557649, 0.46211715726000974, 0.9640275800758169, 0 } },
-    { ep_tensor_sigmoid, { 0.2689414213699951, 0.6224593312018546, 0.8807970779778823, 0.5 } },
-    { ep_tensor_relu, { 0, 0.5, 2, 0 } },
-  };
-  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (-1, 0.5, 2, 0));
-
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(EpTensor) y = cases[i].f (x, &error);
-
-      g_test_message ("case %u", i);
-      g_assert_no_error (error);
-      ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), cases[i].want, 4);
-    }
-}
-
-static void
-test_unary_sqrt_log (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (4, 0, -1, M_E));
-  g_autoptr(EpTensor) s = ep_tensor_sqrt (x, &error);
-  g_autoptr(EpTensor) l = ep_tensor_log (x, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (s, EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (2, 0, NAN, sqrt (M_E)));
-  ep_assert_values (l, EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (log (4), -INFINITY, NAN, 1));
-}
-
-static void
-test_sigmoid_saturates (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (-1000, 1000));
-  g_autoptr(EpTensor) y = ep_tensor_sigmoid (x, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (0, 1));
-}
-
-static void
-test_relu_keeps_nan (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (NAN, -INFINITY));
-  g_autoptr(EpTensor) y = ep_tensor_relu (x, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (y, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (NAN, 0));
-}
-
-static void
-test_unary_integers (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (-3, 0, 4));
-  g_autoptr(EpTensor) neg = ep_tensor_neg (x, &error);
-  g_autoptr(EpTensor) abs = ep_tensor_abs (x, &error);
-  g_autoptr(EpTensor) sq = ep_tensor_square (x, &error);
-  g_autoptr(EpTensor) relu = ep_tensor_relu (x, &error);
-  g_autoptr(EpTensor) root = ep_tensor_sqrt (x, &error);
-  g_autoptr(EpTensor) e = ep_tensor_exp (x, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (neg, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (3, 0, -4));
-  ep_assert_values (abs, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (3, 0, 4));
-  ep_assert_values (sq, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (9, 0, 16));
-  ep_assert_values (relu, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (0, 0, 4));
-  ep_assert_values (root, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (NAN, 0, 2));
-  ep_assert_values (e, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (exp (-3), 1, exp (4)));
-}
-
-static void
-test_abs_of_minimum_int_wraps (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (G_MININT32));
-  g_autoptr(EpTensor) a = ep_tensor_abs (x, &error);
-  g_autoptr(EpTensor) n = ep_tensor_neg (x, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (a, EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (G_MININT32));
-  ep_assert_values (n, EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (G_MININT32));
-}
-
-static void
-test_unary_result_dtypes (void)
-{
-  static const UnaryFunc float_funcs[] = {
-    ep_tensor_sqrt, ep_tensor_exp, ep_tensor_log, ep_tensor_tanh, ep_tensor_sigmoid,
-  };
-  static const UnaryFunc same_funcs[] = { ep_tensor_abs, ep_tensor_square, ep_tensor_relu };
-
-  for (guint i = 0; i < G_N_ELEMENTS (all_dtypes); i++)
-    {
-      EpDType d = all_dtypes[i];
-      g_autoptr(EpTensor) x = ep_test_new (d, EP_SHAPE (2), EP_VALUES (1, 0));
-      EpDType float_want = ep_dtype_is_floating (d) ? d : d == EP_DTYPE_BOOL ? EP_DTYPE_FLOAT32 : EP_DTYPE_FLOAT64;
-
-      for (guint f = 0; f < G_N_ELEMENTS (float_funcs); f++)
-        {
-          g_autoptr(GError) error = NULL;
-          g_autoptr(EpTensor) y = float_funcs[f] (x, &error);
-
-          g_assert_no_error (error);
-          g_assert_cmpint (ep_tensor_get_dtype (y), ==, float_want);
-        }
-      for (guint f = 0; f < G_N_ELEMENTS (same_funcs); f++)
-        {
-          g_autoptr(GError) error = NULL;
-          g_autoptr(EpTensor) y = same_funcs[f] (x, &error);
-
-          g_assert_no_error (error);
-          g_assert_cmpint (ep_tensor_get_dtype (y), ==, d);
-        }
-    }
-}
-
-static void
-test_unary_bool (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
-  g_autoptr(EpTensor) exp = ep_tensor_exp (x, &error);
-  g_autoptr(EpTensor) sq = ep_tensor_square (x, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (exp, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (M_E, 1));
-  ep_assert_values (sq, EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
-}
-
-static void
-test_neg_of_bool_is_dtype_error (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
-  g_autoptr(EpTensor) y = ep_tensor_neg (x, &error);
-
-  g_assert_null (y);
-  ep_assert_error (error, EP_ERROR_DTYPE, "neg", "bool");
-}
-
-static void
-test_unary_non_contiguous (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_test_new_strided (EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (-1, 4, 9, -16));
-  g_autoptr(EpTensor) a = ep_tensor_abs (x, &error);
-  g_autoptr(EpTensor) s = ep_tensor_sqrt (a, &error);
-  g_autoptr(EpTensor) t = ep_tensor_transpose (x, NULL, 0, &error);
-  g_autoptr(EpTensor) n = ep_tensor_neg (t, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (s, EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
-  ep_assert_values (n, EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (1, -9, -4, 16));
-}
-
-static void
-test_unary_empty (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (2, 0), EP_DTYPE_INT32, &error);
-  g_autoptr(EpTensor) y = ep_tensor_exp (x, &error);
-
-  g_assert_no_error (error);
-  ep_assert_shape (y, EP_SHAPE (2, 0));
-  g_assert_cmpint (ep_tensor_get_dtype (y), ==, EP_DTYPE_FLOAT64);
-}
-
-/* comparisons */
-
-static void
-test_comparisons (void)
-{
-  static const struct { BinaryFunc f; gdouble want[4]; } cases[] = {
-    { ep_tensor_less, { 1, 0, 0, 0 } },
-    { ep_tensor_less_equal, { 1, 1, 0, 0 } },
-    { ep_tensor_equal, { 0, 1, 0, 0 } },
-    { ep_tensor_not_equal, { 1, 0, 1, 1 } },
-    { ep_tensor_greater, { 0, 0, 1, 0 } },
-    { ep_tensor_greater_equal, { 0, 1, 1, 0 } },
-  };
-  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1, 2, 3, NAN));
-  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (2, 2, 2, NAN));
-
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(EpTensor) r = cases[i].f (a, b, &error);
-
-      g_test_message ("case %u", i);
-      g_assert_no_error (error);
-      ep_assert_values (r, EP_DTYPE_BOOL, EP_SHAPE (4), cases[i].want, 4);
-    }
-}
-
-/* Every comparison has a _scalar form with the weak literal of the
- * arithmetic ones. */
-static void
-test_comparisons_with_scalar (void)
-{
-  static const struct { ScalarFunc f; gdouble want[4]; } cases[] = {
-    { ep_tensor_less_scalar, { 1, 0, 0, 0 } },
-    { ep_tensor_less_equal_scalar, { 1, 1, 0, 0 } },
-    { ep_tensor_equal_scalar, { 0, 1, 0, 0 } },
-    { ep_tensor_not_equal_scalar, { 1, 0, 1, 1 } },
-    { ep_tensor_greater_scalar, { 0, 0, 1, 0 } },
-    { ep_tensor_greater_equal_scalar, { 0, 1, 1, 0 } },
-  };
-  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1, 2, 3, NAN));
-
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(EpTensor) r = cases[i].f (a, 2, &error);
-
-      g_test_message ("case %u", i);
-      g_assert_no_error (error);
-      ep_assert_values (r, EP_DTYPE_BOOL, EP_SHAPE (4), cases[i].want, 4);
-    }
-}
-
-/* A non-integral literal compares integers as floats: 2 < 2.5 but
- * 3 > 2.5; an integral one compares them as integers. */
-static void
-test_comparison_scalar_types (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (2, 3, -7));
-  g_autoptr(EpTensor) less = ep_tensor_less_scalar (a, 2.5, &error);
-  g_autoptr(EpTensor) greater = ep_tensor_greater_scalar (a, 2.5, &error);
-  g_autoptr(EpTensor) equal = ep_tensor_equal_scalar (a, -7, &error);
-  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (0, 1));
-  g_autoptr(EpTensor) b_equal = ep_tensor_equal_scalar (b, 1, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (less, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (1, 0, 1));
-  ep_assert_values (greater, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (0, 1, 0));
-  ep_assert_values (equal, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (0, 0, 1));
-  ep_assert_values (b_equal, EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (0, 1));
-}
-
-/* logical_and_scalar and logical_or_scalar take a truth value: 0 is
- * false, anything else (NaN too) true. */
-static void
-test_logical_with_scalar (void)
-{
-  static const struct { ScalarFunc f; gdouble other; gdouble want[2]; } cases[] = {
-    { ep_tensor_logical_and_scalar, 1, { 1, 0 } },
-    { ep_tensor_logical_and_scalar, 0, { 0, 0 } },
-    { ep_tensor_logical_and_scalar, -0.5, { 1, 0 } },
-    { ep_tensor_logical_and_scalar, NAN, { 1, 0 } },
-    { ep_tensor_logical_or_scalar, 0, { 1, 0 } },
-    { ep_tensor_logical_or_scalar, 2, { 1, 1 } },
-    { ep_tensor_logical_or_scalar, -0.0, { 1, 0 } },
-    { ep_tensor_logical_or_scalar, INFINITY, { 1, 1 } },
-  };
-  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
-
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(EpTensor) r = cases[i].f (b, cases[i].other, &error);
-
-      g_test_message ("case %u", i);
-      g_assert_no_error (error);
-      ep_assert_values (r, EP_DTYPE_BOOL, EP_SHAPE (2), cases[i].want, 2);
-    }
-}
-
-/* Logic takes bool tensors only, with a literal as with a tensor */
-static void
-test_logical_scalar_needs_bool (void)
-{
-  g_autoptr(EpTensor) f = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 0));
-  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (2), EP_VALUES (1, 0));
-  GError *error = NULL;
-
-  g_assert_null (ep_tensor_logical_and_scalar (f, 1, &error));
-  ep_assert_error (error, EP_ERROR_DTYPE, "logical_and", NULL);
-  g_clear_error (&error);
-  g_assert_null (ep_tensor_logical_or_scalar (i, 0, &error));
-  ep_assert_error (error, EP_ERROR_DTYPE, "logical_or", NULL);
-  g_clear_error (&error);
-}
-
-/* int32 16777217 is not float32 16777216: compared in float64. */
-static void
-test_comparison_mixed_types (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (16777217));
-  g_autoptr(EpTensor) f = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (16777216));
-  g_autoptr(EpTensor) eq = ep_tensor_equal (i, f, &error);
-  g_autoptr(EpTensor) gt = ep_tensor_greater (i, f, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (eq, EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (0));
-  ep_assert_values (gt, EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (1));
-}
-
-static void
-test_comparison_with_weak_float (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (2, 3));
-  g_autoptr(EpTensor) w = ep_tensor_new_weak_scalar (2.5, EP_DTYPE_FLOAT64);
-  g_autoptr(EpTensor) r = ep_tensor_less (a, w, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (r, EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
-}
-
-static void
-test_comparison_broadcast_non_contiguous (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) a = ep_test_new_strided (EP_DTYPE_INT64, EP_SHAPE (2, 1), EP_VALUES (1, 3));
-  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (0, 1, 1));
-  g_autoptr(EpTensor) r = ep_tensor_greater_equal (a, b, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (r, EP_DTYPE_BOOL, EP_SHAPE (2, 3), EP_VALUES (1, 1, 1, 1, 1, 1));
 }
 
 /* where */
@@ -964,47 +639,115 @@ test_scalars_stay_scalars (void)
   ep_assert_values (l, EP_DTYPE_BOOL, EP_SCALAR, EP_VALUES (1));
 }
 
-/* int64 compares exactly, beyond what a double holds. */
+/* floordiv, mod, minimum, maximum, clip */
+
 static void
-test_int64_comparison_is_exact (void)
+test_floordiv_mod_minimum_maximum_clip (void)
 {
-  const gint64 data[] = { (G_GINT64_CONSTANT (1) << 53) + 1, G_GINT64_CONSTANT (1) << 53 };
-  g_autoptr(GBytes) bytes = g_bytes_new (data, sizeof data);
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, EP_SHAPE (2, 1), &error);
-  g_autoptr(EpTensor) y = ep_tensor_transpose (x, NULL, 0, &error);
-  g_autoptr(EpTensor) eq = ep_tensor_equal (x, y, &error);
-  g_autoptr(EpTensor) gt = ep_tensor_greater (x, y, &error);
+  const gdouble a[] = { 7, -7, 7, -7, G_MININT32, 5 };
+  const gdouble b[] = { 2, 2, -2, -2, -1, 0 };
+  g_autoptr(EpTensor) ta = ep_test_vector (a, 6, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) tb = ep_test_vector (b, 6, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) q = ep_tensor_floordiv (ta, tb, &error);
+  g_autoptr(EpTensor) r = ep_tensor_mod (ta, tb, &error);
+  g_autoptr(EpTensor) lo = ep_tensor_minimum_scalar (ta, 0, &error);
+  g_autoptr(EpTensor) hi = ep_tensor_maximum (ta, tb, &error);
+  g_autoptr(EpTensor) c = ep_tensor_clip (ta, -3, 4, &error);
+  const gdouble quotients[] = { 3, -4, -4, 3, G_MININT32, 0 };
+  const gdouble remainders[] = { 1, 1, -1, -1, 0, 0 };
+  const gdouble minima[] = { 0, -7, 0, -7, G_MININT32, 0 };
+  const gdouble maxima[] = { 7, 2, 7, -2, -1, 5 };
+  const gdouble clipped[] = { 4, -3, 4, -3, -3, 4 };
 
   g_assert_no_error (error);
-  ep_assert_values (eq, EP_DTYPE_BOOL, EP_SHAPE (2, 2), EP_VALUES (1, 0, 0, 1));
-  ep_assert_values (gt, EP_DTYPE_BOOL, EP_SHAPE (2, 2), EP_VALUES (0, 1, 0, 0));
+  g_assert_cmpint (ep_tensor_get_dtype (q), ==, EP_DTYPE_INT32);
+  ep_test_assert_close (q, quotients, 6);
+  ep_test_assert_close (r, remainders, 6);
+  ep_test_assert_close (lo, minima, 6);
+  ep_test_assert_close (hi, maxima, 6);
+  ep_test_assert_close (c, clipped, 6);
+}
+
+/* Every error path of the elementwise ops, with its code */
+static void
+test_error_codes (void)
+{
+  const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) b = ep_tensor_bool (f, NULL);
+  g_autoptr(EpTensor) row = ep_test_vector (v, 4, EP_DTYPE_FLOAT32);
+  struct { EpTensor *result; gint code; } cases[40];
+  guint n = 0;
+  GError *errors[40] = { NULL };
+
+#define EXPECT(call, error_code) \
+  G_STMT_START { cases[n].code = error_code; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_floordiv (b, b, E), EP_ERROR_DTYPE);
+  EXPECT (ep_tensor_mod (f, row, E), EP_ERROR_SHAPE);
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
+/* gradient rules against central differences (ep-test-gradient.h) */
+
+#define BINARY(name)                                                        \
+static EpTensor *                                                           \
+call_##name (EpTensor **x, GError **error)                                  \
+{                                                                           \
+  return ep_tensor_##name (x[0], x[1], error);                              \
+}
+
+BINARY (floordiv)
+BINARY (mod)
+BINARY (minimum)
+BINARY (maximum)
+
+static void
+test_gradient_binary (void)
+{
+  static const struct { const EpOpDef *op; EpTestFunction f; } cases[] = {
+    { &ep_op_floordiv, call_floordiv },
+    { &ep_op_mod, call_mod },
+    { &ep_op_minimum, call_minimum },
+    { &ep_op_maximum, call_maximum },
+  };
+  const gdouble a[12] = { 5.3, -2.7, 3.1, 0.4, -4.45, 1.15, 7.3, -0.35, 2.2, -3.3, 0.95, 6.1 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(EpTensor) x0 = ep_test_float64 (a, ep_test_shape_34, 2);
+      g_autoptr(EpTensor) x1 = ep_test_float64 (ep_test_grad_b, ep_test_shape_4, 1);   /* broadcast */
+      EpTensor *x[2] = { x0, x1 };
+
+      ep_test_check_gradient (cases[i].op, cases[i].f, x, 2);
+    }
+}
+
+static EpTensor *
+call_clip (EpTensor **x, GError **error)
+{
+  return ep_tensor_clip (x[0], -0.5, 0.6, error);
 }
 
 static void
-test_nan_scalar_is_float (void)
+test_gradient_clip (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (1), EP_VALUES (1));
-  g_autoptr(EpTensor) r = ep_tensor_mul_scalar (a, NAN, &error);
+  g_autoptr(EpTensor) x0 = ep_test_float64 (ep_test_grad_a, ep_test_shape_34, 2);
+  EpTensor *x[1] = { x0 };
 
-  g_assert_no_error (error);
-  ep_assert_values (r, EP_DTYPE_FLOAT64, EP_SHAPE (1), EP_VALUES (NAN));
-}
-
-/* chains */
-
-static void
-test_norm_chain (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
-  g_autoptr(EpTensor) s = ep_tensor_square (x, &error);
-  g_autoptr(EpTensor) t = ep_tensor_sum (s, NULL, 0, FALSE, &error);
-  g_autoptr(EpTensor) n = ep_tensor_sqrt (t, &error);
-
-  g_assert_no_error (error);
-  ep_assert_values (n, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (sqrt (14)));
+  ep_test_check_gradient (&ep_op_clip, call_clip, x, 1);
 }
 
 int
@@ -1035,6 +778,7 @@ main (int argc, char **argv)
   g_test_add_func ("/elementwise/weak/on-the-left", test_weak_on_the_left);
   g_test_add_func ("/elementwise/weak/two-weak", test_two_weak_scalars);
   g_test_add_func ("/elementwise/weak/beyond-2-53-is-float", test_scalar_beyond_2_53_is_float);
+  g_test_add_func ("/elementwise/weak/nan-is-float", test_nan_scalar_is_float);
   g_test_add_func ("/elementwise/broadcast/row", test_broadcast_row);
   g_test_add_func ("/elementwise/broadcast/outer", test_broadcast_outer);
   g_test_add_func ("/elementwise/broadcast/ranks", test_broadcast_ranks);
@@ -1044,25 +788,6 @@ main (int argc, char **argv)
   g_test_add_func ("/elementwise/broadcast/error-names-each-op", test_broadcast_error_names_each_op);
   g_test_add_func ("/elementwise/non-contiguous/binary", test_binary_non_contiguous);
   g_test_add_func ("/elementwise/non-contiguous/binary-broadcast", test_binary_non_contiguous_broadcast);
-  g_test_add_func ("/elementwise/unary/float32", test_unary_float32);
-  g_test_add_func ("/elementwise/unary/sqrt-log", test_unary_sqrt_log);
-  g_test_add_func ("/elementwise/unary/sigmoid-saturates", test_sigmoid_saturates);
-  g_test_add_func ("/elementwise/unary/relu-keeps-nan", test_relu_keeps_nan);
-  g_test_add_func ("/elementwise/unary/integers", test_unary_integers);
-  g_test_add_func ("/elementwise/unary/abs-of-minimum-int", test_abs_of_minimum_int_wraps);
-  g_test_add_func ("/elementwise/unary/result-dtypes", test_unary_result_dtypes);
-  g_test_add_func ("/elementwise/unary/bool", test_unary_bool);
-  g_test_add_func ("/elementwise/unary/neg-of-bool", test_neg_of_bool_is_dtype_error);
-  g_test_add_func ("/elementwise/unary/non-contiguous", test_unary_non_contiguous);
-  g_test_add_func ("/elementwise/unary/empty", test_unary_empty);
-  g_test_add_func ("/elementwise/compare/values", test_comparisons);
-  g_test_add_func ("/elementwise/compare/scalar", test_comparisons_with_scalar);
-  g_test_add_func ("/elementwise/compare/scalar-types", test_comparison_scalar_types);
-  g_test_add_func ("/elementwise/logical/scalar", test_logical_with_scalar);
-  g_test_add_func ("/elementwise/logical/scalar-needs-bool", test_logical_scalar_needs_bool);
-  g_test_add_func ("/elementwise/compare/mixed-types", test_comparison_mixed_types);
-  g_test_add_func ("/elementwise/compare/weak-float", test_comparison_with_weak_float);
-  g_test_add_func ("/elementwise/compare/broadcast-non-contiguous", test_comparison_broadcast_non_contiguous);
   g_test_add_func ("/elementwise/where/values", test_where_values);
   g_test_add_func ("/elementwise/where/broadcasts-and-promotes", test_where_broadcasts_and_promotes);
   g_test_add_func ("/elementwise/where/non-bool-condition", test_where_non_bool_condition);
@@ -1071,9 +796,10 @@ main (int argc, char **argv)
   g_test_add_func ("/elementwise/where/shape-error", test_where_shape_error);
   g_test_add_func ("/elementwise/failure-without-error-location", test_failure_without_error_location);
   g_test_add_func ("/elementwise/scalars-stay-scalars", test_scalars_stay_scalars);
-  g_test_add_func ("/elementwise/compare/int64-exact", test_int64_comparison_is_exact);
-  g_test_add_func ("/elementwise/weak/nan-is-float", test_nan_scalar_is_float);
-  g_test_add_func ("/elementwise/chain/norm", test_norm_chain);
+  g_test_add_func ("/elementwise/floordiv-mod-minimum-maximum-clip", test_floordiv_mod_minimum_maximum_clip);
+  g_test_add_func ("/elementwise/error/codes", test_error_codes);
+  g_test_add_func ("/elementwise/gradient/floordiv-mod-minimum-maximum", test_gradient_binary);
+  g_test_add_func ("/elementwise/gradient/clip", test_gradient_clip);
 
   return g_test_run ();
 }

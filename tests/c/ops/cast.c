@@ -1,0 +1,178 @@
+/* ops/cast.c: the cast family: astype (and bool, float32, float64),
+ * contiguous: values, layouts, weak scalars
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * to_device's tests need a second device, the fake one of test-device.c:
+ * they are there (/device/copy/...).
+ */
+
+#include "ep-test-util.h"
+
+/* astype */
+
+static void
+test_astype_float_to_int_truncates (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (4), EP_VALUES (1.9, -1.9, 0.5, -0.5));
+  g_autoptr(EpTensor) i32 = ep_tensor_astype (x, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) i64 = ep_tensor_astype (x, EP_DTYPE_INT64, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (i32, EP_DTYPE_INT32, EP_SHAPE (4), EP_VALUES (1, -1, 0, 0));
+  ep_assert_values (i64, EP_DTYPE_INT64, EP_SHAPE (4), EP_VALUES (1, -1, 0, 0));
+}
+
+/* NumPy on x86-64: NaN, infinities and out-of-range give the minimum. */
+static void
+test_astype_special_floats_to_int (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (NAN, INFINITY, -INFINITY, 1e10));
+  g_autoptr(EpTensor) i32 = ep_tensor_astype (x, EP_DTYPE_INT32, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (i32, EP_DTYPE_INT32, EP_SHAPE (4),
+                    EP_VALUES (G_MININT32, G_MININT32, G_MININT32, G_MININT32));
+}
+
+static void
+test_astype_to_bool (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (0, -0.0, 0.1, NAN));
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (0, -3, 1));
+  g_autoptr(EpTensor) xb = ep_tensor_astype (x, EP_DTYPE_BOOL, &error);
+  g_autoptr(EpTensor) ib = ep_tensor_astype (i, EP_DTYPE_BOOL, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (xb, EP_DTYPE_BOOL, EP_SHAPE (4), EP_VALUES (0, 0, 1, 1));
+  ep_assert_values (ib, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (0, 1, 1));
+}
+
+static void
+test_astype_from_bool (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (1, 0));
+  g_autoptr(EpTensor) f = ep_tensor_astype (b, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) i = ep_tensor_astype (b, EP_DTYPE_INT32, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (f, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 0));
+  ep_assert_values (i, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 0));
+}
+
+static void
+test_astype_int64_to_int32_wraps (void)
+{
+  const gint64 data[] = { G_GINT64_CONSTANT (4294967297), -1, G_GINT64_CONSTANT (2147483648) };
+  g_autoptr(GBytes) bytes = g_bytes_new (data, sizeof data);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64, EP_SHAPE (3), &error);
+  g_autoptr(EpTensor) y = ep_tensor_astype (x, EP_DTYPE_INT32, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (y, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (1, -1, G_MININT32));
+}
+
+static void
+test_astype_same_dtype_is_self (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) y = ep_tensor_astype (x, EP_DTYPE_FLOAT32, NULL);
+
+  g_assert_true (x == y);
+}
+
+static void
+test_astype_non_contiguous (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new_strided (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1.5, 2.5, -3.5, 4));
+  g_autoptr(EpTensor) y = ep_tensor_astype (x, EP_DTYPE_INT64, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (y, EP_DTYPE_INT64, EP_SHAPE (2, 2), EP_VALUES (1, 2, -3, 4));
+  g_assert_true (ep_tensor_is_contiguous (y));
+}
+
+static void
+test_astype_weak_scalar_is_strong (void)
+{
+  g_autoptr(EpTensor) w = ep_tensor_new_weak_scalar (2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) s = ep_tensor_astype (w, EP_DTYPE_INT64, NULL);
+
+  g_assert_false (ep_tensor_is_weak (s));
+  ep_assert_values (s, EP_DTYPE_INT64, EP_SCALAR, EP_VALUES (2));
+}
+
+/* contiguous */
+
+static void
+test_contiguous_is_self_when_contiguous (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) y = ep_tensor_contiguous (x, NULL);
+
+  g_assert_true (x == y);
+}
+
+static void
+test_contiguous_copies_views (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+  g_autoptr(EpTensor) t = ep_tensor_transpose (x, NULL, 0, &error);
+  g_autoptr(EpTensor) c = ep_tensor_contiguous (t, &error);
+  guint ndim;
+  const gint64 *strides;
+
+  g_assert_no_error (error);
+  g_assert_false (ep_tensor_is_contiguous (t));
+  g_assert_true (ep_tensor_is_contiguous (c));
+  g_assert_false (ep_tensor_shares_storage (c, x));
+  ep_assert_values (c, EP_DTYPE_INT64, EP_SHAPE (3, 2), EP_VALUES (1, 4, 2, 5, 3, 6));
+  strides = ep_tensor_get_strides (c, &ndim);
+  g_assert_cmpint (strides[0], ==, 2);
+  g_assert_cmpint (strides[1], ==, 1);
+}
+
+/* bool, float64, float32 */
+
+static void
+test_bool_float64_float32 (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { -1000, -1, 0, NAN, INFINITY, 1000 };
+  g_autoptr(EpTensor) t = ep_test_vector (x, 6, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) truth = ep_tensor_bool (t, &error);
+  g_autoptr(EpTensor) f64 = ep_tensor_float64 (truth, &error);
+  g_autoptr(EpTensor) f32 = ep_tensor_float32 (f64, &error);
+  const gdouble truth_expected[] = { 1, 1, 0, 1, 1, 1 };
+
+  g_assert_no_error (error);
+  ep_test_assert_close (f32, truth_expected, 6);
+  g_assert_cmpint (ep_tensor_get_dtype (f32), ==, EP_DTYPE_FLOAT32);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/cast/astype/float-to-int-truncates", test_astype_float_to_int_truncates);
+  g_test_add_func ("/cast/astype/special-floats-to-int", test_astype_special_floats_to_int);
+  g_test_add_func ("/cast/astype/to-bool", test_astype_to_bool);
+  g_test_add_func ("/cast/astype/from-bool", test_astype_from_bool);
+  g_test_add_func ("/cast/astype/int64-to-int32-wraps", test_astype_int64_to_int32_wraps);
+  g_test_add_func ("/cast/astype/same-dtype-is-self", test_astype_same_dtype_is_self);
+  g_test_add_func ("/cast/astype/non-contiguous", test_astype_non_contiguous);
+  g_test_add_func ("/cast/astype/weak-scalar-becomes-strong", test_astype_weak_scalar_is_strong);
+  g_test_add_func ("/cast/contiguous/self-when-contiguous", test_contiguous_is_self_when_contiguous);
+  g_test_add_func ("/cast/contiguous/copies-views", test_contiguous_copies_views);
+  g_test_add_func ("/cast/bool-float64-float32", test_bool_float64_float32);
+
+  return g_test_run ();
+}
