@@ -170,7 +170,7 @@ def test_pad_value_converts_to_the_dtype():
 
 
 def test_pad_errors():
-    # the C lengths check (2 * ndim paddings) is in tests/c/test-shape.c:
+    # the C lengths check (2 * ndim paddings) is in tests/c/ops/join.c:
     # the override takes NumPy's pad_width, which broadcasts
     message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.pad, Ep.zeros([2]), [(1, -1)])
     assert "pad" in message and "-1" in message
