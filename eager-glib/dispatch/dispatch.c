@@ -387,7 +387,6 @@ ep_dispatch_axis_or_flat (const EpOpDef    *op,
 {
   static const gint64 flat_shape[] = { -1 };
   g_autoptr(GPtrArray) flat = NULL;
-  EpTensor *result = NULL;
 
   if (axis != EP_AXIS_NONE)
     return ep_dispatch_axis (op, inputs, n_inputs, axis, error);
@@ -403,6 +402,5 @@ ep_dispatch_axis_or_flat (const EpOpDef    *op,
       g_ptr_array_add (flat, input);
     }
 
-  result = ep_dispatch_axis (op, (EpTensor *const *) flat->pdata, n_inputs, 0, error);
-  return result;
+  return ep_dispatch_axis (op, (EpTensor *const *) flat->pdata, n_inputs, 0, error);
 }
