@@ -163,7 +163,8 @@ describe_op (const EpOpDef *op,
   g_variant_dict_insert_value (&dict, "inputs", g_variant_builder_end (&inputs));
   g_variant_dict_insert_value (&dict, "attributes", g_variant_builder_end (&attrs));
   g_variant_dict_insert_value (&dict, "outputs", g_variant_builder_end (&outputs));
-  g_variant_dict_insert (&dict, "differentiable", "b", op->gradient != NULL);
+  if (primitive)
+    g_variant_dict_insert (&dict, "differentiable", "b", op->gradient != NULL);
   g_variant_dict_insert (&dict, "view", "b", (op->flags & EP_OP_FLAG_VIEW) != 0);
   g_variant_dict_insert (&dict, "reads-data", "b", (op->flags & EP_OP_FLAG_READS_DATA) != 0);
   return g_variant_dict_end (&dict);
@@ -202,17 +203,25 @@ describe_op (const EpOpDef *op,
  *   in this order, after the attributes, with a boolean return (as
  *   [method@Tensor.topk]); a list comes as an array of tensors (as
  *   [method@Tensor.split])
- * - `differentiable`, `view`, `reads-data` (`b`)
+ * - `differentiable` (`b`, primitives only: a composite function is as
+ *   differentiable as the ops it is made of), `view`, `reads-data` (`b`)
  *
  * Returns: (transfer full): the catalogue, of type `aa{sv}`
  */
 GVariant *
 ep_list_ops (void)
 {
-  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+  static GVariant *described;
 
-  for (guint i = 0; i < G_N_ELEMENTS (catalogue); i++)
-    g_variant_builder_add_value (&builder, describe_op (catalogue[i], catalogue_families[i]));
+  /* made once: the schema does not change */
+  if (g_once_init_enter (&described))
+    {
+      g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
 
-  return g_variant_ref_sink (g_variant_builder_end (&builder));
+      for (guint i = 0; i < G_N_ELEMENTS (catalogue); i++)
+        g_variant_builder_add_value (&builder, describe_op (catalogue[i], catalogue_families[i]));
+      g_once_init_leave (&described, g_variant_ref_sink (g_variant_builder_end (&builder)));
+    }
+
+  return g_variant_ref (described);
 }
