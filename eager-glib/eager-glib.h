@@ -21,5 +21,7 @@
 #include "ep-gradient-tape.h"
 #include "ep-autodiff.h"
 #include "ep-value-and-grad-fn.h"
+#include "ep-tensor-spec.h"
+#include "ep-function.h"
 
 #undef EP_INSIDE

@@ -41,5 +41,7 @@ GPtrArray *ep_autodiff_take_tensors    (GPtrArray        *returned,
 
 /* autodiff/variable.c */
 EpTensor  *ep_variable_peek            (EpVariable       *self);
+void       ep_variable_set_value       (EpVariable       *self,
+                                        EpTensor         *value);
 
 G_END_DECLS

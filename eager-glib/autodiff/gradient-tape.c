@@ -198,17 +198,20 @@ add_variable (EpGradientTape *self,
 }
 
 /* The other hook: a variable was read, and @value is what the reader got
- * (a tensor object of its own, see ep_variable_read()). */
+ * (a tensor object of its own, see ep_variable_read()). Updates are no
+ * reads of the user's. */
 static void
-tape_read_variable (EpRecorder *recorder,
-                    GObject    *object,
-                    EpTensor   *value)
+tape_variable (EpRecorder       *recorder,
+               GObject          *object,
+               EpTensor         *value,
+               EpVariableAccess  access)
 {
   EpGradientTape *self = tape_of (recorder);
   EpVariable *variable = EP_VARIABLE (object);
   GPtrArray *reads;
 
-  if (!can_record (self) || !ep_dtype_is_floating (value->layout.dtype))
+  if (access != EP_VARIABLE_READ || !can_record (self)
+      || !ep_dtype_is_floating (value->layout.dtype))
     return;
 
   reads = g_hash_table_lookup (self->reads, variable);
@@ -363,7 +366,7 @@ static void
 ep_gradient_tape_init (EpGradientTape *self)
 {
   self->recorder.record = tape_record;
-  self->recorder.read_variable = tape_read_variable;
+  self->recorder.variable = tape_variable;
   self->watch_accessed_variables = TRUE;
   self->entries = g_ptr_array_new_with_free_func (tape_entry_free);
   self->tracked = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);

@@ -81,6 +81,20 @@ set_value (EpVariable *self,
   self->value = detach (value);
   self->value->weak = FALSE;
   g_clear_object (&old);
+  if (ep_recorders_any ())
+    ep_recorders_notify_variable (G_OBJECT (self), value, EP_VARIABLE_ASSIGN);
+}
+
+/* The current value, to compute an update from: a tracer must see where
+ * it came from. */
+static EpTensor *
+peek (EpVariable *self)
+{
+  EpTensor *value = detach (self->value);
+
+  if (ep_recorders_any ())
+    ep_recorders_notify_variable (G_OBJECT (self), value, EP_VARIABLE_PEEK);
+  return value;
 }
 
 static void
@@ -230,6 +244,15 @@ ep_variable_new (EpTensor   *initial_value,
                        NULL);
 }
 
+/* A value that already fits (a staged assignment, conformed when it was
+ * traced), set as it is. */
+void
+ep_variable_set_value (EpVariable *self,
+                       EpTensor   *value)
+{
+  set_value (self, value);
+}
+
 EpTensor *
 ep_variable_peek (EpVariable *self)
 {
@@ -258,7 +281,7 @@ ep_variable_read (EpVariable *self)
     return g_object_ref (self->value);
 
   value = detach (self->value);
-  ep_recorders_notify_read (G_OBJECT (self), value);
+  ep_recorders_notify_variable (G_OBJECT (self), value, EP_VARIABLE_READ);
 
   return value;
 }
@@ -278,14 +301,15 @@ same_kind (EpDType from,
 }
 
 /* Makes @value fit: same shape, cast within its kind, moved to the
- * variable's device. The result has no history. */
+ * variable's device. The result has no history (stop_gradient, an op, so
+ * that a tracer follows where the value comes from). */
 static EpTensor *
 conform (EpVariable  *self,
          EpTensor    *value,
          const char  *name,
          GError     **error)
 {
-  g_autoptr(EpTensor) plain = detach (value);
+  g_autoptr(EpTensor) plain = NULL;
   g_autoptr(EpTensor) cast = NULL;
 
   if (value->layout.ndim != self->layout.ndim
@@ -308,7 +332,8 @@ conform (EpVariable  *self,
       return NULL;
     }
 
-  cast = ep_tensor_astype (plain, self->layout.dtype, error);
+  plain = ep_tensor_stop_gradient (value, error);
+  cast = plain != NULL ? ep_tensor_astype (plain, self->layout.dtype, error) : NULL;
   if (cast == NULL)
     return NULL;
 
@@ -353,11 +378,13 @@ assign_update (EpVariable  *self,
                const char  *name,
                GError     **error)
 {
-  g_autoptr(EpTensor) current = detach (self->value);
-  g_autoptr(EpTensor) plain = detach (delta);
+  g_autoptr(EpTensor) current = peek (self);
+  g_autoptr(EpTensor) plain = ep_tensor_stop_gradient (delta, error);
   g_autoptr(EpTensor) updated = NULL;
   g_autoptr(EpTensor) conformed = NULL;
 
+  if (plain == NULL)
+    return FALSE;
   updated = subtract ? ep_tensor_sub (current, plain, error) : ep_tensor_add (current, plain, error);
   if (updated == NULL)
     {

@@ -47,6 +47,9 @@ EpTensor  *ep_tensor_new_from_host    (EpDevice       *device,
                                        GError        **error);
 
 gint64     ep_layout_get_size         (const EpLayout *layout);
+EpStorage *ep_layout_alloc            (EpLayout       *layout,
+                                       EpDevice       *device,
+                                       GError        **error);
 gboolean   ep_layout_compute_nbytes   (const EpLayout *layout,
                                        gsize          *nbytes);
 void       ep_layout_set_contiguous   (EpLayout       *layout);

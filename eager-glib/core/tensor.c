@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-enum-types.h"
@@ -139,6 +140,7 @@ ep_tensor_class_init (EpTensorClass *klass)
 static void
 ep_tensor_init (EpTensor *self)
 {
+  ep_context_get ()->tensors_made++;
 }
 
 /* Layouts */
@@ -292,18 +294,17 @@ ep_tensor_new_with_storage (const EpLayout *layout,
   return self;
 }
 
-/* A contiguous tensor with uninitialized data. */
-EpTensor *
-ep_tensor_new_empty (EpDevice        *device,
-                     const EpLayout  *layout,
-                     GError         **error)
+/* Uninitialized storage on @device for @layout, which it makes
+ * contiguous. */
+EpStorage *
+ep_layout_alloc (EpLayout  *layout,
+                 EpDevice  *device,
+                 GError   **error)
 {
-  g_autoptr(EpStorage) storage = NULL;
-  EpLayout contiguous = *layout;
   gsize nbytes;
 
-  ep_layout_set_contiguous (&contiguous);
-  if (!ep_layout_compute_nbytes (&contiguous, &nbytes))
+  ep_layout_set_contiguous (layout);
+  if (!ep_layout_compute_nbytes (layout, &nbytes))
     {
       g_autofree char *s = ep_shape_to_string (layout->shape, layout->ndim);
 
@@ -313,7 +314,18 @@ ep_tensor_new_empty (EpDevice        *device,
       return NULL;
     }
 
-  storage = ep_device_alloc (device, nbytes, error);
+  return ep_device_alloc (device, nbytes, error);
+}
+
+/* A contiguous tensor with uninitialized data. */
+EpTensor *
+ep_tensor_new_empty (EpDevice        *device,
+                     const EpLayout  *layout,
+                     GError         **error)
+{
+  EpLayout contiguous = *layout;
+  g_autoptr(EpStorage) storage = ep_layout_alloc (&contiguous, device, error);
+
   if (storage == NULL)
     return NULL;
 

@@ -214,6 +214,7 @@ ep_dispatch (const EpOpDef    *op,
     call.attrs = *attrs;
   else
     ep_op_attrs_init (&call.attrs);
+  call.given_attrs = attrs;
   call.inputs = n_inputs <= INLINE_INPUTS ? inline_inputs : g_new (EpTensor *, n_inputs);
   call.input_dtypes = n_inputs <= INLINE_INPUTS ? inline_dtypes : g_new (EpDType, n_inputs);
   if (n_inputs > INLINE_INPUTS)

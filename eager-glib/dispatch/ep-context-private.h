@@ -40,6 +40,10 @@ typedef struct
   /* core/storage.c: spare storage structs, linked through their data */
   EpStorage     *spares;
   guint          n_spares;
+
+  /* core/tensor.c: tensors made on this thread, ever; the staging tests
+   * read it to show that a replay makes none for its intermediates */
+  guint64        tensors_made;
 } EpContext;
 
 /* The fast way to this thread's context: NULL until its first use. Only

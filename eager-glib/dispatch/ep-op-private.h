@@ -88,6 +88,11 @@ struct _EpOpCall
   EpTensor      **inputs;
   guint           n_inputs;
   EpOpAttrs       attrs;
+  /* the attributes as the caller gave them, before the rule made them
+   * canonical (NULL: none given, the zeros of ep_op_attrs_init()): what
+   * a tracer keeps, so that a replay on other shapes runs the rule again
+   * from them */
+  const EpOpAttrs *given_attrs;
   EpDType        *input_dtypes;
   guint32         contiguous_inputs;
   EpLayout        output_layouts[EP_MAX_OUTPUTS];
@@ -135,6 +140,10 @@ typedef enum {
    * fails on bad ones, so it runs even when every output is empty, as an
    * empty gather with a bad index is still an error. */
   EP_OP_FLAG_CHECKS_DATA = 1 << 4,
+  /* Each call draws new random numbers: its seed and stream
+   * (attrs.random) are the library's state, which a replay of a staged
+   * call advances (ep_random_next_stream()). */
+  EP_OP_FLAG_RANDOM = 1 << 5,
   /* No public function has the op's signature: identity is internal,
    * custom_gradient takes callbacks. Bindings do not wrap it. */
   EP_OP_FLAG_NO_FUNCTION = 1 << 3,

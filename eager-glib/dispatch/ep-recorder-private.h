@@ -23,18 +23,29 @@ typedef gboolean (*EpRecordFunc) (EpRecorder      *recorder,
                                   const EpOpCall  *call,
                                   GError         **error);
 
-/* A variable was read: @value is the fresh tensor the reader gets. Gradient
- * tapes watch it (trainable variables); a tracer may capture the variable. */
-typedef void     (*EpReadVariableFunc) (EpRecorder  *recorder,
-                                        GObject     *variable,
-                                        EpTensor    *value);
+/* What happened to a variable (autodiff/variable.c) */
+typedef enum {
+  /* a reader got @value, a fresh tensor: gradient tapes watch it
+   * (trainable variables), a tracer captures the variable */
+  EP_VARIABLE_READ,
+  /* the variable read @value to update itself (assign_add): no read of
+   * the user's, so tapes ignore it; a tracer must see it */
+  EP_VARIABLE_PEEK,
+  /* @value is the variable's new value */
+  EP_VARIABLE_ASSIGN,
+} EpVariableAccess;
+
+typedef void     (*EpVariableFunc) (EpRecorder       *recorder,
+                                    GObject          *variable,
+                                    EpTensor         *value,
+                                    EpVariableAccess  access);
 
 struct _EpRecorder
 {
-  EpRecordFunc        record;
-  EpReadVariableFunc  read_variable;   /* NULL: not interested */
-  EpRecorder         *below;
-  gboolean            active;
+  EpRecordFunc    record;
+  EpVariableFunc  variable;   /* NULL: not interested */
+  EpRecorder     *below;
+  gboolean        active;
 };
 
 void        ep_recorder_push        (EpRecorder      *recorder);
@@ -42,8 +53,9 @@ void        ep_recorder_pop         (EpRecorder      *recorder);
 gboolean    ep_recorder_is_active   (EpRecorder      *recorder);
 gboolean    ep_recorders_notify     (const EpOpCall  *call,
                                      GError         **error);
-void        ep_recorders_notify_read (GObject        *variable,
-                                      EpTensor       *value);
+void        ep_recorders_notify_variable (GObject          *variable,
+                                         EpTensor         *value,
+                                         EpVariableAccess  access);
 
 /* The innermost active recorder of this thread, or NULL. */
 static inline EpRecorder *

@@ -60,10 +60,11 @@ ep_recorders_notify (const EpOpCall  *call,
 }
 
 void
-ep_recorders_notify_read (GObject  *variable,
-                          EpTensor *value)
+ep_recorders_notify_variable (GObject          *variable,
+                              EpTensor         *value,
+                              EpVariableAccess  access)
 {
   for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
-    if (r->read_variable != NULL)
-      r->read_variable (r, variable, value);
+    if (r->variable != NULL)
+      r->variable (r, variable, value, access);
 }

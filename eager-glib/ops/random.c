@@ -17,6 +17,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-random.h"
+#include "ep-random-private.h"
 
 G_LOCK_DEFINE_STATIC (random_state);
 static gboolean random_seeded;
@@ -42,10 +43,11 @@ ep_set_seed (guint64 seed)
   G_UNLOCK (random_state);
 }
 
-/* The seed and the next stream number, for one call. */
-static void
-next_stream (guint64 *seed,
-             guint64 *stream)
+/* The seed and the next stream number, for one call (a replay of a
+ * staged random op draws its own, as the eager call would). */
+void
+ep_random_next_stream (guint64 *seed,
+                       guint64 *stream)
 {
   G_LOCK (random_state);
   if (!random_seeded)
@@ -87,6 +89,7 @@ random_infer (EpOpCall  *call,
 
 const EpOpDef ep_op_uniform = {
   .id = EP_OP_UNIFORM, .name = "uniform",
+  .flags = EP_OP_FLAG_RANDOM,
   EP_ATTRS (EP_ATTR_SHAPE_ARG,
             EP_ATTR ("low", EP_ATTR_FLOAT, EP_FIELD (random.a), EP_DEFAULT (0),
                      .flags = EP_ATTR_FINITE),
@@ -99,6 +102,7 @@ const EpOpDef ep_op_uniform = {
 
 const EpOpDef ep_op_normal = {
   .id = EP_OP_NORMAL, .name = "normal",
+  .flags = EP_OP_FLAG_RANDOM,
   EP_ATTRS (EP_ATTR_SHAPE_ARG,
             EP_ATTR ("mean", EP_ATTR_FLOAT, EP_FIELD (random.a), EP_DEFAULT (0),
                      .flags = EP_ATTR_FINITE),
@@ -124,7 +128,7 @@ random_tensor (const EpOpDef  *op,
 
   ep_op_attrs_init (&attrs);
   ep_op_attrs_set_list (attrs.shape, attrs.ndim, shape, ndim);
-  next_stream (&attrs.random.seed, &attrs.random.stream);
+  ep_random_next_stream (&attrs.random.seed, &attrs.random.stream);
   attrs.random.a = a;
   attrs.random.b = b;
   attrs.dtype = dtype;

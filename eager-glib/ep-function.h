@@ -1,0 +1,42 @@
+/* ep-function.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(EP_INSIDE) && !defined(EP_COMPILATION)
+# error "Only <eager-glib/eager-glib.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "ep-autodiff.h"
+#include "ep-tensor-spec.h"
+
+G_BEGIN_DECLS
+
+#define EP_TYPE_FUNCTION (ep_function_get_type ())
+
+EP_EXPORT
+G_DECLARE_FINAL_TYPE (EpFunction, ep_function, EP, FUNCTION, GObject)
+
+EP_EXPORT
+EpFunction *ep_function_new                 (EpTensorsFunc    func,
+                                             gpointer         user_data,
+                                             GDestroyNotify   destroy);
+EP_EXPORT
+EpFunction *ep_function_new_with_signature  (EpTensorsFunc    func,
+                                             gpointer         user_data,
+                                             GDestroyNotify   destroy,
+                                             EpTensorSpec   **signature,
+                                             guint            n_signature);
+EP_EXPORT
+GPtrArray  *ep_function_call                (EpFunction      *self,
+                                             EpTensor       **inputs,
+                                             guint            n_inputs,
+                                             GError         **error);
+EP_EXPORT
+guint       ep_function_get_trace_count     (EpFunction      *self);
+
+G_END_DECLS

@@ -1,0 +1,17 @@
+/* ep-function-private.h: staged functions inside the library
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "ep-function.h"
+#include "ep-graph-private.h"
+
+G_BEGIN_DECLS
+
+EpGraph  *ep_function_lookup_graph (EpFunction       *self,
+                                    EpTensor *const  *inputs,
+                                    guint             n_inputs);
+
+G_END_DECLS

@@ -1,0 +1,106 @@
+/* ep-graph-private.h: staged computations as data
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "ep-op-private.h"
+#include "ep-variable.h"
+
+G_BEGIN_DECLS
+
+/*
+ * EpValueRef:
+ *
+ * Where a tensor of a graph comes from: an input of the graph (@index),
+ * a constant it holds (@index), or output @output of node @index.
+ */
+typedef enum {
+  EP_VALUE_INPUT,
+  EP_VALUE_CONSTANT,
+  EP_VALUE_NODE,
+} EpValueKind;
+
+typedef struct
+{
+  EpValueKind kind;
+  guint       index;
+  guint       output;
+} EpValueRef;
+
+/*
+ * EpGraphNodeKind:
+ * @EP_NODE_OP: an op, dispatched to its device's kernel
+ * @EP_NODE_READ: reads variable @variable: its value as the replay has
+ *   it (after the assignments the graph made before), one output
+ * @EP_NODE_ASSIGN: gives variable @variable the value of input 0; the
+ *   variables change when the whole replay has succeeded
+ */
+typedef enum {
+  EP_NODE_OP,
+  EP_NODE_READ,
+  EP_NODE_ASSIGN,
+} EpGraphNodeKind;
+
+/*
+ * EpGraphNode:
+ *
+ * One step of a graph, in the order the eager calls ran (a topological
+ * order). An op keeps the attributes it was given (its rule makes them
+ * canonical again at each replay, so that other shapes work), the device
+ * it ran on, and the layouts of its outputs at trace time.
+ */
+typedef struct
+{
+  EpGraphNodeKind  kind;
+  const EpOpDef   *op;
+  EpOpAttrs        attrs;
+  EpDevice        *device;
+  guint            variable;
+  guint            n_inputs;
+  EpValueRef      *inputs;
+  guint            n_outputs;
+  EpLayout         outputs[EP_MAX_OUTPUTS];
+} EpGraphNode;
+
+/*
+ * EpGraph:
+ *
+ * A traced function: its inputs (their layouts at trace time), the
+ * constants and variables it captured, its nodes and its outputs. Plain
+ * C, shared by reference; immutable once traced.
+ */
+typedef struct _EpGraph EpGraph;
+
+struct _EpGraph
+{
+  gatomicrefcount  ref_count;
+  guint            n_inputs;
+  EpLayout        *inputs;
+  EpDevice       **input_devices;
+  GPtrArray       *constants;     /* EpTensor */
+  GPtrArray       *variables;     /* EpVariable, captured by reference */
+  GArray          *nodes;         /* EpGraphNode */
+  guint            n_outputs;
+  EpValueRef      *outputs;
+};
+
+EpGraph  *ep_graph_new            (void);
+EpGraph  *ep_graph_ref            (EpGraph         *self);
+void      ep_graph_unref          (EpGraph         *self);
+guint     ep_graph_get_n_nodes    (EpGraph         *self);
+EpGraphNode *ep_graph_get_node    (EpGraph         *self,
+                                   guint            index);
+EpGraphNode *ep_graph_add_node    (EpGraph         *self,
+                                   EpGraphNodeKind  kind,
+                                   guint            n_inputs);
+guint     ep_graph_add_constant   (EpGraph         *self,
+                                   EpTensor        *constant);
+guint     ep_graph_add_variable   (EpGraph         *self,
+                                   EpVariable      *variable);
+char     *ep_graph_to_string      (EpGraph         *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EpGraph, ep_graph_unref)
+
+G_END_DECLS

@@ -1,0 +1,462 @@
+/* graph/executor.c: replaying a graph
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A replay runs each node's rule and its device's kernel, as ep_dispatch()
+ * does, without a host language, a recorder or a GObject per
+ * intermediate: each node output has a slot in a frame, a tensor object
+ * made once and given new storage at each replay; storage goes back to
+ * its device after its last use. The rules run again (on the attributes
+ * the nodes were given), so a graph replays on other shapes where its
+ * signature allows them; random ops draw their numbers as the eager calls
+ * would; variables read what the replay assigned before, and change only
+ * when the whole replay has succeeded.
+ *
+ * With a recorder active (a tape around a staged call, a function being
+ * traced), ep_graph_replay_eagerly() dispatches each node instead, so
+ * that recorders see the ops.
+ */
+
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gi18n-lib.h>
+
+#include "ep-device-private.h"
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+#include "ep-executor-private.h"
+#include "ep-random-private.h"
+#include "ep-autodiff-private.h"
+
+#define INLINE_INPUTS 8
+
+struct _EpFrame
+{
+  EpGraph   *graph;
+  guint     *first_slot;   /* per node */
+  guint      n_slots;
+  EpTensor **slots;
+  guint     *last_use;     /* per slot: the last node that reads it;
+                            * G_MAXUINT for an output of the graph */
+};
+
+static void
+note_use (EpFrame          *self,
+          const EpValueRef *ref,
+          guint             node)
+{
+  if (ref->kind == EP_VALUE_NODE)
+    {
+      guint slot = self->first_slot[ref->index] + ref->output;
+
+      if (self->last_use[slot] != G_MAXUINT)
+        self->last_use[slot] = MAX (self->last_use[slot], node);
+    }
+}
+
+EpFrame *
+ep_frame_new (EpGraph *graph)
+{
+  EpFrame *self = g_new0 (EpFrame, 1);
+  guint n_nodes = ep_graph_get_n_nodes (graph);
+
+  self->graph = ep_graph_ref (graph);
+  self->first_slot = g_new (guint, MAX (n_nodes, 1));
+  for (guint n = 0; n < n_nodes; n++)
+    {
+      self->first_slot[n] = self->n_slots;
+      self->n_slots += ep_graph_get_node (graph, n)->n_outputs;
+    }
+
+  self->slots = g_new0 (EpTensor *, MAX (self->n_slots, 1));
+  self->last_use = g_new0 (guint, MAX (self->n_slots, 1));
+  for (guint s = 0; s < self->n_slots; s++)
+    self->slots[s] = g_object_new (EP_TYPE_TENSOR, NULL);
+
+  for (guint o = 0; o < graph->n_outputs; o++)
+    if (graph->outputs[o].kind == EP_VALUE_NODE)
+      self->last_use[self->first_slot[graph->outputs[o].index] + graph->outputs[o].output] = G_MAXUINT;
+  for (guint n = 0; n < n_nodes; n++)
+    {
+      EpGraphNode *node = ep_graph_get_node (graph, n);
+
+      for (guint i = 0; i < node->n_inputs; i++)
+        note_use (self, &node->inputs[i], n);
+    }
+
+  return self;
+}
+
+static void
+drop_storage (EpTensor *slot)
+{
+  g_clear_pointer (&slot->storage, ep_storage_unref);
+}
+
+void
+ep_frame_free (EpFrame *self)
+{
+  for (guint s = 0; s < self->n_slots; s++)
+    {
+      drop_storage (self->slots[s]);
+      g_object_unref (self->slots[s]);
+    }
+  g_free (self->slots);
+  g_free (self->first_slot);
+  g_free (self->last_use);
+  ep_graph_unref (self->graph);
+  g_free (self);
+}
+
+/* One replay: the frame, the caller's inputs, the values the variables
+ * have in it so far (NULL: the variable's own) */
+typedef struct
+{
+  EpGraph          *graph;
+  EpFrame          *frame;
+  EpTensor *const  *inputs;
+  EpTensor        **assigned;
+  GPtrArray        *temporaries;
+} Replay;
+
+static EpTensor *
+value_of (Replay           *r,
+          const EpValueRef *ref)
+{
+  switch (ref->kind)
+    {
+    case EP_VALUE_INPUT:
+      return r->inputs[ref->index];
+    case EP_VALUE_CONSTANT:
+      return g_ptr_array_index (r->graph->constants, ref->index);
+    case EP_VALUE_NODE:
+      return r->frame->slots[r->frame->first_slot[ref->index] + ref->output];
+    }
+
+  g_return_val_if_reached (NULL);
+}
+
+static void
+fill_slot (EpTensor       *slot,
+           const EpLayout *layout,
+           EpStorage      *storage)
+{
+  drop_storage (slot);
+  slot->layout = *layout;
+  slot->storage = ep_storage_ref (storage);
+}
+
+/* What the rule asked for and the recorded conversions did not already
+ * give (on other shapes, a view may not be contiguous any more): done
+ * as dispatch does it, with temporaries. Rare. */
+static gboolean
+convert_inputs (Replay    *r,
+                EpOpCall  *call,
+                GError   **error)
+{
+  for (guint i = 0; i < call->n_inputs; i++)
+    {
+      EpTensor *input = call->inputs[i];
+      gboolean wants_contiguous = i < 32 && (call->contiguous_inputs & (1u << i));
+      g_autoptr(EpTensor) converted = NULL;
+
+      if (input->layout.dtype == call->input_dtypes[i]
+          && (!wants_contiguous || ep_layout_is_contiguous (&input->layout)))
+        continue;
+
+      converted = ep_tensor_astype (input, call->input_dtypes[i], error);
+      if (converted != NULL && wants_contiguous)
+        {
+          EpTensor *compact = ep_tensor_contiguous (converted, error);
+
+          g_object_unref (converted);
+          converted = compact;
+        }
+      if (converted == NULL)
+        return FALSE;
+      call->inputs[i] = converted;
+      g_ptr_array_add (r->temporaries, g_steal_pointer (&converted));
+    }
+
+  return TRUE;
+}
+
+static gboolean
+run_kernel (EpOpCall  *call,
+            GError   **error)
+{
+  EpKernelFunc kernel = call->device->backend->kernels[call->op->id];
+  gboolean empty = TRUE;
+
+  for (guint o = 0; o < call->n_outputs; o++)
+    empty &= ep_layout_get_size (&call->output_layouts[o]) == 0;
+  if (empty && !(call->op->flags & EP_OP_FLAG_CHECKS_DATA))
+    return TRUE;
+
+  if (kernel == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DEVICE,
+                   _("%s: not implemented on device %s"),
+                   call->op->name, call->device->name);
+      return FALSE;
+    }
+
+  return kernel (call, error);
+}
+
+static gboolean
+run_op (Replay       *r,
+        guint         n,
+        EpGraphNode  *node,
+        GError      **error)
+{
+  EpTensor *inline_inputs[INLINE_INPUTS];
+  EpDType inline_dtypes[INLINE_INPUTS];
+  g_autofree EpTensor **heap_inputs = NULL;
+  g_autofree EpDType *heap_dtypes = NULL;
+  guint first = r->frame->first_slot[n];
+  EpOpCall call = { 0 };
+
+  if (node->n_inputs > INLINE_INPUTS)
+    {
+      heap_inputs = g_new (EpTensor *, node->n_inputs);
+      heap_dtypes = g_new (EpDType, node->n_inputs);
+    }
+  call.op = node->op;
+  call.n_inputs = node->n_inputs;
+  call.inputs = heap_inputs != NULL ? heap_inputs : inline_inputs;
+  call.input_dtypes = heap_dtypes != NULL ? heap_dtypes : inline_dtypes;
+  call.attrs = node->attrs;
+  call.given_attrs = &node->attrs;
+  call.n_outputs = 1;
+  if (node->op->flags & EP_OP_FLAG_RANDOM)
+    ep_random_next_stream (&call.attrs.random.seed, &call.attrs.random.stream);
+
+  for (guint i = 0; i < node->n_inputs; i++)
+    {
+      call.inputs[i] = value_of (r, &node->inputs[i]);
+      call.input_dtypes[i] = call.inputs[i]->layout.dtype;
+    }
+
+  if (!ep_op_check_call (node->op, call.inputs, call.n_inputs, &call.attrs, error)
+      || !node->op->infer (&call, error)
+      || !convert_inputs (r, &call, error))
+    return FALSE;
+
+  if (node->op->flags & EP_OP_FLAG_VIEW)
+    {
+      EpTensor *slot = r->frame->slots[first];
+
+      fill_slot (slot, &call.output_layouts[0], call.inputs[0]->storage);
+      return TRUE;
+    }
+
+  call.device = node->device;
+  for (guint o = 0; o < call.n_outputs; o++)
+    {
+      EpTensor *slot = r->frame->slots[first + o];
+      EpLayout layout = call.output_layouts[o];
+      g_autoptr(EpStorage) storage = ep_layout_alloc (&layout, call.device, error);
+
+      if (storage == NULL)
+        {
+          g_prefix_error (error, "%s: ", node->op->name);
+          return FALSE;
+        }
+      fill_slot (slot, &layout, storage);
+      call.outputs[o] = slot;
+    }
+
+  return run_kernel (&call, error);
+}
+
+static gboolean
+run_read (Replay       *r,
+          guint         n,
+          EpGraphNode  *node)
+{
+  EpVariable *variable = g_ptr_array_index (r->graph->variables, node->variable);
+  g_autoptr(EpTensor) value = r->assigned[node->variable] != NULL
+                              ? g_object_ref (r->assigned[node->variable])
+                              : ep_variable_peek (variable);
+
+  fill_slot (r->frame->slots[r->frame->first_slot[n]], &value->layout, value->storage);
+  return TRUE;
+}
+
+static void
+run_assign (Replay       *r,
+            EpGraphNode  *node)
+{
+  EpTensor *value = value_of (r, &node->inputs[0]);
+
+  g_clear_object (&r->assigned[node->variable]);
+  r->assigned[node->variable] = ep_tensor_new_with_storage (&value->layout, value->storage);
+}
+
+/* Storage nothing reads any more goes back to its device now. */
+static void
+release_dead (Replay *r,
+              guint   n)
+{
+  EpGraphNode *node = ep_graph_get_node (r->graph, n);
+
+  for (guint i = 0; i < node->n_inputs; i++)
+    {
+      const EpValueRef *ref = &node->inputs[i];
+      guint slot;
+
+      if (ref->kind != EP_VALUE_NODE)
+        continue;
+      slot = r->frame->first_slot[ref->index] + ref->output;
+      if (r->frame->last_use[slot] == n)
+        drop_storage (r->frame->slots[slot]);
+    }
+}
+
+static EpTensor *
+output_tensor (Replay           *r,
+               const EpValueRef *ref)
+{
+  EpTensor *value = value_of (r, ref);
+  EpTensor *output = ep_tensor_new_with_storage (&value->layout, value->storage);
+
+  output->weak = value->weak;
+  return output;
+}
+
+/*
+ * ep_graph_replay:
+ * @graph: the graph
+ * @frame: a frame of @graph that no other replay uses now
+ * @inputs: tensors fitting @graph's inputs
+ * @outputs: (out): room for @graph->n_outputs new tensors
+ * @cancellable: (nullable): checked between nodes
+ * @error: return location for an error
+ *
+ * Runs @graph without recorders. On failure or cancellation the
+ * variables keep their values and @outputs are untouched.
+ */
+gboolean
+ep_graph_replay (EpGraph          *graph,
+                 EpFrame          *frame,
+                 EpTensor *const  *inputs,
+                 EpTensor        **outputs,
+                 GCancellable     *cancellable,
+                 GError          **error)
+{
+  guint n_variables = graph->variables->len;
+  g_autofree EpTensor **assigned = g_new0 (EpTensor *, MAX (n_variables, 1));
+  g_autoptr(GPtrArray) temporaries = g_ptr_array_new_with_free_func (g_object_unref);
+  Replay r = { graph, frame, inputs, assigned, temporaries };
+  gboolean ok = TRUE;
+  guint n;
+
+  g_return_val_if_fail (frame->graph == graph, FALSE);
+
+  for (n = 0; ok && n < ep_graph_get_n_nodes (graph); n++)
+    {
+      EpGraphNode *node = ep_graph_get_node (graph, n);
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          ok = FALSE;
+          break;
+        }
+
+      switch (node->kind)
+        {
+        case EP_NODE_OP:
+          ok = run_op (&r, n, node, error);
+          break;
+        case EP_NODE_READ:
+          ok = run_read (&r, n, node);
+          break;
+        case EP_NODE_ASSIGN:
+          run_assign (&r, node);
+          break;
+        }
+      release_dead (&r, n);
+    }
+
+  if (ok)
+    {
+      for (guint o = 0; o < graph->n_outputs; o++)
+        outputs[o] = output_tensor (&r, &graph->outputs[o]);
+      for (guint v = 0; v < n_variables; v++)
+        if (assigned[v] != NULL)
+          ep_variable_set_value (g_ptr_array_index (graph->variables, v), assigned[v]);
+    }
+
+  for (guint v = 0; v < n_variables; v++)
+    g_clear_object (&assigned[v]);
+  for (guint s = 0; s < frame->n_slots; s++)
+    drop_storage (frame->slots[s]);
+
+  return ok;
+}
+
+/* The same through ep_dispatch() and the variables' own functions, node
+ * by node, so that active recorders see every op: a tape records them,
+ * a tracer stages them into its own graph. */
+gboolean
+ep_graph_replay_eagerly (EpGraph          *graph,
+                         EpTensor *const  *inputs,
+                         EpTensor        **outputs,
+                         GError          **error)
+{
+  guint n_nodes = ep_graph_get_n_nodes (graph);
+  g_autoptr(GPtrArray) values = g_ptr_array_new_full (n_nodes, NULL);
+  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree guint *first_output = g_new (guint, MAX (n_nodes, 1));
+
+#define VALUE(ref)                                                          \
+  ((ref)->kind == EP_VALUE_INPUT ? inputs[(ref)->index]                     \
+   : (ref)->kind == EP_VALUE_CONSTANT                                       \
+     ? (EpTensor *) g_ptr_array_index (graph->constants, (ref)->index)      \
+     : (EpTensor *) g_ptr_array_index (values, first_output[(ref)->index] + (ref)->output))
+
+  for (guint n = 0; n < n_nodes; n++)
+    {
+      EpGraphNode *node = ep_graph_get_node (graph, n);
+      EpVariable *variable = node->kind == EP_NODE_OP ? NULL
+                             : g_ptr_array_index (graph->variables, node->variable);
+      EpTensor *node_outputs[EP_MAX_OUTPUTS] = { NULL };
+      g_autofree EpTensor **node_inputs = g_new (EpTensor *, MAX (node->n_inputs, 1));
+      EpOpAttrs attrs = node->attrs;
+
+      first_output[n] = values->len;
+      for (guint i = 0; i < node->n_inputs; i++)
+        node_inputs[i] = VALUE (&node->inputs[i]);
+
+      switch (node->kind)
+        {
+        case EP_NODE_OP:
+          if (node->op->flags & EP_OP_FLAG_RANDOM)
+            ep_random_next_stream (&attrs.random.seed, &attrs.random.stream);
+          if (!ep_dispatch (node->op, node_inputs, node->n_inputs, &attrs, node_outputs, error))
+            return FALSE;
+          break;
+        case EP_NODE_READ:
+          node_outputs[0] = ep_variable_read (variable);
+          break;
+        case EP_NODE_ASSIGN:
+          if (!ep_variable_assign (variable, node_inputs[0], error))
+            return FALSE;
+          break;
+        }
+
+      for (guint o = 0; o < node->n_outputs; o++)
+        {
+          g_ptr_array_add (values, node_outputs[o]);
+          g_ptr_array_add (owned, node_outputs[o]);
+        }
+    }
+
+  for (guint o = 0; o < graph->n_outputs; o++)
+    outputs[o] = g_object_ref (VALUE (&graph->outputs[o]));
+#undef VALUE
+
+  return TRUE;
+}
