@@ -302,7 +302,7 @@ trace (EpFunction       *self,
       if (returned != NULL)
         g_ptr_array_unref (returned);
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("function: the function returned no tensor"));
+                   _("%s: the function returned no tensor"), "function");
       g_free (key);
       return NULL;
     }

@@ -56,14 +56,14 @@ ep_tensor_spec_new (const gint64  *shape,
   if (!ep_dtype_is_valid (dtype))
     {
       g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("TensorSpec: %d is not a dtype"), (gint) dtype);
+                   _("%s: %d is not a dtype"), "TensorSpec", (gint) dtype);
       return NULL;
     }
   if (ndim > EP_MAX_DIMS)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("TensorSpec: %u dimensions requested, at most %d are supported"),
-                   ndim, EP_MAX_DIMS);
+                   _("%s: %u dimensions requested, at most %d are supported"),
+                   "TensorSpec", ndim, EP_MAX_DIMS);
       return NULL;
     }
   for (guint d = 0; d < ndim; d++)
@@ -72,8 +72,8 @@ ep_tensor_spec_new (const gint64  *shape,
         g_autofree char *s = ep_shape_to_string (shape, ndim);
 
         g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                     _("TensorSpec: invalid shape %s (an extent is -1, unknown, or not negative)"),
-                     s);
+                     _("%s: invalid shape %s (an extent is -1, unknown, or not negative)"),
+                     "TensorSpec", s);
         return NULL;
       }
 

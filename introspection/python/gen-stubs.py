@@ -419,6 +419,18 @@ def main():
                 out += member.lines("    ", hidden)
         out.append("")
 
+    # boxed records (the GObject classes' structs are not Python types)
+    for element in namespace.findall("core:record", NS):
+        if element.get(f"{{{NS['glib']}}}is-gtype-struct-for") is not None:
+            continue
+        name = element.get("name")
+        members = gir_class_members(element, getattr(Ep, name), override)
+        hidden = {m.name for m in members}
+        out.append(f"class {name}(GObject.GBoxed):")
+        for member in members:
+            out += member.lines("    ", hidden)
+        out.append("")
+
     for function in namespace.findall("core:function", NS):
         name = function.get("name")
         value = getattr(Ep, name, None)
