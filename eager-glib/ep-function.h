@@ -9,7 +9,7 @@
 # error "Only <eager-glib/eager-glib.h> can be included directly."
 #endif
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "ep-autodiff.h"
 #include "ep-tensor-spec.h"
@@ -36,6 +36,17 @@ GPtrArray  *ep_function_call                (EpFunction      *self,
                                              EpTensor       **inputs,
                                              guint            n_inputs,
                                              GError         **error);
+EP_EXPORT
+void        ep_function_call_async          (EpFunction           *self,
+                                             EpTensor            **inputs,
+                                             guint                 n_inputs,
+                                             GCancellable         *cancellable,
+                                             GAsyncReadyCallback   callback,
+                                             gpointer              user_data);
+EP_EXPORT
+GPtrArray  *ep_function_call_finish         (EpFunction           *self,
+                                             GAsyncResult         *result,
+                                             GError              **error);
 EP_EXPORT
 guint       ep_function_get_trace_count     (EpFunction      *self);
 

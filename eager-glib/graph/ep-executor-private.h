@@ -20,6 +20,7 @@ void      ep_frame_free            (EpFrame          *self);
 gboolean  ep_graph_replay          (EpGraph          *graph,
                                     EpFrame          *frame,
                                     EpTensor *const  *inputs,
+                                    EpTensor        **variables,
                                     EpTensor        **outputs,
                                     GCancellable     *cancellable,
                                     GError          **error);

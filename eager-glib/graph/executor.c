@@ -109,13 +109,15 @@ ep_frame_free (EpFrame *self)
   g_free (self);
 }
 
-/* One replay: the frame, the caller's inputs, the values the variables
- * have in it so far (NULL: the variable's own) */
+/* One replay: the frame, the caller's inputs, the values the caller
+ * gave the variables (NULL: their own), and the values the replay
+ * assigned them so far (NULL where none) */
 typedef struct
 {
   EpGraph          *graph;
   EpFrame          *frame;
   EpTensor *const  *inputs;
+  EpTensor        **variables;
   EpTensor        **assigned;
   GPtrArray        *temporaries;
 } Replay;
@@ -279,7 +281,9 @@ run_read (Replay       *r,
   EpVariable *variable = g_ptr_array_index (r->graph->variables, node->variable);
   g_autoptr(EpTensor) value = r->assigned[node->variable] != NULL
                               ? g_object_ref (r->assigned[node->variable])
-                              : ep_variable_peek (variable);
+                              : r->variables != NULL
+                                ? g_object_ref (r->variables[node->variable])
+                                : ep_variable_peek (variable);
 
   fill_slot (r->frame->slots[r->frame->first_slot[n]], &value->layout, value->storage);
   return TRUE;
@@ -331,17 +335,24 @@ output_tensor (Replay           *r,
  * @graph: the graph
  * @frame: a frame of @graph that no other replay uses now
  * @inputs: tensors fitting @graph's inputs
+ * @variables: (inout) (nullable): the value of each captured variable to
+ *   read, or %NULL to read the variables themselves
  * @outputs: (out): room for @graph->n_outputs new tensors
  * @cancellable: (nullable): checked between nodes
  * @error: return location for an error
  *
- * Runs @graph without recorders. On failure or cancellation the
- * variables keep their values and @outputs are untouched.
+ * Runs @graph without recorders. With @variables %NULL, the variables
+ * take the values the replay assigned when it succeeds. Otherwise the
+ * replay touches no variable (it may run on another thread than theirs):
+ * on success each element of @variables becomes the variable's value
+ * after the replay, for the caller to set. On failure or cancellation
+ * nothing changes and @outputs are untouched.
  */
 gboolean
 ep_graph_replay (EpGraph          *graph,
                  EpFrame          *frame,
                  EpTensor *const  *inputs,
+                 EpTensor        **variables,
                  EpTensor        **outputs,
                  GCancellable     *cancellable,
                  GError          **error)
@@ -349,7 +360,7 @@ ep_graph_replay (EpGraph          *graph,
   guint n_variables = graph->variables->len;
   g_autofree EpTensor **assigned = g_new0 (EpTensor *, MAX (n_variables, 1));
   g_autoptr(GPtrArray) temporaries = g_ptr_array_new_with_free_func (g_object_unref);
-  Replay r = { graph, frame, inputs, assigned, temporaries };
+  Replay r = { graph, frame, inputs, variables, assigned, temporaries };
   gboolean ok = TRUE;
   guint n;
 
@@ -385,8 +396,14 @@ ep_graph_replay (EpGraph          *graph,
       for (guint o = 0; o < graph->n_outputs; o++)
         outputs[o] = output_tensor (&r, &graph->outputs[o]);
       for (guint v = 0; v < n_variables; v++)
-        if (assigned[v] != NULL)
-          ep_variable_set_value (g_ptr_array_index (graph->variables, v), assigned[v]);
+        {
+          if (assigned[v] == NULL)
+            continue;
+          if (variables == NULL)
+            ep_variable_set_value (g_ptr_array_index (graph->variables, v), assigned[v]);
+          else
+            g_set_object (&variables[v], assigned[v]);
+        }
     }
 
   for (guint v = 0; v < n_variables; v++)

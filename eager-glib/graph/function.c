@@ -334,45 +334,85 @@ trace (EpFunction       *self,
   return g_steal_pointer (&outputs);
 }
 
+/* A frame of @concrete's graph for one replay; give it back after. */
+static EpFrame *
+take_frame (EpFunction *self,
+            Concrete   *concrete)
+{
+  EpFrame *frame = NULL;
+
+  g_mutex_lock (&self->lock);
+  if (concrete->frames->len > 0)
+    frame = g_ptr_array_steal_index_fast (concrete->frames, concrete->frames->len - 1);
+  g_mutex_unlock (&self->lock);
+
+  return frame != NULL ? frame : ep_frame_new (concrete->graph);
+}
+
+static void
+give_frame (EpFunction *self,
+            Concrete   *concrete,
+            EpFrame    *frame)
+{
+  g_mutex_lock (&self->lock);
+  g_ptr_array_add (concrete->frames, frame);
+  g_mutex_unlock (&self->lock);
+}
+
+static GPtrArray *
+new_outputs (EpGraph *graph)
+{
+  GPtrArray *outputs = ep_tensor_array_new (graph->n_outputs);
+
+  g_ptr_array_set_size (outputs, graph->n_outputs);
+  return outputs;
+}
+
 static GPtrArray *
 replay (EpFunction       *self,
         Concrete         *concrete,
         EpTensor *const  *inputs,
         GError          **error)
 {
-  EpGraph *graph = concrete->graph;
-  GPtrArray *outputs = ep_tensor_array_new (graph->n_outputs);
-  EpFrame *frame = NULL;
+  g_autoptr(GPtrArray) outputs = new_outputs (concrete->graph);
+  EpTensor **out = (EpTensor **) outputs->pdata;
   gboolean ok;
 
-  g_ptr_array_set_size (outputs, graph->n_outputs);
-
   if (ep_recorders_any ())
-    ok = ep_graph_replay_eagerly (graph, inputs, (EpTensor **) outputs->pdata, error);
+    ok = ep_graph_replay_eagerly (concrete->graph, inputs, out, error);
   else
     {
-      g_mutex_lock (&self->lock);
-      if (concrete->frames->len > 0)
-        frame = g_ptr_array_steal_index_fast (concrete->frames, concrete->frames->len - 1);
-      g_mutex_unlock (&self->lock);
-      if (frame == NULL)
-        frame = ep_frame_new (graph);
+      EpFrame *frame = take_frame (self, concrete);
 
-      ok = ep_graph_replay (graph, frame, inputs, (EpTensor **) outputs->pdata, NULL, error);
-
-      g_mutex_lock (&self->lock);
-      g_ptr_array_add (concrete->frames, frame);
-      g_mutex_unlock (&self->lock);
+      ok = ep_graph_replay (concrete->graph, frame, inputs, NULL, out, NULL, error);
+      give_frame (self, concrete, frame);
     }
 
   if (!ok)
     {
       g_ptr_array_set_size (outputs, 0);
-      g_ptr_array_unref (outputs);
       return NULL;
     }
 
-  return outputs;
+  return g_steal_pointer (&outputs);
+}
+
+static Concrete *
+lookup_concrete (EpFunction       *self,
+                 EpTensor *const  *inputs,
+                 guint             n_inputs,
+                 char            **key_out)
+{
+  g_autofree char *key = signature_key (self, inputs, n_inputs);
+  Concrete *concrete;
+
+  g_mutex_lock (&self->lock);
+  concrete = g_hash_table_lookup (self->concrete, key);
+  g_mutex_unlock (&self->lock);
+
+  if (key_out != NULL)
+    *key_out = g_steal_pointer (&key);
+  return concrete;
 }
 
 /**
@@ -406,15 +446,218 @@ ep_function_call (EpFunction  *self,
   if (!check_inputs (self, inputs, n_inputs, error))
     return NULL;
 
-  key = signature_key (self, inputs, n_inputs);
-  g_mutex_lock (&self->lock);
-  concrete = g_hash_table_lookup (self->concrete, key);
-  g_mutex_unlock (&self->lock);
-
+  concrete = lookup_concrete (self, inputs, n_inputs, &key);
   if (concrete == NULL)
     return trace (self, g_steal_pointer (&key), inputs, n_inputs, error);
 
   return replay (self, concrete, inputs, error);
+}
+
+/* Async calls: the replay runs on a worker thread and touches no
+ * variable there; the values it read were taken on the caller's thread,
+ * and the values it assigned are set there, once it has succeeded. */
+
+typedef struct
+{
+  Concrete   *concrete;
+  GPtrArray  *inputs;       /* EpTensor */
+  EpTensor  **variables;    /* the values to read; then, those to set */
+  guint       n_variables;
+  GPtrArray  *outputs;      /* EpTensor, once replayed */
+} AsyncCall;
+
+static void
+async_call_free (gpointer data)
+{
+  AsyncCall *call = data;
+
+  g_ptr_array_unref (call->inputs);
+  for (guint v = 0; v < call->n_variables; v++)
+    g_clear_object (&call->variables[v]);
+  g_free (call->variables);
+  g_clear_pointer (&call->outputs, g_ptr_array_unref);
+  g_free (call);
+}
+
+static AsyncCall *
+async_call_new (Concrete         *concrete,
+                EpTensor *const  *inputs,
+                guint             n_inputs)
+{
+  AsyncCall *call = g_new0 (AsyncCall, 1);
+  GPtrArray *variables = concrete->graph->variables;
+
+  call->concrete = concrete;
+  call->inputs = ep_tensor_array_new (n_inputs);
+  for (guint i = 0; i < n_inputs; i++)
+    g_ptr_array_add (call->inputs, g_object_ref (inputs[i]));
+  call->n_variables = variables->len;
+  call->variables = g_new0 (EpTensor *, MAX (variables->len, 1));
+  for (guint v = 0; v < variables->len; v++)
+    call->variables[v] = ep_variable_peek (g_ptr_array_index (variables, v));
+
+  return call;
+}
+
+static void
+replay_in_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  EpFunction *self = source_object;
+  AsyncCall *call = task_data;
+  g_autoptr(GPtrArray) outputs = new_outputs (call->concrete->graph);
+  EpFrame *frame = take_frame (self, call->concrete);
+  GError *error = NULL;
+  gboolean ok;
+
+  ok = ep_graph_replay (call->concrete->graph, frame, (EpTensor *const *) call->inputs->pdata,
+                        call->variables, (EpTensor **) outputs->pdata, cancellable, &error);
+  give_frame (self, call->concrete, frame);
+
+  if (!ok)
+    {
+      g_ptr_array_set_size (outputs, 0);
+      g_task_return_error (task, error);
+      return;
+    }
+  call->outputs = g_steal_pointer (&outputs);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Back on the caller's thread: the variables change now, all of them, or
+ * none when the call failed or was cancelled meanwhile. */
+static void
+replayed (GObject      *source_object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AsyncCall *call = g_task_get_task_data (G_TASK (result));
+  GPtrArray *variables = call->concrete->graph->variables;
+  GError *error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error)
+      || g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  for (guint v = 0; v < variables->len; v++)
+    {
+      EpVariable *variable = g_ptr_array_index (variables, v);
+      g_autoptr(EpTensor) current = ep_variable_peek (variable);
+
+      if (call->variables[v] != current)
+        ep_variable_set_value (variable, call->variables[v]);
+    }
+  g_task_return_pointer (task, g_steal_pointer (&call->outputs), (GDestroyNotify) g_ptr_array_unref);
+}
+
+/**
+ * ep_function_call_async:
+ * @self: a staged function
+ * @inputs: (array length=n_inputs): the arguments
+ * @n_inputs: the number of arguments
+ * @cancellable: (nullable): stops the replay between two ops
+ * @callback: (scope async): called on the thread-default main context of
+ *   the calling thread when the call is done
+ * @user_data: data for @callback
+ *
+ * Calls the function without blocking: the replay runs on a worker
+ * thread, and @callback runs on this thread's main context, where
+ * [method@Function.call_finish] gives the results. This is how a GTK
+ * application trains a model without freezing its window.
+ *
+ * Variables change all together, on this thread, when the call has
+ * succeeded, just before @callback runs; the replay reads the values they
+ * had when this function was called. A call that fails or is cancelled
+ * (%G_IO_ERROR_CANCELLED, noticed between two ops or once the replay
+ * is done) leaves every variable as it was.
+ *
+ * Tracing runs the function, which may only run on this thread: the
+ * first call with a new input signature traces here, before returning,
+ * and so does a call made while a gradient tape or a tracer is active on
+ * this thread (so that it records the ops); @callback still runs from
+ * the main context.
+ */
+void
+ep_function_call_async (EpFunction           *self,
+                        EpTensor            **inputs,
+                        guint                 n_inputs,
+                        GCancellable         *cancellable,
+                        GAsyncReadyCallback   callback,
+                        gpointer              user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) worker = NULL;
+  GError *error = NULL;
+  Concrete *concrete;
+
+  g_return_if_fail (EP_IS_FUNCTION (self));
+  g_return_if_fail (inputs != NULL || n_inputs == 0);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+  for (guint i = 0; i < n_inputs; i++)
+    g_return_if_fail (EP_IS_TENSOR (inputs[i]));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ep_function_call_async);
+
+  if (!check_inputs (self, inputs, n_inputs, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  concrete = lookup_concrete (self, inputs, n_inputs, NULL);
+  if (concrete == NULL || ep_recorders_any ())
+    {
+      GPtrArray *outputs = ep_function_call (self, inputs, n_inputs, &error);
+
+      if (outputs == NULL)
+        g_task_return_error (task, error);
+      else
+        g_task_return_pointer (task, outputs, (GDestroyNotify) g_ptr_array_unref);
+      return;
+    }
+
+  worker = g_task_new (self, cancellable, replayed, g_steal_pointer (&task));
+  g_task_set_check_cancellable (worker, FALSE);
+  g_task_set_task_data (worker, async_call_new (concrete, inputs, n_inputs), async_call_free);
+  g_task_run_in_thread (worker, replay_in_thread);
+}
+
+/**
+ * ep_function_call_finish:
+ * @self: a staged function
+ * @result: the result given to the callback of
+ *   [method@Function.call_async]
+ * @error: return location for an error
+ *
+ * Finishes a call begun with [method@Function.call_async].
+ *
+ * Returns: (transfer container) (element-type EpTensor): the results, or
+ *   %NULL with @error set: as [method@Function.call], or
+ *   %G_IO_ERROR_CANCELLED
+ */
+GPtrArray *
+ep_function_call_finish (EpFunction    *self,
+                         GAsyncResult  *result,
+                         GError       **error)
+{
+  g_return_val_if_fail (EP_IS_FUNCTION (self), NULL);
+
+  if (!g_task_is_valid (result, self)
+      || g_task_get_source_tag (G_TASK (result)) != ep_function_call_async)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("call_finish: the result is not of a call_async of this function"));
+      return NULL;
+    }
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /**
@@ -447,15 +690,7 @@ ep_function_lookup_graph (EpFunction       *self,
                           EpTensor *const  *inputs,
                           guint             n_inputs)
 {
-  g_autofree char *key = signature_key (self, inputs, n_inputs);
-  Concrete *concrete;
-  EpGraph *graph = NULL;
+  Concrete *concrete = lookup_concrete (self, inputs, n_inputs, NULL);
 
-  g_mutex_lock (&self->lock);
-  concrete = g_hash_table_lookup (self->concrete, key);
-  if (concrete != NULL)
-    graph = ep_graph_ref (concrete->graph);
-  g_mutex_unlock (&self->lock);
-
-  return graph;
+  return concrete != NULL ? ep_graph_ref (concrete->graph) : NULL;
 }
