@@ -35,6 +35,12 @@
  * makes change them (they change when the whole call has succeeded).
  * Random ops draw new numbers at each call, as the eager calls would.
  *
+ * The only objects a replay makes are its results. A function may return
+ * none: a training step that keeps its loss in a variable makes no
+ * object at all per call, which keeps a JavaScript training loop's
+ * memory flat (gjs frees the objects it is given only when its garbage
+ * collector runs, and it does not see their size).
+ *
  * A signature of [struct@TensorSpec]s with unknown extents
  * ([ctor@Function.new_with_signature]) makes one graph serve, say, every
  * batch size: the ops' rules run again at each replay to size the
@@ -105,7 +111,8 @@ ep_function_init (EpFunction *self)
 /**
  * ep_function_new:
  * @func: (scope notified) (closure user_data) (destroy destroy): the
- *   function to stage; it returns at least one tensor
+ *   function to stage; it returns its results, maybe none (an empty
+ *   array, or %NULL without an error)
  * @user_data: data for @func
  * @destroy: (nullable): frees @user_data with the function
  *
@@ -125,7 +132,8 @@ ep_function_new (EpTensorsFunc   func,
 /**
  * ep_function_new_with_signature:
  * @func: (scope notified) (closure user_data) (destroy destroy): the
- *   function to stage; it returns at least one tensor
+ *   function to stage; it returns its results, maybe none (an empty
+ *   array, or %NULL without an error)
  * @user_data: data for @func
  * @destroy: (nullable): frees @user_data with the function
  * @signature: (array length=n_signature): what each input may be
@@ -297,15 +305,8 @@ trace (EpFunction       *self,
       g_free (key);
       return NULL;
     }
-  if (returned == NULL || returned->len == 0)
-    {
-      if (returned != NULL)
-        g_ptr_array_unref (returned);
-      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("%s: the function returned no tensor"), "function");
-      g_free (key);
-      return NULL;
-    }
+  if (returned == NULL)
+    returned = ep_tensor_array_new (0);
   outputs = ep_autodiff_take_tensors (returned, FALSE, "function", "results", error);
   if (outputs == NULL)
     {

@@ -170,6 +170,65 @@ test_device_scope (void)
   g_assert_cmpfloat (ep_tensor_item_double (z, NULL), ==, 12.0);
 }
 
+/* A staged training step: loss = sum ((w - x)²), its gradient by a tape
+ * inside the step, w -= 0.25 * gradient. Three calls from w = [1, 2] to
+ * x = [5, 6] give the losses 32, 8 and 2 and leave w at [4.5, 5.5]; the
+ * step is traced once. */
+static GPtrArray *
+training_step (EpTensor  **inputs,
+               guint       n_inputs,
+               gpointer    user_data,
+               GError    **error)
+{
+  EpVariable *w = user_data;
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) value = NULL, diff = NULL, squares = NULL, scaled = NULL;
+  g_autoptr(GPtrArray) grads = NULL;
+  EpTensor *loss = NULL;
+  GPtrArray *results = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (!ep_gradient_tape_start (tape, error))
+    return results;
+  value = ep_variable_read (w);
+  if ((diff = ep_tensor_sub (value, inputs[0], error)) == NULL
+      || (squares = ep_tensor_square (diff, error)) == NULL
+      || (loss = ep_tensor_sum (squares, NULL, 0, FALSE, error)) == NULL
+      || !ep_gradient_tape_stop (tape, error))
+    return results;
+  g_ptr_array_add (results, loss);
+
+  grads = ep_gradient_tape_gradient (tape, &loss, 1, (GObject **) &w, 1, NULL, 0, error);
+  if (grads != NULL && (scaled = ep_tensor_mul_scalar (g_ptr_array_index (grads, 0), 0.25, error)) != NULL)
+    ep_variable_assign_sub (w, scaled, error);
+  return results;
+}
+
+static void
+test_staged_step (void)
+{
+  g_autoptr(GError) error = NULL;
+  const double start[] = { 1, 2 }, target[] = { 5, 6 }, losses[] = { 32, 8, 2 };
+  const gint64 shape[] = { 2 };
+  g_autoptr(EpTensor) init = ep_test_new (EP_DTYPE_FLOAT32, shape, 1, start, 2);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, shape, 1, target, 2);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpFunction) step = ep_function_new (training_step, w, NULL);
+  g_autoptr(EpTensor) now = NULL;
+  g_autofree char *text = NULL;
+
+  for (guint k = 0; k < 3; k++)
+    {
+      g_autoptr(GPtrArray) result = ep_function_call (step, &x, 1, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpfloat (ep_tensor_item_double (g_ptr_array_index (result, 0), NULL), ==, losses[k]);
+    }
+  now = ep_variable_read (w);
+  text = ep_tensor_to_string (now, &error);
+  g_assert_cmpstr (text, ==, "[4.5 5.5]");
+  g_assert_cmpuint (ep_function_get_trace_count (step), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -180,5 +239,6 @@ main (int argc, char **argv)
   g_test_add_func ("/scenarios/value-and-grad", test_value_and_grad);
   g_test_add_func ("/scenarios/nested-tapes", test_nested_tapes);
   g_test_add_func ("/scenarios/device-scope", test_device_scope);
+  g_test_add_func ("/scenarios/staged-step", test_staged_step);
   return g_test_run ();
 }

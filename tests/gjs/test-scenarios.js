@@ -100,6 +100,24 @@ test('nested tapes give the first and second derivative', () => {
     assertEqual(d2y.item_double(), 2, 'second derivative');
 });
 
+test('a staged training step is traced once and updates its variable', () => {
+    const w = Ep.Variable.new(vector([1, 2]), 'w');
+    const step = Ep.Function.new(inputs => {
+        const tape = Ep.GradientTape.new(false);
+        tape.start();
+        const loss = w.read().sub(inputs[0]).square().sum(null, false);
+        tape.stop();
+        const [grad] = tape.gradient([loss], [w], null);
+        w.assign_sub(grad.mul_scalar(0.25));
+        return [loss];
+    });
+    const x = vector([5, 6]);
+    const losses = [0, 1, 2].map(() => step.call([x])[0].item_double());
+    assertEqual(JSON.stringify(losses), '[32,8,2]', 'losses');
+    assertEqual(w.read().to_string(), '[4.5 5.5]', 'w');
+    assertEqual(step.get_trace_count(), 1, 'one trace');
+});
+
 test('a device scope places the ops inside it', () => {
     const devices = Ep.list_devices();
     const device = devices[devices.length - 1];

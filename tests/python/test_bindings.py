@@ -58,6 +58,25 @@ def test_scenario_nested_tapes():
     assert outer.gradient(dy, x).item() == 2.0
 
 
+def test_scenario_staged_step():
+    """A staged training step with a tape inside, traced once: w moves
+    halfway to x at each call (the plain Ep.Function API)."""
+    w = Ep.Variable.new(Ep.astensor([1.0, 2.0]), "w")
+    x = Ep.astensor([5.0, 6.0])
+
+    def step(inputs, *_):
+        with Ep.GradientTape() as tape:
+            loss = ((w.read() - inputs[0]) ** 2).sum()
+        w.assign_sub(tape.gradient(loss, w) * 0.25)
+        return [loss]
+
+    function = Ep.Function.new(step)
+    losses = [function.call([x])[0].item() for _ in range(3)]
+    assert losses == [32.0, 8.0, 2.0]
+    assert str(w.read()) == "[4.5 5.5]"
+    assert function.get_trace_count() == 1
+
+
 def test_scenario_device_scope():
     """Ops in a scope run on its device (the last listed: OpenCL where
     there is one); `with Ep.device(...)` where the override has it."""

@@ -140,6 +140,88 @@ static void test_device_scope () {
     }
 }
 
+static void test_staged_step () {
+    try {
+        var w = new Ep.Variable (vector ({ 1, 2 }, { 2 }), "w");
+        var step = new Ep.Function ((inputs) => {
+            var results = new GLib.GenericArray<Ep.Tensor> ();
+            var tape = new Ep.GradientTape (false);
+            tape.start ();
+            var loss = w.read ().sub (inputs[0]).square ().sum (null, false);
+            tape.stop ();
+            var grads = tape.gradient ({ loss }, { w }, null);
+            w.assign_sub (grads[0].mul_scalar (0.25));
+            results.add (loss);
+            return results;
+        });
+        var x = vector ({ 5, 6 }, { 2 });
+        double[] losses = { 32, 8, 2 };
+        foreach (var expected in losses) {
+            var result = step.call ({ x });
+            assert_cmpfloat (result[0].item_double (), CompareOperator.EQ, expected);
+        }
+        assert_cmpstr (w.read ().to_string (), CompareOperator.EQ, "[4.5 5.5]");
+        assert_cmpuint (step.get_trace_count (), CompareOperator.EQ, 1);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+/* The same step with call_async: each call completes on the main loop. */
+static async double step_async (Ep.Function step, Ep.Tensor x) throws GLib.Error {
+    var result = yield step.call_async ({ x }, null);
+    return result[0].item_double ();
+}
+
+static void test_staged_step_async () {
+    var w = new Ep.Variable (vector_or_die ({ 1, 2 }), "w");
+    var step = new Ep.Function ((inputs) => {
+        var results = new GLib.GenericArray<Ep.Tensor> ();
+        var tape = new Ep.GradientTape (false);
+        tape.start ();
+        var loss = w.read ().sub (inputs[0]).square ().sum (null, false);
+        tape.stop ();
+        w.assign_sub (tape.gradient ({ loss }, { w }, null)[0].mul_scalar (0.25));
+        results.add (loss);
+        return results;
+    });
+    var loop = new MainLoop ();
+    double[] losses = {};
+    step_async.begin (step, vector_or_die ({ 5, 6 }), (obj, res) => {
+        try {
+            losses += step_async.end (res);
+            step_async.begin (step, vector_or_die ({ 5, 6 }), (obj2, res2) => {
+                try {
+                    losses += step_async.end (res2);
+                } catch (GLib.Error e) {
+                    assert_no_error (e);
+                }
+                loop.quit ();
+            });
+        } catch (GLib.Error e) {
+            assert_no_error (e);
+        }
+    });
+    loop.run ();
+    assert_cmpuint (losses.length, CompareOperator.EQ, 2);
+    assert_cmpfloat (losses[0], CompareOperator.EQ, 32);
+    assert_cmpfloat (losses[1], CompareOperator.EQ, 8);
+    try {
+        assert_cmpstr (w.read ().to_string (), CompareOperator.EQ, "[4. 5.]");
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+static Ep.Tensor vector_or_die (double[] values) {
+    try {
+        return vector (values, { values.length });
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+        assert_not_reached ();
+    }
+}
+
 static void test_scalar_forms () {
     try {
         var x = vector ({ 1, 2, 3 }, { 3 });
@@ -228,6 +310,8 @@ int main (string[] args) {
     Test.add_func ("/vala/several-results", test_several_results);
     Test.add_func ("/vala/scenarios/nested-tapes", test_nested_tapes);
     Test.add_func ("/vala/scenarios/device-scope", test_device_scope);
+    Test.add_func ("/vala/scenarios/staged-step", test_staged_step);
+    Test.add_func ("/vala/staged-step-async", test_staged_step_async);
     Test.add_func ("/vala/scalar-forms", test_scalar_forms);
     Test.add_func ("/vala/item-readers", test_item_readers);
     Test.add_func ("/vala/scenarios/device-pop", test_device_pop_names_its_scope);
