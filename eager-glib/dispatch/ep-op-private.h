@@ -306,6 +306,9 @@ gboolean       ep_op_check_call_full (const EpOpDef   *op,
                                       GError         **error);
 
 void           ep_op_attrs_init     (EpOpAttrs       *attrs);
+gboolean       ep_op_attrs_equal    (const EpOpDef   *op,
+                                     const EpOpAttrs *a,
+                                     const EpOpAttrs *b);
 void           ep_op_attrs_init_defaults (EpOpAttrs     *attrs,
                                           const EpOpDef *op);
 gboolean       ep_op_attrs_set_from_variant (EpOpAttrs     *attrs,

@@ -404,6 +404,75 @@ set_value (EpOpAttrs        *attrs,
   g_return_val_if_reached (FALSE);
 }
 
+static gboolean
+int_lists_equal (const gint64 *a,
+                 guint         n_a,
+                 const gint64 *b,
+                 guint         n_b)
+{
+  return n_a == n_b && memcmp (a, b, n_a * sizeof (gint64)) == 0;
+}
+
+static gboolean
+attr_equal (const EpOpAttrs  *a,
+            const EpOpAttrs  *b,
+            const EpAttrSpec *spec)
+{
+  gconstpointer x = G_STRUCT_MEMBER_P (a, spec->offset);
+  gconstpointer y = G_STRUCT_MEMBER_P (b, spec->offset);
+
+  switch (spec->type)
+    {
+    case EP_ATTR_BOOL:
+      return !*(const gboolean *) x == !*(const gboolean *) y;
+    case EP_ATTR_INT:
+      return *(const gint64 *) x == *(const gint64 *) y;
+    case EP_ATTR_SEED:
+      return TRUE;
+    case EP_ATTR_FLOAT:
+      /* bit for bit: -0.0 is not 0.0 to a division, and NaN is itself */
+      return memcmp (x, y, sizeof (gdouble)) == 0;
+    case EP_ATTR_DTYPE:
+    case EP_ATTR_ENUM:
+      return *(const gint *) x == *(const gint *) y;
+    case EP_ATTR_AXIS:
+    case EP_ATTR_AXES:
+      return a->all_axes == b->all_axes && a->n_axes == b->n_axes
+             && memcmp (a->axes, b->axes, MIN (a->n_axes, EP_MAX_DIMS) * sizeof (gint)) == 0;
+    case EP_ATTR_SHAPE:
+    case EP_ATTR_INTS:
+      return int_lists_equal (x, MIN (G_STRUCT_MEMBER (guint, a, spec->length), spec->capacity),
+                              y, MIN (G_STRUCT_MEMBER (guint, b, spec->length), spec->capacity))
+             && G_STRUCT_MEMBER (guint, a, spec->length) == G_STRUCT_MEMBER (guint, b, spec->length);
+    case EP_ATTR_DEVICE:
+      return *(EpDevice *const *) x == *(EpDevice *const *) y;
+    }
+
+  g_return_val_if_reached (FALSE);
+}
+
+/*
+ * ep_op_attrs_equal:
+ * @op: the op
+ * @a: attributes of a call of @op
+ * @b: attributes of another call of @op
+ *
+ * Whether two calls of @op were given the same attributes, by the schema:
+ * the fields @op does not use are not compared, nor the random state
+ * (seed and stream) that each call draws anew.
+ */
+gboolean
+ep_op_attrs_equal (const EpOpDef   *op,
+                   const EpOpAttrs *a,
+                   const EpOpAttrs *b)
+{
+  for (guint i = 0; i < op->n_attrs; i++)
+    if (op->attrs[i].offset != EP_ATTR_NO_FIELD && !attr_equal (a, b, &op->attrs[i]))
+      return FALSE;
+
+  return TRUE;
+}
+
 /*
  * ep_op_attrs_set_from_variant:
  * @attrs: attributes to fill

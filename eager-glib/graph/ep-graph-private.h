@@ -99,6 +99,8 @@ guint     ep_graph_add_constant   (EpGraph         *self,
                                    EpTensor        *constant);
 guint     ep_graph_add_variable   (EpGraph         *self,
                                    EpVariable      *variable);
+gboolean  ep_graph_same_computation (EpGraph       *a,
+                                     EpGraph       *b);
 char     *ep_graph_to_string      (EpGraph         *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EpGraph, ep_graph_unref)

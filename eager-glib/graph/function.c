@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <string.h>
 
 #include "ep-autodiff-private.h"
 #include "ep-device-private.h"
@@ -44,15 +45,34 @@
  * A signature of [struct@TensorSpec]s with unknown extents
  * ([ctor@Function.new_with_signature]) makes one graph serve, say, every
  * batch size: the ops' rules run again at each replay to size the
- * results. With a gradient tape or another function being traced
+ * results. The first call with other extents than the trace's traces
+ * again, to check that the function computes the same whatever they
+ * are; where it does not (it sized something from them on the host: a
+ * mean's 1/n in a gradient, a value read from a shape), each shape gets a
+ * graph of its own, so that a replay never gives what the function would
+ * not. With a gradient tape or another function being traced
  * around the call, the graph's ops are dispatched one by one, so that the
  * tape records them (or the outer function stages them).
  */
+
+/* What inputs a graph serves, for a signature with unknown extents:
+ * traced once, it serves only the extents of its trace, until a second
+ * trace on other extents shows whether the function computes the same
+ * whatever they are (then it serves them all) or sizes something from
+ * them on the host (then each shape gets a graph of its own). */
+typedef enum
+{
+  GRAPH_EXACT,          /* the shapes of its trace (no unknown extents) */
+  GRAPH_UNVERIFIED,     /* the same, until a call with other extents */
+  GRAPH_RELAXED,        /* every extent the signature leaves unknown */
+  GRAPH_SPECIALIZED,    /* none: graphs of this key go by exact shapes */
+} GraphKind;
 
 typedef struct
 {
   EpGraph   *graph;
   GPtrArray *frames;      /* EpFrame, free to use; under the lock */
+  GraphKind  kind;        /* under the lock */
 } Concrete;
 
 struct _EpFunction
@@ -70,6 +90,18 @@ struct _EpFunction
 };
 
 G_DEFINE_FINAL_TYPE (EpFunction, ep_function, G_TYPE_OBJECT)
+
+static Concrete *
+concrete_new (EpGraph   *graph,
+              GraphKind  kind)
+{
+  Concrete *concrete = g_new0 (Concrete, 1);
+
+  concrete->graph = ep_graph_ref (graph);
+  concrete->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) ep_frame_free);
+  concrete->kind = kind;
+  return concrete;
+}
 
 static void
 concrete_free (gpointer data)
@@ -142,7 +174,8 @@ ep_function_new (EpTensorsFunc   func,
  * Creates a staged function of @func that takes @n_signature inputs, each
  * matching its spec: calls with inputs that match share one graph (one
  * for each combination of devices), whatever the extents the specs leave
- * unknown.
+ * unknown, once a second trace on other extents has shown that @func
+ * computes the same on them (else each shape gets its own graph).
  *
  * Returns: (transfer full): the function
  */
@@ -172,30 +205,78 @@ ep_function_new_with_signature (EpTensorsFunc   func,
   return self;
 }
 
-/* The key of the graph that serves @inputs: the dtype, shape (the specs'
- * when there are some), device and weakness of each. */
+static void
+append_input_key (GString        *key,
+                  EpTensor       *input,
+                  const gint64   *shape)
+{
+  g_string_append_printf (key, "%s%s[", ep_dtype_get_name (input->layout.dtype), input->weak ? "~" : "");
+  for (guint d = 0; d < input->layout.ndim; d++)
+    g_string_append_printf (key, d > 0 ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, shape[d]);
+  g_string_append_printf (key, "]@%s;", input->storage->device->name);
+}
+
+/* The key of the graphs for @inputs: the dtype, shape, device and
+ * weakness of each, with the signature's unknown extents as -1 unless
+ * @exact. */
 static char *
 signature_key (EpFunction        *self,
                EpTensor *const   *inputs,
-               guint              n_inputs)
+               guint              n_inputs,
+               gboolean           exact)
 {
   GString *key = g_string_new (NULL);
 
   for (guint i = 0; i < n_inputs; i++)
-    {
-      const EpLayout *layout = &inputs[i]->layout;
-      const gint64 *shape = layout->shape;
-
-      if (self->signature != NULL)
-        shape = ep_tensor_spec_get_shape (g_ptr_array_index (self->signature, i), NULL);
-      g_string_append_printf (key, "%s%s[", ep_dtype_get_name (layout->dtype),
-                              inputs[i]->weak ? "~" : "");
-      for (guint d = 0; d < layout->ndim; d++)
-        g_string_append_printf (key, d > 0 ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, shape[d]);
-      g_string_append_printf (key, "]@%s;", inputs[i]->storage->device->name);
-    }
+    append_input_key (key, inputs[i], self->signature != NULL && !exact
+                                      ? ep_tensor_spec_get_shape (g_ptr_array_index (self->signature, i), NULL)
+                                      : inputs[i]->layout.shape);
 
   return g_string_free (key, FALSE);
+}
+
+/* The exact key of the inputs @graph was traced on, which had the
+ * dtypes, devices and weakness of @inputs. */
+static char *
+trace_key (EpGraph          *graph,
+           EpTensor *const  *inputs,
+           guint             n_inputs)
+{
+  GString *key = g_string_new (NULL);
+
+  for (guint i = 0; i < n_inputs; i++)
+    append_input_key (key, inputs[i], graph->inputs[i].shape);
+
+  return g_string_free (key, FALSE);
+}
+
+static gboolean
+has_unknown_extents (EpFunction *self)
+{
+  for (guint i = 0; self->signature != NULL && i < self->signature->len; i++)
+    {
+      guint ndim;
+      const gint64 *shape = ep_tensor_spec_get_shape (g_ptr_array_index (self->signature, i), &ndim);
+
+      for (guint d = 0; d < ndim; d++)
+        if (shape[d] < 0)
+          return TRUE;
+    }
+
+  return FALSE;
+}
+
+static gboolean
+fits_trace (EpGraph          *graph,
+            EpTensor *const  *inputs,
+            guint             n_inputs)
+{
+  for (guint i = 0; i < n_inputs; i++)
+    if (memcmp (inputs[i]->layout.shape, graph->inputs[i].shape,
+                inputs[i]->layout.ndim * sizeof (gint64)) != 0)
+      return FALSE;
+
+  return TRUE;
 }
 
 static gboolean
@@ -270,27 +351,23 @@ own_inputs (EpTensor *const  *inputs,
   return g_steal_pointer (&own);
 }
 
-/* The first call of a signature: the function, eagerly, under a tracer;
- * its results are the call's. */
+/* The function, eagerly, under a tracer: its results, and in @graph
+ * what it computed. */
 static GPtrArray *
-trace (EpFunction       *self,
-       char             *key,
-       EpTensor *const  *inputs,
-       guint             n_inputs,
-       GError          **error)
+run_traced (EpFunction       *self,
+            EpTensor *const  *inputs,
+            guint             n_inputs,
+            EpGraph         **graph,
+            GError          **error)
 {
   g_autoptr(GPtrArray) own = own_inputs (inputs, n_inputs, error);
   g_autoptr(EpTracer) tracer = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
   GError *local_error = NULL;
   GPtrArray *returned;
-  Concrete *concrete;
 
   if (own == NULL)
-    {
-      g_free (key);
-      return NULL;
-    }
+    return NULL;
   tracer = ep_tracer_new ((EpTensor *const *) own->pdata, n_inputs);
 
   ep_tracer_begin (tracer);
@@ -302,37 +379,83 @@ trace (EpFunction       *self,
       if (returned != NULL)
         g_ptr_array_unref (ep_autodiff_take_tensors (returned, TRUE, "function", "results", NULL));
       g_propagate_error (error, local_error);
-      g_free (key);
       return NULL;
     }
   if (returned == NULL)
     returned = ep_tensor_array_new (0);
   outputs = ep_autodiff_take_tensors (returned, FALSE, "function", "results", error);
   if (outputs == NULL)
+    return NULL;
+
+  *graph = ep_tracer_finish (tracer, (EpTensor *const *) outputs->pdata, outputs->len);
+  return g_steal_pointer (&outputs);
+}
+
+static void
+insert_new (EpFunction *self,
+            char       *key,
+            EpGraph    *graph,
+            GraphKind   kind)
+{
+  if (g_hash_table_contains (self->concrete, key))
+    g_free (key);
+  else
+    g_hash_table_insert (self->concrete, key, concrete_new (graph, kind));
+}
+
+/* Keeps @graph, traced on @inputs. Under the lock. */
+static void
+store_trace (EpFunction       *self,
+             EpTensor *const  *inputs,
+             guint             n_inputs,
+             EpGraph          *graph)
+{
+  g_autofree char *key = signature_key (self, inputs, n_inputs, FALSE);
+  Concrete *relaxed = g_hash_table_lookup (self->concrete, key);
+
+  self->trace_count++;
+
+  if (relaxed == NULL)
     {
-      g_free (key);
-      return NULL;
+      insert_new (self, g_steal_pointer (&key), graph,
+                  has_unknown_extents (self) ? GRAPH_UNVERIFIED : GRAPH_EXACT);
+      return;
     }
 
-  concrete = g_new0 (Concrete, 1);
-  concrete->graph = ep_tracer_finish (tracer, (EpTensor *const *) outputs->pdata, outputs->len);
-  concrete->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) ep_frame_free);
+  if (relaxed->kind == GRAPH_UNVERIFIED && !fits_trace (relaxed->graph, inputs, n_inputs))
+    {
+      if (ep_graph_same_computation (relaxed->graph, graph))
+        {
+          relaxed->kind = GRAPH_RELAXED;
+          return;
+        }
+      relaxed->kind = GRAPH_SPECIALIZED;
+      insert_new (self, trace_key (relaxed->graph, inputs, n_inputs), relaxed->graph, GRAPH_EXACT);
+    }
+
+  /* specialized; or another thread traced these inputs meanwhile */
+  if (relaxed->kind == GRAPH_SPECIALIZED)
+    insert_new (self, signature_key (self, inputs, n_inputs, TRUE), graph, GRAPH_EXACT);
+}
+
+/* A call no graph serves yet: its results are the eager ones. */
+static GPtrArray *
+trace (EpFunction       *self,
+       EpTensor *const  *inputs,
+       guint             n_inputs,
+       GError          **error)
+{
+  g_autoptr(EpGraph) graph = NULL;
+  GPtrArray *outputs = run_traced (self, inputs, n_inputs, &graph, error);
+
+  if (outputs == NULL)
+    return NULL;
 
   g_mutex_lock (&self->lock);
-  if (!g_hash_table_contains (self->concrete, key))
-    {
-      g_hash_table_insert (self->concrete, key, concrete);
-      self->trace_count++;
-    }
-  else
-    {
-      /* another thread traced it meanwhile */
-      concrete_free (concrete);
-      g_free (key);
-    }
+  store_trace (self, inputs, n_inputs, graph);
   g_mutex_unlock (&self->lock);
 
-  return g_steal_pointer (&outputs);
+  return outputs;
 }
 
 /* A frame of @concrete's graph for one replay; give it back after. */
@@ -398,21 +521,28 @@ replay (EpFunction       *self,
   return g_steal_pointer (&outputs);
 }
 
+/* The graph that serves @inputs, if one does. */
 static Concrete *
 lookup_concrete (EpFunction       *self,
                  EpTensor *const  *inputs,
-                 guint             n_inputs,
-                 char            **key_out)
+                 guint             n_inputs)
 {
-  g_autofree char *key = signature_key (self, inputs, n_inputs);
+  g_autofree char *key = signature_key (self, inputs, n_inputs, FALSE);
   Concrete *concrete;
 
   g_mutex_lock (&self->lock);
   concrete = g_hash_table_lookup (self->concrete, key);
+  if (concrete != NULL && concrete->kind == GRAPH_UNVERIFIED
+      && !fits_trace (concrete->graph, inputs, n_inputs))
+    concrete = NULL;
+  else if (concrete != NULL && concrete->kind == GRAPH_SPECIALIZED)
+    {
+      g_autofree char *exact = signature_key (self, inputs, n_inputs, TRUE);
+
+      concrete = g_hash_table_lookup (self->concrete, exact);
+    }
   g_mutex_unlock (&self->lock);
 
-  if (key_out != NULL)
-    *key_out = g_steal_pointer (&key);
   return concrete;
 }
 
@@ -436,7 +566,6 @@ ep_function_call (EpFunction  *self,
                   guint        n_inputs,
                   GError     **error)
 {
-  g_autofree char *key = NULL;
   Concrete *concrete;
 
   g_return_val_if_fail (EP_IS_FUNCTION (self), NULL);
@@ -447,9 +576,9 @@ ep_function_call (EpFunction  *self,
   if (!check_inputs (self, inputs, n_inputs, error))
     return NULL;
 
-  concrete = lookup_concrete (self, inputs, n_inputs, &key);
+  concrete = lookup_concrete (self, inputs, n_inputs);
   if (concrete == NULL)
-    return trace (self, g_steal_pointer (&key), inputs, n_inputs, error);
+    return trace (self, inputs, n_inputs, error);
 
   return replay (self, concrete, inputs, error);
 }
@@ -612,7 +741,7 @@ ep_function_call_async (EpFunction           *self,
       return;
     }
 
-  concrete = lookup_concrete (self, inputs, n_inputs, NULL);
+  concrete = lookup_concrete (self, inputs, n_inputs);
   if (concrete == NULL || ep_recorders_any ())
     {
       GPtrArray *outputs = ep_function_call (self, inputs, n_inputs, &error);
@@ -691,7 +820,7 @@ ep_function_lookup_graph (EpFunction       *self,
                           EpTensor *const  *inputs,
                           guint             n_inputs)
 {
-  Concrete *concrete = lookup_concrete (self, inputs, n_inputs, NULL);
+  Concrete *concrete = lookup_concrete (self, inputs, n_inputs);
 
   return concrete != NULL ? ep_graph_ref (concrete->graph) : NULL;
 }

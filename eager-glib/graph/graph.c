@@ -5,6 +5,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "ep-device-private.h"
 #include "ep-graph-private.h"
 #include "ep-tensor-private.h"
@@ -106,6 +108,89 @@ ep_graph_add_variable (EpGraph    *self,
 
   g_ptr_array_add (self->variables, g_object_ref (variable));
   return self->variables->len - 1;
+}
+
+static gboolean
+refs_equal (const EpValueRef *a,
+            const EpValueRef *b,
+            guint             n)
+{
+  for (guint i = 0; i < n; i++)
+    if (a[i].kind != b[i].kind || a[i].index != b[i].index || a[i].output != b[i].output)
+      return FALSE;
+
+  return TRUE;
+}
+
+static gboolean
+nodes_equal (const EpGraphNode *a,
+             const EpGraphNode *b)
+{
+  if (a->kind != b->kind || a->n_inputs != b->n_inputs || a->n_outputs != b->n_outputs
+      || !refs_equal (a->inputs, b->inputs, a->n_inputs))
+    return FALSE;
+  if (a->kind != EP_NODE_OP)
+    return a->variable == b->variable;
+
+  return a->op == b->op && a->device == b->device
+         && ep_op_attrs_equal (a->op, &a->attrs, &b->attrs);
+}
+
+/* Same dtype, shape, weakness, device and bytes. */
+static gboolean
+constants_equal (EpTensor *a,
+                 EpTensor *b)
+{
+  g_autoptr(GBytes) x = NULL;
+  g_autoptr(GBytes) y = NULL;
+
+  if (a == b)
+    return TRUE;
+  if (a->layout.dtype != b->layout.dtype || a->layout.ndim != b->layout.ndim
+      || memcmp (a->layout.shape, b->layout.shape, a->layout.ndim * sizeof (gint64)) != 0
+      || a->weak != b->weak || a->storage->device != b->storage->device)
+    return FALSE;
+
+  x = ep_tensor_to_bytes (a, NULL);
+  y = ep_tensor_to_bytes (b, NULL);
+  return x != NULL && y != NULL && g_bytes_equal (x, y);
+}
+
+/*
+ * ep_graph_same_computation:
+ * @a: a graph
+ * @b: another graph of the same function
+ *
+ * Whether two traces of a function, on inputs of other extents, recorded
+ * the same computation: the same nodes, edges, attributes (but the random
+ * state) and constants, and the same variables. Then the function sized
+ * nothing from the extents on the host, and one graph serves both. Their
+ * layouts are not compared.
+ */
+gboolean
+ep_graph_same_computation (EpGraph *a,
+                           EpGraph *b)
+{
+  if (a->n_inputs != b->n_inputs || a->nodes->len != b->nodes->len
+      || a->constants->len != b->constants->len || a->variables->len != b->variables->len
+      || a->n_outputs != b->n_outputs || !refs_equal (a->outputs, b->outputs, a->n_outputs))
+    return FALSE;
+
+  for (guint i = 0; i < a->n_inputs; i++)
+    if (a->inputs[i].dtype != b->inputs[i].dtype || a->inputs[i].ndim != b->inputs[i].ndim
+        || a->input_devices[i] != b->input_devices[i])
+      return FALSE;
+  for (guint v = 0; v < a->variables->len; v++)
+    if (g_ptr_array_index (a->variables, v) != g_ptr_array_index (b->variables, v))
+      return FALSE;
+  for (guint n = 0; n < a->nodes->len; n++)
+    if (!nodes_equal (ep_graph_get_node (a, n), ep_graph_get_node (b, n)))
+      return FALSE;
+  for (guint c = 0; c < a->constants->len; c++)
+    if (!constants_equal (g_ptr_array_index (a->constants, c), g_ptr_array_index (b->constants, c)))
+      return FALSE;
+
+  return TRUE;
 }
 
 static void

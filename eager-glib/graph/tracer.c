@@ -52,11 +52,16 @@ ref_of (EpTracer *self,
 {
   EpValueRef *found = g_hash_table_lookup (self->values, tensor);
   EpValueRef constant = { EP_VALUE_CONSTANT, 0, 0 };
+  g_autoptr(EpTensor) own = NULL;
 
   if (found != NULL)
     return *found;
 
-  constant.index = ep_graph_add_constant (self->graph, tensor);
+  /* an object of the graph's own: releasing the caller's must not take
+   * the data from under the replays */
+  own = ep_tensor_new_with_storage (&tensor->layout, tensor->storage);
+  own->weak = tensor->weak;
+  constant.index = ep_graph_add_constant (self->graph, own);
   bind (self, tensor, constant);
   return constant;
 }

