@@ -55,6 +55,16 @@ EP_CPU_CLONES                                                               \
 static T                                                                    \
 name (const guint8 *p, gint64 stride, gint64 n)                             \
 {                                                                           \
+  if (n <= 8)                                                               \
+    {                                                                       \
+      /* the tree below on its first 8 lanes, the others zeros (each        \
+       * lane is added a zero first, as there: -0 becomes +0); in           \
+       * scalars, which the compiler keeps in registers */                  \
+      T a[8];                                                               \
+      for (guint k = 0; k < 8; k++)                                         \
+        a[k] = (k < n ? *(const T *) (p + k * stride) : (T) 0) + (T) 0;     \
+      return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7])); \
+    }                                                                       \
   if (n <= PAIRWISE_BLOCK)                                                  \
     {                                                                       \
       enum { PER_VEC = sizeof (VT) / sizeof (T), N_VEC = PAIRWISE_LANES / PER_VEC }; \

@@ -70,6 +70,18 @@ def test_sum_large_float32_is_accurate(rng):
 
 
 @pytest.mark.numpy_op("max", "min", "sum")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_short_sums_add_in_the_order_of_long_ones(rng, dtype):
+    """Runs of up to 8 elements take a short path; it adds in the order
+    of the general one, whose result a trailing zero does not change."""
+    for n in range(1, 9):
+        x = (rng.standard_normal((50, n)) * 10.0 ** rng.integers(-6, 7, (50, 1))).astype(dtype)
+        x[::7] = -0.0
+        padded = np.concatenate([x, np.zeros((50, 9 - n), dtype)], axis=1)
+        short = Ep.astensor(x).sum(axis=1).numpy()
+        assert short.tobytes() == Ep.astensor(padded).sum(axis=1).numpy().tobytes()
+
+
 def test_reduction_nan_propagates():
     a = np.array([[1.0, np.nan], [3.0, 2.0]])
     for name in ("max", "min", "sum"):
