@@ -164,6 +164,20 @@ ep_function_new_with_signature (EpTensorsFunc   func,
   return self;
 }
 
+static void
+append_key (GString       *key,
+            EpDType        dtype,
+            gboolean       weak,
+            const gint64  *shape,
+            guint          ndim,
+            EpDevice      *device)
+{
+  g_string_append_printf (key, "%s%s[", ep_dtype_get_name (dtype), weak ? "~" : "");
+  for (guint d = 0; d < ndim; d++)
+    g_string_append_printf (key, d > 0 ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, shape[d]);
+  g_string_append_printf (key, "]@%s;", device->name);
+}
+
 /* The key of the graph that serves @inputs: the dtype, shape (the specs'
  * when there are some), device and weakness of each. */
 static char *
@@ -180,11 +194,8 @@ signature_key (EpFunction        *self,
 
       if (self->signature != NULL)
         shape = ep_tensor_spec_get_shape (g_ptr_array_index (self->signature, i), NULL);
-      g_string_append_printf (key, "%s%s[", ep_dtype_get_name (layout->dtype),
-                              inputs[i]->weak ? "~" : "");
-      for (guint d = 0; d < layout->ndim; d++)
-        g_string_append_printf (key, d > 0 ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, shape[d]);
-      g_string_append_printf (key, "]@%s;", inputs[i]->storage->device->name);
+      append_key (key, layout->dtype, inputs[i]->weak, shape, layout->ndim,
+                  inputs[i]->storage->device);
     }
 
   return g_string_free (key, FALSE);
@@ -196,7 +207,8 @@ check_inputs (EpFunction       *self,
               guint             n_inputs,
               GError          **error)
 {
-  if (self->func == NULL)
+  /* a function from ep_function_new_for_graph() has a signature */
+  if (self->func == NULL && self->signature == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
                    _("function: made without a function to stage (use Function.new)"));
@@ -375,6 +387,25 @@ replay (EpFunction       *self,
   return outputs;
 }
 
+/* Inputs that fit the signature of a function made from a graph, but
+ * on other devices (or weak literals): the graph does not serve them and
+ * there is no function to trace. */
+static GPtrArray *
+no_trace_error (EpFunction  *self,
+                const char  *key,
+                GError     **error)
+{
+  GHashTableIter iter;
+  const char *graph_key = "";
+
+  g_hash_table_iter_init (&iter, self->concrete);
+  g_hash_table_iter_next (&iter, (gpointer *) &graph_key, NULL);
+  g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+               _("function: it has no function to trace, only a graph for inputs %s, not %s"),
+               graph_key, key);
+  return NULL;
+}
+
 /**
  * ep_function_call:
  * @self: a staged function
@@ -411,6 +442,8 @@ ep_function_call (EpFunction  *self,
   concrete = g_hash_table_lookup (self->concrete, key);
   g_mutex_unlock (&self->lock);
 
+  if (concrete == NULL && self->func == NULL)
+    return no_trace_error (self, key, error);
   if (concrete == NULL)
     return trace (self, g_steal_pointer (&key), inputs, n_inputs, error);
 
@@ -440,6 +473,29 @@ ep_function_get_trace_count (EpFunction *self)
   return count;
 }
 
+/**
+ * ep_function_get_signature:
+ * @self: a staged function
+ * @n_signature: (out) (optional): return location for the number of specs
+ *
+ * Gives the specs the function takes its inputs by: those it was made
+ * with ([ctor@Function.new_with_signature]), or those of the graph it
+ * was loaded from ([ctor@Function.load]).
+ *
+ * Returns: (array length=n_signature) (transfer none) (nullable): the
+ *   specs, or %NULL for a function that takes any signature
+ */
+EpTensorSpec **
+ep_function_get_signature (EpFunction *self,
+                           guint      *n_signature)
+{
+  g_return_val_if_fail (EP_IS_FUNCTION (self), NULL);
+
+  if (n_signature != NULL)
+    *n_signature = self->signature != NULL ? self->signature->len : 0;
+  return self->signature != NULL ? (EpTensorSpec **) self->signature->pdata : NULL;
+}
+
 /* The graph that serves @inputs, or NULL when the function has traced
  * none for their signature: for tests, and for saving. */
 EpGraph *
@@ -447,10 +503,14 @@ ep_function_lookup_graph (EpFunction       *self,
                           EpTensor *const  *inputs,
                           guint             n_inputs)
 {
-  g_autofree char *key = signature_key (self, inputs, n_inputs);
+  g_autofree char *key = NULL;
   Concrete *concrete;
   EpGraph *graph = NULL;
 
+  if (self->signature != NULL && n_inputs != self->signature->len)
+    return NULL;
+
+  key = signature_key (self, inputs, n_inputs);
   g_mutex_lock (&self->lock);
   concrete = g_hash_table_lookup (self->concrete, key);
   if (concrete != NULL)
@@ -458,4 +518,34 @@ ep_function_lookup_graph (EpFunction       *self,
   g_mutex_unlock (&self->lock);
 
   return graph;
+}
+
+/* A function that replays @graph for inputs that fit @signature (one
+ * spec per input of @graph) on the devices the graph takes them on; it
+ * has no function to trace a graph for other inputs. Graph files load
+ * into one. */
+EpFunction *
+ep_function_new_for_graph (EpGraph              *graph,
+                           EpTensorSpec *const  *signature)
+{
+  EpFunction *self = g_object_new (EP_TYPE_FUNCTION, NULL);
+  GString *key = g_string_new (NULL);
+  Concrete *concrete = g_new0 (Concrete, 1);
+
+  self->signature = g_ptr_array_new_full (graph->n_inputs, (GDestroyNotify) ep_tensor_spec_unref);
+  for (guint i = 0; i < graph->n_inputs; i++)
+    {
+      guint ndim;
+      const gint64 *shape = ep_tensor_spec_get_shape (signature[i], &ndim);
+
+      g_ptr_array_add (self->signature, ep_tensor_spec_ref (signature[i]));
+      append_key (key, ep_tensor_spec_get_dtype (signature[i]), FALSE, shape, ndim,
+                  graph->input_devices[i]);
+    }
+
+  concrete->graph = ep_graph_ref (graph);
+  concrete->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) ep_frame_free);
+  g_hash_table_insert (self->concrete, g_string_free (key, FALSE), concrete);
+
+  return self;
 }
