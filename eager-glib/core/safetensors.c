@@ -318,11 +318,12 @@ static gboolean
 check_coverage (EpSafetensors  *self,
                 GError        **error)
 {
-  gsize covered = 0;
+  gsize covered = 0, next;
   const char *previous = NULL;
+  guint i;
 
   g_array_sort (self->entries, compare_entries);
-  for (guint i = 0; i < self->entries->len; i++)
+  for (i = 0; i < self->entries->len; i++)
     {
       EpSafetensorsEntry *entry = &g_array_index (self->entries, EpSafetensorsEntry, i);
 
@@ -338,11 +339,13 @@ check_coverage (EpSafetensors  *self,
       previous = entry->name;
     }
 
-  if (covered != self->data_size)
+  next = i < self->entries->len ? g_array_index (self->entries, EpSafetensorsEntry, i).offset
+                                : self->data_size;
+  if (covered != next)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_FORMAT,
                    _("%s: %zu bytes of data from byte %zu belong to no tensor"),
-                   self->name, self->data_size - covered, covered);
+                   self->name, next - covered, covered);
       return FALSE;
     }
 

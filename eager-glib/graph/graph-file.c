@@ -651,17 +651,21 @@ get_shape (Loader      *l,
 {
   JsonNode *node = json_object_get_member (object, member);
   JsonArray *array = node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
-  const char *what = unknown ? _("a shape: at most 8 integers from -1 (unknown)")
-                             : _("a shape: at most 8 integers from 0");
+  gboolean valid = array != NULL && json_array_get_length (array) <= EP_MAX_DIMS;
 
-  if (array == NULL || json_array_get_length (array) > EP_MAX_DIMS)
-    return fail_expected (l, error, where, member, what);
+  *ndim = valid ? json_array_get_length (array) : 0;
+  for (guint d = 0; valid && d < *ndim; d++)
+    valid = ep_json_get_int (json_array_get_element (array, d), &shape[d])
+            && shape[d] >= (unknown ? -1 : 0);
 
-  *ndim = json_array_get_length (array);
-  for (guint d = 0; d < *ndim; d++)
-    if (!ep_json_get_int (json_array_get_element (array, d), &shape[d])
-        || shape[d] < (unknown ? -1 : 0))
+  if (!valid)
+    {
+      g_autofree char *what = g_strdup_printf (unknown ? _("a shape: at most %d integers from -1 (unknown)")
+                                                       : _("a shape: at most %d integers from 0"),
+                                               EP_MAX_DIMS);
+
       return fail_expected (l, error, where, member, what);
+    }
 
   return TRUE;
 }
@@ -1443,20 +1447,21 @@ same_shape (const EpLayout *a,
          && memcmp (a->shape, b->shape, a->ndim * sizeof (gint64)) == 0;
 }
 
+/* @format: a message with the dtype and shape of @a, then of @b */
 static gboolean
-fail_layout (Loader          *l,
-             GError         **error,
-             const char      *where,
-             const char      *what,
-             const EpLayout  *said,
-             const EpLayout  *found)
+fail_layouts (Loader          *l,
+              GError         **error,
+              const char      *where,
+              const char      *format,
+              const EpLayout  *a,
+              const EpLayout  *b)
 {
-  g_autofree char *said_shape = ep_shape_to_string (said->shape, said->ndim);
-  g_autofree char *found_shape = ep_shape_to_string (found->shape, found->ndim);
+  g_autofree char *shape_a = ep_shape_to_string (a->shape, a->ndim);
+  g_autofree char *shape_b = ep_shape_to_string (b->shape, b->ndim);
+  g_autofree char *detail = g_strdup_printf (format, ep_dtype_get_name (a->dtype), shape_a,
+                                             ep_dtype_get_name (b->dtype), shape_b);
 
-  return fail (l, error, where, _("%s is %s %s in the file, but %s %s"), what,
-               ep_dtype_get_name (said->dtype), said_shape,
-               ep_dtype_get_name (found->dtype), found_shape);
+  return fail (l, error, where, "%s", detail);
 }
 
 /* Kernels read their inputs where they run (a view, where its input
@@ -1523,10 +1528,15 @@ check_op (Check        *c,
   for (guint o = 0; o < call.n_outputs; o++)
     {
       EpLayout *layout = &call.output_layouts[o];
-      g_autofree char *what = g_strdup_printf ("outputs[%u]", o);
 
       if (!same_shape (&node->outputs[o], layout))
-        return fail_layout (c->l, error, where, what, &node->outputs[o], layout);
+        {
+          g_autofree char *output_where = g_strdup_printf ("%s.outputs[%u]", where, o);
+
+          return fail_layouts (c->l, error, output_where,
+                               _("%s %s in the file, the op's rule gives %s %s"),
+                               &node->outputs[o], layout);
+        }
       if (node->op->flags & EP_OP_FLAG_VIEW)
         g_ptr_array_add (c->values, ep_tensor_new_with_storage (layout, inputs[0]->storage));
       else
@@ -1552,7 +1562,13 @@ check_read (Check        *c,
 
   ep_layout_init (&layout, ep_variable_get_dtype (variable), shape, ndim, "read", NULL);
   if (!same_shape (&node->outputs[0], &layout))
-    return fail_layout (c->l, error, where, "outputs[0]", &node->outputs[0], &layout);
+    {
+      g_autofree char *output_where = g_strdup_printf ("%s.outputs[0]", where);
+
+      return fail_layouts (c->l, error, output_where,
+                           _("%s %s in the file, the variable is %s %s"),
+                           &node->outputs[0], &layout);
+    }
 
   g_ptr_array_add (c->values, placeholder (&layout, ep_variable_get_device (variable)));
   return TRUE;
@@ -1573,11 +1589,8 @@ check_assign (Check        *c,
 
   ep_layout_init (&layout, ep_variable_get_dtype (variable), shape, ndim, "assign", NULL);
   if (!same_shape (&value->layout, &layout))
-    {
-      g_autofree char *what = g_strdup_printf ("variables[%u]", node->variable);
-
-      return fail_layout (c->l, error, where, what, &layout, &value->layout);
-    }
+    return fail_layouts (c->l, error, where, _("a %s %s value cannot go in a %s %s variable"),
+                         &value->layout, &layout);
   if (value->storage->device != ep_variable_get_device (variable))
     return fail (c->l, error, where, _("input %u lives on %s, the node runs on %s"),
                  0u, value->storage->device->name, ep_variable_get_device (variable)->name);
