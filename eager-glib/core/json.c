@@ -91,7 +91,8 @@ ep_json_parse (const char  *data,
   if (length > G_MAXSSIZE)
     length = G_MAXSSIZE;
 
-  problem = check_structure (data, length);
+  /* an empty file maps to no data at all */
+  problem = length == 0 ? N_("the document is empty") : check_structure (data, length);
   if (problem != NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_FORMAT, _("%s: not valid JSON: %s"),

@@ -507,7 +507,8 @@ fail (Loader      *l,
   return FALSE;
 }
 
-/* @what: the kind of value wanted at @where.@member */
+/* @what: the kind of value wanted at @where.@member (@where NULL: a
+ * member of the document) */
 static gboolean
 fail_expected (Loader      *l,
                GError     **error,
@@ -515,8 +516,9 @@ fail_expected (Loader      *l,
                const char  *member,
                const char  *what)
 {
-  g_autofree char *path = member != NULL ? g_strdup_printf ("%s.%s", where, member)
-                                         : g_strdup (where);
+  g_autofree char *path = member == NULL ? g_strdup (where)
+                          : where == NULL ? g_strdup (member)
+                          : g_strdup_printf ("%s.%s", where, member);
 
   return fail (l, error, path, _("expected %s"), what);
 }
@@ -778,7 +780,7 @@ read_inputs (Loader      *l,
              JsonObject  *root,
              GError     **error)
 {
-  JsonArray *array = get_array (l, root, "document", "inputs", error);
+  JsonArray *array = get_array (l, root, NULL, "inputs", error);
   guint n;
 
   if (array == NULL)
@@ -920,7 +922,7 @@ read_list (Loader      *l,
            ReadFunc     read,
            GError     **error)
 {
-  JsonArray *array = get_array (l, root, "document", member, error);
+  JsonArray *array = get_array (l, root, NULL, member, error);
 
   if (array == NULL)
     return FALSE;
@@ -1377,7 +1379,7 @@ read_graph_outputs (Loader      *l,
                     JsonObject  *root,
                     GError     **error)
 {
-  JsonArray *array = get_array (l, root, "document", "outputs", error);
+  JsonArray *array = get_array (l, root, NULL, "outputs", error);
   guint n;
 
   if (array == NULL)
@@ -1652,7 +1654,7 @@ check_version (Loader      *l,
       || !g_str_equal (format, FORMAT_NAME))
     return fail (l, error, "format", _("not an eager-glib graph file (its format is not “%s”)"),
                  FORMAT_NAME);
-  if (!get_int (l, root, "document", "version", 1, EP_JSON_MAX_INT, &version, error))
+  if (!get_int (l, root, NULL, "version", 1, EP_JSON_MAX_INT, &version, error))
     return FALSE;
   if (version > EP_GRAPH_FILE_VERSION)
     return fail (l, error, "version",

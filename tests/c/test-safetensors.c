@@ -3,8 +3,6 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <glib/gstdio.h>
-
 #include "ep-test-util.h"
 
 #include "ep-safetensors-private.h"
@@ -19,26 +17,14 @@ static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("ep-safetensors-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = ep_test_make_dir ();
 }
 
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autoptr(GDir) dir = g_dir_open (f->dir, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (f->dir, name, NULL);
-
-      g_unlink (path);
-    }
-  g_rmdir (f->dir);
+  ep_test_remove_dir (f->dir);
   g_free (f->dir);
 }
 
