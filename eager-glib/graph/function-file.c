@@ -173,8 +173,8 @@ find_graph (EpFunction    *self,
  * holds and the current values of the variables it captured go in a
  * safetensors file beside it, named as @file with `.json` replaced by
  * `.safetensors` (or `.safetensors` added). Each file is written to a
- * temporary file, synced and renamed. See the Graph files page for the
- * format.
+ * temporary file, synced and renamed. The [Graph files](graph-files.html)
+ * page describes the format.
  *
  * A graph is found for inputs all on one device: the current device
  * scope's (else the default device) first, then the others in the order
