@@ -1,4 +1,5 @@
-/* ep-graph-file-private.h: a graph as files (graph/graph-file.c)
+/* ep-graph-file-private.h: a graph as files (graph/graph-file.c,
+ * graph/graph-file-load.c)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,6 +12,9 @@
 #include "ep-tensor-spec.h"
 
 G_BEGIN_DECLS
+
+/* The "format" of a graph file's document */
+#define EP_GRAPH_FILE_FORMAT "eager-glib-graph"
 
 /* The version of the graph file format this library writes, and the
  * newest it reads */
