@@ -193,6 +193,96 @@ test_round_trip (Fixture       *f,
   g_assert_cmpuint (variables->len, ==, 0);
 }
 
+static GPtrArray *scaled_step (EpTensor  **inputs,
+                              guint       n_inputs,
+                              gpointer    user_data,
+                              GError    **error);
+
+/* A tape around a loaded function's call differentiates through it:
+ * d/dx of sqrt (sum (x²) + y) is x / sqrt (…) */
+static void
+test_tape_around_call (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpFunction) fn = ep_function_new (norm_plus, NULL, NULL);
+  g_autoptr(EpFunction) loaded = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (3, 4));
+  g_autoptr(EpTensor) y = ep_test_new (EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (0));
+  g_autoptr(EpTensorSpec) sx = spec (EP_DTYPE_FLOAT64, EP_SHAPE (2));
+  g_autoptr(EpTensorSpec) sy = spec (EP_DTYPE_FLOAT64, EP_SCALAR);
+  EpTensorSpec *signature[2] = { sx, sy };
+  g_autoptr(GPtrArray) traced = call (fn, x, y);
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(GPtrArray) result = NULL, grads = NULL;
+  GObject *sources[1] = { G_OBJECT (x) };
+
+  save (fn, signature, 2, f->file);
+  loaded = load (f->file);
+
+  ep_gradient_tape_watch (tape, x);
+  g_assert_true (ep_gradient_tape_start (tape, NULL));
+  result = call (loaded, x, y);
+  g_assert_true (ep_gradient_tape_stop (tape, NULL));
+  grads = ep_gradient_tape_gradient (tape, (EpTensor **) result->pdata, 1, sources, 1, NULL, 0, &error);
+  g_assert_no_error (error);
+  ep_assert_values (g_ptr_array_index (grads, 0), EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (0.6, 0.8));
+}
+
+/* On an OpenCL device: the graph, its constants and its variables stay
+ * there */
+static void
+test_opencl (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  EpDevice *gpu = ep_device_get ("opencl:0", NULL);
+  g_autoptr(EpTensor) init = NULL, cpu_x = NULL, x = NULL, result = NULL;
+  g_autoptr(EpVariable) w = NULL;
+  g_autoptr(EpFunction) fn = NULL, loaded = NULL;
+  g_autoptr(EpTensorSpec) s = spec (EP_DTYPE_FLOAT32, EP_SHAPE (3));
+  g_autoptr(GPtrArray) traced = NULL, out = NULL, variables = NULL;
+
+  if (gpu == NULL)
+    {
+      g_test_skip ("no OpenCL device");
+      return;
+    }
+
+  cpu_x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 1, 1));
+  init = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  x = ep_tensor_to_device (cpu_x, gpu, &error);
+  g_assert_no_error (error);
+  g_assert_true (ep_device_push (gpu, NULL));
+  {
+    g_autoptr(EpTensor) on_gpu = ep_tensor_to_device (init, gpu, &error);
+
+    w = ep_variable_new (on_gpu, "w");
+    fn = ep_function_new (scaled_step, w, NULL);
+    traced = call (fn, x, NULL);
+    save (fn, &s, 1, f->file);
+  }
+  g_assert_true (ep_device_pop (gpu, NULL));
+
+  loaded = load (f->file);
+  out = call (loaded, x, NULL);
+  /* w was (0, 1, 2) when saved */
+  g_assert_true (ep_tensor_get_device (g_ptr_array_index (out, 0)) == gpu);
+  ep_assert_values (g_ptr_array_index (out, 0), EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (4.5));
+  variables = ep_function_get_variables (loaded);
+  g_assert_true (ep_variable_get_device (g_ptr_array_index (variables, 0)) == gpu);
+  result = ep_variable_read (g_ptr_array_index (variables, 0));
+  ep_assert_values (result, EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (-1, 0, 1));
+
+  /* inputs on the CPU are not the saved signature's */
+  {
+    EpTensor *inputs[1] = { cpu_x };
+
+    g_assert_null (ep_function_call (loaded, inputs, 1, &error));
+    ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "function", "@opencl:0");
+  }
+}
+
 /* Saving what was loaded writes the same files */
 static void
 test_save_loaded (Fixture       *f,
@@ -965,6 +1055,8 @@ main (int   argc,
 
   ADD ("round-trip", test_round_trip);
   ADD ("save-loaded", test_save_loaded);
+  ADD ("tape-around-call", test_tape_around_call);
+  ADD ("opencl", test_opencl);
   ADD ("variables", test_variables);
   ADD ("relaxed-signature", test_relaxed_signature);
   ADD ("random", test_random);
