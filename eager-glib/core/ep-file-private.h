@@ -9,6 +9,13 @@
 
 G_BEGIN_DECLS
 
+gboolean  ep_file_format_error    (GError         **error,
+                                   const char      *where,
+                                   const char      *format,
+                                   ...) G_GNUC_PRINTF (3, 4);
+gboolean  ep_file_format_error_from (GError       **error,
+                                     const char    *where,
+                                     GError        *cause);
 void      ep_file_propagate_error (GError         **dest,
                                    GError          *src,
                                    const char      *op_name);

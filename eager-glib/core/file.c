@@ -39,6 +39,44 @@ ep_file_propagate_error (GError     **dest,
 }
 
 /*
+ * ep_file_format_error:
+ * @where: the place in the file, for the message
+ *
+ * Sets an %EP_ERROR_FORMAT error "@where: message". Callers that know
+ * the file's name prefix it (g_prefix_error()) where they are called.
+ *
+ * Returns: %FALSE
+ */
+gboolean
+ep_file_format_error (GError     **error,
+                      const char  *where,
+                      const char  *format,
+                      ...)
+{
+  g_autofree char *detail = NULL;
+  va_list args;
+
+  va_start (args, format);
+  detail = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_set_error (error, EP_ERROR, EP_ERROR_FORMAT, _("%s: %s"), where, detail);
+  return FALSE;
+}
+
+/* The same with the message of @cause (a rule's, a device's), which it
+ * consumes */
+gboolean
+ep_file_format_error_from (GError     **error,
+                           const char  *where,
+                           GError      *cause)
+{
+  ep_file_format_error (error, where, "%s", cause->message);
+  g_error_free (cause);
+  return FALSE;
+}
+
+/*
  * ep_file_map:
  *
  * The contents of @file: mapped (GMappedFile) for a local file, read for

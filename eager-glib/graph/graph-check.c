@@ -20,41 +20,9 @@
 
 #include "ep-device-private.h"
 #include "ep-error.h"
+#include "ep-file-private.h"
 #include "ep-graph-check-private.h"
 
-static gboolean
-fail (GError     **error,
-      const char  *where,
-      const char  *format,
-      ...) G_GNUC_PRINTF (3, 4);
-
-static gboolean
-fail (GError     **error,
-      const char  *where,
-      const char  *format,
-      ...)
-{
-  g_autofree char *detail = NULL;
-  va_list args;
-
-  va_start (args, format);
-  detail = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  g_set_error (error, EP_ERROR, EP_ERROR_FORMAT, _("%s: %s"), where, detail);
-  return FALSE;
-}
-
-/* A rule's error at @where */
-static gboolean
-fail_with (GError     **error,
-           const char  *where,
-           GError      *cause)
-{
-  fail (error, where, "%s", cause->message);
-  g_error_free (cause);
-  return FALSE;
-}
 typedef struct
 {
   EpGraph    *graph;
@@ -112,7 +80,7 @@ fail_layouts (GError         **error,
   g_autofree char *detail = g_strdup_printf (format, ep_dtype_get_name (a->dtype), shape_a,
                                              ep_dtype_get_name (b->dtype), shape_b);
 
-  return fail (error, where, "%s", detail);
+  return ep_file_format_error (error, where, "%s", detail);
 }
 
 /* Kernels read their inputs where they run (a view, where its input
@@ -129,8 +97,8 @@ check_devices (Check        *c,
 
   for (guint i = 0; i < node->n_inputs; i++)
     if (inputs[i]->storage->device != node->device)
-      return fail (error, where, _("input %u lives on %s, the node runs on %s"),
-                   i, inputs[i]->storage->device->name, node->device->name);
+      return ep_file_format_error (error, where, _("input %u lives on %s, the node runs on %s"),
+                                   i, inputs[i]->storage->device->name, node->device->name);
 
   return TRUE;
 }
@@ -164,7 +132,7 @@ check_op (Check        *c,
   call.n_outputs = 1;
   if (!ep_op_check_call (node->op, inputs, node->n_inputs, &call.attrs, &local_error)
       || (!reads_data && !node->op->infer (&call, &local_error)))
-    return fail_with (error, where, local_error);
+    return ep_file_format_error_from (error, where, local_error);
 
   /* a rule that reads data cannot run without it: the replay runs it */
   if (reads_data)
@@ -173,8 +141,8 @@ check_op (Check        *c,
       memcpy (call.output_layouts, node->outputs, sizeof node->outputs);
     }
   if (call.n_outputs != node->n_outputs)
-    return fail (error, where, _("%u outputs listed, the node gives %u"),
-                 node->n_outputs, call.n_outputs);
+    return ep_file_format_error (error, where, _("%u outputs listed, the node gives %u"),
+                                 node->n_outputs, call.n_outputs);
 
   for (guint o = 0; o < call.n_outputs; o++)
     {
@@ -243,8 +211,8 @@ check_assign (Check        *c,
     return fail_layouts (error, where, _("a %s %s value cannot go in a %s %s variable"),
                          &value->layout, &layout);
   if (value->storage->device != ep_variable_get_device (variable))
-    return fail (error, where, _("input %u lives on %s, the node runs on %s"),
-                 0u, value->storage->device->name, ep_variable_get_device (variable)->name);
+    return ep_file_format_error (error, where, _("input %u lives on %s, the node runs on %s"),
+                                 0u, value->storage->device->name, ep_variable_get_device (variable)->name);
 
   return TRUE;
 }

@@ -38,36 +38,10 @@ typedef struct
   GPtrArray      *signature;  /* EpTensorSpec */
 } Loader;
 
-static gboolean
-fail (Loader      *l,
-      GError     **error,
-      const char  *where,
-      const char  *format,
-      ...) G_GNUC_PRINTF (4, 5);
-
-static gboolean
-fail (Loader      *l,
-      GError     **error,
-      const char  *where,
-      const char  *format,
-      ...)
-{
-  g_autofree char *detail = NULL;
-  va_list args;
-
-  va_start (args, format);
-  detail = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  g_set_error (error, EP_ERROR, EP_ERROR_FORMAT, _("%s: %s: %s"), l->name, where, detail);
-  return FALSE;
-}
-
 /* @what: the kind of value wanted at @where.@member (@where NULL: a
  * member of the document) */
 static gboolean
-fail_expected (Loader      *l,
-               GError     **error,
+fail_expected (GError     **error,
                const char  *where,
                const char  *member,
                const char  *what)
@@ -76,24 +50,11 @@ fail_expected (Loader      *l,
                           : where == NULL ? g_strdup (member)
                           : g_strdup_printf ("%s.%s", where, member);
 
-  return fail (l, error, path, _("expected %s"), what);
-}
-
-/* Another error (a rule's, a device's) as a format error at @where */
-static gboolean
-fail_with (Loader      *l,
-           GError     **error,
-           const char  *where,
-           GError      *cause)
-{
-  fail (l, error, where, "%s", cause->message);
-  g_error_free (cause);
-  return FALSE;
+  return ep_file_format_error (error, path, _("expected %s"), what);
 }
 
 static gboolean
-check_members (Loader             *l,
-               JsonObject         *object,
+check_members (JsonObject         *object,
                const char         *where,
                const char *const  *allowed,
                GError            **error)
@@ -102,14 +63,13 @@ check_members (Loader             *l,
 
   for (GList *m = members; m != NULL; m = m->next)
     if (!g_strv_contains (allowed, m->data))
-      return fail (l, error, where, _("unknown member “%s”"), (const char *) m->data);
+      return ep_file_format_error (error, where, _("unknown member “%s”"), (const char *) m->data);
 
   return TRUE;
 }
 
 static gboolean
-get_int (Loader      *l,
-         JsonObject  *object,
+get_int (JsonObject  *object,
          const char  *where,
          const char  *member,
          gint64       min,
@@ -119,28 +79,26 @@ get_int (Loader      *l,
 {
   if (!ep_json_get_int (json_object_get_member (object, member), value)
       || *value < min || *value > max)
-    return fail_expected (l, error, where, member, _("an integer in range"));
+    return fail_expected (error, where, member, _("an integer in range"));
 
   return TRUE;
 }
 
 static gboolean
-get_string (Loader       *l,
-            JsonObject   *object,
-            const char   *where,
-            const char   *member,
-            const char  **value,
-            GError      **error)
+get_string (JsonObject  *object,
+            const char  *where,
+            const char  *member,
+            const char **value,
+            GError     **error)
 {
   if (!ep_json_get_string (json_object_get_member (object, member), value))
-    return fail_expected (l, error, where, member, _("a string"));
+    return fail_expected (error, where, member, _("a string"));
 
   return TRUE;
 }
 
 static gboolean
-get_boolean (Loader      *l,
-             JsonObject  *object,
+get_boolean (JsonObject  *object,
              const char  *where,
              const char  *member,
              gboolean    *value,
@@ -150,15 +108,14 @@ get_boolean (Loader      *l,
 
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
       || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
-    return fail_expected (l, error, where, member, _("true or false"));
+    return fail_expected (error, where, member, _("true or false"));
 
   *value = json_node_get_boolean (node);
   return TRUE;
 }
 
 static JsonArray *
-get_array (Loader      *l,
-           JsonObject  *object,
+get_array (JsonObject  *object,
            const char  *where,
            const char  *member,
            GError     **error)
@@ -167,7 +124,7 @@ get_array (Loader      *l,
 
   if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
     {
-      fail_expected (l, error, where, member, _("a list"));
+      fail_expected (error, where, member, _("a list"));
       return NULL;
     }
 
@@ -176,8 +133,7 @@ get_array (Loader      *l,
 
 /* Element @index of @array, an object, and where it is */
 static JsonObject *
-get_object_element (Loader      *l,
-                    JsonArray   *array,
+get_object_element (JsonArray   *array,
                     guint        index,
                     const char  *where,
                     char       **element_where,
@@ -188,7 +144,7 @@ get_object_element (Loader      *l,
   *element_where = g_strdup_printf ("%s[%u]", where, index);
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
-      fail_expected (l, error, *element_where, NULL, _("an object"));
+      fail_expected (error, *element_where, NULL, _("an object"));
       return NULL;
     }
 
@@ -198,8 +154,7 @@ get_object_element (Loader      *l,
 /* A shape: at most EP_MAX_DIMS integers from 0 (-1 too, for unknown
  * extents, when @unknown allows) */
 static gboolean
-get_shape (Loader      *l,
-           JsonObject  *object,
+get_shape (JsonObject  *object,
            const char  *where,
            const char  *member,
            gboolean     unknown,
@@ -222,15 +177,14 @@ get_shape (Loader      *l,
                                                        : _("a shape: at most %d integers from 0"),
                                                EP_MAX_DIMS);
 
-      return fail_expected (l, error, where, member, what);
+      return fail_expected (error, where, member, what);
     }
 
   return TRUE;
 }
 
 static gboolean
-get_dtype (Loader      *l,
-           JsonObject  *object,
+get_dtype (JsonObject  *object,
            const char  *where,
            EpDType     *dtype,
            GError     **error)
@@ -239,15 +193,14 @@ get_dtype (Loader      *l,
 
   if (!ep_json_get_string (json_object_get_member (object, "dtype"), &name)
       || !ep_dtype_from_name (name, dtype))
-    return fail_expected (l, error, where, "dtype", _("a dtype: float32, float64, int32, int64 or bool"));
+    return fail_expected (error, where, "dtype", _("a dtype: float32, float64, int32, int64 or bool"));
 
   return TRUE;
 }
 
 /* "dtype" and "shape", as a contiguous layout */
 static gboolean
-get_layout (Loader      *l,
-            JsonObject  *object,
+get_layout (JsonObject  *object,
             const char  *where,
             const char  *shape_member,
             EpLayout    *layout,
@@ -258,11 +211,11 @@ get_layout (Loader      *l,
   EpDType dtype;
   GError *local_error = NULL;
 
-  if (!get_dtype (l, object, where, &dtype, error)
-      || !get_shape (l, object, where, shape_member, FALSE, shape, &ndim, error))
+  if (!get_dtype (object, where, &dtype, error)
+      || !get_shape (object, where, shape_member, FALSE, shape, &ndim, error))
     return FALSE;
   if (!ep_layout_init (layout, dtype, shape, ndim, shape_member, &local_error))
-    return fail_with (l, error, where, local_error);
+    return ep_file_format_error_from (error, where, local_error);
 
   return TRUE;
 }
@@ -271,8 +224,7 @@ get_layout (Loader      *l,
  * where this machine lacks it (every op has a CPU kernel, which the
  * other devices match). A name that is no device name is an error. */
 static gboolean
-get_device (Loader      *l,
-            JsonObject  *object,
+get_device (JsonObject  *object,
             const char  *where,
             EpDevice   **device,
             GError     **error)
@@ -281,14 +233,14 @@ get_device (Loader      *l,
   g_autofree char *kind = NULL;
   guint64 index;
 
-  if (!get_string (l, object, where, "device", &name, error))
+  if (!get_string (object, where, "device", &name, error))
     return FALSE;
   colon = strchr (name, ':');
   if (colon != NULL)
     kind = g_strndup (name, colon - name);
   if (kind == NULL || !(g_str_equal (kind, "cpu") || g_str_equal (kind, "opencl"))
       || !g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXINT, &index, NULL))
-    return fail_expected (l, error, where, "device", _("a device name such as cpu:0 or opencl:0"));
+    return fail_expected (error, where, "device", _("a device name such as cpu:0 or opencl:0"));
 
   *device = ep_device_get (name, NULL);
   if (*device == NULL)
@@ -313,18 +265,18 @@ read_input (Loader      *l,
   EpLayout *traced = &l->graph->inputs[i];
   EpTensorSpec *spec;
 
-  if (!check_members (l, object, where, members, error)
-      || !get_dtype (l, object, where, &dtype, error)
-      || !get_shape (l, object, where, "shape", TRUE, shape, &ndim, error)
-      || !get_layout (l, object, where, "trace_shape", traced, error)
-      || !get_device (l, object, where, &l->graph->input_devices[i], error))
+  if (!check_members (object, where, members, error)
+      || !get_dtype (object, where, &dtype, error)
+      || !get_shape (object, where, "shape", TRUE, shape, &ndim, error)
+      || !get_layout (object, where, "trace_shape", traced, error)
+      || !get_device (object, where, &l->graph->input_devices[i], error))
     return FALSE;
 
   if (traced->dtype != dtype || traced->ndim != ndim)
-    return fail (l, error, where, _("the traced shape does not fit the shape"));
+    return ep_file_format_error (error, where, _("the traced shape does not fit the shape"));
   for (guint d = 0; d < ndim; d++)
     if (shape[d] >= 0 && shape[d] != traced->shape[d])
-      return fail (l, error, where, _("the traced shape does not fit the shape"));
+      return ep_file_format_error (error, where, _("the traced shape does not fit the shape"));
 
   spec = ep_tensor_spec_new (shape, ndim, dtype, NULL);
   g_ptr_array_add (l->signature, spec);
@@ -336,7 +288,7 @@ read_inputs (Loader      *l,
              JsonObject  *root,
              GError     **error)
 {
-  JsonArray *array = get_array (l, root, NULL, "inputs", error);
+  JsonArray *array = get_array (root, NULL, "inputs", error);
   guint n;
 
   if (array == NULL)
@@ -349,7 +301,7 @@ read_inputs (Loader      *l,
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *where = NULL;
-      JsonObject *object = get_object_element (l, array, i, "inputs", &where, error);
+      JsonObject *object = get_object_element (array, i, "inputs", &where, error);
 
       if (object == NULL || !read_input (l, object, where, i, error))
         return FALSE;
@@ -375,7 +327,7 @@ load_tensor (Loader          *l,
   GError *local_error = NULL;
   EpTensor *tensor;
 
-  if (!get_string (l, object, where, "tensor", &name, error))
+  if (!get_string (object, where, "tensor", &name, error))
     return NULL;
 
   entry = ep_safetensors_lookup (l->tensors, name);
@@ -386,14 +338,14 @@ load_tensor (Loader          *l,
       g_autofree char *got = ep_shape_to_string (entry->shape, entry->ndim);
       g_autofree char *want = ep_shape_to_string (layout->shape, layout->ndim);
 
-      fail (l, error, where, _("tensor “%s” is %s %s in the tensors file, the document says %s %s"),
+      ep_file_format_error (error, where, _("tensor “%s” is %s %s in the tensors file, the document says %s %s"),
             name, entry->dtype_name, got, ep_dtype_get_name (layout->dtype), want);
       return NULL;
     }
 
   tensor = ep_safetensors_load_tensor (l->tensors, name, device, &local_error);
   if (tensor == NULL)
-    fail_with (l, error, where, local_error);
+    ep_file_format_error_from (error, where, local_error);
   return tensor;
 }
 
@@ -409,15 +361,15 @@ read_constant (Loader      *l,
   gboolean weak;
   EpTensor *constant;
 
-  if (!check_members (l, object, where, members, error)
-      || !get_layout (l, object, where, "shape", &layout, error)
-      || !get_device (l, object, where, &device, error)
-      || !get_boolean (l, object, where, "weak", &weak, error))
+  if (!check_members (object, where, members, error)
+      || !get_layout (object, where, "shape", &layout, error)
+      || !get_device (object, where, &device, error)
+      || !get_boolean (object, where, "weak", &weak, error))
     return FALSE;
 
   /* a weak literal is a host scalar: dispatch reads it on the CPU */
   if (weak && layout.ndim != 0)
-    return fail (l, error, where, _("a weak constant must be a scalar"));
+    return ep_file_format_error (error, where, _("a weak constant must be a scalar"));
   if (weak)
     device = ep_device_get_cpu ();
 
@@ -447,14 +399,14 @@ read_variable (Loader      *l,
   g_autoptr(EpTensor) value = NULL;
   EpVariable *variable;
 
-  if (!check_members (l, object, where, members, error)
-      || !get_layout (l, object, where, "shape", &layout, error)
-      || !get_device (l, object, where, &device, error)
-      || !get_boolean (l, object, where, "trainable", &trainable, error))
+  if (!check_members (object, where, members, error)
+      || !get_layout (object, where, "shape", &layout, error)
+      || !get_device (object, where, &device, error)
+      || !get_boolean (object, where, "trainable", &trainable, error))
     return FALSE;
   if (name_node == NULL
       || (!JSON_NODE_HOLDS_NULL (name_node) && !ep_json_get_string (name_node, &name)))
-    return fail_expected (l, error, where, "name", _("a string or null"));
+    return fail_expected (error, where, "name", _("a string or null"));
 
   value = load_tensor (l, object, where, &layout, device, error);
   if (value == NULL)
@@ -478,7 +430,7 @@ read_list (Loader      *l,
            ReadFunc     read,
            GError     **error)
 {
-  JsonArray *array = get_array (l, root, NULL, member, error);
+  JsonArray *array = get_array (root, NULL, member, error);
 
   if (array == NULL)
     return FALSE;
@@ -486,7 +438,7 @@ read_list (Loader      *l,
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
       g_autofree char *where = NULL;
-      JsonObject *object = get_object_element (l, array, i, member, &where, error);
+      JsonObject *object = get_object_element (array, i, member, &where, error);
 
       if (object == NULL || !read (l, object, where, error))
         return FALSE;
@@ -516,11 +468,11 @@ read_ref (Loader      *l,
 
   if (object != NULL && json_object_has_member (object, "input"))
     {
-      if (!check_members (l, object, where, input_members, error)
-          || !get_int (l, object, where, "input", 0, G_MAXUINT, &index, error))
+      if (!check_members (object, where, input_members, error)
+          || !get_int (object, where, "input", 0, G_MAXUINT, &index, error))
         return FALSE;
       if (index >= l->graph->n_inputs)
-        return fail (l, error, where, _("refers to input %" PRId64 ", the graph has %u"),
+        return ep_file_format_error (error, where, _("refers to input %" PRId64 ", the graph has %u"),
                      index, l->graph->n_inputs);
       *ref = (EpValueRef) { EP_VALUE_INPUT, index, 0 };
       return TRUE;
@@ -528,11 +480,11 @@ read_ref (Loader      *l,
 
   if (object != NULL && json_object_has_member (object, "constant"))
     {
-      if (!check_members (l, object, where, constant_members, error)
-          || !get_int (l, object, where, "constant", 0, G_MAXUINT, &index, error))
+      if (!check_members (object, where, constant_members, error)
+          || !get_int (object, where, "constant", 0, G_MAXUINT, &index, error))
         return FALSE;
       if (index >= l->graph->constants->len)
-        return fail (l, error, where, _("refers to constant %" PRId64 ", the graph has %u"),
+        return ep_file_format_error (error, where, _("refers to constant %" PRId64 ", the graph has %u"),
                      index, l->graph->constants->len);
       *ref = (EpValueRef) { EP_VALUE_CONSTANT, index, 0 };
       return TRUE;
@@ -540,21 +492,21 @@ read_ref (Loader      *l,
 
   if (object != NULL && json_object_has_member (object, "node"))
     {
-      if (!check_members (l, object, where, node_members, error)
-          || !get_int (l, object, where, "node", 0, G_MAXUINT, &index, error)
-          || !get_int (l, object, where, "output", 0, G_MAXUINT, &output, error))
+      if (!check_members (object, where, node_members, error)
+          || !get_int (object, where, "node", 0, G_MAXUINT, &index, error)
+          || !get_int (object, where, "output", 0, G_MAXUINT, &output, error))
         return FALSE;
       if (index >= before)
-        return fail (l, error, where, _("refers to node %" PRId64 ", which does not come before it"),
+        return ep_file_format_error (error, where, _("refers to node %" PRId64 ", which does not come before it"),
                      index);
       if (output >= ep_graph_get_node (l->graph, index)->n_outputs)
-        return fail (l, error, where, _("refers to output %" PRId64 " of node %" PRId64 ", which has %u"),
+        return ep_file_format_error (error, where, _("refers to output %" PRId64 " of node %" PRId64 ", which has %u"),
                      output, index, ep_graph_get_node (l->graph, index)->n_outputs);
       *ref = (EpValueRef) { EP_VALUE_NODE, index, output };
       return TRUE;
     }
 
-  return fail_expected (l, error, where, NULL, what);
+  return fail_expected (error, where, NULL, what);
 }
 
 /* Attributes */
@@ -663,8 +615,7 @@ find_attr (const EpOpDef *op,
 
 /* A device attribute names a device of this machine, as nodes do */
 static GVariant *
-map_device_attr (Loader      *l,
-                 JsonObject  *attrs,
+map_device_attr (JsonObject  *attrs,
                  const char  *where,
                  const char  *name,
                  GError     **error)
@@ -674,7 +625,7 @@ map_device_attr (Loader      *l,
   EpDevice *device;
 
   json_object_set_member (holder, "device", json_node_copy (json_object_get_member (attrs, name)));
-  if (!get_device (l, holder, path, &device, error))
+  if (!get_device (holder, path, &device, error))
     return NULL;
 
   return g_variant_new_string (device->name);
@@ -695,7 +646,7 @@ read_attrs (Loader       *l,
   JsonObject *attrs;
 
   if (attrs_node == NULL || !JSON_NODE_HOLDS_OBJECT (attrs_node))
-    return fail_expected (l, error, where, "attrs", _("an object"));
+    return fail_expected (error, where, "attrs", _("an object"));
 
   attrs = json_node_get_object (attrs_node);
   members = json_object_get_members (attrs);
@@ -706,16 +657,16 @@ read_attrs (Loader       *l,
       GVariant *value;
 
       if (spec == NULL)
-        return fail (l, error, where, _("%s has no attribute named “%s”"),
+        return ep_file_format_error (error, where, _("%s has no attribute named “%s”"),
                      node->op->name, (const char *) m->data);
 
       if (spec->type == EP_ATTR_DEVICE)
-        value = map_device_attr (l, attrs, where, m->data, error);
+        value = map_device_attr (attrs, where, m->data, error);
       else if ((value = attr_from_json (spec, json_object_get_member (attrs, m->data), &what)) == NULL)
         {
           g_autofree char *path = g_strdup_printf ("%s.attrs", where);
 
-          fail_expected (l, error, path, m->data, what);
+          fail_expected (error, path, m->data, what);
         }
       if (value == NULL)
         return FALSE;
@@ -724,7 +675,7 @@ read_attrs (Loader       *l,
 
   values = g_variant_ref_sink (g_variant_builder_end (&builder));
   if (!ep_op_attrs_set_from_variant (&node->attrs, node->op, values, &local_error))
-    return fail_with (l, error, where, local_error);
+    return ep_file_format_error_from (error, where, local_error);
 
   return TRUE;
 }
@@ -746,12 +697,12 @@ read_outputs_of (Loader       *l,
                  EpGraphNode  *node,
                  GError      **error)
 {
-  JsonArray *array = get_array (l, object, where, "outputs", error);
+  JsonArray *array = get_array (object, where, "outputs", error);
 
   if (array == NULL)
     return FALSE;
   if (json_array_get_length (array) != count)
-    return fail (l, error, where, _("%u outputs listed, the node gives %u"),
+    return ep_file_format_error (error, where, _("%u outputs listed, the node gives %u"),
                  json_array_get_length (array), count);
 
   node->n_outputs = count;
@@ -759,12 +710,12 @@ read_outputs_of (Loader       *l,
     {
       g_autofree char *output_where = NULL;
       g_autofree char *path = g_strdup_printf ("%s.outputs", where);
-      JsonObject *output = get_object_element (l, array, o, path, &output_where, error);
+      JsonObject *output = get_object_element (array, o, path, &output_where, error);
       static const char *const members[] = { "dtype", "shape", NULL };
 
       if (output == NULL
-          || !check_members (l, output, output_where, members, error)
-          || !get_layout (l, output, output_where, "shape", &node->outputs[o], error))
+          || !check_members (output, output_where, members, error)
+          || !get_layout (output, output_where, "shape", &node->outputs[o], error))
         return FALSE;
     }
 
@@ -803,9 +754,9 @@ check_input_count (Loader         *l,
     return TRUE;
 
   if (ep_op_takes_list (op))
-    return fail (l, error, where, _("%s takes at least %u inputs, %u given"),
+    return ep_file_format_error (error, where, _("%s takes at least %u inputs, %u given"),
                  op->name, op->n_inputs - 1u, n_inputs);
-  return fail (l, error, where, _("%s takes %u inputs, %u given"), op->name,
+  return ep_file_format_error (error, where, _("%s takes %u inputs, %u given"), op->name,
                (guint) op->n_inputs, n_inputs);
 }
 
@@ -822,23 +773,23 @@ read_op_node (Loader      *l,
   JsonArray *inputs;
   EpGraphNode *node;
 
-  if (!check_members (l, object, where, members, error)
-      || !get_string (l, object, where, "op", &name, error)
-      || (inputs = get_array (l, object, where, "inputs", error)) == NULL)
+  if (!check_members (object, where, members, error)
+      || !get_string (object, where, "op", &name, error)
+      || (inputs = get_array (object, where, "inputs", error)) == NULL)
     return FALSE;
 
   op = ep_op_lookup (name);
   if (op == NULL)
-    return fail (l, error, where, _("unknown op “%s”"), name);
+    return ep_file_format_error (error, where, _("unknown op “%s”"), name);
   if (op == &ep_op_custom_gradient)
-    return fail (l, error, where,
+    return ep_file_format_error (error, where,
                  _("custom_gradient cannot be loaded: its gradient is a function of the host language"));
   if (!check_input_count (l, op, json_array_get_length (inputs), where, error))
     return FALSE;
 
   node = ep_graph_add_node (l->graph, EP_NODE_OP, json_array_get_length (inputs));
   node->op = op;
-  return get_device (l, object, where, &node->device, error)
+  return get_device (object, where, &node->device, error)
          && read_attrs (l, object, where, node, error)
          && read_outputs_of (l, object, where, schema_outputs (op), node, error)
          && read_node_inputs (l, inputs, where, index, error);
@@ -853,10 +804,10 @@ get_variable_index (Loader      *l,
 {
   gint64 index;
 
-  if (!get_int (l, object, where, "variable", 0, G_MAXUINT, &index, error))
+  if (!get_int (object, where, "variable", 0, G_MAXUINT, &index, error))
     return FALSE;
   if (index >= l->graph->variables->len)
-    return fail (l, error, where, _("refers to variable %" PRId64 ", the graph has %u"),
+    return ep_file_format_error (error, where, _("refers to variable %" PRId64 ", the graph has %u"),
                  index, l->graph->variables->len);
 
   *variable = index;
@@ -874,13 +825,13 @@ read_read_node (Loader      *l,
   EpGraphNode *node;
   guint variable;
 
-  if (!check_members (l, object, where, members, error)
+  if (!check_members (object, where, members, error)
       || !get_variable_index (l, object, where, &variable, error))
     return FALSE;
 
   node = ep_graph_add_node (l->graph, EP_NODE_READ, 0);
   node->variable = variable;
-  return get_device (l, object, where, &node->device, error)
+  return get_device (object, where, &node->device, error)
          && read_outputs_of (l, object, where, 1, node, error);
 }
 
@@ -896,12 +847,12 @@ read_assign_node (Loader      *l,
   EpGraphNode *node;
   guint variable;
 
-  if (!check_members (l, object, where, members, error)
+  if (!check_members (object, where, members, error)
       || !get_variable_index (l, object, where, &variable, error)
-      || (inputs = get_array (l, object, where, "inputs", error)) == NULL)
+      || (inputs = get_array (object, where, "inputs", error)) == NULL)
     return FALSE;
   if (json_array_get_length (inputs) != 1)
-    return fail (l, error, where, _("%s takes %u inputs, %u given"), "assign", 1u,
+    return ep_file_format_error (error, where, _("%s takes %u inputs, %u given"), "assign", 1u,
                  json_array_get_length (inputs));
 
   node = ep_graph_add_node (l->graph, EP_NODE_ASSIGN, 1);
@@ -918,7 +869,7 @@ read_node (Loader      *l,
   guint index = ep_graph_get_n_nodes (l->graph);
   const char *kind;
 
-  if (!get_string (l, object, where, "kind", &kind, error))
+  if (!get_string (object, where, "kind", &kind, error))
     return FALSE;
   if (g_str_equal (kind, "op"))
     return read_op_node (l, object, where, index, error);
@@ -927,7 +878,7 @@ read_node (Loader      *l,
   if (g_str_equal (kind, "assign"))
     return read_assign_node (l, object, where, index, error);
 
-  return fail_expected (l, error, where, "kind", _("“op”, “read” or “assign”"));
+  return fail_expected (error, where, "kind", _("“op”, “read” or “assign”"));
 }
 
 static gboolean
@@ -935,7 +886,7 @@ read_graph_outputs (Loader      *l,
                     JsonObject  *root,
                     GError     **error)
 {
-  JsonArray *array = get_array (l, root, NULL, "outputs", error);
+  JsonArray *array = get_array (root, NULL, "outputs", error);
   guint n;
 
   if (array == NULL)
@@ -943,7 +894,7 @@ read_graph_outputs (Loader      *l,
 
   n = json_array_get_length (array);
   if (n == 0)
-    return fail (l, error, "outputs", _("a function returns at least one tensor"));
+    return ep_file_format_error (error, "outputs", _("a function returns at least one tensor"));
 
   l->graph->n_outputs = n;
   l->graph->outputs = g_new0 (EpValueRef, n);
@@ -959,19 +910,17 @@ read_graph_outputs (Loader      *l,
   return TRUE;
 }
 
-/* The rules of the graph's ops, on the layouts the file says */
-static gboolean
-check_graph (Loader  *l,
-             GError **error)
-{
-  if (ep_graph_check (l->graph, error))
-    return TRUE;
+/* The document */
 
+/* The errors found in the document, which name a place in it, name the
+ * file first */
+static gboolean
+about_document (Loader  *l,
+                GError **error)
+{
   g_prefix_error (error, "%s: ", l->name);
   return FALSE;
 }
-
-/* The document */
 
 static gboolean
 check_version (Loader      *l,
@@ -983,12 +932,12 @@ check_version (Loader      *l,
 
   if (!ep_json_get_string (json_object_get_member (root, "format"), &format)
       || !g_str_equal (format, EP_GRAPH_FILE_FORMAT))
-    return fail (l, error, "format", _("not an eager-glib graph file (its format is not “%s”)"),
+    return ep_file_format_error (error, "format", _("not an eager-glib graph file (its format is not “%s”)"),
                  EP_GRAPH_FILE_FORMAT);
-  if (!get_int (l, root, NULL, "version", 1, EP_JSON_MAX_INT, &version, error))
+  if (!get_int (root, NULL, "version", 1, EP_JSON_MAX_INT, &version, error))
     return FALSE;
   if (version > EP_GRAPH_FILE_VERSION)
-    return fail (l, error, "version",
+    return ep_file_format_error (error, "version",
                  _("written in version %" PRId64 " of the graph file format by a newer eager-glib; this one reads up to version %d"),
                  version, EP_GRAPH_FILE_VERSION);
 
@@ -1004,11 +953,11 @@ read_nodes (Loader      *l,
 }
 
 static gboolean
-read_document (Loader    *l,
-               JsonNode  *root_node,
-               GFile     *file,
-               GCancellable *cancellable,
-               GError   **error)
+read_document (Loader        *l,
+               JsonNode      *root_node,
+               GFile         *file,
+               GCancellable  *cancellable,
+               GError       **error)
 {
   static const char *const members[] = {
     "format", "version", "inputs", "constants", "variables", "nodes", "outputs", NULL,
@@ -1017,23 +966,27 @@ read_document (Loader    *l,
   JsonObject *root;
 
   if (!JSON_NODE_HOLDS_OBJECT (root_node))
-    return fail_expected (l, error, "document", NULL, _("an object"));
+    return fail_expected (error, "document", NULL, _("an object")) || about_document (l, error);
 
   root = json_node_get_object (root_node);
   if (!check_version (l, root, error)
-      || !check_members (l, root, "document", members, error))
-    return FALSE;
+      || !check_members (root, "document", members, error))
+    return about_document (l, error);
 
+  /* its errors name the tensors file */
   l->tensors = ep_safetensors_read (tensors_file, "load", cancellable, error);
   if (l->tensors == NULL)
     return FALSE;
 
-  return read_inputs (l, root, error)
-         && read_list (l, root, "constants", read_constant, error)
-         && read_list (l, root, "variables", read_variable, error)
-         && read_nodes (l, root, error)
-         && read_graph_outputs (l, root, error)
-         && check_graph (l, error);
+  if (!read_inputs (l, root, error)
+      || !read_list (l, root, "constants", read_constant, error)
+      || !read_list (l, root, "variables", read_variable, error)
+      || !read_nodes (l, root, error)
+      || !read_graph_outputs (l, root, error)
+      || !ep_graph_check (l->graph, error))
+    return about_document (l, error);
+
+  return TRUE;
 }
 
 /*
