@@ -314,7 +314,21 @@ test_save_loaded (Fixture       *f,
   g_assert_cmpmem (ta, lta, tb, ltb);
 }
 
-/* loss = sum ((w - x)²) with a tape inside; w -= 0.25 dloss/dw */
+/* sum ((w - x)²) */
+static EpTensor *
+squared_distance (EpTensor  **inputs,
+                  guint       n_inputs,
+                  gpointer    user_data,
+                  GError    **error)
+{
+  g_autoptr(EpTensor) diff = ep_tensor_sub (inputs[0], inputs[1], error);
+  g_autoptr(EpTensor) squares = diff != NULL ? ep_tensor_square (diff, error) : NULL;
+
+  return squares != NULL ? ep_tensor_sum (squares, NULL, 0, FALSE, error) : NULL;
+}
+
+/* A training step, its gradient staged too: w -= 0.25 d/dw sum ((w -
+ * x)²); returns the loss */
 static GPtrArray *
 step (EpTensor  **inputs,
       guint       n_inputs,
@@ -322,23 +336,14 @@ step (EpTensor  **inputs,
       GError    **error)
 {
   EpVariable *w = user_data;
-  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
-  g_autoptr(EpTensor) value = NULL, diff = NULL, squares = NULL, loss = NULL, scaled = NULL;
+  g_autoptr(EpTensor) value = ep_variable_read (w);
+  g_autoptr(EpTensor) loss = NULL, scaled = NULL;
   g_autoptr(GPtrArray) grads = NULL;
-  GObject *sources[1] = { G_OBJECT (w) };
+  EpTensor *args[2] = { value, inputs[0] };
+  const gint wrt = 0;
 
   calls++;
-  if (!ep_gradient_tape_start (tape, error))
-    return NULL;
-  value = ep_variable_read (w);
-  if ((diff = ep_tensor_sub (value, inputs[0], error)) == NULL
-      || (squares = ep_tensor_square (diff, error)) == NULL
-      || (loss = ep_tensor_sum (squares, NULL, 0, FALSE, error)) == NULL
-      || !ep_gradient_tape_stop (tape, error))
-    return NULL;
-
-  grads = ep_gradient_tape_gradient (tape, &loss, 1, sources, 1, NULL, 0, error);
-  if (grads == NULL
+  if (!ep_value_and_grad (squared_distance, NULL, args, 2, &wrt, 1, &loss, &grads, error)
       || (scaled = ep_tensor_mul_scalar (g_ptr_array_index (grads, 0), 0.25, error)) == NULL
       || !ep_variable_assign_sub (w, scaled, error))
     return NULL;
