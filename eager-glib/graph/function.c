@@ -398,11 +398,13 @@ no_trace_error (EpFunction  *self,
   GHashTableIter iter;
   const char *graph_key = "";
 
+  g_mutex_lock (&self->lock);
   g_hash_table_iter_init (&iter, self->concrete);
   g_hash_table_iter_next (&iter, (gpointer *) &graph_key, NULL);
   g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
                _("function: it has no function to trace, only a graph for inputs %s, not %s"),
                graph_key, key);
+  g_mutex_unlock (&self->lock);
   return NULL;
 }
 
