@@ -32,6 +32,10 @@ G_BEGIN_DECLS
  * @EP_ERROR_OUT_OF_MEMORY: a buffer could not be allocated
  * @EP_ERROR_GRADIENT: a gradient cannot be computed
  * @EP_ERROR_INVALID_ARGUMENT: any other invalid argument
+ * @EP_ERROR_IO: a file could not be read or written (missing, no
+ *   permission, disk full …); the message says which and why
+ * @EP_ERROR_FORMAT: a file was read but is not what it should be:
+ *   truncated, inconsistent, or written in a newer version of its format
  *
  * Error codes in the %EP_ERROR domain.
  */
@@ -44,6 +48,8 @@ typedef enum {
   EP_ERROR_OUT_OF_MEMORY,
   EP_ERROR_GRADIENT,
   EP_ERROR_INVALID_ARGUMENT,
+  EP_ERROR_IO,
+  EP_ERROR_FORMAT,
 } EpError;
 
 EP_EXPORT

@@ -49,5 +49,24 @@ GPtrArray  *ep_function_call_finish         (EpFunction           *self,
                                              GError              **error);
 EP_EXPORT
 guint       ep_function_get_trace_count     (EpFunction      *self);
+EP_EXPORT
+EpTensorSpec **ep_function_get_signature    (EpFunction      *self,
+                                             guint           *n_signature);
+
+/* Graph files: graph/function-file.c */
+
+EP_EXPORT
+gboolean    ep_function_save                (EpFunction      *self,
+                                             EpTensorSpec   **signature,
+                                             guint            n_signature,
+                                             GFile           *file,
+                                             GCancellable    *cancellable,
+                                             GError         **error);
+EP_EXPORT
+EpFunction *ep_function_load                (GFile           *file,
+                                             GCancellable    *cancellable,
+                                             GError         **error);
+EP_EXPORT
+GPtrArray  *ep_function_get_variables       (EpFunction      *self);
 
 G_END_DECLS

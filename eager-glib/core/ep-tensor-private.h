@@ -77,6 +77,9 @@ ep_dtype_is_valid (EpDType dtype)
   return (guint) dtype <= EP_DTYPE_BOOL;
 }
 
+gboolean   ep_dtype_from_name         (const char     *name,
+                                       EpDType        *dtype);
+
 /* ep_dtype_get_itemsize() for a dtype known to be valid (a layout's):
  * inline, for the paths every op takes */
 static inline gsize

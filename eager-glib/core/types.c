@@ -5,6 +5,7 @@
 
 #include "config.h"
 
+#include "ep-tensor-private.h"
 #include "ep-types.h"
 
 typedef struct
@@ -42,6 +43,22 @@ ep_dtype_get_name (EpDType dtype)
   g_return_val_if_fail (dtype_is_valid (dtype), NULL);
 
   return dtype_info[dtype].name;
+}
+
+/* The dtype of NumPy name @name, as ep_dtype_get_name() gives it: for
+ * attributes by name and graph files. */
+gboolean
+ep_dtype_from_name (const char *name,
+                    EpDType    *dtype)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (dtype_info); i++)
+    if (g_strcmp0 (dtype_info[i].name, name) == 0)
+      {
+        *dtype = (EpDType) i;
+        return TRUE;
+      }
+
+  return FALSE;
 }
 
 /**

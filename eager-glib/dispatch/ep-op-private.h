@@ -315,6 +315,8 @@ gboolean       ep_op_attrs_set_from_variant (EpOpAttrs     *attrs,
                                              const EpOpDef *op,
                                              GVariant      *values,
                                              GError       **error);
+GVariant      *ep_op_attrs_to_variant (const EpOpAttrs *attrs,
+                                       const EpOpDef   *op);
 void           ep_op_attrs_set_axes (EpOpAttrs       *attrs,
                                      const gint      *axes,
                                      guint            n_axes);

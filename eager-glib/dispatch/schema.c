@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The checks every call gets from its op's schema, before the op's rule
- * runs; and attributes by name (defaults, values from a GVariant), the
- * way tests, graph files and generic callers give them.
+ * runs; and attributes by name (defaults, values from and to a
+ * GVariant), the way tests, graph files and generic callers give them.
  */
 
 #include "config.h"
@@ -332,19 +332,8 @@ static gboolean
 set_dtype (EpDType  *field,
            GVariant *value)
 {
-  const char *name;
-
-  if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-    return FALSE;
-  name = g_variant_get_string (value, NULL);
-  for (EpDType dtype = EP_DTYPE_FLOAT32; dtype <= EP_DTYPE_BOOL; dtype++)
-    if (g_str_equal (ep_dtype_get_name (dtype), name))
-      {
-        *field = dtype;
-        return TRUE;
-      }
-
-  return FALSE;
+  return g_variant_is_of_type (value, G_VARIANT_TYPE_STRING)
+         && ep_dtype_from_name (g_variant_get_string (value, NULL), field);
 }
 
 static gboolean
@@ -365,9 +354,12 @@ set_value (EpOpAttrs        *attrs,
     case EP_ATTR_INT:
       return variant_to_int64 (value, field);
     case EP_ATTR_SEED:
-      if (!variant_to_int64 (value, &i))
+      if (g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64))
+        *(guint64 *) field = g_variant_get_uint64 (value);
+      else if (variant_to_int64 (value, &i))
+        *(guint64 *) field = (guint64) i;
+      else
         return FALSE;
-      *(guint64 *) field = (guint64) i;
       return TRUE;
     case EP_ATTR_FLOAT:
       if (g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
@@ -524,4 +516,103 @@ ep_op_attrs_set_from_variant (EpOpAttrs      *attrs,
     }
 
   return TRUE;
+}
+
+static GVariant *
+int_list_variant (const gint64 *values,
+                  guint         n)
+{
+  return g_variant_new_fixed_array (G_VARIANT_TYPE_INT64, values, n, sizeof (gint64));
+}
+
+static GVariant *
+axes_variant (const EpOpAttrs *attrs)
+{
+  gint64 axes[EP_MAX_DIMS];
+  guint n = attrs->all_axes ? 0 : MIN (attrs->n_axes, EP_MAX_DIMS);
+
+  for (guint i = 0; i < n; i++)
+    axes[i] = attrs->axes[i];
+  return int_list_variant (axes, n);
+}
+
+/* The value of one attribute as ep_op_attrs_set_from_variant() takes
+ * it; NULL for "none" where its default says the same (no device). */
+static GVariant *
+attr_variant (const EpOpAttrs  *attrs,
+              const EpAttrSpec *spec)
+{
+  gconstpointer field = G_STRUCT_MEMBER_P (attrs, spec->offset);
+
+  switch (spec->type)
+    {
+    case EP_ATTR_BOOL:
+      return g_variant_new_boolean (*(const gboolean *) field);
+    case EP_ATTR_INT:
+      return g_variant_new_int64 (*(const gint64 *) field);
+    case EP_ATTR_SEED:
+      return g_variant_new_uint64 (*(const guint64 *) field);
+    case EP_ATTR_FLOAT:
+      return g_variant_new_double (*(const gdouble *) field);
+    case EP_ATTR_DTYPE:
+      return g_variant_new_string (ep_dtype_get_name (*(const EpDType *) field));
+    case EP_ATTR_ENUM:
+      {
+        g_autoptr(GEnumClass) enum_class = g_type_class_ref (spec->enum_type ());
+        GEnumValue *value = g_enum_get_value (enum_class, *(const gint *) field);
+
+        return value != NULL ? g_variant_new_string (value->value_nick) : NULL;
+      }
+    case EP_ATTR_AXIS:
+      if (attrs->all_axes && (spec->flags & EP_ATTR_NULLABLE))
+        return g_variant_new_int64 (EP_AXIS_NONE);
+      return g_variant_new_int64 (*(const gint *) field);
+    case EP_ATTR_AXES:
+      return axes_variant (attrs);
+    case EP_ATTR_SHAPE:
+    case EP_ATTR_INTS:
+      return int_list_variant (field, MIN (G_STRUCT_MEMBER (guint, attrs, spec->length),
+                                           spec->capacity));
+    case EP_ATTR_DEVICE:
+      {
+        EpDevice *device = *(EpDevice *const *) field;
+
+        return device != NULL ? g_variant_new_string (device->name) : NULL;
+      }
+    }
+
+  g_return_val_if_reached (NULL);
+}
+
+/*
+ * ep_op_attrs_to_variant:
+ * @attrs: attributes of @op
+ * @op: the op
+ *
+ * The mirror of ep_op_attrs_set_from_variant(): every attribute of @op's
+ * schema that has a field, by name, in the types that function takes
+ * (no device: none is left out), so that setting the result on fresh
+ * attributes gives @op the same values.
+ *
+ * Returns: (transfer floating): an `a{sv}` dictionary
+ */
+GVariant *
+ep_op_attrs_to_variant (const EpOpAttrs *attrs,
+                        const EpOpDef   *op)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+
+  for (guint a = 0; a < op->n_attrs; a++)
+    {
+      const EpAttrSpec *spec = &op->attrs[a];
+      GVariant *value;
+
+      if (spec->offset == EP_ATTR_NO_FIELD)
+        continue;
+      value = attr_variant (attrs, spec);
+      if (value != NULL)
+        g_variant_builder_add (&builder, "{sv}", spec->name, value);
+    }
+
+  return g_variant_builder_end (&builder);
 }

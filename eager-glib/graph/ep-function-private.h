@@ -10,8 +10,10 @@
 
 G_BEGIN_DECLS
 
-EpGraph  *ep_function_lookup_graph (EpFunction       *self,
-                                    EpTensor *const  *inputs,
-                                    guint             n_inputs);
+EpGraph    *ep_function_lookup_graph  (EpFunction           *self,
+                                       EpTensor *const      *inputs,
+                                       guint                 n_inputs);
+EpFunction *ep_function_new_for_graph (EpGraph              *graph,
+                                       EpTensorSpec *const  *signature);
 
 G_END_DECLS

@@ -21,6 +21,7 @@
 
 #include <gio/gio.h>
 #include <glib/gi18n-lib.h>
+#include <string.h>
 
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
@@ -273,30 +274,55 @@ run_op (Replay       *r,
   return run_kernel (&call, error);
 }
 
+/* The value the variable has so far in this replay */
+static EpTensor *
+current_value (Replay *r,
+               guint   variable)
+{
+  if (r->assigned[variable] != NULL)
+    return g_object_ref (r->assigned[variable]);
+  if (r->variables != NULL)
+    return g_object_ref (r->variables[variable]);
+  return ep_variable_peek (g_ptr_array_index (r->graph->variables, variable));
+}
+
+/* The value was made to fit the variable when traced (cast and checked
+ * as the eager assignment does); on other extents its shape may not. */
+static gboolean
+run_assign (Replay       *r,
+            EpGraphNode  *node,
+            GError      **error)
+{
+  EpTensor *value = value_of (r, &node->inputs[0]);
+  g_autoptr(EpTensor) current = current_value (r, node->variable);
+  const EpLayout *want = &current->layout;
+
+  if (value->layout.ndim != want->ndim
+      || memcmp (value->layout.shape, want->shape, want->ndim * sizeof (gint64)) != 0)
+    {
+      g_autofree char *got_text = ep_shape_to_string (value->layout.shape, value->layout.ndim);
+      g_autofree char *want_text = ep_shape_to_string (want->shape, want->ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: a value of shape %s cannot go in a variable of shape %s"),
+                   "assign", got_text, want_text);
+      return FALSE;
+    }
+
+  g_clear_object (&r->assigned[node->variable]);
+  r->assigned[node->variable] = ep_tensor_new_with_storage (&value->layout, value->storage);
+  return TRUE;
+}
+
 static gboolean
 run_read (Replay       *r,
           guint         n,
           EpGraphNode  *node)
 {
-  EpVariable *variable = g_ptr_array_index (r->graph->variables, node->variable);
-  g_autoptr(EpTensor) value = r->assigned[node->variable] != NULL
-                              ? g_object_ref (r->assigned[node->variable])
-                              : r->variables != NULL
-                                ? g_object_ref (r->variables[node->variable])
-                                : ep_variable_peek (variable);
+  g_autoptr(EpTensor) value = current_value (r, node->variable);
 
   fill_slot (r->frame->slots[r->frame->first_slot[n]], &value->layout, value->storage);
   return TRUE;
-}
-
-static void
-run_assign (Replay       *r,
-            EpGraphNode  *node)
-{
-  EpTensor *value = value_of (r, &node->inputs[0]);
-
-  g_clear_object (&r->assigned[node->variable]);
-  r->assigned[node->variable] = ep_tensor_new_with_storage (&value->layout, value->storage);
 }
 
 /* Storage nothing reads any more goes back to its device now. */
@@ -385,7 +411,7 @@ ep_graph_replay (EpGraph          *graph,
           ok = run_read (&r, n, node);
           break;
         case EP_NODE_ASSIGN:
-          run_assign (&r, node);
+          ok = run_assign (&r, node, error);
           break;
         }
       release_dead (&r, n);

@@ -206,14 +206,17 @@ ep_function_new_with_signature (EpTensorsFunc   func,
 }
 
 static void
-append_input_key (GString        *key,
-                  EpTensor       *input,
-                  const gint64   *shape)
+append_key (GString       *key,
+            EpDType        dtype,
+            gboolean       weak,
+            const gint64  *shape,
+            guint          ndim,
+            EpDevice      *device)
 {
-  g_string_append_printf (key, "%s%s[", ep_dtype_get_name (input->layout.dtype), input->weak ? "~" : "");
-  for (guint d = 0; d < input->layout.ndim; d++)
+  g_string_append_printf (key, "%s%s[", ep_dtype_get_name (dtype), weak ? "~" : "");
+  for (guint d = 0; d < ndim; d++)
     g_string_append_printf (key, d > 0 ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, shape[d]);
-  g_string_append_printf (key, "]@%s;", input->storage->device->name);
+  g_string_append_printf (key, "]@%s;", device->name);
 }
 
 /* The key of the graphs for @inputs: the dtype, shape, device and
@@ -228,9 +231,11 @@ signature_key (EpFunction        *self,
   GString *key = g_string_new (NULL);
 
   for (guint i = 0; i < n_inputs; i++)
-    append_input_key (key, inputs[i], self->signature != NULL && !exact
-                                      ? ep_tensor_spec_get_shape (g_ptr_array_index (self->signature, i), NULL)
-                                      : inputs[i]->layout.shape);
+    append_key (key, inputs[i]->layout.dtype, inputs[i]->weak,
+                self->signature != NULL && !exact
+                ? ep_tensor_spec_get_shape (g_ptr_array_index (self->signature, i), NULL)
+                : inputs[i]->layout.shape,
+                inputs[i]->layout.ndim, inputs[i]->storage->device);
 
   return g_string_free (key, FALSE);
 }
@@ -245,7 +250,8 @@ trace_key (EpGraph          *graph,
   GString *key = g_string_new (NULL);
 
   for (guint i = 0; i < n_inputs; i++)
-    append_input_key (key, inputs[i], graph->inputs[i].shape);
+    append_key (key, inputs[i]->layout.dtype, inputs[i]->weak, graph->inputs[i].shape,
+                inputs[i]->layout.ndim, inputs[i]->storage->device);
 
   return g_string_free (key, FALSE);
 }
@@ -285,7 +291,8 @@ check_inputs (EpFunction       *self,
               guint             n_inputs,
               GError          **error)
 {
-  if (self->func == NULL)
+  /* a function from ep_function_new_for_graph() has a signature */
+  if (self->func == NULL && self->signature == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
                    _("function: made without a function to stage (use Function.new)"));
@@ -546,6 +553,27 @@ lookup_concrete (EpFunction       *self,
   return concrete;
 }
 
+/* Inputs that fit the signature of a function made from a graph, but
+ * on other devices (or weak literals): the graph does not serve them and
+ * there is no function to trace. */
+static GPtrArray *
+no_trace_error (EpFunction  *self,
+                const char  *key,
+                GError     **error)
+{
+  GHashTableIter iter;
+  const char *graph_key = "";
+
+  g_mutex_lock (&self->lock);
+  g_hash_table_iter_init (&iter, self->concrete);
+  g_hash_table_iter_next (&iter, (gpointer *) &graph_key, NULL);
+  g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+               _("function: it has no function to trace, only a graph for inputs %s, not %s"),
+               graph_key, key);
+  g_mutex_unlock (&self->lock);
+  return NULL;
+}
+
 /**
  * ep_function_call:
  * @self: a staged function
@@ -577,6 +605,12 @@ ep_function_call (EpFunction  *self,
     return NULL;
 
   concrete = lookup_concrete (self, inputs, n_inputs);
+  if (concrete == NULL && self->func == NULL)
+    {
+      g_autofree char *key = signature_key (self, inputs, n_inputs, TRUE);
+
+      return no_trace_error (self, key, error);
+    }
   if (concrete == NULL)
     return trace (self, inputs, n_inputs, error);
 
@@ -813,6 +847,29 @@ ep_function_get_trace_count (EpFunction *self)
   return count;
 }
 
+/**
+ * ep_function_get_signature:
+ * @self: a staged function
+ * @n_signature: (out) (optional): return location for the number of specs
+ *
+ * Gives the specs the function takes its inputs by: those it was made
+ * with ([ctor@Function.new_with_signature]), or those of the graph it
+ * was loaded from ([ctor@Function.load]).
+ *
+ * Returns: (array length=n_signature) (transfer none) (nullable): the
+ *   specs, or %NULL for a function that takes any signature
+ */
+EpTensorSpec **
+ep_function_get_signature (EpFunction *self,
+                           guint      *n_signature)
+{
+  g_return_val_if_fail (EP_IS_FUNCTION (self), NULL);
+
+  if (n_signature != NULL)
+    *n_signature = self->signature != NULL ? self->signature->len : 0;
+  return self->signature != NULL ? (EpTensorSpec **) self->signature->pdata : NULL;
+}
+
 /* The graph that serves @inputs, or NULL when the function has traced
  * none for their signature: for tests, and for saving. */
 EpGraph *
@@ -820,7 +877,39 @@ ep_function_lookup_graph (EpFunction       *self,
                           EpTensor *const  *inputs,
                           guint             n_inputs)
 {
-  Concrete *concrete = lookup_concrete (self, inputs, n_inputs);
+  Concrete *concrete;
 
+  if (self->signature != NULL && n_inputs != self->signature->len)
+    return NULL;
+
+  concrete = lookup_concrete (self, inputs, n_inputs);
   return concrete != NULL ? ep_graph_ref (concrete->graph) : NULL;
+}
+
+/* A function that replays @graph for inputs that fit @signature (one
+ * spec per input of @graph) on the devices the graph takes them on; it
+ * has no function to trace a graph for other inputs. Graph files load
+ * into one. */
+EpFunction *
+ep_function_new_for_graph (EpGraph              *graph,
+                           EpTensorSpec *const  *signature)
+{
+  EpFunction *self = g_object_new (EP_TYPE_FUNCTION, NULL);
+  GString *key = g_string_new (NULL);
+
+  self->signature = g_ptr_array_new_full (graph->n_inputs, (GDestroyNotify) ep_tensor_spec_unref);
+  for (guint i = 0; i < graph->n_inputs; i++)
+    {
+      guint ndim;
+      const gint64 *shape = ep_tensor_spec_get_shape (signature[i], &ndim);
+
+      g_ptr_array_add (self->signature, ep_tensor_spec_ref (signature[i]));
+      append_key (key, ep_tensor_spec_get_dtype (signature[i]), FALSE, shape, ndim,
+                  graph->input_devices[i]);
+    }
+
+  /* saved graphs served every extent their signature leaves unknown */
+  g_hash_table_insert (self->concrete, g_string_free (key, FALSE), concrete_new (graph, GRAPH_RELAXED));
+
+  return self;
 }

@@ -14,6 +14,7 @@
 
 #pragma once
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -397,6 +398,34 @@ ep_test_pop (EpDevice *device)
 
   g_assert_no_error (error);
   g_assert_true (ok);
+}
+
+/* A new empty folder for a test's files (g_free it after
+ * ep_test_remove_dir ()) */
+static inline char *
+ep_test_make_dir (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("ep-test-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+/* Removes @dir and the files in it */
+static inline void
+ep_test_remove_dir (const char *dir)
+{
+  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (dir);
 }
 
 G_END_DECLS

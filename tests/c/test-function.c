@@ -6,6 +6,7 @@
 #include "ep-test-util.h"
 
 #include "ep-context-private.h"
+#include "ep-executor-private.h"
 #include "ep-function-private.h"
 
 /* The functions staged here count their calls: a replay must not call
@@ -449,6 +450,38 @@ test_nested_functions (void)
   g_clear_object (&inner_fn);
 }
 
+/* A replay on other extents that would put a value of the wrong shape in
+ * a variable fails as the eager assignment does, and changes nothing. */
+static GPtrArray *
+store (EpTensor  **inputs,
+       guint       n_inputs,
+       gpointer    user_data,
+       GError    **error)
+{
+  return ep_variable_assign (user_data, inputs[0], error) ? one (NULL) : NULL;
+}
+
+static void
+test_replay_checks_assigned_shapes (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) init = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (0, 0));
+  g_autoptr(EpVariable) v = ep_variable_new (init, "v");
+  g_autoptr(EpFunction) fn = ep_function_new (store, v, NULL);
+  g_autoptr(EpTensor) two = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) three = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(GPtrArray) traced = call1 (fn, two, NULL, &error);
+  g_autoptr(EpGraph) graph = ep_function_lookup_graph (fn, &two, 1);
+  g_autoptr(EpFrame) frame = ep_frame_new (graph);
+  g_autoptr(EpTensor) now = NULL;
+
+  g_assert_no_error (error);
+  g_assert_false (ep_graph_replay (graph, frame, &three, NULL, NULL, NULL, &error));
+  ep_assert_error (error, EP_ERROR_SHAPE, "assign", "cannot go in a variable of shape (2,)");
+  now = ep_variable_read (v);
+  ep_assert_values (now, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -466,6 +499,7 @@ main (int   argc,
   g_test_add_func ("/function/no-objects-for-intermediates", test_no_objects_for_intermediates);
   g_test_add_func ("/function/tape-around-call", test_tape_around_call);
   g_test_add_func ("/function/nested", test_nested_functions);
+  g_test_add_func ("/function/replay-checks-assigned-shapes", test_replay_checks_assigned_shapes);
 
   return g_test_run ();
 }
