@@ -8,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "ep-autodiff-private.h"
+#include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-error.h"
 #include "ep-executor-private.h"
@@ -165,13 +166,18 @@ ep_function_new_with_signature (EpTensorsFunc   func,
 }
 
 /* The key of the graph that serves @inputs: the dtype, shape (the specs'
- * when there are some), device and weakness of each. */
+ * when there are some), device and weakness of each, and the device
+ * scope of the call, where the traced ops ran (the graph runs them there
+ * again, whatever the scope of a later call). */
 static char *
 signature_key (EpFunction        *self,
                EpTensor *const   *inputs,
                guint              n_inputs)
 {
-  GString *key = g_string_new (NULL);
+  EpDevice *scope = ep_context_get_device ();
+  GString *key = g_string_new (scope != NULL ? scope->name : "");
+
+  g_string_append_c (key, '|');
 
   for (guint i = 0; i < n_inputs; i++)
     {

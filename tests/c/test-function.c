@@ -361,6 +361,50 @@ test_tape_around_call (void)
     }
 }
 
+/* 2 * x: placed by the device scope of the call, as the eager op is */
+static GPtrArray *
+twice (EpTensor  **inputs,
+       guint       n_inputs,
+       gpointer    user_data,
+       GError    **error)
+{
+  calls++;
+  return one (ep_tensor_mul_scalar (inputs[0], 2, error));
+}
+
+/* The device scope of a call is part of its signature: a graph traced
+ * outside a scope does not run on cpu:0 when the call is in an OpenCL
+ * device's scope, where the eager ops would run. */
+static void
+test_device_scope_retraces (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpFunction) fn = ep_function_new (twice, NULL, NULL);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  EpDevice *opencl = ep_device_get ("opencl:0", NULL);
+  g_autoptr(GPtrArray) outside = NULL, inside = NULL, again = NULL;
+
+  if (opencl == NULL)
+    {
+      g_test_skip ("no OpenCL device");
+      return;
+    }
+
+  calls = 0;
+  outside = call1 (fn, x, NULL, &error);
+  g_assert_true (ep_device_push (opencl, NULL));
+  inside = call1 (fn, x, NULL, &error);
+  again = call1 (fn, x, NULL, &error);
+  g_assert_true (ep_device_pop (opencl, NULL));
+  g_assert_no_error (error);
+
+  g_assert_cmpstr (ep_device_get_name (ep_tensor_get_device (g_ptr_array_index (outside, 0))), ==, "cpu:0");
+  g_assert_cmpstr (ep_device_get_name (ep_tensor_get_device (g_ptr_array_index (inside, 0))), ==, "opencl:0");
+  g_assert_cmpstr (ep_device_get_name (ep_tensor_get_device (g_ptr_array_index (again, 0))), ==, "opencl:0");
+  ep_assert_values (g_ptr_array_index (again, 0), EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (2, 4));
+  g_assert_cmpuint (calls, ==, 2);
+}
+
 /* A staged function called from one being traced: its ops are staged
  * into the outer graph, which then replays without calling either. */
 static EpFunction *inner_fn;
@@ -421,6 +465,7 @@ main (int   argc,
   g_test_add_func ("/function/no-objects-for-intermediates", test_no_objects_for_intermediates);
   g_test_add_func ("/function/tape-around-call", test_tape_around_call);
   g_test_add_func ("/function/nested", test_nested_functions);
+  g_test_add_func ("/function/device-scope-retraces", test_device_scope_retraces);
 
   return g_test_run ();
 }
