@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import builtins
 from types import EllipsisType
-from typing import (Any, Callable, Concatenate, ContextManager, Generic, Iterator, Literal, Optional,
+from typing import (Any, Callable, ContextManager, Generic, Iterator, Literal, Optional,
                     ParamSpec, Protocol, Sequence, SupportsIndex, TypeVar, Union, overload)
 
 import numpy
@@ -185,12 +185,7 @@ def python_signature(function, is_method):
         annotation = p.annotation
         text = p.name
         if is_method and index == 0:
-            # self; a self-type of a method written in its class stays
-            # (StagedFunction.__get__), not that of a function made a
-            # method of another class (Tensor's on Variable)
-            qualname = inspect.unwrap(function).__qualname__
-            if annotation is not inspect.Parameter.empty and "." in qualname and "<locals>" not in qualname:
-                text += f": {clean(annotation)}"
+            pass  # self
         elif annotation is not inspect.Parameter.empty:
             text += f": {clean(annotation)}"
         else:

@@ -39,7 +39,7 @@ import math
 import numbers
 import operator
 from functools import lru_cache
-from typing import (TYPE_CHECKING, Any, Callable, Concatenate, ContextManager, Generic, Iterator,
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Generic, Iterator,
                     Literal, Optional, ParamSpec, Sequence, TypeVar, Union, overload)
 
 from gi.module import get_introspection_module
@@ -142,9 +142,7 @@ class _GradFunction(_Function[_R_co], Protocol[_R_co]):
 
 # staged functions: the parameters and result of the function staged
 _P = ParamSpec("_P")
-_Q = ParamSpec("_Q")
 _R = TypeVar("_R")
-_S = TypeVar("_S")
 # an input signature: TensorSpecs, nested in lists, tuples and dicts as
 # the arguments are
 _SpecTree = Union[TensorSpec, Sequence["_SpecTree"], dict[str, "_SpecTree"]]
@@ -1776,9 +1774,7 @@ import sys  # noqa: E402
 import weakref  # noqa: E402
 
 _P = ParamSpec("_P")
-_Q = ParamSpec("_Q")
 _R = TypeVar("_R")
-_S = TypeVar("_S")
 
 
 class TensorSpec(Ep.TensorSpec):
@@ -2269,11 +2265,12 @@ class StagedFunction(Generic[_P, _R]):
 
     # methods: `self` is an argument, in the key by identity
 
+    # (mypy 1.0 cannot bind a ParamSpec's first parameter: the bound
+    # method's parameters are not checked, its result is typed)
     @overload
     def __get__(self, instance: None, owner: Optional[type] = None) -> StagedFunction[_P, _R]: ...
     @overload  # noqa: E301
-    def __get__(self: StagedFunction[Concatenate[_S, _Q], _R], instance: _S,
-                owner: Optional[type] = None) -> StagedFunction[_Q, _R]: ...
+    def __get__(self, instance: object, owner: Optional[type] = None) -> StagedFunction[..., _R]: ...
 
     def __get__(self, instance, owner=None):
         if instance is None:
