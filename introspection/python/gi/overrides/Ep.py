@@ -816,9 +816,10 @@ def _advanced_index(self, items):
     for k in items:
         if _is_bool_tensor(k) and k.get_ndim() == 0 and arrays_count > 1:
             # with other index arrays, True is a new axis indexed by
-            # [0], False one indexed by []
+            # [0], False one indexed by [] (the mask of [0] by k: an op,
+            # so that a staged function follows k's value)
             view = Ep.Tensor.expand_dims(view, len(entries))
-            entries.append(astensor(numpy.zeros(int(k.item()), numpy.int64)))
+            entries.append(Ep.Tensor.mask(astensor(numpy.zeros(1, numpy.int64)), Ep.Tensor.reshape(k, [1])))
         elif k is None:
             view = Ep.Tensor.expand_dims(view, len(entries))
             entries.append(slice(None))
@@ -843,13 +844,20 @@ def _advanced_index(self, items):
         moved = Ep.Tensor.transpose(view, order) if order != list(range(ndim)) else view
         return _move_axis(Ep.Tensor.mask(moved, mask), 0, axis)
 
-    # 3. masks among other index arrays: their nonzero positions
+    # 3. masks among other index arrays: their nonzero positions,
+    #    computed with ops (not on the host: a staged function follows
+    #    the mask's values)
     axes, arrays = [], []
     for axis, k in advanced:
         if _is_bool_tensor(k):
-            for d, positions in enumerate(numpy.nonzero(k.numpy())):
+            shape = k.get_shape()
+            flat = Ep.Tensor.mask(Ep.Tensor.reshape(Ep.arange(0, k.get_size(), 1, Ep.DType.INT64), shape), k)
+            stride = k.get_size()
+            for d, extent in enumerate(shape):
+                stride //= extent
+                positions = Ep.Tensor.floordiv_scalar(flat, stride) if stride != 1 else flat
                 axes.append(axis + d)
-                arrays.append(astensor(positions.astype(numpy.int64)))
+                arrays.append(Ep.Tensor.mod_scalar(positions, extent) if d > 0 else positions)
         else:
             axes.append(axis)
             arrays.append(k)
@@ -1761,12 +1769,12 @@ __all__ += ["device"]
 # dicts, are the graph's inputs: C keys its graphs by their dtypes,
 # shapes, devices and weakness, and by the device scope. Everything else
 # is fixed when f is traced, so it is keyed here: numbers, strings, None,
-# dtypes and any other hashable value by value (1, 1.0 and True apart,
-# 0.0 and -0.0 apart), the nesting of the containers, and Variables and
-# the `self` of a method by identity, weakly (the key goes with the
-# object). Each key has an Ep.Function of its own, made on its first
-# call: a call is a lookup in a dict and a call into C, and a replay
-# never enters Python.
+# dtypes, slices and any other hashable value by value (1, 1.0 and True
+# apart, 0.0 and -0.0 apart), the nesting of the containers, and
+# Variables and the `self` of a method by identity, weakly (the key goes
+# with the object). Each key has an Ep.Function of its own, made on its
+# first call: a call is a lookup in a dict and a call into C, and a
+# replay never enters Python.
 # ---------------------------------------------------------------------------
 
 import inspect  # noqa: E402
@@ -1859,8 +1867,12 @@ def _is_array(value):
     return numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic))
 
 
-def _is_namedtuple(value):
-    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+def _sequence(kind, items):
+    """A list or tuple of type `kind` (a namedtuple, PyGObject's result
+    tuples) with the items."""
+    if kind is tuple or kind is list:
+        return kind(items)
+    return kind(*items) if hasattr(kind, "_fields") else kind(items)
 
 
 def _dict_keys(value):
@@ -1883,11 +1895,13 @@ def _argument_key(value, tensors):
         return (float, value.hex())   # -0.0 is not 0.0, NaN is NaN
     if kind is int or kind is bool or kind is str or value is None:
         return (kind, value)
-    if kind is tuple or kind is list or _is_namedtuple(value):
+    if kind is tuple or kind is list or isinstance(value, (tuple, list)):
         return (kind, tuple([_argument_key(v, tensors) for v in value]))
     if kind is dict:
         keys = _dict_keys(value)
         return (dict, keys, tuple([_argument_key(value[k], tensors) for k in keys]))
+    if kind is slice:   # (not hashable before Python 3.12)
+        return (slice, tuple([_argument_key(v, tensors) for v in (value.start, value.stop, value.step)]))
     if isinstance(value, Ep.Variable):
         return _Identity(value)
     if _is_array(value):
@@ -1908,13 +1922,13 @@ def _substitute(value, inputs):
     kind = type(value)
     if kind is Tensor or isinstance(value, Ep.Tensor) or _is_array(value):
         return next(inputs)
-    if kind is tuple or kind is list:
-        return kind([_substitute(v, inputs) for v in value])
-    if _is_namedtuple(value):
-        return kind(*[_substitute(v, inputs) for v in value])
+    if isinstance(value, (tuple, list)):
+        return _sequence(kind, [_substitute(v, inputs) for v in value])
     if kind is dict:
         new = {k: _substitute(value[k], inputs) for k in _dict_keys(value)}
         return {k: new[k] for k in value}
+    if kind is slice:
+        return slice(*[_substitute(v, inputs) for v in (value.start, value.stop, value.step)])
     return value
 
 
@@ -1962,8 +1976,7 @@ def _from_signature(value, spec, inputs):
     if isinstance(spec, dict):
         new = {k: _from_signature(value[k], spec[k], inputs) for k in _dict_keys(spec)}
         return {k: new[k] for k in value}
-    items = [_from_signature(v, s, inputs) for v, s in zip(value, spec)]
-    return type(value)(*items) if _is_namedtuple(value) else type(value)(items)
+    return _sequence(type(value), [_from_signature(v, s, inputs) for v, s in zip(value, spec)])
 
 
 def _result_structure(value, tensors, name):
@@ -1978,7 +1991,7 @@ def _result_structure(value, tensors, name):
     if value is None:
         return None
     kind = type(value)
-    if kind is tuple or kind is list or _is_namedtuple(value):
+    if isinstance(value, (tuple, list)):
         return (kind, tuple([_result_structure(v, tensors, name) for v in value]))
     if kind is dict:
         return (dict, tuple(value), tuple([_result_structure(v, tensors, name) for v in value.values()]))
@@ -1996,8 +2009,7 @@ def _rebuild(structure, tensors):
     kind = structure[0]
     if kind is dict:
         return {k: _rebuild(s, tensors) for k, s in zip(structure[1], structure[2])}
-    items = [_rebuild(s, tensors) for s in structure[1]]
-    return kind(items) if kind is tuple or kind is list else kind(*items)
+    return _sequence(kind, [_rebuild(s, tensors) for s in structure[1]])
 
 
 def _graph_signature(tensors, specs):
