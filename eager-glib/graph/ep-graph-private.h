@@ -62,6 +62,9 @@ typedef struct
   EpValueRef      *inputs;
   guint            n_outputs;
   EpLayout         outputs[EP_MAX_OUTPUTS];
+  gpointer         backward;   /* custom_gradient: the user's backward
+                                * function (referenced), for the outputs
+                                * of replays under tapes */
 } EpGraphNode;
 
 /*

@@ -17,6 +17,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "ep-autodiff-private.h"
 #include "ep-device-private.h"
 #include "ep-error.h"
 #include "ep-tracer-private.h"
@@ -181,6 +182,29 @@ ep_tracer_end (EpTracer *self)
   ep_recorder_pop (&self->recorder);
 }
 
+/* The backward functions of the custom gradients the function used: set
+ * on their outputs once ep_custom_gradient() returned them, kept with
+ * their nodes now. */
+static void
+keep_backward_functions (EpTracer *self)
+{
+  GHashTableIter iter;
+  gpointer tensor, value;
+
+  g_hash_table_iter_init (&iter, self->values);
+  while (g_hash_table_iter_next (&iter, &tensor, &value))
+    {
+      EpValueRef *ref = value;
+      EpGraphNode *node;
+
+      if (ref->kind != EP_VALUE_NODE)
+        continue;
+      node = ep_graph_get_node (self->graph, ref->index);
+      if (node->kind == EP_NODE_OP && node->op == &ep_op_custom_gradient && node->backward == NULL)
+        node->backward = ep_custom_gradient_ref_backward (tensor);
+    }
+}
+
 /* The graph, returning @outputs. The tracer is done with. */
 EpGraph *
 ep_tracer_finish (EpTracer        *self,
@@ -188,6 +212,8 @@ ep_tracer_finish (EpTracer        *self,
                   guint            n_outputs)
 {
   EpGraph *graph = self->graph;
+
+  keep_backward_functions (self);
 
   graph->n_outputs = n_outputs;
   graph->outputs = g_new (EpValueRef, MAX (n_outputs, 1));

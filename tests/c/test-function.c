@@ -405,6 +405,91 @@ test_device_scope_retraces (void)
   g_assert_cmpuint (calls, ==, 2);
 }
 
+/* A custom gradient inside a staged function: softplus, whose gradient
+ * is given as sigmoid (x) (the naive one is NaN at x = 100). */
+static guint backward_calls, backward_destroyed;
+
+static EpTensor *
+softplus_forward (EpTensor  **inputs,
+                  guint       n_inputs,
+                  gpointer    user_data,
+                  GError    **error)
+{
+  g_autoptr(EpTensor) e = ep_tensor_exp (inputs[0], error);
+
+  return e != NULL ? ep_tensor_log1p (e, error) : NULL;
+}
+
+static GPtrArray *
+softplus_backward (EpTensor  **inputs,
+                   guint       n_inputs,
+                   EpTensor   *output,
+                   EpTensor   *output_gradient,
+                   gpointer    user_data,
+                   GError    **error)
+{
+  g_autoptr(EpTensor) s = ep_tensor_sigmoid (inputs[0], error);
+
+  backward_calls++;
+  return one (s != NULL ? ep_tensor_mul (s, output_gradient, error) : NULL);
+}
+
+static void
+count_destroyed (gpointer data)
+{
+  backward_destroyed++;
+}
+
+static GPtrArray *
+stable_softplus (EpTensor  **inputs,
+                 guint       n_inputs,
+                 gpointer    user_data,
+                 GError    **error)
+{
+  calls++;
+  return one (ep_custom_gradient (softplus_forward, NULL, softplus_backward, NULL, count_destroyed,
+                                  inputs, 1, error));
+}
+
+/* A tape around the replays differentiates through the user's backward
+ * function, which the graph keeps (and lets go with the function). */
+static void
+test_custom_gradient_replayed (void)
+{
+  g_autoptr(GError) error = NULL;
+  EpFunction *fn = ep_function_new (stable_softplus, NULL, NULL);
+  g_autoptr(EpTensor) first = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (0, 1));
+  g_autoptr(GPtrArray) traced = NULL;
+
+  calls = backward_calls = backward_destroyed = 0;
+  traced = call1 (fn, first, NULL, &error);
+  g_assert_no_error (error);
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (100, 0));
+      g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+      g_autoptr(GPtrArray) result = NULL, grads = NULL;
+      GObject *sources[1] = { G_OBJECT (x) };
+
+      ep_gradient_tape_watch (tape, x);
+      g_assert_true (ep_gradient_tape_start (tape, NULL));
+      result = call1 (fn, x, NULL, &error);
+      g_assert_true (ep_gradient_tape_stop (tape, NULL));
+      g_assert_no_error (error);
+      grads = ep_gradient_tape_gradient (tape, (EpTensor **) result->pdata, 1, sources, 1, NULL, 0, &error);
+      g_assert_no_error (error);
+      ep_assert_values (g_ptr_array_index (grads, 0), EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 0.5));
+    }
+  g_assert_cmpuint (calls, ==, 1);
+  g_assert_cmpuint (backward_calls, ==, 2);
+
+  g_clear_pointer (&traced, g_ptr_array_unref);
+  g_assert_cmpuint (backward_destroyed, ==, 0);
+  g_assert_finalize_object (fn);
+  g_assert_cmpuint (backward_destroyed, ==, 1);
+}
+
 /* A staged function called from one being traced: its ops are staged
  * into the outer graph, which then replays without calling either. */
 static EpFunction *inner_fn;
@@ -466,6 +551,7 @@ main (int   argc,
   g_test_add_func ("/function/tape-around-call", test_tape_around_call);
   g_test_add_func ("/function/nested", test_nested_functions);
   g_test_add_func ("/function/device-scope-retraces", test_device_scope_retraces);
+  g_test_add_func ("/function/custom-gradient-replayed", test_custom_gradient_replayed);
 
   return g_test_run ();
 }
