@@ -87,6 +87,10 @@ struct _EpGraph
   GArray          *nodes;         /* EpGraphNode */
   guint            n_outputs;
   EpValueRef      *outputs;
+  gboolean         fixed_shapes;  /* gradient rules ran in the trace: they
+                                   * compute with the traced shapes (a
+                                   * mean's count), so the graph serves
+                                   * those shapes only */
 };
 
 EpGraph  *ep_graph_new            (void);

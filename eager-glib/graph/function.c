@@ -39,7 +39,9 @@
  * A signature of [struct@TensorSpec]s with unknown extents
  * ([ctor@Function.new_with_signature]) makes one graph serve, say, every
  * batch size: the ops' rules run again at each replay to size the
- * results. With a gradient tape or another function being traced
+ * results. A function that computes gradients inside (a training step
+ * with a tape) traces once per shape all the same: gradient rules
+ * compute with the shapes they see (a mean divides by its count). With a gradient tape or another function being traced
  * around the call, the graph's ops are dispatched one by one, so that the
  * tape records them (or the outer function stages them).
  */
@@ -62,6 +64,8 @@ struct _EpFunction
   GMutex           lock;
   GHashTable      *concrete;    /* signature key -> Concrete */
   guint            trace_count;
+  gint             fixed_shapes; /* (atomic) a graph had gradient rules:
+                                  * keys have the inputs' own shapes */
 };
 
 G_DEFINE_FINAL_TYPE (EpFunction, ep_function, G_TYPE_OBJECT)
@@ -184,7 +188,7 @@ signature_key (EpFunction        *self,
       const EpLayout *layout = &inputs[i]->layout;
       const gint64 *shape = layout->shape;
 
-      if (self->signature != NULL)
+      if (self->signature != NULL && !g_atomic_int_get (&self->fixed_shapes))
         shape = ep_tensor_spec_get_shape (g_ptr_array_index (self->signature, i), NULL);
       g_string_append_printf (key, "%s%s[", ep_dtype_get_name (layout->dtype),
                               inputs[i]->weak ? "~" : "");
@@ -322,6 +326,15 @@ trace (EpFunction       *self,
   concrete = g_new0 (Concrete, 1);
   concrete->graph = ep_tracer_finish (tracer, (EpTensor *const *) outputs->pdata, outputs->len);
   concrete->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) ep_frame_free);
+
+  /* graphs with gradient rules serve their own shapes only, from now
+   * on under keys with the inputs' shapes */
+  if (concrete->graph->fixed_shapes && self->signature != NULL)
+    {
+      g_atomic_int_set (&self->fixed_shapes, TRUE);
+      g_free (key);
+      key = signature_key (self, inputs, n_inputs);
+    }
 
   g_mutex_lock (&self->lock);
   if (!g_hash_table_contains (self->concrete, key))

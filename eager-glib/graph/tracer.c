@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ep-autodiff-private.h"
+#include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-error.h"
 #include "ep-tracer-private.h"
@@ -71,6 +72,9 @@ tracer_record (EpRecorder      *recorder,
   guint index = ep_graph_get_n_nodes (self->graph);
   EpValueRef *inputs = g_newa (EpValueRef, MAX (call->n_inputs, 1));
   EpGraphNode *node;
+
+  if (ep_context_get ()->grad != NULL)
+    self->graph->fixed_shapes = TRUE;
 
   /* an identity is the same value: no node (eager replays under a tape
    * differentiate through the input itself) */

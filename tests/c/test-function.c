@@ -141,6 +141,58 @@ test_relaxed_signature (void)
   ep_assert_error (error, EP_ERROR_SHAPE, "function", "does not fit the signature");
 }
 
+/* The gradient of mean (x * v) with respect to v, for x of any batch
+ * size: mean's gradient rule divides by the count it sees. */
+static GPtrArray *
+mean_gradient (EpTensor  **inputs,
+               guint       n_inputs,
+               gpointer    user_data,
+               GError    **error)
+{
+  EpVariable *v = user_data;
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) value = NULL, product = NULL, mean = NULL;
+  GObject *sources[1] = { G_OBJECT (v) };
+
+  calls++;
+  if (!ep_gradient_tape_start (tape, error))
+    return NULL;
+  value = ep_variable_read (v);
+  if ((product = ep_tensor_mul (inputs[0], value, error)) == NULL
+      || (mean = ep_tensor_mean (product, NULL, 0, FALSE, error)) == NULL
+      || !ep_gradient_tape_stop (tape, error))
+    return NULL;
+
+  return ep_gradient_tape_gradient (tape, &mean, 1, sources, 1, NULL, 0, error);
+}
+
+/* With gradients inside, a relaxed signature traces once per shape: a
+ * replay of the graph traced on 2 rows would divide by 4 elements. */
+static void
+test_relaxed_signature_with_gradients (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) init = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 1));
+  g_autoptr(EpVariable) v = ep_variable_new (init, "v");
+  g_autoptr(EpTensorSpec) spec = ep_tensor_spec_new (EP_SHAPE (-1, 2), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpFunction) fn = ep_function_new_with_signature (mean_gradient, v, NULL, &spec, 1);
+  g_autoptr(EpTensor) two = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) four = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4, 2), EP_VALUES (1, 2, 3, 4, 5, 6, 7, 8));
+  g_autoptr(EpTensor) other_two = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (4, 4, 0, 0));
+  g_autoptr(GPtrArray) a = NULL, b = NULL, c = NULL;
+
+  calls = 0;
+  a = call1 (fn, two, NULL, &error);
+  b = call1 (fn, four, NULL, &error);
+  c = call1 (fn, other_two, NULL, &error);
+  g_assert_no_error (error);
+  ep_assert_values (g_ptr_array_index (a, 0), EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 1.5));
+  ep_assert_values (g_ptr_array_index (b, 0), EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (2, 2.5));
+  ep_assert_values (g_ptr_array_index (c, 0), EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 1));
+  g_assert_cmpuint (calls, ==, 2);
+  g_assert_cmpuint (ep_function_get_trace_count (fn), ==, 2);
+}
+
 /* A training step: loss = sum ((w - x)²) with a tape inside the
  * function, then w -= 0.25 * dloss/dw; returns the loss. */
 static GPtrArray *
@@ -543,6 +595,7 @@ main (int   argc,
   g_test_add_func ("/function/replay-equals-eager", test_replay_equals_eager);
   g_test_add_func ("/function/new-signature-retraces", test_new_signature_retraces);
   g_test_add_func ("/function/relaxed-signature", test_relaxed_signature);
+  g_test_add_func ("/function/relaxed-signature-with-gradients", test_relaxed_signature_with_gradients);
   g_test_add_func ("/function/variables-by-reference", test_variables_by_reference);
   g_test_add_func ("/function/reads-after-assign", test_reads_after_assign);
   g_test_add_func ("/function/random-streams", test_random_streams);
