@@ -273,6 +273,23 @@ def test_relaxed_signature_serves_every_batch_size():
     assert staged.trace_count == staged.python_function.calls == 1
 
 
+def test_gradients_inside_fix_the_shapes():
+    """Gradient rules compute with the shapes they see (a mean divides by
+    its count): with a tape inside, a relaxed signature traces once per
+    shape, and each shape gets its own, eager, result."""
+    w = Ep.Variable(np.ones(3, np.float32))
+
+    def mean_gradient(x):
+        with Ep.GradientTape() as tape:
+            loss = (x @ w).mean()
+        return tape.gradient(loss, w)
+    staged = Ep.function(Counted(mean_gradient), input_signature=[Ep.TensorSpec((None, 3))])
+    for batch in (2, 5, 2, 5):
+        x = np.arange(batch * 3, dtype=np.float32).reshape(batch, 3)
+        same(staged(x), mean_gradient(Ep.astensor(x)))
+    assert staged.trace_count == staged.python_function.calls == 2
+
+
 def test_relaxed_signature_refuses_what_does_not_fit():
     staged = Ep.function(lambda x: x * 2, input_signature=[Ep.TensorSpec((None, 3))])
     message = assert_ep_error(Ep.Error.SHAPE, staged, Ep.zeros((2, 4)))
