@@ -685,3 +685,23 @@ def test_concrete_function_of_a_relaxed_signature():
     assert concrete.inputs == (Ep.TensorSpec((None, 2)),)
     assert concrete(Ep.ones((7, 2))).numpy().tolist() == [7.0, 7.0]
     assert staged.trace_count == 1
+
+
+# the page docs/staging.md
+
+def _docs_python_blocks():
+    import os
+    import re
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "staging.md")
+    with open(path, encoding="utf-8") as f:
+        return re.findall(r"^```python\n(.*?)^```", f.read(), re.M | re.S)
+
+
+@pytest.mark.parametrize("block", _docs_python_blocks(), ids=lambda block: block.split("\n")[0][:40])
+def test_the_pages_python_runs(block):
+    """Each Python example of docs/staging.md runs as it is."""
+    exec(compile(block, "staging.md", "exec"), {"Ep": Ep, "np": np})
+
+
+def test_the_page_has_python_examples():
+    assert len(_docs_python_blocks()) >= 5
