@@ -20,6 +20,10 @@ gboolean   ep_custom_gradient_rule     (const EpOpCall   *call,
                                         EpTensor *const  *output_grads,
                                         EpTensor        **input_grads,
                                         GError          **error);
+gpointer   ep_custom_gradient_ref_backward   (EpTensor  *output);
+void       ep_custom_gradient_set_backward   (EpTensor  *output,
+                                              gpointer   backward);
+void       ep_custom_gradient_unref_backward (gpointer   backward);
 gboolean   ep_autodiff_value_and_grad  (const char       *name,
                                         EpTensorFunc      func,
                                         EpTensorsFunc     aux_func,

@@ -318,8 +318,12 @@ ep_value_aux_and_grad (EpTensorsFunc   func,
 
 /* Custom gradients */
 
+/* The user's backward function: on the op's output, and on the graph
+ * node of a staged function that traced the op (which gives it to the
+ * outputs of the replays that tapes record), hence counted. */
 typedef struct
 {
+  gatomicrefcount ref_count;
   EpGradientFunc  backward;
   gpointer        data;
   GDestroyNotify  destroy;
@@ -332,9 +336,41 @@ backward_free (gpointer data)
 {
   Backward *closure = data;
 
+  if (!g_atomic_ref_count_dec (&closure->ref_count))
+    return;
   if (closure->destroy != NULL)
     closure->destroy (closure->data);
   g_free (closure);
+}
+
+/* The backward function of @output, a result of ep_custom_gradient(), or
+ * %NULL: a reference, for ep_custom_gradient_unref_backward() */
+gpointer
+ep_custom_gradient_ref_backward (EpTensor *output)
+{
+  Backward *closure = g_object_get_qdata (G_OBJECT (output), backward_quark ());
+
+  if (closure != NULL)
+    g_atomic_ref_count_inc (&closure->ref_count);
+  return closure;
+}
+
+/* Gives @output, a new result of the custom_gradient op, @backward's
+ * function (it takes a reference). */
+void
+ep_custom_gradient_set_backward (EpTensor *output,
+                                 gpointer  backward)
+{
+  Backward *closure = backward;
+
+  g_atomic_ref_count_inc (&closure->ref_count);
+  g_object_set_qdata_full (G_OBJECT (output), backward_quark (), closure, backward_free);
+}
+
+void
+ep_custom_gradient_unref_backward (gpointer backward)
+{
+  backward_free (backward);
 }
 
 /* The rule of the custom_gradient op: the user's backward function,
@@ -475,6 +511,7 @@ ep_custom_gradient (EpTensorFunc     forward,
     g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), NULL);
 
   closure = g_new0 (Backward, 1);
+  g_atomic_ref_count_init (&closure->ref_count);
   closure->backward = backward;
   closure->data = backward_data;
   closure->destroy = backward_destroy;

@@ -62,6 +62,9 @@ typedef struct
   EpValueRef      *inputs;
   guint            n_outputs;
   EpLayout         outputs[EP_MAX_OUTPUTS];
+  gpointer         backward;   /* custom_gradient: the user's backward
+                                * function (referenced), for the outputs
+                                * of replays under tapes */
 } EpGraphNode;
 
 /*
@@ -84,6 +87,10 @@ struct _EpGraph
   GArray          *nodes;         /* EpGraphNode */
   guint            n_outputs;
   EpValueRef      *outputs;
+  gboolean         fixed_shapes;  /* gradient rules ran in the trace: they
+                                   * compute with the traced shapes (a
+                                   * mean's count), so the graph serves
+                                   * those shapes only */
 };
 
 EpGraph  *ep_graph_new            (void);

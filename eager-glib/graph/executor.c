@@ -480,6 +480,8 @@ ep_graph_replay_eagerly (EpGraph          *graph,
             ep_random_next_stream (&attrs.random.seed, &attrs.random.stream);
           if (!ep_dispatch (node->op, node_inputs, node->n_inputs, &attrs, node_outputs, error))
             return FALSE;
+          if (node->backward != NULL)
+            ep_custom_gradient_set_backward (node_outputs[0], node->backward);
           break;
         case EP_NODE_READ:
           node_outputs[0] = ep_variable_read (variable);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ep-autodiff-private.h"
+#include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-error.h"
 #include "ep-executor-private.h"
@@ -50,7 +51,9 @@
  * are; where it does not (it sized something from them on the host: a
  * mean's 1/n in a gradient, a value read from a shape), each shape gets a
  * graph of its own, so that a replay never gives what the function would
- * not. With a gradient tape or another function being traced
+ * not. A trace that ran gradient rules (a training step with a tape)
+ * gets a graph per shape at once: the rules compute with the shapes they
+ * see. With a gradient tape or another function being traced
  * around the call, the graph's ops are dispatched one by one, so that the
  * tape records them (or the outer function stages them).
  */
@@ -205,6 +208,16 @@ ep_function_new_with_signature (EpTensorsFunc   func,
   return self;
 }
 
+static GString *
+scope_key (EpFunction *self)
+{
+  EpDevice *scope = self->func != NULL ? ep_context_get_device () : NULL;
+  GString *key = g_string_new (scope != NULL ? scope->name : "");
+
+  g_string_append_c (key, '|');
+  return key;
+}
+
 static void
 append_key (GString       *key,
             EpDType        dtype,
@@ -221,14 +234,17 @@ append_key (GString       *key,
 
 /* The key of the graphs for @inputs: the dtype, shape, device and
  * weakness of each, with the signature's unknown extents as -1 unless
- * @exact. */
+ * @exact; and for a function it traces, the device scope of the call,
+ * where the traced ops ran (the graph runs them there again, whatever
+ * the scope of a later call). A graph loaded from a file names its
+ * devices. */
 static char *
 signature_key (EpFunction        *self,
                EpTensor *const   *inputs,
                guint              n_inputs,
                gboolean           exact)
 {
-  GString *key = g_string_new (NULL);
+  GString *key = scope_key (self);
 
   for (guint i = 0; i < n_inputs; i++)
     append_key (key, inputs[i]->layout.dtype, inputs[i]->weak,
@@ -243,11 +259,12 @@ signature_key (EpFunction        *self,
 /* The exact key of the inputs @graph was traced on, which had the
  * dtypes, devices and weakness of @inputs. */
 static char *
-trace_key (EpGraph          *graph,
+trace_key (EpFunction       *self,
+           EpGraph          *graph,
            EpTensor *const  *inputs,
            guint             n_inputs)
 {
-  GString *key = g_string_new (NULL);
+  GString *key = scope_key (self);
 
   for (guint i = 0; i < n_inputs; i++)
     append_key (key, inputs[i]->layout.dtype, inputs[i]->weak, graph->inputs[i].shape,
@@ -422,6 +439,13 @@ store_trace (EpFunction       *self,
 
   self->trace_count++;
 
+  if (relaxed == NULL && graph->fixed_shapes && has_unknown_extents (self))
+    {
+      /* no need of a second trace to know */
+      insert_new (self, g_steal_pointer (&key), graph, GRAPH_SPECIALIZED);
+      insert_new (self, signature_key (self, inputs, n_inputs, TRUE), graph, GRAPH_EXACT);
+      return;
+    }
   if (relaxed == NULL)
     {
       insert_new (self, g_steal_pointer (&key), graph,
@@ -437,7 +461,7 @@ store_trace (EpFunction       *self,
           return;
         }
       relaxed->kind = GRAPH_SPECIALIZED;
-      insert_new (self, trace_key (relaxed->graph, inputs, n_inputs), relaxed->graph, GRAPH_EXACT);
+      insert_new (self, trace_key (self, relaxed->graph, inputs, n_inputs), relaxed->graph, GRAPH_EXACT);
     }
 
   /* specialized; or another thread traced these inputs meanwhile */
@@ -895,7 +919,7 @@ ep_function_new_for_graph (EpGraph              *graph,
                            EpTensorSpec *const  *signature)
 {
   EpFunction *self = g_object_new (EP_TYPE_FUNCTION, NULL);
-  GString *key = g_string_new (NULL);
+  GString *key = scope_key (self);
 
   self->signature = g_ptr_array_new_full (graph->n_inputs, (GDestroyNotify) ep_tensor_spec_unref);
   for (guint i = 0; i < graph->n_inputs; i++)

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "ep-autodiff-private.h"
 #include "ep-device-private.h"
 #include "ep-graph-private.h"
 #include "ep-tensor-private.h"
@@ -17,6 +18,7 @@ node_clear (gpointer data)
   EpGraphNode *node = data;
 
   g_free (node->inputs);
+  g_clear_pointer (&node->backward, ep_custom_gradient_unref_backward);
 }
 
 EpGraph *

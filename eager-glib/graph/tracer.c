@@ -17,6 +17,8 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "ep-autodiff-private.h"
+#include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-error.h"
 #include "ep-tracer-private.h"
@@ -75,6 +77,9 @@ tracer_record (EpRecorder      *recorder,
   guint index = ep_graph_get_n_nodes (self->graph);
   EpValueRef *inputs = g_newa (EpValueRef, MAX (call->n_inputs, 1));
   EpGraphNode *node;
+
+  if (ep_context_get ()->grad != NULL)
+    self->graph->fixed_shapes = TRUE;
 
   /* an identity is the same value: no node (eager replays under a tape
    * differentiate through the input itself) */
@@ -186,6 +191,29 @@ ep_tracer_end (EpTracer *self)
   ep_recorder_pop (&self->recorder);
 }
 
+/* The backward functions of the custom gradients the function used: set
+ * on their outputs once ep_custom_gradient() returned them, kept with
+ * their nodes now. */
+static void
+keep_backward_functions (EpTracer *self)
+{
+  GHashTableIter iter;
+  gpointer tensor, value;
+
+  g_hash_table_iter_init (&iter, self->values);
+  while (g_hash_table_iter_next (&iter, &tensor, &value))
+    {
+      EpValueRef *ref = value;
+      EpGraphNode *node;
+
+      if (ref->kind != EP_VALUE_NODE)
+        continue;
+      node = ep_graph_get_node (self->graph, ref->index);
+      if (node->kind == EP_NODE_OP && node->op == &ep_op_custom_gradient && node->backward == NULL)
+        node->backward = ep_custom_gradient_ref_backward (tensor);
+    }
+}
+
 /* The graph, returning @outputs. The tracer is done with. */
 EpGraph *
 ep_tracer_finish (EpTracer        *self,
@@ -193,6 +221,8 @@ ep_tracer_finish (EpTracer        *self,
                   guint            n_outputs)
 {
   EpGraph *graph = self->graph;
+
+  keep_backward_functions (self);
 
   graph->n_outputs = n_outputs;
   graph->outputs = g_new (EpValueRef, MAX (n_outputs, 1));

@@ -52,8 +52,8 @@ from __future__ import annotations
 
 import builtins
 from types import EllipsisType
-from typing import (Any, Callable, ContextManager, Iterator, Literal, Optional, Protocol, Sequence,
-                    SupportsIndex, TypeVar, Union, overload)
+from typing import (Any, Callable, ContextManager, Generic, Iterator, Literal, Optional,
+                    ParamSpec, Protocol, Sequence, SupportsIndex, TypeVar, Union, overload)
 
 import numpy
 import numpy.typing
@@ -119,6 +119,7 @@ def gi_signature(callable_element, kind):
     parameters = callable_element.find("core:parameters", NS)
     params = parameters.findall("core:parameter", NS) if parameters is not None else []
     hidden = set()
+    closures = set()
     for p in params:
         array = p.find("core:array", NS)
         if array is not None and array.get("length") is not None:
@@ -126,10 +127,18 @@ def gi_signature(callable_element, kind):
         for attribute in ("closure", "destroy"):
             if p.get(attribute) is not None:
                 hidden.add(int(p.get(attribute)))
+        if p.get("closure") is not None:
+            closures.add(int(p.get("closure")))
     returns = callable_element.find("core:return-value", NS)
     ret_array = returns.find("core:array", NS)
     if ret_array is not None and ret_array.get("length") is not None:
         hidden.add(int(ret_array.get("length")))
+    # PyGObject takes user data after the callback, and requires it where
+    # other arguments follow (Function.new_with_signature (func, None, specs))
+    for index in closures:
+        if any(i not in hidden and p.get("direction", "in") != "out"
+               for i, p in enumerate(params) if i > index):
+            hidden.discard(index)
 
     ins, outs = [], []
     for index, p in enumerate(params):
@@ -137,8 +146,10 @@ def gi_signature(callable_element, kind):
             continue
         direction = p.get("direction", "in")
         hint = type_of(p, "in" if direction == "in" else "out")
+        if index in closures:
+            hint = "object"
         if direction in ("in", "inout"):
-            ins.append((p.get("name"), hint, nullable(p)))
+            ins.append((p.get("name"), hint, nullable(p) or index in closures))
         if direction in ("out", "inout"):
             outs.append(hint)
     return_hint = type_of(returns, "out")
@@ -237,6 +248,12 @@ def op_wrapper(override, value):
             if wrapper.__wrapped_gi__.get_symbol() == value.get_symbol():
                 return wrapper
     return value
+
+
+def generic_bases(cls):
+    """"(Generic[_P, _R])" for a class of the override that is generic."""
+    bases = [re.sub(r"~|typing\.", "", repr(b)) for b in getattr(cls, "__orig_bases__", ())]
+    return f"({', '.join(bases)})" if bases else ""
 
 
 def is_gi(value):
@@ -424,7 +441,9 @@ def main():
         if element.get(f"{{{NS['glib']}}}is-gtype-struct-for") is not None:
             continue
         name = element.get("name")
-        members = gir_class_members(element, getattr(Ep, name), override)
+        cls = getattr(Ep, name)
+        members = gir_class_members(element, cls, override)
+        members += python_members(vars(cls), {m.name for m in members})
         hidden = {m.name for m in members}
         out.append(f"class {name}(GObject.GBoxed):")
         for member in members:
@@ -459,7 +478,7 @@ def main():
         if isinstance(value, type) and name not in gir_names:
             members = python_members(vars(value), set())
             hidden = {m.name for m in members}
-            out.append(f"class {name}:")
+            out.append(f"class {name}{generic_bases(value)}:")
             if value.__doc__:
                 out.append(f'    """{value.__doc__.strip().splitlines()[0]}"""')
             for member in members:

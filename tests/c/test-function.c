@@ -186,6 +186,58 @@ test_relaxed_signature_specialized (void)
   g_assert_cmpuint (ep_function_get_trace_count (fn), ==, 3);
 }
 
+/* The gradient of mean (x * v) with respect to v, for x of any batch
+ * size: mean's gradient rule divides by the count it sees. */
+static GPtrArray *
+mean_gradient (EpTensor  **inputs,
+               guint       n_inputs,
+               gpointer    user_data,
+               GError    **error)
+{
+  EpVariable *v = user_data;
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) value = NULL, product = NULL, mean = NULL;
+  GObject *sources[1] = { G_OBJECT (v) };
+
+  calls++;
+  if (!ep_gradient_tape_start (tape, error))
+    return NULL;
+  value = ep_variable_read (v);
+  if ((product = ep_tensor_mul (inputs[0], value, error)) == NULL
+      || (mean = ep_tensor_mean (product, NULL, 0, FALSE, error)) == NULL
+      || !ep_gradient_tape_stop (tape, error))
+    return NULL;
+
+  return ep_gradient_tape_gradient (tape, &mean, 1, sources, 1, NULL, 0, error);
+}
+
+/* With gradients inside, a relaxed signature traces once per shape: a
+ * replay of the graph traced on 2 rows would divide by 4 elements. */
+static void
+test_relaxed_signature_with_gradients (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) init = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 1));
+  g_autoptr(EpVariable) v = ep_variable_new (init, "v");
+  g_autoptr(EpTensorSpec) spec = ep_tensor_spec_new (EP_SHAPE (-1, 2), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpFunction) fn = ep_function_new_with_signature (mean_gradient, v, NULL, &spec, 1);
+  g_autoptr(EpTensor) two = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) four = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4, 2), EP_VALUES (1, 2, 3, 4, 5, 6, 7, 8));
+  g_autoptr(EpTensor) other_two = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (4, 4, 0, 0));
+  g_autoptr(GPtrArray) a = NULL, b = NULL, c = NULL;
+
+  calls = 0;
+  a = call1 (fn, two, NULL, &error);
+  b = call1 (fn, four, NULL, &error);
+  c = call1 (fn, other_two, NULL, &error);
+  g_assert_no_error (error);
+  ep_assert_values (g_ptr_array_index (a, 0), EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 1.5));
+  ep_assert_values (g_ptr_array_index (b, 0), EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (2, 2.5));
+  ep_assert_values (g_ptr_array_index (c, 0), EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 1));
+  g_assert_cmpuint (calls, ==, 2);
+  g_assert_cmpuint (ep_function_get_trace_count (fn), ==, 2);
+}
+
 /* A training step: loss = sum ((w - x)²) with a tape inside the
  * function, then w -= 0.25 * dloss/dw; returns the loss. */
 static GPtrArray *
@@ -406,6 +458,135 @@ test_tape_around_call (void)
     }
 }
 
+/* 2 * x: placed by the device scope of the call, as the eager op is */
+static GPtrArray *
+twice (EpTensor  **inputs,
+       guint       n_inputs,
+       gpointer    user_data,
+       GError    **error)
+{
+  calls++;
+  return one (ep_tensor_mul_scalar (inputs[0], 2, error));
+}
+
+/* The device scope of a call is part of its signature: a graph traced
+ * outside a scope does not run on cpu:0 when the call is in an OpenCL
+ * device's scope, where the eager ops would run. */
+static void
+test_device_scope_retraces (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpFunction) fn = ep_function_new (twice, NULL, NULL);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  EpDevice *opencl = ep_device_get ("opencl:0", NULL);
+  g_autoptr(GPtrArray) outside = NULL, inside = NULL, again = NULL;
+
+  if (opencl == NULL)
+    {
+      g_test_skip ("no OpenCL device");
+      return;
+    }
+
+  calls = 0;
+  outside = call1 (fn, x, NULL, &error);
+  g_assert_true (ep_device_push (opencl, NULL));
+  inside = call1 (fn, x, NULL, &error);
+  again = call1 (fn, x, NULL, &error);
+  g_assert_true (ep_device_pop (opencl, NULL));
+  g_assert_no_error (error);
+
+  g_assert_cmpstr (ep_device_get_name (ep_tensor_get_device (g_ptr_array_index (outside, 0))), ==, "cpu:0");
+  g_assert_cmpstr (ep_device_get_name (ep_tensor_get_device (g_ptr_array_index (inside, 0))), ==, "opencl:0");
+  g_assert_cmpstr (ep_device_get_name (ep_tensor_get_device (g_ptr_array_index (again, 0))), ==, "opencl:0");
+  ep_assert_values (g_ptr_array_index (again, 0), EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (2, 4));
+  g_assert_cmpuint (calls, ==, 2);
+}
+
+/* A custom gradient inside a staged function: softplus, whose gradient
+ * is given as sigmoid (x) (the naive one is NaN at x = 100). */
+static guint backward_calls, backward_destroyed;
+
+static EpTensor *
+softplus_forward (EpTensor  **inputs,
+                  guint       n_inputs,
+                  gpointer    user_data,
+                  GError    **error)
+{
+  g_autoptr(EpTensor) e = ep_tensor_exp (inputs[0], error);
+
+  return e != NULL ? ep_tensor_log1p (e, error) : NULL;
+}
+
+static GPtrArray *
+softplus_backward (EpTensor  **inputs,
+                   guint       n_inputs,
+                   EpTensor   *output,
+                   EpTensor   *output_gradient,
+                   gpointer    user_data,
+                   GError    **error)
+{
+  g_autoptr(EpTensor) s = ep_tensor_sigmoid (inputs[0], error);
+
+  backward_calls++;
+  return one (s != NULL ? ep_tensor_mul (s, output_gradient, error) : NULL);
+}
+
+static void
+count_destroyed (gpointer data)
+{
+  backward_destroyed++;
+}
+
+static GPtrArray *
+stable_softplus (EpTensor  **inputs,
+                 guint       n_inputs,
+                 gpointer    user_data,
+                 GError    **error)
+{
+  calls++;
+  return one (ep_custom_gradient (softplus_forward, NULL, softplus_backward, NULL, count_destroyed,
+                                  inputs, 1, error));
+}
+
+/* A tape around the replays differentiates through the user's backward
+ * function, which the graph keeps (and lets go with the function). */
+static void
+test_custom_gradient_replayed (void)
+{
+  g_autoptr(GError) error = NULL;
+  EpFunction *fn = ep_function_new (stable_softplus, NULL, NULL);
+  g_autoptr(EpTensor) first = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (0, 1));
+  g_autoptr(GPtrArray) traced = NULL;
+
+  calls = backward_calls = backward_destroyed = 0;
+  traced = call1 (fn, first, NULL, &error);
+  g_assert_no_error (error);
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (100, 0));
+      g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+      g_autoptr(GPtrArray) result = NULL, grads = NULL;
+      GObject *sources[1] = { G_OBJECT (x) };
+
+      ep_gradient_tape_watch (tape, x);
+      g_assert_true (ep_gradient_tape_start (tape, NULL));
+      result = call1 (fn, x, NULL, &error);
+      g_assert_true (ep_gradient_tape_stop (tape, NULL));
+      g_assert_no_error (error);
+      grads = ep_gradient_tape_gradient (tape, (EpTensor **) result->pdata, 1, sources, 1, NULL, 0, &error);
+      g_assert_no_error (error);
+      ep_assert_values (g_ptr_array_index (grads, 0), EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 0.5));
+    }
+  g_assert_cmpuint (calls, ==, 1);
+  g_assert_cmpuint (backward_calls, ==, 2);
+
+  g_clear_pointer (&traced, g_ptr_array_unref);
+  g_assert_cmpuint (backward_destroyed, ==, 0);
+  g_assert_finalize_object (fn);
+  g_assert_cmpuint (backward_destroyed, ==, 1);
+}
+
 /* A staged function called from one being traced: its ops are staged
  * into the outer graph, which then replays without calling either. */
 static EpFunction *inner_fn;
@@ -492,6 +673,7 @@ main (int   argc,
   g_test_add_func ("/function/new-signature-retraces", test_new_signature_retraces);
   g_test_add_func ("/function/relaxed-signature", test_relaxed_signature);
   g_test_add_func ("/function/relaxed-signature-specialized", test_relaxed_signature_specialized);
+  g_test_add_func ("/function/relaxed-signature-with-gradients", test_relaxed_signature_with_gradients);
   g_test_add_func ("/function/variables-by-reference", test_variables_by_reference);
   g_test_add_func ("/function/reads-after-assign", test_reads_after_assign);
   g_test_add_func ("/function/random-streams", test_random_streams);
@@ -500,6 +682,8 @@ main (int   argc,
   g_test_add_func ("/function/tape-around-call", test_tape_around_call);
   g_test_add_func ("/function/nested", test_nested_functions);
   g_test_add_func ("/function/replay-checks-assigned-shapes", test_replay_checks_assigned_shapes);
+  g_test_add_func ("/function/device-scope-retraces", test_device_scope_retraces);
+  g_test_add_func ("/function/custom-gradient-replayed", test_custom_gradient_replayed);
 
   return g_test_run ();
 }

@@ -8,6 +8,11 @@
  * when an op with a gradient rule has no case here. Second derivatives of
  * the elementwise ops go through nested tapes and are compared with
  * central differences of the first derivative.
+ *
+ * The staged pass (/gradcheck/staged/...) runs every case again through
+ * an EpFunction of its op, traced on other inputs first: the tape
+ * around the calls records the replayed graph, and the finite
+ * differences replay it too.
  */
 
 #include <math.h>
@@ -585,9 +590,76 @@ host_values (EpTensor *t,
   return g_memdup2 (data, MAX (size, 1));
 }
 
+/* The staged pass: the function of a case as the body of an EpFunction
+ * (@user_data points to the case's func) */
+static GPtrArray *
+staged_body (EpTensor  **inputs,
+             guint       n_inputs,
+             gpointer    user_data,
+             GError    **error)
+{
+  const OpFunc *func = user_data;
+  EpTensor *out = (*func) (inputs, error);
+  GPtrArray *result;
+
+  if (out == NULL)
+    return NULL;
+  result = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (result, out);
+  return result;
+}
+
+/* func (in), or its staged function's replay when @fn is given */
+static EpTensor *
+apply (OpFunc       func,
+       EpFunction  *fn,
+       EpTensor   **in,
+       guint        n_inputs,
+       GError     **error)
+{
+  g_autoptr(GPtrArray) results = NULL;
+
+  if (fn == NULL)
+    return func (in, error);
+  results = ep_function_call (fn, in, n_inputs, error);
+  return results != NULL ? g_object_ref (g_ptr_array_index (results, 0)) : NULL;
+}
+
+/* A staged function of *@func, traced now on random inputs of @shapes,
+ * so that the calls of the test replay it. */
+static EpFunction *
+staged_function (const OpFunc  *func,
+                 guint          n_inputs,
+                 const Shape   *shapes,
+                 const Domain  *domains)
+{
+  g_autoptr(GError) error = NULL;
+  EpFunction *fn = ep_function_new (staged_body, (gpointer) func, NULL);
+  EpTensor *in[3] = { NULL };
+  g_autoptr(EpTensor) out = NULL;
+
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      gint64 size = shape_size (&shapes[i]);
+      g_autofree gdouble *values = g_new (gdouble, MAX (size, 1));
+
+      for (gint64 k = 0; k < size; k++)
+        values[k] = random_value (domains[i]);
+      in[i] = tensor_from (values, &shapes[i]);
+    }
+  out = apply (*func, fn, in, n_inputs, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < n_inputs; i++)
+    g_object_unref (in[i]);
+  g_assert_cmpuint (ep_function_get_trace_count (fn), ==, 1);
+
+  return fn;
+}
+
 /* sum(w * f(inputs)), all on the host but f */
 static gdouble
 weighted_sum (const Case      *c,
+              EpFunction      *fn,
               gdouble *const  *values,
               const gdouble   *weight)
 {
@@ -600,7 +672,7 @@ weighted_sum (const Case      *c,
 
   for (guint i = 0; i < c->n_inputs; i++)
     in[i] = tensor_from (values[i], &c->shapes[i]);
-  out = c->func (in, &error);
+  out = apply (c->func, fn, in, c->n_inputs, &error);
   g_assert_no_error (error);
   y = host_values (out, &n);
   for (gsize k = 0; k < n; k++)
@@ -622,9 +694,11 @@ check_close (const char *what,
 }
 
 static void
-test_case (gconstpointer data)
+check_case (const Case *c,
+            gboolean    staged)
 {
-  const Case *c = data;
+  g_autoptr(EpFunction) fn = staged ? staged_function (&c->func, c->n_inputs, c->shapes, c->domains)
+                                    : NULL;
   g_autoptr(GError) error = NULL;
   gdouble *values[3] = { NULL };
   EpTensor *in[3] = { NULL };
@@ -651,7 +725,7 @@ test_case (gconstpointer data)
   g_assert_true (ep_gradient_tape_start (tape, &error));
   for (guint i = 0; i < c->n_inputs; i++)
     ep_gradient_tape_watch (tape, in[i]);
-  out = c->func (in, &error);
+  out = apply (c->func, fn, in, c->n_inputs, &error);
   g_assert_no_error (error);
   g_assert_true (ep_gradient_tape_stop (tape, &error));
 
@@ -696,9 +770,9 @@ test_case (gconstpointer data)
           g_autofree char *what = g_strdup_printf ("%s: input %u element %" G_GINT64_FORMAT, c->name, i, k);
 
           values[i][k] = saved + h;
-          plus = weighted_sum (c, values, weight);
+          plus = weighted_sum (c, fn, values, weight);
           values[i][k] = saved - h;
-          minus = weighted_sum (c, values, weight);
+          minus = weighted_sum (c, fn, values, weight);
           values[i][k] = saved;
           check_close (what, analytic[k], (plus - minus) / (2 * h), tolerance);
         }
@@ -709,6 +783,20 @@ test_case (gconstpointer data)
       g_free (values[i]);
       g_object_unref (in[i]);
     }
+  if (fn != NULL)
+    g_assert_cmpuint (ep_function_get_trace_count (fn), ==, 1);
+}
+
+static void
+test_case (gconstpointer data)
+{
+  check_case (data, FALSE);
+}
+
+static void
+test_case_staged (gconstpointer data)
+{
+  check_case (data, TRUE);
 }
 
 /* Every op that has a gradient rule has a case above. */
@@ -789,6 +877,7 @@ static const Elementwise elementwise[] = {
  * under @outer (when given) so that it records the computation. */
 static GPtrArray *
 first_derivatives (const Elementwise  *c,
+                   EpFunction         *fn,
                    EpTensor          **in,
                    GError            **error)
 {
@@ -799,7 +888,7 @@ first_derivatives (const Elementwise  *c,
   ep_gradient_tape_start (tape, NULL);
   for (guint i = 0; i < c->n_inputs; i++)
     ep_gradient_tape_watch (tape, in[i]);
-  out = c->func (in, error);
+  out = apply (c->func, fn, in, c->n_inputs, error);
   ep_gradient_tape_stop (tape, NULL);
   if (out == NULL)
     return NULL;
@@ -808,10 +897,13 @@ first_derivatives (const Elementwise  *c,
 }
 
 static void
-test_second_derivative (gconstpointer data)
+check_second_derivative (const Elementwise *c,
+                         gboolean           staged)
 {
-  const Elementwise *c = data;
   const Shape shape = S1 (N_ELEMENTS);
+  const Shape shapes[2] = { S1 (N_ELEMENTS), S1 (N_ELEMENTS) };
+  g_autoptr(EpFunction) fn = staged ? staged_function (&c->func, c->n_inputs, shapes, c->domains)
+                                    : NULL;
   g_autoptr(GError) error = NULL;
   gdouble values[2][N_ELEMENTS], weights[2][N_ELEMENTS];
   EpTensor *in[2] = { NULL }, *w[2] = { NULL };
@@ -836,7 +928,7 @@ test_second_derivative (gconstpointer data)
   ep_gradient_tape_start (outer, NULL);
   for (guint i = 0; i < c->n_inputs; i++)
     ep_gradient_tape_watch (outer, in[i]);
-  first = first_derivatives (c, in, &error);
+  first = first_derivatives (c, fn, in, &error);
   g_assert_no_error (error);
   ep_gradient_tape_stop (outer, NULL);
   second = ep_gradient_tape_gradient (outer, (EpTensor **) first->pdata, c->n_inputs,
@@ -861,7 +953,7 @@ test_second_derivative (gconstpointer data)
               values[j][k] = saved + (side == 0 ? h : -h);
               for (guint i = 0; i < c->n_inputs; i++)
                 moved[i] = tensor_from (values[i], &shape);
-              grads = first_derivatives (c, moved, &error);
+              grads = first_derivatives (c, fn, moved, &error);
               g_assert_no_error (error);
               total[side] = 0.0;
               for (guint i = 0; i < c->n_inputs; i++)
@@ -884,6 +976,20 @@ test_second_derivative (gconstpointer data)
       g_object_unref (in[i]);
       g_object_unref (w[i]);
     }
+  if (fn != NULL)
+    g_assert_cmpuint (ep_function_get_trace_count (fn), ==, 1);
+}
+
+static void
+test_second_derivative (gconstpointer data)
+{
+  check_second_derivative (data, FALSE);
+}
+
+static void
+test_second_derivative_staged (gconstpointer data)
+{
+  check_second_derivative (data, TRUE);
 }
 
 int
@@ -903,6 +1009,18 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/gradcheck/second/%s", elementwise[c].name);
 
       g_test_add_data_func (path, &elementwise[c], test_second_derivative);
+    }
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *path = g_strdup_printf ("/gradcheck/staged/first/%s", cases[c].name);
+
+      g_test_add_data_func (path, &cases[c], test_case_staged);
+    }
+  for (guint c = 0; c < G_N_ELEMENTS (elementwise); c++)
+    {
+      g_autofree char *path = g_strdup_printf ("/gradcheck/staged/second/%s", elementwise[c].name);
+
+      g_test_add_data_func (path, &elementwise[c], test_second_derivative_staged);
     }
 
   return g_test_run ();

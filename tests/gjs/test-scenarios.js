@@ -215,4 +215,47 @@ test('devices are listed and tensors know theirs', () => {
     assertEqual(vector([1]).device.get_name(), 'cpu:0', 'tensor device');
 });
 
+// Staged functions: gjs uses Ep.Function itself. (`new Ep.Function(f)`
+// makes a function without a body: gjs passes properties to a `new`.)
+test('a staged function traces once and replays', () => {
+    let calls = 0;
+    const norm = Ep.Function.new(inputs => {
+        calls++;
+        return [inputs[0].square().sum(null, false).sqrt()];
+    });
+    assertEqual(norm.call([vector([3, 4])])[0].item_double(), 5, 'traced');
+    assertEqual(norm.call([vector([6, 8])])[0].item_double(), 10, 'replayed');
+    assertEqual(calls, 1, 'one call of the function');
+    assertEqual(norm.get_trace_count(), 1, 'one trace');
+});
+
+test('a relaxed signature serves every batch size', () => {
+    const rows = Ep.Function.new_with_signature(inputs => [inputs[0].sum([1], false)],
+        [Ep.TensorSpec.new([-1, 2], Ep.DType.FLOAT32)]);
+    assertEqual(rows.call([vector([1, 2, 3, 4], [2, 2])])[0].to_string(), '[3. 7.]', 'two rows');
+    // the second batch size traces again, to check that the function
+    // computes the same; the next ones replay
+    assertEqual(rows.call([vector([1, 1], [1, 2])])[0].to_string(), '[2.]', 'one row');
+    assertEqual(rows.call([vector([1, 1, 2, 2, 3, 3], [3, 2])])[0].to_string(), '[2. 4. 6.]', 'three rows');
+    assertEqual(rows.get_trace_count(), 2, 'two traces');
+    assertThrowsEp(Ep, Ep.Error.SHAPE, () => rows.call([vector([1, 2, 3])]));
+});
+
+test('a staged function raises what it raises eagerly', () => {
+    const f = Ep.Function.new(inputs => {
+        if (inputs[0].size > 2)
+            throw new RangeError('too long');
+        return [inputs[0].add(vector([1, 2, 3]))];
+    });
+    assertThrowsEp(Ep, Ep.Error.SHAPE, () => f.call([vector([1, 2])]));
+    let thrown = null;
+    try {
+        f.call([vector([1, 2, 3])]);
+    } catch (e) {
+        thrown = e;
+    }
+    assert(thrown instanceof RangeError && thrown.message === 'too long', `${thrown}`);
+    assertEqual(f.get_trace_count(), 0, 'nothing traced');
+});
+
 run();

@@ -1,5 +1,7 @@
 """Shared fixtures for the Python tests: the Ep module and NumPy helpers."""
 
+import threading
+
 import gi
 
 gi.require_version("Ep", "1.0")
@@ -131,6 +133,7 @@ def _noting_astensor(astensor):
 
 # the proxy that `from gi.repository import Ep` gives, and the override
 # module whose functions (concatenate, stack, ...) call its astensor
+_raw_astensor = _ep_override.astensor
 Ep.astensor = _noting_astensor(_ep_override.astensor)
 _ep_override.astensor = Ep.astensor
 
@@ -229,6 +232,8 @@ def pytest_configure(config):
 
 
     config.addinivalue_line("markers", "on_every_device: run the test on every device, in its scope")
+    if config.getoption("--staged", default=False):
+        _install_staging()
 
 
 def pytest_collection_modifyitems(items):
@@ -262,6 +267,14 @@ def harness_counts():
 
 
 def pytest_terminal_summary(terminalreporter):
+    if _originals:
+        copies = ""
+        if _traced_on_copies:
+            copies = (f" ({sum(_traced_on_copies.values())} traced on copies of inputs whose shuffled "
+                      f"values they refuse: {', '.join(sorted(_traced_on_copies))})")
+        terminalreporter.write_line(
+            f"Staged: {len(_staged)} ops replayed as they ran eagerly, in {sum(_staged.values())} "
+            f"calls{copies}: {', '.join(sorted(_staged))}")
     if _passed:
         cases = len(_op_of_item)
         strided = [name for name, seen in _seen_passed.items() if seen.issuperset(NON_CONTIGUOUS)]
@@ -270,3 +283,209 @@ def pytest_terminal_summary(terminalreporter):
             f"NumPy comparison: {len(_passed)} ops checked in {sum(_passed.values())} op-cases "
             f"({cases} test cases); {len(strided)} ops on transposed and step-sliced inputs, "
             f"{len(shapes)} on 0-d and 0-size ones: {', '.join(sorted(_passed))}")
+
+
+# The staged harness: with --staged (meson test 'numpy harness (staged)'),
+# every op a test calls also runs through Ep.function, outermost calls
+# only: the test's call runs eagerly, then a staged function of the same
+# call is traced on fresh inputs of the same signature (each tensor or
+# array shuffled, on the same device; copied as they are where shuffled
+# values are refused, a singular matrix) and replayed on the test's
+# inputs. The replay must equal the eager result bit for bit (dtype,
+# shape, device, weakness, bytes), the function must have traced once,
+# and the test gets the replay's result. A call that fails eagerly must
+# fail staged with the same error. Random ops replay on the stream of
+# the eager call (the seed is set again and the streams drawn since
+# then are drawn again), so tests that check the numbers a seed gives
+# check the staged ones.
+
+def pytest_addoption(parser):
+    parser.addoption("--staged", action="store_true",
+                     help="run every op also through Ep.function and compare with the eager result")
+
+
+_staged_state = threading.local()
+_staged = {}               # what was checked staged: op name -> calls
+_originals = {}            # name -> the function before staging
+_stageable = set()         # the ops that run staged
+_traced_on_copies = {}     # op name -> calls traced on copies of the inputs
+_sequence = {"seed": None, "streams": 0}   # the random sequence since Ep.set_seed
+_fresh_rng = np.random.default_rng(20261123)
+
+# The ops tests call, besides the op wrappers: NumPy forms, operators and
+# properties of Tensor (each operator counts as its op).
+_RANDOM_OPS = ("uniform", "normal")
+_NOT_STAGED = {
+    # not ops: what makes the inputs, the random sequence, Python functions
+    "astensor", "set_seed", "function", "value_and_grad", "value_aux_and_grad", "grad",
+    "value_and_grad_fn", "custom_gradient", "device", "list_devices", "list_ops",
+}
+_TENSOR_CONSTRUCTORS = ("new_from_bytes", "new_from_doubles", "new_scalar")
+
+
+def _operator_ops():
+    ops = {}
+    for op, names in _ep_override._BINARY_OPERATORS.items():
+        for name in names:
+            ops[name] = op
+    for op, name in _ep_override._UNARY_OPERATORS.items():
+        ops[name] = op
+    ops.update({"__pos__": "pos", "__getitem__": "getitem", "T": "T"})
+    return ops
+
+
+def _tensors_of(value):
+    """The tensors of a result: a tensor, or a list or tuple of tensors;
+    None for anything else (item(), to_bytes(), None)."""
+    if isinstance(value, Ep.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, Ep.Tensor) for v in value):
+        return list(value)
+    return None
+
+
+def _fresh(value, shuffle):
+    """value with each tensor and array replaced by a new one of the same
+    signature: its values shuffled, or copied."""
+    if isinstance(value, Ep.Tensor):
+        a = value.numpy()
+        if shuffle and a.size > 1:
+            a = _fresh_rng.permutation(a.ravel()).reshape(a.shape)
+        if value.is_weak():
+            return Ep.Tensor.new_weak_scalar(float(a), value.get_dtype())
+        fresh = _raw_astensor(np.array(a))
+        return fresh if fresh.device == value.device else fresh.to_device(value.device)
+    if isinstance(value, (np.ndarray, np.generic)):
+        a = np.array(value)
+        return _fresh_rng.permutation(a.ravel()).reshape(a.shape) if shuffle and a.size > 1 else a
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_fresh(v, shuffle) for v in value)
+    if isinstance(value, dict):
+        return {k: _fresh(v, shuffle) for k, v in value.items()}
+    return value
+
+
+def _assert_same(name, got, want):
+    got_tensors, want_tensors = _tensors_of(got), _tensors_of(want)
+    assert type(got) is type(want) and len(got_tensors) == len(want_tensors), \
+        f"{name} staged: {got!r} is not like the eager {want!r}"
+    for g, w in zip(got_tensors, want_tensors):
+        what = (Ep.dtype_get_name(w.dtype), w.shape, w.device.get_name(), w.is_weak())
+        assert (Ep.dtype_get_name(g.dtype), g.shape, g.device.get_name(), g.is_weak()) == what, \
+            f"{name} staged gave {g!r} on {g.device}, eagerly {w!r} on {w.device}"
+        assert g.numpy().tobytes() == w.numpy().tobytes(), \
+            f"{name} staged gave {g.numpy()!r}, eagerly {w.numpy()!r}"
+
+
+def _replay_random_stream():
+    """Sets the random sequence back to the stream of the eager call just
+    made (the staged trace drew the next one)."""
+    _originals["set_seed"](_sequence["seed"])
+    for _ in range(_sequence["streams"] - 1):
+        _originals["uniform"](0)
+
+
+def _staged_call(name, function, args, kwargs, eager):
+    """The replay of function(*args, **kwargs), staged, checked against
+    the eager result."""
+    def call(*a, **k):
+        return function(*a, **k)
+    random = name in _RANDOM_OPS
+    staged = _originals["function"](call)
+    try:
+        staged(*_fresh(args, True), **_fresh(kwargs, True))
+    except Exception:  # noqa: B902 (values this op refuses: trace on copies)
+        staged = _originals["function"](call)
+        staged(*_fresh(args, False), **_fresh(kwargs, False))
+        _traced_on_copies[name] = _traced_on_copies.get(name, 0) + 1
+    if random:
+        _replay_random_stream()
+    replay = staged(*args, **kwargs)
+    assert staged.trace_count == 1, f"{name} staged: traced {staged.trace_count} times"
+    _assert_same(name, replay, eager)
+    return replay
+
+
+def _staged_error(name, function, args, kwargs, error):
+    """A call that fails eagerly fails staged, with the same error."""
+    if name in _RANDOM_OPS:
+        return
+    try:
+        _originals["function"](lambda *a, **k: function(*a, **k))(*args, **kwargs)
+    except Exception as staged_error:  # noqa: B902
+        assert type(staged_error) is type(error), \
+            f"{name} staged raised {staged_error!r}, eagerly {error!r}"
+        if isinstance(error, GLib.Error):
+            assert (staged_error.domain, staged_error.code, staged_error.message) == \
+                (error.domain, error.code, error.message), f"{name} staged raised {staged_error}, eagerly {error}"
+    else:
+        raise AssertionError(f"{name} staged did not raise {error!r}")
+
+
+def _staging(name, function):
+    """function, run eagerly then staged when it is the outermost op."""
+    _stageable.add(name)
+    def staged(*args, **kwargs):
+        if getattr(_staged_state, "inside", False):
+            return function(*args, **kwargs)
+        _staged_state.inside = True
+        try:
+            if name in _RANDOM_OPS:
+                if _sequence["seed"] is None:   # replays need a known sequence
+                    _set_seed(int(_fresh_rng.integers(2 ** 63)))
+                _sequence["streams"] += 1
+            try:
+                eager = function(*args, **kwargs)
+            except Exception as error:  # noqa: B902
+                if name in _RANDOM_OPS:
+                    _sequence["seed"] = None    # it may or may not have drawn a stream
+                _staged_error(name, function, args, kwargs, error)
+                raise
+            if _tensors_of(eager) is None:
+                return eager
+            result = _staged_call(name, function, args, kwargs, eager)
+            _staged[name] = _staged.get(name, 0) + 1
+            return result
+        finally:
+            _staged_state.inside = False
+    staged.__name__ = getattr(function, "__name__", name)
+    staged.__doc__ = getattr(function, "__doc__", None)
+    staged.__wrapped__ = function
+    return staged
+
+
+def _set_seed(seed):
+    _originals["set_seed"](seed)
+    _sequence.update(seed=seed, streams=0)
+
+
+def _install_staging():
+    tensor = Ep.Tensor
+    for name in ("function", "set_seed", "uniform"):
+        _originals[name] = getattr(Ep, name)
+    Ep.set_seed = _set_seed
+    operators = _operator_ops()
+    for name in sorted(set(_ep_override._OPS) | set(operators) | set(_TENSOR_CONSTRUCTORS)):
+        if name in _NOT_STAGED or not hasattr(tensor, name):
+            continue
+        value = tensor.__dict__.get(name, getattr(tensor, name))
+        op = operators.get(name, name)
+        if isinstance(value, property):
+            setattr(tensor, name, property(_staging(op, value.fget)))
+        elif name in _TENSOR_CONSTRUCTORS:
+            setattr(tensor, name, staticmethod(_staging(name, getattr(tensor, name))))
+        elif callable(value):
+            setattr(tensor, name, _staging(op, getattr(tensor, name)))
+    names = set(_ep_override._FUNCTIONS) | set(_ep_override.__all__)
+    for name in sorted(names - _NOT_STAGED):
+        value = getattr(Ep, name, None)
+        if callable(value) and not isinstance(value, type) and not isinstance(value, Ep.DType):
+            setattr(Ep, name, _staging(name, value))
+
+
+def staged_counts():
+    """None without --staged; else the ops that can be staged, and the
+    calls of each checked staged in this session so far."""
+    if not _originals:
+        return None
+    return set(_stageable), dict(_staged)

@@ -4,6 +4,12 @@ Inputs are random float64; the gradient of sum(w * op(inputs)) for a
 random weight w is compared with central finite differences of the same
 sum. Second derivatives of the elementwise ops go through nested tapes
 and are compared with central differences of the first derivative.
+
+Each check runs eagerly and staged: "staged" calls an Ep.function of the
+op, traced on other inputs first, so that the tape records replays and
+the finite differences replay it too; "staged-gradient" (first
+derivatives) computes the gradient inside one staged function, a tape
+inside, traced on other inputs and replayed.
 """
 
 import numpy as np
@@ -143,17 +149,46 @@ def weighted_sum(f, arrays, weight):
     return float(np.sum(weight * out))
 
 
+def staged(f, rng, shapes, domains):
+    """An Ep.function of f, traced now on other inputs: calls replay it."""
+    function = Ep.function(f)
+    function(*[Ep.astensor(domain(rng, s, d)) for s, d in zip(shapes, domains)])
+    return function
+
+
+def taped_gradients(f, inputs, weight):
+    with Ep.GradientTape() as tape:
+        tape.watch(inputs)
+        out = f(*inputs)
+    return tape.gradient(out, inputs, output_gradients=weight)
+
+
+MODES = ["eager", "staged", "staged-gradient"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", list(CASES))
-def test_first_derivative(rng, name):
+def test_first_derivative(rng, name, mode):
     f, shapes, domains, *precision = CASES[name]
     h, tolerance = precision or (H, 1e-6)
     arrays = [domain(rng, s, d) for s, d in zip(shapes, domains)]
     inputs = [Ep.astensor(a) for a in arrays]
-    with Ep.GradientTape() as tape:
-        tape.watch(inputs)
-        out = f(*inputs)
-    weight = rng.uniform(-2.0, 2.0, out.shape)
-    grads = tape.gradient(out, inputs, output_gradients=Ep.astensor(weight))
+    out_shape = f(*inputs).shape
+    weight = Ep.astensor(rng.uniform(-2.0, 2.0, out_shape))
+    if mode == "eager":
+        grads = taped_gradients(f, inputs, weight)
+    elif mode == "staged":
+        f = staged(f, rng, shapes, domains)
+        grads = taped_gradients(f, inputs, weight)
+    else:
+        gradients = Ep.function(lambda xs, w: taped_gradients(f, list(xs), w))
+        other = [Ep.astensor(domain(rng, s, d)) for s, d in zip(shapes, domains)]
+        other_shape = f(*other).shape
+        gradients(other, Ep.astensor(rng.uniform(-2.0, 2.0, other_shape)))
+        grads = gradients(inputs, weight)
+        # (the size of a mask's result depends on the values: another trace)
+        assert gradients.trace_count == (1 if other_shape == out_shape else 2)
+    weight = weight.numpy()
 
     for i, (array, grad) in enumerate(zip(arrays, grads)):
         assert grad.shape == array.shape
@@ -171,6 +206,8 @@ def test_first_derivative(rng, name):
             numeric = weight * array
         np.testing.assert_allclose(grad.numpy(), numeric, rtol=tolerance, atol=tolerance,
                                    err_msg=f"{name}: input {i}")
+    if mode == "staged":
+        assert f.trace_count == 1
 
 
 ELEMENTWISE = {
@@ -219,9 +256,12 @@ def first_derivatives(f, inputs):
     return tape.gradient(out, inputs)
 
 
+@pytest.mark.parametrize("mode", MODES[:2])
 @pytest.mark.parametrize("name", list(ELEMENTWISE))
-def test_second_derivative(rng, name):
+def test_second_derivative(rng, name, mode):
     f, domains = ELEMENTWISE[name]
+    if mode == "staged":
+        f = staged(f, rng, [(5,)] * len(domains), domains)
     arrays = [domain(rng, (5,), d) for d in domains]
     weights = [rng.uniform(-2.0, 2.0, 5) for _ in domains]
     inputs = [Ep.astensor(a) for a in arrays]
@@ -243,3 +283,5 @@ def test_second_derivative(rng, name):
             numeric[k] = (totals[0] - totals[1]) / (2 * h)
         np.testing.assert_allclose(second[j].numpy(), numeric, rtol=1e-5, atol=1e-5,
                                    err_msg=f"d2 {name}: input {j}")
+    if mode == "staged":
+        assert f.trace_count == 1

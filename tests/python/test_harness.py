@@ -17,7 +17,8 @@ import re
 
 import numpy as np
 import pytest
-from conftest import NON_CONTIGUOUS, SHAPE_KINDS, Ep, GLib, as_layout, assert_matches, harness_counts, random_array
+from conftest import (NON_CONTIGUOUS, SHAPE_KINDS, Ep, GLib, as_layout, assert_matches, harness_counts, random_array,
+                      staged_counts)
 
 # The op names of API.md, section by section, as the harness counts them
 # (`T` is the transpose property; `float32`, `float64`, `bool` the casts).
@@ -100,6 +101,8 @@ REFUSED_0SIZE = {
 
 ALL_OPS = [name for names in API_OPS.values() for name in names]
 PROPERTIES = {"shape", "ndim", "dtype", "size", "T"}
+# what a staged function cannot return (it returns tensors)
+NO_TENSOR_RESULT = {"shape", "ndim", "dtype", "size", "item", "to_string", "to_bytes"}
 
 
 def test_the_list_has_no_duplicates():
@@ -203,3 +206,18 @@ def test_every_op_sees_non_contiguous_inputs():
                for name in ALL_OPS if name not in NO_TENSOR_INPUT}
     lacking = {name: kinds for name, kinds in lacking.items() if kinds}
     assert not lacking, f"ops never checked on these layouts (conftest.layouts / as_layout): {lacking}"
+
+
+@pytest.mark.harness_check
+def test_every_api_op_runs_staged():
+    """With --staged (meson test 'numpy harness (staged)'), every op of
+    the list that makes tensors ran through Ep.function and replayed as
+    it ran eagerly (conftest.py compares them)."""
+    counts = staged_counts()
+    if counts is None:
+        pytest.skip("the staged harness runs with --staged (meson test 'numpy harness (staged)')")
+    stageable, staged = counts
+    _counted()
+    assert set(ALL_OPS) - stageable == NO_TENSOR_RESULT, "conftest.py stages every op that makes tensors"
+    missing = [name for name in ALL_OPS if name in stageable and not staged.get(name)]
+    assert not missing, f"ops of API.md never staged: {missing}"

@@ -15,8 +15,10 @@ pytestmark = pytest.mark.on_every_device
 @pytest.mark.parametrize("shape", [(), (0,), (3, 0), (3, 5)])
 @pytest.mark.numpy_op("new_from_bytes", "to_bytes")
 def test_bytes_round_trip(rng, dtype, shape):
+    from gi.repository import GLib
     a = random_array(rng, shape, dtype)
     assert_matches(Ep.astensor(a), a)
+    assert_matches(Ep.Tensor.new_from_bytes(GLib.Bytes.new(a.tobytes()), getattr(Ep.DType, dtype.upper()), shape), a)
     assert Ep.astensor(a).to_bytes().get_data() == a.tobytes()
     for _, t in layouts(a):
         assert t.to_bytes().get_data() == a.tobytes()  # C order, whatever the layout

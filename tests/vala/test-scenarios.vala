@@ -61,6 +61,32 @@ static void test_value_and_grad () {
     }
 }
 
+static void test_staged_function () {
+    try {
+        var calls = 0;
+        var rows = new Ep.Function.with_signature ((inputs) => {
+            calls++;
+            var results = new GLib.GenericArray<Ep.Tensor> ();
+            results.add (inputs[0].sum ({ 1 }, false));
+            return results;
+        }, { new Ep.TensorSpec ({ -1, 2 }, Ep.DType.FLOAT32) });
+        assert_cmpstr (rows.call ({ vector ({ 1, 2, 3, 4 }, { 2, 2 }) })[0].to_string (), CompareOperator.EQ, "[3. 7.]");
+        /* a second number of rows traces again, to check that the
+         * function computes the same; a third one replays */
+        assert_cmpstr (rows.call ({ vector ({ 1, 1 }, { 1, 2 }) })[0].to_string (), CompareOperator.EQ, "[2.]");
+        assert_cmpstr (rows.call ({ vector ({ 1, 1, 2, 2, 3, 3 }, { 3, 2 }) })[0].to_string (), CompareOperator.EQ,
+                       "[2. 4. 6.]");
+        assert_cmpint (calls, CompareOperator.EQ, 2);
+        assert_cmpuint (rows.get_trace_count (), CompareOperator.EQ, 2);
+        rows.call ({ vector ({ 1, 2, 3 }, { 3 }) });
+        assert_not_reached ();
+    } catch (Ep.Error.SHAPE e) {
+        assert ("does not fit the signature" in e.message);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
 static void test_value_and_grad_fn () {
     try {
         var fn = new Ep.ValueAndGradFn ((inputs) => {
@@ -317,5 +343,6 @@ int main (string[] args) {
     Test.add_func ("/vala/scenarios/device-pop", test_device_pop_names_its_scope);
     Test.add_func ("/vala/data-in-and-out", test_data_in_and_out);
     Test.add_func ("/vala/release", test_release);
+    Test.add_func ("/vala/scenarios/staged-function", test_staged_function);
     return Test.run ();
 }

@@ -87,3 +87,11 @@ grads: list[Ep.Tensor] = tape.gradient(y, (x, v))  # E: assignment
 Ep.Variable(x, trainable="no")  # E: arg-type  # runs: PyGObject takes any truth value ("no" is true)
 v.sum(axis="rows")  # E: arg-type
 v.assign(x, 1)  # E: call-arg
+# staged functions
+staged = Ep.function(f)
+staged(x, x)  # E: call-arg
+staged(2.0)  # E: arg-type
+staged.trace_count = 3  # E: misc
+Ep.function(f, input_signature=[3])  # E: list-item
+Ep.TensorSpec((None, 3), dtype="float16")  # E: arg-type
+Ep.TensorSpec(("2", 3))  # E: arg-type

@@ -178,3 +178,44 @@ w.assign(np.zeros((2, 2)))
 bias.assign_add(1)
 assert_type(w.numpy(), npt.NDArray[Any])
 assert_type(Ep.Variable(3.0).item(), Union[bool, int, float])
+
+
+# staged functions
+@Ep.function
+def staged_norm(t: Ep.Tensor, scale: float = 1.0) -> Ep.Tensor:
+    return (t * scale).square().sum().sqrt()
+
+
+assert_type(staged_norm(x), Ep.Tensor)
+assert_type(staged_norm(x, scale=2.0), Ep.Tensor)
+traces: int = staged_norm.trace_count
+original: Callable[[Ep.Tensor, float], Ep.Tensor] = staged_norm.python_function
+concrete = staged_norm.get_concrete_function(x, 2.0)
+assert_type(concrete(x, 2.0), Ep.Tensor)
+specs: tuple[Ep.TensorSpec, ...] = concrete.inputs + concrete.outputs
+batch = Ep.TensorSpec((None, 3), dtype="float32")
+extents: tuple[int | None, ...] = batch.shape
+
+
+@Ep.function(input_signature=[batch, [Ep.TensorSpec(()), {"scale": Ep.TensorSpec(3)}]])
+def row_norms(t: Ep.Tensor, extra: list[Any]) -> dict[str, Ep.Tensor]:
+    return {"norms": (t * extra[1]["scale"]).l2(axis=1) + extra[0]}
+
+
+assert_type(row_norms(Ep.ones((4, 3)), [0.0, {"scale": [1.0, 2.0, 3.0]}]), dict[str, Ep.Tensor])
+staged_f = Ep.function(f, input_signature=(Ep.TensorSpec([2]), Ep.TensorSpec([2])))
+assert_type(staged_f(a, b), Ep.Tensor)
+
+
+class Model:
+    def __init__(self) -> None:
+        self.w = Ep.Variable([1.0, 2.0, 3.0])
+
+    @Ep.function
+    def apply(self, t: Ep.Tensor) -> Ep.Tensor:
+        return self.w * t
+
+
+assert_type(Model().apply(x), Ep.Tensor)
+apply: Ep.StagedFunction[[Model, Ep.Tensor], Ep.Tensor] = Model.apply
+applied: int = Model().apply.trace_count

@@ -27,7 +27,8 @@
 #                            broadcast_to(*shape), split, pad, and the
 #                            functions arange, eye, meshgrid, split, pad,
 #                            transpose
-#   automatic differentiation, devices, and the end (wrappers installed)
+#   automatic differentiation, devices, staged functions (Ep.function),
+#   and the end (wrappers installed)
 #
 # Annotations here are read by gen-stubs.py, which writes Ep.pyi from the
 # GIR and this module at build time: keep them on hand-written functions.
@@ -38,8 +39,8 @@ import math
 import numbers
 import operator
 from functools import lru_cache
-from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Literal, Optional,
-                    Sequence, Union, overload)
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Generic, Iterator,
+                    Literal, Optional, ParamSpec, Sequence, TypeVar, Union, overload)
 
 from gi.module import get_introspection_module
 from gi.repository import GLib
@@ -137,6 +138,20 @@ class _Function(Protocol[_R_co]):
 class _GradFunction(_Function[_R_co], Protocol[_R_co]):
     """What value_and_grad_fn returns: its Ep.ValueAndGradFn is `function`."""
     function: ValueAndGradFn
+
+
+# staged functions: the parameters and result of the function staged
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+# an input signature: TensorSpecs, nested in lists, tuples and dicts as
+# the arguments are
+_SpecTree = Union[TensorSpec, Sequence["_SpecTree"], dict[str, "_SpecTree"]]
+_InputSignature = Sequence[_SpecTree]
+
+
+class _Stager(Protocol):
+    """What Ep.function(input_signature=...) returns: a decorator."""
+    def __call__(self, func: Callable[_P, _R]) -> StagedFunction[_P, _R]: ...
 '''
 
 # ---------------------------------------------------------------------------
@@ -801,9 +816,10 @@ def _advanced_index(self, items):
     for k in items:
         if _is_bool_tensor(k) and k.get_ndim() == 0 and arrays_count > 1:
             # with other index arrays, True is a new axis indexed by
-            # [0], False one indexed by []
+            # [0], False one indexed by [] (the mask of [0] by k: an op,
+            # so that a staged function follows k's value)
             view = Ep.Tensor.expand_dims(view, len(entries))
-            entries.append(astensor(numpy.zeros(int(k.item()), numpy.int64)))
+            entries.append(Ep.Tensor.mask(astensor(numpy.zeros(1, numpy.int64)), Ep.Tensor.reshape(k, [1])))
         elif k is None:
             view = Ep.Tensor.expand_dims(view, len(entries))
             entries.append(slice(None))
@@ -828,13 +844,20 @@ def _advanced_index(self, items):
         moved = Ep.Tensor.transpose(view, order) if order != list(range(ndim)) else view
         return _move_axis(Ep.Tensor.mask(moved, mask), 0, axis)
 
-    # 3. masks among other index arrays: their nonzero positions
+    # 3. masks among other index arrays: their nonzero positions,
+    #    computed with ops (not on the host: a staged function follows
+    #    the mask's values)
     axes, arrays = [], []
     for axis, k in advanced:
         if _is_bool_tensor(k):
-            for d, positions in enumerate(numpy.nonzero(k.numpy())):
+            shape = k.get_shape()
+            flat = Ep.Tensor.mask(Ep.Tensor.reshape(Ep.arange(0, k.get_size(), 1, Ep.DType.INT64), shape), k)
+            stride = k.get_size()
+            for d, extent in enumerate(shape):
+                stride //= extent
+                positions = Ep.Tensor.floordiv_scalar(flat, stride) if stride != 1 else flat
                 axes.append(axis + d)
-                arrays.append(astensor(positions.astype(numpy.int64)))
+                arrays.append(Ep.Tensor.mod_scalar(positions, extent) if d > 0 else positions)
         else:
             axes.append(axis)
             arrays.append(k)
@@ -1731,6 +1754,665 @@ class device:
 
 
 __all__ += ["device"]
+
+
+# ---------------------------------------------------------------------------
+# staged functions: Ep.function, TensorSpec
+#
+# Ep.function(f) stages f as TensorFlow's tf.function does: its first call
+# with a new signature runs f once, eagerly, under a tracer (an
+# Ep.Function, in C), and later calls with that signature replay the
+# graph in C, without calling f.
+#
+# The signature of a call has two parts. Tensors anywhere in the
+# arguments (NumPy arrays become tensors), nested in lists, tuples and
+# dicts, are the graph's inputs: C keys its graphs by their dtypes,
+# shapes, devices and weakness, and by the device scope. Everything else
+# is fixed when f is traced, so it is keyed here: numbers, strings, None,
+# dtypes, slices and any other hashable value by value (1, 1.0 and True
+# apart, 0.0 and -0.0 apart), the nesting of the containers, and
+# Variables and the `self` of a method by identity, weakly (the key goes
+# with the object). Each key has an Ep.Function of its own, made on its
+# first call: a call is a lookup in a dict and a call into C, and a
+# replay never enters Python.
+# ---------------------------------------------------------------------------
+
+import inspect  # noqa: E402
+import sys  # noqa: E402
+import weakref  # noqa: E402
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+class TensorSpec(Ep.TensorSpec):
+    """Ep.TensorSpec(shape, dtype="float32"): what a tensor argument of a
+    staged function may be; None (or -1) is an extent of any size, as in
+    tf.TensorSpec."""
+
+    def __new__(cls, shape: Union[int, Sequence[Optional[int]]] = (),
+                dtype: DTypeLike = "float32") -> TensorSpec:
+        if type(shape) is int or isinstance(shape, numbers.Integral):
+            shape = [shape]
+        return Ep.TensorSpec.new([-1 if d is None else operator.index(d) for d in shape], _dtype(dtype))
+
+    def __init__(self, shape: Union[int, Sequence[Optional[int]]] = (),
+                 dtype: DTypeLike = "float32") -> None:
+        pass  # made by __new__
+
+    @property
+    def shape(self) -> tuple[Optional[int], ...]:
+        """The extents, None where any extent will do."""
+        return tuple(None if d < 0 else d for d in self.get_shape())
+
+    @property
+    def dtype(self) -> Ep.DType:
+        return self.get_dtype()
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Ep.TensorSpec) and self.get_dtype() == other.get_dtype()
+                and list(self.get_shape()) == list(other.get_shape()))
+
+    def __hash__(self) -> int:
+        return hash((int(self.get_dtype()), tuple(self.get_shape())))
+
+    def __repr__(self) -> str:
+        return f"Ep.TensorSpec(shape={self.shape}, dtype={Ep.dtype_get_name(self.get_dtype())})"
+
+
+TensorSpec = override(TensorSpec)
+
+
+class _Leaf:
+    """A tensor's place in a key or a structure (the tensors themselves
+    are the graph's inputs or results, in order)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<tensor>"
+
+
+_TENSOR = _Leaf()
+_UNKNOWN = object()   # no graph traced yet
+_MIXED = object()     # graphs of one key whose results nest differently
+
+
+class _Identity:
+    """An object in a key by identity: weakly where it can be, so that the
+    key matches no other object once this one is gone."""
+    __slots__ = ("ref", "id")
+
+    def __init__(self, value):
+        self.id = id(value)
+        try:
+            self.ref = weakref.ref(value)
+        except TypeError:
+            self.ref = lambda: value
+
+    def __hash__(self):
+        return self.id
+
+    def __eq__(self, other):
+        if type(other) is not _Identity or other.id != self.id:
+            return False
+        value = self.ref()
+        return value is not None and value is other.ref()
+
+    def __repr__(self):
+        return f"<{type(self.ref()).__name__} at {self.id:#x}>"
+
+
+def _is_array(value):
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic))
+
+
+def _sequence(kind, items):
+    """A list or tuple of type `kind` (a namedtuple, PyGObject's result
+    tuples) with the items."""
+    if kind is tuple or kind is list:
+        return kind(items)
+    return kind(*items) if hasattr(kind, "_fields") else kind(items)
+
+
+def _dict_keys(value):
+    """A dict's keys in the order its values are flattened: sorted where
+    they sort, so that {"a": .., "b": ..} and {"b": .., "a": ..} match."""
+    try:
+        return tuple(sorted(value))
+    except TypeError:
+        return tuple(value)
+
+
+def _argument_key(value, tensors):
+    """The key of an argument; its tensors (arrays made tensors) are
+    appended to `tensors`, in the order _substitute() puts them back."""
+    kind = type(value)
+    if kind is Tensor or isinstance(value, Ep.Tensor):
+        tensors.append(value)
+        return _TENSOR
+    if kind is float:
+        return (float, value.hex())   # -0.0 is not 0.0, NaN is NaN
+    if kind is int or kind is bool or kind is str or value is None:
+        return (kind, value)
+    if kind is tuple or kind is list or isinstance(value, (tuple, list)):
+        return (kind, tuple([_argument_key(v, tensors) for v in value]))
+    if kind is dict:
+        keys = _dict_keys(value)
+        return (dict, keys, tuple([_argument_key(value[k], tensors) for k in keys]))
+    if kind is slice:   # (not hashable before Python 3.12)
+        return (slice, tuple([_argument_key(v, tensors) for v in (value.start, value.stop, value.step)]))
+    if isinstance(value, Ep.Variable):
+        return _Identity(value)
+    if _is_array(value):
+        tensors.append(astensor(value))
+        return _TENSOR
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"{kind.__name__} is not hashable: a staged function keys its graphs by the "
+                        f"Python values of its arguments (pass a tensor, or a hashable value such as "
+                        f"a tuple)") from None
+    return (kind, value)
+
+
+def _substitute(value, inputs):
+    """The argument with each of its tensors (and arrays) replaced by the
+    next of `inputs` (an iterator), where _argument_key() found them."""
+    kind = type(value)
+    if kind is Tensor or isinstance(value, Ep.Tensor) or _is_array(value):
+        return next(inputs)
+    if isinstance(value, (tuple, list)):
+        return _sequence(kind, [_substitute(v, inputs) for v in value])
+    if kind is dict:
+        new = {k: _substitute(value[k], inputs) for k in _dict_keys(value)}
+        return {k: new[k] for k in value}
+    if kind is slice:
+        return slice(*[_substitute(v, inputs) for v in (value.start, value.stop, value.step)])
+    return value
+
+
+def _signature_leaves(signature, flat, where="input_signature"):
+    """Checks an input signature (TensorSpecs nested in lists, tuples and
+    dicts) and appends its specs to `flat`."""
+    if isinstance(signature, Ep.TensorSpec):
+        flat.append(signature)
+    elif _is_sequence(signature):
+        for i, item in enumerate(signature):
+            _signature_leaves(item, flat, f"{where}[{i}]")
+    elif isinstance(signature, dict):
+        for k in _dict_keys(signature):
+            _signature_leaves(signature[k], flat, f"{where}[{k!r}]")
+    else:
+        raise TypeError(f"function: {where} is {type(signature).__name__}, not an Ep.TensorSpec "
+                        f"(nor a list, tuple or dict of them)")
+
+
+def _to_signature(value, spec, tensors, where):
+    """An argument for `spec`: its tensors (values made tensors of the
+    spec's dtype) appended to `tensors`."""
+    if isinstance(spec, Ep.TensorSpec):
+        if not isinstance(value, Ep.Tensor):
+            value = value.read() if isinstance(value, Ep.Variable) else astensor(value, spec.get_dtype())
+        tensors.append(value)
+    elif isinstance(spec, dict):
+        if not isinstance(value, dict) or set(value) != set(spec):
+            raise TypeError(f"{where}: the input signature has a dict with keys {sorted(spec)} here, "
+                            f"not {value!r}")
+        for k in _dict_keys(spec):
+            _to_signature(value[k], spec[k], tensors, f"{where}[{k!r}]")
+    else:
+        if not _is_sequence(value) or len(value) != len(spec):
+            raise TypeError(f"{where}: the input signature has a sequence of {len(spec)} here, "
+                            f"not {value!r}")
+        for i, (v, s) in enumerate(zip(value, spec)):
+            _to_signature(v, s, tensors, f"{where}[{i}]")
+
+
+def _from_signature(value, spec, inputs):
+    """`value` (an argument for `spec`) with the next `inputs` as its tensors."""
+    if isinstance(spec, Ep.TensorSpec):
+        return next(inputs)
+    if isinstance(spec, dict):
+        new = {k: _from_signature(value[k], spec[k], inputs) for k in _dict_keys(spec)}
+        return {k: new[k] for k in value}
+    return _sequence(type(value), [_from_signature(v, s, inputs) for v, s in zip(value, spec)])
+
+
+def _result_structure(value, tensors, name):
+    """The structure of a result: tensors (Variables read) appended to
+    `tensors`; lists, tuples, dicts and None kept around them."""
+    if isinstance(value, Ep.Tensor):
+        tensors.append(value)
+        return _TENSOR
+    if isinstance(value, Ep.Variable):
+        tensors.append(value.read())
+        return _TENSOR
+    if value is None:
+        return None
+    kind = type(value)
+    if isinstance(value, (tuple, list)):
+        return (kind, tuple([_result_structure(v, tensors, name) for v in value]))
+    if kind is dict:
+        return (dict, tuple(value), tuple([_result_structure(v, tensors, name) for v in value.values()]))
+    raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                    f"function: {name} returned {kind.__name__}, not a tensor (a staged function "
+                    f"returns tensors, alone or in lists, tuples and dicts, and None)")
+
+
+def _rebuild(structure, tensors):
+    """`structure` with the tensors (an iterator) in their places."""
+    if structure is _TENSOR:
+        return next(tensors)
+    if structure is None:
+        return None
+    kind = structure[0]
+    if kind is dict:
+        return {k: _rebuild(s, tensors) for k, s in zip(structure[1], structure[2])}
+    return _sequence(kind, [_rebuild(s, tensors) for s in structure[1]])
+
+
+def _graph_signature(tensors, specs):
+    """What C keys a graph by: the device scope, and the dtype, weakness,
+    shape (the spec's, where there are specs) and device of each input."""
+    scope = Ep.Device.get_current()
+    return (scope.get_name() if scope is not None else None,) + tuple(
+        (int(t.get_dtype()), t.is_weak(), tuple((specs[i] if specs else t).get_shape()),
+         t.get_device().get_name())
+        for i, t in enumerate(tensors))
+
+
+@lru_cache(maxsize=None)
+def _no_result():
+    """What C gets from a function that returns no tensor (a step that
+    only assigns variables): the graph returns it, Python drops it."""
+    return Ep.Tensor.new_scalar(0, Ep.DType.BOOL)
+
+
+# the trace under way on this thread: (its _Trace, the call's run function)
+_tracing = threading.local()
+
+
+class _Graph:
+    """What Python knows of a graph: the specs of its inputs, the
+    structure of its results and their specs at trace time."""
+    __slots__ = ("inputs", "structure", "outputs")
+
+    def __init__(self, inputs, structure, outputs):
+        self.inputs = inputs
+        self.structure = structure
+        self.outputs = outputs
+
+
+class _Trace:
+    """The graphs of one key: an Ep.Function, and the structure of the
+    results of each graph (one for all of them, most often)."""
+
+    def __init__(self, staged, key):
+        self.user = _UserFunction(staged._python_function, "function")
+        self.name = getattr(staged, "__qualname__", None) or self.user.name
+        self.specs = staged._flat_specs
+        self.key = key
+        self.structure = _UNKNOWN
+        self.graphs = {}   # _graph_signature -> _Graph
+        callback = _trace_callback(weakref.ref(self))
+        if self.specs is None:
+            self.function = Ep.Function.new(callback)
+        else:
+            self.function = Ep.Function.new_with_signature(callback, None, self.specs)
+
+    def call(self, run, tensors):
+        """The results of the graph for `tensors`; `run(inputs)` runs the
+        Python function on other tensors if C traces."""
+        saved = getattr(_tracing, "call", None)
+        _tracing.call = (self, run)
+        try:
+            results = _call(self.function.call, tensors)
+        finally:
+            _tracing.call = saved
+        structure = self.structure
+        if structure is _MIXED:
+            structure = self.graphs[_graph_signature(tensors, self.specs)].structure
+        if structure is _TENSOR:
+            return results[0]
+        return _rebuild(structure, iter(results))
+
+    def traced(self, inputs, run):
+        """The Python function on the tracer's inputs; its results
+        flattened for C, their structure kept for the replays."""
+        result = run(iter(inputs))
+        flat = []
+        structure = _result_structure(result, flat, self.name)
+        self.graphs[_graph_signature(inputs, self.specs)] = _Graph(
+            tuple(self.specs) if self.specs is not None
+            else tuple(TensorSpec(t.get_shape(), t.get_dtype()) for t in inputs),
+            structure, tuple(TensorSpec(t.get_shape(), t.get_dtype()) for t in flat))
+        if self.structure is _UNKNOWN:
+            self.structure = structure
+        elif self.structure is not _MIXED and self.structure != structure:
+            self.structure = _MIXED
+        return flat if flat else [_no_result()]
+
+
+def _trace_callback(trace_ref):
+    """The EpTensorsFunc of a key's Ep.Function. It holds its _Trace
+    weakly, as the Ep.Function, in C, holds it."""
+    def callback(inputs, *_rest):
+        # (PyGObject passes the array length too on some versions)
+        trace = trace_ref()
+        owner, run = _tracing.call
+        assert owner is trace, "a staged function traced outside its call"
+        return trace.user.run(lambda: trace.traced(inputs, run))
+    return callback
+
+
+class _Cache:
+    """The traces of a staged function by key, shared with its methods
+    bound to objects; `forgotten` counts the traces of keys dropped."""
+    __slots__ = ("traces", "forgotten", "__weakref__")
+
+    def __init__(self):
+        self.traces = {}
+        self.forgotten = 0
+
+
+def _forget(cache_ref, key):
+    """A key's graphs go when an object it holds by identity goes."""
+    cache = cache_ref()
+    trace = cache.traces.pop(key, None) if cache is not None else None
+    if trace is not None:
+        cache.forgotten += trace.function.get_trace_count()
+
+
+def _identities(key):
+    if type(key) is _Identity:
+        yield key
+    elif type(key) is tuple:
+        for item in key:
+            yield from _identities(item)
+
+
+class StagedFunction(Generic[_P, _R]):
+    """A function staged by Ep.function; call it as the function itself.
+
+    The first call with a new signature traces the function (runs it
+    eagerly, recording its ops); later calls with that signature replay
+    the graph in C. trace_count says how many graphs it has traced, and
+    get_concrete_function(*args) gives the graph of the signature of args.
+    """
+
+    def __init__(self, python_function: Callable[_P, _R],
+                 input_signature: Optional[_InputSignature] = None) -> None:
+        if not callable(python_function):
+            raise TypeError(f"function: {type(python_function).__name__} is not callable")
+        functools.update_wrapper(self, python_function)
+        self._python_function = python_function
+        self._instance = None
+        self._cache = _Cache()
+        try:
+            self._signature = inspect.signature(python_function)
+        except (TypeError, ValueError):  # some builtins have none
+            self._signature = None
+        # Calls with positional arguments only, of a function whose
+        # parameters are all positional, need no binding: the arguments
+        # given, then the defaults of the others (_n_required of them
+        # have none).
+        parameters = list(self._signature.parameters.values()) if self._signature is not None else []
+        if self._signature is not None and all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                               for p in parameters):
+            self._defaults = tuple(p.default for p in parameters if p.default is not p.empty)
+            self._n_required = len(parameters) - len(self._defaults)
+        else:
+            self._defaults = None
+            self._n_required = -1
+        self._input_signature = None
+        self._flat_specs = None
+        if input_signature is not None:
+            if not _is_sequence(input_signature):
+                raise TypeError("function: input_signature is a list or tuple of Ep.TensorSpec")
+            flat = []
+            _signature_leaves(input_signature, flat)
+            self._input_signature = tuple(input_signature)
+            self._flat_specs = flat
+
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        key, tensors, run = self._key(args, kwargs)
+        trace = self._cache.traces.get(key)
+        if trace is None:
+            trace = self._new_trace(key)
+        return trace.call(run, tensors)
+
+    # the key of a call
+
+    def _bind(self, args, kwargs):
+        """(names, values): the arguments in the order of the parameters,
+        defaults applied; names None when args are all of them, (n,
+        keyword names...) for a function without a signature."""
+        if not kwargs and self._n_required <= len(args) <= self._n_required + len(self._defaults or ()):
+            return None, args + self._defaults[len(args) - self._n_required:]
+        if self._signature is None:
+            names = tuple(sorted(kwargs))
+            return (len(args),) + names, args + tuple(kwargs[k] for k in names)
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"{self.__name__}: {error}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments), tuple(bound.arguments.values())
+
+    def _invoke(self, names, values):
+        function = self._python_function
+        if names is None:
+            return function(*values)
+        if type(names[0]) is int:
+            return function(*values[:names[0]], **dict(zip(names[1:], values[names[0]:])))
+        bound = inspect.BoundArguments(self._signature, dict(zip(names, values)))
+        return function(*bound.args, **bound.kwargs)
+
+    def _key(self, args, kwargs):
+        """(key, tensors, run): the key of a call, its tensors, and a
+        function that runs the Python function with other tensors in the
+        tensors' places."""
+        if self._instance is not None:
+            args = (self._instance,) + args
+            first = [_Identity(self._instance)]
+        else:
+            first = []
+        if self._input_signature is not None:
+            return self._signature_key(args, kwargs, first)
+        names, values = self._bind(args, kwargs)
+        tensors = []
+        skip = len(first)
+        try:
+            key = tuple(first + [_argument_key(v, tensors) for v in values[skip:]])
+        except TypeError as error:
+            raise TypeError(f"{self.__name__}: {error}") from None
+        if self._signature is None:
+            key += (names,)
+
+        def run(inputs):
+            return self._invoke(names, values[:skip] + tuple(_substitute(v, inputs) for v in values[skip:]))
+        return key, tensors, run
+
+    def _signature_key(self, args, kwargs, first):
+        """The same for a function with an input signature: the arguments
+        match it, and are its tensors; the key is only the bound object."""
+        skip = len(first)
+        n = len(self._input_signature)
+        if self._signature is None:
+            if kwargs or len(args) != skip + n:
+                raise TypeError(f"{self.__name__}: takes the {n} arguments of its input signature")
+            values = list(args[skip:])
+        else:
+            try:
+                bound = self._signature.bind(*args, **kwargs)
+            except TypeError as error:
+                raise TypeError(f"{self.__name__}: {error}") from None
+            parameters = list(self._signature.parameters.values())[skip:skip + n]
+            names = [p.name for p in parameters]
+            extra = [name for name in list(bound.arguments)[skip:] if name not in names]
+            if len(parameters) < n or extra:
+                raise TypeError(f"{self.__name__}: takes the {n} arguments of its input signature"
+                                + (f", not {', '.join(extra)}" if extra else ""))
+            values = [bound.arguments.get(p.name, p.default) for p in parameters]
+        tensors = []
+        for i, (value, spec) in enumerate(zip(values, self._input_signature)):
+            _to_signature(value, spec, tensors, f"{self.__name__}: argument {i}")
+        function = self._python_function
+
+        def run(inputs):
+            return function(*args[:skip], *[_from_signature(v, s, inputs)
+                                            for v, s in zip(values, self._input_signature)])
+        return tuple(first), tensors, run
+
+    def _new_trace(self, key):
+        trace = _Trace(self, key)
+        self._cache.traces[key] = trace
+        for identity in _identities(key):
+            try:
+                weakref.finalize(identity.ref(), _forget, weakref.ref(self._cache), key)
+            except TypeError:
+                pass  # held strongly: lives as long as the key
+        return trace
+
+    # methods: `self` is an argument, in the key by identity
+
+    # (mypy 1.0 cannot bind a ParamSpec's first parameter: the bound
+    # method's parameters are not checked, its result is typed)
+    @overload
+    def __get__(self, instance: None, owner: Optional[type] = None) -> StagedFunction[_P, _R]: ...
+    @overload  # noqa: E301
+    def __get__(self, instance: object, owner: Optional[type] = None) -> StagedFunction[..., _R]: ...
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        bound = object.__new__(type(self))
+        bound.__dict__.update(self.__dict__)
+        bound._instance = instance
+        return bound
+
+    # what it has traced
+
+    @property
+    def python_function(self) -> Callable[_P, _R]:
+        """The function staged."""
+        return self._python_function
+
+    @property
+    def input_signature(self) -> Optional[tuple[_SpecTree, ...]]:
+        return self._input_signature
+
+    @property
+    def trace_count(self) -> int:
+        """How many graphs the function traced, over every signature (of
+        this object's calls, for a method bound to an object)."""
+        traces = list(self._cache.traces.values())
+        if self._instance is not None:
+            mine = _Identity(self._instance)
+            return sum(t.function.get_trace_count() for t in traces if t.key[:1] == (mine,))
+        return self._cache.forgotten + sum(t.function.get_trace_count() for t in traces)
+
+    def get_concrete_function(self, *args: _P.args, **kwargs: _P.kwargs) -> ConcreteFunction[_P, _R]:
+        """The graph that serves calls with the signature of these
+        arguments; traced now (the function runs once) if there is none."""
+        key, tensors, run = self._key(args, kwargs)
+        trace = self._cache.traces.get(key)
+        if trace is None:
+            trace = self._new_trace(key)
+        signature = _graph_signature(tensors, trace.specs)
+        if signature not in trace.graphs:
+            trace.call(run, tensors)
+        return ConcreteFunction._of(self, trace, signature)
+
+    def __repr__(self) -> str:
+        bound = "" if self._instance is None else f" bound to {type(self._instance).__name__}"
+        return f"<Ep.function {self.__qualname__}{bound}, {self.trace_count} traced>"
+
+
+class ConcreteFunction(Generic[_P, _R]):
+    """One graph of a staged function (get_concrete_function): calls with
+    arguments of its signature run it; other arguments are a TypeError."""
+
+    @classmethod
+    def _of(cls, staged, trace, signature):
+        self = cls()
+        self._staged = staged
+        self._trace = trace
+        self._signature = signature
+        self._graph = trace.graphs[signature]
+        return self
+
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        key, tensors, run = self._staged._key(args, kwargs)
+        if key != self._trace.key or _graph_signature(tensors, self._trace.specs) != self._signature:
+            raise TypeError(f"{self._staged.__name__}: the arguments do not fit this concrete function, "
+                            f"which takes {self._describe()}")
+        return self._trace.call(run, tensors)
+
+    def _describe(self):
+        scope = self._signature[0]
+        inputs = ", ".join(f"{spec!r} on {device}" for spec, (*_, device) in
+                           zip(self._graph.inputs, self._signature[1:]))
+        return f"({inputs})" + (f" in the scope of {scope}" if scope else "")
+
+    @property
+    def inputs(self) -> tuple[TensorSpec, ...]:
+        """The specs of the graph's inputs: the tensors of the arguments, in order."""
+        return self._graph.inputs
+
+    @property
+    def outputs(self) -> tuple[TensorSpec, ...]:
+        """The specs of the graph's results, in order, as traced."""
+        return self._graph.outputs
+
+    @property
+    def structured_outputs(self) -> object:
+        """The results as the function returns them, a TensorSpec in
+        place of each tensor."""
+        return _rebuild(self._graph.structure, iter(self._graph.outputs))
+
+    @property
+    def function(self) -> Ep.Function:
+        """The Ep.Function that holds the graph."""
+        return self._trace.function
+
+    @property
+    def python_function(self) -> Callable[_P, _R]:
+        return self._staged.python_function
+
+    def __repr__(self) -> str:
+        return f"<Ep.ConcreteFunction {self._staged.__qualname__}{self._describe()}>"
+
+
+@overload
+def function(func: Callable[_P, _R], input_signature: Optional[_InputSignature] = None
+             ) -> StagedFunction[_P, _R]: ...
+@overload  # noqa: E302
+def function(func: None = None, input_signature: Optional[_InputSignature] = None) -> _Stager: ...
+
+
+def function(func=None, input_signature=None):
+    """Stages func, as tf.function does: @Ep.function,
+    @Ep.function(input_signature=[Ep.TensorSpec((None, 3))]) or
+    Ep.function(f, input_signature=...).
+
+    Its first call with a new signature runs func once, eagerly, recording
+    its ops; later calls with that signature replay them in C without
+    calling func. The signature of a call: the dtype, shape and device of
+    each tensor argument (NumPy arrays are made tensors), the device
+    scope, and every other argument by value (numbers, strings, tuples,
+    None...: another value traces again) or, for Variables and the `self`
+    of a method, by identity. Python control flow, item() and shapes are
+    fixed when func is traced; Variables are read and assigned by
+    reference; random ops draw new numbers at each call.
+    """
+    if func is None:
+        return functools.partial(function, input_signature=input_signature)
+    return StagedFunction(func, input_signature)
+
+
+__all__ += ["function", "StagedFunction", "ConcreteFunction", "TensorSpec"]
 
 
 # ---------------------------------------------------------------------------
