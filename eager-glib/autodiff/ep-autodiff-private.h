@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ep-autodiff.h"
+#include "ep-gradient-tape.h"
 #include "ep-op-private.h"
 #include "ep-variable.h"
 
@@ -39,8 +40,12 @@ GPtrArray *ep_autodiff_take_tensors    (GPtrArray        *returned,
                                         const char       *what,
                                         GError          **error);
 
+/* autodiff/gradient-tape.c */
+guint      ep_gradient_tape_get_n_entries (EpGradientTape *self);
+
 /* autodiff/variable.c */
 EpTensor  *ep_variable_peek            (EpVariable       *self);
+EpTensor  *ep_variable_read_for_update (EpVariable       *self);
 void       ep_variable_set_value       (EpVariable       *self,
                                         EpTensor         *value);
 

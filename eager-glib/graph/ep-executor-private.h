@@ -23,6 +23,13 @@ gboolean  ep_graph_replay          (EpGraph          *graph,
                                     EpTensor        **outputs,
                                     GCancellable     *cancellable,
                                     GError          **error);
+gboolean  ep_graph_replay_full     (EpGraph          *graph,
+                                    EpFrame          *frame,
+                                    EpTensor *const  *inputs,
+                                    EpTensor        **outputs,
+                                    EpTensor        **leaves,
+                                    GCancellable     *cancellable,
+                                    GError          **error);
 gboolean  ep_graph_replay_eagerly  (EpGraph          *graph,
                                     EpTensor *const  *inputs,
                                     EpTensor        **outputs,

@@ -13,5 +13,10 @@ G_BEGIN_DECLS
 EpGraph  *ep_function_lookup_graph (EpFunction       *self,
                                     EpTensor *const  *inputs,
                                     guint             n_inputs);
+void      ep_function_set_pruning  (EpFunction       *self,
+                                    gboolean          pruning);
+EpFunction *ep_function_lookup_backward (EpFunction       *self,
+                                         EpTensor *const  *inputs,
+                                         guint             n_inputs);
 
 G_END_DECLS

@@ -346,12 +346,34 @@ ep_graph_replay (EpGraph          *graph,
                  GCancellable     *cancellable,
                  GError          **error)
 {
+  return ep_graph_replay_full (graph, frame, inputs, outputs, NULL, cancellable, error);
+}
+
+/*
+ * ep_graph_replay_full:
+ * @leaves: (out) (nullable): room for one new tensor per leaf node
+ *   (ep_graph_node_is_leaf()), in node order: the values the replay read
+ *   from variables and drew at random; set back to %NULL on failure
+ *
+ * ep_graph_replay(), also handing out the leaves' values: a staged
+ * backward pass recomputes the forward one from them (see
+ * graph/staged-gradient.c).
+ */
+gboolean
+ep_graph_replay_full (EpGraph          *graph,
+                      EpFrame          *frame,
+                      EpTensor *const  *inputs,
+                      EpTensor        **outputs,
+                      EpTensor        **leaves,
+                      GCancellable     *cancellable,
+                      GError          **error)
+{
   guint n_variables = graph->variables->len;
   g_autofree EpTensor **assigned = g_new0 (EpTensor *, MAX (n_variables, 1));
   g_autoptr(GPtrArray) temporaries = g_ptr_array_new_with_free_func (g_object_unref);
   Replay r = { graph, frame, inputs, assigned, temporaries };
   gboolean ok = TRUE;
-  guint n;
+  guint n, n_leaves = 0;
 
   g_return_val_if_fail (frame->graph == graph, FALSE);
 
@@ -377,6 +399,12 @@ ep_graph_replay (EpGraph          *graph,
           run_assign (&r, node);
           break;
         }
+      if (ok && leaves != NULL && ep_graph_node_is_leaf (node))
+        {
+          EpValueRef ref = { EP_VALUE_NODE, n, 0 };
+
+          leaves[n_leaves++] = output_tensor (&r, &ref);
+        }
       release_dead (&r, n);
     }
 
@@ -387,6 +415,12 @@ ep_graph_replay (EpGraph          *graph,
       for (guint v = 0; v < n_variables; v++)
         if (assigned[v] != NULL)
           ep_variable_set_value (g_ptr_array_index (graph->variables, v), assigned[v]);
+    }
+
+  else
+    {
+      for (guint k = 0; k < n_leaves; k++)
+        g_clear_object (&leaves[k]);
     }
 
   for (guint v = 0; v < n_variables; v++)
@@ -439,7 +473,8 @@ ep_graph_replay_eagerly (EpGraph          *graph,
             return FALSE;
           break;
         case EP_NODE_READ:
-          node_outputs[0] = ep_variable_read (variable);
+          node_outputs[0] = node->peek ? ep_variable_read_for_update (variable)
+                                       : ep_variable_read (variable);
           break;
         case EP_NODE_ASSIGN:
           if (!ep_variable_assign (variable, node_inputs[0], error))

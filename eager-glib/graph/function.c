@@ -13,6 +13,7 @@
 #include "ep-executor-private.h"
 #include "ep-function-private.h"
 #include "ep-function.h"
+#include "ep-staged-gradient-private.h"
 #include "ep-tracer-private.h"
 
 /**
@@ -45,8 +46,10 @@
 
 typedef struct
 {
-  EpGraph   *graph;
-  GPtrArray *frames;      /* EpFrame, free to use; under the lock */
+  EpGraph          *graph;
+  GPtrArray        *frames;      /* EpFrame, free to use; under the lock */
+  EpStagedGradient *gradient;    /* made on the first replay under a
+                                  * tape; under the lock */
 } Concrete;
 
 struct _EpFunction
@@ -61,6 +64,7 @@ struct _EpFunction
   GMutex           lock;
   GHashTable      *concrete;    /* signature key -> Concrete */
   guint            trace_count;
+  gboolean         pruning;     /* ep_function_set_pruning() */
 };
 
 G_DEFINE_FINAL_TYPE (EpFunction, ep_function, G_TYPE_OBJECT)
@@ -71,6 +75,7 @@ concrete_free (gpointer data)
   Concrete *concrete = data;
 
   g_ptr_array_unref (concrete->frames);
+  g_clear_pointer (&concrete->gradient, ep_staged_gradient_unref);
   ep_graph_unref (concrete->graph);
   g_free (concrete);
 }
@@ -315,6 +320,13 @@ trace (EpFunction       *self,
 
   concrete = g_new0 (Concrete, 1);
   concrete->graph = ep_tracer_finish (tracer, (EpTensor *const *) outputs->pdata, outputs->len);
+  if (self->pruning)
+    {
+      EpGraph *pruned = ep_graph_prune (concrete->graph);
+
+      ep_graph_unref (concrete->graph);
+      concrete->graph = pruned;
+    }
   concrete->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) ep_frame_free);
 
   g_mutex_lock (&self->lock);
@@ -334,6 +346,26 @@ trace (EpFunction       *self,
   return g_steal_pointer (&outputs);
 }
 
+/* The gradient of @concrete's graph, made on first need. */
+static EpStagedGradient *
+gradient_of (EpFunction *self,
+             Concrete   *concrete)
+{
+  EpStagedGradient *gradient;
+
+  g_mutex_lock (&self->lock);
+  if (concrete->gradient == NULL)
+    concrete->gradient = ep_staged_gradient_new (concrete->graph);
+  gradient = ep_staged_gradient_ref (concrete->gradient);
+  g_mutex_unlock (&self->lock);
+
+  return gradient;
+}
+
+/* Without recorders, the graph runs in C. Gradient tapes around the call
+ * get it as one step whose backward pass is staged too (see
+ * graph/staged-gradient.c). A recorder that must see every op (a
+ * function being traced) gets the graph's ops dispatched one by one. */
 static GPtrArray *
 replay (EpFunction       *self,
         Concrete         *concrete,
@@ -347,7 +379,7 @@ replay (EpFunction       *self,
 
   g_ptr_array_set_size (outputs, graph->n_outputs);
 
-  if (ep_recorders_any ())
+  if (ep_recorders_any () && !ep_recorders_take_composites ())
     ok = ep_graph_replay_eagerly (graph, inputs, (EpTensor **) outputs->pdata, error);
   else
     {
@@ -358,7 +390,14 @@ replay (EpFunction       *self,
       if (frame == NULL)
         frame = ep_frame_new (graph);
 
-      ok = ep_graph_replay (graph, frame, inputs, (EpTensor **) outputs->pdata, NULL, error);
+      if (ep_recorders_any ())
+        {
+          g_autoptr(EpStagedGradient) gradient = gradient_of (self, concrete);
+
+          ok = ep_staged_gradient_replay (gradient, frame, inputs, (EpTensor **) outputs->pdata, error);
+        }
+      else
+        ok = ep_graph_replay (graph, frame, inputs, (EpTensor **) outputs->pdata, NULL, error);
 
       g_mutex_lock (&self->lock);
       g_ptr_array_add (concrete->frames, frame);
@@ -458,4 +497,36 @@ ep_function_lookup_graph (EpFunction       *self,
   g_mutex_unlock (&self->lock);
 
   return graph;
+}
+
+/* Graphs traced from now on drop the nodes nothing needs
+ * (ep_graph_prune()): for staged backward functions, which recompute the
+ * forward pass and use only part of it. */
+void
+ep_function_set_pruning (EpFunction *self,
+                         gboolean    pruning)
+{
+  self->pruning = pruning;
+}
+
+/* The backward function of the graph that serves @inputs, if a tape
+ * asked for one (transfer full), else NULL: for tests. */
+EpFunction *
+ep_function_lookup_backward (EpFunction       *self,
+                             EpTensor *const  *inputs,
+                             guint             n_inputs)
+{
+  g_autofree char *key = signature_key (self, inputs, n_inputs);
+  Concrete *concrete;
+  EpFunction *backward = NULL;
+
+  g_mutex_lock (&self->lock);
+  concrete = g_hash_table_lookup (self->concrete, key);
+  if (concrete != NULL && concrete->gradient != NULL)
+    backward = ep_staged_gradient_peek_backward (concrete->gradient);
+  if (backward != NULL)
+    g_object_ref (backward);
+  g_mutex_unlock (&self->lock);
+
+  return backward;
 }

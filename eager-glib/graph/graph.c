@@ -108,6 +108,28 @@ ep_graph_add_variable (EpGraph    *self,
   return self->variables->len - 1;
 }
 
+/* Whether @node's value comes from outside the graph and its inputs: a
+ * variable read or a random draw. A replay hands these out when asked
+ * (ep_graph_replay_full()), so that a recomputation can use the same
+ * values. */
+gboolean
+ep_graph_node_is_leaf (const EpGraphNode *node)
+{
+  return node->kind == EP_NODE_READ
+         || (node->kind == EP_NODE_OP && (node->op->flags & EP_OP_FLAG_RANDOM));
+}
+
+guint
+ep_graph_count_leaves (EpGraph *self)
+{
+  guint n = 0;
+
+  for (guint k = 0; k < self->nodes->len; k++)
+    n += ep_graph_node_is_leaf (ep_graph_get_node (self, k));
+
+  return n;
+}
+
 static void
 append_ref (GString          *s,
             const EpValueRef *ref)
