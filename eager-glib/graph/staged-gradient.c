@@ -49,7 +49,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n-lib.h>
 #include <string.h>
 
 #include "ep-autodiff-private.h"
