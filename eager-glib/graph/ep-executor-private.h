@@ -34,6 +34,11 @@ gboolean  ep_graph_replay_eagerly  (EpGraph          *graph,
                                     EpTensor *const  *inputs,
                                     EpTensor        **outputs,
                                     GError          **error);
+gboolean  ep_graph_replay_eagerly_full (EpGraph          *graph,
+                                        EpTensor *const  *inputs,
+                                        EpTensor        **outputs,
+                                        GPtrArray        *values,
+                                        GError          **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EpFrame, ep_frame_free)
 

@@ -7,6 +7,7 @@
 
 #include "ep-function.h"
 #include "ep-graph-private.h"
+#include "ep-staged-gradient-private.h"
 
 G_BEGIN_DECLS
 
@@ -15,8 +16,8 @@ EpGraph  *ep_function_lookup_graph (EpFunction       *self,
                                     guint             n_inputs);
 void      ep_function_set_pruning  (EpFunction       *self,
                                     gboolean          pruning);
-EpFunction *ep_function_lookup_backward (EpFunction       *self,
-                                         EpTensor *const  *inputs,
-                                         guint             n_inputs);
+EpStagedGradient *ep_function_lookup_gradient (EpFunction       *self,
+                                               EpTensor *const  *inputs,
+                                               guint             n_inputs);
 
 G_END_DECLS

@@ -24,8 +24,10 @@ gboolean          ep_staged_gradient_replay        (EpStagedGradient  *self,
                                                     EpTensor *const   *inputs,
                                                     EpTensor         **outputs,
                                                     GError           **error);
-EpFunction       *ep_staged_gradient_get_backward  (EpStagedGradient  *self);
-EpFunction       *ep_staged_gradient_peek_backward (EpStagedGradient  *self);
+EpFunction       *ep_staged_gradient_peek_backward (EpStagedGradient  *self,
+                                                    const gboolean    *sources);
+EpFunction       *ep_staged_gradient_peek_rest     (EpStagedGradient  *self,
+                                                    EpTensor *const   *inputs);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EpStagedGradient, ep_staged_gradient_unref)
 

@@ -440,6 +440,25 @@ ep_graph_replay_eagerly (EpGraph          *graph,
                          EpTensor        **outputs,
                          GError          **error)
 {
+  return ep_graph_replay_eagerly_full (graph, inputs, outputs, NULL, error);
+}
+
+/*
+ * ep_graph_replay_eagerly_full:
+ * @values: (nullable): an array of tensors that gets a reference to each
+ *   node's outputs, in node order (none for an assignment)
+ *
+ * ep_graph_replay_eagerly(), also handing out every value it made: a
+ * staged backward pass finds where the forward values are in its own
+ * graph by returning them (see graph/staged-gradient.c).
+ */
+gboolean
+ep_graph_replay_eagerly_full (EpGraph          *graph,
+                              EpTensor *const  *inputs,
+                              EpTensor        **outputs,
+                              GPtrArray        *values_out,
+                              GError          **error)
+{
   guint n_nodes = ep_graph_get_n_nodes (graph);
   g_autoptr(GPtrArray) values = g_ptr_array_new_full (n_nodes, NULL);
   g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_object_unref);
@@ -491,6 +510,8 @@ ep_graph_replay_eagerly (EpGraph          *graph,
 
   for (guint o = 0; o < graph->n_outputs; o++)
     outputs[o] = g_object_ref (VALUE (&graph->outputs[o]));
+  for (guint v = 0; values_out != NULL && v < values->len; v++)
+    g_ptr_array_add (values_out, g_object_ref (g_ptr_array_index (values, v)));
 #undef VALUE
 
   return TRUE;

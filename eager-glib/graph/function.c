@@ -509,24 +509,22 @@ ep_function_set_pruning (EpFunction *self,
   self->pruning = pruning;
 }
 
-/* The backward function of the graph that serves @inputs, if a tape
- * asked for one (transfer full), else NULL: for tests. */
-EpFunction *
-ep_function_lookup_backward (EpFunction       *self,
+/* The gradient of the graph that serves @inputs, if it was replayed
+ * under a tape (transfer full), else NULL: for tests. */
+EpStagedGradient *
+ep_function_lookup_gradient (EpFunction       *self,
                              EpTensor *const  *inputs,
                              guint             n_inputs)
 {
   g_autofree char *key = signature_key (self, inputs, n_inputs);
   Concrete *concrete;
-  EpFunction *backward = NULL;
+  EpStagedGradient *gradient = NULL;
 
   g_mutex_lock (&self->lock);
   concrete = g_hash_table_lookup (self->concrete, key);
   if (concrete != NULL && concrete->gradient != NULL)
-    backward = ep_staged_gradient_peek_backward (concrete->gradient);
-  if (backward != NULL)
-    g_object_ref (backward);
+    gradient = ep_staged_gradient_ref (concrete->gradient);
   g_mutex_unlock (&self->lock);
 
-  return backward;
+  return gradient;
 }
