@@ -18,13 +18,17 @@
  * and, for scale, the forward pass alone, eager and staged. Each figure
  * is the best of several rounds of the per-call mean, in microseconds.
  *
- *   meson devenv -C _build --workdir . _build/bench/ep-bench-staged-gradient [N]
+ *   _build/bench/ep-bench-staged-gradient [N [WORKLOAD]]
+ *
+ * WORKLOAD (a word of its name: eager, call, step...) runs that one
+ * only: for callgrind, whose counts do not suffer from a busy machine.
  */
 
 #include <eager-glib/eager-glib.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 typedef struct
@@ -224,6 +228,7 @@ main (int    argc,
       char **argv)
 {
   gint64 n = argc > 1 ? atoi (argv[1]) : 64;
+  const char *only = argc > 2 ? argv[2] : NULL;
   gint64 square[2] = { n, n };
   g_autoptr(GError) error = NULL;
   Net net;
@@ -248,7 +253,8 @@ main (int    argc,
   printf ("MLP %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ", two tanh layers, sum; "
           "best of 7 rounds of 200 calls\n", n, n);
   for (guint w = 0; w < G_N_ELEMENTS (workloads); w++)
-    printf ("  %-40s %9.1f µs\n", workloads[w].name, best_of (workloads[w].work, &net, 7, 200));
+    if (only == NULL || strstr (workloads[w].name, only) != NULL)
+      printf ("  %-40s %9.1f µs\n", workloads[w].name, best_of (workloads[w].work, &net, 7, 200));
 
   g_object_unref (net.loss_fn);
   g_object_unref (net.step_fn);

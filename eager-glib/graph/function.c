@@ -39,9 +39,22 @@
  * A signature of [struct@TensorSpec]s with unknown extents
  * ([ctor@Function.new_with_signature]) makes one graph serve, say, every
  * batch size: the ops' rules run again at each replay to size the
- * results. With a gradient tape or another function being traced
- * around the call, the graph's ops are dispatched one by one, so that the
- * tape records them (or the outer function stages them).
+ * results.
+ *
+ * A gradient tape around a replayed call records the whole call as one
+ * step, and its backward pass is staged too: written down from the ops'
+ * gradient rules the first time a gradient goes through the call, then
+ * replayed in C, without the intermediate results the tape would
+ * otherwise record one by one. The gradients, with respect to the inputs
+ * and to the variables the function reads (the values it read, as
+ * eagerly), are those of the function's ops run eagerly; a random op
+ * gives the backward pass the numbers that call drew. The backward pass
+ * is itself a staged call, so nested tapes give higher derivatives. A
+ * tape inside the function (a training step: loss, gradient, update) is
+ * staged with the rest. Two cases dispatch the graph's ops one by one
+ * instead: a call made while another function is being traced (the outer
+ * function stages them), and, under a tape, a function with an op whose
+ * result's shape depends on values ([method@Tensor.mask]).
  */
 
 typedef struct

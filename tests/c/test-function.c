@@ -336,8 +336,9 @@ test_no_objects_for_intermediates (void)
   g_assert_cmpuint (ep_context_get ()->tensors_made, ==, before + 1);
 }
 
-/* A tape around a staged call records its ops: the gradient is the eager
- * one, on the first call (traced) as on the next ones (replayed). */
+/* A tape around a staged call: the gradient is the eager one, on the
+ * first call (traced: the tape records its ops) as on the next ones
+ * (replayed: one step, see /function/gradient/). */
 static void
 test_tape_around_call (void)
 {
