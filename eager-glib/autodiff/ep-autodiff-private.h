@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ep-autodiff.h"
+#include "ep-gradient-tape.h"
 #include "ep-op-private.h"
 #include "ep-variable.h"
 
@@ -23,6 +24,7 @@ gboolean   ep_custom_gradient_rule     (const EpOpCall   *call,
 gpointer   ep_custom_gradient_ref_backward   (EpTensor  *output);
 void       ep_custom_gradient_set_backward   (EpTensor  *output,
                                               gpointer   backward);
+gpointer   ep_custom_gradient_dup_backward   (gpointer   backward);
 void       ep_custom_gradient_unref_backward (gpointer   backward);
 gboolean   ep_autodiff_value_and_grad  (const char       *name,
                                         EpTensorFunc      func,
@@ -43,8 +45,12 @@ GPtrArray *ep_autodiff_take_tensors    (GPtrArray        *returned,
                                         const char       *what,
                                         GError          **error);
 
+/* autodiff/gradient-tape.c */
+guint      ep_gradient_tape_get_n_entries (EpGradientTape *self);
+
 /* autodiff/variable.c */
 EpTensor  *ep_variable_peek            (EpVariable       *self);
+EpTensor  *ep_variable_read_for_update (EpVariable       *self);
 void       ep_variable_set_value       (EpVariable       *self,
                                         EpTensor         *value);
 

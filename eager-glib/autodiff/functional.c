@@ -367,6 +367,16 @@ ep_custom_gradient_set_backward (EpTensor *output,
   g_object_set_qdata_full (G_OBJECT (output), backward_quark (), closure, backward_free);
 }
 
+/* Another reference to @backward, from ep_custom_gradient_ref_backward() */
+gpointer
+ep_custom_gradient_dup_backward (gpointer backward)
+{
+  Backward *closure = backward;
+
+  g_atomic_ref_count_inc (&closure->ref_count);
+  return closure;
+}
+
 void
 ep_custom_gradient_unref_backward (gpointer backward)
 {

@@ -62,16 +62,19 @@
  * ```
  */
 
-/* One recorded op: what its gradient rule needs. */
+/* One recorded step: an op, with what its gradient rule needs, or a
+ * composite step (a staged call replayed as one, see EpComposite) with a
+ * rule of its own and any number of inputs and outputs. */
 typedef struct
 {
-  const EpOpDef *op;
+  const EpOpDef *op;          /* NULL for a composite */
+  EpComposite   *composite;
   EpOpAttrs      attrs;
   EpDevice      *device;
   guint          n_inputs;
   guint          n_outputs;
-  EpTensor     **inputs;
-  EpTensor      *outputs[EP_MAX_OUTPUTS];
+  EpTensor     **inputs;      /* one block: the inputs, then the outputs */
+  EpTensor     **outputs;
 } TapeEntry;
 
 struct _EpGradientTape
@@ -110,12 +113,17 @@ tape_entry_free (gpointer data)
 {
   TapeEntry *entry = data;
 
-  for (guint i = 0; i < entry->n_inputs; i++)
+  for (guint i = 0; i < entry->n_inputs + entry->n_outputs; i++)
     g_object_unref (entry->inputs[i]);
-  for (guint o = 0; o < entry->n_outputs; o++)
-    g_object_unref (entry->outputs[o]);
   g_free (entry->inputs);
+  g_clear_pointer (&entry->composite, ep_composite_unref);
   g_free (entry);
+}
+
+static const char *
+entry_name (const TapeEntry *entry)
+{
+  return entry->op != NULL ? entry->op->name : entry->composite->name;
 }
 
 static EpGradientTape *
@@ -145,6 +153,53 @@ track (EpGradientTape *self,
     g_hash_table_add (self->tracked, g_object_ref (tensor));
 }
 
+/* Whether a step from @inputs to @outputs is to be recorded: it
+ * depends on something the tape tracks and has a floating-point output. */
+static gboolean
+wants_step (EpGradientTape   *self,
+            EpTensor *const  *inputs,
+            guint             n_inputs,
+            EpTensor *const  *outputs,
+            guint             n_outputs)
+{
+  gboolean connected = FALSE, differentiable = FALSE;
+
+  for (guint i = 0; i < n_inputs && !connected; i++)
+    connected = is_tracked (self, inputs[i]);
+  for (guint o = 0; o < n_outputs && !differentiable; o++)
+    differentiable = ep_dtype_is_floating (outputs[o]->layout.dtype);
+
+  return connected && differentiable;
+}
+
+/* Records a step (its rule is the caller's to set) and tracks its
+ * floating-point outputs. */
+static TapeEntry *
+add_entry (EpGradientTape   *self,
+           EpTensor *const  *inputs,
+           guint             n_inputs,
+           EpTensor *const  *outputs,
+           guint             n_outputs)
+{
+  TapeEntry *entry = g_new0 (TapeEntry, 1);
+
+  entry->n_inputs = n_inputs;
+  entry->n_outputs = n_outputs;
+  entry->inputs = g_new (EpTensor *, MAX (n_inputs + n_outputs, 1));
+  entry->outputs = entry->inputs + n_inputs;
+  for (guint i = 0; i < n_inputs; i++)
+    entry->inputs[i] = g_object_ref (inputs[i]);
+  for (guint o = 0; o < n_outputs; o++)
+    {
+      entry->outputs[o] = g_object_ref (outputs[o]);
+      if (ep_dtype_is_floating (outputs[o]->layout.dtype))
+        track (self, outputs[o]);
+    }
+  g_ptr_array_add (self->entries, entry);
+
+  return entry;
+}
+
 /* The recorder hook: called by ep_dispatch() for every op that runs on
  * this thread while the tape is active. */
 static gboolean
@@ -153,35 +208,41 @@ tape_record (EpRecorder      *recorder,
              GError         **error)
 {
   EpGradientTape *self = tape_of (recorder);
-  gboolean connected = FALSE, differentiable = FALSE;
   TapeEntry *entry;
 
-  if (!can_record (self) || call->op->gradient == NULL)
+  if (!can_record (self) || call->op->gradient == NULL
+      || !wants_step (self, call->inputs, call->n_inputs,
+                      (EpTensor *const *) call->outputs, call->n_outputs))
     return TRUE;
 
-  for (guint i = 0; i < call->n_inputs && !connected; i++)
-    connected = is_tracked (self, call->inputs[i]);
-  for (guint o = 0; o < call->n_outputs && !differentiable; o++)
-    differentiable = ep_dtype_is_floating (call->outputs[o]->layout.dtype);
-  if (!connected || !differentiable)
-    return TRUE;
-
-  entry = g_new0 (TapeEntry, 1);
+  entry = add_entry (self, call->inputs, call->n_inputs,
+                     (EpTensor *const *) call->outputs, call->n_outputs);
   entry->op = call->op;
   entry->attrs = call->attrs;
   entry->device = call->device;
-  entry->n_inputs = call->n_inputs;
-  entry->n_outputs = call->n_outputs;
-  entry->inputs = g_new (EpTensor *, call->n_inputs);
-  for (guint i = 0; i < call->n_inputs; i++)
-    entry->inputs[i] = g_object_ref (call->inputs[i]);
-  for (guint o = 0; o < call->n_outputs; o++)
-    {
-      entry->outputs[o] = g_object_ref (call->outputs[o]);
-      if (ep_dtype_is_floating (call->outputs[o]->layout.dtype))
-        track (self, call->outputs[o]);
-    }
-  g_ptr_array_add (self->entries, entry);
+
+  return TRUE;
+}
+
+/* The hook for a step of many ops run as one (a staged call replayed):
+ * one entry, whose rule is the composite's. */
+static gboolean
+tape_composite (EpRecorder       *recorder,
+                EpComposite      *composite,
+                EpTensor *const  *inputs,
+                guint             n_inputs,
+                EpTensor *const  *outputs,
+                guint             n_outputs,
+                GError          **error)
+{
+  EpGradientTape *self = tape_of (recorder);
+  TapeEntry *entry;
+
+  if (!can_record (self) || !wants_step (self, inputs, n_inputs, outputs, n_outputs))
+    return TRUE;
+
+  entry = add_entry (self, inputs, n_inputs, outputs, n_outputs);
+  entry->composite = ep_composite_ref (composite);
 
   return TRUE;
 }
@@ -367,6 +428,7 @@ ep_gradient_tape_init (EpGradientTape *self)
 {
   self->recorder.record = tape_record;
   self->recorder.variable = tape_variable;
+  self->recorder.composite = tape_composite;
   self->watch_accessed_variables = TRUE;
   self->entries = g_ptr_array_new_with_free_func (tape_entry_free);
   self->tracked = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
@@ -689,6 +751,14 @@ ep_gradient_tape_watched_variables (EpGradientTape *self)
   return variables;
 }
 
+/* How many steps @self holds (an op, or a staged call replayed as one):
+ * for tests. */
+guint
+ep_gradient_tape_get_n_entries (EpGradientTape *self)
+{
+  return self->entries->len;
+}
+
 /* The backward pass */
 
 static void
@@ -755,7 +825,7 @@ take_input_grad (const TapeEntry  *entry,
 
       g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
                    _("gradient: the rule of %s gave a gradient of shape %s for an input of shape %s"),
-                   entry->op->name, got, want);
+                   entry_name (entry), got, want);
       return FALSE;
     }
 
@@ -764,6 +834,30 @@ take_input_grad (const TapeEntry  *entry,
     return FALSE;
 
   return accumulate (grads, input, converted, error);
+}
+
+/* Takes the gradients a rule gave (@input_grads, emptied) for the inputs
+ * that depend on a source; drops the others. */
+static gboolean
+take_input_grads (const TapeEntry  *entry,
+                  EpTensor        **input_grads,
+                  GHashTable       *grads,
+                  GHashTable       *reach,
+                  gboolean          ok,
+                  GError          **error)
+{
+  for (guint i = 0; i < entry->n_inputs; i++)
+    {
+      EpTensor *grad = g_steal_pointer (&input_grads[i]);
+
+      if (grad == NULL)
+        continue;
+      if (ok && g_hash_table_contains (reach, entry->inputs[i]))
+        ok = take_input_grad (entry, i, grad, grads, error);
+      g_object_unref (grad);
+    }
+
+  return ok;
 }
 
 /* Runs the rule of one recorded op. @reach holds the tensors that depend
@@ -817,16 +911,7 @@ run_rule (const TapeEntry  *entry,
       ep_grad_context_pop (previous);
     }
 
-  for (guint i = 0; i < entry->n_inputs; i++)
-    {
-      EpTensor *grad = g_steal_pointer (&input_grads[i]);
-
-      if (grad == NULL)
-        continue;
-      if (ok && g_hash_table_contains (reach, entry->inputs[i]))
-        ok = take_input_grad (entry, i, grad, grads, error);
-      g_object_unref (grad);
-    }
+  ok = take_input_grads (entry, input_grads, grads, reach, ok, error);
 
   for (guint o = 0; o < entry->n_outputs; o++)
     g_clear_object (&output_grads[o]);
@@ -837,6 +922,30 @@ run_rule (const TapeEntry  *entry,
     }
 
   return ok;
+}
+
+/* Runs the rule of a composite step: it gets the gradients its outputs
+ * have (%NULL for the others: it makes what zeros it needs) and which
+ * inputs depend on a source. */
+static gboolean
+run_composite (const TapeEntry  *entry,
+               GHashTable       *grads,
+               GHashTable       *reach,
+               GError          **error)
+{
+  g_autofree EpTensor **output_grads = g_new (EpTensor *, MAX (entry->n_outputs, 1));
+  g_autofree EpTensor **input_grads = g_new0 (EpTensor *, MAX (entry->n_inputs, 1));
+  g_autofree gboolean *needed = g_new (gboolean, MAX (entry->n_inputs, 1));
+  gboolean ok;
+
+  for (guint o = 0; o < entry->n_outputs; o++)
+    output_grads[o] = g_hash_table_lookup (grads, entry->outputs[o]);
+  for (guint i = 0; i < entry->n_inputs; i++)
+    needed[i] = g_hash_table_contains (reach, entry->inputs[i]);
+
+  ok = entry->composite->gradient (entry->composite, output_grads, needed, input_grads, error);
+
+  return take_input_grads (entry, input_grads, grads, reach, ok, error);
 }
 
 static gboolean
@@ -924,7 +1033,10 @@ backward (EpGradientTape  *self,
       if (!relevant[e] || !has_output_grad (entry, grads))
         continue;
 
-      ok = run_rule (entry, grads, reach, error);
+      if (entry->composite != NULL)
+        ok = run_composite (entry, grads, reach, error);
+      else
+        ok = run_rule (entry, grads, reach, error);
 
       /* no later op uses these gradients again: free them early */
       for (guint o = 0; o < entry->n_outputs; o++)

@@ -259,6 +259,15 @@ ep_variable_peek (EpVariable *self)
   return g_object_ref (self->value);
 }
 
+/* The value as assign_add reads it to compute an update: recorders hear
+ * of a peek, which tapes do not watch (a staged update replayed op by
+ * op). */
+EpTensor *
+ep_variable_read_for_update (EpVariable *self)
+{
+  return peek (self);
+}
+
 /**
  * ep_variable_read:
  * @self: a variable

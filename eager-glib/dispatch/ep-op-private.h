@@ -147,6 +147,11 @@ typedef enum {
   /* No public function has the op's signature: identity is internal,
    * custom_gradient takes callbacks. Bindings do not wrap it. */
   EP_OP_FLAG_NO_FUNCTION = 1 << 3,
+  /* The output's shape depends on the values of an input (mask, with
+   * EP_OP_FLAG_READS_DATA): a traced gradient rule holds the shapes it
+   * saw, so gradients through a staged call of a graph with such an op
+   * are taken op by op (graph/staged-gradient.c). */
+  EP_OP_FLAG_DATA_SHAPED = 1 << 6,
 } EpOpFlags;
 
 /*

@@ -40,12 +40,65 @@ typedef void     (*EpVariableFunc) (EpRecorder       *recorder,
                                     EpTensor         *value,
                                     EpVariableAccess  access);
 
+/*
+ * EpComposite:
+ *
+ * The gradient rule of a step made of many ops that ran as one, without
+ * a recorder seeing them: a staged function's replay
+ * (graph/staged-gradient.c). A recorder that can take such a step (a
+ * gradient tape) records it as one node with this rule; one that must see
+ * every op (a tracer) cannot, and the caller then dispatches the ops one
+ * by one instead (ep_recorders_take_composites()). Reference counted:
+ * each tape that recorded the step holds it.
+ *
+ * @gradient is the rule: it gets one gradient per output of the step,
+ * %NULL where the output got none, and whether the tape wants the
+ * gradient of each input (@needed); it sets @input_grads[i], shaped like
+ * input i, for those it can (%NULL: no gradient). Like an op's rule
+ * (EpGradFunc) it is made of public ops, so outer tapes record it.
+ */
+typedef struct _EpComposite EpComposite;
+
+typedef gboolean (*EpCompositeGradFunc) (EpComposite      *composite,
+                                         EpTensor *const  *output_grads,
+                                         const gboolean   *needed,
+                                         EpTensor        **input_grads,
+                                         GError          **error);
+
+struct _EpComposite
+{
+  gatomicrefcount      ref_count;
+  const char          *name;       /* static: for messages */
+  EpCompositeGradFunc  gradient;
+  gpointer             data;
+  GDestroyNotify       destroy;
+};
+
+EpComposite *ep_composite_new   (const char           *name,
+                                 EpCompositeGradFunc   gradient,
+                                 gpointer              data,
+                                 GDestroyNotify        destroy);
+EpComposite *ep_composite_ref   (EpComposite          *self);
+void         ep_composite_unref (EpComposite          *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EpComposite, ep_composite_unref)
+
+/* A step of @composite ran, from @inputs to @outputs. */
+typedef gboolean (*EpCompositeFunc) (EpRecorder       *recorder,
+                                     EpComposite      *composite,
+                                     EpTensor *const  *inputs,
+                                     guint             n_inputs,
+                                     EpTensor *const  *outputs,
+                                     guint             n_outputs,
+                                     GError          **error);
+
 struct _EpRecorder
 {
-  EpRecordFunc    record;
-  EpVariableFunc  variable;   /* NULL: not interested */
-  EpRecorder     *below;
-  gboolean        active;
+  EpRecordFunc     record;
+  EpVariableFunc   variable;    /* NULL: not interested */
+  EpCompositeFunc  composite;   /* NULL: must see the ops one by one */
+  EpRecorder      *below;
+  gboolean         active;
 };
 
 void        ep_recorder_push        (EpRecorder      *recorder);
@@ -56,6 +109,13 @@ gboolean    ep_recorders_notify     (const EpOpCall  *call,
 void        ep_recorders_notify_variable (GObject          *variable,
                                          EpTensor         *value,
                                          EpVariableAccess  access);
+gboolean    ep_recorders_take_composites  (void);
+gboolean    ep_recorders_notify_composite (EpComposite      *composite,
+                                           EpTensor *const  *inputs,
+                                           guint             n_inputs,
+                                           EpTensor *const  *outputs,
+                                           guint             n_outputs,
+                                           GError          **error);
 
 /* The innermost active recorder of this thread, or NULL. */
 static inline EpRecorder *

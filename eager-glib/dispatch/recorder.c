@@ -68,3 +68,68 @@ ep_recorders_notify_variable (GObject          *variable,
     if (r->variable != NULL)
       r->variable (r, variable, value, access);
 }
+
+/* Whether every active recorder of this thread can take a composite step
+ * as one node: if one cannot (a tracer), the step's ops must be
+ * dispatched one by one. */
+gboolean
+ep_recorders_take_composites (void)
+{
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
+    if (r->composite == NULL)
+      return FALSE;
+
+  return TRUE;
+}
+
+gboolean
+ep_recorders_notify_composite (EpComposite      *composite,
+                               EpTensor *const  *inputs,
+                               guint             n_inputs,
+                               EpTensor *const  *outputs,
+                               guint             n_outputs,
+                               GError          **error)
+{
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
+    if (!r->composite (r, composite, inputs, n_inputs, outputs, n_outputs, error))
+      return FALSE;
+
+  return TRUE;
+}
+
+/* Composite steps */
+
+EpComposite *
+ep_composite_new (const char          *name,
+                  EpCompositeGradFunc  gradient,
+                  gpointer             data,
+                  GDestroyNotify       destroy)
+{
+  EpComposite *self = g_new0 (EpComposite, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->name = name;
+  self->gradient = gradient;
+  self->data = data;
+  self->destroy = destroy;
+
+  return self;
+}
+
+EpComposite *
+ep_composite_ref (EpComposite *self)
+{
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+ep_composite_unref (EpComposite *self)
+{
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+
+  if (self->destroy != NULL)
+    self->destroy (self->data);
+  g_free (self);
+}

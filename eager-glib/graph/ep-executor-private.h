@@ -24,10 +24,23 @@ gboolean  ep_graph_replay          (EpGraph          *graph,
                                     EpTensor        **outputs,
                                     GCancellable     *cancellable,
                                     GError          **error);
+gboolean  ep_graph_replay_full     (EpGraph          *graph,
+                                    EpFrame          *frame,
+                                    EpTensor *const  *inputs,
+                                    EpTensor        **variables,
+                                    EpTensor        **outputs,
+                                    EpTensor        **leaves,
+                                    GCancellable     *cancellable,
+                                    GError          **error);
 gboolean  ep_graph_replay_eagerly  (EpGraph          *graph,
                                     EpTensor *const  *inputs,
                                     EpTensor        **outputs,
                                     GError          **error);
+gboolean  ep_graph_replay_eagerly_full (EpGraph          *graph,
+                                        EpTensor *const  *inputs,
+                                        EpTensor        **outputs,
+                                        GPtrArray        *values,
+                                        GError          **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EpFrame, ep_frame_free)
 

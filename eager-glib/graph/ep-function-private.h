@@ -7,6 +7,7 @@
 
 #include "ep-function.h"
 #include "ep-graph-private.h"
+#include "ep-staged-gradient-private.h"
 
 G_BEGIN_DECLS
 
@@ -15,5 +16,10 @@ EpGraph    *ep_function_lookup_graph  (EpFunction           *self,
                                        guint                 n_inputs);
 EpFunction *ep_function_new_for_graph (EpGraph              *graph,
                                        EpTensorSpec *const  *signature);
+void        ep_function_set_pruning   (EpFunction           *self,
+                                       gboolean              pruning);
+EpStagedGradient *ep_function_lookup_gradient (EpFunction      *self,
+                                               EpTensor *const *inputs,
+                                               guint            n_inputs);
 
 G_END_DECLS

@@ -33,7 +33,9 @@ typedef struct
  * EpGraphNodeKind:
  * @EP_NODE_OP: an op, dispatched to its device's kernel
  * @EP_NODE_READ: reads variable @variable: its value as the replay has
- *   it (after the assignments the graph made before), one output
+ *   it (after the assignments the graph made before), one output; @peek
+ *   when the variable read itself to update itself (assign_add), which
+ *   gradient tapes do not watch
  * @EP_NODE_ASSIGN: gives variable @variable the value of input 0; the
  *   variables change when the whole replay has succeeded
  */
@@ -58,6 +60,7 @@ typedef struct
   EpOpAttrs        attrs;
   EpDevice        *device;
   guint            variable;
+  gboolean         peek;
   guint            n_inputs;
   EpValueRef      *inputs;
   guint            n_outputs;
@@ -102,6 +105,8 @@ EpGraphNode *ep_graph_get_node    (EpGraph         *self,
 EpGraphNode *ep_graph_add_node    (EpGraph         *self,
                                    EpGraphNodeKind  kind,
                                    guint            n_inputs);
+EpGraphNode *ep_graph_append_copy (EpGraph           *self,
+                                   const EpGraphNode *node);
 guint     ep_graph_add_constant   (EpGraph         *self,
                                    EpTensor        *constant);
 guint     ep_graph_add_variable   (EpGraph         *self,
@@ -109,6 +114,11 @@ guint     ep_graph_add_variable   (EpGraph         *self,
 gboolean  ep_graph_same_computation (EpGraph       *a,
                                      EpGraph       *b);
 char     *ep_graph_to_string      (EpGraph         *self);
+gboolean  ep_graph_node_is_leaf   (const EpGraphNode *node);
+guint     ep_graph_count_leaves   (EpGraph         *self);
+
+/* graph/prune.c */
+EpGraph  *ep_graph_prune          (EpGraph         *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EpGraph, ep_graph_unref)
 

@@ -383,12 +383,35 @@ ep_graph_replay (EpGraph          *graph,
                  GCancellable     *cancellable,
                  GError          **error)
 {
+  return ep_graph_replay_full (graph, frame, inputs, variables, outputs, NULL, cancellable, error);
+}
+
+/*
+ * ep_graph_replay_full:
+ * @leaves: (out) (nullable): room for one new tensor per leaf node
+ *   (ep_graph_node_is_leaf()), in node order: the values the replay read
+ *   from variables and drew at random; set back to %NULL on failure
+ *
+ * ep_graph_replay(), also handing out the leaves' values: a staged
+ * backward pass recomputes the forward one from them (see
+ * graph/staged-gradient.c).
+ */
+gboolean
+ep_graph_replay_full (EpGraph          *graph,
+                      EpFrame          *frame,
+                      EpTensor *const  *inputs,
+                      EpTensor        **variables,
+                      EpTensor        **outputs,
+                      EpTensor        **leaves,
+                      GCancellable     *cancellable,
+                      GError          **error)
+{
   guint n_variables = graph->variables->len;
   g_autofree EpTensor **assigned = g_new0 (EpTensor *, MAX (n_variables, 1));
   g_autoptr(GPtrArray) temporaries = g_ptr_array_new_with_free_func (g_object_unref);
   Replay r = { graph, frame, inputs, variables, assigned, temporaries };
   gboolean ok = TRUE;
-  guint n;
+  guint n, n_leaves = 0;
 
   g_return_val_if_fail (frame->graph == graph, FALSE);
 
@@ -414,6 +437,12 @@ ep_graph_replay (EpGraph          *graph,
           ok = run_assign (&r, node, error);
           break;
         }
+      if (ok && leaves != NULL && ep_graph_node_is_leaf (node))
+        {
+          EpValueRef ref = { EP_VALUE_NODE, n, 0 };
+
+          leaves[n_leaves++] = output_tensor (&r, &ref);
+        }
       release_dead (&r, n);
     }
 
@@ -432,6 +461,12 @@ ep_graph_replay (EpGraph          *graph,
         }
     }
 
+  else
+    {
+      for (guint k = 0; k < n_leaves; k++)
+        g_clear_object (&leaves[k]);
+    }
+
   for (guint v = 0; v < n_variables; v++)
     g_clear_object (&assigned[v]);
   for (guint s = 0; s < frame->n_slots; s++)
@@ -448,6 +483,25 @@ ep_graph_replay_eagerly (EpGraph          *graph,
                          EpTensor *const  *inputs,
                          EpTensor        **outputs,
                          GError          **error)
+{
+  return ep_graph_replay_eagerly_full (graph, inputs, outputs, NULL, error);
+}
+
+/*
+ * ep_graph_replay_eagerly_full:
+ * @values: (nullable): an array of tensors that gets a reference to each
+ *   node's outputs, in node order (none for an assignment)
+ *
+ * ep_graph_replay_eagerly(), also handing out every value it made: a
+ * staged backward pass finds where the forward values are in its own
+ * graph by returning them (see graph/staged-gradient.c).
+ */
+gboolean
+ep_graph_replay_eagerly_full (EpGraph          *graph,
+                              EpTensor *const  *inputs,
+                              EpTensor        **outputs,
+                              GPtrArray        *values_out,
+                              GError          **error)
 {
   guint n_nodes = ep_graph_get_n_nodes (graph);
   g_autoptr(GPtrArray) values = g_ptr_array_new_full (n_nodes, NULL);
@@ -484,7 +538,8 @@ ep_graph_replay_eagerly (EpGraph          *graph,
             ep_custom_gradient_set_backward (node_outputs[0], node->backward);
           break;
         case EP_NODE_READ:
-          node_outputs[0] = ep_variable_read (variable);
+          node_outputs[0] = node->peek ? ep_variable_read_for_update (variable)
+                                       : ep_variable_read (variable);
           break;
         case EP_NODE_ASSIGN:
           if (!ep_variable_assign (variable, node_inputs[0], error))
@@ -501,6 +556,8 @@ ep_graph_replay_eagerly (EpGraph          *graph,
 
   for (guint o = 0; o < graph->n_outputs; o++)
     outputs[o] = g_object_ref (VALUE (&graph->outputs[o]));
+  for (guint v = 0; values_out != NULL && v < values->len; v++)
+    g_ptr_array_add (values_out, g_object_ref (g_ptr_array_index (values, v)));
 #undef VALUE
 
   return TRUE;

@@ -15,6 +15,7 @@
 #include "ep-executor-private.h"
 #include "ep-function-private.h"
 #include "ep-function.h"
+#include "ep-staged-gradient-private.h"
 #include "ep-tracer-private.h"
 
 /**
@@ -53,9 +54,23 @@
  * graph of its own, so that a replay never gives what the function would
  * not. A trace that ran gradient rules (a training step with a tape)
  * gets a graph per shape at once: the rules compute with the shapes they
- * see. With a gradient tape or another function being traced
- * around the call, the graph's ops are dispatched one by one, so that the
- * tape records them (or the outer function stages them).
+ * see.
+ *
+ * A gradient tape around a replayed call records the whole call as one
+ * step, and its backward pass is staged too: written down from the ops'
+ * gradient rules the first time a gradient goes through the call, then
+ * replayed in C, without the intermediate results the tape would
+ * otherwise record one by one (per shape of the inputs, for a graph that
+ * serves several). The gradients, with respect to the inputs
+ * and to the variables the function reads (the values it read, as
+ * eagerly), are those of the function's ops run eagerly; a random op
+ * gives the backward pass the numbers that call drew. The backward pass
+ * is itself a staged call, so nested tapes give higher derivatives. A
+ * tape inside the function (a training step: loss, gradient, update) is
+ * staged with the rest. Two cases dispatch the graph's ops one by one
+ * instead: a call made while another function is being traced (the outer
+ * function stages them), and, under a tape, a function with an op whose
+ * result's shape depends on values ([method@Tensor.mask]).
  */
 
 /* What inputs a graph serves, for a signature with unknown extents:
@@ -73,9 +88,11 @@ typedef enum
 
 typedef struct
 {
-  EpGraph   *graph;
-  GPtrArray *frames;      /* EpFrame, free to use; under the lock */
-  GraphKind  kind;        /* under the lock */
+  EpGraph          *graph;
+  GPtrArray        *frames;      /* EpFrame, free to use; under the lock */
+  GraphKind         kind;        /* under the lock */
+  EpStagedGradient *gradient;    /* made on the first replay under a
+                                  * tape; under the lock */
 } Concrete;
 
 struct _EpFunction
@@ -90,6 +107,7 @@ struct _EpFunction
   GMutex           lock;
   GHashTable      *concrete;    /* signature key -> Concrete */
   guint            trace_count;
+  gboolean         pruning;     /* ep_function_set_pruning() */
 };
 
 G_DEFINE_FINAL_TYPE (EpFunction, ep_function, G_TYPE_OBJECT)
@@ -112,6 +130,7 @@ concrete_free (gpointer data)
   Concrete *concrete = data;
 
   g_ptr_array_unref (concrete->frames);
+  g_clear_pointer (&concrete->gradient, ep_staged_gradient_unref);
   ep_graph_unref (concrete->graph);
   g_free (concrete);
 }
@@ -412,6 +431,13 @@ run_traced (EpFunction       *self,
     return NULL;
 
   *graph = ep_tracer_finish (tracer, (EpTensor *const *) outputs->pdata, outputs->len);
+  if (self->pruning)
+    {
+      EpGraph *pruned = ep_graph_prune (*graph);
+
+      ep_graph_unref (*graph);
+      *graph = pruned;
+    }
   return g_steal_pointer (&outputs);
 }
 
@@ -523,6 +549,26 @@ new_outputs (EpGraph *graph)
   return outputs;
 }
 
+/* The gradient of @concrete's graph, made on first need. */
+static EpStagedGradient *
+gradient_of (EpFunction *self,
+             Concrete   *concrete)
+{
+  EpStagedGradient *gradient;
+
+  g_mutex_lock (&self->lock);
+  if (concrete->gradient == NULL)
+    concrete->gradient = ep_staged_gradient_new (concrete->graph);
+  gradient = ep_staged_gradient_ref (concrete->gradient);
+  g_mutex_unlock (&self->lock);
+
+  return gradient;
+}
+
+/* Without recorders, the graph runs in C. Gradient tapes around the call
+ * get it as one step whose backward pass is staged too (see
+ * graph/staged-gradient.c). A recorder that must see every op (a
+ * function being traced) gets the graph's ops dispatched one by one. */
 static GPtrArray *
 replay (EpFunction       *self,
         Concrete         *concrete,
@@ -533,13 +579,20 @@ replay (EpFunction       *self,
   EpTensor **out = (EpTensor **) outputs->pdata;
   gboolean ok;
 
-  if (ep_recorders_any ())
+  if (ep_recorders_any () && !ep_recorders_take_composites ())
     ok = ep_graph_replay_eagerly (concrete->graph, inputs, out, error);
   else
     {
       EpFrame *frame = take_frame (self, concrete);
 
-      ok = ep_graph_replay (concrete->graph, frame, inputs, NULL, out, NULL, error);
+      if (ep_recorders_any ())
+        {
+          g_autoptr(EpStagedGradient) gradient = gradient_of (self, concrete);
+
+          ok = ep_staged_gradient_replay (gradient, frame, inputs, out, error);
+        }
+      else
+        ok = ep_graph_replay (concrete->graph, frame, inputs, NULL, out, NULL, error);
       give_frame (self, concrete, frame);
     }
 
@@ -936,4 +989,32 @@ ep_function_new_for_graph (EpGraph              *graph,
   g_hash_table_insert (self->concrete, g_string_free (key, FALSE), concrete_new (graph, GRAPH_RELAXED));
 
   return self;
+}
+
+/* Graphs traced from now on drop the nodes nothing needs
+ * (ep_graph_prune()): for staged backward functions, which recompute the
+ * forward pass and use only part of it. */
+void
+ep_function_set_pruning (EpFunction *self,
+                         gboolean    pruning)
+{
+  self->pruning = pruning;
+}
+
+/* The gradient of the graph that serves @inputs, if it was replayed
+ * under a tape (transfer full), else NULL: for tests. */
+EpStagedGradient *
+ep_function_lookup_gradient (EpFunction       *self,
+                             EpTensor *const  *inputs,
+                             guint             n_inputs)
+{
+  Concrete *concrete = lookup_concrete (self, inputs, n_inputs);
+  EpStagedGradient *gradient = NULL;
+
+  g_mutex_lock (&self->lock);
+  if (concrete != NULL && concrete->gradient != NULL)
+    gradient = ep_staged_gradient_ref (concrete->gradient);
+  g_mutex_unlock (&self->lock);
+
+  return gradient;
 }

@@ -89,6 +89,23 @@ ep_graph_add_node (EpGraph         *self,
   return node;
 }
 
+/* A new node at the end of @self, a copy of @node (of any graph) but
+ * for its inputs, which the caller fills in. The pointer is good until
+ * the next node is added. */
+EpGraphNode *
+ep_graph_append_copy (EpGraph           *self,
+                      const EpGraphNode *node)
+{
+  EpGraphNode *copy = ep_graph_add_node (self, node->kind, node->n_inputs);
+  EpValueRef *inputs = copy->inputs;
+
+  *copy = *node;
+  copy->inputs = inputs;
+  if (node->backward != NULL)
+    copy->backward = ep_custom_gradient_dup_backward (node->backward);
+  return copy;
+}
+
 guint
 ep_graph_add_constant (EpGraph  *self,
                        EpTensor *constant)
@@ -193,6 +210,28 @@ ep_graph_same_computation (EpGraph *a,
       return FALSE;
 
   return TRUE;
+}
+
+/* Whether @node's value comes from outside the graph and its inputs: a
+ * variable read or a random draw. A replay hands these out when asked
+ * (ep_graph_replay_full()), so that a recomputation can use the same
+ * values. */
+gboolean
+ep_graph_node_is_leaf (const EpGraphNode *node)
+{
+  return node->kind == EP_NODE_READ
+         || (node->kind == EP_NODE_OP && (node->op->flags & EP_OP_FLAG_RANDOM));
+}
+
+guint
+ep_graph_count_leaves (EpGraph *self)
+{
+  guint n = 0;
+
+  for (guint k = 0; k < self->nodes->len; k++)
+    n += ep_graph_node_is_leaf (ep_graph_get_node (self, k));
+
+  return n;
 }
 
 static void

@@ -135,6 +135,7 @@ tracer_variable (EpRecorder       *recorder,
 
   node = ep_graph_add_node (self->graph, EP_NODE_READ, 0);
   node->variable = variable;
+  node->peek = access == EP_VARIABLE_PEEK;
   node->device = value->storage->device;
   node->n_outputs = 1;
   node->outputs[0] = value->layout;

@@ -380,7 +380,7 @@ mask_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_mask = {
   .id = EP_OP_MASK, .name = "mask",
-  .flags = EP_OP_FLAG_READS_DATA,
+  .flags = EP_OP_FLAG_READS_DATA | EP_OP_FLAG_DATA_SHAPED,
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("mask", EP_INPUT_BOOL)),
   .infer = mask_infer,
   .gradient = mask_gradient,
