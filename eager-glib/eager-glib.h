@@ -23,5 +23,6 @@
 #include "ep-value-and-grad-fn.h"
 #include "ep-tensor-spec.h"
 #include "ep-function.h"
+#include "ep-host-call.h"
 
 #undef EP_INSIDE

@@ -44,6 +44,11 @@ typedef struct
   /* core/tensor.c: tensors made on this thread, ever; the staging tests
    * read it to show that a replay makes none for its intermediates */
   guint64        tensors_made;
+
+  /* graph/host-call.c: where the host callbacks of the replay this
+   * thread runs must run (a worker of ep_function_call_async(): the
+   * caller's main context); NULL: here. Not a reference. */
+  GMainContext  *host_context;
 } EpContext;
 
 /* The fast way to this thread's context: NULL until its first use. Only

@@ -92,11 +92,25 @@ typedef gboolean (*EpCompositeFunc) (EpRecorder       *recorder,
                                      guint             n_outputs,
                                      GError          **error);
 
+/* A host callback (graph/host-call.c) ran from @inputs to @outputs: a
+ * tracer stages it as one opaque node. */
+typedef struct _EpHostCall EpHostCall;
+
+typedef gboolean (*EpHostCallFunc) (EpRecorder       *recorder,
+                                    EpHostCall       *call,
+                                    EpTensor *const  *inputs,
+                                    guint             n_inputs,
+                                    EpTensor *const  *outputs,
+                                    guint             n_outputs,
+                                    GError          **error);
+
 struct _EpRecorder
 {
   EpRecordFunc     record;
   EpVariableFunc   variable;    /* NULL: not interested */
   EpCompositeFunc  composite;   /* NULL: must see the ops one by one */
+  EpHostCallFunc   host;        /* NULL: sees a host call as a composite
+                                 * step, if it has a gradient */
   EpRecorder      *below;
   gboolean         active;
 };

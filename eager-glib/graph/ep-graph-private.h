@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "ep-host-call-private.h"
 #include "ep-op-private.h"
 #include "ep-variable.h"
 
@@ -38,11 +39,14 @@ typedef struct
  *   gradient tapes do not watch
  * @EP_NODE_ASSIGN: gives variable @variable the value of input 0; the
  *   variables change when the whole replay has succeeded
+ * @EP_NODE_HOST: calls host callback @host on its inputs; its outputs are
+ *   what the callback returns
  */
 typedef enum {
   EP_NODE_OP,
   EP_NODE_READ,
   EP_NODE_ASSIGN,
+  EP_NODE_HOST,
 } EpGraphNodeKind;
 
 /*
@@ -68,6 +72,9 @@ typedef struct
   gpointer         backward;   /* custom_gradient: the user's backward
                                 * function (referenced), for the outputs
                                 * of replays under tapes */
+  EpHostCall      *host;       /* EP_NODE_HOST (referenced) */
+  EpDevice        *devices[EP_MAX_OUTPUTS];  /* EP_NODE_HOST: where
+                                * each output was at trace time */
 } EpGraphNode;
 
 /*
@@ -94,6 +101,8 @@ struct _EpGraph
                                    * compute with the traced shapes (a
                                    * mean's count), so the graph serves
                                    * those shapes only */
+  gboolean         has_host_calls; /* an EP_NODE_HOST: replayed op by op
+                                    * under tapes, never saved */
 };
 
 EpGraph  *ep_graph_new            (void);

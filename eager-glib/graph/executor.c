@@ -325,6 +325,107 @@ run_read (Replay       *r,
   return TRUE;
 }
 
+/* Whether @inputs have the shapes @graph was traced on */
+static gboolean
+inputs_at_traced_shapes (EpGraph          *graph,
+                         EpTensor *const  *inputs)
+{
+  for (guint i = 0; i < graph->n_inputs; i++)
+    {
+      const EpLayout *traced = &graph->inputs[i];
+      const EpLayout *now = &inputs[i]->layout;
+
+      if (now->ndim != traced->ndim
+          || memcmp (now->shape, traced->shape, now->ndim * sizeof (gint64)) != 0)
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* The callback's results must be what the graph was traced with: their
+ * number, dtypes and ranks, and their shapes but on other extents of
+ * the inputs; on the devices they were then. */
+static gboolean
+take_host_results (const EpGraphNode  *node,
+                   gboolean            traced_shapes,
+                   GPtrArray          *results,
+                   GError            **error)
+{
+  if (results->len != node->n_outputs)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("host_call: the callback returned %u tensors, not %u as when it was traced"),
+                   results->len, node->n_outputs);
+      return FALSE;
+    }
+
+  for (guint o = 0; o < node->n_outputs; o++)
+    {
+      EpTensor *result = g_ptr_array_index (results, o);
+      const EpLayout *want = &node->outputs[o];
+
+      if (result->layout.dtype != want->dtype || result->layout.ndim != want->ndim
+          || (traced_shapes && memcmp (result->layout.shape, want->shape, want->ndim * sizeof (gint64)) != 0))
+        {
+          g_autofree char *got_text = ep_shape_to_string (result->layout.shape, result->layout.ndim);
+          g_autofree char *want_text = ep_shape_to_string (want->shape, want->ndim);
+
+          g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                       _("host_call: result %u is %s %s, not %s %s as when the function was traced"),
+                       o, ep_dtype_get_name (result->layout.dtype), got_text,
+                       ep_dtype_get_name (want->dtype), want_text);
+          return FALSE;
+        }
+      if (result->storage->device != node->devices[o])
+        {
+          EpTensor *moved = ep_tensor_to_device (result, node->devices[o], error);
+
+          if (moved == NULL)
+            return FALSE;
+          g_ptr_array_index (results, o) = moved;
+          g_object_unref (result);
+        }
+    }
+
+  return TRUE;
+}
+
+/* A host callback: its arguments are objects of their own (it may keep
+ * them), its results fill the node's slots. */
+static gboolean
+run_host (Replay       *r,
+          guint         n,
+          EpGraphNode  *node,
+          GError      **error)
+{
+  g_autoptr(GPtrArray) args = ep_tensor_array_new (node->n_inputs);
+  g_autoptr(GPtrArray) results = NULL;
+
+  for (guint i = 0; i < node->n_inputs; i++)
+    {
+      EpTensor *value = value_of (r, &node->inputs[i]);
+      EpTensor *arg = ep_tensor_new_with_storage (&value->layout, value->storage);
+
+      arg->weak = value->weak;
+      g_ptr_array_add (args, arg);
+    }
+
+  results = ep_host_call_invoke (node->host, (EpTensor **) args->pdata, args->len, error);
+  if (results == NULL
+      || !take_host_results (node, inputs_at_traced_shapes (r->graph, r->inputs), results, error))
+    return FALSE;
+
+  for (guint o = 0; o < node->n_outputs; o++)
+    {
+      EpTensor *result = g_ptr_array_index (results, o);
+
+      fill_slot (r->frame->slots[r->frame->first_slot[n] + o], &result->layout, result->storage);
+    }
+
+  return TRUE;
+}
+
 /* Storage nothing reads any more goes back to its device now. */
 static void
 release_dead (Replay *r,
@@ -436,6 +537,9 @@ ep_graph_replay_full (EpGraph          *graph,
         case EP_NODE_ASSIGN:
           ok = run_assign (&r, node, error);
           break;
+        case EP_NODE_HOST:
+          ok = run_host (&r, n, node, error);
+          break;
         }
       if (ok && leaves != NULL && ep_graph_node_is_leaf (node))
         {
@@ -517,8 +621,8 @@ ep_graph_replay_eagerly_full (EpGraph          *graph,
   for (guint n = 0; n < n_nodes; n++)
     {
       EpGraphNode *node = ep_graph_get_node (graph, n);
-      EpVariable *variable = node->kind == EP_NODE_OP ? NULL
-                             : g_ptr_array_index (graph->variables, node->variable);
+      EpVariable *variable = node->kind == EP_NODE_READ || node->kind == EP_NODE_ASSIGN
+                             ? g_ptr_array_index (graph->variables, node->variable) : NULL;
       EpTensor *node_outputs[EP_MAX_OUTPUTS] = { NULL };
       g_autofree EpTensor **node_inputs = g_new (EpTensor *, MAX (node->n_inputs, 1));
       EpOpAttrs attrs = node->attrs;
@@ -544,6 +648,17 @@ ep_graph_replay_eagerly_full (EpGraph          *graph,
         case EP_NODE_ASSIGN:
           if (!ep_variable_assign (variable, node_inputs[0], error))
             return FALSE;
+          break;
+        case EP_NODE_HOST:
+          {
+            g_autoptr(GPtrArray) results = ep_host_call_run (node->host, node_inputs, node->n_inputs, error);
+
+            if (results == NULL
+                || !take_host_results (node, inputs_at_traced_shapes (graph, inputs), results, error))
+              return FALSE;
+            for (guint o = 0; o < node->n_outputs; o++)
+              node_outputs[o] = g_object_ref (g_ptr_array_index (results, o));
+          }
           break;
         }
 

@@ -579,7 +579,7 @@ replay (EpFunction       *self,
   EpTensor **out = (EpTensor **) outputs->pdata;
   gboolean ok;
 
-  if (ep_recorders_any () && !ep_recorders_take_composites ())
+  if (ep_recorders_any () && (!ep_recorders_take_composites () || concrete->graph->has_host_calls))
     ok = ep_graph_replay_eagerly (concrete->graph, inputs, out, error);
   else
     {
@@ -753,8 +753,10 @@ replay_in_thread (GTask        *task,
   GError *error = NULL;
   gboolean ok;
 
+  ep_context_get ()->host_context = g_task_get_context (task);
   ok = ep_graph_replay (call->concrete->graph, frame, (EpTensor *const *) call->inputs->pdata,
                         call->variables, (EpTensor **) outputs->pdata, cancellable, &error);
+  ep_context_get ()->host_context = NULL;
   give_frame (self, call->concrete, frame);
 
   if (!ok)

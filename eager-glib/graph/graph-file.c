@@ -414,6 +414,12 @@ check_savable (EpGraph  *graph,
     {
       EpGraphNode *node = ep_graph_get_node (graph, n);
 
+      if (node->kind == EP_NODE_HOST)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                       _("save: the graph calls a host callback (host_call), a function of the host language; it cannot be saved"));
+          return FALSE;
+        }
       if (node->kind == EP_NODE_OP && node->op == &ep_op_custom_gradient)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,

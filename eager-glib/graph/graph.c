@@ -19,6 +19,7 @@ node_clear (gpointer data)
 
   g_free (node->inputs);
   g_clear_pointer (&node->backward, ep_custom_gradient_unref_backward);
+  g_clear_pointer (&node->host, ep_host_call_unref);
 }
 
 EpGraph *
@@ -103,6 +104,11 @@ ep_graph_append_copy (EpGraph           *self,
   copy->inputs = inputs;
   if (node->backward != NULL)
     copy->backward = ep_custom_gradient_dup_backward (node->backward);
+  if (node->host != NULL)
+    {
+      copy->host = ep_host_call_ref (node->host);
+      self->has_host_calls = TRUE;
+    }
   return copy;
 }
 
@@ -148,6 +154,8 @@ nodes_equal (const EpGraphNode *a,
   if (a->kind != b->kind || a->n_inputs != b->n_inputs || a->n_outputs != b->n_outputs
       || !refs_equal (a->inputs, b->inputs, a->n_inputs))
     return FALSE;
+  if (a->kind == EP_NODE_HOST)
+    return a->host == b->host;
   if (a->kind != EP_NODE_OP)
     return a->variable == b->variable;
 
@@ -268,6 +276,8 @@ ep_graph_to_string (EpGraph *self)
         g_string_append_printf (s, "read v%u", node->variable);
       else if (node->kind == EP_NODE_ASSIGN)
         g_string_append_printf (s, "assign v%u", node->variable);
+      else if (node->kind == EP_NODE_HOST)
+        g_string_append (s, "host_call");
       else
         g_string_append (s, node->op->name);
       g_string_append (s, " (");

@@ -142,6 +142,39 @@ tracer_variable (EpRecorder       *recorder,
   bind (self, value, (EpValueRef) { EP_VALUE_NODE, index, 0 });
 }
 
+/* A host callback is one node, which calls it again at each replay. */
+static gboolean
+tracer_host (EpRecorder       *recorder,
+             EpHostCall       *call,
+             EpTensor *const  *inputs,
+             guint             n_inputs,
+             EpTensor *const  *outputs,
+             guint             n_outputs,
+             GError          **error)
+{
+  EpTracer *self = tracer_of (recorder);
+  guint index = ep_graph_get_n_nodes (self->graph);
+  EpValueRef *refs = g_newa (EpValueRef, MAX (n_inputs, 1));
+  EpGraphNode *node;
+
+  for (guint i = 0; i < n_inputs; i++)
+    refs[i] = ref_of (self, inputs[i]);
+
+  node = ep_graph_add_node (self->graph, EP_NODE_HOST, n_inputs);
+  node->host = ep_host_call_ref (call);
+  memcpy (node->inputs, refs, n_inputs * sizeof (EpValueRef));
+  node->n_outputs = n_outputs;
+  for (guint o = 0; o < n_outputs; o++)
+    {
+      node->outputs[o] = outputs[o]->layout;
+      node->devices[o] = outputs[o]->storage->device;
+      bind (self, outputs[o], (EpValueRef) { EP_VALUE_NODE, index, o });
+    }
+  self->graph->has_host_calls = TRUE;
+
+  return TRUE;
+}
+
 /* A tracer for a function of @inputs: each is graph input i. */
 EpTracer *
 ep_tracer_new (EpTensor *const *inputs,
@@ -151,6 +184,7 @@ ep_tracer_new (EpTensor *const *inputs,
 
   self->recorder.record = tracer_record;
   self->recorder.variable = tracer_variable;
+  self->recorder.host = tracer_host;
   self->graph = ep_graph_new ();
   self->values = g_hash_table_new_full (NULL, NULL, g_object_unref, g_free);
 
