@@ -820,6 +820,10 @@ replayed (GObject      *source_object,
  * (%G_IO_ERROR_CANCELLED, noticed between two ops or once the replay
  * is done) leaves every variable as it was.
  *
+ * Host callbacks in the graph ([func@host_call]) run on this thread's
+ * main context while the replay waits for them: a language like
+ * JavaScript runs only there.
+ *
  * Tracing runs the function, which may only run on this thread: the
  * first call with a new input signature traces here, before returning,
  * and so does a call made while a gradient tape or a tracer is active on

@@ -177,11 +177,18 @@ invoke_on (GMainContext  *main_context,
            GError       **error)
 {
   Job job = { self, args, n_args };
+  GSource *source = g_idle_source_new ();
 
   g_mutex_init (&job.lock);
   g_cond_init (&job.cond);
 
-  g_main_context_invoke (main_context, run_job, &job);
+  /* a source, not g_main_context_invoke(): that runs the job here when
+   * the context is the global default and nobody owns it yet */
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, run_job, &job, NULL);
+  g_source_set_static_name (source, "[eager-glib] host_call");
+  g_source_attach (source, main_context);
+  g_source_unref (source);
   g_mutex_lock (&job.lock);
   while (!job.done)
     g_cond_wait (&job.cond, &job.lock);
@@ -475,7 +482,7 @@ ep_host_call_run (EpHostCall  *self,
  * [method@Function.call_async] runs @func on the calling thread's main
  * context, and waits for it.
  *
- * Returns: (transfer full) (element-type EpTensor): the results, or
+ * Returns: (transfer container) (element-type EpTensor): the results, or
  *   %NULL with @error set: the error @func set, or
  *   %EP_ERROR_INVALID_ARGUMENT for results that are not tensors or too
  *   many

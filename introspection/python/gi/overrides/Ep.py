@@ -123,6 +123,8 @@ _Index = Union[_IndexItem, tuple[_IndexItem, ...]]
 _Unconnected = Union[UnconnectedGradients, Literal["zero", "zeros", "none"], None]
 # what a custom gradient function returns: one gradient per input (None: zeros)
 _Gradients = Union[Tensor, Variable, None, Sequence[Union[Tensor, Variable, None]]]
+# what Ep.host_call returns: what its callback did, as tensors
+_HostResults = Union[Tensor, tuple[Tensor, ...], None]
 # NumPy's arrays and dtypes, named so in class bodies where `numpy` is a method
 _NDArray = numpy.typing.NDArray[Any]
 _NumPyDTypeLike = numpy.typing.DTypeLike
@@ -2412,7 +2414,73 @@ def function(func=None, input_signature=None):
     return StagedFunction(func, input_signature)
 
 
-__all__ += ["function", "StagedFunction", "ConcreteFunction", "TensorSpec"]
+def _host_results(result, name):
+    """What a host callback returned, as a list of tensors, and how to
+    give it back: None, one tensor, or a tuple."""
+    if result is None:
+        return [], None
+    if _is_sequence(result):
+        return [_host_result(r, name) for r in result], tuple
+    return [_host_result(result, name)], "one"
+
+
+def _host_result(value, name):
+    if value is None or isinstance(value, (str, bytes)):
+        raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                        f"{name}: the callback returned {type(value).__name__}, not a tensor")
+    return _as_tensor(value)
+
+
+def host_call(func: Callable[..., Union[ArrayLike, Sequence[ArrayLike], None]], *inputs: ArrayLike,
+              gradient: Optional[Callable[[tuple[Tensor, ...], tuple[Tensor, ...]], _Gradients]] = None
+              ) -> _HostResults:
+    """Calls func(*inputs), a Python function, as one opaque step: in a
+    staged function (Ep.function), every call replays it, on that call's
+    values (TensorFlow's py_function). For logging, or data the graph
+    cannot express.
+
+    func returns a tensor, a NumPy array or a number, a tuple or list of
+    up to four of them, or None; host_call returns the same shape (a
+    tuple for a sequence). func runs with gradient tapes paused: its own
+    ops are not recorded. gradient(inputs, output_gradients) gives the
+    gradient of each input (a tensor, or a sequence; None: zeros); without
+    it, the results have no history. A staged function that calls a host
+    callback cannot be saved.
+    """
+    if not callable(func):
+        raise TypeError(f"host_call: {type(func).__name__} is not callable")
+    if gradient is not None and not callable(gradient):
+        raise TypeError(f"host_call: gradient: {type(gradient).__name__} is not callable")
+    tensors = [_as_tensor(a) for a in inputs]
+    user = _UserFunction(func, "host_call")
+    shape = []
+
+    def forward(args, *_rest):
+        def body():
+            flat, form = _host_results(func(*args), "host_call")
+            shape.append(form)
+            return flat
+        return user.run(body)
+
+    def backward(args, *rest):
+        # (PyGObject passes each array's length after it on some versions)
+        output_grads = next(r for r in rest if _is_sequence(r))
+
+        def body():
+            grads = _gradient_list(gradient(tuple(args), tuple(output_grads)), len(args), "host_call")
+            return [g if g is not None else a.zeros_like() for g, a in zip(grads, args)]
+        return user.run(body)
+
+    results = _call(Ep.host_call, forward, None, backward if gradient is not None else None, None, tensors)
+    form = shape[0] if shape else None
+    if form is None:
+        return None
+    if form == "one":
+        return results[0]
+    return tuple(results)
+
+
+__all__ += ["function", "StagedFunction", "ConcreteFunction", "TensorSpec", "host_call"]
 
 
 # ---------------------------------------------------------------------------
