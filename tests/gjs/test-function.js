@@ -122,6 +122,39 @@ test('a cancelled call_async leaves the variables as they were', () => {
     assertEqual(w.read().to_string(), '[3. 4.]', 'w untouched');
 });
 
+// A host callback is JavaScript inside the graph: each replay calls it,
+// on the main thread even when the replay runs on a worker.
+test('host callbacks run at every replay, async ones on the main loop', () => {
+    const seen = [];
+    const logged = Ep.Function.new(inputs => {
+        const [tripled] = Ep.host_call(args => {
+            seen.push(args[0].item_double());
+            return [args[0].mul_scalar(3)];
+        }, null, [inputs[0]]);
+        return [tripled.add_scalar(1)];
+    });
+    assertEqual(logged.call([vector([1], [])])[0].item_double(), 4, 'traced');
+    assertEqual(logged.call([vector([2], [])])[0].item_double(), 7, 'replayed');
+    const {results, error} = callAsync(logged, [vector([5], [])]);
+    assert(error === undefined, `${error}`);
+    assertEqual(results[0].item_double(), 16, 'replayed off the main loop');
+    assertEqual(JSON.stringify(seen), '[1,2,5]', 'what the callback saw');
+    assertEqual(logged.get_trace_count(), 1, 'traces');
+});
+
+test('a host gradient callback differentiates the call', () => {
+    const x = vector([1, 2]);
+    const tape = Ep.GradientTape.new(false);
+    tape.watch(x);
+    tape.start();
+    const [y] = Ep.host_call(args => [args[0].square()],
+        (args, outputGradients) => [outputGradients[0].mul(args[0].mul_scalar(2))], [x]);
+    const total = y.sum(null, false);
+    tape.stop();
+    const [grad] = tape.gradient([total], [x], null);
+    assertEqual(grad.to_string(), '[2. 4.]', 'gradient');
+});
+
 // gjs frees the objects it is given only when its garbage collector runs,
 // which the size of a tensor does not hasten. A step that returns nothing
 // makes no object: 100 000 steps in a plain loop keep the memory flat.
