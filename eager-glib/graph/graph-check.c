@@ -261,7 +261,7 @@ ep_graph_check (EpGraph  *graph,
         case EP_NODE_ASSIGN:
           ok = check_assign (&c, node, where, error);
           break;
-        case EP_NODE_HOST:      /* no file holds one */
+        case EP_NODE_HOST:
           g_set_error (error, EP_ERROR, EP_ERROR_FORMAT, _("%s: a host callback cannot be loaded"), where);
           break;
         }
