@@ -591,6 +591,12 @@ ep_gradient_tape_stop (EpGradientTape  *self,
                    _("stop: the tape was started by another thread"));
       return FALSE;
     }
+  if (!ep_recorder_is_on_stack (&self->recorder))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
+                   _("stop: the tape is paused while a host callback runs"));
+      return FALSE;
+    }
 
   ep_recorder_pop (&self->recorder);
   self->thread = NULL;

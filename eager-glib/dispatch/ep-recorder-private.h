@@ -118,6 +118,7 @@ struct _EpRecorder
 void        ep_recorder_push        (EpRecorder      *recorder);
 void        ep_recorder_pop         (EpRecorder      *recorder);
 gboolean    ep_recorder_is_active   (EpRecorder      *recorder);
+gboolean    ep_recorder_is_on_stack (EpRecorder      *recorder);
 gboolean    ep_recorders_notify     (const EpOpCall  *call,
                                      GError         **error);
 void        ep_recorders_notify_variable (GObject          *variable,

@@ -48,6 +48,19 @@ ep_recorder_is_active (EpRecorder *recorder)
   return recorder->active;
 }
 
+/* Whether @recorder is on this thread's stack now: an active recorder
+ * is not while a host callback runs (graph/host-call.c pauses the
+ * stack). */
+gboolean
+ep_recorder_is_on_stack (EpRecorder *recorder)
+{
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
+    if (r == recorder)
+      return TRUE;
+
+  return FALSE;
+}
+
 gboolean
 ep_recorders_notify (const EpOpCall  *call,
                      GError         **error)

@@ -123,12 +123,17 @@ invoke_here (EpHostCall  *self,
 {
   EpContext *context = ep_context_get ();
   EpRecorder *recorders = context->recorders;
+  EpRecorder **link;
   GError *local_error = NULL;
   GPtrArray *returned;
 
   context->recorders = NULL;
   returned = self->func (args, n_args, self->func_data, &local_error);
-  context->recorders = recorders;
+  /* tapes the callback started and left active stay so, above the
+   * paused ones */
+  for (link = &context->recorders; *link != NULL; link = &(*link)->below)
+    ;
+  *link = recorders;
 
   if (local_error != NULL)
     {

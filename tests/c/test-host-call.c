@@ -5,8 +5,10 @@
 
 #include "ep-test-util.h"
 
+#include "ep-autodiff-private.h"
 #include "ep-context-private.h"
 #include "ep-function-private.h"
+#include "ep-recorder-private.h"
 
 /* What the callbacks saw */
 typedef struct
@@ -398,6 +400,52 @@ test_gradient_inside_step (void)
   g_assert_cmpuint (the_log.gradient_calls, ==, 3);
 }
 
+/* Tapes inside the callback: an outer one is paused (it cannot be
+ * stopped there), one the callback starts stays active after it. */
+static EpGradientTape *outer_tape, *inner_tape;
+
+static GPtrArray *
+plays_with_tapes (EpTensor  **inputs,
+                  guint       n_inputs,
+                  gpointer    user_data,
+                  GError    **error)
+{
+  g_autoptr(GError) stop_error = NULL;
+
+  g_assert_false (ep_gradient_tape_stop (outer_tape, &stop_error));
+  ep_assert_error (stop_error, EP_ERROR_GRADIENT, "stop", "paused");
+  g_assert_true (ep_gradient_tape_start (inner_tape, NULL));
+  return NULL;
+}
+
+static void
+test_tapes_in_callback (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (2));
+  g_autoptr(GPtrArray) results = NULL;
+  g_autoptr(EpTensor) square = NULL;
+
+  outer_tape = ep_gradient_tape_new (FALSE);
+  inner_tape = ep_gradient_tape_new (FALSE);
+  g_assert_true (ep_gradient_tape_start (outer_tape, NULL));
+  results = ep_host_call (plays_with_tapes, NULL, NULL, NULL, NULL, NULL, &x, 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (results->len, ==, 0);
+
+  /* both record now, and stop in any order */
+  ep_gradient_tape_watch (inner_tape, x);
+  ep_gradient_tape_watch (outer_tape, x);
+  square = ep_tensor_square (x, &error);
+  g_assert_cmpuint (ep_gradient_tape_get_n_entries (inner_tape), ==, 1);
+  g_assert_cmpuint (ep_gradient_tape_get_n_entries (outer_tape), ==, 1);
+  g_assert_true (ep_gradient_tape_stop (outer_tape, NULL));
+  g_assert_true (ep_gradient_tape_stop (inner_tape, NULL));
+  g_assert_null (ep_recorders_innermost ());
+  g_clear_object (&outer_tape);
+  g_clear_object (&inner_tape);
+}
+
 /* No file holds host code. */
 static void
 test_cannot_save (void)
@@ -469,6 +517,7 @@ main (int   argc,
   g_test_add_func ("/host-call/bad-results", test_bad_results);
   g_test_add_func ("/host-call/gradient", test_gradient);
   g_test_add_func ("/host-call/gradient-inside-step", test_gradient_inside_step);
+  g_test_add_func ("/host-call/tapes-in-callback", test_tapes_in_callback);
   g_test_add_func ("/host-call/cannot-save", test_cannot_save);
   g_test_add_func ("/host-call/async-calls-back-on-caller-context", test_async_calls_back_on_caller_context);
 
