@@ -38,12 +38,13 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import os
 from functools import lru_cache
 from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Generic, Iterator,
                     Literal, Optional, ParamSpec, Sequence, TypeVar, Union, overload)
 
 from gi.module import get_introspection_module
-from gi.repository import GLib
+from gi.repository import Gio, GLib
 
 from ..overrides import override
 
@@ -2382,6 +2383,15 @@ class ConcreteFunction(Generic[_P, _R]):
     @property
     def python_function(self) -> Callable[_P, _R]:
         return self._staged.python_function
+
+    def save(self, path: Union[str, os.PathLike[str], Gio.File]) -> None:
+        """Writes this graph to path, a JSON document, with its constants
+        and variables in a .safetensors file beside it: Ep.Function.load
+        (or examples/c/run-graph.c) runs it with no Python. A relaxed
+        signature is saved relaxed once a second batch size has verified
+        the graph."""
+        file = path if isinstance(path, Gio.File) else Gio.File.new_for_path(os.fspath(path))
+        _call(self.function.save, list(self.inputs), file, None)
 
     def __repr__(self) -> str:
         return f"<Ep.ConcreteFunction {self._staged.__qualname__}{self._describe()}>"
