@@ -2,25 +2,29 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Usage: staged-mlp DIR. DIR holds what bench/run wrote: the digits
+ * Usage: staged-mlp DIR [EPOCHS]. DIR holds what bench/run wrote: the digits
  * (x.f32: 1797 × 64 float32, y.i64: 1797 labels) and the initial weights
  * (w1.f32 64 × 128, b1.f32, w2.f32 128 × 10, b2.f32). The step is
  * bench/run's: 64-128-10, ReLU, mean softmax cross-entropy, gradients by
  * a tape, SGD with learning rate 0.1, batch 32. It runs eagerly, then as
  * an EpFunction with the batch dimension unknown (one graph for the
  * batches of 32 and the last one of 5). Prints one JSON object: each
- * epoch's best and median seconds (first epoch not counted) and the
- * losses.
+ * way's best and median seconds per epoch (of EPOCHS, 6 unless given;
+ * the first epoch, which traces, not counted: it is "first"), the
+ * losses, and the process's peak resident memory (both ways ran in it).
  */
 
 #include <eager-glib/eager-glib.h>
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+static guint epochs = 6;
 
 #define N_SAMPLES 1797
 #define BATCH 32
-#define EPOCHS 6
 
 static double
 now (void)
@@ -155,7 +159,8 @@ run (GString    *json,
 {
   Mlp mlp;
   g_autoptr(EpFunction) fn = NULL;
-  double times[EPOCHS], losses[EPOCHS];
+  g_autofree double *times = g_new (double, epochs);
+  g_autofree double *losses = g_new (double, epochs);
 
   for (guint i = 0; i < 4; i++)
     mlp.params[i] = ep_variable_new (data->initial[i], NULL);
@@ -174,18 +179,18 @@ run (GString    *json,
       ep_tensor_spec_unref (specs[1]);
     }
 
-  for (guint e = 0; e < EPOCHS; e++)
+  for (guint e = 0; e < epochs; e++)
     {
       double t0 = now ();
 
       losses[e] = epoch (data, &mlp, fn);
       times[e] = now () - t0;
     }
-  qsort (times + 1, EPOCHS - 1, sizeof (double), compare_doubles);
-
-  g_string_append_printf (json, "%s\"%s\": {\"best\": %.9g, \"median\": %.9g, \"losses\": [",
-                          json->len > 1 ? ", " : "", name, times[1], times[1 + (EPOCHS - 1) / 2]);
-  for (guint e = 0; e < EPOCHS; e++)
+  g_string_append_printf (json, "%s\"%s\": {\"first\": %.9g, ", json->len > 1 ? ", " : "", name, times[0]);
+  qsort (times + 1, epochs - 1, sizeof (double), compare_doubles);
+  g_string_append_printf (json, "\"best\": %.9g, \"median\": %.9g, \"losses\": [",
+                          times[1], times[1 + (epochs - 1) / 2]);
+  for (guint e = 0; e < epochs; e++)
     g_string_append_printf (json, "%s%.9g", e > 0 ? ", " : "", losses[e]);
   g_string_append (json, "]");
   if (staged)
@@ -194,6 +199,19 @@ run (GString    *json,
 
   for (guint i = 0; i < 4; i++)
     g_object_unref (mlp.params[i]);
+}
+
+/* the peak resident set (VmHWM), as bench/run's peak_rss_mib () */
+static double
+peak_rss_mib (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL)
+      || (line = strstr (status, "VmHWM:")) == NULL)
+    return 0;
+  return g_ascii_strtod (line + strlen ("VmHWM:"), NULL) / 1024;
 }
 
 int
@@ -206,9 +224,9 @@ main (int    argc,
   g_autoptr(GString) json = g_string_new ("{");
   Data data;
 
-  if (argc != 2)
+  if (argc < 2 || argc > 3 || (argc == 3 && (epochs = atoi (argv[2])) < 2))
     {
-      fprintf (stderr, "usage: %s DIR\n", argv[0]);
+      fprintf (stderr, "usage: %s DIR [EPOCHS (2 or more)]\n", argv[0]);
       return 2;
     }
 
@@ -238,7 +256,7 @@ main (int    argc,
   run (json, "mlp_c_eager", &data, FALSE);
   run (json, "mlp_c_staged", &data, TRUE);
 
-  g_string_append (json, "}\n");
+  g_string_append_printf (json, ", \"peak_rss_mib\": %.1f}\n", peak_rss_mib ());
   fputs (json->str, stdout);
 
   g_ptr_array_unref (data.xs);

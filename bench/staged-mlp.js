@@ -2,20 +2,27 @@
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 //
-// Usage: gjs -m staged-mlp.js DIR, DIR as for bench/staged-mlp.c (the
-// digits and the initial weights, written by bench/run). The same step as
-// the C one: forward, gradients by a tape, SGD (0.1), batch 32; eagerly,
-// then as an Ep.Function with the batch dimension unknown. Prints one
-// JSON object with each epoch's best and median seconds (the first epoch
-// not counted) and the losses.
+// Usage: gjs -m staged-mlp.js DIR [EPOCHS], DIR as for bench/staged-mlp.c
+// (the digits and the initial weights, written by bench/run). The same
+// step as the C one: forward, gradients by a tape, SGD (0.1), batch 32;
+// eagerly, then as an Ep.Function with the batch dimension unknown.
+// Prints one JSON object as the C program does: each way's best and
+// median seconds per epoch (of EPOCHS, 6 unless given; the first, which
+// traces, not counted: it is "first"), the losses, and the process's peak
+// resident memory.
 import GLib from 'gi://GLib';
+import System from 'system';
 import Ep from 'gi://Ep?version=1.0';
 
 const N_SAMPLES = 1797;
 const BATCH = 32;
-const EPOCHS = 6;
+const EPOCHS = ARGV.length > 1 ? parseInt(ARGV[1]) : 6;
 
 const dir = ARGV[0];
+if (!dir || !(EPOCHS >= 2)) {
+    printerr('usage: gjs -m staged-mlp.js DIR [EPOCHS (2 or more)]');
+    System.exit(2);
+}
 
 function load(name, dtype, shape) {
     const [, contents] = GLib.file_get_contents(GLib.build_filenamev([dir, name]));
@@ -68,7 +75,21 @@ function run(staged) {
         losses.push(total / N_SAMPLES);
     }
     const warm = times.slice(1).sort((a, b) => a - b);
-    return {best: warm[0], median: warm[Math.floor(warm.length / 2)], losses};
+    const result = {first: times[0], best: warm[0], median: warm[Math.floor(warm.length / 2)], losses};
+    if (staged)
+        result.traces = call.get_trace_count();
+    return result;
 }
 
-print(JSON.stringify({mlp_gjs_eager: run(false), mlp_gjs_staged: run(true)}));
+// the peak resident set (VmHWM), as bench/run's peak_rss_mib()
+function peakRssMib() {
+    const [, status] = GLib.file_get_contents('/proc/self/status');
+    const match = /VmHWM:\s*(\d+)/.exec(new TextDecoder().decode(status));
+    return match ? parseInt(match[1]) / 1024 : 0;
+}
+
+const eager = run(false);
+// the eager run's garbage is collected before the staged run, not in it
+System.gc();
+const staged = run(true);
+print(JSON.stringify({mlp_gjs_eager: eager, mlp_gjs_staged: staged, peak_rss_mib: peakRssMib()}));
