@@ -204,8 +204,11 @@ set_inputs (EpGraph          *graph,
   graph->n_inputs = n_inputs;
   graph->inputs = g_new (EpLayout, MAX (n_inputs, 1));
   graph->input_devices = g_new (EpDevice *, MAX (n_inputs, 1));
-  memcpy (graph->inputs, layouts, n_inputs * sizeof (EpLayout));
-  memcpy (graph->input_devices, devices, n_inputs * sizeof (EpDevice *));
+  if (n_inputs > 0)     /* (memcpy from NULL is undefined, even of 0 bytes) */
+    {
+      memcpy (graph->inputs, layouts, n_inputs * sizeof (EpLayout));
+      memcpy (graph->input_devices, devices, n_inputs * sizeof (EpDevice *));
+    }
 }
 
 /* A copy of @graph's inputs, constants, variables and nodes; its outputs
@@ -894,7 +897,8 @@ derive_split (EpStagedGradient *self,
   f->n_outputs = self->graph->n_outputs + residuals->len;
   f->outputs = g_new (EpValueRef, MAX (f->n_outputs, 1));
   memcpy (f->outputs, self->graph->outputs, self->graph->n_outputs * sizeof (EpValueRef));
-  memcpy (f->outputs + self->graph->n_outputs, residuals->data, residuals->len * sizeof (EpValueRef));
+  if (residuals->len > 0)
+    memcpy (f->outputs + self->graph->n_outputs, residuals->data, residuals->len * sizeof (EpValueRef));
   pruned = ep_graph_prune (f);
 
   split = g_new0 (Split, 1);
