@@ -16,6 +16,9 @@ EpGraph    *ep_function_lookup_graph  (EpFunction           *self,
                                        guint                 n_inputs);
 EpFunction *ep_function_new_for_graph (EpGraph              *graph,
                                        EpTensorSpec *const  *signature);
+EpGraph    *ep_function_lookup_plan   (EpFunction           *self,
+                                       EpTensor *const      *inputs,
+                                       guint                 n_inputs);
 void        ep_function_set_pruning   (EpFunction           *self,
                                        gboolean              pruning);
 EpStagedGradient *ep_function_lookup_gradient (EpFunction      *self,

@@ -126,7 +126,7 @@ char     *ep_graph_to_string      (EpGraph         *self);
 gboolean  ep_graph_node_is_leaf   (const EpGraphNode *node);
 guint     ep_graph_count_leaves   (EpGraph         *self);
 
-/* graph/prune.c */
+/* graph/passes/prune.c */
 EpGraph  *ep_graph_prune          (EpGraph         *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EpGraph, ep_graph_unref)

@@ -15,6 +15,7 @@
 #include "ep-executor-private.h"
 #include "ep-function-private.h"
 #include "ep-function.h"
+#include "ep-passes-private.h"
 #include "ep-staged-gradient-private.h"
 #include "ep-tracer-private.h"
 
@@ -88,8 +89,13 @@ typedef enum
 
 typedef struct
 {
-  EpGraph          *graph;
-  GPtrArray        *frames;      /* EpFrame, free to use; under the lock */
+  EpGraph          *graph;       /* as traced: for tapes, tracers, files */
+  EpGraph          *plan;        /* what the passes made of it
+                                  * (graph/passes/), made on the first
+                                  * plain replay; under the lock */
+  GPtrArray        *frames;      /* EpFrame of @plan, free to use; under
+                                  * the lock */
+  GPtrArray        *traced_frames; /* EpFrame of @graph, the same */
   GraphKind         kind;        /* under the lock */
   EpStagedGradient *gradient;    /* made on the first replay under a
                                   * tape; under the lock */
@@ -120,6 +126,7 @@ concrete_new (EpGraph   *graph,
 
   concrete->graph = ep_graph_ref (graph);
   concrete->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) ep_frame_free);
+  concrete->traced_frames = g_ptr_array_new_with_free_func ((GDestroyNotify) ep_frame_free);
   concrete->kind = kind;
   return concrete;
 }
@@ -130,7 +137,9 @@ concrete_free (gpointer data)
   Concrete *concrete = data;
 
   g_ptr_array_unref (concrete->frames);
+  g_ptr_array_unref (concrete->traced_frames);
   g_clear_pointer (&concrete->gradient, ep_staged_gradient_unref);
+  g_clear_pointer (&concrete->plan, ep_graph_unref);
   ep_graph_unref (concrete->graph);
   g_free (concrete);
 }
@@ -515,28 +524,59 @@ trace (EpFunction       *self,
   return outputs;
 }
 
-/* A frame of @concrete's graph for one replay; give it back after. */
+/* What a plain replay of @concrete runs: its graph through the passes,
+ * made once (a new reference). */
+static EpGraph *
+plan_of (EpFunction *self,
+         Concrete   *concrete)
+{
+  EpGraph *plan;
+
+  g_mutex_lock (&self->lock);
+  plan = concrete->plan != NULL ? ep_graph_ref (concrete->plan) : NULL;
+  g_mutex_unlock (&self->lock);
+  if (plan != NULL)
+    return plan;
+
+  /* outside the lock: folding runs kernels */
+  plan = ep_graph_optimize (concrete->graph);
+  g_mutex_lock (&self->lock);
+  if (concrete->plan == NULL)
+    concrete->plan = ep_graph_ref (plan);
+  else
+    {
+      ep_graph_unref (plan);
+      plan = ep_graph_ref (concrete->plan);
+    }
+  g_mutex_unlock (&self->lock);
+
+  return plan;
+}
+
+/* A frame of @graph (@concrete's plan, or its traced graph: @pool holds
+ * the frames of that one) for one replay; give it back after. */
 static EpFrame *
 take_frame (EpFunction *self,
-            Concrete   *concrete)
+            GPtrArray  *pool,
+            EpGraph    *graph)
 {
   EpFrame *frame = NULL;
 
   g_mutex_lock (&self->lock);
-  if (concrete->frames->len > 0)
-    frame = g_ptr_array_steal_index_fast (concrete->frames, concrete->frames->len - 1);
+  if (pool->len > 0)
+    frame = g_ptr_array_steal_index_fast (pool, pool->len - 1);
   g_mutex_unlock (&self->lock);
 
-  return frame != NULL ? frame : ep_frame_new (concrete->graph);
+  return frame != NULL ? frame : ep_frame_new (graph);
 }
 
 static void
 give_frame (EpFunction *self,
-            Concrete   *concrete,
+            GPtrArray  *pool,
             EpFrame    *frame)
 {
   g_mutex_lock (&self->lock);
-  g_ptr_array_add (concrete->frames, frame);
+  g_ptr_array_add (pool, frame);
   g_mutex_unlock (&self->lock);
 }
 
@@ -581,19 +621,21 @@ replay (EpFunction       *self,
 
   if (ep_recorders_any () && (!ep_recorders_take_composites () || concrete->graph->has_host_calls))
     ok = ep_graph_replay_eagerly (concrete->graph, inputs, out, error);
+  else if (ep_recorders_any ())
+    {
+      g_autoptr(EpStagedGradient) gradient = gradient_of (self, concrete);
+      EpFrame *frame = take_frame (self, concrete->traced_frames, concrete->graph);
+
+      ok = ep_staged_gradient_replay (gradient, frame, inputs, out, error);
+      give_frame (self, concrete->traced_frames, frame);
+    }
   else
     {
-      EpFrame *frame = take_frame (self, concrete);
+      g_autoptr(EpGraph) plan = plan_of (self, concrete);
+      EpFrame *frame = take_frame (self, concrete->frames, plan);
 
-      if (ep_recorders_any ())
-        {
-          g_autoptr(EpStagedGradient) gradient = gradient_of (self, concrete);
-
-          ok = ep_staged_gradient_replay (gradient, frame, inputs, out, error);
-        }
-      else
-        ok = ep_graph_replay (concrete->graph, frame, inputs, NULL, out, NULL, error);
-      give_frame (self, concrete, frame);
+      ok = ep_graph_replay (plan, frame, inputs, NULL, out, NULL, error);
+      give_frame (self, concrete->frames, frame);
     }
 
   if (!ok)
@@ -749,15 +791,16 @@ replay_in_thread (GTask        *task,
   EpFunction *self = source_object;
   AsyncCall *call = task_data;
   g_autoptr(GPtrArray) outputs = new_outputs (call->concrete->graph);
-  EpFrame *frame = take_frame (self, call->concrete);
+  g_autoptr(EpGraph) plan = plan_of (self, call->concrete);
+  EpFrame *frame = take_frame (self, call->concrete->frames, plan);
   GError *error = NULL;
   gboolean ok;
 
   ep_context_get ()->host_context = g_task_get_context (task);
-  ok = ep_graph_replay (call->concrete->graph, frame, (EpTensor *const *) call->inputs->pdata,
+  ok = ep_graph_replay (plan, frame, (EpTensor *const *) call->inputs->pdata,
                         call->variables, (EpTensor **) outputs->pdata, cancellable, &error);
   ep_context_get ()->host_context = NULL;
-  give_frame (self, call->concrete, frame);
+  give_frame (self, call->concrete->frames, frame);
 
   if (!ok)
     {
@@ -995,6 +1038,24 @@ ep_function_new_for_graph (EpGraph              *graph,
   g_hash_table_insert (self->concrete, g_string_free (key, FALSE), concrete_new (graph, GRAPH_RELAXED));
 
   return self;
+}
+
+/* The graph plain replays of @inputs run (the passes' work), or NULL
+ * when none has run yet: for the passes' tests. */
+EpGraph *
+ep_function_lookup_plan (EpFunction       *self,
+                         EpTensor *const  *inputs,
+                         guint             n_inputs)
+{
+  Concrete *concrete = lookup_concrete (self, inputs, n_inputs);
+  EpGraph *plan = NULL;
+
+  g_mutex_lock (&self->lock);
+  if (concrete != NULL && concrete->plan != NULL)
+    plan = ep_graph_ref (concrete->plan);
+  g_mutex_unlock (&self->lock);
+
+  return plan;
 }
 
 /* Graphs traced from now on drop the nodes nothing needs

@@ -1,4 +1,4 @@
-/* graph/prune.c: dropping the nodes nothing needs
+/* graph/passes/prune.c: dead-node elimination
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
