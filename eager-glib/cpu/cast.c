@@ -54,6 +54,14 @@ static const EpCpuLoop cast_loops[5][5] = {
   CAST_ROW (float32), CAST_ROW (float64), CAST_ROW (int32), CAST_ROW (int64), CAST_ROW (bool),
 };
 
+/* The loop cpu_astype() runs (graph fusion) */
+EpCpuLoop
+ep_cpu_cast_loop (EpDType from,
+                  EpDType to)
+{
+  return cast_loops[from][to];
+}
+
 static gboolean
 cpu_astype (EpOpCall  *call,
             GError   **error)

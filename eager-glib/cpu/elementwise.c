@@ -267,6 +267,14 @@ cpu_clip (EpOpCall  *call,
   return TRUE;
 }
 
+/* The loop cpu_binary() runs for @op on @dtype (graph fusion) */
+EpCpuLoop
+ep_cpu_binary_loop (EpOpId  op,
+                    EpDType dtype)
+{
+  return binary_loops[op][dtype];
+}
+
 void
 ep_cpu_register_elementwise (EpKernelFunc *kernels)
 {

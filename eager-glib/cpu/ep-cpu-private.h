@@ -126,6 +126,11 @@ gboolean    ep_cpu_vmath_lookup_at (EpCpuVmath   func,
 /* Runs a unary @call (exp, log, sin, …) with its vector function;
  * FALSE when it has none for this op and dtype. */
 gboolean    ep_cpu_vmath_map     (EpOpCall      *call);
+/* The loop ep_cpu_vmath_map() would run for @op on @dtype */
+gboolean    ep_cpu_vmath_op_loop (EpOpId         op,
+                                  EpDType        dtype,
+                                  EpCpuLoop     *loop,
+                                  gconstpointer *user_data);
 
 /* reduce.c: the NaN-propagating maximum of m, x[0] … x[n-1]
  * (the first NaN; of equal values the later), vectorized */
@@ -163,6 +168,18 @@ void     ep_cpu_register_join        (EpKernelFunc *kernels);
 void     ep_cpu_register_index       (EpKernelFunc *kernels);
 void     ep_cpu_register_linalg      (EpKernelFunc *kernels);
 void     ep_cpu_register_lapack      (EpKernelFunc *kernels);
+
+/* The inner loops the elementwise kernels run, for graph fusion
+ * (cpu/fused.c): NULL where the op has none for that dtype */
+EpCpuLoop ep_cpu_math_loop        (EpOpId         op,
+                                   EpDType        dtype,
+                                   gconstpointer *user_data);
+EpCpuLoop ep_cpu_binary_loop      (EpOpId         op,
+                                   EpDType        dtype);
+EpCpuLoop ep_cpu_logical_loop     (EpOpId         op,
+                                   EpDType        dtype);
+EpCpuLoop ep_cpu_cast_loop        (EpDType        from,
+                                   EpDType        to);
 
 /* ops/cast.c: the device-neutral copy behind to_device */
 gboolean ep_copy_to_device_kernel    (EpOpCall     *call,

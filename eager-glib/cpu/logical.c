@@ -87,6 +87,15 @@ cpu_unary (EpOpCall  *call,
   return ep_cpu_map_table (call, unary_loops);
 }
 
+/* The loop cpu_binary() or cpu_unary() runs for @op on @dtype (graph
+ * fusion) */
+EpCpuLoop
+ep_cpu_logical_loop (EpOpId  op,
+                     EpDType dtype)
+{
+  return binary_loops[op][dtype] != NULL ? binary_loops[op][dtype] : unary_loops[op][dtype];
+}
+
 void
 ep_cpu_register_logical (EpKernelFunc *kernels)
 {

@@ -132,6 +132,20 @@ cpu_unary (EpOpCall  *call,
   return ep_cpu_vmath_map (call) || ep_cpu_map_table (call, unary_loops);
 }
 
+/* The loop cpu_unary() runs for @op on @dtype (graph fusion) */
+EpCpuLoop
+ep_cpu_math_loop (EpOpId         op,
+                  EpDType        dtype,
+                  gconstpointer *user_data)
+{
+  EpCpuLoop loop;
+
+  if (ep_cpu_vmath_op_loop (op, dtype, &loop, user_data))
+    return loop;
+  *user_data = NULL;
+  return unary_loops[op][dtype];
+}
+
 void
 ep_cpu_register_math (EpKernelFunc *kernels)
 {

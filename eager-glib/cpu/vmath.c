@@ -376,6 +376,26 @@ op_table (void)
 }
 
 gboolean
+ep_cpu_vmath_op_loop (EpOpId         op,
+                      EpDType        dtype,
+                      EpCpuLoop     *loop,
+                      gconstpointer *user_data)
+{
+  const VectorLoop *entry;
+
+  if (dtype != EP_DTYPE_FLOAT32 && dtype != EP_DTYPE_FLOAT64)
+    return FALSE;
+
+  entry = op_table () + op * 2 + dtype;
+  if (entry->loop == NULL)
+    return FALSE;
+
+  *loop = entry->loop;
+  *user_data = entry->data;
+  return TRUE;
+}
+
+gboolean
 ep_cpu_vmath_map (EpOpCall *call)
 {
   EpDType dtype = call->inputs[0]->layout.dtype;
@@ -393,6 +413,15 @@ ep_cpu_vmath_map (EpOpCall *call)
 }
 
 #else /* no SLEEF, or not x86-64 */
+
+gboolean
+ep_cpu_vmath_op_loop (EpOpId         op,
+                      EpDType        dtype,
+                      EpCpuLoop     *loop,
+                      gconstpointer *user_data)
+{
+  return FALSE;
+}
 
 gboolean
 ep_cpu_vmath_map (EpOpCall *call)

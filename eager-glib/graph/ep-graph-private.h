@@ -41,13 +41,19 @@ typedef struct
  *   variables change when the whole replay has succeeded
  * @EP_NODE_HOST: calls host callback @host on its inputs; its outputs are
  *   what the callback returns
+ * @EP_NODE_FUSED: a group of elementwise ops run as one blocked loop
+ *   (@fused, graph/passes/fuse.c); only in optimized plans, never in a
+ *   traced graph, a tape or a file
  */
 typedef enum {
   EP_NODE_OP,
   EP_NODE_READ,
   EP_NODE_ASSIGN,
   EP_NODE_HOST,
+  EP_NODE_FUSED,
 } EpGraphNodeKind;
+
+typedef struct _EpFusedProgram EpFusedProgram;
 
 /*
  * EpGraphNode:
@@ -75,6 +81,7 @@ typedef struct
   EpHostCall      *host;       /* EP_NODE_HOST (referenced) */
   EpDevice        *devices[EP_MAX_OUTPUTS];  /* EP_NODE_HOST: where
                                 * each output was at trace time */
+  EpFusedProgram  *fused;      /* EP_NODE_FUSED (referenced) */
 } EpGraphNode;
 
 /*

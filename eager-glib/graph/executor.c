@@ -27,6 +27,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-executor-private.h"
+#include "ep-fuse-private.h"
 #include "ep-random-private.h"
 #include "ep-autodiff-private.h"
 
@@ -272,6 +273,25 @@ run_op (Replay       *r,
     }
 
   return run_kernel (&call, error);
+}
+
+/* A fused group (graph/passes/fuse.c), run by cpu/fused.c */
+static gboolean
+run_fused (Replay       *r,
+           guint         n,
+           EpGraphNode  *node,
+           GError      **error)
+{
+  g_autofree EpTensor **inputs = g_new (EpTensor *, MAX (node->n_inputs, 1));
+  g_autoptr(EpStorage) storage = NULL;
+  EpLayout layout;
+
+  for (guint i = 0; i < node->n_inputs; i++)
+    inputs[i] = value_of (r, &node->inputs[i]);
+  if (!ep_fused_run (node->fused, inputs, &layout, &storage, error))
+    return FALSE;
+  fill_slot (r->frame->slots[r->frame->first_slot[n]], &layout, storage);
+  return TRUE;
 }
 
 /* The value the variable has so far in this replay */
@@ -540,6 +560,9 @@ ep_graph_replay_full (EpGraph          *graph,
         case EP_NODE_HOST:
           ok = run_host (&r, n, node, error);
           break;
+        case EP_NODE_FUSED:
+          ok = run_fused (&r, n, node, error);
+          break;
         }
       if (ok && leaves != NULL && ep_graph_node_is_leaf (node))
         {
@@ -659,6 +682,10 @@ ep_graph_replay_eagerly_full (EpGraph          *graph,
             for (guint o = 0; o < node->n_outputs; o++)
               node_outputs[o] = g_object_ref (g_ptr_array_index (results, o));
           }
+          break;
+        case EP_NODE_FUSED:
+          if (!ep_fused_dispatch (node->fused, node_inputs, &node_outputs[0], error))
+            return FALSE;
           break;
         }
 

@@ -264,6 +264,9 @@ ep_graph_check (EpGraph  *graph,
         case EP_NODE_HOST:
           g_set_error (error, EP_ERROR, EP_ERROR_FORMAT, _("%s: a host callback cannot be loaded"), where);
           break;
+        case EP_NODE_FUSED:
+          /* only in optimized plans, which are never loaded */
+          g_assert_not_reached ();
         }
       if (!ok)
         return FALSE;

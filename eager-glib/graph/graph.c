@@ -9,6 +9,7 @@
 
 #include "ep-autodiff-private.h"
 #include "ep-device-private.h"
+#include "ep-fuse-private.h"
 #include "ep-graph-private.h"
 #include "ep-tensor-private.h"
 
@@ -20,6 +21,7 @@ node_clear (gpointer data)
   g_free (node->inputs);
   g_clear_pointer (&node->backward, ep_custom_gradient_unref_backward);
   g_clear_pointer (&node->host, ep_host_call_unref);
+  g_clear_pointer (&node->fused, ep_fused_program_unref);
 }
 
 EpGraph *
@@ -109,6 +111,8 @@ ep_graph_append_copy (EpGraph           *self,
       copy->host = ep_host_call_ref (node->host);
       self->has_host_calls = TRUE;
     }
+  if (node->fused != NULL)
+    copy->fused = ep_fused_program_ref (node->fused);
   return copy;
 }
 
@@ -278,6 +282,13 @@ ep_graph_to_string (EpGraph *self)
         g_string_append_printf (s, "assign v%u", node->variable);
       else if (node->kind == EP_NODE_HOST)
         g_string_append (s, "host_call");
+      else if (node->kind == EP_NODE_FUSED)
+        {
+          g_string_append (s, "fused[");
+          for (guint k = 0; k < node->fused->n_steps; k++)
+            g_string_append_printf (s, "%s%s", k > 0 ? " " : "", node->fused->steps[k].op->name);
+          g_string_append (s, "]");
+        }
       else
         g_string_append (s, node->op->name);
       g_string_append (s, " (");

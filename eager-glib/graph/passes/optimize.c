@@ -14,9 +14,11 @@
 
 #include <string.h>
 
+#include "ep-fuse-private.h"
 #include "ep-passes-private.h"
 
 static const EpGraphPass passes[] = {
+  { "fuse", ep_graph_fuse },
   { "prune", ep_graph_prune },
 };
 

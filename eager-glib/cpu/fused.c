@@ -1,0 +1,566 @@
+/* fused.c: fused elementwise groups on the CPU (EP_NODE_FUSED)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A group made by graph/passes/fuse.c runs as one blocked loop, in the
+ * manner of numexpr's virtual machine: the output is cut into tiles of
+ * TILE elements, and each tile runs every step through the inner loop
+ * the op's own kernel runs (the same loops, SLEEF's included, with the
+ * same dtypes), each step's value in a buffer of one tile that stays in
+ * the cache. The elements are computed as the unfused kernels compute
+ * them, so the results are the same bit for bit. Threads split the
+ * tiles.
+ *
+ * Each value of the group, inputs and steps, is seen from the output's
+ * shape as one of four kinds: FULL (the output's shape), SCALAR (one
+ * element), ROW (constant along the last axis: a keepdims reduction
+ * over it, as in softmax) or COL (varies along the last axis only: a
+ * bias). With a ROW or COL value, tiles stay within a row of the last
+ * axis. Anything else (other broadcasts, inputs that are not contiguous
+ * or not on the CPU) runs the steps one by one as the unfused graph
+ * would (run_steps()).
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ep-dispatch-private.h"
+#include "ep-error.h"
+#include "ep-fuse-private.h"
+#include "ep-tensor-private.h"
+
+/* Elements per tile: a few steps' buffers of 16 or 32 KiB stay in L2 */
+#define TILE 4096
+
+typedef enum {
+  FAMILY_OTHER,
+  FAMILY_CAST,
+  FAMILY_ELEMENTWISE,
+  FAMILY_MATH,
+  FAMILY_LOGICAL,
+} Family;
+
+#define FAMILY_cast FAMILY_CAST
+#define FAMILY_elementwise FAMILY_ELEMENTWISE
+#define FAMILY_math FAMILY_MATH
+#define FAMILY_logical FAMILY_LOGICAL
+#define FAMILY_creation FAMILY_OTHER
+#define FAMILY_random FAMILY_OTHER
+#define FAMILY_reduce FAMILY_OTHER
+#define FAMILY_scan FAMILY_OTHER
+#define FAMILY_sort FAMILY_OTHER
+#define FAMILY_softmax FAMILY_OTHER
+#define FAMILY_views FAMILY_OTHER
+#define FAMILY_join FAMILY_OTHER
+#define FAMILY_index FAMILY_OTHER
+#define FAMILY_linalg FAMILY_OTHER
+#define FAMILY_lapack FAMILY_OTHER
+#define FAMILY_autodiff FAMILY_OTHER
+
+static const Family families[EP_N_OPS] = {
+#define EP_OP(family, ID, name) [EP_OP_##ID] = FAMILY_##family,
+#define EP_FUNC(family, name)
+#include "ep-op-list-private.h"
+#undef EP_OP
+#undef EP_FUNC
+};
+
+EpFusedProgram *
+ep_fused_program_new (guint n_externals,
+                      guint n_steps)
+{
+  EpFusedProgram *self = g_new0 (EpFusedProgram, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->n_externals = n_externals;
+  self->external_dtypes = g_new0 (EpDType, MAX (n_externals, 1));
+  self->n_steps = n_steps;
+  self->steps = g_new0 (EpFusedStep, MAX (n_steps, 1));
+  return self;
+}
+
+EpFusedProgram *
+ep_fused_program_ref (EpFusedProgram *self)
+{
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+ep_fused_program_unref (EpFusedProgram *self)
+{
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+
+  g_free (self->external_dtypes);
+  g_free (self->steps);
+  g_free (self);
+}
+
+/* Finds the loop the CPU kernel of @op runs on inputs of @in_dtype giving
+ * @dtype: FALSE for an op that has none (or is no plain elementwise op
+ * of one or two inputs), which then stays out of fused groups. */
+gboolean
+ep_fused_step_init (EpFusedStep   *step,
+                    const EpOpDef *op,
+                    EpDType        in_dtype,
+                    EpDType        dtype)
+{
+  EpCpuLoop loop = NULL;
+  gconstpointer data = NULL;
+
+  if (op->id >= EP_N_OPS || in_dtype > EP_DTYPE_BOOL || dtype > EP_DTYPE_BOOL)
+    return FALSE;
+
+  switch (families[op->id])
+    {
+    case FAMILY_MATH:
+      if (op->n_inputs == 1 && dtype == in_dtype)
+        loop = ep_cpu_math_loop (op->id, in_dtype, &data);
+      break;
+    case FAMILY_ELEMENTWISE:
+      if (op->n_inputs == 2 && op->n_attrs == 0 && dtype == in_dtype)
+        loop = ep_cpu_binary_loop (op->id, in_dtype);
+      break;
+    case FAMILY_LOGICAL:
+      if (op->n_inputs <= 2 && op->n_attrs == 0 && dtype == EP_DTYPE_BOOL)
+        loop = ep_cpu_logical_loop (op->id, in_dtype);
+      break;
+    case FAMILY_CAST:
+      if (op->id == EP_OP_ASTYPE)
+        loop = ep_cpu_cast_loop (in_dtype, dtype);
+      break;
+    case FAMILY_OTHER:
+      break;
+    }
+
+  if (loop == NULL)
+    return FALSE;
+
+  step->op = op;
+  step->n_inputs = op->n_inputs;
+  step->in_dtype = in_dtype;
+  step->dtype = dtype;
+  step->loop = loop;
+  step->loop_data = data;
+  return TRUE;
+}
+
+/* The fallback: each step as the executor runs an op node (its rule,
+ * the conversions it asks for, its kernel on the traced device). */
+static gboolean
+run_step (const EpFusedStep  *step,
+          EpTensor          **inputs,
+          EpTensor          **output,
+          GError            **error)
+{
+  EpDType dtypes[2];
+  g_autoptr(GPtrArray) temporaries = g_ptr_array_new_with_free_func (g_object_unref);
+  EpOpCall call = { 0 };
+  g_autoptr(EpStorage) storage = NULL;
+  EpKernelFunc kernel;
+
+  call.op = step->op;
+  call.n_inputs = step->n_inputs;
+  call.inputs = inputs;
+  call.input_dtypes = dtypes;
+  call.attrs = step->attrs;
+  call.given_attrs = &step->attrs;
+  call.n_outputs = 1;
+  for (guint i = 0; i < step->n_inputs; i++)
+    dtypes[i] = inputs[i]->layout.dtype;
+
+  if (!ep_op_check_call (step->op, inputs, step->n_inputs, &call.attrs, error)
+      || !step->op->infer (&call, error))
+    return FALSE;
+
+  for (guint i = 0; i < call.n_inputs; i++)
+    {
+      gboolean wants_contiguous = (call.contiguous_inputs & (1u << i)) != 0;
+      EpTensor *converted;
+
+      if (inputs[i]->layout.dtype == dtypes[i]
+          && (!wants_contiguous || ep_layout_is_contiguous (&inputs[i]->layout)))
+        continue;
+      converted = ep_tensor_astype (inputs[i], dtypes[i], error);
+      if (converted == NULL)
+        return FALSE;
+      g_ptr_array_add (temporaries, converted);
+      if (wants_contiguous)
+        {
+          converted = ep_tensor_contiguous (converted, error);
+          if (converted == NULL)
+            return FALSE;
+          g_ptr_array_add (temporaries, converted);
+        }
+      inputs[i] = converted;
+    }
+
+  call.device = step->device;
+  storage = ep_layout_alloc (&call.output_layouts[0], call.device, error);
+  if (storage == NULL)
+    {
+      g_prefix_error (error, "%s: ", step->op->name);
+      return FALSE;
+    }
+  *output = ep_tensor_new_with_storage (&call.output_layouts[0], storage);
+  call.outputs[0] = *output;
+  if (ep_layout_get_size (&call.output_layouts[0]) == 0)
+    return TRUE;
+
+  kernel = call.device->backend->kernels[step->op->id];
+  if (kernel == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DEVICE, "%s: not implemented on device %s",
+                   step->op->name, call.device->name);
+      return FALSE;
+    }
+  return kernel (&call, error);
+}
+
+static gboolean
+run_steps (EpFusedProgram   *program,
+           EpTensor *const  *externals,
+           EpLayout         *layout,
+           EpStorage       **storage,
+           GError          **error)
+{
+  guint n_registers = program->n_externals + program->n_steps;
+  g_autofree EpTensor **registers = g_new0 (EpTensor *, n_registers);
+  gboolean ok = TRUE;
+
+  memcpy (registers, externals, program->n_externals * sizeof (EpTensor *));
+  for (guint k = 0; ok && k < program->n_steps; k++)
+    {
+      const EpFusedStep *step = &program->steps[k];
+      EpTensor *inputs[2] = { NULL, NULL };
+
+      for (guint i = 0; i < step->n_inputs; i++)
+        inputs[i] = registers[step->inputs[i]];
+      ok = run_step (step, inputs, &registers[program->n_externals + k], error);
+    }
+
+  if (ok)
+    {
+      EpTensor *last = registers[n_registers - 1];
+
+      *layout = last->layout;
+      *storage = ep_storage_ref (last->storage);
+    }
+  for (guint k = 0; k < program->n_steps; k++)
+    g_clear_object (&registers[program->n_externals + k]);
+
+  return ok;
+}
+
+typedef enum {
+  KIND_FULL,
+  KIND_SCALAR,
+  KIND_ROW,
+  KIND_COL,
+} Kind;
+
+#define KIND_IS_LONG(kind) ((kind) == KIND_FULL || (kind) == KIND_COL)
+
+/* What @shape (of @ndim axes) is, seen from @out's shape; FALSE when it
+ * is none of the four kinds */
+static gboolean
+classify (const gint64 *shape,
+          guint         ndim,
+          const EpLayout *out,
+          Kind         *kind)
+{
+  guint lead = out->ndim - ndim;
+  gboolean full = TRUE, row = out->ndim > 0, col = out->ndim > 0;
+  gint64 size = 1;
+
+  if (ndim > out->ndim)
+    return FALSE;
+  for (guint d = 0; d < out->ndim; d++)
+    {
+      gint64 extent = d < lead ? 1 : shape[d - lead];
+      gboolean last = d + 1 == out->ndim;
+
+      size *= extent;
+      full &= extent == out->shape[d];
+      if (last)
+        {
+          row &= extent == 1;
+          col &= extent == out->shape[d];
+        }
+      else
+        {
+          row &= extent == out->shape[d];
+          col &= extent == 1;
+        }
+    }
+
+  if (full)
+    *kind = KIND_FULL;
+  else if (size == 1)
+    *kind = KIND_SCALAR;
+  else if (row)
+    *kind = KIND_ROW;
+  else if (col)
+    *kind = KIND_COL;
+  else
+    return FALSE;
+
+  return TRUE;
+}
+
+/* NumPy broadcasting of two shapes; FALSE where they do not broadcast */
+static gboolean
+broadcast (const EpLayout *a,
+           const EpLayout *b,
+           EpLayout       *out)
+{
+  guint ndim = MAX (a->ndim, b->ndim);
+
+  out->ndim = ndim;
+  for (guint d = 0; d < ndim; d++)
+    {
+      gint64 x = d + a->ndim >= ndim ? a->shape[d + a->ndim - ndim] : 1;
+      gint64 y = d + b->ndim >= ndim ? b->shape[d + b->ndim - ndim] : 1;
+
+      if (x != y && x != 1 && y != 1)
+        return FALSE;
+      out->shape[d] = x == 1 ? y : x;
+    }
+
+  return TRUE;
+}
+
+/* A group ready to run fused */
+typedef struct
+{
+  EpFusedProgram *program;
+  guint           n_registers;
+  Kind           *kinds;         /* per register */
+  guint8        **bases;         /* per external: its first element */
+  gsize          *itemsizes;     /* per register */
+  guint8         *out;
+  gint64          size;          /* of the output */
+  gint64          row_length;    /* tiles stay within rows of this length;
+                                  * the output's size for flat tiles */
+  gint64          n_tiles;
+  gint64          tiles_per_task;
+} Plan;
+
+static void
+run_tile (const Plan *plan,
+          guint8     *scratch,
+          gint64      start,
+          gint64      length)
+{
+  EpFusedProgram *program = plan->program;
+  guint n_ext = program->n_externals;
+  gint64 row = start / plan->row_length, col = start % plan->row_length;
+
+  for (guint k = 0; k < program->n_steps; k++)
+    {
+      const EpFusedStep *step = &program->steps[k];
+      guint reg = n_ext + k;
+      gboolean last = k + 1 == program->n_steps;
+      guint8 *ptrs[3];
+      gint64 strides[3];
+      gint64 n = KIND_IS_LONG (plan->kinds[reg]) ? length : 1;
+
+      ptrs[0] = last ? plan->out + start * plan->itemsizes[reg] : scratch + (gsize) k * TILE * 8;
+      strides[0] = plan->itemsizes[reg];
+      for (guint i = 0; i < step->n_inputs; i++)
+        {
+          guint in = step->inputs[i];
+          gsize itemsize = plan->itemsizes[in];
+          Kind kind = plan->kinds[in];
+
+          if (in >= n_ext)
+            {
+              ptrs[1 + i] = scratch + (gsize) (in - n_ext) * TILE * 8;
+              strides[1 + i] = KIND_IS_LONG (kind) ? (gint64) itemsize : 0;
+              continue;
+            }
+          switch (kind)
+            {
+            case KIND_FULL:
+              ptrs[1 + i] = plan->bases[in] + start * itemsize;
+              strides[1 + i] = itemsize;
+              break;
+            case KIND_SCALAR:
+              ptrs[1 + i] = plan->bases[in];
+              strides[1 + i] = 0;
+              break;
+            case KIND_ROW:
+              ptrs[1 + i] = plan->bases[in] + row * itemsize;
+              strides[1 + i] = 0;
+              break;
+            case KIND_COL:
+              ptrs[1 + i] = plan->bases[in] + col * itemsize;
+              strides[1 + i] = itemsize;
+              break;
+            }
+        }
+      step->loop (ptrs, strides, n, step->loop_data);
+    }
+}
+
+/* Tile @t: within a row where rows matter */
+static void
+tile_bounds (const Plan *plan,
+             gint64      t,
+             gint64     *start,
+             gint64     *length)
+{
+  gint64 per_row = (plan->row_length + TILE - 1) / TILE;
+  gint64 row = t / per_row, in_row = t % per_row;
+
+  *start = row * plan->row_length + in_row * TILE;
+  *length = MIN (TILE, plan->row_length - in_row * TILE);
+}
+
+static void
+run_task (gpointer data,
+          guint    index)
+{
+  const Plan *plan = data;
+  gsize nbytes = (gsize) MAX (plan->program->n_steps, 1) * TILE * 8;
+  guint8 *scratch = ep_cpu_cache_alloc (nbytes);
+  gint64 first = (gint64) index * plan->tiles_per_task;
+  gint64 end = MIN (first + plan->tiles_per_task, plan->n_tiles);
+
+  for (gint64 t = first; t < end; t++)
+    {
+      gint64 start, length;
+
+      tile_bounds (plan, t, &start, &length);
+      run_tile (plan, scratch, start, length);
+    }
+  ep_cpu_cache_release (scratch, nbytes);
+}
+
+/* Shapes and kinds for @inputs: FALSE when the group cannot run fused */
+static gboolean
+plan_layouts (Plan             *plan,
+              EpTensor *const  *inputs,
+              EpLayout         *out)
+{
+  EpFusedProgram *program = plan->program;
+  guint n_ext = program->n_externals;
+  g_autofree EpLayout *shapes = g_new (EpLayout, plan->n_registers);
+  EpDevice *cpu = ep_device_get_cpu ();
+  gboolean rows = FALSE;
+
+  for (guint e = 0; e < n_ext; e++)
+    {
+      EpTensor *input = inputs[e];
+
+      if (input->storage == NULL || input->storage->device != cpu
+          || input->layout.dtype != program->external_dtypes[e]
+          || !ep_layout_is_contiguous (&input->layout))
+        return FALSE;
+      shapes[e] = input->layout;
+      plan->bases[e] = (guint8 *) input->storage->data
+                       + input->layout.offset * ep_dtype_get_itemsize (input->layout.dtype);
+      plan->itemsizes[e] = ep_dtype_get_itemsize (input->layout.dtype);
+    }
+
+  for (guint k = 0; k < program->n_steps; k++)
+    {
+      const EpFusedStep *step = &program->steps[k];
+      EpLayout *shape = &shapes[n_ext + k];
+
+      if (step->device != cpu)
+        return FALSE;
+      *shape = shapes[step->inputs[0]];
+      if (step->n_inputs == 2 && !broadcast (&shapes[step->inputs[0]], &shapes[step->inputs[1]], shape))
+        return FALSE;
+      shape->dtype = step->dtype;
+      plan->itemsizes[n_ext + k] = ep_dtype_get_itemsize (step->dtype);
+    }
+
+  if (!ep_layout_init (out, shapes[plan->n_registers - 1].dtype, shapes[plan->n_registers - 1].shape,
+                       shapes[plan->n_registers - 1].ndim, "fused", NULL))
+    return FALSE;
+  for (guint r = 0; r < plan->n_registers; r++)
+    {
+      if (!classify (shapes[r].shape, shapes[r].ndim, out, &plan->kinds[r]))
+        return FALSE;
+      rows |= plan->kinds[r] == KIND_ROW || plan->kinds[r] == KIND_COL;
+    }
+
+  plan->size = ep_layout_get_size (out);
+  plan->row_length = rows ? out->shape[out->ndim - 1] : MAX (plan->size, 1);
+  return TRUE;
+}
+
+gboolean
+ep_fused_run (EpFusedProgram   *program,
+              EpTensor *const  *inputs,
+              EpLayout         *layout,
+              EpStorage       **storage,
+              GError          **error)
+{
+  guint n_registers = program->n_externals + program->n_steps;
+  g_autofree Kind *kinds = g_new (Kind, n_registers);
+  g_autofree guint8 **bases = g_new0 (guint8 *, MAX (program->n_externals, 1));
+  g_autofree gsize *itemsizes = g_new (gsize, n_registers);
+  Plan plan = { program, n_registers, kinds, bases, itemsizes };
+  EpLayout out;
+  guint n_tasks;
+
+  if (!plan_layouts (&plan, inputs, &out))
+    return run_steps (program, inputs, layout, storage, error);
+
+  *storage = ep_layout_alloc (&out, ep_device_get_cpu (), error);
+  if (*storage == NULL)
+    return FALSE;
+  *layout = out;
+  if (plan.size == 0)
+    return TRUE;
+
+  plan.out = (guint8 *) (*storage)->data;
+  plan.n_tiles = (plan.size / plan.row_length) * ((plan.row_length + TILE - 1) / TILE);
+  /* tasks of a few EP_CPU_GRAIN elements, as the kernels split theirs */
+  plan.tiles_per_task = MAX (1, 2 * EP_CPU_GRAIN / MIN (TILE, plan.row_length));
+  if (plan.size < EP_CPU_PARALLEL_MIN)
+    plan.tiles_per_task = plan.n_tiles;
+  n_tasks = (guint) ((plan.n_tiles + plan.tiles_per_task - 1) / plan.tiles_per_task);
+  ep_cpu_parallel_for (n_tasks, run_task, &plan);
+
+  return TRUE;
+}
+
+/* The steps through ep_dispatch(), for a replay under recorders (which
+ * plans do not meet: they replay the traced graph) */
+gboolean
+ep_fused_dispatch (EpFusedProgram   *program,
+                   EpTensor *const  *externals,
+                   EpTensor        **output,
+                   GError          **error)
+{
+  guint n_registers = program->n_externals + program->n_steps;
+  g_autofree EpTensor **registers = g_new0 (EpTensor *, n_registers);
+  gboolean ok = TRUE;
+
+  memcpy (registers, externals, program->n_externals * sizeof (EpTensor *));
+  for (guint k = 0; ok && k < program->n_steps; k++)
+    {
+      const EpFusedStep *step = &program->steps[k];
+      EpTensor *inputs[2] = { NULL, NULL };
+      EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
+      EpOpAttrs attrs = step->attrs;
+
+      for (guint i = 0; i < step->n_inputs; i++)
+        inputs[i] = registers[step->inputs[i]];
+      ok = ep_dispatch (step->op, inputs, step->n_inputs, &attrs, outputs, error);
+      registers[program->n_externals + k] = outputs[0];
+    }
+
+  if (ok)
+    *output = g_object_ref (registers[n_registers - 1]);
+  for (guint k = 0; k < program->n_steps; k++)
+    g_clear_object (&registers[program->n_externals + k]);
+
+  return ok;
+}

@@ -1,0 +1,257 @@
+/* graph/passes/fuse.c: elementwise fusion on the CPU
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Groups of elementwise ops on cpu:0 (unary math, binary arithmetic,
+ * comparisons, astype) whose intermediate values nothing outside the
+ * group uses become one EP_NODE_FUSED node, which cpu/fused.c runs tile
+ * by tile through the ops' own inner loops: the intermediates stay in
+ * the cache, and the results are the unfused ones bit for bit.
+ *
+ * A group has one output, its last node (the root): going backwards, a
+ * fusible node joins the group of its users when they are all in one
+ * group and nothing else (an output of the graph, another node) reads
+ * it. Every path out of a group then leaves through its root, so the
+ * fused node, put where the root was, sees its inputs computed. Random
+ * draws, variable reads and host calls are never fusible: their values
+ * are inputs of a group, never part of one. Nodes on other devices
+ * (OpenCL) stay as they are.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ep-device-private.h"
+#include "ep-fuse-private.h"
+#include "ep-tensor-private.h"
+
+#define NO_GROUP G_MAXUINT
+
+static const EpLayout *
+traced_layout (EpGraph          *graph,
+               const EpValueRef *ref)
+{
+  switch (ref->kind)
+    {
+    case EP_VALUE_INPUT:
+      return &graph->inputs[ref->index];
+    case EP_VALUE_CONSTANT:
+      return &((EpTensor *) g_ptr_array_index (graph->constants, ref->index))->layout;
+    case EP_VALUE_NODE:
+      return &ep_graph_get_node (graph, ref->index)->outputs[ref->output];
+    }
+
+  g_return_val_if_reached (NULL);
+}
+
+/* Whether @node can be a step of a fused group, and which */
+static gboolean
+fusible (EpGraph           *graph,
+         const EpGraphNode *node,
+         EpFusedStep       *step)
+{
+  EpDType in_dtype;
+
+  if (node->kind != EP_NODE_OP || node->backward != NULL || node->n_outputs != 1
+      || node->device != ep_device_get_cpu ()
+      || (node->op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_TRANSFER | EP_OP_FLAG_READS_DATA
+                             | EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_RANDOM
+                             | EP_OP_FLAG_DATA_SHAPED))
+      || node->n_inputs < 1 || node->n_inputs > 2 || node->n_inputs != node->op->n_inputs)
+    return FALSE;
+
+  /* the inputs as the rule left them: no conversion asked for */
+  in_dtype = traced_layout (graph, &node->inputs[0])->dtype;
+  for (guint i = 1; i < node->n_inputs; i++)
+    if (traced_layout (graph, &node->inputs[i])->dtype != in_dtype)
+      return FALSE;
+
+  if (!ep_fused_step_init (step, node->op, in_dtype, node->outputs[0].dtype))
+    return FALSE;
+  step->attrs = node->attrs;
+  step->device = node->device;
+  return TRUE;
+}
+
+/* A copy of @self with each group of two or more fusible nodes made one
+ * EP_NODE_FUSED node where its root was. */
+EpGraph *
+ep_graph_fuse (EpGraph *self)
+{
+  guint n_nodes = ep_graph_get_n_nodes (self);
+  g_autofree EpFusedStep *steps = g_new0 (EpFusedStep, MAX (n_nodes, 1));
+  g_autofree gboolean *can = g_new0 (gboolean, MAX (n_nodes, 1));
+  g_autofree gboolean *pinned = g_new0 (gboolean, MAX (n_nodes, 1));
+  g_autofree guint *n_users = g_new0 (guint, MAX (n_nodes, 1));
+  g_autofree guint *group = g_new (guint, MAX (n_nodes, 1));
+  g_autofree guint *group_size = g_new0 (guint, MAX (n_nodes, 1));
+  g_autofree guint *node_index = g_new0 (guint, MAX (n_nodes, 1));
+  gboolean any = FALSE;
+  EpGraph *fused;
+
+  for (guint o = 0; o < self->n_outputs; o++)
+    if (self->outputs[o].kind == EP_VALUE_NODE)
+      pinned[self->outputs[o].index] = TRUE;
+  for (guint n = 0; n < n_nodes; n++)
+    {
+      EpGraphNode *node = ep_graph_get_node (self, n);
+
+      can[n] = fusible (self, node, &steps[n]);
+      for (guint i = 0; i < node->n_inputs; i++)
+        if (node->inputs[i].kind == EP_VALUE_NODE)
+          {
+            n_users[node->inputs[i].index]++;
+            if (!can[n])
+              pinned[node->inputs[i].index] = TRUE;
+          }
+    }
+
+  /* backwards: a node joins its users' group when they are all in one */
+  for (guint n = n_nodes; n-- > 0;)
+    {
+      EpGraphNode *node;
+      guint g = NO_GROUP;
+
+      group[n] = NO_GROUP;
+      if (!can[n] || (n_users[n] == 0 && !pinned[n]))
+        continue;
+      if (!pinned[n])
+        for (guint u = n + 1; u < n_nodes; u++)
+          {
+            node = ep_graph_get_node (self, u);
+            for (guint i = 0; i < node->n_inputs; i++)
+              if (node->inputs[i].kind == EP_VALUE_NODE && node->inputs[i].index == n)
+                {
+                  if (g == NO_GROUP)
+                    g = group[u];
+                  else if (group[u] != g)
+                    g = G_MAXUINT - 1;
+                }
+          }
+      group[n] = g < n_nodes ? g : n;
+      group_size[group[n]]++;
+      any |= group_size[group[n]] > 1;
+    }
+
+  if (!any)
+    return ep_graph_ref (self);
+
+  fused = ep_graph_new ();
+  fused->n_inputs = self->n_inputs;
+  fused->inputs = g_memdup2 (self->inputs, MAX (self->n_inputs, 1) * sizeof (EpLayout));
+  fused->input_devices = g_memdup2 (self->input_devices, MAX (self->n_inputs, 1) * sizeof (EpDevice *));
+  fused->fixed_shapes = self->fixed_shapes;
+  for (guint v = 0; v < self->variables->len; v++)
+    ep_graph_add_variable (fused, g_ptr_array_index (self->variables, v));
+  for (guint c = 0; c < self->constants->len; c++)
+    ep_graph_add_constant (fused, g_ptr_array_index (self->constants, c));
+
+#define MOVED(ref)                                                          \
+  ((ref).kind == EP_VALUE_NODE                                              \
+   ? (EpValueRef) { EP_VALUE_NODE, node_index[(ref).index], (ref).output }  \
+   : (ref))
+
+  for (guint n = 0; n < n_nodes; n++)
+    {
+      EpGraphNode *node = ep_graph_get_node (self, n);
+      EpGraphNode *copy;
+
+      if (group[n] != NO_GROUP && group_size[group[n]] > 1)
+        {
+          g_autoptr(GArray) externals = NULL;
+          g_autofree guint *step_of = NULL;
+          EpFusedProgram *program;
+          guint n_steps = 0, k = 0;
+
+          if (group[n] != n)
+            continue;   /* made with its root */
+
+          /* the root: its group's members, in order, and their inputs
+           * from outside */
+          externals = g_array_new (FALSE, FALSE, sizeof (EpValueRef));
+          step_of = g_new (guint, n + 1);
+          for (guint m = 0; m <= n; m++)
+            if (group[m] == n)
+              step_of[m] = n_steps++;
+          for (guint m = 0; m <= n; m++)
+            {
+              EpGraphNode *member = ep_graph_get_node (self, m);
+
+              if (group[m] != n)
+                continue;
+              for (guint i = 0; i < member->n_inputs; i++)
+                {
+                  const EpValueRef *ref = &member->inputs[i];
+                  gboolean known = FALSE;
+
+                  if (ref->kind == EP_VALUE_NODE && group[ref->index] == n)
+                    continue;
+                  for (guint e = 0; e < externals->len && !known; e++)
+                    {
+                      const EpValueRef *seen = &g_array_index (externals, EpValueRef, e);
+
+                      known = seen->kind == ref->kind && seen->index == ref->index
+                              && seen->output == ref->output;
+                    }
+                  if (!known)
+                    g_array_append_val (externals, *ref);
+                }
+            }
+
+          program = ep_fused_program_new (externals->len, n_steps);
+          for (guint e = 0; e < externals->len; e++)
+            program->external_dtypes[e] = traced_layout (self, &g_array_index (externals, EpValueRef, e))->dtype;
+          for (guint m = 0; m <= n; m++)
+            {
+              EpGraphNode *member = ep_graph_get_node (self, m);
+              EpFusedStep *step = &program->steps[k];
+
+              if (group[m] != n)
+                continue;
+              *step = steps[m];
+              for (guint i = 0; i < member->n_inputs; i++)
+                {
+                  const EpValueRef *ref = &member->inputs[i];
+
+                  if (ref->kind == EP_VALUE_NODE && group[ref->index] == n)
+                    {
+                      step->inputs[i] = externals->len + step_of[ref->index];
+                      continue;
+                    }
+                  for (guint e = 0; e < externals->len; e++)
+                    {
+                      const EpValueRef *seen = &g_array_index (externals, EpValueRef, e);
+
+                      if (seen->kind == ref->kind && seen->index == ref->index && seen->output == ref->output)
+                        step->inputs[i] = e;
+                    }
+                }
+              k++;
+            }
+
+          node_index[n] = ep_graph_get_n_nodes (fused);
+          copy = ep_graph_add_node (fused, EP_NODE_FUSED, externals->len);
+          copy->device = node->device;
+          copy->n_outputs = 1;
+          copy->outputs[0] = node->outputs[0];
+          copy->fused = program;
+          for (guint e = 0; e < externals->len; e++)
+            copy->inputs[e] = MOVED (g_array_index (externals, EpValueRef, e));
+          continue;
+        }
+
+      node_index[n] = ep_graph_get_n_nodes (fused);
+      copy = ep_graph_append_copy (fused, node);
+      for (guint i = 0; i < node->n_inputs; i++)
+        copy->inputs[i] = MOVED (node->inputs[i]);
+    }
+
+  fused->n_outputs = self->n_outputs;
+  fused->outputs = g_new (EpValueRef, MAX (self->n_outputs, 1));
+  for (guint o = 0; o < self->n_outputs; o++)
+    fused->outputs[o] = MOVED (self->outputs[o]);
+#undef MOVED
+
+  return fused;
+}
