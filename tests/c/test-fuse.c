@@ -1,0 +1,410 @@
+/* test-fuse.c: elementwise fusion on the CPU (graph/passes/fuse.c,
+ * cpu/fused.c)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <math.h>
+#include <string.h>
+
+#include "ep-test-util.h"
+
+#include "ep-function-private.h"
+#include "ep-graph-private.h"
+
+#define T(call) G_STMT_START { if ((call) == NULL) return NULL; } G_STMT_END
+
+static GPtrArray *
+one (EpTensor *tensor)
+{
+  GPtrArray *result = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (tensor != NULL)
+    g_ptr_array_add (result, tensor);
+  return result;
+}
+
+/* ((x * y).exp () - x).square () + 1.5 */
+static GPtrArray *
+chain (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) a = NULL, b = NULL, c = NULL, d = NULL;
+
+  T (a = ep_tensor_mul (in[0], in[1], error));
+  T (b = ep_tensor_exp (a, error));
+  T (c = ep_tensor_sub (b, in[0], error));
+  T (d = ep_tensor_square (c, error));
+  return one (ep_tensor_add_scalar (d, 1.5, error));
+}
+
+/* integers: (x * y + x) - 3 */
+static GPtrArray *
+int_chain (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) a = NULL, b = NULL;
+
+  T (a = ep_tensor_mul (in[0], in[1], error));
+  T (b = ep_tensor_add (a, in[0], error));
+  return one (ep_tensor_sub_scalar (b, 3, error));
+}
+
+/* softmax along the last axis, of ops */
+static GPtrArray *
+softmax (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  const gint axis = -1;
+  g_autoptr(EpTensor) m = NULL, d = NULL, e = NULL, s = NULL;
+
+  T (m = ep_tensor_max (in[0], &axis, 1, TRUE, error));
+  T (d = ep_tensor_sub (in[0], m, error));
+  T (e = ep_tensor_exp (d, error));
+  T (s = ep_tensor_sum (e, &axis, 1, TRUE, error));
+  return one (ep_tensor_div (e, s, error));
+}
+
+/* layer norm over the last axis with a scale and a shift (in[1], in[2]:
+ * the last axis only) */
+static GPtrArray *
+layer_norm (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  const gint axis = -1;
+  g_autoptr(EpTensor) mu = NULL, d = NULL, sq = NULL, var = NULL, ve = NULL, sd = NULL,
+                      z = NULL, zs = NULL;
+
+  T (mu = ep_tensor_mean (in[0], &axis, 1, TRUE, error));
+  T (d = ep_tensor_sub (in[0], mu, error));
+  T (sq = ep_tensor_mul (d, d, error));
+  T (var = ep_tensor_mean (sq, &axis, 1, TRUE, error));
+  T (ve = ep_tensor_add_scalar (var, 1e-5, error));
+  T (sd = ep_tensor_sqrt (ve, error));
+  T (z = ep_tensor_div (d, sd, error));
+  T (zs = ep_tensor_mul (z, in[1], error));
+  return one (ep_tensor_add (zs, in[2], error));
+}
+
+/* a value the group computes is also an output: nothing fuses */
+static GPtrArray *
+used_outside (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) e = NULL;
+  GPtrArray *out;
+
+  T (e = ep_tensor_exp (in[0], error));
+  out = one (ep_tensor_add_scalar (e, 1, error));
+  g_ptr_array_add (out, g_object_ref (e));
+  return out;
+}
+
+/* exp (sin (x)) * uniform + 1: the draw is an input of the group */
+static GPtrArray *
+with_random (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) a = NULL, b = NULL, r = NULL, c = NULL, d = NULL;
+
+  T (a = ep_tensor_sin (in[0], error));
+  T (b = ep_tensor_exp (a, error));
+  T (r = ep_uniform (in[0]->layout.shape, in[0]->layout.ndim, 0, 1, in[0]->layout.dtype, error));
+  T (c = ep_tensor_cos (r, error));
+  T (d = ep_tensor_mul (b, c, error));
+  return one (ep_tensor_add_scalar (d, 1, error));
+}
+
+static GPtrArray *
+identity_callback (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  return one (ep_tensor_neg (in[0], error));
+}
+
+/* exp (sin (x)), a host call, then cos (neg (·)): two groups */
+static GPtrArray *
+with_host (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) a = NULL, b = NULL, c = NULL;
+  g_autoptr(GPtrArray) h = NULL;
+
+  T (a = ep_tensor_sin (in[0], error));
+  T (b = ep_tensor_exp (a, error));
+  T (h = ep_host_call (identity_callback, NULL, NULL, NULL, NULL, NULL, &b, 1, error));
+  T (c = ep_tensor_neg (g_ptr_array_index (h, 0), error));
+  return one (ep_tensor_cos (c, error));
+}
+
+/* v * x + 1 with v a variable */
+static GPtrArray *
+with_variable (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) v = ep_variable_read (data);
+  g_autoptr(EpTensor) a = NULL;
+
+  T (a = ep_tensor_mul (v, in[0], error));
+  return one (ep_tensor_add_scalar (a, 1, error));
+}
+
+/* Random values with NaN, ±inf and -0 among them */
+static EpTensor *
+random_tensor (EpDType dtype, const gint64 *shape, guint ndim)
+{
+  gint64 size = 1;
+  g_autofree gdouble *values = NULL;
+
+  for (guint d = 0; d < ndim; d++)
+    size *= shape[d];
+  values = g_new (gdouble, MAX (size, 1));
+  for (gint64 i = 0; i < size; i++)
+    {
+      switch (g_test_rand_int_range (0, 40))
+        {
+        case 0: values[i] = NAN; break;
+        case 1: values[i] = INFINITY; break;
+        case 2: values[i] = -INFINITY; break;
+        case 3: values[i] = -0.0; break;
+        default:
+          values[i] = dtype == EP_DTYPE_INT32 ? g_test_rand_int_range (-50, 50)
+                                              : g_test_rand_double_range (-3, 3);
+        }
+      if (dtype == EP_DTYPE_INT32 && !isfinite (values[i]))
+        values[i] = 7;
+    }
+
+  return ep_test_new (dtype, shape, ndim, values, size);
+}
+
+static GPtrArray *
+call_twice (EpFunction *fn, EpTensor **inputs, guint n_inputs)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) first = NULL;
+  GPtrArray *second;
+
+  ep_set_seed (42);
+  first = ep_function_call (fn, inputs, n_inputs, &error);
+  g_assert_no_error (error);
+  ep_set_seed (42);
+  second = ep_function_call (fn, inputs, n_inputs, &error);
+  g_assert_no_error (error);
+  return second;
+}
+
+static guint
+count_fused (EpGraph *plan)
+{
+  guint fused = 0;
+
+  for (guint n = 0; n < ep_graph_get_n_nodes (plan); n++)
+    fused += ep_graph_get_node (plan, n)->kind == EP_NODE_FUSED;
+  return fused;
+}
+
+/* Calls @func staged with every pass and with none on @inputs (a second
+ * call: a replay of the plan), checks the results are the same bytes,
+ * and returns the plan's text; @n_fused: its fused nodes */
+static char *
+check (EpTensorsFunc func, gpointer data, EpTensorSpec **signature, guint n_signature,
+       EpTensor **inputs, guint n_inputs, guint n_fused)
+{
+  g_autoptr(EpFunction) fused_fn = signature != NULL
+    ? ep_function_new_with_signature (func, data, NULL, signature, n_signature)
+    : ep_function_new (func, data, NULL);
+  g_autoptr(EpFunction) plain_fn = signature != NULL
+    ? ep_function_new_with_signature (func, data, NULL, signature, n_signature)
+    : ep_function_new (func, data, NULL);
+  g_autoptr(GPtrArray) fused = NULL, plain = NULL;
+  g_autoptr(EpGraph) plan = NULL;
+
+  g_setenv ("EP_GRAPH_PASSES", "all", TRUE);
+  fused = call_twice (fused_fn, inputs, n_inputs);
+  plan = ep_function_lookup_plan (fused_fn, inputs, n_inputs);
+  g_assert_nonnull (plan);
+  if (count_fused (plan) != n_fused)
+    g_printerr ("%s", ep_graph_to_string (plan));
+  g_assert_cmpuint (count_fused (plan), ==, n_fused);
+
+  g_setenv ("EP_GRAPH_PASSES", "none", TRUE);
+  plain = call_twice (plain_fn, inputs, n_inputs);
+  g_setenv ("EP_GRAPH_PASSES", "all", TRUE);
+
+  g_assert_cmpuint (fused->len, ==, plain->len);
+  for (guint o = 0; o < fused->len; o++)
+    {
+      EpTensor *a = g_ptr_array_index (fused, o), *b = g_ptr_array_index (plain, o);
+      g_autoptr(GBytes) x = ep_tensor_to_bytes (a, NULL);
+      g_autoptr(GBytes) y = ep_tensor_to_bytes (b, NULL);
+
+      g_assert_cmpint (a->layout.dtype, ==, b->layout.dtype);
+      g_assert_cmpuint (a->layout.ndim, ==, b->layout.ndim);
+      g_assert_cmpmem (a->layout.shape, a->layout.ndim * sizeof (gint64), b->layout.shape, b->layout.ndim * sizeof (gint64));
+      g_assert_true (g_bytes_equal (x, y));
+    }
+
+  return ep_graph_to_string (plan);
+}
+
+static void
+test_chain (void)
+{
+  EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
+
+  for (guint t = 0; t < G_N_ELEMENTS (dtypes); t++)
+    {
+      /* large enough for several tiles and threads */
+      g_autoptr(EpTensor) x = random_tensor (dtypes[t], EP_DIMS (300, 1001), 2);
+      g_autoptr(EpTensor) y = random_tensor (dtypes[t], EP_DIMS (300, 1001), 2);
+      EpTensor *in[] = { x, y };
+      g_autofree char *text = check (chain, NULL, NULL, 0, in, 2, 1);
+
+      g_assert_nonnull (strstr (text, "fused[mul exp sub square"));
+    }
+}
+
+static void
+test_int (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_INT32, EP_DIMS (70000), 1);
+  g_autoptr(EpTensor) y = random_tensor (EP_DTYPE_INT32, EP_DIMS (70000), 1);
+  EpTensor *in[] = { x, y };
+  g_autofree char *text = check (int_chain, NULL, NULL, 0, in, 2, 1);
+}
+
+/* broadcasting: a column of maxima, a row (scale, shift) */
+static void
+test_softmax (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (64, 5000), 2);
+  EpTensor *in[] = { x };
+  g_autofree char *text = check (softmax, NULL, NULL, 0, in, 1, 1);
+
+  g_assert_nonnull (strstr (text, "fused[sub exp]"));
+}
+
+static void
+test_layer_norm (void)
+{
+  EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
+
+  for (guint t = 0; t < G_N_ELEMENTS (dtypes); t++)
+    {
+      g_autoptr(EpTensor) x = random_tensor (dtypes[t], EP_DIMS (33, 300), 2);
+      g_autoptr(EpTensor) g = random_tensor (dtypes[t], EP_DIMS (300), 1);
+      g_autoptr(EpTensor) b = random_tensor (dtypes[t], EP_DIMS (1, 300), 2);
+      EpTensor *in[] = { x, g, b };
+      g_autofree char *text = check (layer_norm, NULL, NULL, 0, in, 3, 1);
+
+      /* a column of variances, the values, a scale and a shift */
+      g_assert_nonnull (strstr (text, "fused[add sqrt div mul add]"));
+    }
+}
+
+/* a relaxed batch: the fused node sizes itself at each replay */
+static void
+test_relaxed (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensorSpec) xs = ep_tensor_spec_new (EP_SHAPE (-1, 300), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensorSpec) gs = ep_tensor_spec_new (EP_SHAPE (300), EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensorSpec) bs = ep_tensor_spec_new (EP_SHAPE (1, 300), EP_DTYPE_FLOAT32, &error);
+  EpTensorSpec *signature[] = { xs, gs, bs };
+  gint64 batches[] = { 5, 1, 0, 77 };
+
+  g_assert_no_error (error);
+  for (guint k = 0; k < G_N_ELEMENTS (batches); k++)
+    {
+      g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (batches[k], 300), 2);
+      g_autoptr(EpTensor) g = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (300), 1);
+      g_autoptr(EpTensor) b = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (1, 300), 2);
+      EpTensor *in[] = { x, g, b };
+      g_autofree char *text = check (layer_norm, NULL, signature, 3, in, 3, 1);
+    }
+}
+
+static void
+test_not_used_outside (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
+  EpTensor *in[] = { x };
+  g_autofree char *text = check (used_outside, NULL, NULL, 0, in, 1, 0);
+}
+
+static void
+test_random (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
+  EpTensor *in[] = { x };
+  g_autofree char *text = check (with_random, NULL, NULL, 0, in, 1, 1);
+
+  /* the draw stays a node of its own; cos of it, the only user, fuses
+   * with the rest */
+  g_assert_nonnull (strstr (text, "= uniform ("));
+  g_assert_nonnull (strstr (text, "fused[sin exp cos mul add]"));
+}
+
+static void
+test_host_call (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
+  EpTensor *in[] = { x };
+  g_autofree char *text = check (with_host, NULL, NULL, 0, in, 1, 2);
+
+  g_assert_nonnull (strstr (text, "fused[sin exp]"));
+  g_assert_nonnull (strstr (text, "host_call"));
+  g_assert_nonnull (strstr (text, "fused[neg cos]"));
+}
+
+static void
+test_variable (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) init = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
+  g_autoptr(EpVariable) v = ep_variable_new (init, "v");
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
+  EpTensor *in[] = { x };
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  text = check (with_variable, v, NULL, 0, in, 1, 1);
+  g_assert_nonnull (strstr (text, "read v0"));
+  g_assert_nonnull (strstr (text, "fused[mul add]"));
+}
+
+/* ops on another device stay as they are */
+static void
+test_opencl (void)
+{
+  g_autoptr(GError) error = NULL;
+  EpDevice *device = ep_device_get ("opencl:0", NULL);
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
+  g_autoptr(EpTensor) y = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
+  g_autoptr(EpTensor) xd = NULL, yd = NULL;
+  g_autofree char *text = NULL;
+
+  if (device == NULL)
+    {
+      g_test_skip ("no OpenCL device");
+      return;
+    }
+  xd = ep_tensor_to_device (x, device, &error);
+  yd = ep_tensor_to_device (y, device, &error);
+  g_assert_no_error (error);
+  {
+    EpTensor *in[] = { xd, yd };
+    text = check (chain, NULL, NULL, 0, in, 2, 0);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/fuse/chain", test_chain);
+  g_test_add_func ("/fuse/int", test_int);
+  g_test_add_func ("/fuse/softmax", test_softmax);
+  g_test_add_func ("/fuse/layer-norm", test_layer_norm);
+  g_test_add_func ("/fuse/relaxed", test_relaxed);
+  g_test_add_func ("/fuse/not/used-outside", test_not_used_outside);
+  g_test_add_func ("/fuse/not/random", test_random);
+  g_test_add_func ("/fuse/not/host-call", test_host_call);
+  g_test_add_func ("/fuse/not/variable", test_variable);
+  g_test_add_func ("/fuse/not/opencl", test_opencl);
+
+  return g_test_run ();
+}
