@@ -141,6 +141,21 @@ gdouble  ep_cpu_fold_max_f64    (gdouble         m,
                                  const gdouble  *x,
                                  gint64          n);
 
+/* reduce.c: the sum of @n elements of a float @dtype that @produce
+ * writes, a part at a time (elements @offset to @offset + @n into
+ * @buffer), on several threads: the bits cpu_sum() gives for a whole
+ * contiguous tensor of them. Into *@out. */
+typedef void (*EpCpuProduceFunc) (gpointer  data,
+                                  gint64    offset,
+                                  gint64    n,
+                                  guint8   *buffer);
+
+void     ep_cpu_sum_produced    (EpDType           dtype,
+                                 gint64            n,
+                                 EpCpuProduceFunc  produce,
+                                 gpointer          data,
+                                 gpointer          out);
+
 /* cache.c: where CPU buffers come from and go back to */
 gpointer ep_cpu_cache_alloc     (gsize           nbytes);
 void     ep_cpu_cache_release   (gpointer        data,

@@ -337,37 +337,41 @@ typedef struct
 {
   EpFusedProgram *program;
   guint           n_registers;
+  guint           n_loops;       /* the steps run by their loops (not
+                                  * a trailing sum) */
   Kind           *kinds;         /* per register */
   guint8        **bases;         /* per external: its first element */
   gsize          *itemsizes;     /* per register */
   guint8         *out;
-  gint64          size;          /* of the output */
+  gint64          size;          /* of the elementwise result */
   gint64          row_length;    /* tiles stay within rows of this length;
-                                  * the output's size for flat tiles */
-  gint64          n_tiles;
-  gint64          tiles_per_task;
+                                  * the whole size for flat tiles */
+  gint64          per_task;      /* elements per task */
 } Plan;
 
+/* Elements @start to @start + @length (within one row where rows
+ * matter), the last loop's value written at @out */
 static void
 run_tile (const Plan *plan,
           guint8     *scratch,
           gint64      start,
-          gint64      length)
+          gint64      length,
+          guint8     *out)
 {
   EpFusedProgram *program = plan->program;
   guint n_ext = program->n_externals;
   gint64 row = start / plan->row_length, col = start % plan->row_length;
 
-  for (guint k = 0; k < program->n_steps; k++)
+  for (guint k = 0; k < plan->n_loops; k++)
     {
       const EpFusedStep *step = &program->steps[k];
       guint reg = n_ext + k;
-      gboolean last = k + 1 == program->n_steps;
+      gboolean last = k + 1 == plan->n_loops;
       guint8 *ptrs[3];
       gint64 strides[3];
       gint64 n = KIND_IS_LONG (plan->kinds[reg]) ? length : 1;
 
-      ptrs[0] = last ? plan->out + start * plan->itemsizes[reg] : scratch + (gsize) k * TILE * 8;
+      ptrs[0] = last ? out : scratch + (gsize) k * TILE * 8;
       strides[0] = plan->itemsizes[reg];
       for (guint i = 0; i < step->n_inputs; i++)
         {
@@ -405,18 +409,26 @@ run_tile (const Plan *plan,
     }
 }
 
-/* Tile @t: within a row where rows matter */
+/* Elements @offset to @offset + @n into @out, tile by tile */
 static void
-tile_bounds (const Plan *plan,
-             gint64      t,
-             gint64     *start,
-             gint64     *length)
+run_range (const Plan *plan,
+           gint64      offset,
+           gint64      n,
+           guint8     *out)
 {
-  gint64 per_row = (plan->row_length + TILE - 1) / TILE;
-  gint64 row = t / per_row, in_row = t % per_row;
+  gsize nbytes = (gsize) MAX (plan->n_loops, 1) * TILE * 8;
+  guint8 *scratch = ep_cpu_cache_alloc (nbytes);
+  gsize itemsize = plan->itemsizes[plan->program->n_externals + plan->n_loops - 1];
+  gint64 end = offset + n;
 
-  *start = row * plan->row_length + in_row * TILE;
-  *length = MIN (TILE, plan->row_length - in_row * TILE);
+  for (gint64 start = offset; start < end;)
+    {
+      gint64 length = MIN (MIN (TILE, end - start), plan->row_length - start % plan->row_length);
+
+      run_tile (plan, scratch, start, length, out + (start - offset) * itemsize);
+      start += length;
+    }
+  ep_cpu_cache_release (scratch, nbytes);
 }
 
 static void
@@ -424,19 +436,20 @@ run_task (gpointer data,
           guint    index)
 {
   const Plan *plan = data;
-  gsize nbytes = (gsize) MAX (plan->program->n_steps, 1) * TILE * 8;
-  guint8 *scratch = ep_cpu_cache_alloc (nbytes);
-  gint64 first = (gint64) index * plan->tiles_per_task;
-  gint64 end = MIN (first + plan->tiles_per_task, plan->n_tiles);
+  gsize itemsize = plan->itemsizes[plan->program->n_externals + plan->n_loops - 1];
+  gint64 offset = (gint64) index * plan->per_task;
 
-  for (gint64 t = first; t < end; t++)
-    {
-      gint64 start, length;
+  run_range (plan, offset, MIN (plan->per_task, plan->size - offset), plan->out + offset * itemsize);
+}
 
-      tile_bounds (plan, t, &start, &length);
-      run_tile (plan, scratch, start, length);
-    }
-  ep_cpu_cache_release (scratch, nbytes);
+/* for ep_cpu_sum_produced() */
+static void
+produce (gpointer  data,
+         gint64    offset,
+         gint64    n,
+         guint8   *buffer)
+{
+  run_range (data, offset, n, buffer);
 }
 
 /* Shapes and kinds for @inputs: FALSE when the group cannot run fused */
@@ -447,6 +460,7 @@ plan_layouts (Plan             *plan,
 {
   EpFusedProgram *program = plan->program;
   guint n_ext = program->n_externals;
+  guint n_values = n_ext + plan->n_loops;
   g_autofree EpLayout *shapes = g_new (EpLayout, plan->n_registers);
   EpDevice *cpu = ep_device_get_cpu ();
   gboolean rows = FALSE;
@@ -479,10 +493,11 @@ plan_layouts (Plan             *plan,
       plan->itemsizes[n_ext + k] = ep_dtype_get_itemsize (step->dtype);
     }
 
-  if (!ep_layout_init (out, shapes[plan->n_registers - 1].dtype, shapes[plan->n_registers - 1].shape,
-                       shapes[plan->n_registers - 1].ndim, "fused", NULL))
+  /* the elementwise result's shape */
+  if (!ep_layout_init (out, shapes[n_values - 1].dtype, shapes[n_values - 1].shape,
+                       shapes[n_values - 1].ndim, "fused", NULL))
     return FALSE;
-  for (guint r = 0; r < plan->n_registers; r++)
+  for (guint r = 0; r < n_values; r++)
     {
       if (!classify (shapes[r].shape, shapes[r].ndim, out, &plan->kinds[r]))
         return FALSE;
@@ -491,6 +506,19 @@ plan_layouts (Plan             *plan,
 
   plan->size = ep_layout_get_size (out);
   plan->row_length = rows ? out->shape[out->ndim - 1] : MAX (plan->size, 1);
+  if (plan->row_length == 0)
+    plan->row_length = 1;
+
+  if (program->reduce)
+    {
+      gint64 ones[EP_MAX_DIMS];
+
+      for (guint d = 0; d < out->ndim; d++)
+        ones[d] = 1;
+      ep_layout_init (out, program->steps[program->n_steps - 1].dtype, ones,
+                      program->keepdims ? out->ndim : 0, "fused", NULL);
+    }
+
   return TRUE;
 }
 
@@ -505,9 +533,9 @@ ep_fused_run (EpFusedProgram   *program,
   g_autofree Kind *kinds = g_new (Kind, n_registers);
   g_autofree guint8 **bases = g_new0 (guint8 *, MAX (program->n_externals, 1));
   g_autofree gsize *itemsizes = g_new (gsize, n_registers);
-  Plan plan = { program, n_registers, kinds, bases, itemsizes };
+  Plan plan = { program, n_registers, program->n_steps - (program->reduce ? 1 : 0),
+                kinds, bases, itemsizes };
   EpLayout out;
-  guint n_tasks;
 
   if (!plan_layouts (&plan, inputs, &out))
     return run_steps (program, inputs, layout, storage, error);
@@ -516,17 +544,19 @@ ep_fused_run (EpFusedProgram   *program,
   if (*storage == NULL)
     return FALSE;
   *layout = out;
+
+  if (program->reduce)
+    {
+      ep_cpu_sum_produced (out.dtype, plan.size, produce, &plan, (*storage)->data);
+      return TRUE;
+    }
   if (plan.size == 0)
     return TRUE;
 
   plan.out = (guint8 *) (*storage)->data;
-  plan.n_tiles = (plan.size / plan.row_length) * ((plan.row_length + TILE - 1) / TILE);
-  /* tasks of a few EP_CPU_GRAIN elements, as the kernels split theirs */
-  plan.tiles_per_task = MAX (1, 2 * EP_CPU_GRAIN / MIN (TILE, plan.row_length));
-  if (plan.size < EP_CPU_PARALLEL_MIN)
-    plan.tiles_per_task = plan.n_tiles;
-  n_tasks = (guint) ((plan.n_tiles + plan.tiles_per_task - 1) / plan.tiles_per_task);
-  ep_cpu_parallel_for (n_tasks, run_task, &plan);
+  /* parts of a few EP_CPU_GRAIN elements, as the kernels split theirs */
+  plan.per_task = plan.size < EP_CPU_PARALLEL_MIN ? plan.size : 2 * EP_CPU_GRAIN;
+  ep_cpu_parallel_for ((guint) ((plan.size + plan.per_task - 1) / plan.per_task), run_task, &plan);
 
   return TRUE;
 }

@@ -402,6 +402,85 @@ sum_whole_float (EpOpCall *call)
     *(gdouble *) call->outputs[0]->storage->data = total;
 }
 
+/* A sum of elements made on the fly (graph fusion, cpu/fused.c): the
+ * same leaves as sum_whole_float(), each made into a buffer of its own
+ * and summed there, so that the result is cpu_sum()'s bit for bit. */
+typedef struct
+{
+  Tree              tree;
+  EpCpuProduceFunc  produce;
+  gpointer          data;
+} ProducedTree;
+
+static void
+produced_sum_part (gpointer data,
+                   guint    part)
+{
+  ProducedTree *produced = data;
+  Tree *tree = &produced->tree;
+  guint first = tree->n_leaves * part / tree->n_parts;
+  guint last = tree->n_leaves * (part + 1) / tree->n_parts;
+  gsize nbytes = tree->leaf * tree->itemsize;
+  guint8 *buffer = ep_cpu_cache_alloc (nbytes);
+
+  for (guint i = first; i < last; i++)
+    {
+      produced->produce (produced->data, tree->offsets[i], tree->sizes[i], buffer);
+      tree->values[i] = tree->dtype == EP_DTYPE_FLOAT32
+                        ? pairwise_f32 (buffer, sizeof (gfloat), tree->sizes[i])
+                        : pairwise_f64 (buffer, sizeof (gdouble), tree->sizes[i]);
+    }
+  ep_cpu_cache_release (buffer, nbytes);
+}
+
+void
+ep_cpu_sum_produced (EpDType           dtype,
+                     gint64            n,
+                     EpCpuProduceFunc  produce,
+                     gpointer          data,
+                     gpointer          out)
+{
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+
+  g_return_if_fail (ep_dtype_is_floating (dtype));
+
+  /* as sum_into() chooses */
+  if (n >= EP_CPU_PARALLEL_MIN && ep_cpu_get_n_threads () > 1)
+    {
+      ProducedTree produced = { .produce = produce, .data = data };
+      Tree *tree = &produced.tree;
+      guint next = 0;
+      gdouble total;
+
+      tree->data = NULL;
+      tree->dtype = dtype;
+      tree->itemsize = itemsize;
+      tree->leaf = MAX ((gint64) EP_CPU_GRAIN, (n + MAX_LEAVES / 2 - 1) / (MAX_LEAVES / 2));
+      tree->n_leaves = 0;
+      tree_collect (tree, 0, n);
+      tree->n_parts = MIN (tree->n_leaves, 4 * ep_cpu_get_n_threads ());
+      ep_cpu_parallel_for (tree->n_parts, produced_sum_part, &produced);
+      total = tree_join (tree, n, &next);
+      if (dtype == EP_DTYPE_FLOAT32)
+        *(gfloat *) out = (gfloat) total;
+      else
+        *(gdouble *) out = total;
+    }
+  else
+    {
+      /* one run into a zeroed output: SUM_LOOP's 0 + pairwise */
+      gsize nbytes = MAX (n, 1) * itemsize;
+      guint8 *buffer = ep_cpu_cache_alloc (nbytes);
+
+      produce (data, 0, n, buffer);
+      if (dtype == EP_DTYPE_FLOAT32)
+        *(gfloat *) out = 0.0f + pairwise_f32 (buffer, sizeof (gfloat), n);
+      else
+        *(gdouble *) out = 0.0 + pairwise_f64 (buffer, sizeof (gdouble), n);
+      ep_cpu_cache_release (buffer, nbytes);
+    }
+}
+
 /* Parts folded by the op's own loop, then the parts in order. */
 typedef struct
 {

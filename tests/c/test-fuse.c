@@ -37,6 +37,29 @@ chain (EpTensor **in, guint n, gpointer data, GError **error)
   return one (ep_tensor_add_scalar (d, 1.5, error));
 }
 
+/* sqrt (sum (square (x))), keepdims when @data */
+static GPtrArray *
+norm (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) a = NULL, b = NULL;
+
+  T (a = ep_tensor_square (in[0], error));
+  T (b = ep_tensor_sum (a, NULL, 0, data != NULL, error));
+  return one (ep_tensor_sqrt (b, error));
+}
+
+/* sum (exp (x) * y, axis=-1): a sum along one axis does not fuse (yet) */
+static GPtrArray *
+row_sums (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  const gint axis = -1;
+  g_autoptr(EpTensor) a = NULL, b = NULL;
+
+  T (a = ep_tensor_exp (in[0], error));
+  T (b = ep_tensor_mul (a, in[1], error));
+  return one (ep_tensor_sum (b, &axis, 1, FALSE, error));
+}
+
 /* integers: (x * y + x) - 3 */
 static GPtrArray *
 int_chain (EpTensor **in, guint n, gpointer data, GError **error)
@@ -256,6 +279,54 @@ test_chain (void)
     }
 }
 
+/* a trailing sum over every axis: the sum's own order, on one thread
+ * (small) and on several (large, when there are) */
+static void
+test_sum (void)
+{
+  EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
+  gint64 rows[] = { 0, 1, 3, 33, 1000, 4099 };
+
+  for (guint t = 0; t < G_N_ELEMENTS (dtypes); t++)
+    for (guint k = 0; k < G_N_ELEMENTS (rows); k++)
+      for (guint keep = 0; keep < 2; keep++)
+        {
+          g_autoptr(EpTensor) x = random_tensor (dtypes[t], EP_DIMS (rows[k], 257), 2);
+          EpTensor *in[] = { x };
+          g_autofree char *text = check (norm, GUINT_TO_POINTER (keep), NULL, 0, in, 1, 1);
+
+          g_assert_nonnull (strstr (text, "fused[square sum]"));
+        }
+}
+
+/* without NaN: the sum's value itself, not only NaN */
+static void
+test_sum_finite (void)
+{
+  gint64 size = 300001;
+  g_autofree gdouble *values = g_new (gdouble, size);
+  g_autoptr(EpTensor) x = NULL;
+  EpTensor *in[1];
+  g_autofree char *text = NULL;
+
+  for (gint64 i = 0; i < size; i++)
+    values[i] = g_test_rand_double_range (-3, 3);
+  x = ep_test_new (EP_DTYPE_FLOAT32, EP_DIMS (size), 1, values, size);
+  in[0] = x;
+  text = check (norm, NULL, NULL, 0, in, 1, 1);
+}
+
+static void
+test_row_sums (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (30, 40), 2);
+  g_autoptr(EpTensor) y = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (30, 40), 2);
+  EpTensor *in[] = { x, y };
+  g_autofree char *text = check (row_sums, NULL, NULL, 0, in, 2, 1);
+
+  g_assert_nonnull (strstr (text, "fused[exp mul]"));
+}
+
 static void
 test_int (void)
 {
@@ -397,6 +468,9 @@ main (int argc, char **argv)
 
   g_test_add_func ("/fuse/chain", test_chain);
   g_test_add_func ("/fuse/int", test_int);
+  g_test_add_func ("/fuse/sum", test_sum);
+  g_test_add_func ("/fuse/sum-finite", test_sum_finite);
+  g_test_add_func ("/fuse/not/sum-along-an-axis", test_row_sums);
   g_test_add_func ("/fuse/softmax", test_softmax);
   g_test_add_func ("/fuse/layer-norm", test_layer_norm);
   g_test_add_func ("/fuse/relaxed", test_relaxed);

@@ -38,7 +38,9 @@ typedef struct
  *
  * An EP_NODE_FUSED node's group: the dtypes of its external inputs (the
  * node's inputs), and its steps in their traced order; the last step's
- * value is the node's one output.
+ * value is the node's one output. With @reduce, the last step is a sum
+ * over every axis (@keepdims as its attribute) of the step before, which
+ * the fused loop sums as it makes it.
  */
 struct _EpFusedProgram
 {
@@ -47,6 +49,8 @@ struct _EpFusedProgram
   EpDType         *external_dtypes;
   guint            n_steps;
   EpFusedStep     *steps;
+  gboolean         reduce;
+  gboolean         keepdims;
 };
 
 EpFusedProgram *ep_fused_program_new   (guint           n_externals,

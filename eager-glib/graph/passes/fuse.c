@@ -74,6 +74,33 @@ fusible (EpGraph           *graph,
   return TRUE;
 }
 
+/* Whether @node is a float sum over every axis of one value, which a
+ * group can end in: the fused loop sums its elements as it makes them,
+ * in the order of the sum's kernel (ep_cpu_sum_produced()) */
+static gboolean
+reduction (EpGraph           *graph,
+           const EpGraphNode *node,
+           EpFusedStep       *step)
+{
+  EpDType dtype;
+
+  if (node->kind != EP_NODE_OP || node->op != &ep_op_sum || node->backward != NULL
+      || node->device != ep_device_get_cpu () || node->n_inputs != 1 || !node->attrs.all_axes)
+    return FALSE;
+
+  dtype = traced_layout (graph, &node->inputs[0])->dtype;
+  if ((dtype != EP_DTYPE_FLOAT32 && dtype != EP_DTYPE_FLOAT64) || node->outputs[0].dtype != dtype)
+    return FALSE;
+
+  step->op = node->op;
+  step->attrs = node->attrs;
+  step->device = node->device;
+  step->n_inputs = 1;
+  step->in_dtype = dtype;
+  step->dtype = dtype;
+  return TRUE;
+}
+
 /* A copy of @self with each group of two or more fusible nodes made one
  * EP_NODE_FUSED node where its root was. */
 EpGraph *
@@ -82,6 +109,7 @@ ep_graph_fuse (EpGraph *self)
   guint n_nodes = ep_graph_get_n_nodes (self);
   g_autofree EpFusedStep *steps = g_new0 (EpFusedStep, MAX (n_nodes, 1));
   g_autofree gboolean *can = g_new0 (gboolean, MAX (n_nodes, 1));
+  g_autofree gboolean *sums = g_new0 (gboolean, MAX (n_nodes, 1));
   g_autofree gboolean *pinned = g_new0 (gboolean, MAX (n_nodes, 1));
   g_autofree guint *n_users = g_new0 (guint, MAX (n_nodes, 1));
   g_autofree guint *group = g_new (guint, MAX (n_nodes, 1));
@@ -97,7 +125,8 @@ ep_graph_fuse (EpGraph *self)
     {
       EpGraphNode *node = ep_graph_get_node (self, n);
 
-      can[n] = fusible (self, node, &steps[n]);
+      sums[n] = reduction (self, node, &steps[n]);
+      can[n] = sums[n] || fusible (self, node, &steps[n]);
       for (guint i = 0; i < node->n_inputs; i++)
         if (node->inputs[i].kind == EP_VALUE_NODE)
           {
@@ -116,7 +145,7 @@ ep_graph_fuse (EpGraph *self)
       group[n] = NO_GROUP;
       if (!can[n] || (n_users[n] == 0 && !pinned[n]))
         continue;
-      if (!pinned[n])
+      if (!pinned[n] && !sums[n])
         for (guint u = n + 1; u < n_nodes; u++)
           {
             node = ep_graph_get_node (self, u);
@@ -200,6 +229,8 @@ ep_graph_fuse (EpGraph *self)
             }
 
           program = ep_fused_program_new (externals->len, n_steps);
+          program->reduce = sums[n];
+          program->keepdims = node->attrs.keepdims;
           for (guint e = 0; e < externals->len; e++)
             program->external_dtypes[e] = traced_layout (self, &g_array_index (externals, EpValueRef, e))->dtype;
           for (guint m = 0; m <= n; m++)
