@@ -440,45 +440,34 @@ ep_cpu_sum_produced (EpDType           dtype,
                      gpointer          data,
                      gpointer          out)
 {
-  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  ProducedTree produced = { .produce = produce, .data = data };
+  Tree *tree = &produced.tree;
+  /* as sum_into() chooses: the serial kernel sums the whole run into a
+   * zeroed output, 0 + pairwise (x, n), which the tree's leaves give too,
+   * joined as the serial recursion adds them */
+  gboolean serial = n < EP_CPU_PARALLEL_MIN || ep_cpu_get_n_threads () <= 1;
+  guint next = 0;
+  gdouble total;
 
   g_return_if_fail (ep_dtype_is_floating (dtype));
 
-  /* as sum_into() chooses */
-  if (n >= EP_CPU_PARALLEL_MIN && ep_cpu_get_n_threads () > 1)
-    {
-      ProducedTree produced = { .produce = produce, .data = data };
-      Tree *tree = &produced.tree;
-      guint next = 0;
-      gdouble total;
-
-      tree->data = NULL;
-      tree->dtype = dtype;
-      tree->itemsize = itemsize;
-      tree->leaf = MAX ((gint64) EP_CPU_GRAIN, (n + MAX_LEAVES / 2 - 1) / (MAX_LEAVES / 2));
-      tree->n_leaves = 0;
-      tree_collect (tree, 0, n);
-      tree->n_parts = MIN (tree->n_leaves, 4 * ep_cpu_get_n_threads ());
-      ep_cpu_parallel_for (tree->n_parts, produced_sum_part, &produced);
-      total = tree_join (tree, n, &next);
-      if (dtype == EP_DTYPE_FLOAT32)
-        *(gfloat *) out = (gfloat) total;
-      else
-        *(gdouble *) out = total;
-    }
+  tree->data = NULL;
+  tree->dtype = dtype;
+  tree->itemsize = ep_dtype_get_itemsize (dtype);
+  tree->leaf = MAX ((gint64) EP_CPU_GRAIN, (n + MAX_LEAVES / 2 - 1) / (MAX_LEAVES / 2));
+  tree->n_leaves = 0;
+  tree_collect (tree, 0, n);
+  tree->n_parts = serial ? 1 : MIN (tree->n_leaves, 4 * ep_cpu_get_n_threads ());
+  if (serial)
+    produced_sum_part (&produced, 0);
   else
-    {
-      /* one run into a zeroed output: SUM_LOOP's 0 + pairwise */
-      gsize nbytes = MAX (n, 1) * itemsize;
-      guint8 *buffer = ep_cpu_cache_alloc (nbytes);
+    ep_cpu_parallel_for (tree->n_parts, produced_sum_part, &produced);
+  total = tree_join (tree, n, &next);
 
-      produce (data, 0, n, buffer);
-      if (dtype == EP_DTYPE_FLOAT32)
-        *(gfloat *) out = 0.0f + pairwise_f32 (buffer, sizeof (gfloat), n);
-      else
-        *(gdouble *) out = 0.0 + pairwise_f64 (buffer, sizeof (gdouble), n);
-      ep_cpu_cache_release (buffer, nbytes);
-    }
+  if (dtype == EP_DTYPE_FLOAT32)
+    *(gfloat *) out = serial ? 0.0f + (gfloat) total : (gfloat) total;
+  else
+    *(gdouble *) out = serial ? 0.0 + total : total;
 }
 
 /* Parts folded by the op's own loop, then the parts in order. */
