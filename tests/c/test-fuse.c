@@ -118,6 +118,32 @@ used_outside (EpTensor **in, guint n, gpointer data, GError **error)
   return out;
 }
 
+/* exp (x) has a user nobody needs (pruned later) besides sin: it stays
+ * a value of its own */
+static GPtrArray *
+dead_user (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) e = NULL, dead = NULL, s = NULL;
+
+  T (e = ep_tensor_exp (in[0], error));
+  T (dead = ep_tensor_neg (e, error));
+  T (s = ep_tensor_sin (e, error));
+  return one (ep_tensor_mul_scalar (s, 2, error));
+}
+
+/* exp (x.T) * 2 + 1: the group's input is a view, not contiguous, so
+ * the fused node runs its steps one by one */
+static GPtrArray *
+transposed (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) t = NULL, e = NULL, m = NULL;
+
+  T (t = ep_tensor_transpose (in[0], NULL, 0, error));
+  T (e = ep_tensor_exp (t, error));
+  T (m = ep_tensor_mul_scalar (e, 2, error));
+  return one (ep_tensor_add_scalar (m, 1, error));
+}
+
 /* exp (sin (x)) * uniform + 1: the draw is an input of the group */
 static GPtrArray *
 with_random (EpTensor **in, guint n, gpointer data, GError **error)
@@ -396,6 +422,27 @@ test_not_used_outside (void)
 }
 
 static void
+test_dead_user (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT64, EP_DIMS (100), 1);
+  EpTensor *in[] = { x };
+  g_autofree char *text = check (dead_user, NULL, NULL, 0, in, 1, 1);
+
+  g_assert_nonnull (strstr (text, "= exp ("));
+  g_assert_nonnull (strstr (text, "fused[sin mul]"));
+}
+
+static void
+test_fallback (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (70, 300), 2);
+  EpTensor *in[] = { x };
+  g_autofree char *text = check (transposed, NULL, NULL, 0, in, 1, 1);
+
+  g_assert_nonnull (strstr (text, "fused[exp mul add]"));
+}
+
+static void
 test_random (void)
 {
   g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
@@ -474,8 +521,10 @@ main (int argc, char **argv)
   g_test_add_func ("/fuse/softmax", test_softmax);
   g_test_add_func ("/fuse/layer-norm", test_layer_norm);
   g_test_add_func ("/fuse/relaxed", test_relaxed);
+  g_test_add_func ("/fuse/fallback", test_fallback);
   g_test_add_func ("/fuse/not/used-outside", test_not_used_outside);
   g_test_add_func ("/fuse/not/random", test_random);
+  g_test_add_func ("/fuse/not/dead-user", test_dead_user);
   g_test_add_func ("/fuse/not/host-call", test_host_call);
   g_test_add_func ("/fuse/not/variable", test_variable);
   g_test_add_func ("/fuse/not/opencl", test_opencl);

@@ -27,6 +27,8 @@
 #include "ep-tensor-private.h"
 
 #define NO_GROUP G_MAXUINT
+#define UNSEEN (G_MAXUINT - 1)
+#define MIXED (G_MAXUINT - 2)
 
 static const EpLayout *
 traced_layout (EpGraph          *graph,
@@ -113,11 +115,14 @@ ep_graph_fuse (EpGraph *self)
   g_autofree gboolean *pinned = g_new0 (gboolean, MAX (n_nodes, 1));
   g_autofree guint *n_users = g_new0 (guint, MAX (n_nodes, 1));
   g_autofree guint *group = g_new (guint, MAX (n_nodes, 1));
+  g_autofree guint *user_group = g_new (guint, MAX (n_nodes, 1));
   g_autofree guint *group_size = g_new0 (guint, MAX (n_nodes, 1));
   g_autofree guint *node_index = g_new0 (guint, MAX (n_nodes, 1));
   gboolean any = FALSE;
   EpGraph *fused;
 
+  for (guint n = 0; n < n_nodes; n++)
+    user_group[n] = UNSEEN;
   for (guint o = 0; o < self->n_outputs; o++)
     if (self->outputs[o].kind == EP_VALUE_NODE)
       pinned[self->outputs[o].index] = TRUE;
@@ -136,31 +141,34 @@ ep_graph_fuse (EpGraph *self)
           }
     }
 
-  /* backwards: a node joins its users' group when they are all in one */
+  /* backwards: a node joins its users' group when they are all in one
+   * (user_group: the group of the users seen so far, MIXED for several,
+   * a user outside any group included) */
   for (guint n = n_nodes; n-- > 0;)
     {
-      EpGraphNode *node;
-      guint g = NO_GROUP;
+      EpGraphNode *node = ep_graph_get_node (self, n);
 
       group[n] = NO_GROUP;
-      if (!can[n] || (n_users[n] == 0 && !pinned[n]))
-        continue;
-      if (!pinned[n] && !sums[n])
-        for (guint u = n + 1; u < n_nodes; u++)
-          {
-            node = ep_graph_get_node (self, u);
-            for (guint i = 0; i < node->n_inputs; i++)
-              if (node->inputs[i].kind == EP_VALUE_NODE && node->inputs[i].index == n)
-                {
-                  if (g == NO_GROUP)
-                    g = group[u];
-                  else if (group[u] != g)
-                    g = G_MAXUINT - 1;
-                }
-          }
-      group[n] = g < n_nodes ? g : n;
-      group_size[group[n]]++;
-      any |= group_size[group[n]] > 1;
+      if (can[n] && (n_users[n] > 0 || pinned[n]))
+        {
+          gboolean joins = !pinned[n] && !sums[n] && user_group[n] < n_nodes;
+
+          group[n] = joins ? user_group[n] : n;
+          group_size[group[n]]++;
+          any |= group_size[group[n]] > 1;
+        }
+
+      for (guint i = 0; i < node->n_inputs; i++)
+        {
+          guint from = node->inputs[i].index;
+
+          if (node->inputs[i].kind != EP_VALUE_NODE)
+            continue;
+          if (user_group[from] == UNSEEN)
+            user_group[from] = group[n];
+          else if (user_group[from] != group[n])
+            user_group[from] = MIXED;
+        }
     }
 
   if (!any)
