@@ -155,6 +155,14 @@ void     ep_cpu_sum_produced    (EpDType           dtype,
                                  EpCpuProduceFunc  produce,
                                  gpointer          data,
                                  gpointer          out);
+/* The same along the last axis: @n_rows sums of @row_length elements
+ * each (rows one after the other), as cpu_sum() gives them */
+void     ep_cpu_sum_rows_produced (EpDType           dtype,
+                                   gint64            n_rows,
+                                   gint64            row_length,
+                                   EpCpuProduceFunc  produce,
+                                   gpointer          data,
+                                   gpointer          out);
 
 /* cache.c: where CPU buffers come from and go back to */
 gpointer ep_cpu_cache_alloc     (gsize           nbytes);

@@ -347,6 +347,7 @@ typedef struct
   gint64          row_length;    /* tiles stay within rows of this length;
                                   * the whole size for flat tiles */
   gint64          per_task;      /* elements per task */
+  gint64          row_length_reduced; /* elements per output of a reduction */
 } Plan;
 
 /* Elements @start to @start + @length (within one row where rows
@@ -511,15 +512,37 @@ plan_layouts (Plan             *plan,
 
   if (program->reduce)
     {
-      gint64 ones[EP_MAX_DIMS];
+      gint64 shape[EP_MAX_DIMS];
+      guint ndim = out->ndim;
 
-      for (guint d = 0; d < out->ndim; d++)
-        ones[d] = 1;
-      ep_layout_init (out, program->steps[program->n_steps - 1].dtype, ones,
-                      program->keepdims ? out->ndim : 0, "fused", NULL);
+      if (ndim == 0 && program->last_axis)
+        return FALSE;
+      for (guint d = 0; d < ndim; d++)
+        shape[d] = program->last_axis && d + 1 < ndim ? out->shape[d] : 1;
+      if (!program->keepdims)
+        ndim = program->last_axis ? ndim - 1 : 0;
+      plan->row_length_reduced = program->last_axis ? out->shape[out->ndim - 1] : plan->size;
+      ep_layout_init (out, program->steps[program->n_steps - 1].dtype, shape, ndim, "fused", NULL);
     }
 
   return TRUE;
+}
+
+/* mean: cpu_mean()'s division of each sum by the count */
+static void
+divide (const EpLayout *out,
+        gpointer        data,
+        gint64          n_summed)
+{
+  gint64 n = ep_layout_get_size (out);
+  gdouble count = (gdouble) n_summed;
+
+  if (out->dtype == EP_DTYPE_FLOAT32)
+    for (gint64 i = 0; i < n; i++)
+      ((gfloat *) data)[i] = (gfloat) (((gfloat *) data)[i] / count);
+  else
+    for (gint64 i = 0; i < n; i++)
+      ((gdouble *) data)[i] /= count;
 }
 
 gboolean
@@ -547,7 +570,17 @@ ep_fused_run (EpFusedProgram   *program,
 
   if (program->reduce)
     {
-      ep_cpu_sum_produced (out.dtype, plan.size, produce, &plan, (*storage)->data);
+      gint64 n_out = ep_layout_get_size (&out);
+
+      if (n_out == 0)
+        return TRUE;
+      if (program->last_axis)
+        ep_cpu_sum_rows_produced (out.dtype, n_out, plan.row_length_reduced, produce, &plan,
+                                  (*storage)->data);
+      else
+        ep_cpu_sum_produced (out.dtype, plan.size, produce, &plan, (*storage)->data);
+      if (program->mean)
+        divide (&out, (*storage)->data, plan.row_length_reduced);
       return TRUE;
     }
   if (plan.size == 0)

@@ -470,6 +470,71 @@ ep_cpu_sum_produced (EpDType           dtype,
     *(gdouble *) out = serial ? 0.0 + total : total;
 }
 
+/* Sums along the last axis of elements made on the fly: rows of
+ * @row_length, each made into a buffer and summed into a zeroed output
+ * (SUM_LOOP's 0 + pairwise (row)), as cpu_sum() does for more than one
+ * row; any split of the rows between threads gives the same bits. */
+typedef struct
+{
+  EpDType           dtype;
+  gint64            n_rows;
+  gint64            row_length;
+  gint64            rows_per_part;
+  EpCpuProduceFunc  produce;
+  gpointer          data;
+  guint8           *out;
+} ProducedRows;
+
+static void
+produced_rows_part (gpointer data,
+                    guint    part)
+{
+  ProducedRows *rows = data;
+  gsize itemsize = ep_dtype_get_itemsize (rows->dtype);
+  gsize nbytes = MAX (rows->row_length, 1) * itemsize;
+  guint8 *buffer = ep_cpu_cache_alloc (nbytes);
+  gint64 first = part * rows->rows_per_part;
+  gint64 last = MIN (first + rows->rows_per_part, rows->n_rows);
+
+  for (gint64 r = first; r < last; r++)
+    {
+      rows->produce (rows->data, r * rows->row_length, rows->row_length, buffer);
+      if (rows->dtype == EP_DTYPE_FLOAT32)
+        ((gfloat *) rows->out)[r] = 0.0f + pairwise_f32 (buffer, sizeof (gfloat), rows->row_length);
+      else
+        ((gdouble *) rows->out)[r] = 0.0 + pairwise_f64 (buffer, sizeof (gdouble), rows->row_length);
+    }
+  ep_cpu_cache_release (buffer, nbytes);
+}
+
+void
+ep_cpu_sum_rows_produced (EpDType           dtype,
+                          gint64            n_rows,
+                          gint64            row_length,
+                          EpCpuProduceFunc  produce,
+                          gpointer          data,
+                          gpointer          out)
+{
+  ProducedRows rows = { dtype, n_rows, row_length, n_rows, produce, data, out };
+  gint64 total = n_rows * row_length;
+
+  g_return_if_fail (ep_dtype_is_floating (dtype));
+
+  if (n_rows == 1)
+    {
+      /* one output: the whole sum's path */
+      ep_cpu_sum_produced (dtype, row_length, produce, data, out);
+      return;
+    }
+  if (n_rows == 0)
+    return;
+
+  if (total >= EP_CPU_PARALLEL_MIN)
+    rows.rows_per_part = MAX (1, 2 * EP_CPU_GRAIN / MAX (row_length, 1));
+  ep_cpu_parallel_for ((guint) ((n_rows + rows.rows_per_part - 1) / rows.rows_per_part),
+                       produced_rows_part, &rows);
+}
+
 /* Parts folded by the op's own loop, then the parts in order. */
 typedef struct
 {

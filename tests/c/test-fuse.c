@@ -48,16 +48,28 @@ norm (EpTensor **in, guint n, gpointer data, GError **error)
   return one (ep_tensor_sqrt (b, error));
 }
 
-/* sum (exp (x) * y, axis=-1): a sum along one axis does not fuse (yet) */
+/* sum (exp (x) * y, axis=data): along the last axis (-1 or its number)
+ * it fuses, along another not (yet) */
 static GPtrArray *
 row_sums (EpTensor **in, guint n, gpointer data, GError **error)
 {
-  const gint axis = -1;
+  const gint axis = GPOINTER_TO_INT (data);
   g_autoptr(EpTensor) a = NULL, b = NULL;
 
   T (a = ep_tensor_exp (in[0], error));
   T (b = ep_tensor_mul (a, in[1], error));
   return one (ep_tensor_sum (b, &axis, 1, FALSE, error));
+}
+
+/* mean (abs (x) - 1) over every axis, keepdims when @data */
+static GPtrArray *
+mean_all (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) a = NULL, b = NULL;
+
+  T (a = ep_tensor_abs (in[0], error));
+  T (b = ep_tensor_sub_scalar (a, 1, error));
+  return one (ep_tensor_mean (b, NULL, 0, data != NULL, error));
 }
 
 /* integers: (x * y + x) - 3 */
@@ -342,13 +354,48 @@ test_sum_finite (void)
   text = check (norm, NULL, NULL, 0, in, 1, 1);
 }
 
+/* rows of several lengths (one row: the whole sum's path), and a
+ * scale along the last axis */
 static void
 test_row_sums (void)
 {
+  gint64 shapes[][2] = { { 30, 40 }, { 1, 70000 }, { 300, 1 }, { 1000, 300 }, { 3, 5000 }, { 0, 3 }, { 4, 0 } };
+
+  for (guint k = 0; k < G_N_ELEMENTS (shapes); k++)
+    for (gint axis = -1; axis <= 1; axis += 2)
+      {
+        g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, shapes[k], 2);
+        g_autoptr(EpTensor) y = random_tensor (EP_DTYPE_FLOAT32, &shapes[k][1], 1);
+        EpTensor *in[] = { x, y };
+        g_autofree char *text = check (row_sums, GINT_TO_POINTER (axis), NULL, 0, in, 2, 1);
+
+        g_assert_nonnull (strstr (text, "fused[exp mul sum]"));
+      }
+}
+
+static void
+test_mean (void)
+{
+  EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
+
+  for (guint t = 0; t < G_N_ELEMENTS (dtypes); t++)
+    for (guint keep = 0; keep < 2; keep++)
+      {
+        g_autoptr(EpTensor) x = random_tensor (dtypes[t], EP_DIMS (301, 700), 2);
+        EpTensor *in[] = { x };
+        g_autofree char *text = check (mean_all, GUINT_TO_POINTER (keep), NULL, 0, in, 1, 1);
+
+        g_assert_nonnull (strstr (text, "fused[abs sub mean]"));
+      }
+}
+
+static void
+test_column_sums (void)
+{
   g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (30, 40), 2);
-  g_autoptr(EpTensor) y = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (30, 40), 2);
+  g_autoptr(EpTensor) y = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (40), 1);
   EpTensor *in[] = { x, y };
-  g_autofree char *text = check (row_sums, NULL, NULL, 0, in, 2, 1);
+  g_autofree char *text = check (row_sums, GINT_TO_POINTER (0), NULL, 0, in, 2, 1);
 
   g_assert_nonnull (strstr (text, "fused[exp mul]"));
 }
@@ -384,9 +431,11 @@ test_layer_norm (void)
       g_autoptr(EpTensor) g = random_tensor (dtypes[t], EP_DIMS (300), 1);
       g_autoptr(EpTensor) b = random_tensor (dtypes[t], EP_DIMS (1, 300), 2);
       EpTensor *in[] = { x, g, b };
-      g_autofree char *text = check (layer_norm, NULL, NULL, 0, in, 3, 1);
+      g_autofree char *text = check (layer_norm, NULL, NULL, 0, in, 3, 2);
 
-      /* a column of variances, the values, a scale and a shift */
+      /* the squares summed as made; a column of variances, the values,
+       * a scale and a shift */
+      g_assert_nonnull (strstr (text, "fused[mul mean]"));
       g_assert_nonnull (strstr (text, "fused[add sqrt div mul add]"));
     }
 }
@@ -409,7 +458,7 @@ test_relaxed (void)
       g_autoptr(EpTensor) g = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (300), 1);
       g_autoptr(EpTensor) b = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (1, 300), 2);
       EpTensor *in[] = { x, g, b };
-      g_autofree char *text = check (layer_norm, NULL, signature, 3, in, 3, 1);
+      g_autofree char *text = check (layer_norm, NULL, signature, 3, in, 3, 2);
     }
 }
 
@@ -517,7 +566,9 @@ main (int argc, char **argv)
   g_test_add_func ("/fuse/int", test_int);
   g_test_add_func ("/fuse/sum", test_sum);
   g_test_add_func ("/fuse/sum-finite", test_sum_finite);
-  g_test_add_func ("/fuse/not/sum-along-an-axis", test_row_sums);
+  g_test_add_func ("/fuse/row-sums", test_row_sums);
+  g_test_add_func ("/fuse/mean", test_mean);
+  g_test_add_func ("/fuse/not/sum-along-axis-0", test_column_sums);
   g_test_add_func ("/fuse/softmax", test_softmax);
   g_test_add_func ("/fuse/layer-norm", test_layer_norm);
   g_test_add_func ("/fuse/relaxed", test_relaxed);

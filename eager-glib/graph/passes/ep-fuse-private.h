@@ -39,8 +39,9 @@ typedef struct
  * An EP_NODE_FUSED node's group: the dtypes of its external inputs (the
  * node's inputs), and its steps in their traced order; the last step's
  * value is the node's one output. With @reduce, the last step is a sum
- * over every axis (@keepdims as its attribute) of the step before, which
- * the fused loop sums as it makes it.
+ * or a mean (@mean) over every axis, or over the last one only
+ * (@last_axis), with @keepdims as its attribute, of the step before,
+ * which the fused loop sums as it makes it.
  */
 struct _EpFusedProgram
 {
@@ -50,6 +51,8 @@ struct _EpFusedProgram
   guint            n_steps;
   EpFusedStep     *steps;
   gboolean         reduce;
+  gboolean         mean;
+  gboolean         last_axis;
   gboolean         keepdims;
 };
 

@@ -76,21 +76,31 @@ fusible (EpGraph           *graph,
   return TRUE;
 }
 
-/* Whether @node is a float sum over every axis of one value, which a
- * group can end in: the fused loop sums its elements as it makes them,
- * in the order of the sum's kernel (ep_cpu_sum_produced()) */
+/* Whether @node is a float sum or mean over every axis, or over the last
+ * one, of one value, which a group can end in: the fused loop sums its
+ * elements as it makes them, in the order of the sum's kernel
+ * (ep_cpu_sum_produced(), ep_cpu_sum_rows_produced()) */
 static gboolean
 reduction (EpGraph           *graph,
            const EpGraphNode *node,
-           EpFusedStep       *step)
+           EpFusedStep       *step,
+           gboolean          *last_axis)
 {
+  const EpLayout *input;
   EpDType dtype;
 
-  if (node->kind != EP_NODE_OP || node->op != &ep_op_sum || node->backward != NULL
-      || node->device != ep_device_get_cpu () || node->n_inputs != 1 || !node->attrs.all_axes)
+  if (node->kind != EP_NODE_OP || (node->op != &ep_op_sum && node->op != &ep_op_mean)
+      || node->backward != NULL || node->device != ep_device_get_cpu () || node->n_inputs != 1)
     return FALSE;
 
-  dtype = traced_layout (graph, &node->inputs[0])->dtype;
+  input = traced_layout (graph, &node->inputs[0]);
+  *last_axis = !node->attrs.all_axes;
+  if (*last_axis
+      && (input->ndim == 0 || node->attrs.n_axes != 1
+          || (node->attrs.axes[0] != -1 && node->attrs.axes[0] != (gint) input->ndim - 1)))
+    return FALSE;
+
+  dtype = input->dtype;
   if ((dtype != EP_DTYPE_FLOAT32 && dtype != EP_DTYPE_FLOAT64) || node->outputs[0].dtype != dtype)
     return FALSE;
 
@@ -112,6 +122,7 @@ ep_graph_fuse (EpGraph *self)
   g_autofree EpFusedStep *steps = g_new0 (EpFusedStep, MAX (n_nodes, 1));
   g_autofree gboolean *can = g_new0 (gboolean, MAX (n_nodes, 1));
   g_autofree gboolean *sums = g_new0 (gboolean, MAX (n_nodes, 1));
+  g_autofree gboolean *last_axis = g_new0 (gboolean, MAX (n_nodes, 1));
   g_autofree gboolean *pinned = g_new0 (gboolean, MAX (n_nodes, 1));
   g_autofree guint *n_users = g_new0 (guint, MAX (n_nodes, 1));
   g_autofree guint *group = g_new (guint, MAX (n_nodes, 1));
@@ -130,7 +141,7 @@ ep_graph_fuse (EpGraph *self)
     {
       EpGraphNode *node = ep_graph_get_node (self, n);
 
-      sums[n] = reduction (self, node, &steps[n]);
+      sums[n] = reduction (self, node, &steps[n], &last_axis[n]);
       can[n] = sums[n] || fusible (self, node, &steps[n]);
       for (guint i = 0; i < node->n_inputs; i++)
         if (node->inputs[i].kind == EP_VALUE_NODE)
@@ -238,6 +249,8 @@ ep_graph_fuse (EpGraph *self)
 
           program = ep_fused_program_new (externals->len, n_steps);
           program->reduce = sums[n];
+          program->mean = node->op == &ep_op_mean;
+          program->last_axis = last_axis[n];
           program->keepdims = node->attrs.keepdims;
           for (guint e = 0; e < externals->len; e++)
             program->external_dtypes[e] = traced_layout (self, &g_array_index (externals, EpValueRef, e))->dtype;
