@@ -23,6 +23,7 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <string.h>
 
 #include "ep-dispatch-private.h"
@@ -212,7 +213,7 @@ run_step (const EpFusedStep  *step,
   kernel = call.device->backend->kernels[step->op->id];
   if (kernel == NULL)
     {
-      g_set_error (error, EP_ERROR, EP_ERROR_DEVICE, "%s: not implemented on device %s",
+      g_set_error (error, EP_ERROR, EP_ERROR_DEVICE, _("%s: not implemented on device %s"),
                    step->op->name, call.device->name);
       return FALSE;
     }
