@@ -143,6 +143,20 @@ dead_user (EpTensor **in, guint n, gpointer data, GError **error)
   return one (ep_tensor_mul_scalar (s, 2, error));
 }
 
+/* a dead chain of three behind a live value: fused, then pruned */
+static GPtrArray *
+dead_chain (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) e = NULL, a = NULL, b = NULL, c = NULL, d = NULL;
+
+  T (e = ep_tensor_exp (in[0], error));
+  T (a = ep_tensor_sin (e, error));
+  T (b = ep_tensor_cos (a, error));
+  T (c = ep_tensor_tan (b, error));
+  T (d = ep_tensor_neg (c, error));
+  return one (g_object_ref (e));
+}
+
 /* exp (x.T) * 2 + 1: the group's input is a view, not contiguous, so
  * the fused node runs its steps one by one */
 static GPtrArray *
@@ -492,6 +506,16 @@ test_fallback (void)
 }
 
 static void
+test_dead_chain (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
+  EpTensor *in[] = { x };
+  g_autofree char *text = check (dead_chain, NULL, NULL, 0, in, 1, 0);
+
+  g_assert_cmpstr (text, ==, "%0 = exp (in0) on cpu:0\nreturn (%0.0)\n");
+}
+
+static void
 test_random (void)
 {
   g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
@@ -576,6 +600,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fuse/not/used-outside", test_not_used_outside);
   g_test_add_func ("/fuse/not/random", test_random);
   g_test_add_func ("/fuse/not/dead-user", test_dead_user);
+  g_test_add_func ("/fuse/dead-chain-pruned", test_dead_chain);
   g_test_add_func ("/fuse/not/host-call", test_host_call);
   g_test_add_func ("/fuse/not/variable", test_variable);
   g_test_add_func ("/fuse/not/opencl", test_opencl);

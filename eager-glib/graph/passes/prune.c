@@ -20,6 +20,8 @@
 static gboolean
 kept_for_itself (const EpGraphNode *node)
 {
+  if (node->kind == EP_NODE_FUSED)
+    return FALSE;   /* elementwise ops only (fuse.c) */
   if (node->kind != EP_NODE_OP)
     return TRUE;
 
