@@ -142,13 +142,13 @@ gdouble  ep_cpu_fold_max_f64    (gdouble         m,
                                  gint64          n);
 
 /* reduce.c: the sum of @n elements of a float @dtype that @produce
- * writes, a part at a time (elements @offset to @offset + @n into
- * @buffer), on several threads: the bits cpu_sum() gives for a whole
- * contiguous tensor of them. Into *@out. */
-typedef void (*EpCpuProduceFunc) (gpointer  data,
-                                  gint64    offset,
-                                  gint64    n,
-                                  guint8   *buffer);
+ * makes, a part at a time (elements @offset to @offset + @n, into
+ * @buffer or elsewhere: it returns where), on several threads: the bits
+ * cpu_sum() gives for a whole contiguous tensor of them. Into *@out. */
+typedef const guint8 *(*EpCpuProduceFunc) (gpointer  data,
+                                           gint64    offset,
+                                           gint64    n,
+                                           guint8   *buffer);
 
 void     ep_cpu_sum_produced    (EpDType           dtype,
                                  gint64            n,

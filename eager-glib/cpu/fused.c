@@ -223,8 +223,8 @@ run_step (const EpFusedStep  *step,
 static gboolean
 run_steps (EpFusedProgram   *program,
            EpTensor *const  *externals,
-           EpLayout         *layout,
-           EpStorage       **storage,
+           EpLayout         *layouts,
+           EpStorage       **storages,
            GError          **error)
 {
   guint n_registers = program->n_externals + program->n_steps;
@@ -246,8 +246,15 @@ run_steps (EpFusedProgram   *program,
     {
       EpTensor *last = registers[n_registers - 1];
 
-      *layout = last->layout;
-      *storage = ep_storage_ref (last->storage);
+      layouts[0] = last->layout;
+      storages[0] = ep_storage_ref (last->storage);
+      if (program->keep)
+        {
+          EpTensor *kept = registers[n_registers - 2];
+
+          layouts[1] = kept->layout;
+          storages[1] = ep_storage_ref (kept->storage);
+        }
     }
   for (guint k = 0; k < program->n_steps; k++)
     g_clear_object (&registers[program->n_externals + k]);
@@ -444,21 +451,29 @@ run_task (gpointer data,
   run_range (plan, offset, MIN (plan->per_task, plan->size - offset), plan->out + offset * itemsize);
 }
 
-/* for ep_cpu_sum_produced() */
-static void
+/* for ep_cpu_sum_produced(): into the summed value's own output when
+ * it has one (@keep), else the buffer */
+static const guint8 *
 produce (gpointer  data,
          gint64    offset,
          gint64    n,
          guint8   *buffer)
 {
-  run_range (data, offset, n, buffer);
+  const Plan *plan = data;
+  guint8 *out = buffer;
+
+  if (plan->out != NULL)
+    out = plan->out + offset * plan->itemsizes[plan->program->n_externals + plan->n_loops - 1];
+  run_range (plan, offset, n, out);
+  return out;
 }
 
 /* Shapes and kinds for @inputs: FALSE when the group cannot run fused */
 static gboolean
 plan_layouts (Plan             *plan,
               EpTensor *const  *inputs,
-              EpLayout         *out)
+              EpLayout         *out,
+              EpLayout         *made)
 {
   EpFusedProgram *program = plan->program;
   guint n_ext = program->n_externals;
@@ -511,6 +526,7 @@ plan_layouts (Plan             *plan,
   if (plan->row_length == 0)
     plan->row_length = 1;
 
+  *made = *out;
   if (program->reduce)
     {
       gint64 shape[EP_MAX_DIMS];
@@ -549,8 +565,8 @@ divide (const EpLayout *out,
 gboolean
 ep_fused_run (EpFusedProgram   *program,
               EpTensor *const  *inputs,
-              EpLayout         *layout,
-              EpStorage       **storage,
+              EpLayout         *layouts,
+              EpStorage       **storages,
               GError          **error)
 {
   guint n_registers = program->n_externals + program->n_steps;
@@ -559,20 +575,32 @@ ep_fused_run (EpFusedProgram   *program,
   g_autofree gsize *itemsizes = g_new (gsize, n_registers);
   Plan plan = { program, n_registers, program->n_steps - (program->reduce ? 1 : 0),
                 kinds, bases, itemsizes };
-  EpLayout out;
+  EpLayout out, made;
+  EpStorage **storage = &storages[0];
 
-  if (!plan_layouts (&plan, inputs, &out))
-    return run_steps (program, inputs, layout, storage, error);
+  if (!plan_layouts (&plan, inputs, &out, &made))
+    return run_steps (program, inputs, layouts, storages, error);
 
   *storage = ep_layout_alloc (&out, ep_device_get_cpu (), error);
   if (*storage == NULL)
     return FALSE;
-  *layout = out;
+  layouts[0] = out;
 
   if (program->reduce)
     {
       gint64 n_out = ep_layout_get_size (&out);
 
+      if (program->keep)
+        {
+          storages[1] = ep_layout_alloc (&made, ep_device_get_cpu (), error);
+          if (storages[1] == NULL)
+            {
+              g_clear_pointer (&storages[0], ep_storage_unref);
+              return FALSE;
+            }
+          layouts[1] = made;
+          plan.out = (guint8 *) storages[1]->data;
+        }
       if (n_out == 0)
         return TRUE;
       if (program->last_axis)
@@ -600,7 +628,7 @@ ep_fused_run (EpFusedProgram   *program,
 gboolean
 ep_fused_dispatch (EpFusedProgram   *program,
                    EpTensor *const  *externals,
-                   EpTensor        **output,
+                   EpTensor        **outputs,
                    GError          **error)
 {
   guint n_registers = program->n_externals + program->n_steps;
@@ -612,17 +640,21 @@ ep_fused_dispatch (EpFusedProgram   *program,
     {
       const EpFusedStep *step = &program->steps[k];
       EpTensor *inputs[2] = { NULL, NULL };
-      EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
+      EpTensor *made[EP_MAX_OUTPUTS] = { NULL };
       EpOpAttrs attrs = step->attrs;
 
       for (guint i = 0; i < step->n_inputs; i++)
         inputs[i] = registers[step->inputs[i]];
-      ok = ep_dispatch (step->op, inputs, step->n_inputs, &attrs, outputs, error);
-      registers[program->n_externals + k] = outputs[0];
+      ok = ep_dispatch (step->op, inputs, step->n_inputs, &attrs, made, error);
+      registers[program->n_externals + k] = made[0];
     }
 
   if (ok)
-    *output = g_object_ref (registers[n_registers - 1]);
+    {
+      outputs[0] = g_object_ref (registers[n_registers - 1]);
+      if (program->keep)
+        outputs[1] = g_object_ref (registers[n_registers - 2]);
+    }
   for (guint k = 0; k < program->n_steps; k++)
     g_clear_object (&registers[program->n_externals + k]);
 

@@ -425,10 +425,11 @@ produced_sum_part (gpointer data,
 
   for (guint i = first; i < last; i++)
     {
-      produced->produce (produced->data, tree->offsets[i], tree->sizes[i], buffer);
+      const guint8 *made = produced->produce (produced->data, tree->offsets[i], tree->sizes[i], buffer);
+
       tree->values[i] = tree->dtype == EP_DTYPE_FLOAT32
-                        ? pairwise_f32 (buffer, sizeof (gfloat), tree->sizes[i])
-                        : pairwise_f64 (buffer, sizeof (gdouble), tree->sizes[i]);
+                        ? pairwise_f32 (made, sizeof (gfloat), tree->sizes[i])
+                        : pairwise_f64 (made, sizeof (gdouble), tree->sizes[i]);
     }
   ep_cpu_cache_release (buffer, nbytes);
 }
@@ -498,11 +499,12 @@ produced_rows_part (gpointer data,
 
   for (gint64 r = first; r < last; r++)
     {
-      rows->produce (rows->data, r * rows->row_length, rows->row_length, buffer);
+      const guint8 *made = rows->produce (rows->data, r * rows->row_length, rows->row_length, buffer);
+
       if (rows->dtype == EP_DTYPE_FLOAT32)
-        ((gfloat *) rows->out)[r] = 0.0f + pairwise_f32 (buffer, sizeof (gfloat), rows->row_length);
+        ((gfloat *) rows->out)[r] = 0.0f + pairwise_f32 (made, sizeof (gfloat), rows->row_length);
       else
-        ((gdouble *) rows->out)[r] = 0.0 + pairwise_f64 (buffer, sizeof (gdouble), rows->row_length);
+        ((gdouble *) rows->out)[r] = 0.0 + pairwise_f64 (made, sizeof (gdouble), rows->row_length);
     }
   ep_cpu_cache_release (buffer, nbytes);
 }

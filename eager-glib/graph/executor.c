@@ -283,14 +283,18 @@ run_fused (Replay       *r,
            GError      **error)
 {
   g_autofree EpTensor **inputs = g_new (EpTensor *, MAX (node->n_inputs, 1));
-  g_autoptr(EpStorage) storage = NULL;
-  EpLayout layout;
+  EpStorage *storages[2] = { NULL, NULL };
+  EpLayout layouts[2];
 
   for (guint i = 0; i < node->n_inputs; i++)
     inputs[i] = value_of (r, &node->inputs[i]);
-  if (!ep_fused_run (node->fused, inputs, &layout, &storage, error))
+  if (!ep_fused_run (node->fused, inputs, layouts, storages, error))
     return FALSE;
-  fill_slot (r->frame->slots[r->frame->first_slot[n]], &layout, storage);
+  for (guint o = 0; o < node->n_outputs; o++)
+    {
+      fill_slot (r->frame->slots[r->frame->first_slot[n] + o], &layouts[o], storages[o]);
+      ep_storage_unref (storages[o]);
+    }
   return TRUE;
 }
 
@@ -684,7 +688,7 @@ ep_graph_replay_eagerly_full (EpGraph          *graph,
           }
           break;
         case EP_NODE_FUSED:
-          if (!ep_fused_dispatch (node->fused, node_inputs, &node_outputs[0], error))
+          if (!ep_fused_dispatch (node->fused, node_inputs, node_outputs, error))
             return FALSE;
           break;
         }

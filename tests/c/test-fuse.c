@@ -72,6 +72,20 @@ mean_all (EpTensor **in, guint n, gpointer data, GError **error)
   return one (ep_tensor_mean (b, NULL, 0, data != NULL, error));
 }
 
+/* sum (exp (x)) and exp (x): the summed value is an output too */
+static GPtrArray *
+sum_and_values (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) a = NULL, e = NULL;
+  GPtrArray *out;
+
+  T (a = ep_tensor_sin (in[0], error));
+  T (e = ep_tensor_exp (a, error));
+  out = one (ep_tensor_sum (e, NULL, 0, FALSE, error));
+  g_ptr_array_add (out, g_object_ref (e));
+  return out;
+}
+
 /* integers: (x * y + x) - 3 */
 static GPtrArray *
 int_chain (EpTensor **in, guint n, gpointer data, GError **error)
@@ -95,6 +109,17 @@ softmax (EpTensor **in, guint n, gpointer data, GError **error)
   T (e = ep_tensor_exp (d, error));
   T (s = ep_tensor_sum (e, &axis, 1, TRUE, error));
   return one (ep_tensor_div (e, s, error));
+}
+
+/* softmax of x.T: the group's input is a view, so it runs its steps
+ * one by one, its two outputs too */
+static GPtrArray *
+softmax_transposed (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) t = NULL;
+
+  T (t = ep_tensor_transpose (in[0], NULL, 0, error));
+  return softmax (&t, 1, data, error);
 }
 
 /* layer norm over the last axis with a scale and a shift (in[1], in[2]:
@@ -388,6 +413,21 @@ test_row_sums (void)
 }
 
 static void
+test_sum_and_values (void)
+{
+  gint64 sizes[] = { 0, 1, 100, 300001 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT64, &sizes[k], 1);
+      EpTensor *in[] = { x };
+      g_autofree char *text = check (sum_and_values, NULL, NULL, 0, in, 1, 1);
+
+      g_assert_nonnull (strstr (text, "return (%0.0, %0.1)"));
+    }
+}
+
+static void
 test_mean (void)
 {
   EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
@@ -431,7 +471,8 @@ test_softmax (void)
   EpTensor *in[] = { x };
   g_autofree char *text = check (softmax, NULL, NULL, 0, in, 1, 1);
 
-  g_assert_nonnull (strstr (text, "fused[sub exp]"));
+  /* the exponentials are the group's second output, which div reads */
+  g_assert_nonnull (strstr (text, "%1 = fused[sub exp sum] (in0, %0.0) on cpu:0\n%2 = div (%1.1, %1.0)"));
 }
 
 static void
@@ -503,6 +544,16 @@ test_fallback (void)
   g_autofree char *text = check (transposed, NULL, NULL, 0, in, 1, 1);
 
   g_assert_nonnull (strstr (text, "fused[exp mul add]"));
+}
+
+static void
+test_fallback_two_outputs (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (70, 300), 2);
+  EpTensor *in[] = { x };
+  g_autofree char *text = check (softmax_transposed, NULL, NULL, 0, in, 1, 1);
+
+  g_assert_nonnull (strstr (text, "fused[sub exp sum]"));
 }
 
 static void
@@ -592,11 +643,13 @@ main (int argc, char **argv)
   g_test_add_func ("/fuse/sum-finite", test_sum_finite);
   g_test_add_func ("/fuse/row-sums", test_row_sums);
   g_test_add_func ("/fuse/mean", test_mean);
+  g_test_add_func ("/fuse/sum-and-values", test_sum_and_values);
   g_test_add_func ("/fuse/not/sum-along-axis-0", test_column_sums);
   g_test_add_func ("/fuse/softmax", test_softmax);
   g_test_add_func ("/fuse/layer-norm", test_layer_norm);
   g_test_add_func ("/fuse/relaxed", test_relaxed);
   g_test_add_func ("/fuse/fallback", test_fallback);
+  g_test_add_func ("/fuse/fallback-two-outputs", test_fallback_two_outputs);
   g_test_add_func ("/fuse/not/used-outside", test_not_used_outside);
   g_test_add_func ("/fuse/not/random", test_random);
   g_test_add_func ("/fuse/not/dead-user", test_dead_user);

@@ -41,7 +41,9 @@ typedef struct
  * value is the node's one output. With @reduce, the last step is a sum
  * or a mean (@mean) over every axis, or over the last one only
  * (@last_axis), with @keepdims as its attribute, of the step before,
- * which the fused loop sums as it makes it.
+ * which the fused loop sums as it makes it. With @keep, the summed value
+ * is an output too (the node's second): others read it after the sum,
+ * as softmax reads exp's values to divide them by their sum.
  */
 struct _EpFusedProgram
 {
@@ -54,6 +56,7 @@ struct _EpFusedProgram
   gboolean         mean;
   gboolean         last_axis;
   gboolean         keepdims;
+  gboolean         keep;
 };
 
 EpFusedProgram *ep_fused_program_new   (guint           n_externals,
@@ -65,18 +68,19 @@ gboolean        ep_fused_step_init     (EpFusedStep    *step,
                                         EpDType         in_dtype,
                                         EpDType         dtype);
 
-/* cpu/fused.c: runs @program on @inputs; @layout and @storage get the
- * output (new). Runs the steps one by one, as the unfused graph would,
- * where the group cannot run fused (layouts, devices). */
+/* cpu/fused.c: runs @program on @inputs; @layouts and @storages get the
+ * outputs (new; two with @keep). Runs the steps one by one, as the
+ * unfused graph would, where the group cannot run fused (layouts,
+ * devices). */
 gboolean        ep_fused_run           (EpFusedProgram  *program,
                                         EpTensor *const *inputs,
-                                        EpLayout        *layout,
-                                        EpStorage      **storage,
+                                        EpLayout        *layouts,
+                                        EpStorage      **storages,
                                         GError         **error);
 
 gboolean        ep_fused_dispatch      (EpFusedProgram  *program,
                                         EpTensor *const *inputs,
-                                        EpTensor       **output,
+                                        EpTensor       **outputs,
                                         GError         **error);
 
 /* graph/passes/fuse.c */

@@ -127,13 +127,18 @@ ep_graph_fuse (EpGraph *self)
   g_autofree guint *n_users = g_new0 (guint, MAX (n_nodes, 1));
   g_autofree guint *group = g_new (guint, MAX (n_nodes, 1));
   g_autofree guint *user_group = g_new (guint, MAX (n_nodes, 1));
+  g_autofree guint *first_user = g_new (guint, MAX (n_nodes, 1));
+  g_autofree gboolean *kept = g_new0 (gboolean, MAX (n_nodes, 1));
   g_autofree guint *group_size = g_new0 (guint, MAX (n_nodes, 1));
   g_autofree guint *node_index = g_new0 (guint, MAX (n_nodes, 1));
   gboolean any = FALSE;
   EpGraph *fused;
 
   for (guint n = 0; n < n_nodes; n++)
-    user_group[n] = UNSEEN;
+    {
+      user_group[n] = UNSEEN;
+      first_user[n] = G_MAXUINT;
+    }
   for (guint o = 0; o < self->n_outputs; o++)
     if (self->outputs[o].kind == EP_VALUE_NODE)
       pinned[self->outputs[o].index] = TRUE;
@@ -146,6 +151,7 @@ ep_graph_fuse (EpGraph *self)
       for (guint i = 0; i < node->n_inputs; i++)
         if (node->inputs[i].kind == EP_VALUE_NODE)
           {
+            first_user[node->inputs[i].index] = MIN (first_user[node->inputs[i].index], n);
             n_users[node->inputs[i].index]++;
             if (!can[n])
               pinned[node->inputs[i].index] = TRUE;
@@ -163,7 +169,16 @@ ep_graph_fuse (EpGraph *self)
       if (can[n] && (n_users[n] > 0 || pinned[n]))
         {
           gboolean joins = !pinned[n] && !sums[n] && user_group[n] < n_nodes;
+          guint r = first_user[n];
 
+          /* the value a sum reads, read by others after it too: the
+           * group's second output */
+          if (!joins && !sums[n] && r < n_nodes && sums[r] && group[r] == r)
+            {
+              joins = TRUE;
+              kept[n] = kept[r] = TRUE;
+              user_group[n] = r;
+            }
           group[n] = joins ? user_group[n] : n;
           group_size[group[n]]++;
           any |= group_size[group[n]] > 1;
@@ -197,7 +212,8 @@ ep_graph_fuse (EpGraph *self)
 
 #define MOVED(ref)                                                          \
   ((ref).kind == EP_VALUE_NODE                                              \
-   ? (EpValueRef) { EP_VALUE_NODE, node_index[(ref).index], (ref).output }  \
+   ? (EpValueRef) { EP_VALUE_NODE, node_index[(ref).index],                 \
+                    kept[(ref).index] && !sums[(ref).index] ? 1 : (ref).output } \
    : (ref))
 
   for (guint n = 0; n < n_nodes; n++)
@@ -252,6 +268,7 @@ ep_graph_fuse (EpGraph *self)
           program->mean = node->op == &ep_op_mean;
           program->last_axis = last_axis[n];
           program->keepdims = node->attrs.keepdims;
+          program->keep = kept[n];
           for (guint e = 0; e < externals->len; e++)
             program->external_dtypes[e] = traced_layout (self, &g_array_index (externals, EpValueRef, e))->dtype;
           for (guint m = 0; m <= n; m++)
@@ -285,8 +302,15 @@ ep_graph_fuse (EpGraph *self)
           node_index[n] = ep_graph_get_n_nodes (fused);
           copy = ep_graph_add_node (fused, EP_NODE_FUSED, externals->len);
           copy->device = node->device;
-          copy->n_outputs = 1;
+          copy->n_outputs = kept[n] ? 2 : 1;
           copy->outputs[0] = node->outputs[0];
+          if (kept[n])
+            {
+              const EpValueRef *summed = &node->inputs[0];
+
+              copy->outputs[1] = *traced_layout (self, summed);
+              node_index[summed->index] = node_index[n];
+            }
           copy->fused = program;
           for (guint e = 0; e < externals->len; e++)
             copy->inputs[e] = MOVED (g_array_index (externals, EpValueRef, e));
