@@ -6,7 +6,9 @@
  * EP_GRAPH_PASSES=none and with every pass; each figure is the best of
  * several rounds of the per-call mean, in milliseconds.
  *
- *   _build/bench/ep-bench-fuse [ROUNDS]
+ *   _build/bench/ep-bench-fuse [ROUNDS [WORKLOAD]]
+ *
+ * WORKLOAD (a word of its name) runs that one only.
  */
 
 #include <eager-glib/eager-glib.h>
@@ -123,10 +125,16 @@ measure (EpFunction *fn, EpTensorsFunc func, EpTensor **in, guint n_in, int call
   return best;
 }
 
+static const char *only;
+
 static void
 row (const char *name, EpTensorsFunc func, EpTensor **in, guint n_in, int calls)
 {
-  double eager = measure (NULL, func, in, n_in, calls);
+  double eager;
+
+  if (only != NULL && strstr (name, only) == NULL)
+    return;
+  eager = measure (NULL, func, in, n_in, calls);
   double staged[2];
   const char *passes[2] = { "none", "all" };
 
@@ -168,6 +176,8 @@ main (int argc, char **argv)
 
   if (argc > 1)
     rounds = atoi (argv[1]);
+  if (argc > 2)
+    only = argv[2];
 
   row ("x.square().sum().sqrt() 4M", norm, (EpTensor *[]) { x }, 1, 20);
   row ("((x*y).exp()-x)^2+1.5 4M", chain, (EpTensor *[]) { x, y }, 2, 10);
