@@ -177,8 +177,9 @@ test_simplify_transpose_compose (void)
   assert_same_bits (graph, simple, &x);
 }
 
-/* x * 1, 1 * x, x / 1, x - 0, x + (-0), astype to x's dtype: x. A node
- * output stands for x, so that x is never a weak literal. */
+/* x * 1, 1 * x, x / 1, x - 0, x + (-0), astype to x's dtype,
+ * stop_gradient: x. A node output stands for x, so that x is never a
+ * weak literal. */
 static GPtrArray *
 identities (EpTensor  **inputs,
             guint       n_inputs,
@@ -195,7 +196,7 @@ identities (EpTensor  **inputs,
   g_autoptr(EpTensor) e = ep_tensor_add (d, minus_zero, error);
   g_autoptr(EpTensor) f = ep_tensor_astype (e, EP_DTYPE_FLOAT32, error);
 
-  return one (g_steal_pointer (&f));
+  return one (ep_tensor_stop_gradient (f, error));
 }
 
 static void
@@ -206,7 +207,8 @@ test_simplify_identities (void)
   g_autoptr(EpGraph) simple = run_pass (ep_graph_simplify, graph);
   g_autofree char *text = ep_graph_to_string (simple);
 
-  g_assert_cmpuint (ep_graph_get_n_nodes (graph), >=, 6);
+  g_assert_cmpuint (ep_graph_get_n_nodes (graph), >=, 7);
+  g_assert_cmpuint (count_op (graph, "stop_gradient"), ==, 1);
   g_assert_cmpstr (text, ==, "%0 = neg (in0) on cpu:0\nreturn (%0.0)\n");
   assert_same_bits (graph, simple, &x);
 }

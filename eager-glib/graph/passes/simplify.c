@@ -14,6 +14,8 @@
  *       fixed, and the one reshape fails exactly where the inner did) or
  *       is (-1) (a flattening, which never fails)
  *   astype (x, dtype of x)           ->  x
+ *   stop_gradient (x)                ->  x (a view of x; the optimized
+ *       graph replays only where no tape records)
  *   x * 1, 1 * x, x / 1              ->  x
  *   x - (+0), x + (-0), (-0) + x     ->  x (floats: x + (+0) is not
  *       exact, -0 + +0 is +0; x - (-0) neither)
@@ -271,6 +273,14 @@ simplify_node (Simplify          *s,
         }
       rewritten->op = node->op;
       *rewritten_input = inner->inputs[0];
+      return TRUE;
+    }
+
+  if (node->op == &ep_op_stop_gradient)
+    {
+      if (!may_replace (s, node, &inputs[0]))
+        return FALSE;
+      *to_value = inputs[0];
       return TRUE;
     }
 
