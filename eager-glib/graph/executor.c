@@ -92,6 +92,13 @@ ep_frame_new (EpGraph *graph)
   return self;
 }
 
+/* The buffers the frame keeps for its next replay (tests) */
+guint
+ep_frame_get_n_buffers (EpFrame *self)
+{
+  return ep_arena_get_n_buffers (self->arena);
+}
+
 static void
 drop_storage (EpTensor *slot)
 {
