@@ -5,8 +5,10 @@
  * A replay runs each node's rule and its device's kernel, as ep_dispatch()
  * does, without a host language, a recorder or a GObject per
  * intermediate: each node output has a slot in a frame, a tensor object
- * made once and given new storage at each replay; storage goes back to
- * its device after its last use. The rules run again (on the attributes
+ * made once and given new storage at each replay; storage goes to the
+ * frame's arena after its last use (graph/arena.c), where the next ops,
+ * and the next replays, find it again, or an elementwise op writes its
+ * output over it (output_storage()). The rules run again (on the attributes
  * the nodes were given), so a graph replays on other shapes where its
  * signature allows them; random ops draw their numbers as the eager calls
  * would; variables read what the replay assigned before, and change only
