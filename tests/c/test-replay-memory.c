@@ -474,6 +474,31 @@ norm (EpTensor  **inputs,
   return one (ep_tensor_sqrt (total, error));
 }
 
+/* 240 small ops: what a replay costs per op, beyond the kernels */
+static GPtrArray *
+small_ops (EpTensor  **inputs,
+           guint       n_inputs,
+           gpointer    user_data,
+           GError    **error)
+{
+  g_autoptr(EpTensor) x = g_object_ref (inputs[0]);
+
+  for (guint k = 0; k < 60; k++)
+    {
+      g_autoptr(EpTensor) a = NULL, b = NULL, c = NULL;
+
+      if ((a = ep_tensor_mul_scalar (x, 1.01, error)) == NULL
+          || (b = ep_tensor_add (a, x, error)) == NULL
+          || (c = ep_tensor_tanh (b, error)) == NULL)
+        return NULL;
+      g_object_unref (x);
+      if ((x = ep_tensor_sub (c, a, error)) == NULL)
+        return NULL;
+    }
+
+  return one (g_steal_pointer (&x));
+}
+
 /* Allocations, minor page faults and time per replay in steady state,
  * the best of @n_runs replays: printed, not checked (the machine is
  * shared). */
@@ -515,6 +540,8 @@ test_report (void)
   Mlp mlp = { 0 };
   g_autoptr(EpFunction) step = NULL;
   g_autoptr(EpFunction) norm_fn = ep_function_new (norm, NULL, NULL);
+  g_autoptr(EpFunction) small = ep_function_new (small_ops, NULL, NULL);
+  g_autoptr(EpTensor) chains = ep_test_random (EP_SHAPE (200, 2), EP_DTYPE_FLOAT32, 30);
   g_autoptr(EpTensor) x = ep_test_random (EP_SHAPE (64, 32), EP_DTYPE_FLOAT32, 20);
   g_autoptr(EpTensor) big = NULL;
   g_autoptr(GError) error = NULL;
@@ -526,6 +553,7 @@ test_report (void)
   big = ep_full (EP_SHAPE (4 << 20), 0.5, EP_DTYPE_FLOAT32, &error);
   g_assert_no_error (error);
   report ("sqrt (sum (square (x))) 4M floats", norm_fn, big, 30);
+  report ("240 small ops on 200x2 floats", small, chains, 200);
   mlp_clear (&mlp);
 }
 
