@@ -459,6 +459,66 @@ test_variable_read_before_step (void)
   mlp_clear (&eager);
 }
 
+static void
+async_done (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* ep_function_call_async(), run to its end on a main context of its own */
+static GPtrArray *
+call_async (EpFunction *fn,
+            EpTensor   *x)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  GPtrArray *outputs;
+
+  g_main_context_push_thread_default (context);
+  ep_function_call_async (fn, &x, 1, NULL, async_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+
+  outputs = ep_function_call_finish (fn, result, &error);
+  g_assert_no_error (error);
+  return outputs;
+}
+
+/* Async steps (the worker writes the new values in its frame's
+ * buffers, the caller's thread sets them) mixed with plain ones give the
+ * eager steps' values, and a value read before keeps its own. */
+static void
+test_mlp_step_async (void)
+{
+  Mlp staged = { 0 }, eager = { 0 };
+  g_autoptr(EpFunction) fn = NULL;
+  g_autoptr(EpTensor) x = ep_test_random (EP_SHAPE (16, 4), EP_DTYPE_FLOAT32, 20);
+
+  mlp_init (&staged, 4, 8, 16);
+  mlp_init (&eager, 4, 8, 16);
+  fn = ep_function_new (mlp_step, &staged, NULL);
+
+  for (guint k = 0; k < 9; k++)
+    {
+      g_autoptr(GPtrArray) eager_loss = mlp_step (&x, 1, &eager, NULL);
+      g_autoptr(EpTensor) held = ep_variable_read (staged.v[0]);
+      g_autoptr(GBytes) held_bytes = bytes_of (held);
+      g_autoptr(GPtrArray) staged_loss = k % 3 == 2 ? call (fn, x) : call_async (fn, x);
+      g_autoptr(GBytes) now = bytes_of (held);
+
+      assert_identical (g_ptr_array_index (staged_loss, 0), g_ptr_array_index (eager_loss, 0));
+      assert_same_variables (&staged, &eager);
+      g_assert_true (g_bytes_equal (now, held_bytes));
+    }
+
+  mlp_clear (&staged);
+  mlp_clear (&eager);
+}
+
 /* sqrt (sum (x²)) */
 static GPtrArray *
 norm (EpTensor  **inputs,
@@ -569,6 +629,7 @@ main (int   argc,
   g_test_add_func ("/replay-memory/relaxed-batches", test_relaxed_batches);
   g_test_add_func ("/replay-memory/mlp-step", test_mlp_step);
   g_test_add_func ("/replay-memory/variable-read-before-step", test_variable_read_before_step);
+  g_test_add_func ("/replay-memory/mlp-step-async", test_mlp_step_async);
   g_test_add_func ("/replay-memory/report", test_report);
 
   return g_test_run ();
