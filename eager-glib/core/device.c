@@ -576,6 +576,7 @@ ep_device_alloc (EpDevice  *self,
       return NULL;
     }
 
+  ep_context_get ()->storage_allocs++;
   storage = ep_storage_alloc ();
   g_atomic_ref_count_init (&storage->ref_count);
   storage->nbytes = nbytes;

@@ -472,6 +472,7 @@ produce (gpointer  data,
 static gboolean
 plan_layouts (Plan             *plan,
               EpTensor *const  *inputs,
+              const EpLayout   *traced,
               EpLayout         *out,
               EpLayout         *made)
 {
@@ -482,13 +483,20 @@ plan_layouts (Plan             *plan,
   EpDevice *cpu = ep_device_get_cpu ();
   gboolean rows = FALSE;
 
-  for (guint e = 0; e < n_ext; e++)
+  for (guint e = 0; e < n_ext && inputs == NULL; e++)
+    {
+      if (traced[e].dtype != program->external_dtypes[e]
+          || (!ep_layout_is_contiguous (&traced[e]) && ep_layout_get_size (&traced[e]) > 0))
+        return FALSE;
+      shapes[e] = traced[e];
+    }
+  for (guint e = 0; e < n_ext && inputs != NULL; e++)
     {
       EpTensor *input = inputs[e];
 
       if (input->storage == NULL || input->storage->device != cpu
           || input->layout.dtype != program->external_dtypes[e]
-          || !ep_layout_is_contiguous (&input->layout))
+          || (!ep_layout_is_contiguous (&input->layout) && ep_layout_get_size (&input->layout) > 0))
         return FALSE;
       shapes[e] = input->layout;
       plan->bases[e] = (guint8 *) input->storage->data
@@ -562,9 +570,42 @@ divide (const EpLayout *out,
       ((gdouble *) data)[i] /= count;
 }
 
+/* Whether @program runs fused on inputs of @layouts (the traced ones:
+ * the pass makes no group that would run its steps one by one) */
+gboolean
+ep_fused_program_fits (EpFusedProgram *program,
+                       const EpLayout *layouts)
+{
+  guint n_registers = program->n_externals + program->n_steps;
+  g_autofree Kind *kinds = g_new (Kind, n_registers);
+  g_autofree guint8 **bases = g_new0 (guint8 *, MAX (program->n_externals, 1));
+  g_autofree gsize *itemsizes = g_new (gsize, n_registers);
+  Plan plan = { program, n_registers, program->n_steps - (program->reduce ? 1 : 0),
+                kinds, bases, itemsizes };
+  EpLayout out, made;
+
+  return plan_layouts (&plan, NULL, layouts, &out, &made);
+}
+
+static EpStorage *
+alloc_output (EpFusedAllocFunc   alloc,
+              gpointer           alloc_data,
+              guint              o,
+              EpLayout          *layout,
+              GError           **error)
+{
+  gsize nbytes;
+
+  if (!ep_layout_compute_nbytes (layout, &nbytes))
+    return ep_layout_alloc (layout, ep_device_get_cpu (), error);
+  return alloc (alloc_data, o, nbytes, error);
+}
+
 gboolean
 ep_fused_run (EpFusedProgram   *program,
               EpTensor *const  *inputs,
+              EpFusedAllocFunc  alloc,
+              gpointer          alloc_data,
               EpLayout         *layouts,
               EpStorage       **storages,
               GError          **error)
@@ -578,10 +619,10 @@ ep_fused_run (EpFusedProgram   *program,
   EpLayout out, made;
   EpStorage **storage = &storages[0];
 
-  if (!plan_layouts (&plan, inputs, &out, &made))
+  if (!plan_layouts (&plan, inputs, NULL, &out, &made))
     return run_steps (program, inputs, layouts, storages, error);
 
-  *storage = ep_layout_alloc (&out, ep_device_get_cpu (), error);
+  *storage = alloc_output (alloc, alloc_data, 0, &out, error);
   if (*storage == NULL)
     return FALSE;
   layouts[0] = out;
@@ -592,7 +633,7 @@ ep_fused_run (EpFusedProgram   *program,
 
       if (program->keep)
         {
-          storages[1] = ep_layout_alloc (&made, ep_device_get_cpu (), error);
+          storages[1] = alloc_output (alloc, alloc_data, 1, &made, error);
           if (storages[1] == NULL)
             {
               g_clear_pointer (&storages[0], ep_storage_unref);

@@ -45,6 +45,11 @@ typedef struct
    * read it to show that a replay makes none for its intermediates */
   guint64        tensors_made;
 
+  /* core/device.c: storage allocated from a device on this thread, ever
+   * (ep_device_alloc); the replay tests read it to show that a replay
+   * in steady state allocates its results only */
+  guint64        storage_allocs;
+
   /* graph/host-call.c: where the host callbacks of the replay this
    * thread runs must run (a worker of ep_function_call_async(): the
    * caller's main context); NULL: here. Not a reference. */

@@ -17,6 +17,7 @@ typedef struct _EpFrame EpFrame;
 
 EpFrame  *ep_frame_new             (EpGraph          *graph);
 void      ep_frame_free            (EpFrame          *self);
+guint     ep_frame_get_n_buffers   (EpFrame          *self);
 gboolean  ep_graph_replay          (EpGraph          *graph,
                                     EpFrame          *frame,
                                     EpTensor *const  *inputs,

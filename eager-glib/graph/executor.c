@@ -5,8 +5,10 @@
  * A replay runs each node's rule and its device's kernel, as ep_dispatch()
  * does, without a host language, a recorder or a GObject per
  * intermediate: each node output has a slot in a frame, a tensor object
- * made once and given new storage at each replay; storage goes back to
- * its device after its last use. The rules run again (on the attributes
+ * made once and given new storage at each replay; storage goes to the
+ * frame's arena after its last use (graph/arena.c), where the next ops,
+ * and the next replays, find it again, or an elementwise op writes its
+ * output over it (output_storage()). The rules run again (on the attributes
  * the nodes were given), so a graph replays on other shapes where its
  * signature allows them; random ops draw their numbers as the eager calls
  * would; variables read what the replay assigned before, and change only
@@ -23,6 +25,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "ep-arena-private.h"
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
@@ -41,6 +44,7 @@ struct _EpFrame
   EpTensor **slots;
   guint     *last_use;     /* per slot: the last node that reads it;
                             * G_MAXUINT for an output of the graph */
+  EpArena   *arena;        /* the buffers kept from replay to replay */
 };
 
 static void
@@ -72,6 +76,7 @@ ep_frame_new (EpGraph *graph)
     }
 
   self->slots = g_new0 (EpTensor *, MAX (self->n_slots, 1));
+  self->arena = ep_arena_new (self->n_slots + graph->variables->len);
   self->last_use = g_new0 (guint, MAX (self->n_slots, 1));
   for (guint s = 0; s < self->n_slots; s++)
     self->slots[s] = g_object_new (EP_TYPE_TENSOR, NULL);
@@ -90,10 +95,27 @@ ep_frame_new (EpGraph *graph)
   return self;
 }
 
+/* The buffers the frame keeps for its next replay (tests) */
+guint
+ep_frame_get_n_buffers (EpFrame *self)
+{
+  return ep_arena_get_n_buffers (self->arena);
+}
+
 static void
 drop_storage (EpTensor *slot)
 {
   g_clear_pointer (&slot->storage, ep_storage_unref);
+}
+
+/* A slot's storage goes to the frame's arena, which keeps it if nothing
+ * else holds it (graph/arena.c). */
+static void
+recycle_storage (EpFrame  *self,
+                 EpTensor *slot)
+{
+  if (slot->storage != NULL)
+    ep_arena_give (self->arena, g_steal_pointer (&slot->storage));
 }
 
 void
@@ -107,6 +129,7 @@ ep_frame_free (EpFrame *self)
   g_free (self->slots);
   g_free (self->first_slot);
   g_free (self->last_use);
+  ep_arena_free (self->arena);
   ep_graph_unref (self->graph);
   g_free (self);
 }
@@ -209,6 +232,102 @@ run_kernel (EpOpCall  *call,
   return kernel (call, error);
 }
 
+/* Ops whose CPU kernels may write their output over an input of the
+ * same layout: each element is read before the same element is written,
+ * and nothing reads it again (the restrict-qualified loops of
+ * cpu/ep-cpu-loops-private.h and cpu/elementwise.c, SLEEF's vector
+ * loops). Not log1p, sinh, cosh, arcsinh, arccosh: their vector loops
+ * read the input again after writing, to redo lanes out of SLEEF's
+ * domain (cpu/vmath.c). */
+static gboolean
+op_runs_in_place (EpOpId id)
+{
+  switch (id)
+    {
+    case EP_OP_ADD: case EP_OP_SUB: case EP_OP_MUL: case EP_OP_DIV: case EP_OP_POW:
+    case EP_OP_FLOORDIV: case EP_OP_MOD: case EP_OP_MINIMUM: case EP_OP_MAXIMUM:
+    case EP_OP_WHERE: case EP_OP_CLIP:
+    case EP_OP_NEG: case EP_OP_ABS: case EP_OP_SIGN: case EP_OP_SQUARE: case EP_OP_SQRT:
+    case EP_OP_EXP: case EP_OP_EXPM1: case EP_OP_LOG: case EP_OP_LOG2: case EP_OP_LOG10:
+    case EP_OP_SIN: case EP_OP_COS: case EP_OP_TAN: case EP_OP_TANH:
+    case EP_OP_ARCSIN: case EP_OP_ARCCOS: case EP_OP_ARCTAN: case EP_OP_ARCTANH:
+    case EP_OP_SIGMOID: case EP_OP_RELU: case EP_OP_SOFTPLUS:
+    case EP_OP_ROUND: case EP_OP_CEIL: case EP_OP_FLOOR:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* An input of node @n whose storage its output can take over: an
+ * elementwise op on the CPU whose input is an intermediate that dies
+ * here, held by nothing else (not a view's base still alive, a variable's
+ * value, a result), contiguous from the start of its storage, of the
+ * output's dtype and shape. NULL when there is none. */
+static EpStorage *
+storage_to_write_over (Replay         *r,
+                       guint           n,
+                       EpGraphNode    *node,
+                       const EpOpCall *call,
+                       const EpLayout *layout)
+{
+  if (!op_runs_in_place (node->op->id) || call->n_outputs != 1
+      || call->device != ep_device_get_cpu ())
+    return NULL;
+
+  for (guint i = 0; i < node->n_inputs; i++)
+    {
+      const EpValueRef *ref = &node->inputs[i];
+      EpTensor *input = call->inputs[i];
+
+      if (ref->kind != EP_VALUE_NODE
+          || r->frame->last_use[r->frame->first_slot[ref->index] + ref->output] != n
+          || input != value_of (r, ref)    /* converted: a temporary */
+          || input->storage->device != call->device
+          || !ep_storage_is_exclusive (input->storage)
+          || input->layout.offset != 0
+          || !ep_layout_is_contiguous (&input->layout)
+          || input->layout.dtype != layout->dtype
+          || input->layout.ndim != layout->ndim
+          || memcmp (input->layout.shape, layout->shape, layout->ndim * sizeof (gint64)) != 0)
+        continue;
+
+      return ep_storage_ref (input->storage);
+    }
+
+  return NULL;
+}
+
+/* Storage for output @o of node @n, laid out contiguously in @layout:
+ * an input's, written over; else a buffer of the frame's arena; else
+ * the device's. The graph's results always come from the device: they
+ * go to the caller, and the arena would lose them. */
+static EpStorage *
+output_storage (Replay       *r,
+                guint         n,
+                EpGraphNode  *node,
+                EpOpCall     *call,
+                guint         o,
+                EpLayout     *layout,
+                GError      **error)
+{
+  EpFrame *frame = r->frame;
+  EpStorage *storage;
+  gsize nbytes;
+
+  ep_layout_set_contiguous (layout);
+  if (!ep_layout_compute_nbytes (layout, &nbytes))
+    return ep_layout_alloc (layout, call->device, error);
+
+  if (o == 0 && (storage = storage_to_write_over (r, n, node, call, layout)) != NULL)
+    return storage;
+  if (frame->last_use[frame->first_slot[n] + o] != G_MAXUINT
+      && (storage = ep_arena_take (frame->arena, call->device, nbytes)) != NULL)
+    return storage;
+
+  return ep_device_alloc (call->device, nbytes, error);
+}
+
 static gboolean
 run_op (Replay       *r,
         guint         n,
@@ -261,7 +380,7 @@ run_op (Replay       *r,
     {
       EpTensor *slot = r->frame->slots[first + o];
       EpLayout layout = call.output_layouts[o];
-      g_autoptr(EpStorage) storage = ep_layout_alloc (&layout, call.device, error);
+      g_autoptr(EpStorage) storage = output_storage (r, n, node, &call, o, &layout, error);
 
       if (storage == NULL)
         {
@@ -275,6 +394,31 @@ run_op (Replay       *r,
   return run_kernel (&call, error);
 }
 
+typedef struct
+{
+  Replay      *r;
+  guint        n;
+  EpGraphNode *node;
+} FusedOutputs;
+
+/* as output_storage(), but never over an input */
+static EpStorage *
+fused_output_storage (gpointer   data,
+                      guint      o,
+                      gsize      nbytes,
+                      GError   **error)
+{
+  FusedOutputs *outputs = data;
+  EpFrame *frame = outputs->r->frame;
+  EpStorage *storage;
+
+  if (frame->last_use[frame->first_slot[outputs->n] + o] != G_MAXUINT
+      && (storage = ep_arena_take (frame->arena, outputs->node->device, nbytes)) != NULL)
+    return storage;
+
+  return ep_device_alloc (outputs->node->device, nbytes, error);
+}
+
 /* A fused group (graph/passes/fuse.c), run by cpu/fused.c */
 static gboolean
 run_fused (Replay       *r,
@@ -285,10 +429,11 @@ run_fused (Replay       *r,
   g_autofree EpTensor **inputs = g_new (EpTensor *, MAX (node->n_inputs, 1));
   EpStorage *storages[2] = { NULL, NULL };
   EpLayout layouts[2];
+  FusedOutputs outputs = { r, n, node };
 
   for (guint i = 0; i < node->n_inputs; i++)
     inputs[i] = value_of (r, &node->inputs[i]);
-  if (!ep_fused_run (node->fused, inputs, layouts, storages, error))
+  if (!ep_fused_run (node->fused, inputs, fused_output_storage, &outputs, layouts, storages, error))
     return FALSE;
   for (guint o = 0; o < node->n_outputs; o++)
     {
@@ -466,7 +611,7 @@ release_dead (Replay *r,
         continue;
       slot = r->frame->first_slot[ref->index] + ref->output;
       if (r->frame->last_use[slot] == n)
-        drop_storage (r->frame->slots[slot]);
+        recycle_storage (r->frame, r->frame->slots[slot]);
     }
 }
 
@@ -479,6 +624,28 @@ output_tensor (Replay           *r,
 
   output->weak = value->weak;
   return output;
+}
+
+/* Variables updated in place, in effect: the replay wrote the new value
+ * into a buffer of the frame (an op's output, often written over its
+ * input), the variable takes it now, and the storage of its old value,
+ * if nothing else holds it then, goes to the arena for the next replay
+ * to write the next value in. The variables' buffers and the arena's
+ * trade places at each step, and a step allocates nothing; nothing is
+ * written into a variable's storage while the replay may still fail,
+ * so variables change only when the whole replay succeeded, and a
+ * tensor read from a variable before keeps its value (it holds the
+ * storage: the arena does not take it). Returns a reference to the old
+ * value's storage. */
+static EpStorage *
+commit_variable (EpVariable *variable,
+                 EpTensor   *value)
+{
+  g_autoptr(EpTensor) old = ep_variable_peek (variable);
+  EpStorage *storage = old->storage != NULL ? ep_storage_ref (old->storage) : NULL;
+
+  ep_variable_set_value (variable, value);
+  return storage;
 }
 
 /*
@@ -533,6 +700,7 @@ ep_graph_replay_full (EpGraph          *graph,
 {
   guint n_variables = graph->variables->len;
   g_autofree EpTensor **assigned = g_new0 (EpTensor *, MAX (n_variables, 1));
+  g_autofree EpStorage **old_values = g_new0 (EpStorage *, MAX (n_variables, 1));
   g_autoptr(GPtrArray) temporaries = g_ptr_array_new_with_free_func (g_object_unref);
   Replay r = { graph, frame, inputs, variables, assigned, temporaries };
   gboolean ok = TRUE;
@@ -586,7 +754,7 @@ ep_graph_replay_full (EpGraph          *graph,
           if (assigned[v] == NULL)
             continue;
           if (variables == NULL)
-            ep_variable_set_value (g_ptr_array_index (graph->variables, v), assigned[v]);
+            old_values[v] = commit_variable (g_ptr_array_index (graph->variables, v), assigned[v]);
           else
             g_set_object (&variables[v], assigned[v]);
         }
@@ -601,7 +769,10 @@ ep_graph_replay_full (EpGraph          *graph,
   for (guint v = 0; v < n_variables; v++)
     g_clear_object (&assigned[v]);
   for (guint s = 0; s < frame->n_slots; s++)
-    drop_storage (frame->slots[s]);
+    recycle_storage (frame, frame->slots[s]);
+  for (guint v = 0; v < n_variables; v++)
+    if (old_values[v] != NULL)
+      ep_arena_give (frame->arena, old_values[v]);
 
   return ok;
 }

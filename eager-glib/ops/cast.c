@@ -116,7 +116,9 @@ ep_copy_to_device_kernel (EpOpCall  *call,
   EpDevice *to = output->storage->device;
   gsize itemsize = ep_dtype_get_itemsize (input->layout.dtype);
   gsize offset = input->layout.offset * itemsize;
-  gsize nbytes = output->storage->nbytes;
+  /* from the layout: the storage may be larger (a replay's reused
+   * buffer, graph/arena.c) */
+  gsize nbytes = ep_layout_get_size (&output->layout) * itemsize;
   g_autofree gpointer staging = NULL;
 
   if (from->host_visible)

@@ -68,12 +68,21 @@ gboolean        ep_fused_step_init     (EpFusedStep    *step,
                                         EpDType         in_dtype,
                                         EpDType         dtype);
 
+/* Storage for output @o of a fused node, of @nbytes on the CPU (the
+ * executor's frame gives its arena's buffers) */
+typedef EpStorage *(*EpFusedAllocFunc) (gpointer   data,
+                                        guint      o,
+                                        gsize      nbytes,
+                                        GError   **error);
+
 /* cpu/fused.c: runs @program on @inputs; @layouts and @storages get the
- * outputs (new; two with @keep). Runs the steps one by one, as the
- * unfused graph would, where the group cannot run fused (layouts,
- * devices). */
+ * outputs (new; two with @keep), from @alloc. Runs the steps one by
+ * one, as the unfused graph would, where the group cannot run fused
+ * (layouts, devices). */
 gboolean        ep_fused_run           (EpFusedProgram  *program,
                                         EpTensor *const *inputs,
+                                        EpFusedAllocFunc alloc,
+                                        gpointer         alloc_data,
                                         EpLayout        *layouts,
                                         EpStorage      **storages,
                                         GError         **error);
@@ -82,6 +91,9 @@ gboolean        ep_fused_dispatch      (EpFusedProgram  *program,
                                         EpTensor *const *inputs,
                                         EpTensor       **outputs,
                                         GError         **error);
+
+gboolean        ep_fused_program_fits  (EpFusedProgram  *program,
+                                        const EpLayout  *layouts);
 
 /* graph/passes/fuse.c */
 EpGraph        *ep_graph_fuse          (EpGraph        *self);

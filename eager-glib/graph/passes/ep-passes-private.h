@@ -28,6 +28,20 @@ typedef struct
 } EpGraphPass;
 
 EpGraph  *ep_graph_optimize        (EpGraph         *graph);
+
+/* the passes (graph/passes/<name>.c; prune is in ep-graph-private.h) */
+EpGraph  *ep_graph_simplify        (EpGraph         *graph);
+EpGraph  *ep_graph_cse             (EpGraph         *graph);
+EpGraph  *ep_graph_fold            (EpGraph         *graph);
+
+/* for the passes (optimize.c) */
+EpGraph  *ep_graph_new_like        (EpGraph         *graph);
+const EpLayout *ep_graph_value_layout (EpGraph          *graph,
+                                       const EpValueRef *ref);
+EpDevice *ep_graph_value_device    (EpGraph          *graph,
+                                    const EpValueRef *ref);
+gboolean  ep_graph_value_may_be_weak (EpGraph          *graph,
+                                      const EpValueRef *ref);
 gboolean  ep_graph_pass_is_enabled (const char      *name);
 const EpGraphPass *ep_graph_list_passes (guint     *n_passes);
 

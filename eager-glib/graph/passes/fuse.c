@@ -299,6 +299,46 @@ ep_graph_fuse (EpGraph *self)
               k++;
             }
 
+          /* on the traced layouts, or the members one by one (a view's
+           * input, other broadcasts): then the executor's own buffer
+           * reuse serves them better than the fallback */
+          {
+            g_autofree EpLayout *layouts = g_new (EpLayout, MAX (externals->len, 1));
+
+            for (guint e = 0; e < externals->len; e++)
+              {
+                const EpValueRef *ref = &g_array_index (externals, EpValueRef, e);
+                const EpGraphNode *from = ref->kind == EP_VALUE_NODE ? ep_graph_get_node (self, ref->index) : NULL;
+
+                layouts[e] = *traced_layout (self, ref);
+                /* a kernel's output is contiguous, and the graph's
+                 * inputs are checked at each replay: only views keep
+                 * their strides */
+                if (ref->kind == EP_VALUE_INPUT
+                    || (from != NULL && !(from->kind == EP_NODE_OP && (from->op->flags & EP_OP_FLAG_VIEW))))
+                  ep_layout_set_contiguous (&layouts[e]);
+              }
+            if (!ep_fused_program_fits (program, layouts))
+              {
+                ep_fused_program_unref (program);
+                for (guint m = 0; m <= n; m++)
+                  if (group[m] == n)
+                    kept[m] = FALSE;
+                for (guint m = 0; m <= n; m++)
+                  {
+                    EpGraphNode *member = ep_graph_get_node (self, m);
+
+                    if (group[m] != n)
+                      continue;
+                    node_index[m] = ep_graph_get_n_nodes (fused);
+                    copy = ep_graph_append_copy (fused, member);
+                    for (guint i = 0; i < member->n_inputs; i++)
+                      copy->inputs[i] = MOVED (member->inputs[i]);
+                  }
+                continue;
+              }
+          }
+
           node_index[n] = ep_graph_get_n_nodes (fused);
           copy = ep_graph_add_node (fused, EP_NODE_FUSED, externals->len);
           copy->device = node->device;

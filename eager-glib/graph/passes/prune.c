@@ -80,6 +80,7 @@ ep_graph_prune (EpGraph *self)
           mark (&node->inputs[i], live, live_constants);
     }
 
+  pruned->fixed_shapes = self->fixed_shapes;
   pruned->n_inputs = self->n_inputs;
   pruned->inputs = g_memdup2 (self->inputs, MAX (self->n_inputs, 1) * sizeof (EpLayout));
   pruned->input_devices = g_memdup2 (self->input_devices, MAX (self->n_inputs, 1) * sizeof (EpDevice *));
