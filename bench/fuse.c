@@ -6,9 +6,10 @@
  * EP_GRAPH_PASSES=none and with every pass; each figure is the best of
  * several rounds of the per-call mean, in milliseconds.
  *
- *   _build/bench/ep-bench-fuse [ROUNDS [WORKLOAD]]
+ *   _build/bench/ep-bench-fuse [ROUNDS [WORKLOAD [SCALE]]]
  *
- * WORKLOAD (a word of its name) runs that one only.
+ * WORKLOAD (a word of its name, "" for all) runs that one only; SCALE
+ * multiplies the sizes (4 for arrays beyond a 32 MiB L3).
  */
 
 #include <eager-glib/eager-glib.h>
@@ -167,7 +168,8 @@ random_tensor (const gint64 *shape, guint ndim)
 int
 main (int argc, char **argv)
 {
-  const gint64 flat[] = { 4 << 20 }, rows_shape[] = { 4096, 1024 }, cols[] = { 1024 };
+  gint64 scale = argc > 3 ? atoi (argv[3]) : 1;
+  const gint64 flat[] = { scale * (4 << 20) }, rows_shape[] = { scale * 4096, 1024 }, cols[] = { 1024 };
   g_autoptr(EpTensor) x = random_tensor (flat, 1);
   g_autoptr(EpTensor) y = random_tensor (flat, 1);
   g_autoptr(EpTensor) m = random_tensor (rows_shape, 2);
@@ -176,7 +178,7 @@ main (int argc, char **argv)
 
   if (argc > 1)
     rounds = atoi (argv[1]);
-  if (argc > 2)
+  if (argc > 2 && argv[2][0] != '\0')
     only = argv[2];
 
   row ("x.square().sum().sqrt() 4M", norm, (EpTensor *[]) { x }, 1, 20);
