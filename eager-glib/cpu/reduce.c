@@ -145,6 +145,32 @@ SUM_LOOP (sum_f32, gfloat, pairwise_f32, PLUS)
 SUM_LOOP (sum_f64, gdouble, pairwise_f64, PLUS)
 SUM_LOOP (sum_i64, gint64, run_sum_i64, WRAPPING_PLUS)
 
+/* Rows of 2 to ROWS_MAX elements summed one after another in one call
+ * (a reduction over a short innermost axis): the loop runs over rows,
+ * its user data the row length, and sums each row into its output as
+ * SUM_LOOP's one-row call does, ADD (*out, RUN (row, 1, n)), with the
+ * same RUN: bit for bit the same, NaN signs included (which a copy of
+ * the tree need not keep: the compiler may swap the operands of an
+ * addition, and of two NaNs the first wins). */
+#define ROWS_MAX 16
+
+#define SUM_ROWS(name, T, RUN, ADD)                                       \
+EP_CPU_CLONES                                                               \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 rows, gconstpointer u)            \
+{                                                                           \
+  const gint64 n = *(const gint64 *) u;                                     \
+  for (gint64 r = 0; r < rows; r++)                                         \
+    {                                                                       \
+      T *out = (T *) (p[0] + r * s[0]);                                     \
+      *out = ADD (*out, RUN (p[1] + r * s[1], sizeof (T), n));              \
+    }                                                                       \
+}
+
+SUM_ROWS (sum_rows_f32, gfloat, pairwise_f32, PLUS)
+SUM_ROWS (sum_rows_f64, gdouble, pairwise_f64, PLUS)
+SUM_ROWS (sum_rows_i64, gint64, run_sum_i64, WRAPPING_PLUS)
+
 /* Extrema propagate NaN: once the running value is NaN it stays. Of
  * equal values the later wins, which only shows with 0 and -0. */
 #define FMAX(m, x) (((m) > (x) || isnan (m)) ? (m) : (x))
@@ -280,6 +306,32 @@ EXTREMUM_LOOP (min_f64, gdouble, FMIN, min_run_f64)
 EXTREMUM_LOOP (min_i32, gint32, IMIN, min_run_i32)
 EXTREMUM_LOOP (min_i64, gint64, IMIN, min_run_i64)
 EXTREMUM_LOOP (min_b, guint8, IMIN, min_run_b)
+
+/* Extrema of short contiguous rows, as EXTREMUM_LOOP's one-row call:
+ * the same RUN on each row. */
+#define EXTREMUM_ROWS(name, T, RUN)                                         \
+EP_CPU_CLONES                                                               \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 rows, gconstpointer u)            \
+{                                                                           \
+  const gint64 n = *(const gint64 *) u;                                     \
+  for (gint64 r = 0; r < rows; r++)                                         \
+    {                                                                       \
+      T *out = (T *) (p[0] + r * s[0]);                                     \
+      *out = RUN (*out, (const T *) (p[1] + r * s[1]), n);                  \
+    }                                                                       \
+}
+
+EXTREMUM_ROWS (max_rows_f32, gfloat, max_run_f32)
+EXTREMUM_ROWS (max_rows_f64, gdouble, max_run_f64)
+EXTREMUM_ROWS (max_rows_i32, gint32, max_run_i32)
+EXTREMUM_ROWS (max_rows_i64, gint64, max_run_i64)
+EXTREMUM_ROWS (max_rows_b, guint8, max_run_b)
+EXTREMUM_ROWS (min_rows_f32, gfloat, min_run_f32)
+EXTREMUM_ROWS (min_rows_f64, gdouble, min_run_f64)
+EXTREMUM_ROWS (min_rows_i32, gint32, min_run_i32)
+EXTREMUM_ROWS (min_rows_i64, gint64, min_run_i64)
+EXTREMUM_ROWS (min_rows_b, guint8, min_run_b)
 
 /* Whole contiguous tensors into one value, on several threads. Sums of
  * floats cut the pairwise tree at the same nodes a single thread would
@@ -606,6 +658,9 @@ fold_whole (EpOpCall  *call,
 static const EpCpuLoop max_loops[5] = ROW (max);
 static const EpCpuLoop min_loops[5] = ROW (min);
 static const EpCpuLoop sum_loops[5] = { sum_f32, sum_f64, NULL, sum_i64, NULL };
+static const EpCpuLoop max_rows_loops[5] = ROW (max_rows);
+static const EpCpuLoop min_rows_loops[5] = ROW (min_rows);
+static const EpCpuLoop sum_rows_loops[5] = { sum_rows_f32, sum_rows_f64, NULL, sum_rows_i64, NULL };
 
 /* Starts every output at the first element of its reduction, which is
  * the identity that works for extrema of every type (and keeps NaN). */
@@ -630,12 +685,88 @@ fill_first (EpOpCall *call)
   ep_cpu_iter_run_parallel (&iter, ep_cpu_copy_loop_for_itemsize (ep_dtype_get_itemsize (in->layout.dtype)), NULL);
 }
 
+/* The row length when @call reduces a contiguous input over its
+ * innermost axes (extent-1 axes aside) into rows of 2 to ROWS_MAX
+ * elements, of which there are several (*n_rows); else 0. */
+static gint64
+short_rows (EpOpCall *call,
+            gint64   *n_rows)
+{
+  const EpLayout *layout = &call->inputs[0]->layout;
+  gboolean in_row = FALSE;
+  gint64 n = 1;
+  gint64 rows = 1;
+
+  if (!ep_layout_is_contiguous (layout))
+    return 0;
+
+  for (guint d = 0; d < layout->ndim; d++)
+    {
+      gboolean reduced = FALSE;
+
+      for (guint a = 0; a < call->attrs.n_axes; a++)
+        reduced |= call->attrs.axes[a] == (gint) d;
+
+      if (layout->shape[d] == 1)
+        continue;
+      if (reduced)
+        {
+          n *= layout->shape[d];
+          in_row = TRUE;
+          if (n > ROWS_MAX)
+            return 0;
+        }
+      else if (in_row)
+        return 0;
+      else if (__builtin_mul_overflow (rows, layout->shape[d], &rows))
+        return 0;
+    }
+
+  if (n < 2 || rows < 2)
+    return 0;
+  *n_rows = rows;
+  return n;
+}
+
+/* The rows one after another: each call of @rows_loop folds a run of
+ * rows, the threads splitting the rows between them. */
+static void
+reduce_rows (EpOpCall  *call,
+             EpCpuLoop  rows_loop,
+             gint64     n_rows,
+             gint64     n)
+{
+  EpTensor *in = call->inputs[0];
+  EpTensor *out = call->outputs[0];
+  gint64 itemsize = ep_dtype_itemsize (in->layout.dtype);
+  EpCpuIter iter;
+
+  g_assert (out->layout.dtype == in->layout.dtype);
+
+  ep_cpu_iter_init (&iter, &n_rows, 1);
+  iter.n_operands = 2;
+  iter.base[0] = ep_tensor_host_data (out);
+  iter.strides[0][0] = itemsize;
+  iter.base[1] = ep_tensor_host_data (in);
+  iter.strides[1][0] = n * itemsize;
+  ep_cpu_iter_run_parallel_cost (&iter, rows_loop, &n, n);
+}
+
 static void
 reduce_into (EpOpCall  *call,
-             EpCpuLoop  loop)
+             EpCpuLoop  loop,
+             EpCpuLoop  rows_loop)
 {
   EpTensor *in = call->inputs[0];
   EpCpuIter iter;
+  gint64 n_rows;
+  gint64 n;
+
+  if (rows_loop != NULL && (n = short_rows (call, &n_rows)) > 0)
+    {
+      reduce_rows (call, rows_loop, n_rows, n);
+      return;
+    }
 
   ep_cpu_iter_init (&iter, in->layout.shape, in->layout.ndim);
   ep_cpu_iter_add_reduced (&iter, call->outputs[0], call->attrs.axes, call->attrs.n_axes);
@@ -666,7 +797,7 @@ sum_into (EpOpCall *call)
     }
 
   zero (call->outputs[0]);
-  reduce_into (call, sum_loops[dtype]);
+  reduce_into (call, sum_loops[dtype], sum_rows_loops[dtype]);
 }
 
 static gboolean
@@ -705,7 +836,8 @@ cpu_extremum (EpOpCall  *call,
               GError   **error)
 {
   EpDType dtype = call->inputs[0]->layout.dtype;
-  EpCpuLoop loop = call->op->id == EP_OP_MAX ? max_loops[dtype] : min_loops[dtype];
+  gboolean max = call->op->id == EP_OP_MAX;
+  EpCpuLoop loop = max ? max_loops[dtype] : min_loops[dtype];
 
   if (is_whole_and_large (call))
     {
@@ -714,7 +846,7 @@ cpu_extremum (EpOpCall  *call,
     }
 
   fill_first (call);
-  reduce_into (call, loop);
+  reduce_into (call, loop, max ? max_rows_loops[dtype] : min_rows_loops[dtype]);
   return TRUE;
 }
 
