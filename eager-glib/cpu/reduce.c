@@ -148,28 +148,69 @@ SUM_LOOP (sum_i64, gint64, run_sum_i64, WRAPPING_PLUS)
 /* Rows of 2 to ROWS_MAX elements summed one after another in one call
  * (a reduction over a short innermost axis): the loop runs over rows,
  * its user data the row length, and sums each row into its output as
- * SUM_LOOP's one-row call does, ADD (*out, RUN (row, 1, n)), with the
- * same RUN: bit for bit the same, NaN signs included (which a copy of
- * the tree need not keep: the compiler may swap the operands of an
- * addition, and of two NaNs the first wins). */
+ * SUM_LOOP's one-row call does, ADD (*out, RUN (row, 1, n)), bit for
+ * bit. For n <= 16 PAIRWISE_SUM's order is, written out: the block path
+ * (9 to 16) zeroes 64 lanes, adds x[k] to lane k and folds them, so
+ * lanes 8 to 15 meet lanes 0 to 7 and then the n <= 8 tree follows,
+ * which is the n <= 8 path's too (there a[k] + 0 is a[k]: a[k] = x + 0
+ * is never -0). Only the grouping of the additions fixes a result that
+ * is not NaN (each addition is exact up to its rounding, whichever
+ * operand comes first); of two NaNs though the first operand wins, and
+ * the compiler may swap operands, so a NaN row is summed again by RUN
+ * itself, for the very NaN it gives. tests/c/ops/reduce.c checks this
+ * against rows reduced one by one. */
 #define ROWS_MAX 16
 
-#define SUM_ROWS(name, T, RUN, ADD)                                       \
+#define PAIRWISE_16(name, T)                                                \
+static inline __attribute__ ((always_inline)) T                             \
+name (const guint8 *p, gint64 n)                                            \
+{                                                                           \
+  const T *x = (const T *) p;                                               \
+  T a[16], c[8];                                                            \
+  for (guint k = 0; k < 16; k++)                                            \
+    a[k] = (k < n ? x[k] : (T) 0) + (T) 0;                                  \
+  for (guint k = 0; k < 8; k++)                                             \
+    c[k] = a[k] + a[k + 8];                                                 \
+  return ((c[0] + c[4]) + (c[2] + c[6])) + ((c[1] + c[5]) + (c[3] + c[7])); \
+}
+
+PAIRWISE_16 (pairwise_16_f32, gfloat)
+PAIRWISE_16 (pairwise_16_f64, gdouble)
+
+#define SUM_ROWS_FLOAT(name, T, RUN16, RUN)                                 \
 EP_CPU_CLONES                                                               \
 static void                                                                 \
 name (guint8 **p, const gint64 *s, gint64 rows, gconstpointer u)            \
 {                                                                           \
   const gint64 n = *(const gint64 *) u;                                     \
+  g_assert (n <= 16);                                                       \
   for (gint64 r = 0; r < rows; r++)                                         \
     {                                                                       \
       T *out = (T *) (p[0] + r * s[0]);                                     \
-      *out = ADD (*out, RUN (p[1] + r * s[1], sizeof (T), n));              \
+      const guint8 *x = p[1] + r * s[1];                                    \
+      T sum = RUN16 (x, n);                                                 \
+      if (G_UNLIKELY (isnan (sum)))                                         \
+        sum = RUN (x, sizeof (T), n);                                       \
+      *out = *out + sum;                                                    \
     }                                                                       \
 }
 
-SUM_ROWS (sum_rows_f32, gfloat, pairwise_f32, PLUS)
-SUM_ROWS (sum_rows_f64, gdouble, pairwise_f64, PLUS)
-SUM_ROWS (sum_rows_i64, gint64, run_sum_i64, WRAPPING_PLUS)
+SUM_ROWS_FLOAT (sum_rows_f32, gfloat, pairwise_16_f32, pairwise_f32)
+SUM_ROWS_FLOAT (sum_rows_f64, gdouble, pairwise_16_f64, pairwise_f64)
+
+EP_CPU_CLONES
+static void
+sum_rows_i64 (guint8 **p, const gint64 *s, gint64 rows, gconstpointer u)
+{
+  const gint64 n = *(const gint64 *) u;
+
+  for (gint64 r = 0; r < rows; r++)
+    {
+      gint64 *out = (gint64 *) (p[0] + r * s[0]);
+
+      *out = WRAPPING_PLUS (*out, run_sum_i64 (p[1] + r * s[1], sizeof (gint64), n));
+    }
+}
 
 /* Extrema propagate NaN: once the running value is NaN it stays. Of
  * equal values the later wins, which only shows with 0 and -0. */
