@@ -160,6 +160,7 @@ SUM_LOOP (sum_i64, gint64, run_sum_i64, WRAPPING_PLUS)
  * itself, for the very NaN it gives. tests/c/ops/reduce.c checks this
  * against rows reduced one by one. */
 #define ROWS_MAX 16
+G_STATIC_ASSERT (ROWS_MAX <= 16);
 
 #define PAIRWISE_16(name, T)                                                \
 static inline __attribute__ ((always_inline)) T                             \
@@ -183,7 +184,7 @@ static void                                                                 \
 name (guint8 **p, const gint64 *s, gint64 rows, gconstpointer u)            \
 {                                                                           \
   const gint64 n = *(const gint64 *) u;                                     \
-  g_assert (n <= 16);                                                       \
+  g_assert (n <= 16);             /* the tree above is for 16 lanes */    \
   for (gint64 r = 0; r < rows; r++)                                         \
     {                                                                       \
       T *out = (T *) (p[0] + r * s[0]);                                     \
