@@ -145,6 +145,74 @@ SUM_LOOP (sum_f32, gfloat, pairwise_f32, PLUS)
 SUM_LOOP (sum_f64, gdouble, pairwise_f64, PLUS)
 SUM_LOOP (sum_i64, gint64, run_sum_i64, WRAPPING_PLUS)
 
+/* Rows of 2 to ROWS_MAX elements summed one after another in one call
+ * (a reduction over a short innermost axis): the loop runs over rows,
+ * its user data the row length, and sums each row into its output as
+ * SUM_LOOP's one-row call does, ADD (*out, RUN (row, 1, n)), bit for
+ * bit. For n <= 16 PAIRWISE_SUM's order is, written out: the block path
+ * (9 to 16) zeroes 64 lanes, adds x[k] to lane k and folds them, so
+ * lanes 8 to 15 meet lanes 0 to 7 and then the n <= 8 tree follows,
+ * which is the n <= 8 path's too (there a[k] + 0 is a[k]: a[k] = x + 0
+ * is never -0). Only the grouping of the additions fixes a result that
+ * is not NaN (each addition is exact up to its rounding, whichever
+ * operand comes first); of two NaNs though the first operand wins, and
+ * the compiler may swap operands, so a NaN row is summed again by RUN
+ * itself, for the very NaN it gives. tests/c/ops/reduce.c checks this
+ * against rows reduced one by one. */
+#define ROWS_MAX 16
+G_STATIC_ASSERT (ROWS_MAX <= 16);
+
+#define PAIRWISE_16(name, T)                                                \
+static inline __attribute__ ((always_inline)) T                             \
+name (const guint8 *p, gint64 n)                                            \
+{                                                                           \
+  const T *x = (const T *) p;                                               \
+  T a[16], c[8];                                                            \
+  for (guint k = 0; k < 16; k++)                                            \
+    a[k] = (k < n ? x[k] : (T) 0) + (T) 0;                                  \
+  for (guint k = 0; k < 8; k++)                                             \
+    c[k] = a[k] + a[k + 8];                                                 \
+  return ((c[0] + c[4]) + (c[2] + c[6])) + ((c[1] + c[5]) + (c[3] + c[7])); \
+}
+
+PAIRWISE_16 (pairwise_16_f32, gfloat)
+PAIRWISE_16 (pairwise_16_f64, gdouble)
+
+#define SUM_ROWS_FLOAT(name, T, RUN16, RUN)                                 \
+EP_CPU_CLONES                                                               \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 rows, gconstpointer u)            \
+{                                                                           \
+  const gint64 n = *(const gint64 *) u;                                     \
+  g_assert (n <= 16);             /* the tree above is for 16 lanes */    \
+  for (gint64 r = 0; r < rows; r++)                                         \
+    {                                                                       \
+      T *out = (T *) (p[0] + r * s[0]);                                     \
+      const guint8 *x = p[1] + r * s[1];                                    \
+      T sum = RUN16 (x, n);                                                 \
+      if (G_UNLIKELY (isnan (sum)))                                         \
+        sum = RUN (x, sizeof (T), n);                                       \
+      *out = *out + sum;                                                    \
+    }                                                                       \
+}
+
+SUM_ROWS_FLOAT (sum_rows_f32, gfloat, pairwise_16_f32, pairwise_f32)
+SUM_ROWS_FLOAT (sum_rows_f64, gdouble, pairwise_16_f64, pairwise_f64)
+
+EP_CPU_CLONES
+static void
+sum_rows_i64 (guint8 **p, const gint64 *s, gint64 rows, gconstpointer u)
+{
+  const gint64 n = *(const gint64 *) u;
+
+  for (gint64 r = 0; r < rows; r++)
+    {
+      gint64 *out = (gint64 *) (p[0] + r * s[0]);
+
+      *out = WRAPPING_PLUS (*out, run_sum_i64 (p[1] + r * s[1], sizeof (gint64), n));
+    }
+}
+
 /* Extrema propagate NaN: once the running value is NaN it stays. Of
  * equal values the later wins, which only shows with 0 and -0. */
 #define FMAX(m, x) (((m) > (x) || isnan (m)) ? (m) : (x))
@@ -280,6 +348,32 @@ EXTREMUM_LOOP (min_f64, gdouble, FMIN, min_run_f64)
 EXTREMUM_LOOP (min_i32, gint32, IMIN, min_run_i32)
 EXTREMUM_LOOP (min_i64, gint64, IMIN, min_run_i64)
 EXTREMUM_LOOP (min_b, guint8, IMIN, min_run_b)
+
+/* Extrema of short contiguous rows, as EXTREMUM_LOOP's one-row call:
+ * the same RUN on each row. */
+#define EXTREMUM_ROWS(name, T, RUN)                                         \
+EP_CPU_CLONES                                                               \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 rows, gconstpointer u)            \
+{                                                                           \
+  const gint64 n = *(const gint64 *) u;                                     \
+  for (gint64 r = 0; r < rows; r++)                                         \
+    {                                                                       \
+      T *out = (T *) (p[0] + r * s[0]);                                     \
+      *out = RUN (*out, (const T *) (p[1] + r * s[1]), n);                  \
+    }                                                                       \
+}
+
+EXTREMUM_ROWS (max_rows_f32, gfloat, max_run_f32)
+EXTREMUM_ROWS (max_rows_f64, gdouble, max_run_f64)
+EXTREMUM_ROWS (max_rows_i32, gint32, max_run_i32)
+EXTREMUM_ROWS (max_rows_i64, gint64, max_run_i64)
+EXTREMUM_ROWS (max_rows_b, guint8, max_run_b)
+EXTREMUM_ROWS (min_rows_f32, gfloat, min_run_f32)
+EXTREMUM_ROWS (min_rows_f64, gdouble, min_run_f64)
+EXTREMUM_ROWS (min_rows_i32, gint32, min_run_i32)
+EXTREMUM_ROWS (min_rows_i64, gint64, min_run_i64)
+EXTREMUM_ROWS (min_rows_b, guint8, min_run_b)
 
 /* Whole contiguous tensors into one value, on several threads. Sums of
  * floats cut the pairwise tree at the same nodes a single thread would
@@ -606,6 +700,9 @@ fold_whole (EpOpCall  *call,
 static const EpCpuLoop max_loops[5] = ROW (max);
 static const EpCpuLoop min_loops[5] = ROW (min);
 static const EpCpuLoop sum_loops[5] = { sum_f32, sum_f64, NULL, sum_i64, NULL };
+static const EpCpuLoop max_rows_loops[5] = ROW (max_rows);
+static const EpCpuLoop min_rows_loops[5] = ROW (min_rows);
+static const EpCpuLoop sum_rows_loops[5] = { sum_rows_f32, sum_rows_f64, NULL, sum_rows_i64, NULL };
 
 /* Starts every output at the first element of its reduction, which is
  * the identity that works for extrema of every type (and keeps NaN). */
@@ -630,12 +727,88 @@ fill_first (EpOpCall *call)
   ep_cpu_iter_run_parallel (&iter, ep_cpu_copy_loop_for_itemsize (ep_dtype_get_itemsize (in->layout.dtype)), NULL);
 }
 
+/* The row length when @call reduces a contiguous input over its
+ * innermost axes (extent-1 axes aside) into rows of 2 to ROWS_MAX
+ * elements, of which there are several (*n_rows); else 0. */
+static gint64
+short_rows (EpOpCall *call,
+            gint64   *n_rows)
+{
+  const EpLayout *layout = &call->inputs[0]->layout;
+  gboolean in_row = FALSE;
+  gint64 n = 1;
+  gint64 rows = 1;
+
+  if (!ep_layout_is_contiguous (layout))
+    return 0;
+
+  for (guint d = 0; d < layout->ndim; d++)
+    {
+      gboolean reduced = FALSE;
+
+      for (guint a = 0; a < call->attrs.n_axes; a++)
+        reduced |= call->attrs.axes[a] == (gint) d;
+
+      if (layout->shape[d] == 1)
+        continue;
+      if (reduced)
+        {
+          n *= layout->shape[d];
+          in_row = TRUE;
+          if (n > ROWS_MAX)
+            return 0;
+        }
+      else if (in_row)
+        return 0;
+      else if (__builtin_mul_overflow (rows, layout->shape[d], &rows))
+        return 0;
+    }
+
+  if (n < 2 || rows < 2)
+    return 0;
+  *n_rows = rows;
+  return n;
+}
+
+/* The rows one after another: each call of @rows_loop folds a run of
+ * rows, the threads splitting the rows between them. */
+static void
+reduce_rows (EpOpCall  *call,
+             EpCpuLoop  rows_loop,
+             gint64     n_rows,
+             gint64     n)
+{
+  EpTensor *in = call->inputs[0];
+  EpTensor *out = call->outputs[0];
+  gint64 itemsize = ep_dtype_itemsize (in->layout.dtype);
+  EpCpuIter iter;
+
+  g_assert (out->layout.dtype == in->layout.dtype);
+
+  ep_cpu_iter_init (&iter, &n_rows, 1);
+  iter.n_operands = 2;
+  iter.base[0] = ep_tensor_host_data (out);
+  iter.strides[0][0] = itemsize;
+  iter.base[1] = ep_tensor_host_data (in);
+  iter.strides[1][0] = n * itemsize;
+  ep_cpu_iter_run_parallel_cost (&iter, rows_loop, &n, n);
+}
+
 static void
 reduce_into (EpOpCall  *call,
-             EpCpuLoop  loop)
+             EpCpuLoop  loop,
+             EpCpuLoop  rows_loop)
 {
   EpTensor *in = call->inputs[0];
   EpCpuIter iter;
+  gint64 n_rows;
+  gint64 n;
+
+  if (rows_loop != NULL && (n = short_rows (call, &n_rows)) > 0)
+    {
+      reduce_rows (call, rows_loop, n_rows, n);
+      return;
+    }
 
   ep_cpu_iter_init (&iter, in->layout.shape, in->layout.ndim);
   ep_cpu_iter_add_reduced (&iter, call->outputs[0], call->attrs.axes, call->attrs.n_axes);
@@ -666,7 +839,7 @@ sum_into (EpOpCall *call)
     }
 
   zero (call->outputs[0]);
-  reduce_into (call, sum_loops[dtype]);
+  reduce_into (call, sum_loops[dtype], sum_rows_loops[dtype]);
 }
 
 static gboolean
@@ -705,7 +878,8 @@ cpu_extremum (EpOpCall  *call,
               GError   **error)
 {
   EpDType dtype = call->inputs[0]->layout.dtype;
-  EpCpuLoop loop = call->op->id == EP_OP_MAX ? max_loops[dtype] : min_loops[dtype];
+  gboolean max = call->op->id == EP_OP_MAX;
+  EpCpuLoop loop = max ? max_loops[dtype] : min_loops[dtype];
 
   if (is_whole_and_large (call))
     {
@@ -714,7 +888,7 @@ cpu_extremum (EpOpCall  *call,
     }
 
   fill_first (call);
-  reduce_into (call, loop);
+  reduce_into (call, loop, max ? max_rows_loops[dtype] : min_rows_loops[dtype]);
   return TRUE;
 }
 

@@ -498,6 +498,121 @@ test_reduce_eight_dimensions (void)
                                2728, 2760, 2856, 2888, 3240, 3272, 3368, 3400));
 }
 
+/* Reductions over a short innermost axis run many rows per kernel call:
+ * every row must come out bit for bit as a reduction of that row alone
+ * (one row: the one-call path), for every row length around the cut
+ * (16), with NaN, infinities, -0 and magnitudes that make the order of
+ * the additions show; a large case (split between threads) against its
+ * rows in slices of 1000. */
+
+static void
+fill_rows (guint8 *data, EpDType dtype, gint64 size, gint64 n, GRand *rand)
+{
+  for (gint64 i = 0; i < size; i++)
+    {
+      gint64 row = i / n;
+      gdouble v = g_rand_double_range (rand, -1, 1) * pow (10, g_rand_int_range (rand, -8, 9));
+      guint32 pick = g_rand_int_range (rand, 0, 40);
+
+      if (row % 7 == 3)
+        v = -0.0;                       /* a row of -0 */
+      else if (pick == 0)
+        v = NAN;
+      else if (pick == 1)
+        v = INFINITY;
+      else if (pick == 2)
+        v = -INFINITY;
+      else if (pick == 3)
+        v = -0.0;
+      switch (dtype)
+        {
+        case EP_DTYPE_FLOAT32: ((gfloat *) data)[i] = (gfloat) v; break;
+        case EP_DTYPE_FLOAT64: ((gdouble *) data)[i] = v; break;
+        case EP_DTYPE_INT32: ((gint32 *) data)[i] = (gint32) g_rand_int (rand); break;
+        case EP_DTYPE_INT64:
+          ((gint64 *) data)[i] = (gint64) (((guint64) g_rand_int (rand) << 32) | g_rand_int (rand));
+          break;
+        default: g_assert_not_reached ();
+        }
+    }
+}
+
+static void
+assert_same_bytes (EpTensor *a, EpTensor *b, const char *what, gint64 n, gint64 rows, gint64 at)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) x = ep_tensor_to_bytes (a, &error);
+  g_autoptr(GBytes) y = ep_tensor_to_bytes (b, &error);
+  gsize nx, ny;
+  const guint8 *px = g_bytes_get_data (x, &nx);
+  const guint8 *py = g_bytes_get_data (y, &ny);
+
+  g_assert_no_error (error);
+  if (nx != ny || memcmp (px, py, nx) != 0)
+    {
+      gsize i = 0;
+
+      while (i < MIN (nx, ny) && px[i] == py[i])
+        i++;
+      g_error ("%s of %s: rows of %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT " rows) differ at row %"
+               G_GINT64_FORMAT " (byte %" G_GSIZE_FORMAT ": %02x, not %02x)",
+               what, ep_dtype_get_name (ep_tensor_get_dtype (a)), n, rows, at, i, px[MIN (i, nx - 1)], py[MIN (i, ny - 1)]);
+    }
+}
+
+static void
+check_short_rows (EpDType dtype, gint64 rows, gint64 n, gint64 slice, GRand *rand)
+{
+  g_autoptr(GError) error = NULL;
+  gsize itemsize = ep_dtype_get_itemsize (dtype);
+  g_autofree guint8 *data = g_malloc (rows * n * itemsize);
+  g_autoptr(EpTensor) x = NULL;
+
+  fill_rows (data, dtype, rows * n, n, rand);
+  x = ep_tensor_new_from_data (data, rows * n * itemsize, dtype, EP_DIMS (rows, n), 2, &error);
+  g_assert_no_error (error);
+
+  for (guint f = 0; f < G_N_ELEMENTS (reductions); f++)
+    {
+      g_autoptr(EpTensor) all = NULL;
+
+      if (reductions[f].f == ep_tensor_mean && !ep_dtype_is_floating (dtype))
+        continue;
+      all = reductions[f].f (x, EP_AXES (1), FALSE, &error);
+      g_assert_no_error (error);
+
+      for (gint64 r = 0; r < rows; r += slice)
+        {
+          gint64 stop = MIN (r + slice, rows);
+          g_autoptr(EpTensor) part = ep_tensor_slice (x, EP_DIMS (r, 0), 2, EP_DIMS (stop, n), 2,
+                                                      EP_DIMS (1, 1), 2, &error);
+          g_autoptr(EpTensor) want = reductions[f].f (part, EP_AXES (1), FALSE, &error);
+          g_autoptr(EpTensor) have = ep_tensor_slice (all, EP_DIMS (r), 1, EP_DIMS (stop), 1,
+                                                      EP_DIMS (1), 1, &error);
+
+          g_assert_no_error (error);
+          assert_same_bytes (have, want, reductions[f].name, n, rows, r);
+        }
+    }
+}
+
+static void
+test_short_rows_bit_identical (void)
+{
+  const EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT64, EP_DTYPE_INT32 };
+  const gint64 row_counts[] = { 2, 3, 5, 17, 64, 200, 1000 };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+
+  for (guint d = 0; d < G_N_ELEMENTS (dtypes); d++)
+    for (gint64 n = 1; n <= 17; n++)
+      {
+        for (guint c = 0; c < G_N_ELEMENTS (row_counts); c++)
+          check_short_rows (dtypes[d], row_counts[c], n, 1, rand);
+        /* large enough for threads, against slices that are not */
+        check_short_rows (dtypes[d], 40000, n, 1000, rand);
+      }
+}
+
 /* prod, argmax, argmin, all, any; the norms */
 
 static void
@@ -688,6 +803,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reduce/eight-dimensions", test_reduce_eight_dimensions);
   g_test_add_func ("/reduce/prod-argmax-argmin-all-any", test_prod_argmax_argmin_all_any);
   g_test_add_func ("/reduce/norms", test_norms);
+  g_test_add_func ("/reduce/short-rows/bit-identical", test_short_rows_bit_identical);
   g_test_add_func ("/reduce/error/codes", test_error_codes);
   g_test_add_func ("/reduce/gradient/prod", test_gradient_prod);
   g_test_add_func ("/reduce/gradient/not-differentiable", test_not_differentiable);
