@@ -442,18 +442,14 @@ ep_custom_gradient_rule (const EpOpCall   *call,
     {
       EpTensor *grad = g_ptr_array_index (grads, i);
       EpTensor *input = call->inputs[i + 1];
-      guint g_ndim, in_ndim;
-      const gint64 *g_shape, *in_shape;
 
       if (grad == NULL)
         continue;
 
-      g_shape = ep_tensor_get_shape (grad, &g_ndim);
-      in_shape = ep_tensor_get_shape (input, &in_ndim);
-      if (g_ndim != in_ndim || memcmp (g_shape, in_shape, in_ndim * sizeof (gint64)) != 0)
+      if (!ep_layout_same_shape (&grad->layout, &input->layout))
         {
-          g_autofree char *got = ep_shape_to_string (g_shape, g_ndim);
-          g_autofree char *want = ep_shape_to_string (in_shape, in_ndim);
+          g_autofree char *got = ep_shape_to_string (grad->layout.shape, grad->layout.ndim);
+          g_autofree char *want = ep_shape_to_string (input->layout.shape, input->layout.ndim);
 
           g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
                        _("custom_gradient: gradient %u has shape %s, its argument has shape %s"),

@@ -81,8 +81,7 @@ ep_grad_broadcast (EpTensor        *grad,
 {
   const EpLayout *g = &grad->layout;
 
-  if (g->ndim == like->ndim
-      && memcmp (g->shape, like->shape, like->ndim * sizeof (gint64)) == 0)
+  if (ep_layout_same_shape (g, like))
     return g_object_ref (grad);
 
   return ep_tensor_broadcast_to (grad, like->shape, like->ndim, error);

@@ -806,13 +806,6 @@ accumulate (GHashTable  *grads,
   return TRUE;
 }
 
-static gboolean
-same_shape (const EpLayout *a,
-            const EpLayout *b)
-{
-  return a->ndim == b->ndim && memcmp (a->shape, b->shape, a->ndim * sizeof (gint64)) == 0;
-}
-
 /* Checks and converts one gradient a rule gave, then adds it up. */
 static gboolean
 take_input_grad (const TapeEntry  *entry,
@@ -824,7 +817,7 @@ take_input_grad (const TapeEntry  *entry,
   EpTensor *input = entry->inputs[i];
   EpTensor *converted;
 
-  if (!same_shape (&grad->layout, &input->layout))
+  if (!ep_layout_same_shape (&grad->layout, &input->layout))
     {
       g_autofree char *got = ep_shape_to_string (grad->layout.shape, grad->layout.ndim);
       g_autofree char *want = ep_shape_to_string (input->layout.shape, input->layout.ndim);
@@ -1193,7 +1186,7 @@ make_seeds (EpTensor  **targets,
       EpTensor *seed = output_gradients[t];
       EpTensor *converted;
 
-      if (!EP_IS_TENSOR (seed) || !same_shape (&seed->layout, &targets[t]->layout))
+      if (!EP_IS_TENSOR (seed) || !ep_layout_same_shape (&seed->layout, &targets[t]->layout))
         {
           g_autofree char *got = EP_IS_TENSOR (seed) ? ep_shape_to_string (seed->layout.shape, seed->layout.ndim)
                                                      : g_strdup ("NULL");

@@ -62,23 +62,13 @@ static GParamSpec *props[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (EpVariable, ep_variable, G_TYPE_OBJECT)
 
-/* A new tensor object with the same data and no history. */
-static EpTensor *
-detach (EpTensor *tensor)
-{
-  EpTensor *copy = ep_tensor_new_with_storage (&tensor->layout, tensor->storage);
-
-  copy->weak = tensor->weak;
-  return copy;
-}
-
 static void
 set_value (EpVariable *self,
            EpTensor   *value)
 {
   EpTensor *old = self->value;
 
-  self->value = detach (value);
+  self->value = ep_tensor_new_alias (value);
   self->value->weak = FALSE;
   g_clear_object (&old);
   if (ep_recorders_any ())
@@ -90,7 +80,7 @@ set_value (EpVariable *self,
 static EpTensor *
 peek (EpVariable *self)
 {
-  EpTensor *value = detach (self->value);
+  EpTensor *value = ep_tensor_new_alias (self->value);
 
   if (ep_recorders_any ())
     ep_recorders_notify_variable (G_OBJECT (self), value, EP_VARIABLE_PEEK);
@@ -289,7 +279,7 @@ ep_variable_read (EpVariable *self)
   if (!ep_recorders_any ())
     return g_object_ref (self->value);
 
-  value = detach (self->value);
+  value = ep_tensor_new_alias (self->value);
   ep_recorders_notify_variable (G_OBJECT (self), value, EP_VARIABLE_READ);
 
   return value;
@@ -321,8 +311,7 @@ conform (EpVariable  *self,
   g_autoptr(EpTensor) plain = NULL;
   g_autoptr(EpTensor) cast = NULL;
 
-  if (value->layout.ndim != self->layout.ndim
-      || memcmp (value->layout.shape, self->layout.shape, self->layout.ndim * sizeof (gint64)) != 0)
+  if (!ep_layout_same_shape (&value->layout, &self->layout))
     {
       g_autofree char *got = ep_shape_to_string (value->layout.shape, value->layout.ndim);
       g_autofree char *want = ep_shape_to_string (self->layout.shape, self->layout.ndim);

@@ -5,6 +5,8 @@
 
 #pragma once
 
+#include <string.h>
+
 #include "ep-tensor.h"
 #include "ep-storage-private.h"
 
@@ -37,6 +39,7 @@ struct _EpTensor
 
 EpTensor  *ep_tensor_new_with_storage (const EpLayout *layout,
                                        EpStorage      *storage);
+EpTensor  *ep_tensor_new_alias        (EpTensor       *tensor);
 EpTensor  *ep_tensor_new_empty        (EpDevice       *device,
                                        const EpLayout *layout,
                                        GError        **error);
@@ -71,6 +74,14 @@ char      *ep_shape_to_string         (const gint64   *shape,
 /* For g_return_val_if_fail at the public entry points that take a dtype:
  * an integer from a binding that is no EpDType must not reach a kernel
  * table. */
+/* Whether @a and @b have the same shape (dtypes aside) */
+static inline gboolean
+ep_layout_same_shape (const EpLayout *a,
+                      const EpLayout *b)
+{
+  return a->ndim == b->ndim && memcmp (a->shape, b->shape, a->ndim * sizeof (gint64)) == 0;
+}
+
 static inline gboolean
 ep_dtype_is_valid (EpDType dtype)
 {

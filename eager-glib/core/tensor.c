@@ -294,6 +294,17 @@ ep_tensor_new_with_storage (const EpLayout *layout,
   return self;
 }
 
+/* Another object for @tensor's data: the same layout, storage and
+ * weakness, no history (a tape or tracer sees a new tensor). */
+EpTensor *
+ep_tensor_new_alias (EpTensor *tensor)
+{
+  EpTensor *alias = ep_tensor_new_with_storage (&tensor->layout, tensor->storage);
+
+  alias->weak = tensor->weak;
+  return alias;
+}
+
 /* Uninitialized storage on @device for @layout, which it makes
  * contiguous. */
 EpStorage *

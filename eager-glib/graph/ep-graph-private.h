@@ -129,6 +129,13 @@ guint     ep_graph_add_variable   (EpGraph         *self,
                                    EpVariable      *variable);
 gboolean  ep_graph_same_computation (EpGraph       *a,
                                      EpGraph       *b);
+gboolean  ep_graph_refs_equal     (const EpValueRef *a,
+                                   const EpValueRef *b,
+                                   guint             n);
+gboolean  ep_graph_constants_alike (EpTensor       *a,
+                                    EpTensor       *b);
+gboolean  ep_graph_inputs_fit_trace (EpGraph        *graph,
+                                     EpTensor *const *inputs);
 char     *ep_graph_to_string      (EpGraph         *self);
 gboolean  ep_graph_node_is_leaf   (const EpGraphNode *node);
 guint     ep_graph_count_leaves   (EpGraph         *self);

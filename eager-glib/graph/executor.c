@@ -288,8 +288,7 @@ storage_to_write_over (Replay         *r,
           || input->layout.offset != 0
           || !ep_layout_is_contiguous (&input->layout)
           || input->layout.dtype != layout->dtype
-          || input->layout.ndim != layout->ndim
-          || memcmp (input->layout.shape, layout->shape, layout->ndim * sizeof (gint64)) != 0)
+          || !ep_layout_same_shape (&input->layout, layout))
         continue;
 
       return ep_storage_ref (input->storage);
@@ -466,8 +465,7 @@ run_assign (Replay       *r,
   g_autoptr(EpTensor) current = current_value (r, node->variable);
   const EpLayout *want = &current->layout;
 
-  if (value->layout.ndim != want->ndim
-      || memcmp (value->layout.shape, want->shape, want->ndim * sizeof (gint64)) != 0)
+  if (!ep_layout_same_shape (&value->layout, want))
     {
       g_autofree char *got_text = ep_shape_to_string (value->layout.shape, value->layout.ndim);
       g_autofree char *want_text = ep_shape_to_string (want->shape, want->ndim);
@@ -494,24 +492,6 @@ run_read (Replay       *r,
   return TRUE;
 }
 
-/* Whether @inputs have the shapes @graph was traced on */
-static gboolean
-inputs_at_traced_shapes (EpGraph          *graph,
-                         EpTensor *const  *inputs)
-{
-  for (guint i = 0; i < graph->n_inputs; i++)
-    {
-      const EpLayout *traced = &graph->inputs[i];
-      const EpLayout *now = &inputs[i]->layout;
-
-      if (now->ndim != traced->ndim
-          || memcmp (now->shape, traced->shape, now->ndim * sizeof (gint64)) != 0)
-        return FALSE;
-    }
-
-  return TRUE;
-}
-
 /* The callback's results must be what the graph was traced with: their
  * number, dtypes and ranks, and their shapes but on other extents of
  * the inputs; on the devices they were then. */
@@ -535,7 +515,7 @@ take_host_results (const EpGraphNode  *node,
       const EpLayout *want = &node->outputs[o];
 
       if (result->layout.dtype != want->dtype || result->layout.ndim != want->ndim
-          || (traced_shapes && memcmp (result->layout.shape, want->shape, want->ndim * sizeof (gint64)) != 0))
+          || (traced_shapes && !ep_layout_same_shape (&result->layout, want)))
         {
           g_autofree char *got_text = ep_shape_to_string (result->layout.shape, result->layout.ndim);
           g_autofree char *want_text = ep_shape_to_string (want->shape, want->ndim);
@@ -572,17 +552,11 @@ run_host (Replay       *r,
   g_autoptr(GPtrArray) results = NULL;
 
   for (guint i = 0; i < node->n_inputs; i++)
-    {
-      EpTensor *value = value_of (r, &node->inputs[i]);
-      EpTensor *arg = ep_tensor_new_with_storage (&value->layout, value->storage);
-
-      arg->weak = value->weak;
-      g_ptr_array_add (args, arg);
-    }
+    g_ptr_array_add (args, ep_tensor_new_alias (value_of (r, &node->inputs[i])));
 
   results = ep_host_call_invoke (node->host, (EpTensor **) args->pdata, args->len, error);
   if (results == NULL
-      || !take_host_results (node, inputs_at_traced_shapes (r->graph, r->inputs), results, error))
+      || !take_host_results (node, ep_graph_inputs_fit_trace (r->graph, r->inputs), results, error))
     return FALSE;
 
   for (guint o = 0; o < node->n_outputs; o++)
@@ -619,11 +593,7 @@ static EpTensor *
 output_tensor (Replay           *r,
                const EpValueRef *ref)
 {
-  EpTensor *value = value_of (r, ref);
-  EpTensor *output = ep_tensor_new_with_storage (&value->layout, value->storage);
-
-  output->weak = value->weak;
-  return output;
+  return ep_tensor_new_alias (value_of (r, ref));
 }
 
 /* Variables updated in place, in effect: the replay wrote the new value
@@ -852,7 +822,7 @@ ep_graph_replay_eagerly_full (EpGraph          *graph,
             g_autoptr(GPtrArray) results = ep_host_call_run (node->host, node_inputs, node->n_inputs, error);
 
             if (results == NULL
-                || !take_host_results (node, inputs_at_traced_shapes (graph, inputs), results, error))
+                || !take_host_results (node, ep_graph_inputs_fit_trace (graph, inputs), results, error))
               return FALSE;
             for (guint o = 0; o < node->n_outputs; o++)
               node_outputs[o] = g_object_ref (g_ptr_array_index (results, o));

@@ -318,19 +318,6 @@ has_unknown_extents (EpFunction *self)
 }
 
 static gboolean
-fits_trace (EpGraph          *graph,
-            EpTensor *const  *inputs,
-            guint             n_inputs)
-{
-  for (guint i = 0; i < n_inputs; i++)
-    if (memcmp (inputs[i]->layout.shape, graph->inputs[i].shape,
-                inputs[i]->layout.ndim * sizeof (gint64)) != 0)
-      return FALSE;
-
-  return TRUE;
-}
-
-static gboolean
 check_inputs (EpFunction       *self,
               EpTensor *const  *inputs,
               guint             n_inputs,
@@ -488,7 +475,7 @@ store_trace (EpFunction       *self,
       return;
     }
 
-  if (relaxed->kind == GRAPH_UNVERIFIED && !fits_trace (relaxed->graph, inputs, n_inputs))
+  if (relaxed->kind == GRAPH_UNVERIFIED && !ep_graph_inputs_fit_trace (relaxed->graph, inputs))
     {
       if (ep_graph_same_computation (relaxed->graph, graph))
         {
@@ -659,7 +646,7 @@ lookup_concrete (EpFunction       *self,
   g_mutex_lock (&self->lock);
   concrete = g_hash_table_lookup (self->concrete, key);
   if (concrete != NULL && concrete->kind == GRAPH_UNVERIFIED
-      && !fits_trace (concrete->graph, inputs, n_inputs))
+      && !ep_graph_inputs_fit_trace (concrete->graph, inputs))
     concrete = NULL;
   else if (concrete != NULL && concrete->kind == GRAPH_SPECIALIZED)
     {

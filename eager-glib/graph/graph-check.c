@@ -63,8 +63,7 @@ static gboolean
 same_shape (const EpLayout *a,
             const EpLayout *b)
 {
-  return a->dtype == b->dtype && a->ndim == b->ndim
-         && memcmp (a->shape, b->shape, a->ndim * sizeof (gint64)) == 0;
+  return a->dtype == b->dtype && ep_layout_same_shape (a, b);
 }
 
 /* @format: a message with the dtype and shape of @a, then of @b */

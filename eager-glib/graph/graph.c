@@ -139,10 +139,10 @@ ep_graph_add_variable (EpGraph    *self,
   return self->variables->len - 1;
 }
 
-static gboolean
-refs_equal (const EpValueRef *a,
-            const EpValueRef *b,
-            guint             n)
+gboolean
+ep_graph_refs_equal (const EpValueRef *a,
+                     const EpValueRef *b,
+                     guint             n)
 {
   for (guint i = 0; i < n; i++)
     if (a[i].kind != b[i].kind || a[i].index != b[i].index || a[i].output != b[i].output)
@@ -156,7 +156,7 @@ nodes_equal (const EpGraphNode *a,
              const EpGraphNode *b)
 {
   if (a->kind != b->kind || a->n_inputs != b->n_inputs || a->n_outputs != b->n_outputs
-      || !refs_equal (a->inputs, b->inputs, a->n_inputs))
+      || !ep_graph_refs_equal (a->inputs, b->inputs, a->n_inputs))
     return FALSE;
   if (a->kind == EP_NODE_HOST)
     return a->host == b->host;
@@ -165,6 +165,28 @@ nodes_equal (const EpGraphNode *a,
 
   return a->op == b->op && a->device == b->device
          && ep_op_attrs_equal (a->op, &a->attrs, &b->attrs);
+}
+
+/* Whether constants @a and @b have the same dtype, shape, weakness and
+ * device: all but their bytes. */
+gboolean
+ep_graph_constants_alike (EpTensor *a,
+                          EpTensor *b)
+{
+  return a->layout.dtype == b->layout.dtype && ep_layout_same_shape (&a->layout, &b->layout)
+         && a->weak == b->weak && a->storage->device == b->storage->device;
+}
+
+/* Whether @inputs have the shapes @graph's inputs had when traced */
+gboolean
+ep_graph_inputs_fit_trace (EpGraph          *graph,
+                           EpTensor *const  *inputs)
+{
+  for (guint i = 0; i < graph->n_inputs; i++)
+    if (!ep_layout_same_shape (&inputs[i]->layout, &graph->inputs[i]))
+      return FALSE;
+
+  return TRUE;
 }
 
 /* Same dtype, shape, weakness, device and bytes. */
@@ -177,9 +199,7 @@ constants_equal (EpTensor *a,
 
   if (a == b)
     return TRUE;
-  if (a->layout.dtype != b->layout.dtype || a->layout.ndim != b->layout.ndim
-      || memcmp (a->layout.shape, b->layout.shape, a->layout.ndim * sizeof (gint64)) != 0
-      || a->weak != b->weak || a->storage->device != b->storage->device)
+  if (!ep_graph_constants_alike (a, b))
     return FALSE;
 
   x = ep_tensor_to_bytes (a, NULL);
@@ -204,7 +224,7 @@ ep_graph_same_computation (EpGraph *a,
 {
   if (a->n_inputs != b->n_inputs || a->nodes->len != b->nodes->len
       || a->constants->len != b->constants->len || a->variables->len != b->variables->len
-      || a->n_outputs != b->n_outputs || !refs_equal (a->outputs, b->outputs, a->n_outputs))
+      || a->n_outputs != b->n_outputs || !ep_graph_refs_equal (a->outputs, b->outputs, a->n_outputs))
     return FALSE;
 
   for (guint i = 0; i < a->n_inputs; i++)

@@ -99,16 +99,13 @@ own_results (GPtrArray  *returned,
   for (guint o = 0; o < taken->len; o++)
     {
       EpTensor *result = g_ptr_array_index (taken, o);
-      EpTensor *copy;
 
       if (!ep_tensor_check_alive (result, NAME, error))
         {
           g_ptr_array_unref (own);
           return NULL;
         }
-      copy = ep_tensor_new_with_storage (&result->layout, result->storage);
-      copy->weak = result->weak;
-      g_ptr_array_add (own, copy);
+      g_ptr_array_add (own, ep_tensor_new_alias (result));
     }
 
   return own;
@@ -303,8 +300,7 @@ take_gradients (Step       *step,
       EpTensor *grad = g_ptr_array_index (grads, i);
       const EpLayout *want = &step->inputs[i]->layout;
 
-      if (grad->layout.ndim != want->ndim
-          || memcmp (grad->layout.shape, want->shape, want->ndim * sizeof (gint64)) != 0)
+      if (!ep_layout_same_shape (&grad->layout, want))
         {
           g_autofree char *got_text = ep_shape_to_string (grad->layout.shape, grad->layout.ndim);
           g_autofree char *want_text = ep_shape_to_string (want->shape, want->ndim);
@@ -429,13 +425,9 @@ ep_host_call_run (EpHostCall  *self,
   /* the callback gets objects of its own, which it may keep */
   for (guint i = 0; i < n_inputs; i++)
     {
-      EpTensor *arg;
-
       if (!ep_tensor_check_alive (inputs[i], NAME, error))
         return NULL;
-      arg = ep_tensor_new_with_storage (&inputs[i]->layout, inputs[i]->storage);
-      arg->weak = inputs[i]->weak;
-      g_ptr_array_add (args, arg);
+      g_ptr_array_add (args, ep_tensor_new_alias (inputs[i]));
     }
 
   results = ep_host_call_invoke (self, (EpTensor **) args->pdata, n_inputs, error);

@@ -61,8 +61,7 @@ ref_of (EpTracer *self,
 
   /* an object of the graph's own: releasing the caller's must not take
    * the data from under the replays */
-  own = ep_tensor_new_with_storage (&tensor->layout, tensor->storage);
-  own->weak = tensor->weak;
+  own = ep_tensor_new_alias (tensor);
   constant.index = ep_graph_add_constant (self->graph, own);
   bind (self, tensor, constant);
   return constant;

@@ -257,6 +257,94 @@ test_results_must_match_trace (void)
     }
 }
 
+/* One result the first time, none after */
+static GPtrArray *
+then_nothing (EpTensor  **inputs,
+              guint       n_inputs,
+              gpointer    user_data,
+              GError    **error)
+{
+  return one (the_log.calls++ == 0 ? g_object_ref (inputs[0]) : NULL);
+}
+
+static GPtrArray *
+pass_through_host (EpTensor  **inputs,
+                   guint       n_inputs,
+                   gpointer    user_data,
+                   GError    **error)
+{
+  g_autoptr(GPtrArray) host = ep_host_call (then_nothing, NULL, NULL, NULL, NULL, NULL, inputs, 1, error);
+
+  return host != NULL && host->len > 0 ? one (ep_tensor_mul_scalar (g_ptr_array_index (host, 0), 2, error)) : NULL;
+}
+
+/* Fewer results than traced is an error too. */
+static void
+test_result_count_must_match_trace (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpFunction) fn = ep_function_new (pass_through_host, NULL, NULL);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(GPtrArray) first = NULL, second = NULL;
+
+  log_reset ();
+  first = call1 (fn, x, &error);
+  g_assert_no_error (error);
+  second = call1 (fn, x, &error);
+  g_assert_null (second);
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "host_call", "returned 0 tensors, not 1");
+}
+
+/* Gradient callbacks that give too few gradients, or misshapen ones */
+static GPtrArray *
+too_few_gradients (EpTensor  **inputs,
+                   guint       n_inputs,
+                   EpTensor  **output_gradients,
+                   guint       n_outputs,
+                   gpointer    user_data,
+                   GError    **error)
+{
+  return g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+static GPtrArray *
+misshapen_gradient (EpTensor  **inputs,
+                    guint       n_inputs,
+                    EpTensor  **output_gradients,
+                    guint       n_outputs,
+                    gpointer    user_data,
+                    GError    **error)
+{
+  return one (ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3)));
+}
+
+static void
+test_bad_gradients (void)
+{
+  EpHostGradientFunc gradients[2] = { too_few_gradients, misshapen_gradient };
+  const char *messages[2] = { "returned 0 gradients for 1 arguments", "has shape (3,), not the argument's (2,)" };
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+      g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+      g_autoptr(GPtrArray) results = NULL, grads = NULL;
+      g_autoptr(EpTensor) total = NULL;
+      GObject *source = G_OBJECT (x);
+
+      ep_gradient_tape_watch (tape, x);
+      g_assert_true (ep_gradient_tape_start (tape, NULL));
+      results = ep_host_call (triple_on_host, NULL, NULL, gradients[k], NULL, NULL, &x, 1, &error);
+      total = ep_tensor_sum (g_ptr_array_index (results, 0), NULL, 0, FALSE, &error);
+      g_assert_true (ep_gradient_tape_stop (tape, NULL));
+      g_assert_no_error (error);
+      grads = ep_gradient_tape_gradient (tape, &total, 1, &source, 1, NULL, 0, &error);
+      g_assert_null (grads);
+      ep_assert_error (error, EP_ERROR_GRADIENT, "host_call", messages[k]);
+    }
+}
+
 /* Returns five tensors, or a GObject that is no tensor */
 static GPtrArray *
 returns_junk (EpTensor  **inputs,
@@ -515,6 +603,8 @@ main (int   argc,
   g_test_add_func ("/host-call/callback-error", test_callback_error);
   g_test_add_func ("/host-call/results-must-match-trace", test_results_must_match_trace);
   g_test_add_func ("/host-call/bad-results", test_bad_results);
+  g_test_add_func ("/host-call/result-count-must-match-trace", test_result_count_must_match_trace);
+  g_test_add_func ("/host-call/bad-gradients", test_bad_gradients);
   g_test_add_func ("/host-call/gradient", test_gradient);
   g_test_add_func ("/host-call/gradient-inside-step", test_gradient_inside_step);
   g_test_add_func ("/host-call/tapes-in-callback", test_tapes_in_callback);

@@ -62,13 +62,8 @@ constant_equal (gconstpointer a,
                 gconstpointer b)
 {
   const ConstantKey *x = a, *y = b;
-  const EpLayout *p = &x->tensor->layout, *q = &y->tensor->layout;
 
-  return p->dtype == q->dtype && p->ndim == q->ndim
-         && memcmp (p->shape, q->shape, p->ndim * sizeof (gint64)) == 0
-         && x->tensor->weak == y->tensor->weak
-         && x->tensor->storage->device == y->tensor->storage->device
-         && g_bytes_equal (x->bytes, y->bytes);
+  return ep_graph_constants_alike (x->tensor, y->tensor) && g_bytes_equal (x->bytes, y->bytes);
 }
 
 /* Whether two nodes of the new graph may be one */
@@ -97,12 +92,8 @@ same_node (const EpGraphNode *a,
            const EpValueRef  *b_inputs)
 {
   if (a->op != b->op || a->device != b->device || a->n_inputs != b->n_inputs
-      || a->n_outputs != b->n_outputs)
+      || a->n_outputs != b->n_outputs || !ep_graph_refs_equal (a->inputs, b_inputs, a->n_inputs))
     return FALSE;
-  for (guint i = 0; i < a->n_inputs; i++)
-    if (a->inputs[i].kind != b_inputs[i].kind || a->inputs[i].index != b_inputs[i].index
-        || a->inputs[i].output != b_inputs[i].output)
-      return FALSE;
 
   return ep_op_attrs_equal (a->op, &a->attrs, &b->attrs);
 }
