@@ -94,6 +94,8 @@ ep_fused_program_unref (EpFusedProgram *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
 
+  if (self->device_kernel_free != NULL)
+    self->device_kernel_free (self->device_kernel);
   g_free (self->external_dtypes);
   g_free (self->steps);
   g_free (self);
@@ -318,11 +320,12 @@ classify (const gint64 *shape,
   return TRUE;
 }
 
-/* NumPy broadcasting of two shapes; FALSE where they do not broadcast */
-static gboolean
-broadcast (const EpLayout *a,
-           const EpLayout *b,
-           EpLayout       *out)
+/* NumPy broadcasting of two shapes into @out's; FALSE where they do
+ * not broadcast */
+gboolean
+ep_fused_broadcast (const EpLayout *a,
+                    const EpLayout *b,
+                    EpLayout       *out)
 {
   guint ndim = MAX (a->ndim, b->ndim);
 
@@ -512,7 +515,7 @@ plan_layouts (Plan             *plan,
       if (step->device != cpu)
         return FALSE;
       *shape = shapes[step->inputs[0]];
-      if (step->n_inputs == 2 && !broadcast (&shapes[step->inputs[0]], &shapes[step->inputs[1]], shape))
+      if (step->n_inputs == 2 && !ep_fused_broadcast (&shapes[step->inputs[0]], &shapes[step->inputs[1]], shape))
         return FALSE;
       shape->dtype = step->dtype;
       plan->itemsizes[n_ext + k] = ep_dtype_get_itemsize (step->dtype);
@@ -571,11 +574,13 @@ divide (const EpLayout *out,
 }
 
 /* Whether @program runs fused on inputs of @layouts (the traced ones:
- * the pass makes no group that would run its steps one by one) */
+ * the pass makes no group that would run its steps one by one), here or
+ * on the device its steps run on */
 gboolean
 ep_fused_program_fits (EpFusedProgram *program,
                        const EpLayout *layouts)
 {
+  EpDevice *device = program->steps[0].device;
   guint n_registers = program->n_externals + program->n_steps;
   g_autofree Kind *kinds = g_new (Kind, n_registers);
   g_autofree guint8 **bases = g_new0 (guint8 *, MAX (program->n_externals, 1));
@@ -584,6 +589,8 @@ ep_fused_program_fits (EpFusedProgram *program,
                 kinds, bases, itemsizes };
   EpLayout out, made;
 
+  if (device->backend->fused_fits != NULL)
+    return device->backend->fused_fits (device, program);
   return plan_layouts (&plan, NULL, layouts, &out, &made);
 }
 
@@ -618,7 +625,19 @@ ep_fused_run (EpFusedProgram   *program,
                 kinds, bases, itemsizes };
   EpLayout out, made;
   EpStorage **storage = &storages[0];
+  EpDevice *device = program->steps[0].device;
 
+  if (device->backend->run_fused != NULL)
+    {
+      gboolean ran = TRUE;
+
+      if (!device->backend->run_fused (device, program, inputs, alloc, alloc_data,
+                                       &layouts[0], storage, &ran, error))
+        return FALSE;
+      if (ran)
+        return TRUE;
+      return run_steps (program, inputs, layouts, storages, error);
+    }
   if (!plan_layouts (&plan, inputs, NULL, &out, &made))
     return run_steps (program, inputs, layouts, storages, error);
 

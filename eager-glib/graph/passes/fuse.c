@@ -1,12 +1,13 @@
-/* graph/passes/fuse.c: elementwise fusion on the CPU
+/* graph/passes/fuse.c: elementwise fusion
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Groups of elementwise ops on cpu:0 (unary math, binary arithmetic,
+ * Groups of elementwise ops on one device (unary math, binary arithmetic,
  * comparisons, astype) whose intermediate values nothing outside the
  * group uses become one EP_NODE_FUSED node, which cpu/fused.c runs tile
- * by tile through the ops' own inner loops: the intermediates stay in
- * the cache, and the results are the unfused ones bit for bit.
+ * by tile through the ops' own inner loops (opencl/fused.c as one
+ * kernel made from the ops' own cases): the intermediates stay in the
+ * cache, and the results are the unfused ones bit for bit.
  *
  * A group has one output, its last node (the root): going backwards, a
  * fusible node joins the group of its users when they are all in one
@@ -56,7 +57,7 @@ fusible (EpGraph           *graph,
   EpDType in_dtype;
 
   if (node->kind != EP_NODE_OP || node->backward != NULL || node->n_outputs != 1
-      || node->device != ep_device_get_cpu ()
+      || (node->device != ep_device_get_cpu () && node->device->backend->fused_fits == NULL)
       || (node->op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_TRANSFER | EP_OP_FLAG_READS_DATA
                              | EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_RANDOM
                              | EP_OP_FLAG_DATA_SHAPED))
@@ -168,12 +169,14 @@ ep_graph_fuse (EpGraph *self)
       group[n] = NO_GROUP;
       if (can[n] && (n_users[n] > 0 || pinned[n]))
         {
-          gboolean joins = !pinned[n] && !sums[n] && user_group[n] < n_nodes;
+          gboolean joins = !pinned[n] && !sums[n] && user_group[n] < n_nodes
+                           && ep_graph_get_node (self, user_group[n])->device == node->device;
           guint r = first_user[n];
 
           /* the value a sum reads, read by others after it too: the
            * group's second output */
-          if (!joins && !sums[n] && r < n_nodes && sums[r] && group[r] == r)
+          if (!joins && !sums[n] && r < n_nodes && sums[r] && group[r] == r
+              && ep_graph_get_node (self, r)->device == node->device)
             {
               joins = TRUE;
               kept[n] = kept[r] = TRUE;
