@@ -463,16 +463,77 @@ test_int (void)
   g_autofree char *text = check (int_chain, NULL, NULL, 0, in, 2, 1);
 }
 
-/* broadcasting: a column of maxima, a row (scale, shift) */
+/* broadcasting: a column of maxima; the division by the sums is the
+ * group's epilogue, made row by row, so the exponentials are no output */
 static void
 test_softmax (void)
 {
-  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (64, 5000), 2);
-  EpTensor *in[] = { x };
-  g_autofree char *text = check (softmax, NULL, NULL, 0, in, 1, 1);
+  EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
 
-  /* the exponentials are the group's second output, which div reads */
-  g_assert_nonnull (strstr (text, "%1 = fused[sub exp sum] (in0, %0.0) on cpu:0\n%2 = div (%1.1, %1.0)"));
+  for (guint t = 0; t < G_N_ELEMENTS (dtypes); t++)
+    {
+      g_autoptr(EpTensor) x = random_tensor (dtypes[t], EP_DIMS (64, 5000), 2);
+      EpTensor *in[] = { x };
+      g_autofree char *text = check (softmax, NULL, NULL, 0, in, 1, 1);
+
+      g_assert_nonnull (strstr (text, "%1 = fused[sub exp sum div] (in0, %0.0) on cpu:0\nreturn (%1.0)"));
+    }
+}
+
+/* one row takes the whole sum's path: the steps one by one, the same
+ * bytes */
+static void
+test_softmax_one_row (void)
+{
+  g_autoptr(EpTensor) row = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (1, 3000), 2);
+  g_autoptr(EpTensor) flat = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (3000), 1);
+  g_autoptr(EpTensor) empty = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (0, 7), 2);
+  g_autofree char *one_row = check (softmax, NULL, NULL, 0, &row, 1, 1);
+  g_autofree char *one_axis = check (softmax, NULL, NULL, 0, &flat, 1, 1);
+  g_autofree char *no_rows = check (softmax, NULL, NULL, 0, &empty, 1, 1);
+
+  g_assert_nonnull (strstr (one_row, "fused[sub exp sum div]"));
+}
+
+/* softmax and its exponentials: they are an output, so the division
+ * stays an op of its own */
+static GPtrArray *
+softmax_and_exp (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  const gint axis = -1;
+  g_autoptr(EpTensor) m = NULL, d = NULL, e = NULL, s = NULL;
+  GPtrArray *out;
+
+  T (m = ep_tensor_max (in[0], &axis, 1, TRUE, error));
+  T (d = ep_tensor_sub (in[0], m, error));
+  T (e = ep_tensor_exp (d, error));
+  T (s = ep_tensor_sum (e, &axis, 1, TRUE, error));
+  out = one (ep_tensor_div (e, s, error));
+  g_ptr_array_add (out, g_object_ref (e));
+  return out;
+}
+
+/* softmax (x) * 2: the division joins the next group instead */
+static GPtrArray *
+softmax_doubled (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(GPtrArray) soft = softmax (in, n, data, error);
+
+  if (soft == NULL || soft->len == 0)
+    return NULL;
+  return one (ep_tensor_mul_scalar (g_ptr_array_index (soft, 0), 2, error));
+}
+
+static void
+test_softmax_not_epilogue (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (16, 300), 2);
+  g_autofree char *with_exp = check (softmax_and_exp, NULL, NULL, 0, &x, 1, 1);
+  g_autofree char *doubled = check (softmax_doubled, NULL, NULL, 0, &x, 1, 2);
+
+  g_assert_nonnull (strstr (with_exp, "%1 = fused[sub exp sum] (in0, %0.0) on cpu:0\n%2 = div (%1.1, %1.0)"));
+  g_assert_nonnull (strstr (doubled, "fused[sub exp sum]"));
+  g_assert_nonnull (strstr (doubled, "fused[div mul]"));
 }
 
 static void
@@ -841,6 +902,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fuse/sum-and-values", test_sum_and_values);
   g_test_add_func ("/fuse/not/sum-along-axis-0", test_column_sums);
   g_test_add_func ("/fuse/softmax", test_softmax);
+  g_test_add_func ("/fuse/softmax-one-row", test_softmax_one_row);
+  g_test_add_func ("/fuse/not/softmax-epilogue", test_softmax_not_epilogue);
   g_test_add_func ("/fuse/layer-norm", test_layer_norm);
   g_test_add_func ("/fuse/relaxed", test_relaxed);
   g_test_add_func ("/fuse/fallback", test_fallback);

@@ -43,8 +43,12 @@ typedef struct
  * (@last_axis), with @keepdims as its attribute, of the step before,
  * which the fused loop sums as it makes it. With @keep, the summed value
  * is an output too (the node's second): others read it after the sum,
- * as softmax reads exp's values to divide them by their sum. Groups on
- * OpenCL have no sum (yet).
+ * as softmax reads exp's values to divide them by their sum. With
+ * @epilogue instead, the last step is an arithmetic op of those values
+ * and their sum (last axis, keepdims), after the sum: softmax's
+ * division, run on each row as soon as its sum is known, while the row
+ * is in the cache; the values and the sum are then no outputs. Groups
+ * on OpenCL have no sum (yet).
  */
 struct _EpFusedProgram
 {
@@ -58,6 +62,7 @@ struct _EpFusedProgram
   gboolean         last_axis;
   gboolean         keepdims;
   gboolean         keep;
+  gboolean         epilogue;
 
   /* the group as a kernel of the device its steps run on, made at its
    * first run (opencl/fused.c) */
