@@ -109,6 +109,7 @@ gboolean   ep_device_read        (EpDevice              *self,
                                   gsize                  nbytes,
                                   GError               **error);
 EpDevice  *ep_device_get_cpu     (void);
+gsize      ep_device_count_allocations (void);
 gboolean   ep_device_check_usable (EpDevice             *self,
                                    const char           *op_name,
                                    GError              **error);
