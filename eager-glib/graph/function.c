@@ -832,9 +832,12 @@ replayed (GObject      *source_object,
       g_autoptr(EpTensor) current = ep_variable_peek (variable);
       EpStorage *old;
 
-      if (call->variables[v] == current)
+      /* the worker may hold the call a while yet: it keeps no value */
+      g_autoptr(EpTensor) value = g_steal_pointer (&call->variables[v]);
+
+      if (value == current)
         continue;
-      ep_variable_set_value (variable, call->variables[v]);
+      ep_variable_set_value (variable, value);
       old = current->storage != NULL ? ep_storage_ref (current->storage) : NULL;
       g_clear_object (&current);
       if (old != NULL)
