@@ -53,5 +53,7 @@ EpTensor  *ep_variable_peek            (EpVariable       *self);
 EpTensor  *ep_variable_read_for_update (EpVariable       *self);
 void       ep_variable_set_value       (EpVariable       *self,
                                         EpTensor         *value);
+EpTensor  *ep_variable_exchange_value  (EpVariable       *self,
+                                        EpTensor         *value);
 
 G_END_DECLS
