@@ -56,6 +56,7 @@ struct _EpVariable
                               handed out, so never released but when
                               the initial value was */
   EpDevice  *device;       /* fixed by the initial value */
+  gboolean   no_value;     /* the initial value was released */
   char      *name;
   gboolean   trainable;
   EpLayout   layout;       /* dtype and shape, fixed at construction */
@@ -136,7 +137,7 @@ check_has_value (EpVariable  *self,
                  const char  *name,
                  GError     **error)
 {
-  if (!ep_tensor_is_released (self->value))
+  if (!self->no_value)
     return TRUE;
 
   g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
@@ -160,7 +161,8 @@ ep_variable_constructed (GObject *object)
   self->layout = self->value->layout;
   ep_layout_set_contiguous (&self->layout);
   self->device = ep_tensor_get_device (self->value);
-  if (self->device == NULL)
+  self->no_value = self->device == NULL;
+  if (self->no_value)
     self->device = ep_device_get_default ();
 }
 
