@@ -846,13 +846,16 @@ replayed (GObject      *source_object,
     {
       EpVariable *variable = g_ptr_array_index (variables, v);
       g_autoptr(EpTensor) current = ep_variable_peek (variable);
+      g_autoptr(EpTensor) replaced = NULL;
       EpStorage *old;
 
       if (call->variables[v] == current)
         continue;
-      ep_variable_set_value (variable, call->variables[v]);
-      old = current->storage != NULL ? ep_storage_ref (current->storage) : NULL;
       g_clear_object (&current);
+      /* the value it replaces, whatever another thread assigned meanwhile */
+      replaced = ep_variable_exchange_value (variable, call->variables[v]);
+      old = replaced->storage != NULL ? ep_storage_ref (replaced->storage) : NULL;
+      g_clear_object (&replaced);
       if (old != NULL)
         ep_frame_give_buffer (call->frame, old);
     }
