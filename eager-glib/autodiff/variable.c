@@ -304,15 +304,8 @@ ep_variable_new (EpTensor   *initial_value,
 }
 
 /* A value that already fits (a staged assignment, conformed when it was
- * traced), set as it is. */
-void
-ep_variable_set_value (EpVariable *self,
-                       EpTensor   *value)
-{
-  set_value (self, value);
-}
-
-/* The same, giving back the value it replaces (transfer full) */
+ * traced), set as it is; gives back the value it replaces (transfer
+ * full), whose buffer a replay may take for its next values */
 EpTensor *
 ep_variable_exchange_value (EpVariable *self,
                             EpTensor   *value)

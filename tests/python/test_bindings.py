@@ -457,6 +457,7 @@ SHARING_PATHS = {
     "astype": lambda x, v: x.astype(x.dtype),
     "contiguous": lambda x, v: x.contiguous(),
     "to_device": lambda x, v: x.to_device(x.device),
+    "positive": lambda x, v: +x,
 }
 
 

@@ -1086,7 +1086,9 @@ def _unary(function):
 
 
 def _pos(self: Tensor) -> Tensor:
-    return self
+    # a new tensor object on the same data, never self: releasing +t
+    # must leave t
+    return Ep.Tensor.astype(self, self.get_dtype())
 
 
 for _op, _names in _BINARY_OPERATORS.items():
