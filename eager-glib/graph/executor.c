@@ -646,11 +646,9 @@ static EpStorage *
 commit_variable (EpVariable *variable,
                  EpTensor   *value)
 {
-  g_autoptr(EpTensor) old = ep_variable_peek (variable);
-  EpStorage *storage = old->storage != NULL ? ep_storage_ref (old->storage) : NULL;
+  g_autoptr(EpTensor) old = ep_variable_exchange_value (variable, value);
 
-  ep_variable_set_value (variable, value);
-  return storage;
+  return old->storage != NULL ? ep_storage_ref (old->storage) : NULL;
 }
 
 /*

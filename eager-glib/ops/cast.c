@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "cpu/ep-cpu-private.h"
+#include "ep-autodiff-private.h"
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
@@ -138,6 +139,22 @@ ep_copy_to_device_kernel (EpOpCall  *call,
          && ep_device_write (to, output->storage, 0, staging, nbytes, error);
 }
 
+/* The device of @self, or %NULL with @error set once it was released */
+static EpDevice *
+device_of (EpTensor    *self,
+           const char  *op_name,
+           GError     **error)
+{
+  EpDevice *device;
+
+  if (!ep_tensor_pin (self, op_name, error))
+    return NULL;
+  device = self->storage->device;
+  ep_tensor_unpin (self);
+
+  return device;
+}
+
 /**
  * ep_tensor_astype:
  * @self: a tensor
@@ -150,8 +167,8 @@ ep_copy_to_device_kernel (EpOpCall  *call,
  * integers wrap when narrowed. Gradients flow through casts between
  * floating-point types; integer and bool tensors have none.
  *
- * Returns: (transfer full): the converted tensor (@self itself if it
- *   already has that type)
+ * Returns: (transfer full): the converted tensor (a new tensor sharing
+ *   the data of @self if it already has that type)
  */
 EpTensor *
 ep_tensor_astype (EpTensor  *self,
@@ -162,8 +179,10 @@ ep_tensor_astype (EpTensor  *self,
 
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
+  if (!ep_tensor_check_alive (self, "astype", error))
+    return NULL;
   if (self->layout.dtype == dtype && !self->weak)
-    return g_object_ref (self);
+    return ep_identity (self, error);
 
   ep_op_attrs_init (&attrs);
   attrs.dtype = dtype;
@@ -176,8 +195,9 @@ ep_tensor_astype (EpTensor  *self,
  * @error: return location for an error
  *
  * Returns a tensor with the same elements laid out in C order without
- * gaps: @self itself if it already is, a copy otherwise. The copy is made
- * on the device of @self, whatever the device scope.
+ * gaps: a new tensor sharing the data of @self if it already is, a copy
+ * otherwise. The copy is made on the device of @self, whatever the device
+ * scope.
  *
  * Returns: (transfer full): the contiguous tensor
  */
@@ -192,10 +212,12 @@ ep_tensor_contiguous (EpTensor  *self,
   if (!ep_tensor_check_alive (self, "contiguous", error))
     return NULL;
   if (ep_layout_is_contiguous (&self->layout))
-    return g_object_ref (self);
+    return ep_identity (self, error);
 
   ep_op_attrs_init (&attrs);
-  attrs.device = self->storage->device;
+  attrs.device = device_of (self, "contiguous", error);
+  if (attrs.device == NULL)
+    return NULL;
   return ep_dispatch1 (&ep_op_contiguous, &self, 1, &attrs, error);
 }
 
@@ -208,8 +230,8 @@ ep_tensor_contiguous (EpTensor  *self,
  * Copies @self to @device, whatever the device scope. Gradients flow
  * back through the copy.
  *
- * Returns: (transfer full): the tensor on @device (@self itself if it is
- *   already there), or %NULL with %EP_ERROR_DEVICE set if @device is not
+ * Returns: (transfer full): the tensor on @device (a new tensor sharing
+ *   the data of @self if it is already there), or %NULL with %EP_ERROR_DEVICE set if @device is not
  *   a device of this machine or the copy failed
  */
 EpTensor *
@@ -217,16 +239,19 @@ ep_tensor_to_device (EpTensor  *self,
                      EpDevice  *device,
                      GError   **error)
 {
+  EpDevice *here;
   EpOpAttrs attrs;
 
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (EP_IS_DEVICE (device), NULL);
 
-  if (!ep_device_check_usable (device, "to_device", error)
-      || !ep_tensor_check_alive (self, "to_device", error))
+  if (!ep_device_check_usable (device, "to_device", error))
     return NULL;
-  if (self->storage->device == device)
-    return g_object_ref (self);
+  here = device_of (self, "to_device", error);
+  if (here == NULL)
+    return NULL;
+  if (here == device)
+    return ep_identity (self, error);
 
   ep_op_attrs_init (&attrs);
   attrs.device = device;
