@@ -11,6 +11,7 @@
 #include "ep-autodiff-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-recorder-private.h"
 #include "ep-tensor-private.h"
 #include "ep-variable.h"
@@ -310,6 +311,7 @@ conform (EpVariable  *self,
 {
   g_autoptr(EpTensor) plain = NULL;
   g_autoptr(EpTensor) cast = NULL;
+  EpTensor *moved;
 
   if (!ep_layout_same_shape (&value->layout, &self->layout))
     {
@@ -324,7 +326,7 @@ conform (EpVariable  *self,
   if (!value->weak && !same_kind (value->layout.dtype, self->layout.dtype))
     {
       g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("%s: a %s value cannot go in a %s variable; convert it with astype first"),
+                   _("%s: a value of type %s cannot go in a variable of type %s; convert it with astype first"),
                    name, ep_dtype_get_name (value->layout.dtype),
                    ep_dtype_get_name (self->layout.dtype));
       return NULL;
@@ -332,10 +334,15 @@ conform (EpVariable  *self,
 
   plain = ep_tensor_stop_gradient (value, error);
   cast = plain != NULL ? ep_tensor_astype (plain, self->layout.dtype, error) : NULL;
-  if (cast == NULL)
-    return NULL;
+  moved = cast != NULL ? ep_tensor_to_device (cast, self->value->storage->device, error) : NULL;
+  if (moved == NULL)
+    {
+      ep_error_rename_call (error, "stop_gradient", name);
+      ep_error_rename_call (error, "astype", name);
+      ep_error_rename_call (error, "to_device", name);
+    }
 
-  return ep_tensor_to_device (cast, self->value->storage->device, error);
+  return moved;
 }
 
 /**
@@ -381,12 +388,12 @@ assign_update (EpVariable  *self,
   g_autoptr(EpTensor) updated = NULL;
   g_autoptr(EpTensor) conformed = NULL;
 
-  if (plain == NULL)
-    return FALSE;
-  updated = subtract ? ep_tensor_sub (current, plain, error) : ep_tensor_add (current, plain, error);
+  if (plain != NULL)
+    updated = subtract ? ep_tensor_sub (current, plain, error) : ep_tensor_add (current, plain, error);
   if (updated == NULL)
     {
-      g_prefix_error (error, "%s: ", name);
+      ep_error_rename_call (error, "stop_gradient", name);
+      ep_error_rename_call (error, subtract ? "sub" : "add", name);
       return FALSE;
     }
 

@@ -14,12 +14,15 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
@@ -547,11 +550,16 @@ static gboolean
 walk_init (Walk        *walk,
            GBytes     **bytes,
            EpTensor    *self,
+           const char  *name,
            GError     **error)
 {
   *bytes = ep_tensor_to_bytes (self, error);
   if (*bytes == NULL)
-    return FALSE;
+    {
+      ep_error_rename_call (error, "to_bytes", name);
+      ep_error_rename_call (error, "contiguous", name);
+      return FALSE;
+    }
 
   walk->data = g_bytes_get_data (*bytes, NULL);
   walk->layout = &self->layout;
@@ -567,27 +575,34 @@ static char *to_string (EpTensor *self, GError **error);
 static char *to_repr (EpTensor *self, GError **error);
 
 /* NumPy prints "1.5" whatever the locale, and the digits are found by
- * printing and parsing: both happen in the C locale, on this thread only,
- * so a German application still reads "1.5", not "1,5". */
+ * printing and parsing: both happen with the C locale's numbers, on this
+ * thread only, so a German application still reads "1.5", not "1,5".
+ * Only the numbers: an error raised meanwhile is in the user's language
+ * (gettext translates nothing under LC_MESSAGES=C). */
 static char *
-in_c_locale (FormatFunc  format,
-             EpTensor   *self,
-             GError    **error)
+in_c_locale (FormatFunc   format,
+             EpTensor    *self,
+             const char  *name,
+             GError     **error)
 {
-  static gsize initialized;
-  static locale_t c_locale;
-  locale_t previous;
+  locale_t previous = uselocale ((locale_t) 0);
+  locale_t base = duplocale (previous);
+  locale_t numeric = base != (locale_t) 0 ? newlocale (LC_NUMERIC_MASK, "C", base) : (locale_t) 0;
   char *text;
 
-  if (g_once_init_enter (&initialized))
+  if (numeric == (locale_t) 0)
     {
-      c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
-      g_once_init_leave (&initialized, 1);
+      if (base != (locale_t) 0)
+        freelocale (base);
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("%s: cannot make the C locale for numbers"), name);
+      return NULL;
     }
 
-  previous = uselocale (c_locale);
+  uselocale (numeric);
   text = format (self, error);
   uselocale (previous);
+  freelocale (numeric);
 
   return text;
 }
@@ -611,7 +626,7 @@ ep_tensor_to_string (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return in_c_locale (to_string, self, error);
+  return in_c_locale (to_string, self, "to_string", error);
 }
 
 static char *
@@ -623,7 +638,7 @@ to_string (EpTensor  *self,
   Format format;
   Walk walk;
 
-  if (!walk_init (&walk, &bytes, self, error))
+  if (!walk_init (&walk, &bytes, self, "to_string", error))
     return NULL;
 
   if (self->layout.ndim == 0)
@@ -660,7 +675,7 @@ ep_tensor_to_repr (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return in_c_locale (to_repr, self, error);
+  return in_c_locale (to_repr, self, "to_repr", error);
 }
 
 static char *
@@ -676,7 +691,7 @@ to_repr (EpTensor  *self,
   Format format;
   Walk walk;
 
-  if (!walk_init (&walk, &bytes, self, error))
+  if (!walk_init (&walk, &bytes, self, "to_repr", error))
     return NULL;
 
   dtype_name = ep_dtype_get_name (self->layout.dtype);

@@ -12,6 +12,7 @@
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
 #include "ep-math-private.h"
 
@@ -259,7 +260,7 @@ EpTensor *
 ep_tensor_float32 (EpTensor  *self,
                    GError   **error)
 {
-  return ep_tensor_astype (self, EP_DTYPE_FLOAT32, error);
+  return ep_error_named_result (ep_tensor_astype (self, EP_DTYPE_FLOAT32, error), error, "float32");
 }
 
 /**
@@ -275,7 +276,7 @@ EpTensor *
 ep_tensor_float64 (EpTensor  *self,
                    GError   **error)
 {
-  return ep_tensor_astype (self, EP_DTYPE_FLOAT64, error);
+  return ep_error_named_result (ep_tensor_astype (self, EP_DTYPE_FLOAT64, error), error, "float64");
 }
 
 /**
@@ -292,5 +293,5 @@ EpTensor *
 ep_tensor_bool (EpTensor  *self,
                 GError   **error)
 {
-  return ep_tensor_astype (self, EP_DTYPE_BOOL, error);
+  return ep_error_named_result (ep_tensor_astype (self, EP_DTYPE_BOOL, error), error, "bool");
 }

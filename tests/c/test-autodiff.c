@@ -530,6 +530,29 @@ test_variable_assign_during_tape (void)
   g_assert_cmpfloat (item (g), ==, 7.0);
 }
 
+/* The errors of assign and its forms name them, not the ops inside. */
+static void
+test_variable_assign_errors_name_the_call (void)
+{
+  const gdouble v3[] = { 1, 2, 3 }, v2[] = { 1, 2 };
+  g_autoptr(EpTensor) init = ep_test_vector (v3, 3, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) floats = ep_test_vector (v3, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) short_one = ep_test_vector (v2, 2, EP_DTYPE_INT64);
+  g_autoptr(EpVariable) n = ep_variable_new (init, "n");
+  g_autoptr(GError) add_error = NULL;
+  g_autoptr(GError) sub_error = NULL;
+  g_autoptr(GError) dtype_error = NULL;
+
+  g_assert_false (ep_variable_assign_add (n, short_one, &add_error));
+  g_assert_cmpstr (add_error->message, ==, "assign_add: shapes (3,) and (2,) cannot be broadcast together");
+  g_assert_false (ep_variable_assign_sub (n, short_one, &sub_error));
+  g_assert_cmpstr (sub_error->message, ==, "assign_sub: shapes (3,) and (2,) cannot be broadcast together");
+  g_assert_false (ep_variable_assign (n, floats, &dtype_error));
+  g_assert_cmpstr (dtype_error->message, ==,
+                   "assign: a value of type float32 cannot go in a variable of type int64; "
+                   "convert it with astype first");
+}
+
 static void
 test_variable_assign (void)
 {
@@ -1359,6 +1382,7 @@ main (int argc, char **argv)
   g_test_add_func ("/autodiff/variable/watch-explicitly", test_variable_watch_explicitly);
   g_test_add_func ("/autodiff/variable/assign-during-tape", test_variable_assign_during_tape);
   g_test_add_func ("/autodiff/variable/assign", test_variable_assign);
+  g_test_add_func ("/autodiff/variable/assign-errors-name-the-call", test_variable_assign_errors_name_the_call);
   g_test_add_func ("/autodiff/stop-gradient", test_stop_gradient);
   g_test_add_func ("/autodiff/value-and-grad/basics", test_value_and_grad);
   g_test_add_func ("/autodiff/value-and-grad/optional-results", test_value_and_grad_optional_results);

@@ -50,7 +50,8 @@ def assert_matches(tensor, expected, exact=None, rtol=None, atol=None):
         np.testing.assert_array_equal(got, expected)
     else:
         tol = 1e-5 if expected.dtype == np.float32 else 1e-12
-        np.testing.assert_allclose(got, expected, rtol=rtol or tol, atol=atol or tol, equal_nan=True)
+        np.testing.assert_allclose(got, expected, rtol=tol if rtol is None else rtol,
+                                   atol=tol if atol is None else atol, equal_nan=True)
 
 
 def assert_ep_error(code, function, *args):

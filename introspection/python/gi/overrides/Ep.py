@@ -55,6 +55,33 @@ if TYPE_CHECKING:  # names used in annotations only (see "annotation types")
 Ep = get_introspection_module("Ep")
 _Tensor = Ep.Tensor
 
+# Messages of the library's errors come from its catalogs (the gettext
+# domain eager-glib, bound where C binds it), so that a German user reads
+# this layer's messages in German too; po/POTFILES.in lists this file.
+_DOMAIN = "eager-glib"
+
+
+def _(message: str) -> str:
+    return GLib.dgettext(_DOMAIN, message)
+
+
+def _n(singular: str, plural: str, n: int) -> str:
+    return GLib.dngettext(_DOMAIN, singular, plural, n)
+
+
+def _ep_error(code, message):
+    return GLib.Error.new_literal(Ep.error_quark(), message, int(code))
+
+
+def _renamed(error: GLib.Error, caller: str) -> GLib.Error:
+    """error, raised by a C function that a Python method calls, naming
+    the method the user called: item() reads "item: ...", not
+    "item_double: ..." (as ep_error_rename_call() does in C)."""
+    name, colon, rest = error.message.partition(": ")
+    if not colon or not name or not all(c.islower() or c.isdigit() or c == "_" for c in name):
+        return error
+    return GLib.Error.new_literal(GLib.quark_from_string(error.domain), f"{caller}: {rest}", error.code)
+
 __all__ = []
 
 # ---------------------------------------------------------------------------
@@ -726,7 +753,9 @@ def _normalize_key(self, key):
     ndim = self.get_ndim()
     used = sum(consumed(k) for k in items)
     if used > ndim:
-        raise IndexError(f"too many indices for a tensor of {ndim} dimensions ({used} were indexed)")
+        raise IndexError(_n("too many indices for a tensor of {ndim} dimension ({used} were indexed)",
+                            "too many indices for a tensor of {ndim} dimensions ({used} were indexed)",
+                            ndim).format(ndim=ndim, used=used))
     ellipses = [i for i, k in enumerate(items) if k is Ellipsis]
     if len(ellipses) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -809,7 +838,7 @@ def _advanced_index(self, items):
             start, stop, step = _slice_bounds(k, 0)
         else:
             start, stop, step = _INT64_MIN, _INT64_MAX, 1
-        for _ in range(k.get_ndim() if _is_bool_tensor(k) else 1):
+        for _axis in range(k.get_ndim() if _is_bool_tensor(k) else 1):
             starts.append(start)
             stops.append(stop)
             steps.append(step)
@@ -958,8 +987,11 @@ class Tensor(Ep.Tensor):
         device (Ep.Tensor.read_data into the array's buffer)."""
         import numpy
         array = numpy.empty(self.shape, dtype=Ep.dtype_get_name(self.get_dtype()))
-        if array.nbytes > 0:
-            Ep.Tensor.read_data(self, array.ctypes.data, array.nbytes)
+        try:
+            if array.nbytes > 0:
+                Ep.Tensor.read_data(self, array.ctypes.data, array.nbytes)
+        except GLib.Error as error:
+            raise _renamed(error, "numpy") from None
         return array
 
     def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
@@ -973,11 +1005,14 @@ class Tensor(Ep.Tensor):
     def item(self) -> Union[bool, int, float]:
         """The only element, as a Python bool, int or float."""
         dtype = self.get_dtype()
-        if dtype == Ep.DType.BOOL:
-            return Ep.Tensor.item_boolean(self)
-        if dtype in (Ep.DType.INT32, Ep.DType.INT64):
-            return Ep.Tensor.item_int64(self)
-        return Ep.Tensor.item_double(self)
+        try:
+            if dtype == Ep.DType.BOOL:
+                return Ep.Tensor.item_boolean(self)
+            if dtype in (Ep.DType.INT32, Ep.DType.INT64):
+                return Ep.Tensor.item_int64(self)
+            return Ep.Tensor.item_double(self)
+        except GLib.Error as error:
+            raise _renamed(error, "item") from None
 
     def tolist(self) -> Any:
         return self.numpy().tolist()
@@ -995,13 +1030,22 @@ class Tensor(Ep.Tensor):
     def __bool__(self) -> bool:
         if self.get_size() != 1:
             raise ValueError("the truth value of a tensor with more than one element is ambiguous")
-        return bool(Ep.Tensor.item_boolean(self))
+        try:
+            return bool(Ep.Tensor.item_boolean(self))
+        except GLib.Error as error:
+            raise _renamed(error, "bool") from None
 
     def __float__(self) -> float:
-        return float(Ep.Tensor.item_double(self))
+        try:
+            return float(Ep.Tensor.item_double(self))
+        except GLib.Error as error:
+            raise _renamed(error, "float") from None
 
     def __int__(self) -> int:
-        return int(Ep.Tensor.item_int64(self))
+        try:
+            return int(Ep.Tensor.item_int64(self))
+        except GLib.Error as error:
+            raise _renamed(error, "int") from None
 
     def __index__(self) -> int:
         if self.get_dtype() not in (Ep.DType.INT32, Ep.DType.INT64, Ep.DType.BOOL) or self.get_ndim() != 0:
@@ -1207,10 +1251,6 @@ def _unconnected(value):
         raise ValueError(f"unconnected_gradients must be 'zero' or 'none', not {value!r}") from None
 
 
-def _ep_error(code, message):
-    return GLib.Error.new_literal(Ep.error_quark(), message, int(code))
-
-
 def _as_tensor(value):
     """A tensor for a tensor, a Variable (read), an array or a number."""
     if isinstance(value, Ep.Tensor):
@@ -1236,12 +1276,14 @@ class _UserFunction:
         self.function = function
         self.name = name
 
-    def result_tensor(self, value, what="the function"):
+    def result_tensor(self, value, forward=False):
         if isinstance(value, Ep.Variable):
             value = value.read()
         if not isinstance(value, Ep.Tensor):
             raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                            f"{self.name}: {what} returned {type(value).__name__}, not a tensor")
+                            (_("{name}: the forward function returned {type}, not a tensor") if forward
+                             else _("{name}: the function returned {type}, not a tensor"))
+                            .format(name=self.name, type=type(value).__name__))
         return value
 
     def run(self, body):
@@ -1250,9 +1292,10 @@ class _UserFunction:
         except GLib.Error:
             raise
         except BaseException as error:  # noqa: B902 (raised again by _call)
-            message = f"{self.name}: {type(error).__name__}: {error}"
-            _pending.error = (message, error)
-            raise _ep_error(Ep.Error.INVALID_ARGUMENT, message) from None
+            # the Python exception's own text, raised again by _call
+            passed_on = f"{self.name}: {type(error).__name__}: {error}"
+            _pending.error = (passed_on, error)
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT, passed_on) from None
 
 
 def _call(function, *args):
@@ -1309,7 +1352,7 @@ class _Differentiated:
                 return self.user.result_tensor(result)
             if not _is_sequence(result) or len(result) != 2:
                 raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                                f"{self.user.name}: the function must return (value, aux)")
+                                _("{name}: the function must return (value, aux)").format(name=self.user.name))
             aux, self.aux_shape = _aux_to_list(result[1])
             return [self.user.result_tensor(result[0])] + aux
         return self.user.run(body)
@@ -1427,13 +1470,13 @@ def _gradient_list(grads, n, name):
     grads = list(grads)
     if len(grads) != n:
         raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                        f"{name}: the backward function returned {len(grads)} gradients "
-                        f"for {n} arguments")
+                        _("{name}: the backward function returns one gradient per argument ({n}); "
+                          "it returned {count}").format(name=name, n=n, count=len(grads)))
     for g in grads:
         if g is not None and not isinstance(g, (Ep.Tensor, Ep.Variable)):
             raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                            f"{name}: the backward function returned {type(g).__name__}, "
-                            f"not a tensor")
+                            _("{name}: the backward function returned {type}, not a tensor")
+                            .format(name=name, type=type(g).__name__))
     return [None if g is None else _as_tensor(g) for g in grads]
 
 
@@ -1478,13 +1521,13 @@ def custom_gradient(f=None, backward=None):
         def forward(forward_inputs, *_rest):
             def body():
                 if backward is not None:
-                    return user.result_tensor(f(*forward_inputs), "the forward function")
+                    return user.result_tensor(f(*forward_inputs), forward=True)
                 result = f(*forward_inputs)
                 if not _is_sequence(result) or len(result) != 2 or not callable(result[1]):
                     raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                                    "custom_gradient: the function must return (y, grad_fn)")
+                                    _("custom_gradient: the function must return (y, grad_fn)"))
                 state["grad_fn"] = result[1]
-                return user.result_tensor(result[0], "the forward function")
+                return user.result_tensor(result[0], forward=True)
             return user.run(body)
 
         def backward_call(backward_inputs, *rest):
@@ -1999,8 +2042,9 @@ def _result_structure(value, tensors, name):
     if kind is dict:
         return (dict, tuple(value), tuple([_result_structure(v, tensors, name) for v in value.values()]))
     raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                    f"function: {name} returned {kind.__name__}, not a tensor (a staged function "
-                    f"returns tensors, alone or in lists, tuples and dicts, and None)")
+                    _("function: {name} returned {type}, not a tensor (a staged function returns "
+                      "tensors, alone or in lists, tuples and dicts, and None)")
+                    .format(name=name, type=kind.__name__))
 
 
 def _rebuild(structure, tensors):
@@ -2437,7 +2481,8 @@ def _host_results(result, name):
 def _host_result(value, name):
     if value is None or isinstance(value, (str, bytes)):
         raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                        f"{name}: the callback returned {type(value).__name__}, not a tensor")
+                        _("{name}: the callback returned {type}, not a tensor")
+                        .format(name=name, type=type(value).__name__))
     return _as_tensor(value)
 
 
