@@ -402,6 +402,67 @@ def test_nested_value_and_grad():
     assert value.item() == 12.0 and grad.item() == 12.0
 
 
+def test_one_shot_forms_on_threads():
+    """The one-shot forms share a function object per argnums; each
+    thread differentiates its own function."""
+    import threading
+    results = {}
+
+    def work(power):
+        x = Ep.astensor(2.0, dtype="float64")
+        results[power] = [Ep.value_and_grad(lambda y: y ** power, x)[1].item() for _ in range(200)]
+    threads = [threading.Thread(target=work, args=(p,)) for p in (2, 3, 4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {p: set(g) for p, g in results.items()} == {2: {4.0}, 3: {12.0}, 4: {32.0}}
+
+
+LEAK_SCRIPT = r"""
+import gc, sys
+import gi
+gi.require_version("Ep", "1.0")
+from gi.repository import Ep
+
+form = sys.argv[1]
+x = Ep.astensor([1.0, 2.0])
+calls = {
+    "value_and_grad": lambda: Ep.value_and_grad(lambda t: (t * t).sum(), x),
+    "value_aux_and_grad": lambda: Ep.value_aux_and_grad(lambda t: ((t * t).sum(), t), x),
+    "grad": lambda: Ep.grad(lambda t: (t * t).sum())(x),
+}
+call = calls[form]
+
+
+def rss():
+    return int(open("/proc/self/statm").read().split()[1]) * 4096
+
+
+for _ in range(5000):
+    call()
+gc.collect()
+before = rss()
+for _ in range(100000):
+    call()
+gc.collect()
+print(rss() - before)
+"""
+
+
+@pytest.mark.parametrize("form", ["value_and_grad", "value_aux_and_grad", "grad"])
+def test_one_shot_forms_do_not_leak(form):
+    """PyGObject 3.42 leaked about 136 bytes per callable handed to C
+    (13 MB over these 100 000 calls); the one-shot forms hand theirs over
+    once. Measured in a child interpreter, whose memory is its own."""
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-c", LEAK_SCRIPT, form], capture_output=True, text=True,
+                            check=True)
+    growth = int(result.stdout)
+    assert growth < 2 * 1024 * 1024, f"{form}: the resident set grew by {growth} bytes over 100 000 calls"
+
+
 def test_callback_result_errors():
     x = Ep.astensor(1.0)
     message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.value_and_grad, lambda x: 3.0, x)

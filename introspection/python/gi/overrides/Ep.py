@@ -1368,6 +1368,65 @@ class _Differentiated:
         return value, _aux_from_list(list(aux), self.aux_shape), grad
 
 
+# The one-shot forms (value_and_grad, value_aux_and_grad, grad) run
+# through a few long-lived Ep.ValueAndGradFn objects, not through
+# Ep.value_and_grad: PyGObject (3.42) leaks about 130 bytes for each
+# Python callable it hands to C, whatever the scope, and a training loop
+# calls these forms a million times. Each object, one per (argnums,
+# has_aux), was given its callable once: a trampoline that calls the
+# function of the innermost one-shot call running on this thread (a
+# function may itself call value_and_grad: higher-order derivatives).
+
+class _Trampoline:
+    """The callable of one cached Ep.ValueAndGradFn."""
+
+    def __init__(self):
+        self.local = threading.local()
+
+    def calls(self):
+        """This thread's stack of one-shot calls running through it."""
+        try:
+            return self.local.calls
+        except AttributeError:
+            self.local.calls = []
+            return self.local.calls
+
+    def __call__(self, inputs, *rest):
+        return self.calls()[-1](inputs, *rest)
+
+
+_ONE_SHOT_FNS = {}        # (argnums, has_aux) -> (Ep.ValueAndGradFn, _Trampoline)
+_ONE_SHOT_MAX = 64        # distinct argnums kept; beyond, a call makes its own
+_one_shot_lock = threading.Lock()
+
+
+def _one_shot_fn(positions, has_aux):
+    key = (tuple(positions), has_aux)
+    entry = _ONE_SHOT_FNS.get(key)
+    if entry is not None:
+        return entry
+    trampoline = _Trampoline()
+    new = Ep.ValueAndGradFn.new_with_aux if has_aux else Ep.ValueAndGradFn.new
+    entry = (new(trampoline, None, positions), trampoline)
+    with _one_shot_lock:
+        if len(_ONE_SHOT_FNS) < _ONE_SHOT_MAX:
+            entry = _ONE_SHOT_FNS.setdefault(key, entry)
+    return entry
+
+
+def _one_shot(call, positions, inputs):
+    """call (a _Differentiated) differentiated once at inputs."""
+    fn, trampoline = _one_shot_fn(positions, call.has_aux)
+    calls = trampoline.calls()
+    calls.append(call)
+    try:
+        if call.has_aux:
+            return call.invoke(lambda: fn.call_with_aux(inputs))
+        return call.invoke(lambda: fn.call(inputs))
+    finally:
+        calls.pop()
+
+
 @overload
 def value_and_grad(f: Callable[..., _TensorLike], *args: ArrayLike,
                    argnums: int = 0) -> tuple[Tensor, Tensor]: ...
@@ -1383,7 +1442,7 @@ def value_and_grad(f, *args, argnums=0):
     positions, several = _argnums(argnums)
     call = _Differentiated(f, "value_and_grad", False)
     inputs = [_as_tensor(a) for a in args]
-    value, grads = call.invoke(lambda: Ep.value_and_grad(call, None, inputs, positions))
+    value, grads = _one_shot(call, positions, inputs)
     return call.finish(value, None, grads, several)
 
 
@@ -1401,8 +1460,7 @@ def value_aux_and_grad(f, *args, argnums=0):
     positions, several = _argnums(argnums)
     call = _Differentiated(f, "value_aux_and_grad", True)
     inputs = [_as_tensor(a) for a in args]
-    value, aux, grads = call.invoke(
-        lambda: Ep.value_aux_and_grad(call, None, inputs, positions))
+    value, aux, grads = _one_shot(call, positions, inputs)
     return call.finish(value, aux, grads, several)
 
 
