@@ -57,7 +57,15 @@ arange_infer (EpOpCall  *call,
     }
 
   length = ceil ((v[1] - v[0]) / v[2]);
-  n = length > 0 ? (gint64) MIN (length, (gdouble) G_MAXINT64 / 2) : 0;
+  if (length > (gdouble) G_MAXINT64 / 2)
+    {
+      /* the true count, not the size the layout would be refused at */
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("arange: %.0f elements (from %g to %g in steps of %g) are more than a tensor can hold"),
+                   length, v[0], v[1], v[2]);
+      return FALSE;
+    }
+  n = length > 0 ? (gint64) length : 0;
 
   return ep_layout_init (&call->output_layouts[0], call->attrs.dtype, &n, 1, call->op->name, error);
 }
