@@ -542,12 +542,17 @@ test_variable_assign_errors_name_the_call (void)
   g_autoptr(GError) add_error = NULL;
   g_autoptr(GError) sub_error = NULL;
   g_autoptr(GError) dtype_error = NULL;
+  g_autoptr(GError) released_error = NULL;
+  g_autoptr(EpTensor) released = ep_test_vector (v3, 3, EP_DTYPE_INT64);
 
+  ep_tensor_release (released);
   g_assert_false (ep_variable_assign_add (n, short_one, &add_error));
   g_assert_cmpstr (add_error->message, ==, "assign_add: shapes (3,) and (2,) cannot be broadcast together");
   g_assert_false (ep_variable_assign_sub (n, short_one, &sub_error));
   g_assert_cmpstr (sub_error->message, ==, "assign_sub: shapes (3,) and (2,) cannot be broadcast together");
   g_assert_false (ep_variable_assign (n, floats, &dtype_error));
+  g_assert_false (ep_variable_assign (n, released, &released_error));
+  g_assert_cmpstr (released_error->message, ==, "assign: the tensor was released and has no data");
   g_assert_cmpstr (dtype_error->message, ==,
                    "assign: a value of type float32 cannot go in a variable of type int64; "
                    "convert it with astype first");
