@@ -1190,6 +1190,59 @@ test_custom_gradient_softplus (void)
   g_assert_cmpuint (destroyed, ==, 1);
 }
 
+/* The object form: the functions are given once; each call is one
+ * custom_gradient, and the backward data lives while the object or a
+ * result needs it. */
+static EpTensor *
+stable_softplus_by_object (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  return ep_custom_gradient_fn_call (EP_CUSTOM_GRADIENT_FN (data), in, n, error);
+}
+
+static void
+test_custom_gradient_fn (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = scalar (100.0);
+  guint destroyed = 0;
+  EpCustomGradientFn *fn = ep_custom_gradient_fn_new (naive_softplus, NULL, NULL,
+                                                      softplus_backward, &destroyed, count_destroy);
+
+  for (guint call = 0; call < 2; call++)
+    {
+      g_autoptr(GPtrArray) grads = NULL;
+      g_autoptr(EpTensor) value = NULL;
+
+      g_assert_true (ep_value_and_grad (stable_softplus_by_object, fn, &x, 1, NULL, 0, &value, &grads, &error));
+      g_assert_no_error (error);
+      /* the naive forward's gradient is NaN here; the backward gives 1 */
+      g_assert_cmpfloat (item (g_ptr_array_index (grads, 0)), ==, 1.0);
+    }
+
+  {
+    g_autoptr(EpTensor) kept = ep_custom_gradient_fn_call (fn, &x, 1, &error);
+
+    g_assert_no_error (error);
+    g_object_unref (fn);
+    g_assert_cmpuint (destroyed, ==, 0);     /* the result still needs it */
+  }
+  g_assert_cmpuint (destroyed, ==, 1);
+}
+
+/* g_object_new() makes an object without functions: calling it is an
+ * error, not a crash. */
+static void
+test_custom_gradient_fn_bare (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = scalar (1.0);
+  g_autoptr(EpCustomGradientFn) fn = g_object_new (EP_TYPE_CUSTOM_GRADIENT_FN, NULL);
+
+  g_assert_null (ep_custom_gradient_fn_call (fn, &x, 1, &error));
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_true (g_str_has_prefix (error->message, "custom_gradient: "));
+}
+
 /* Second derivatives go through the backward function. */
 static void
 test_custom_gradient_second_derivative (void)
@@ -1402,6 +1455,8 @@ main (int argc, char **argv)
   g_test_add_func ("/autodiff/custom-gradient/softplus", test_custom_gradient_softplus);
   g_test_add_func ("/autodiff/custom-gradient/second-derivative", test_custom_gradient_second_derivative);
   g_test_add_func ("/autodiff/custom-gradient/errors", test_custom_gradient_errors);
+  g_test_add_func ("/autodiff/custom-gradient/object", test_custom_gradient_fn);
+  g_test_add_func ("/autodiff/custom-gradient/object-bare", test_custom_gradient_fn_bare);
 
   return g_test_run ();
 }

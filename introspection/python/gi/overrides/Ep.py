@@ -1571,37 +1571,68 @@ def custom_gradient(f=None, backward=None):
     if f is None:
         return functools.partial(custom_gradient, backward=backward)
 
+    # One Ep.CustomGradientFn for the function, given its callbacks once
+    # (PyGObject keeps memory of each callable handed to C: see the
+    # one-shot value_and_grad). The forward callback runs the innermost
+    # call of this thread; the decorator form's grad_fn, one per call,
+    # rides on that call's result, which the backward callback is given.
+    user = _UserFunction(f, "custom_gradient")
+    running = threading.local()
+
+    def calls():
+        try:
+            return running.calls
+        except AttributeError:
+            running.calls = []
+            return running.calls
+
+    def forward(forward_inputs, *_rest):
+        def body():
+            if backward is not None:
+                return user.result_tensor(f(*forward_inputs), forward=True)
+            result = f(*forward_inputs)
+            if not _is_sequence(result) or len(result) != 2 or not callable(result[1]):
+                raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                                _("custom_gradient: the function must return (y, grad_fn)"))
+            calls()[-1]["grad_fn"] = result[1]
+            return user.result_tensor(result[0], forward=True)
+        return user.run(body)
+
+    def backward_call(backward_inputs, *rest):
+        tensors = [a for a in rest if isinstance(a, Ep.Tensor)]
+        output, dy = tensors[-2], tensors[-1]
+
+        def body():
+            if backward is not None:
+                grads = backward(tuple(backward_inputs), output, dy)
+            else:
+                grad_fn = getattr(output, "_ep_grad_fn", None)
+                if grad_fn is None:     # a staged replay: its result is not the call's
+                    raise _ep_error(Ep.Error.GRADIENT,
+                                    _("custom_gradient: the grad_fn of this result is not known (a staged "
+                                      "function replays it; use the form custom_gradient(forward, backward))"))
+                grads = grad_fn(dy)
+            return _gradient_list(grads, len(backward_inputs), "custom_gradient")
+        return user.run(body)
+
+    # the user data is a tuple: PyGObject 3.42 expects one for each of
+    # these callbacks, and a later one may pass it on (*_rest ignores it)
+    fn = Ep.CustomGradientFn.new(forward, (), backward_call, ())
+
     def call(*args):
         inputs = [_as_tensor(a) for a in args]
-        user = _UserFunction(f, "custom_gradient")
         state = {}
+        stack = calls()
+        stack.append(state)
+        try:
+            y = _call(fn.call, inputs)
+        finally:
+            stack.pop()
+        if backward is None:
+            y._ep_grad_fn = state["grad_fn"]
+        return y
 
-        def forward(forward_inputs, *_rest):
-            def body():
-                if backward is not None:
-                    return user.result_tensor(f(*forward_inputs), forward=True)
-                result = f(*forward_inputs)
-                if not _is_sequence(result) or len(result) != 2 or not callable(result[1]):
-                    raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                                    _("custom_gradient: the function must return (y, grad_fn)"))
-                state["grad_fn"] = result[1]
-                return user.result_tensor(result[0], forward=True)
-            return user.run(body)
-
-        def backward_call(backward_inputs, *rest):
-            tensors = [a for a in rest if isinstance(a, Ep.Tensor)]
-            output, dy = tensors[-2], tensors[-1]
-
-            def body():
-                if backward is not None:
-                    grads = backward(tuple(backward_inputs), output, dy)
-                else:
-                    grads = state["grad_fn"](dy)
-                return _gradient_list(grads, len(backward_inputs), "custom_gradient")
-            return user.run(body)
-
-        return _call(Ep.custom_gradient, forward, None, backward_call, None, inputs)
-
+    call.function = fn
     return functools.wraps(f)(call)
 
 
