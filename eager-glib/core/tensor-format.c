@@ -14,14 +14,12 @@
 
 #include "config.h"
 
-#include <glib/gi18n-lib.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ep-error.h"
 #include "ep-error-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
@@ -569,40 +567,41 @@ walk_init (Walk        *walk,
   return TRUE;
 }
 
-typedef char *(*FormatFunc) (EpTensor *self, GError **error);
+typedef char *(*FormatFunc) (EpTensor *self, const Walk *walk);
 
-static char *to_string (EpTensor *self, GError **error);
-static char *to_repr (EpTensor *self, GError **error);
+static char *to_string (EpTensor *self, const Walk *walk);
+static char *to_repr (EpTensor *self, const Walk *walk);
 
 /* NumPy prints "1.5" whatever the locale, and the digits are found by
- * printing and parsing: both happen with the C locale's numbers, on this
- * thread only, so a German application still reads "1.5", not "1,5".
- * Only the numbers: an error raised meanwhile is in the user's language
- * (gettext translates nothing under LC_MESSAGES=C). */
+ * printing and parsing: both happen in the C locale, on this thread only,
+ * so a German application still reads "1.5", not "1,5". The data is read
+ * before, in the user's locale: its errors are in the user's language
+ * (gettext translates nothing under the C locale). */
 static char *
 in_c_locale (FormatFunc   format,
              EpTensor    *self,
              const char  *name,
              GError     **error)
 {
-  locale_t previous = uselocale ((locale_t) 0);
-  locale_t base = duplocale (previous);
-  locale_t numeric = base != (locale_t) 0 ? newlocale (LC_NUMERIC_MASK, "C", base) : (locale_t) 0;
+  static gsize initialized;
+  static locale_t c_locale;
+  g_autoptr(GBytes) bytes = NULL;
+  locale_t previous;
   char *text;
+  Walk walk;
 
-  if (numeric == (locale_t) 0)
+  if (!walk_init (&walk, &bytes, self, name, error))
+    return NULL;
+
+  if (g_once_init_enter (&initialized))
     {
-      if (base != (locale_t) 0)
-        freelocale (base);
-      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("%s: cannot make the C locale for numbers"), name);
-      return NULL;
+      c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
+      g_once_init_leave (&initialized, 1);
     }
 
-  uselocale (numeric);
-  text = format (self, error);
+  previous = uselocale (c_locale);
+  text = format (self, &walk);
   uselocale (previous);
-  freelocale (numeric);
 
   return text;
 }
@@ -630,24 +629,19 @@ ep_tensor_to_string (EpTensor  *self,
 }
 
 static char *
-to_string (EpTensor  *self,
-           GError   **error)
+to_string (EpTensor    *self,
+           const Walk  *walk)
 {
-  g_autoptr(GBytes) bytes = NULL;
   gint64 index[EP_MAX_DIMS] = { 0 };
   Format format;
-  Walk walk;
-
-  if (!walk_init (&walk, &bytes, self, "to_string", error))
-    return NULL;
 
   if (self->layout.ndim == 0)
-    return format_scalar (&walk);
+    return format_scalar (walk);
   if (ep_layout_get_size (&self->layout) == 0)
     return g_strdup ("[]");
 
-  format_init (&format, &walk);
-  return recurse (&walk, &format, index, 0, " ", LINE_WIDTH, " ");
+  format_init (&format, walk);
+  return recurse (walk, &format, index, 0, " ", LINE_WIDTH, " ");
 }
 
 #define REPR_PREFIX "Ep.Tensor("
@@ -679,20 +673,15 @@ ep_tensor_to_repr (EpTensor  *self,
 }
 
 static char *
-to_repr (EpTensor  *self,
-         GError   **error)
+to_repr (EpTensor    *self,
+         const Walk  *walk)
 {
-  g_autoptr(GBytes) bytes = NULL;
   g_autofree char *body = NULL;
   gint64 index[EP_MAX_DIMS] = { 0 };
   const char *dtype_name;
   GString *out;
   const char *last_line;
   Format format;
-  Walk walk;
-
-  if (!walk_init (&walk, &bytes, self, "to_repr", error))
-    return NULL;
 
   dtype_name = ep_dtype_get_name (self->layout.dtype);
   if (ep_layout_get_size (&self->layout) == 0)
@@ -707,11 +696,11 @@ to_repr (EpTensor  *self,
        * "," before the dtype comes off the width */
       g_autofree char *indent = g_strnfill (1 + strlen (REPR_PREFIX), ' ');
 
-      format_init (&format, &walk);
+      format_init (&format, walk);
       if (self->layout.ndim == 0)
-        body = format_element (&format, element (&walk, index), element_int (&walk, index));
+        body = format_element (&format, element (walk, index), element_int (walk, index));
       else
-        body = recurse (&walk, &format, index, 0, indent, LINE_WIDTH - 1, ", ");
+        body = recurse (walk, &format, index, 0, indent, LINE_WIDTH - 1, ", ");
     }
 
   out = g_string_new (REPR_PREFIX);
