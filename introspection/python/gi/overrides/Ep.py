@@ -2268,6 +2268,11 @@ def _identities(key):
             yield from _identities(item)
 
 
+def _takes_arguments(name, n):
+    return _n("{name}: takes the {n} argument of its input signature",
+              "{name}: takes the {n} arguments of its input signature", n).format(name=name, n=n)
+
+
 class StagedFunction(Generic[_P, _R]):
     """A function staged by Ep.function; call it as the function itself.
 
@@ -2377,7 +2382,7 @@ class StagedFunction(Generic[_P, _R]):
         n = len(self._input_signature)
         if self._signature is None:
             if kwargs or len(args) != skip + n:
-                raise TypeError(f"{self.__name__}: takes the {n} arguments of its input signature")
+                raise TypeError(_takes_arguments(self.__name__, n))
             values = list(args[skip:])
         else:
             try:
@@ -2388,8 +2393,7 @@ class StagedFunction(Generic[_P, _R]):
             names = [p.name for p in parameters]
             extra = [name for name in list(bound.arguments)[skip:] if name not in names]
             if len(parameters) < n or extra:
-                raise TypeError(f"{self.__name__}: takes the {n} arguments of its input signature"
-                                + (f", not {', '.join(extra)}" if extra else ""))
+                raise TypeError(_takes_arguments(self.__name__, n) + (f", not {', '.join(extra)}" if extra else ""))
             values = [bound.arguments.get(p.name, p.default) for p in parameters]
         tensors = []
         for i, (value, spec) in enumerate(zip(values, self._input_signature)):
