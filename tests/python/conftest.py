@@ -141,28 +141,37 @@ def _argument_kinds(value, kinds):
                 _argument_kinds(v, kinds)
 
 
+def _outermost(state, name, function, outermost):
+    """An op wrapper: outermost(*args, **kwargs) for the calls made
+    outside any other call wrapped with the thread-local `state`,
+    function(*args, **kwargs) for those inside one."""
+    def wrapper(*args, **kwargs):
+        if getattr(state, "inside", False):
+            return function(*args, **kwargs)
+        state.inside = True
+        try:
+            return outermost(*args, **kwargs)
+        finally:
+            state.inside = False
+    wrapper.__name__ = getattr(function, "__name__", name)
+    wrapper.__doc__ = getattr(function, "__doc__", None)
+    wrapper.__wrapped__ = function
+    return wrapper
+
+
 def _noting(name, function):
     """function, noting what its outermost calls in a test are given and
     give back."""
     def noted(*args, **kwargs):
-        if getattr(_coverage_state, "inside", False):
-            return function(*args, **kwargs)
-        _coverage_state.inside = True
-        try:
-            kinds = set()
-            for value in (*args, *kwargs.values()):
-                _argument_kinds(value, kinds)
-            result = function(*args, **kwargs)
-            for t in _tensors_of(result) or []:
-                kinds |= _shape_kinds(t.get_ndim(), t.get_size(), " result")
-            _seen_in_test.setdefault(name, set()).update(kinds)
-            return result
-        finally:
-            _coverage_state.inside = False
-    noted.__name__ = getattr(function, "__name__", name)
-    noted.__doc__ = getattr(function, "__doc__", None)
-    noted.__wrapped__ = function
-    return noted
+        kinds = set()
+        for value in (*args, *kwargs.values()):
+            _argument_kinds(value, kinds)
+        result = function(*args, **kwargs)
+        for t in _tensors_of(result) or []:
+            kinds |= _shape_kinds(t.get_ndim(), t.get_size(), " result")
+        _seen_in_test.setdefault(name, set()).update(kinds)
+        return result
+    return _outermost(_coverage_state, name, function, noted)
 
 
 def _strided_key(shape):
@@ -469,33 +478,25 @@ def _staged_error(name, function, args, kwargs, error):
 def _staging(name, function):
     """function, run eagerly then staged when it is the outermost op."""
     _stageable.add(name)
+
     def staged(*args, **kwargs):
-        if getattr(_staged_state, "inside", False):
-            return function(*args, **kwargs)
-        _staged_state.inside = True
+        if name in _RANDOM_OPS:
+            if _sequence["seed"] is None:   # replays need a known sequence
+                _set_seed(int(_fresh_rng.integers(2 ** 63)))
+            _sequence["streams"] += 1
         try:
+            eager = function(*args, **kwargs)
+        except Exception as error:  # noqa: B902
             if name in _RANDOM_OPS:
-                if _sequence["seed"] is None:   # replays need a known sequence
-                    _set_seed(int(_fresh_rng.integers(2 ** 63)))
-                _sequence["streams"] += 1
-            try:
-                eager = function(*args, **kwargs)
-            except Exception as error:  # noqa: B902
-                if name in _RANDOM_OPS:
-                    _sequence["seed"] = None    # it may or may not have drawn a stream
-                _staged_error(name, function, args, kwargs, error)
-                raise
-            if _tensors_of(eager) is None:
-                return eager
-            result = _staged_call(name, function, args, kwargs, eager)
-            _staged[name] = _staged.get(name, 0) + 1
-            return result
-        finally:
-            _staged_state.inside = False
-    staged.__name__ = getattr(function, "__name__", name)
-    staged.__doc__ = getattr(function, "__doc__", None)
-    staged.__wrapped__ = function
-    return staged
+                _sequence["seed"] = None    # it may or may not have drawn a stream
+            _staged_error(name, function, args, kwargs, error)
+            raise
+        if _tensors_of(eager) is None:
+            return eager
+        result = _staged_call(name, function, args, kwargs, eager)
+        _staged[name] = _staged.get(name, 0) + 1
+        return result
+    return _outermost(_staged_state, name, function, staged)
 
 
 def _set_seed(seed):
