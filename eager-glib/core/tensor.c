@@ -14,6 +14,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-enum-types.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
@@ -276,7 +277,7 @@ ep_layout_init (EpLayout      *layout,
       g_autofree char *s = ep_shape_to_string (shape, ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("%s: a %s tensor of shape %s needs more memory than can be addressed"),
+                   _("%s: a tensor of type %s and shape %s needs more memory than can be addressed"),
                    op_name, ep_dtype_get_name (dtype), s);
       return FALSE;
     }
@@ -335,7 +336,7 @@ ep_layout_alloc (EpLayout  *layout,
       g_autofree char *s = ep_shape_to_string (layout->shape, layout->ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("a %s tensor of shape %s needs more memory than can be addressed"),
+                   _("a tensor of type %s and shape %s needs more memory than can be addressed"),
                    ep_dtype_get_name (layout->dtype), s);
       return NULL;
     }
@@ -411,7 +412,10 @@ raw_layout_init (EpLayout      *layout,
       g_autofree char *s = ep_shape_to_string (shape, ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("%s: %zu bytes given, a %s tensor of shape %s needs %zu"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "%s: %zu byte given, a tensor of type %s and shape %s needs %zu",
+                                "%s: %zu bytes given, a tensor of type %s and shape %s needs %zu",
+                                nbytes),
                    op_name, nbytes, ep_dtype_get_name (dtype), s, needed);
       return FALSE;
     }
@@ -983,7 +987,10 @@ ep_tensor_to_bytes (EpTensor  *self,
     return NULL;
   contiguous = ep_tensor_contiguous (self, error);
   if (contiguous == NULL)
-    return NULL;
+    {
+      ep_error_rename_call (error, "contiguous", "to_bytes");
+      return NULL;
+    }
 
   device = contiguous->storage->device;
   itemsize = ep_dtype_get_itemsize (contiguous->layout.dtype);
@@ -1051,7 +1058,10 @@ ep_tensor_read_data (EpTensor  *self,
       g_autofree char *s = ep_shape_to_string (self->layout.shape, self->layout.ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("read_data: room for %zu bytes given, a %s tensor of shape %s has %zu"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "read_data: room for %zu byte given, a tensor of type %s and shape %s has %zu",
+                                "read_data: room for %zu bytes given, a tensor of type %s and shape %s has %zu",
+                                nbytes),
                    nbytes, ep_dtype_get_name (self->layout.dtype), s, needed);
       return FALSE;
     }
@@ -1060,7 +1070,10 @@ ep_tensor_read_data (EpTensor  *self,
 
   contiguous = ep_tensor_contiguous (self, error);
   if (contiguous == NULL)
-    return FALSE;
+    {
+      ep_error_rename_call (error, "contiguous", "read_data");
+      return FALSE;
+    }
 
   return ep_device_read (contiguous->storage->device, contiguous->storage,
                          contiguous->layout.offset * ep_dtype_get_itemsize (contiguous->layout.dtype),
