@@ -116,6 +116,14 @@ def test_slice_errors():
     assert_ep_error(Ep.Error.INDEX, Ep.Tensor.slice, t, [0, 0, 0], [1, 1, 1])
 
 
+@pytest.mark.parametrize("starts,stops,steps", [([0, 0], [1], [1]), ([0], [1, 1], None),
+                                                ([0], [1], [1, 1]), ([None, 0], [1], None)])
+def test_slice_lists_of_different_lengths(starts, stops, steps):
+    t = Ep.zeros([3, 4])
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, t.slice, starts, stops, steps)
+    assert "lengths must match" in message
+
+
 ADVANCED_KEYS = [
     [2, 0, -1],
     np.array([[0, 1], [2, -3]]),

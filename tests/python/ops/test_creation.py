@@ -5,7 +5,7 @@ onehot_like: every dtype, 0-d and 0-size shapes, and their errors.
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts, random_array
+from conftest import DTYPES, Ep, GLib, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -53,6 +53,29 @@ def test_arange_errors():
 def test_absurd_shape_is_out_of_memory():
     assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.zeros, [1 << 40, 1 << 40], Ep.DType.FLOAT32)
     assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.zeros, [1 << 45], Ep.DType.FLOAT32)
+
+
+FLOAT_SHAPES = [(2.5, 3), [2.0, 3], (np.float64(2),), np.array([2.5, 3])]
+SHAPE_TAKERS = {
+    "zeros": lambda shape: Ep.zeros(shape),
+    "ones": lambda shape: Ep.ones(shape),
+    "full": lambda shape: Ep.full(shape, 1.0),
+    "uniform": lambda shape: Ep.uniform(shape),
+    "normal": lambda shape: Ep.normal(shape),
+    "reshape": lambda shape: Ep.zeros(6).reshape(shape),
+    "broadcast_to": lambda shape: Ep.zeros(3).broadcast_to(shape),
+    "new_from_doubles": lambda shape: Ep.Tensor.new_from_doubles([0.0] * 6, shape, "float32"),
+    "new_from_bytes": lambda shape: Ep.Tensor.new_from_bytes(GLib.Bytes(bytes(24)), "float32", shape),
+    "TensorSpec": lambda shape: Ep.TensorSpec(shape),
+    "TensorSpec.new": lambda shape: Ep.TensorSpec.new(shape, "float32"),
+}
+
+
+@pytest.mark.parametrize("shape", FLOAT_SHAPES, ids=repr)
+@pytest.mark.parametrize("name", SHAPE_TAKERS)
+def test_float_dimension_is_a_type_error(name, shape):
+    with pytest.raises(TypeError):
+        SHAPE_TAKERS[name](shape)
 
 
 def test_negative_and_too_many_dimensions():

@@ -915,6 +915,10 @@ def _slice(self: Tensor, starts: Sequence[Optional[int]], stops: Sequence[Option
     """ep_tensor_slice with None for omitted bounds, as in Python."""
     starts, stops = list(starts), list(stops)
     steps = [1] * len(starts) if steps is None else [1 if s is None else _clamp64(s) for s in steps]
+    if not len(starts) == len(stops) == len(steps):
+        # no bounds to pair up: the library says what is wrong
+        return Ep.Tensor.slice(self, *[[0 if v is None else _clamp64(v) for v in values]
+                                       for values in (starts, stops, steps)])
     bounds = [_slice_bounds(slice(a, b, c), 0) for a, b, c in zip(starts, stops, steps)]
     return Ep.Tensor.slice(self, [b[0] for b in bounds], [b[1] for b in bounds], [b[2] for b in bounds])
 
@@ -1029,6 +1033,17 @@ class Tensor(Ep.Tensor):
 
     __getitem__ = _getitem
     slice = _slice
+
+    # The constructors that take a shape: extents are integers, where GI
+    # would truncate 2.5 to 2
+
+    @staticmethod
+    def new_from_doubles(data: Sequence[float], shape: _ShapeLike, dtype: DTypeLike) -> Tensor:
+        return Ep.Tensor.new_from_doubles(data, _shape_arg(shape), _dtype(dtype))
+
+    @staticmethod
+    def new_from_bytes(data: GLib.Bytes, dtype: DTypeLike, shape: _ShapeLike) -> Tensor:
+        return Ep.Tensor.new_from_bytes(data, _dtype(dtype), _shape_arg(shape))
 
 
 # ---------------------------------------------------------------------------
@@ -1802,6 +1817,11 @@ class TensorSpec(Ep.TensorSpec):
     def __init__(self, shape: Union[int, Sequence[Optional[int]]] = (),
                  dtype: DTypeLike = "float32") -> None:
         pass  # made by __new__
+
+    @staticmethod
+    def new(shape: Sequence[int], dtype: DTypeLike) -> TensorSpec:
+        """ep_tensor_spec_new, with integer extents (-1: any)."""
+        return TensorSpec(shape, dtype)
 
     @property
     def shape(self) -> tuple[Optional[int], ...]:
