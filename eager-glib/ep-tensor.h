@@ -51,6 +51,8 @@ EpTensor      *ep_tensor_new_scalar         (gdouble         value,
 EP_EXPORT
 EpTensor      *ep_tensor_new_weak_scalar    (gdouble         value,
                                              EpDType         kind);
+EP_EXPORT
+EpTensor      *ep_tensor_new_weak_int       (gint64          value);
 
 EP_EXPORT
 EpDType        ep_tensor_get_dtype          (EpTensor       *self);

@@ -192,7 +192,21 @@ def _float_literal(value, sign):
 
 @lru_cache(maxsize=512)
 def _int_literal(value):
-    return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.INT64)
+    return Ep.Tensor.new_weak_int(_int64(value))
+
+
+def _is_int(value):
+    """Whether value is an integer (not a bool): one C takes as gint64."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _int64(value, what="Python integer"):
+    """value as an int, which must fit int64 (a gdouble would round it
+    past 2^53, GI would refuse it past 2^63)."""
+    value = int(value)
+    if not -(1 << 63) <= value < (1 << 63):
+        raise OverflowError(f"{what} {value} out of bounds for int64")
+    return value
 
 
 def _literal(value):
@@ -209,7 +223,7 @@ def _literal(value):
     if isinstance(value, bool):
         return _cached_literal(Ep.DType.BOOL, value, 1.0)
     if isinstance(value, numbers.Integral):
-        return _cached_literal(Ep.DType.INT64, int(value), 1.0)
+        return _int_literal(int(value))
     if isinstance(value, numbers.Real):
         value = float(value)
         if value != value:
@@ -421,6 +435,7 @@ _ATTRIBUTE_TYPES = {
     "bool": ("bool", None, "default"),
     "int": ("int", None, "default"),
     "float": ("float", None, "default"),
+    "number": ("float", None, "default"),   # integers: the _int form (full_int)
     "seed": ("int", None, "default"),
     "dtype": ("DTypeLike", "_dtype({0})", "default"),
     "enum": (None, "_enum_{name}({0})", "default"),   # annotation: the enum's alias
@@ -1164,10 +1179,24 @@ def arange(start: float, stop: Optional[float] = None, step: float = 1,
     arguments give int64, others float32."""
     if stop is None:
         start, stop = 0, start
+    integral = all(_is_int(v) for v in (start, stop, step))
     if dtype is None:
-        integral = all(isinstance(v, numbers.Integral) for v in (start, stop, step))
         dtype = Ep.DType.INT64 if integral else Ep.DType.FLOAT32
+    if integral and (_is_integer_dtype(dtype) or all(-(1 << 63) <= v < (1 << 63) for v in (start, stop, step))):
+        return _OPS["arange_int"](*[_int64(v, "arange: Python integer") for v in (start, stop, step)], dtype)
     return _OPS["arange"](start, stop, step, dtype)
+
+
+def full(shape: _ShapeLike, fill_value: float, dtype: DTypeLike = "float32") -> Tensor:
+    """A tensor of shape filled with fill_value; an integer stays exact in
+    an integer tensor (NumPy's full, with float32 as the default dtype)."""
+    if _is_int(fill_value) and (_is_integer_dtype(dtype) or -(1 << 63) <= fill_value < (1 << 63)):
+        return _OPS["full_int"](shape, _int64(fill_value, "full: Python integer"), dtype)
+    return _OPS["full"](shape, fill_value, dtype)
+
+
+def _is_integer_dtype(dtype):
+    return _dtype(dtype) in (Ep.DType.INT32, Ep.DType.INT64)
 
 
 def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = "float32") -> Tensor:
@@ -1193,7 +1222,7 @@ def transpose(a: ArrayLike, axes: Optional[Sequence[int]] = None) -> Tensor:
     return Ep.Tensor.transpose(_operand(a), None if axes is None else _ints(axes))
 
 
-__all__ += ["arange", "eye", "meshgrid", "split", "pad", "transpose"]
+__all__ += ["arange", "full", "eye", "meshgrid", "split", "pad", "transpose"]
 
 
 # Automatic differentiation: GradientTape, Variable, value_and_grad,
