@@ -208,3 +208,11 @@ def test_advanced_indexing_errors():
         t[[0, 1], [0, 1, 2]]
     assert_ep_error(Ep.Error.SHAPE, t.__getitem__, np.ones(4, bool))
     assert_ep_error(Ep.Error.SHAPE, t.__getitem__, np.ones((3, 3), bool))
+
+
+def test_uint64_index_past_int64_is_an_error():
+    """(as int64 it would wrap around to -1, the last element)"""
+    t = Ep.arange(5.0)
+    with pytest.raises(OverflowError, match="out of bounds for int64"):
+        t[np.array([2**64 - 1], np.uint64)]
+    assert_matches(t[np.array([1, 2], np.uint64)], np.array([1.0, 2.0], np.float32))

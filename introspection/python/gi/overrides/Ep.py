@@ -195,6 +195,14 @@ def _int_literal(value):
     return Ep.Tensor.new_weak_int(_int64(value))
 
 
+def _int64_array(array):
+    """An integer NumPy array as int64, where uint64 values past int64
+    would wrap around."""
+    if array.dtype.kind == "u" and array.size:
+        _int64(int(array.max()), "integer")
+    return array.astype("int64")
+
+
 def _is_int(value):
     """Whether value is an integer (not a bool): one C takes as gint64."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
@@ -263,7 +271,7 @@ def _index_array(value):
         if array.dtype == numpy.bool_:
             return astensor(array)
         if array.dtype.kind in "iu" or array.size == 0:
-            return astensor(array.astype(numpy.int64))
+            return astensor(_int64_array(array))
     return None
 
 
@@ -387,6 +395,8 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     dtype = _dtype(dtype)
     if isinstance(value, Ep.Tensor):
         return value if dtype is None else Ep.Tensor.astype(value, dtype)
+    if _is_int(value) and (dtype is None or _is_integer_dtype(dtype)):
+        _int64(value)
     array = numpy.asarray(value)
     if dtype is not None:
         array = array.astype(Ep.dtype_get_name(dtype), copy=False)
@@ -396,7 +406,7 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
         if array.dtype.kind == "f":
             array = array.astype(numpy.float64)
         elif array.dtype.kind in "iu":
-            array = array.astype(numpy.int64)
+            array = _int64_array(array)
         else:
             raise TypeError(f"cannot make a tensor of {array.dtype}")
     if not array.dtype.isnative:
