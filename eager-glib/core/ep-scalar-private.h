@@ -84,6 +84,16 @@ ep_number_from_int64 (gint64 value)
   return (EpNumber) { .integral = TRUE, .i = value, .f = (gdouble) value };
 }
 
+/* An integer if @value is one within 2^53 (where doubles hold every
+ * integer), else a float: a schema's default, as written in C. */
+static inline EpNumber
+ep_number_from_literal (gdouble value)
+{
+  if (value >= -0x1p53 && value <= 0x1p53 && value == (gdouble) (gint64) value)
+    return ep_number_from_int64 ((gint64) value);
+  return ep_number_from_double (value);
+}
+
 /* Whether @number is an integer out of the range of the integer @dtype
  * (a float is converted as ep_scalar_store() does, never refused). */
 static inline gboolean

@@ -70,9 +70,11 @@ default_value (const EpAttrSpec *spec)
     case EP_ATTR_FLOAT:
       return g_variant_new_double (spec->fallback);
     case EP_ATTR_NUMBER:
-      if (spec->fallback == (gdouble) (gint64) spec->fallback)
-        return g_variant_new_int64 ((gint64) spec->fallback);
-      return g_variant_new_double (spec->fallback);
+      {
+        EpNumber number = ep_number_from_literal (spec->fallback);
+
+        return number.integral ? g_variant_new_int64 (number.i) : g_variant_new_double (number.f);
+      }
     case EP_ATTR_DTYPE:
       return g_variant_new_string (ep_dtype_get_name ((EpDType) spec->fallback));
     case EP_ATTR_ENUM:

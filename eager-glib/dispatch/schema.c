@@ -227,9 +227,7 @@ set_default (EpOpAttrs        *attrs,
       *(gdouble *) field = spec->fallback;
       break;
     case EP_ATTR_NUMBER:
-      *(EpNumber *) field = spec->fallback == (gdouble) (gint64) spec->fallback
-                            ? ep_number_from_int64 ((gint64) spec->fallback)
-                            : ep_number_from_double (spec->fallback);
+      *(EpNumber *) field = ep_number_from_literal (spec->fallback);
       break;
     case EP_ATTR_DTYPE:
     case EP_ATTR_ENUM:
