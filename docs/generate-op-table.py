@@ -90,6 +90,7 @@ def make_calls(Ep, GLib):
         "zeros_like": lambda d: x(d).zeros_like(),
         "ones_like": lambda d: x(d).ones_like(),
         "full_like": lambda d: x(d).full_like(1.0),
+        "full_like_int": lambda d: x(d).full_like_int(1),
         # random
         "uniform": lambda d: Ep.uniform([2], dtype=d),
         "normal": lambda d: Ep.normal([2], dtype=d),
@@ -286,8 +287,9 @@ disagree).
   tensor), the default for a number; `None` in Python. A `number` is an
   integer, kept exact, or a float: the C function takes a `gdouble`
   (exact up to 2^53), its `_int` form ([func@Ep.full_int],
-  [func@Ep.arange_int]) a `gint64`; Python's `Ep.full` and `Ep.arange`
-  pick the form by their arguments.
+  [func@Ep.arange_int], [method@Ep.Tensor.full_like_int]) a `gint64`;
+  Python's `Ep.full`, `Ep.arange` and `full_like` pick the form by their
+  arguments.
 
 - A dtype name is the dtype of the result for inputs of the column's
   dtype (for creation ops: the requested dtype); two names are the

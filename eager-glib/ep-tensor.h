@@ -118,6 +118,10 @@ EpTensor      *ep_tensor_full_like          (EpTensor       *self,
                                              gdouble         value,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_full_like_int      (EpTensor       *self,
+                                             gint64          value,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_onehot_like        (EpTensor       *self,
                                              EpTensor       *indices,
                                              gdouble         value,

@@ -27,6 +27,7 @@ EP_FUNC (creation, ones)
 EP_FUNC (creation, zeros_like)
 EP_FUNC (creation, ones_like)
 EP_FUNC (creation, full_like)
+EP_FUNC (creation, full_like_int)
 
 EP_OP (random, UNIFORM, uniform)
 EP_OP (random, NORMAL, normal)

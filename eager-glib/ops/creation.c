@@ -402,7 +402,7 @@ ep_arange_on (EpDevice  *device,
 
 static EpTensor *
 full_like (EpTensor  *self,
-           gdouble    value,
+           EpNumber   value,
            GError   **error)
 {
   EpDevice *device = ep_device_get_current ();
@@ -410,14 +410,19 @@ full_like (EpTensor  *self,
   if (!ep_tensor_check_alive (self, "full_like", error))
     return NULL;
   return ep_full_on (device != NULL ? device : self->storage->device,
-                     self->layout.shape, self->layout.ndim, ep_number_from_double (value),
-                     self->layout.dtype, error);
+                     self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
 }
 
 const EpOpDef ep_func_full_like = {
   .id = EP_N_OPS, .name = "full_like",
   EP_INPUTS (EP_INPUT ("self")),
   EP_ATTRS (EP_ATTR ("value", EP_ATTR_FLOAT, EP_NO_FIELD)),
+};
+
+const EpOpDef ep_func_full_like_int = {
+  .id = EP_N_OPS, .name = "full_like_int",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("value", EP_ATTR_INT, EP_NO_FIELD)),
 };
 
 const EpOpDef ep_func_zeros_like = {
@@ -448,7 +453,30 @@ ep_tensor_full_like (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return full_like (self, value, error);
+  return full_like (self, ep_number_from_double (value), error);
+}
+
+/**
+ * ep_tensor_full_like_int:
+ * @self: a tensor
+ * @value: the value of every element, an integer
+ * @error: return location for an error
+ *
+ * [method@Tensor.full_like] with an integer, exact in an integer tensor
+ * (a #gdouble holds integers up to 2^53 only).
+ *
+ * Returns: (transfer full): the new tensor, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @value does not fit in the element
+ *   type (int32)
+ */
+EpTensor *
+ep_tensor_full_like_int (EpTensor  *self,
+                         gint64     value,
+                         GError   **error)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return full_like (self, ep_number_from_int64 (value), error);
 }
 
 /**
@@ -466,7 +494,7 @@ ep_tensor_zeros_like (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return full_like (self, 0.0, error);
+  return full_like (self, ep_number_from_int64 (0), error);
 }
 
 /**
@@ -484,7 +512,7 @@ ep_tensor_ones_like (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return full_like (self, 1.0, error);
+  return full_like (self, ep_number_from_int64 (1), error);
 }
 
 

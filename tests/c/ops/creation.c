@@ -315,6 +315,18 @@ test_full_int_exact (void)
 }
 
 static void
+test_full_like_int_exact (void)
+{
+  const gint64 big = (G_GINT64_CONSTANT (1) << 60) + 1;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) like = ep_zeros (EP_SHAPE (2), EP_DTYPE_INT64, &error);
+  g_autoptr(EpTensor) t = ep_tensor_full_like_int (like, big, &error);
+
+  g_assert_no_error (error);
+  ep_assert_int64_values (t, big, big);
+}
+
+static void
 test_full_int_does_not_fit (void)
 {
   g_autoptr(GError) error = NULL;
@@ -460,6 +472,7 @@ main (int argc, char **argv)
   g_test_add_func ("/creation/arange/too-long-count", test_arange_too_long_count);
   g_test_add_func ("/creation/full/int-exact", test_full_int_exact);
   g_test_add_func ("/creation/full/int-does-not-fit", test_full_int_does_not_fit);
+  g_test_add_func ("/creation/full/like-int-exact", test_full_like_int_exact);
   g_test_add_func ("/creation/weak-int/exact", test_weak_int_exact);
   g_test_add_func ("/creation/weak-int/does-not-fit", test_weak_int_does_not_fit);
   g_test_add_func ("/creation/arange/like-numpy", test_arange_like_numpy);

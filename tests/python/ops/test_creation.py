@@ -94,6 +94,13 @@ def test_full_past_2_53_is_exact():
     assert_matches(Ep.full((2,), BIG, "float32"), np.full(2, BIG, np.float32), exact=True)
 
 
+def test_full_like_past_2_53_is_exact():
+    like = Ep.zeros(2, "int64")
+    assert like.full_like(BIG).numpy().tolist() == [BIG, BIG]
+    assert_matches(Ep.zeros(2, "float32").full_like(BIG), np.full(2, BIG, np.float32), exact=True)
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.zeros(2, "int32").full_like, 2**40)
+
+
 def test_full_integer_that_does_not_fit():
     assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.full, (2,), 2**40, "int32")
     with pytest.raises(OverflowError, match="out of bounds for int64"):

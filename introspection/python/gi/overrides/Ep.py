@@ -1144,6 +1144,13 @@ Tensor.__pos__ = _pos
 class _NumPyMethods:
     """Methods of Tensor (copied onto it below)."""
 
+    def full_like(self, value: float) -> Tensor:
+        """A tensor like self filled with value; an integer stays exact
+        in an integer tensor (full_like_int)."""
+        if _is_int(value) and (_is_integer_dtype(self.get_dtype()) or -(1 << 63) <= value < (1 << 63)):
+            return _OPS["full_like_int"](self, _int64(value, "full_like: Python integer"))
+        return _OPS["full_like"](self, value)
+
     def reshape(self, *shape: _ShapeLike) -> Tensor:
         """x.reshape(2, 3), x.reshape((2, 3)) or x.reshape([2, 3])."""
         return Ep.Tensor.reshape(self, _shape(shape))
