@@ -211,13 +211,15 @@ ep_layout_set_contiguous (EpLayout *layout)
 gboolean
 ep_layout_is_contiguous (const EpLayout *layout)
 {
-  gint64 stride = 1;
+  /* unsigned, as ep_layout_set_contiguous() computes them: an empty
+   * tensor's extents may multiply past 2^63 */
+  guint64 stride = 1;
 
   for (guint i = layout->ndim; i-- > 0;)
     {
-      if (layout->shape[i] != 1 && layout->strides[i] != stride)
+      if (layout->shape[i] != 1 && layout->strides[i] != (gint64) stride)
         return FALSE;
-      stride *= layout->shape[i];
+      stride *= (guint64) layout->shape[i];
     }
 
   return TRUE;
@@ -621,6 +623,30 @@ ep_tensor_new_weak_scalar (gdouble value,
 
   g_assert (self != NULL);
   ep_scalar_store (self->storage->data, dtype, value);
+  self->weak = TRUE;
+
+  return self;
+}
+
+/**
+ * ep_tensor_new_weak_int:
+ * @value: the value
+ *
+ * Creates a weak integer literal holding @value exactly, as
+ * [ctor@Tensor.new_weak_scalar] does for %EP_DTYPE_INT64, whose #gdouble
+ * holds integers up to 2^53 only. Meeting an int32 tensor, a value out of
+ * the int32 range is an %EP_ERROR_INVALID_ARGUMENT error of the op.
+ *
+ * Returns: (transfer full): the literal
+ */
+EpTensor *
+ep_tensor_new_weak_int (gint64 value)
+{
+  EpLayout layout = { .dtype = EP_DTYPE_INT64, .ndim = 0 };
+  EpTensor *self = ep_tensor_new_empty (ep_device_get_cpu (), &layout, NULL);
+
+  g_assert (self != NULL);
+  *(gint64 *) self->storage->data = value;
   self->weak = TRUE;
 
   return self;

@@ -264,12 +264,12 @@ test_creation_attrs (void)
   g_assert_cmpuint (r->n_inputs, ==, 0);
   g_assert_cmpuint (r->attrs.ndim, ==, 2);
   g_assert_cmpint (r->attrs.shape[1], ==, 5);
-  g_assert_cmpfloat (r->attrs.full.value, ==, 3.5);
+  g_assert_cmpfloat (r->attrs.full.value.f, ==, 3.5);
   g_assert_cmpint (r->attrs.dtype, ==, EP_DTYPE_FLOAT64);
   g_assert_true (r->output == a);
   r = nth (&rec, 1);
   g_assert_true (r->op == &ep_op_arange);
-  g_assert_cmpfloat (r->attrs.arange.step, ==, 2);
+  g_assert_cmpfloat (r->attrs.arange.step.f, ==, 2);
   g_assert_true (r->output == b);
 }
 

@@ -789,6 +789,37 @@ test_to_string_summarizes (void)
   assert_string (t, "[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]");
 }
 
+/* A summary reads only the elements it shows: a broadcast view of
+ * 5 * 2^40 elements (20 TiB as float32, more than any device gives) prints
+ * at once, as NumPy prints it */
+static void
+test_to_string_summary_reads_what_it_shows (void)
+{
+  const gint64 mega = G_GINT64_CONSTANT (1) << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) row = ep_arange (0, 5, 1, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) t = ep_tensor_broadcast_to (row, EP_SHAPE (mega, mega, 5), &error);
+  g_autoptr(GString) expected = g_string_new ("[");
+  g_autofree char *text = NULL;
+  const char *block = "[[0. 1. 2. 3. 4.]\n  [0. 1. 2. 3. 4.]\n  [0. 1. 2. 3. 4.]\n  ...\n"
+                      "  [0. 1. 2. 3. 4.]\n  [0. 1. 2. 3. 4.]\n  [0. 1. 2. 3. 4.]]";
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < 6; i++)
+    {
+      if (i == 3)
+        g_string_append (expected, " ...\n\n");
+      if (i > 0)
+        g_string_append_c (expected, ' ');
+      g_string_append (expected, block);
+      g_string_append (expected, i < 5 ? "\n\n" : "]");
+    }
+
+  text = ep_tensor_to_string (t, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, expected->str);
+}
+
 static void
 test_to_string_non_contiguous (void)
 {
@@ -1060,6 +1091,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/to-string/scalars", test_to_string_scalars);
   g_test_add_func ("/tensor/to-string/empty", test_to_string_empty);
   g_test_add_func ("/tensor/to-string/summarizes", test_to_string_summarizes);
+  g_test_add_func ("/tensor/to-string/summary-reads-what-it-shows", test_to_string_summary_reads_what_it_shows);
   g_test_add_func ("/tensor/to-string/non-contiguous", test_to_string_non_contiguous);
   g_test_add_func ("/tensor/leaks/results-finalize", test_results_finalize);
   g_test_add_func ("/tensor/leaks/failed-op-keeps-no-reference", test_failed_op_keeps_no_reference);

@@ -5,6 +5,7 @@ NumPy is the oracle for repr, conversion and semantics.
 
 import gc
 import inspect
+import time
 
 import numpy as np
 import pytest
@@ -151,6 +152,19 @@ def test_repr_of_released_tensor():
     x = Ep.zeros((2, 3))
     x.release()
     assert repr(x) == "<Ep.Tensor (released) shape=(2, 3) dtype=float32>"
+
+
+def test_summary_of_a_broadcast_view_reads_only_what_it_shows():
+    """2 * 10^9 elements, 8 GB if made: printed from the 180 shown, at
+    once, and as NumPy prints them (not in the numpy harness, whose staged
+    run would make the view)"""
+    shape = (20000, 20000, 5)
+    t = Ep.astensor(Ep.arange(5.0)).broadcast_to(shape)
+    expected = np.broadcast_to(np.arange(5.0, dtype=np.float32), shape)
+    start = time.perf_counter()
+    assert str(t) == str(expected)
+    assert repr(t) == numpy_repr(expected)
+    assert time.perf_counter() - start < 1.0
 
 
 def test_str_and_format():
@@ -533,3 +547,12 @@ def test_logic_operators_follow_the_c_api(rng):
     assert_matches((x > 1) | (x < -1), (a > 1) | (a < -1))
     assert_matches(~(x > 0), ~(a > 0))
     assert_ep_error(Ep.Error.DTYPE, lambda: x & x)
+
+
+def test_astensor_of_an_integer_beyond_int64():
+    """uint64 values past int64 would wrap around: an error, unless a
+    float dtype is asked for"""
+    for big in (2**63, np.uint64(2**64 - 1), np.array([1, 2**63], np.uint64), -2**63 - 1):
+        with pytest.raises(OverflowError, match="out of bounds for int64"):
+            Ep.astensor(big)
+    assert_matches(Ep.astensor(2**64, "float64"), np.array(2.0**64), exact=True)

@@ -129,6 +129,14 @@ def test_slice_errors():
     assert_ep_error(Ep.Error.INDEX, Ep.Tensor.slice, t, [0, 0, 0], [1, 1, 1])
 
 
+@pytest.mark.parametrize("starts,stops,steps", [([0, 0], [1], [1]), ([0], [1, 1], None),
+                                                ([0], [1], [1, 1]), ([None, 0], [1], None)])
+def test_slice_lists_of_different_lengths(starts, stops, steps):
+    t = Ep.zeros([3, 4])
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, t.slice, starts, stops, steps)
+    assert "lengths must match" in message
+
+
 ADVANCED_KEYS = [
     [2, 0, -1],
     np.array([[0, 1], [2, -3]]),
@@ -213,3 +221,11 @@ def test_advanced_indexing_errors():
         t[[0, 1], [0, 1, 2]]
     assert_ep_error(Ep.Error.SHAPE, t.__getitem__, np.ones(4, bool))
     assert_ep_error(Ep.Error.SHAPE, t.__getitem__, np.ones((3, 3), bool))
+
+
+def test_uint64_index_past_int64_is_an_error():
+    """(as int64 it would wrap around to -1, the last element)"""
+    t = Ep.arange(5.0)
+    with pytest.raises(OverflowError, match="out of bounds for int64"):
+        t[np.array([2**64 - 1], np.uint64)]
+    assert_matches(t[np.array([1, 2], np.uint64)], np.array([1.0, 2.0], np.float32))

@@ -122,3 +122,4 @@ def test_to_string_like_numpy(index):
     assert str(Ep.astensor(a)) == str(a)
     for _, t in layouts(a):
         assert t.to_string() == str(a)
+

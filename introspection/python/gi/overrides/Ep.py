@@ -219,7 +219,29 @@ def _float_literal(value, sign):
 
 @lru_cache(maxsize=512)
 def _int_literal(value):
-    return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.INT64)
+    return Ep.Tensor.new_weak_int(_int64(value))
+
+
+def _int64_array(array):
+    """An integer NumPy array as int64, where uint64 values past int64
+    would wrap around."""
+    if array.dtype.kind == "u" and array.size:
+        _int64(int(array.max()), "integer")
+    return array.astype("int64")
+
+
+def _is_int(value):
+    """Whether value is an integer (not a bool): one C takes as gint64."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _int64(value, what="Python integer"):
+    """value as an int, which must fit int64 (a gdouble would round it
+    past 2^53, GI would refuse it past 2^63)."""
+    value = int(value)
+    if not -(1 << 63) <= value < (1 << 63):
+        raise OverflowError(f"{what} {value} out of bounds for int64")
+    return value
 
 
 def _literal(value):
@@ -236,7 +258,7 @@ def _literal(value):
     if isinstance(value, bool):
         return _cached_literal(Ep.DType.BOOL, value, 1.0)
     if isinstance(value, numbers.Integral):
-        return _cached_literal(Ep.DType.INT64, int(value), 1.0)
+        return _int_literal(int(value))
     if isinstance(value, numbers.Real):
         value = float(value)
         if value != value:
@@ -276,7 +298,7 @@ def _index_array(value):
         if array.dtype == numpy.bool_:
             return astensor(array)
         if array.dtype.kind in "iu" or array.size == 0:
-            return astensor(array.astype(numpy.int64))
+            return astensor(_int64_array(array))
     return None
 
 
@@ -407,6 +429,8 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
         # a new tensor object, never the one given: releasing the result
         # must not release the caller's tensor
         return Ep.Tensor.astype(value, value.get_dtype() if dtype is None else dtype)
+    if _is_int(value) and (dtype is None or _is_integer_dtype(dtype)):
+        _int64(value)
     array = numpy.asarray(value)
     if dtype is not None:
         array = array.astype(Ep.dtype_get_name(dtype), copy=False)
@@ -416,7 +440,7 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
         if array.dtype.kind == "f":
             array = array.astype(numpy.float64)
         elif array.dtype.kind in "iu":
-            array = array.astype(numpy.int64)
+            array = _int64_array(array)
         else:
             raise TypeError(f"cannot make a tensor of {array.dtype}")
     if not array.dtype.isnative:
@@ -455,6 +479,7 @@ _ATTRIBUTE_TYPES = {
     "bool": ("bool", None, "default"),
     "int": ("int", None, "default"),
     "float": ("float", None, "default"),
+    "number": ("float", None, "default"),   # integers: the _int form (full_int)
     "seed": ("int", None, "default"),
     "dtype": ("DTypeLike", "_dtype({0})", "default"),
     "enum": (None, "_enum_{name}({0})", "default"),   # annotation: the enum's alias
@@ -951,6 +976,10 @@ def _slice(self: Tensor, starts: Sequence[Optional[int]], stops: Sequence[Option
     """ep_tensor_slice with None for omitted bounds, as in Python."""
     starts, stops = list(starts), list(stops)
     steps = [1] * len(starts) if steps is None else [1 if s is None else _clamp64(s) for s in steps]
+    if not len(starts) == len(stops) == len(steps):
+        # no bounds to pair up: the library says what is wrong
+        return Ep.Tensor.slice(self, *[[0 if v is None else _clamp64(v) for v in values]
+                                       for values in (starts, stops, steps)])
     bounds = [_slice_bounds(slice(a, b, c), 0) for a, b, c in zip(starts, stops, steps)]
     return Ep.Tensor.slice(self, [b[0] for b in bounds], [b[1] for b in bounds], [b[2] for b in bounds])
 
@@ -1081,6 +1110,17 @@ class Tensor(Ep.Tensor):
     __getitem__ = _getitem
     slice = _slice
 
+    # The constructors that take a shape: extents are integers, where GI
+    # would truncate 2.5 to 2
+
+    @staticmethod
+    def new_from_doubles(data: Sequence[float], shape: _ShapeLike, dtype: DTypeLike) -> Tensor:
+        return Ep.Tensor.new_from_doubles(data, _shape_arg(shape), _dtype(dtype))
+
+    @staticmethod
+    def new_from_bytes(data: GLib.Bytes, dtype: DTypeLike, shape: _ShapeLike) -> Tensor:
+        return Ep.Tensor.new_from_bytes(data, _dtype(dtype), _shape_arg(shape))
+
 
 # ---------------------------------------------------------------------------
 # operators
@@ -1157,6 +1197,13 @@ Tensor.__pos__ = _pos
 class _NumPyMethods:
     """Methods of Tensor (copied onto it below)."""
 
+    def full_like(self, value: float) -> Tensor:
+        """A tensor like self filled with value; an integer stays exact
+        in an integer tensor (full_like_int)."""
+        if _is_int(value) and (_is_integer_dtype(self.get_dtype()) or -(1 << 63) <= value < (1 << 63)):
+            return _OPS["full_like_int"](self, _int64(value, "full_like: Python integer"))
+        return _OPS["full_like"](self, value)
+
     def reshape(self, *shape: _ShapeLike) -> Tensor:
         """x.reshape(2, 3), x.reshape((2, 3)) or x.reshape([2, 3])."""
         return Ep.Tensor.reshape(self, _shape(shape))
@@ -1202,10 +1249,24 @@ def arange(start: float, stop: Optional[float] = None, step: float = 1,
     arguments give int64, others float32."""
     if stop is None:
         start, stop = 0, start
+    integral = all(_is_int(v) for v in (start, stop, step))
     if dtype is None:
-        integral = all(isinstance(v, numbers.Integral) for v in (start, stop, step))
         dtype = Ep.DType.INT64 if integral else Ep.DType.FLOAT32
+    if integral and (_is_integer_dtype(dtype) or all(-(1 << 63) <= v < (1 << 63) for v in (start, stop, step))):
+        return _OPS["arange_int"](*[_int64(v, "arange: Python integer") for v in (start, stop, step)], dtype)
     return _OPS["arange"](start, stop, step, dtype)
+
+
+def full(shape: _ShapeLike, fill_value: float, dtype: DTypeLike = "float32") -> Tensor:
+    """A tensor of shape filled with fill_value; an integer stays exact in
+    an integer tensor (NumPy's full, with float32 as the default dtype)."""
+    if _is_int(fill_value) and (_is_integer_dtype(dtype) or -(1 << 63) <= fill_value < (1 << 63)):
+        return _OPS["full_int"](shape, _int64(fill_value, "full: Python integer"), dtype)
+    return _OPS["full"](shape, fill_value, dtype)
+
+
+def _is_integer_dtype(dtype):
+    return _dtype(dtype) in (Ep.DType.INT32, Ep.DType.INT64)
 
 
 def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = "float32") -> Tensor:
@@ -1231,7 +1292,7 @@ def transpose(a: ArrayLike, axes: Optional[Sequence[int]] = None) -> Tensor:
     return Ep.Tensor.transpose(_operand(a), None if axes is None else _ints(axes))
 
 
-__all__ += ["arange", "eye", "meshgrid", "split", "pad", "transpose"]
+__all__ += ["arange", "full", "eye", "meshgrid", "split", "pad", "transpose"]
 
 
 # Automatic differentiation: GradientTape, Variable, value_and_grad,
@@ -1948,6 +2009,11 @@ class TensorSpec(Ep.TensorSpec):
     def __init__(self, shape: Union[int, Sequence[Optional[int]]] = (),
                  dtype: DTypeLike = "float32") -> None:
         pass  # made by __new__
+
+    @staticmethod
+    def new(shape: Sequence[int], dtype: DTypeLike) -> TensorSpec:
+        """ep_tensor_spec_new, with integer extents (-1: any)."""
+        return TensorSpec(shape, dtype)
 
     @property
     def shape(self) -> tuple[Optional[int], ...]:
