@@ -14,6 +14,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-enum-types.h"
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
@@ -588,20 +589,23 @@ EpTensor *
 ep_tensor_new_weak_scalar (gdouble value,
                            EpDType kind)
 {
-  EpDType dtype;
   EpLayout layout = { .ndim = 0 };
+  guint8 element[8];
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(EpStorage) storage = NULL;
   EpTensor *self;
 
   g_return_val_if_fail (ep_dtype_is_valid (kind), NULL);
 
-  dtype = ep_dtype_is_floating (kind) ? EP_DTYPE_FLOAT64
-          : ep_dtype_is_integer (kind) ? EP_DTYPE_INT64
-          : EP_DTYPE_BOOL;
-  layout.dtype = dtype;
-  self = ep_tensor_new_empty (ep_device_get_cpu (), &layout, NULL);
-
-  g_assert (self != NULL);
-  ep_scalar_store (self->storage->data, dtype, value);
+  layout.dtype = ep_dtype_is_floating (kind) ? EP_DTYPE_FLOAT64
+                 : ep_dtype_is_integer (kind) ? EP_DTYPE_INT64
+                 : EP_DTYPE_BOOL;
+  ep_scalar_store (element, layout.dtype, value);
+  /* a few bytes that cannot fail to be had (there is no error to report
+   * here), as GLib allocates its objects: not device storage */
+  bytes = g_bytes_new (element, ep_dtype_itemsize (layout.dtype));
+  storage = ep_storage_new_for_bytes (ep_device_get_cpu (), bytes);
+  self = ep_tensor_new_with_storage (&layout, storage);
   self->weak = TRUE;
 
   return self;
@@ -873,7 +877,7 @@ ep_tensor_to_bytes (EpTensor  *self,
                                        (GDestroyNotify) ep_storage_unref,
                                        ep_storage_ref (contiguous->storage));
 
-  data = g_try_malloc (MAX (nbytes, 1));
+  data = ep_try_malloc (MAX (nbytes, 1));
   if (data == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,

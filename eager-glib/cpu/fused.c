@@ -356,6 +356,8 @@ typedef struct
                                   * the whole size for flat tiles */
   gint64          per_task;      /* elements per task */
   gint64          row_length_reduced; /* elements per output of a reduction */
+  gint           *out_of_memory; /* set when a part found no scratch: the
+                                  * tasks have no error of their own */
 } Plan;
 
 /* Elements @start to @start + @length (within one row where rows
@@ -430,6 +432,11 @@ run_range (const Plan *plan,
   gsize itemsize = plan->itemsizes[plan->program->n_externals + plan->n_loops - 1];
   gint64 end = offset + n;
 
+  if (scratch == NULL)
+    {
+      g_atomic_int_set (plan->out_of_memory, TRUE);
+      return;
+    }
   for (gint64 start = offset; start < end;)
     {
       gint64 length = MIN (MIN (TILE, end - start), plan->row_length - start % plan->row_length);
@@ -601,6 +608,27 @@ alloc_output (EpFusedAllocFunc   alloc,
   return alloc (alloc_data, o, nbytes, error);
 }
 
+/* After a run: when a part found no scratch memory, the outputs are
+ * incomplete; they are dropped and the run fails. */
+static gboolean
+check_scratch (const Plan  *plan,
+               EpStorage  **storages,
+               GError     **error)
+{
+  const EpFusedStep *last = &plan->program->steps[plan->program->n_steps - 1];
+
+  if (!g_atomic_int_get (plan->out_of_memory))
+    return TRUE;
+
+  g_clear_pointer (&storages[0], ep_storage_unref);
+  if (plan->program->keep)
+    g_clear_pointer (&storages[1], ep_storage_unref);
+  g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+               _("%s: cannot allocate %zu scratch elements of %zu bytes"),
+               last->op->name, (gsize) MAX (plan->n_loops, 1) * TILE, (gsize) 8);
+  return FALSE;
+}
+
 gboolean
 ep_fused_run (EpFusedProgram   *program,
               EpTensor *const  *inputs,
@@ -618,7 +646,9 @@ ep_fused_run (EpFusedProgram   *program,
                 kinds, bases, itemsizes };
   EpLayout out, made;
   EpStorage **storage = &storages[0];
+  gint out_of_memory = FALSE;
 
+  plan.out_of_memory = &out_of_memory;
   if (!plan_layouts (&plan, inputs, NULL, &out, &made))
     return run_steps (program, inputs, layouts, storages, error);
 
@@ -651,7 +681,7 @@ ep_fused_run (EpFusedProgram   *program,
         ep_cpu_sum_produced (out.dtype, plan.size, produce, &plan, (*storage)->data);
       if (program->mean)
         divide (&out, (*storage)->data, plan.row_length_reduced);
-      return TRUE;
+      return check_scratch (&plan, storages, error);
     }
   if (plan.size == 0)
     return TRUE;
@@ -661,7 +691,7 @@ ep_fused_run (EpFusedProgram   *program,
   plan.per_task = plan.size < EP_CPU_PARALLEL_MIN ? plan.size : 2 * EP_CPU_GRAIN;
   ep_cpu_parallel_for ((guint) ((plan.size + plan.per_task - 1) / plan.per_task), run_task, &plan);
 
-  return TRUE;
+  return check_scratch (&plan, storages, error);
 }
 
 /* The steps through ep_dispatch(), for a replay under recorders (which

@@ -11,6 +11,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-grad-private.h"
 #include "ep-enum-types.h"
 #include "ep-join.h"
@@ -206,7 +207,7 @@ tile_gradient (const EpOpCall  *call,
         }
       else
         {
-          g_autofree gint64 *positions = g_try_new (gint64, out->shape[d]);
+          g_autofree gint64 *positions = ep_try_new (gint64, out->shape[d]);
           g_autoptr(EpTensor) indices = NULL;
           g_autoptr(EpTensor) zeros = NULL;
 
@@ -355,7 +356,7 @@ pad_gradient (const EpOpCall  *call,
       if (pads[2 * d] == 0 && pads[2 * d + 1] == 0)
         continue;
 
-      positions = g_try_new (gint64, out->shape[d]);
+      positions = ep_try_new (gint64, out->shape[d]);
       if (positions == NULL)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
@@ -626,7 +627,7 @@ ep_tensor_split (EpTensor  *self,
       return NULL;
     }
 
-  bounds = g_try_new (gint64, sections + 1);
+  bounds = ep_try_new (gint64, sections + 1);
   if (bounds == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,

@@ -11,6 +11,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-grad-private.h"
 
 static gboolean
@@ -647,7 +648,7 @@ slice_gradient (const EpOpCall  *call,
         }
 
       {
-        g_autofree gint64 *positions = g_try_new (gint64, length);
+        g_autofree gint64 *positions = ep_try_new (gint64, length);
         g_autoptr(EpTensor) indices = NULL;
         g_autoptr(EpTensor) zeros = NULL;
         EpTensor *scattered;
