@@ -40,11 +40,19 @@ static gboolean
 concatenate_infer (EpOpCall  *call,
                    GError   **error)
 {
-  const EpLayout *first = &call->inputs[0]->layout;
+  const EpLayout *first;
   gint64 shape[EP_MAX_DIMS];
   gint axis;
   EpDType dtype;
 
+  /* (a graph file's node may have no inputs) */
+  if (call->n_inputs == 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("concatenate: needs at least one tensor"));
+      return FALSE;
+    }
+  first = &call->inputs[0]->layout;
   if (first->ndim == 0)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
@@ -419,13 +427,6 @@ ep_concatenate (EpTensor **tensors,
   g_return_val_if_fail (tensors != NULL || n_tensors == 0, NULL);
   for (guint i = 0; i < n_tensors; i++)
     g_return_val_if_fail (EP_IS_TENSOR (tensors[i]), NULL);
-
-  if (n_tensors == 0)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("concatenate: needs at least one tensor"));
-      return NULL;
-    }
 
   return ep_dispatch_axis_or_flat (&ep_op_concatenate, tensors, n_tensors, n_tensors, axis, error);
 }

@@ -492,6 +492,10 @@ flip_infer (EpOpCall  *call,
     return FALSE;
 
   *out = *in;
+  /* an empty tensor has no element to start from, and its other extents
+   * may be anything: (n - 1) * stride could overflow */
+  if (ep_layout_get_size (in) == 0)
+    return TRUE;
   for (guint a = 0; a < call->attrs.n_axes; a++)
     {
       gint axis = call->attrs.axes[a];
