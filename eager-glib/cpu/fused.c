@@ -674,11 +674,11 @@ ep_fused_run (EpFusedProgram   *program,
         }
       if (n_out == 0)
         return TRUE;
-      if (program->last_axis)
-        ep_cpu_sum_rows_produced (out.dtype, n_out, plan.row_length_reduced, produce, &plan,
-                                  (*storage)->data);
-      else
-        ep_cpu_sum_produced (out.dtype, plan.size, produce, &plan, (*storage)->data);
+      if (program->last_axis
+          ? !ep_cpu_sum_rows_produced (out.dtype, n_out, plan.row_length_reduced, produce, &plan,
+                                       (*storage)->data)
+          : !ep_cpu_sum_produced (out.dtype, plan.size, produce, &plan, (*storage)->data))
+        out_of_memory = TRUE;
       if (program->mean)
         divide (&out, (*storage)->data, plan.row_length_reduced);
       return check_scratch (&plan, storages, error);

@@ -11,7 +11,8 @@
  * variables must be unchanged: a staged step commits its assignments
  * only when the replay has succeeded; an eager step assigns one
  * variable after the other, so a failure in the second assign_sub keeps
- * the first. The sanitizer build runs this under LeakSanitizer: no
+ * the first. A fused replay step summing what it makes fails as cleanly.
+ * The sanitizer build runs this under LeakSanitizer: no
  * failure path leaks.
  */
 
@@ -310,6 +311,62 @@ test_staged (Fixture       *f,
   g_test_message ("%s: %u allocations failed one by one", (const char *) device_name, n);
 }
 
+/* sum (exp (x) * 2) over 100 000 elements: one fused replay step, whose
+ * parts each take a buffer for the elements they make */
+static GPtrArray *
+fused_sum (EpTensor **inputs,
+           guint      n_inputs,
+           gpointer   user_data,
+           GError   **error)
+{
+  g_autoptr(EpTensor) e = NULL, twice = NULL;
+  GPtrArray *outputs;
+  EpTensor *total;
+
+  if ((e = ep_tensor_exp (inputs[0], error)) == NULL
+      || (twice = ep_tensor_mul_scalar (e, 2.0, error)) == NULL
+      || (total = ep_tensor_sum (twice, NULL, 0, FALSE, error)) == NULL)
+    return NULL;
+  outputs = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (outputs, total);
+  return outputs;
+}
+
+static void
+test_fused_sum (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_zeros (EP_DIMS (100000), 1, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpFunction) function = ep_function_new (fused_sum, NULL, NULL);
+  g_autoptr(GPtrArray) traced = ep_function_call (function, &x, 1, &error);
+  guint n;
+
+  g_assert_no_error (error);
+  for (n = 1; ; n++)
+    {
+      g_autoptr(GPtrArray) outputs = NULL;
+      gboolean fired;
+
+      ep_fault_fail_allocation (n);
+      outputs = ep_function_call (function, &x, 1, &error);
+      fired = ep_fault_fired ();
+      ep_fault_fail_allocation (0);
+      if (outputs == NULL)
+        {
+          g_assert_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
+          g_clear_error (&error);
+        }
+      else
+        {
+          g_assert_no_error (error);
+          g_assert_cmpfloat (ep_tensor_item_double (outputs->pdata[0], NULL), ==, 200000.0);
+        }
+      if (!fired)
+        break;
+    }
+  g_assert_cmpuint (n, >, 2);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -320,6 +377,7 @@ main (int    argc,
   g_test_add ("/fault/staged/cpu", Fixture, "cpu:0", fixture_set_up, test_staged, fixture_tear_down);
   g_test_add ("/fault/eager/opencl", Fixture, "opencl:0", fixture_set_up, test_eager, fixture_tear_down);
   g_test_add ("/fault/staged/opencl", Fixture, "opencl:0", fixture_set_up, test_staged, fixture_tear_down);
+  g_test_add_func ("/fault/fused-sum", test_fused_sum);
 
   return g_test_run ();
 }

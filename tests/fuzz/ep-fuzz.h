@@ -20,7 +20,7 @@
 /* The memory the fuzzers give cpu:0: a valid call may ask for any
  * amount, which is then an EP_ERROR_OUT_OF_MEMORY, not a machine out of
  * memory (nor libFuzzer's RSS limit) */
-#define EP_FUZZ_MEMORY_SIZE (G_GUINT64_CONSTANT (64) << 20)
+#define EP_FUZZ_MEMORY_SIZE (G_GUINT64_CONSTANT (8) << 20)
 
 typedef struct
 {
