@@ -203,16 +203,18 @@ ep_layout_set_contiguous (EpLayout *layout)
   layout->offset = 0;
 }
 
+/* (unsigned products, as above: an empty tensor's other extents may be
+ * anything) */
 gboolean
 ep_layout_is_contiguous (const EpLayout *layout)
 {
-  gint64 stride = 1;
+  guint64 stride = 1;
 
   for (guint i = layout->ndim; i-- > 0;)
     {
-      if (layout->shape[i] != 1 && layout->strides[i] != stride)
+      if (layout->shape[i] != 1 && layout->strides[i] != (gint64) stride)
         return FALSE;
-      stride *= layout->shape[i];
+      stride *= (guint64) layout->shape[i];
     }
 
   return TRUE;

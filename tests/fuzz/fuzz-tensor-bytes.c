@@ -15,7 +15,7 @@
 
 /* Data for @nbytes, made from what is left of the input: repeated, and
  * bounded so that a huge shape is left to fail as it should. */
-#define MAX_FITTED_BYTES (64 * 1024)
+#define MAX_FITTED_BYTES (8 * 1024)
 
 static GBytes *
 take_data (EpFuzzInput *in,
