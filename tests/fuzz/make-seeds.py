@@ -3,14 +3,18 @@
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Run from tests/fuzz. The graph file seeds are tests/data's files, the
-# JSON document, a NUL byte and the safetensors file. Reproducers that
-# fuzzers find are added to the corpora by hand, named after the bug.
+# Usage: meson devenv -C _build tests/fuzz/make-seeds.py
+#
+# A graph file seed is a document, a NUL byte and its safetensors file:
+# tests/data's affine graph, and a training step and a graph of many
+# ops saved here. Reproducers that fuzzers find are added to the corpora
+# by hand, named after the bug.
 import json
 import os
 import random
 import re
 import struct
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
@@ -41,6 +45,54 @@ def safetensors(name, tensors, metadata=None):
 def n_ops():
     with open(os.path.join(HERE, "..", "..", "eager-glib", "dispatch", "ep-op-list-private.h")) as f:
         return len(re.findall(r"^EP_OP \(", f.read(), re.M))
+
+
+def graph_seed(name, func, specs, inputs):
+    import gi
+    gi.require_version("Ep", "1.0")
+    from gi.repository import Ep, Gio
+
+    function = Ep.Function.new_with_signature(func, None, [Ep.TensorSpec.new(*s) for s in specs])
+    function.call([Ep.astensor(x) for x in inputs])
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, name + ".json")
+        function.save([Ep.TensorSpec.new(*s) for s in specs], Gio.File.new_for_path(path), None)
+        with open(path, "rb") as f:
+            document = f.read()
+        with open(os.path.join(directory, name + ".safetensors"), "rb") as f:
+            tensors = f.read()
+    write("graph-file", name, document + b"\0" + tensors)
+
+
+def graph_seeds():
+    import gi
+    import numpy as np
+    gi.require_version("Ep", "1.0")
+    from gi.repository import Ep
+
+    w = Ep.Variable.new(Ep.astensor(np.array([[0.1, -0.2], [0.3, 0.4], [-0.5, 0.6]], dtype=np.float32)), "w")
+
+    def step(inputs, n_inputs, user_data):
+        x, y = inputs
+        with Ep.GradientTape() as tape:
+            loss = ((x @ w.read() - y) ** 2).mean()
+        w.assign_sub(tape.gradient(loss, [w])[0] * 0.1)
+        return [loss]
+
+    def many_ops(inputs, n_inputs, user_data):
+        x, i = inputs
+        a = x.softmax(axis=-1) + x.log_softmax(axis=0)
+        b = x.cumsum(axis=1).sort(axis=0)
+        c = Ep.concatenate([a, b.flip(axis=None)], axis=0)
+        d = c.take(i, axis=0).clip(-1.0, 1.0)
+        e = Ep.where(d > 0, d, d.T.T * 2).pad([(1, 0), (0, 1)], "constant", 0.5)
+        g = x[:, ::-1].tile((1, 2)).max(axis=1, keepdims=True)
+        return [e.sum(), e.reshape((-1,)).argmax(), g, x.topk(2)[1]]
+
+    graph_seed("training-step", step, [([4, 3], Ep.DType.FLOAT32), ([4, 2], Ep.DType.FLOAT32)],
+               [np.ones((4, 3), np.float32), np.zeros((4, 2), np.float32)])
+    graph_seed("many-ops", many_ops, [([3, 3], Ep.DType.FLOAT32), ([2], Ep.DType.INT64)],
+               [np.arange(9, dtype=np.float32).reshape(3, 3), np.array([0, 2])])
 
 
 def main():
@@ -75,6 +127,7 @@ def main():
         tensors = f.read()
     write("safetensors", "affine", tensors)
     write("graph-file", "affine", document + b"\0" + tensors)
+    graph_seeds()
 
 
 if __name__ == "__main__":
