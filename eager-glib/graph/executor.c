@@ -102,6 +102,16 @@ ep_frame_get_n_buffers (EpFrame *self)
   return ep_arena_get_n_buffers (self->arena);
 }
 
+/* Takes @storage (a reference) for the frame's next replay to write in,
+ * if nothing else holds it: a variable's old value, once an async
+ * call has set the variable (graph/function.c) */
+void
+ep_frame_give_buffer (EpFrame   *self,
+                      EpStorage *storage)
+{
+  ep_arena_give (self->arena, storage);
+}
+
 static void
 drop_storage (EpTensor *slot)
 {

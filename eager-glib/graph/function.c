@@ -734,6 +734,7 @@ typedef struct
   EpTensor  **variables;    /* the values to read; then, those to set */
   guint       n_variables;
   GPtrArray  *outputs;      /* EpTensor, once replayed */
+  EpFrame    *frame;        /* the replay's, until the variables are set */
 } AsyncCall;
 
 static void
@@ -741,6 +742,7 @@ async_call_free (gpointer data)
 {
   AsyncCall *call = data;
 
+  g_clear_pointer (&call->frame, ep_frame_free);
   g_ptr_array_unref (call->inputs);
   for (guint v = 0; v < call->n_variables; v++)
     g_clear_object (&call->variables[v]);
@@ -787,7 +789,8 @@ replay_in_thread (GTask        *task,
   ok = ep_graph_replay (plan, frame, (EpTensor *const *) call->inputs->pdata,
                         call->variables, (EpTensor **) outputs->pdata, cancellable, &error);
   ep_context_get ()->host_context = NULL;
-  give_frame (self, call->concrete->frames, frame);
+  /* kept until the variables are set, for their old buffers */
+  call->frame = frame;
 
   if (!ok)
     {
@@ -809,23 +812,35 @@ replayed (GObject      *source_object,
   g_autoptr(GTask) task = user_data;
   AsyncCall *call = g_task_get_task_data (G_TASK (result));
   GPtrArray *variables = call->concrete->graph->variables;
+  EpFunction *self = EP_FUNCTION (g_task_get_source_object (task));
   GError *error = NULL;
 
   if (!g_task_propagate_boolean (G_TASK (result), &error)
       || g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &error))
     {
+      give_frame (self, call->concrete->frames, g_steal_pointer (&call->frame));
       g_task_return_error (task, error);
       return;
     }
 
+  /* the old values' buffers, where nothing else holds them, go to the
+   * frame's arena for the next replay to write the next values in, as
+   * a plain call's do (commit_variable() in graph/executor.c) */
   for (guint v = 0; v < variables->len; v++)
     {
       EpVariable *variable = g_ptr_array_index (variables, v);
       g_autoptr(EpTensor) current = ep_variable_peek (variable);
+      EpStorage *old;
 
-      if (call->variables[v] != current)
-        ep_variable_set_value (variable, call->variables[v]);
+      if (call->variables[v] == current)
+        continue;
+      ep_variable_set_value (variable, call->variables[v]);
+      old = current->storage != NULL ? ep_storage_ref (current->storage) : NULL;
+      g_clear_object (&current);
+      if (old != NULL)
+        ep_frame_give_buffer (call->frame, old);
     }
+  give_frame (self, call->concrete->frames, g_steal_pointer (&call->frame));
   g_task_return_pointer (task, g_steal_pointer (&call->outputs), (GDestroyNotify) g_ptr_array_unref);
 }
 

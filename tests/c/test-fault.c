@@ -11,7 +11,8 @@
  * variables must be unchanged: a staged step commits its assignments
  * only when the replay has succeeded; an eager step assigns one
  * variable after the other, so a failure in the second assign_sub keeps
- * the first. A fused replay step summing what it makes fails as cleanly.
+ * the first. Fused replay steps that sum what they make (and divide by
+ * the sums) fail as cleanly.
  * The sanitizer build runs this under LeakSanitizer: no
  * failure path leaks.
  */
@@ -332,12 +333,38 @@ fused_sum (EpTensor **inputs,
   return outputs;
 }
 
+/* exp (x) / sum (exp (x), last axis) over rows: a fused row sum whose
+ * division is its epilogue */
+static GPtrArray *
+fused_rows (EpTensor **inputs,
+            guint      n_inputs,
+            gpointer   user_data,
+            GError   **error)
+{
+  g_autoptr(EpTensor) e = NULL, sums = NULL;
+  GPtrArray *outputs;
+  EpTensor *ratio;
+
+  if ((e = ep_tensor_exp (inputs[0], error)) == NULL
+      || (sums = ep_tensor_sum (e, (const gint[]) { -1 }, 1, TRUE, error)) == NULL
+      || (ratio = ep_tensor_div (e, sums, error)) == NULL)
+    return NULL;
+  outputs = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (outputs, ratio);
+  return outputs;
+}
+
+/* Sweeps a replay of @func on zeros of @shape, whose outputs' first
+ * element is @expected */
 static void
-test_fused_sum (void)
+sweep_fused (EpTensorsFunc  func,
+             const gint64  *shape,
+             guint          ndim,
+             gdouble        expected)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) x = ep_zeros (EP_DIMS (100000), 1, EP_DTYPE_FLOAT32, &error);
-  g_autoptr(EpFunction) function = ep_function_new (fused_sum, NULL, NULL);
+  g_autoptr(EpTensor) x = ep_zeros (shape, ndim, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpFunction) function = ep_function_new (func, NULL, NULL);
   g_autoptr(GPtrArray) traced = ep_function_call (function, &x, 1, &error);
   guint n;
 
@@ -358,13 +385,27 @@ test_fused_sum (void)
         }
       else
         {
+          g_autoptr(GBytes) bytes = ep_tensor_to_bytes (outputs->pdata[0], &error);
+
           g_assert_no_error (error);
-          g_assert_cmpfloat (ep_tensor_item_double (outputs->pdata[0], NULL), ==, 200000.0);
+          g_assert_cmpfloat (*(const gfloat *) g_bytes_get_data (bytes, NULL), ==, (gfloat) expected);
         }
       if (!fired)
         break;
     }
   g_assert_cmpuint (n, >, 2);
+}
+
+static void
+test_fused_sum (void)
+{
+  sweep_fused (fused_sum, EP_DIMS (100000), 1, 200000.0);
+}
+
+static void
+test_fused_epilogue (void)
+{
+  sweep_fused (fused_rows, EP_DIMS (1000, 100), 2, 0.01);
 }
 
 int
@@ -377,7 +418,8 @@ main (int    argc,
   g_test_add ("/fault/staged/cpu", Fixture, "cpu:0", fixture_set_up, test_staged, fixture_tear_down);
   g_test_add ("/fault/eager/opencl", Fixture, "opencl:0", fixture_set_up, test_eager, fixture_tear_down);
   g_test_add ("/fault/staged/opencl", Fixture, "opencl:0", fixture_set_up, test_staged, fixture_tear_down);
-  g_test_add_func ("/fault/fused-sum", test_fused_sum);
+  g_test_add_func ("/fault/fused/sum", test_fused_sum);
+  g_test_add_func ("/fault/fused/epilogue", test_fused_epilogue);
 
   return g_test_run ();
 }

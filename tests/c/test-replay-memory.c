@@ -528,6 +528,38 @@ test_mlp_step_async (void)
   mlp_clear (&eager);
 }
 
+/* Async steps in steady state allocate their outputs only, as plain
+ * ones do: the old values' buffers go back to the replay's frame once
+ * the caller's thread has set the variables. (The replay runs on a
+ * worker thread: the count is every thread's.) */
+static void
+test_mlp_step_async_allocations (void)
+{
+  Mlp staged = { 0 }, eager = { 0 };
+  g_autoptr(EpFunction) fn = NULL;
+  g_autoptr(EpTensor) x = ep_test_random (EP_SHAPE (16, 4), EP_DTYPE_FLOAT32, 20);
+
+  mlp_init (&staged, 4, 8, 16);
+  mlp_init (&eager, 4, 8, 16);
+  fn = ep_function_new (mlp_step, &staged, NULL);
+
+  for (guint k = 0; k < 8; k++)
+    {
+      g_autoptr(GPtrArray) eager_loss = mlp_step (&x, 1, &eager, NULL);
+      gsize before = ep_device_count_allocations ();
+      g_autoptr(GPtrArray) staged_loss = k < 2 ? call (fn, x) : call_async (fn, x);
+      gsize made = ep_device_count_allocations () - before;
+
+      assert_identical (g_ptr_array_index (staged_loss, 0), g_ptr_array_index (eager_loss, 0));
+      assert_same_variables (&staged, &eager);
+      if (k >= 4)
+        g_assert_cmpuint (made, ==, 1);
+    }
+
+  mlp_clear (&staged);
+  mlp_clear (&eager);
+}
+
 /* sqrt (sum (x²)) */
 static GPtrArray *
 norm (EpTensor  **inputs,
@@ -639,6 +671,7 @@ main (int   argc,
   g_test_add_func ("/replay-memory/mlp-step", test_mlp_step);
   g_test_add_func ("/replay-memory/variable-read-before-step", test_variable_read_before_step);
   g_test_add_func ("/replay-memory/mlp-step-async", test_mlp_step_async);
+  g_test_add_func ("/replay-memory/mlp-step-async-allocations", test_mlp_step_async_allocations);
   g_test_add_func ("/replay-memory/report", test_report);
 
   return g_test_run ();
