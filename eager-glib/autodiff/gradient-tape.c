@@ -829,7 +829,12 @@ take_input_grad (const TapeEntry  *entry,
       return FALSE;
     }
 
-  converted = ep_tensor_astype (grad, input->layout.dtype, error);
+  /* the rule's own result as it is when it fits: an astype would add an
+   * identity for outer tapes to keep */
+  if (grad->layout.dtype == input->layout.dtype && !grad->weak)
+    converted = g_object_ref (grad);
+  else
+    converted = ep_tensor_astype (grad, input->layout.dtype, error);
   if (converted == NULL)
     return FALSE;
 
@@ -1112,7 +1117,7 @@ check_target (EpTensor    *target,
     return TRUE;
 
   g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-               _("%s: target %u is a %s tensor; only floating-point tensors have gradients"),
+               _("%s: target %u has type %s; only floating-point tensors have gradients"),
                name, index, ep_dtype_get_name (target->layout.dtype));
   return FALSE;
 }
@@ -1177,8 +1182,8 @@ make_seeds (EpTensor  **targets,
   if (n_output_gradients != n_targets)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("gradient: %u output gradients given for %u targets"),
-                   n_output_gradients, n_targets);
+                   _("gradient: one output gradient per target (%u) is needed; %u given"),
+                   n_targets, n_output_gradients);
       return NULL;
     }
 

@@ -21,12 +21,14 @@ G_BEGIN_DECLS
 /* A fused elementwise group (graph/passes/ep-fuse-private.h) */
 typedef struct _EpFusedProgram EpFusedProgram;
 
-/* Storage for output @o of a fused node, of @nbytes on the node's device
- * (the executor's frame gives its arena's buffers) */
-typedef EpStorage *(*EpFusedAllocFunc) (gpointer   data,
-                                        guint      o,
-                                        gsize      nbytes,
-                                        GError   **error);
+/* Storage for output @o of a fused node, contiguous in @layout, of
+ * @nbytes on the node's device (the executor's frame gives a dying
+ * input's buffer or its arena's) */
+typedef EpStorage *(*EpFusedAllocFunc) (gpointer         data,
+                                        guint            o,
+                                        const EpLayout  *layout,
+                                        gsize            nbytes,
+                                        GError         **error);
 
 typedef struct
 {

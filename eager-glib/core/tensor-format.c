@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ep-error-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
@@ -547,11 +548,16 @@ static gboolean
 walk_init (Walk        *walk,
            GBytes     **bytes,
            EpTensor    *self,
+           const char  *name,
            GError     **error)
 {
   *bytes = ep_tensor_to_bytes (self, error);
   if (*bytes == NULL)
-    return FALSE;
+    {
+      ep_error_rename_call (error, "to_bytes", name);
+      ep_error_rename_call (error, "contiguous", name);
+      return FALSE;
+    }
 
   walk->data = g_bytes_get_data (*bytes, NULL);
   walk->layout = &self->layout;
@@ -561,23 +567,31 @@ walk_init (Walk        *walk,
   return TRUE;
 }
 
-typedef char *(*FormatFunc) (EpTensor *self, GError **error);
+typedef char *(*FormatFunc) (EpTensor *self, const Walk *walk);
 
-static char *to_string (EpTensor *self, GError **error);
-static char *to_repr (EpTensor *self, GError **error);
+static char *to_string (EpTensor *self, const Walk *walk);
+static char *to_repr (EpTensor *self, const Walk *walk);
 
 /* NumPy prints "1.5" whatever the locale, and the digits are found by
  * printing and parsing: both happen in the C locale, on this thread only,
- * so a German application still reads "1.5", not "1,5". */
+ * so a German application still reads "1.5", not "1,5". The data is read
+ * before, in the user's locale: its errors are in the user's language
+ * (gettext translates nothing under the C locale). */
 static char *
-in_c_locale (FormatFunc  format,
-             EpTensor   *self,
-             GError    **error)
+in_c_locale (FormatFunc   format,
+             EpTensor    *self,
+             const char  *name,
+             GError     **error)
 {
   static gsize initialized;
   static locale_t c_locale;
+  g_autoptr(GBytes) bytes = NULL;
   locale_t previous;
   char *text;
+  Walk walk;
+
+  if (!walk_init (&walk, &bytes, self, name, error))
+    return NULL;
 
   if (g_once_init_enter (&initialized))
     {
@@ -586,7 +600,7 @@ in_c_locale (FormatFunc  format,
     }
 
   previous = uselocale (c_locale);
-  text = format (self, error);
+  text = format (self, &walk);
   uselocale (previous);
 
   return text;
@@ -611,28 +625,23 @@ ep_tensor_to_string (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return in_c_locale (to_string, self, error);
+  return in_c_locale (to_string, self, "to_string", error);
 }
 
 static char *
-to_string (EpTensor  *self,
-           GError   **error)
+to_string (EpTensor    *self,
+           const Walk  *walk)
 {
-  g_autoptr(GBytes) bytes = NULL;
   gint64 index[EP_MAX_DIMS] = { 0 };
   Format format;
-  Walk walk;
-
-  if (!walk_init (&walk, &bytes, self, error))
-    return NULL;
 
   if (self->layout.ndim == 0)
-    return format_scalar (&walk);
+    return format_scalar (walk);
   if (ep_layout_get_size (&self->layout) == 0)
     return g_strdup ("[]");
 
-  format_init (&format, &walk);
-  return recurse (&walk, &format, index, 0, " ", LINE_WIDTH, " ");
+  format_init (&format, walk);
+  return recurse (walk, &format, index, 0, " ", LINE_WIDTH, " ");
 }
 
 #define REPR_PREFIX "Ep.Tensor("
@@ -660,24 +669,19 @@ ep_tensor_to_repr (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return in_c_locale (to_repr, self, error);
+  return in_c_locale (to_repr, self, "to_repr", error);
 }
 
 static char *
-to_repr (EpTensor  *self,
-         GError   **error)
+to_repr (EpTensor    *self,
+         const Walk  *walk)
 {
-  g_autoptr(GBytes) bytes = NULL;
   g_autofree char *body = NULL;
   gint64 index[EP_MAX_DIMS] = { 0 };
   const char *dtype_name;
   GString *out;
   const char *last_line;
   Format format;
-  Walk walk;
-
-  if (!walk_init (&walk, &bytes, self, error))
-    return NULL;
 
   dtype_name = ep_dtype_get_name (self->layout.dtype);
   if (ep_layout_get_size (&self->layout) == 0)
@@ -692,11 +696,11 @@ to_repr (EpTensor  *self,
        * "," before the dtype comes off the width */
       g_autofree char *indent = g_strnfill (1 + strlen (REPR_PREFIX), ' ');
 
-      format_init (&format, &walk);
+      format_init (&format, walk);
       if (self->layout.ndim == 0)
-        body = format_element (&format, element (&walk, index), element_int (&walk, index));
+        body = format_element (&format, element (walk, index), element_int (walk, index));
       else
-        body = recurse (&walk, &format, index, 0, indent, LINE_WIDTH - 1, ", ");
+        body = recurse (walk, &format, index, 0, indent, LINE_WIDTH - 1, ", ");
     }
 
   out = g_string_new (REPR_PREFIX);

@@ -137,7 +137,10 @@ cpu_onehot_like (EpOpCall  *call,
       if (j < 0 || j >= c)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                       _("onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns"),
+                       g_dngettext (GETTEXT_PACKAGE,
+                                    "onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " column",
+                                    "onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns",
+                                    (gulong) c),
                        j, i, c);
           return FALSE;
         }

@@ -620,7 +620,7 @@ alloc_output (EpFusedAllocFunc   alloc,
 
   if (!ep_layout_compute_nbytes (layout, &nbytes))
     return ep_layout_alloc (layout, ep_device_get_cpu (), error);
-  return alloc (alloc_data, o, nbytes, error);
+  return alloc (alloc_data, o, layout, nbytes, error);
 }
 
 /* After a run: when a part found no scratch memory, the outputs are

@@ -341,8 +341,11 @@ check_inputs (EpFunction       *self,
   if (n_inputs != self->signature->len)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("function: %u inputs given, the signature has %u"),
-                   n_inputs, self->signature->len);
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "function: the signature has %u input, %u given",
+                                "function: the signature has %u inputs, %u given",
+                                self->signature->len),
+                   self->signature->len, n_inputs);
       return FALSE;
     }
   for (guint i = 0; i < n_inputs; i++)
@@ -357,7 +360,7 @@ check_inputs (EpFunction       *self,
           g_autofree char *got = ep_shape_to_string (inputs[i]->layout.shape, inputs[i]->layout.ndim);
 
           g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                       _("function: input %u, a %s tensor of shape %s, does not fit the signature's %s %s"),
+                       _("function: input %u, of type %s and shape %s, does not fit the signature's %s %s"),
                        i, ep_dtype_get_name (inputs[i]->layout.dtype), got,
                        ep_dtype_get_name (ep_tensor_spec_get_dtype (spec)), want);
           return FALSE;
@@ -680,6 +683,26 @@ no_trace_error (EpFunction  *self,
   return NULL;
 }
 
+static GPtrArray *
+call_pinned (EpFunction  *self,
+             EpTensor   **inputs,
+             guint        n_inputs,
+             GError     **error)
+{
+  Concrete *concrete = lookup_concrete (self, inputs, n_inputs);
+
+  if (concrete == NULL && self->func == NULL)
+    {
+      g_autofree char *key = signature_key (self, inputs, n_inputs, TRUE);
+
+      return no_trace_error (self, key, error);
+    }
+  if (concrete == NULL)
+    return trace (self, inputs, n_inputs, error);
+
+  return replay (self, concrete, inputs, error);
+}
+
 /**
  * ep_function_call:
  * @self: a staged function
@@ -700,27 +723,22 @@ ep_function_call (EpFunction  *self,
                   guint        n_inputs,
                   GError     **error)
 {
-  Concrete *concrete;
+  GPtrArray *outputs;
 
   g_return_val_if_fail (EP_IS_FUNCTION (self), NULL);
   g_return_val_if_fail (inputs != NULL || n_inputs == 0, NULL);
   for (guint i = 0; i < n_inputs; i++)
     g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), NULL);
 
-  if (!check_inputs (self, inputs, n_inputs, error))
+  /* a release on another thread waits for this call to let go */
+  if (!check_inputs (self, inputs, n_inputs, error)
+      || !ep_tensors_pin (inputs, n_inputs, "function", error))
     return NULL;
 
-  concrete = lookup_concrete (self, inputs, n_inputs);
-  if (concrete == NULL && self->func == NULL)
-    {
-      g_autofree char *key = signature_key (self, inputs, n_inputs, TRUE);
+  outputs = call_pinned (self, inputs, n_inputs, error);
+  ep_tensors_unpin (inputs, n_inputs);
 
-      return no_trace_error (self, key, error);
-    }
-  if (concrete == NULL)
-    return trace (self, inputs, n_inputs, error);
-
-  return replay (self, concrete, inputs, error);
+  return outputs;
 }
 
 /* Async calls: the replay runs on a worker thread and touches no
@@ -760,9 +778,10 @@ async_call_new (Concrete         *concrete,
   GPtrArray *variables = concrete->graph->variables;
 
   call->concrete = concrete;
+  /* objects of its own: the caller may release its tensors meanwhile */
   call->inputs = ep_tensor_array_new (n_inputs);
   for (guint i = 0; i < n_inputs; i++)
-    g_ptr_array_add (call->inputs, g_object_ref (inputs[i]));
+    g_ptr_array_add (call->inputs, ep_tensor_new_alias (inputs[i]));
   call->n_variables = variables->len;
   call->variables = g_new0 (EpTensor *, MAX (variables->len, 1));
   for (guint v = 0; v < variables->len; v++)
@@ -830,13 +849,18 @@ replayed (GObject      *source_object,
     {
       EpVariable *variable = g_ptr_array_index (variables, v);
       g_autoptr(EpTensor) current = ep_variable_peek (variable);
+      g_autoptr(EpTensor) replaced = NULL;
+      /* the worker may hold the call a while yet: it keeps no value */
+      g_autoptr(EpTensor) value = g_steal_pointer (&call->variables[v]);
       EpStorage *old;
 
-      if (call->variables[v] == current)
+      if (value == current)
         continue;
-      ep_variable_set_value (variable, call->variables[v]);
-      old = current->storage != NULL ? ep_storage_ref (current->storage) : NULL;
       g_clear_object (&current);
+      /* the value it replaces, whatever another thread assigned meanwhile */
+      replaced = ep_variable_exchange_value (variable, value);
+      old = replaced->storage != NULL ? ep_storage_ref (replaced->storage) : NULL;
+      g_clear_object (&replaced);
       if (old != NULL)
         ep_frame_give_buffer (call->frame, old);
     }

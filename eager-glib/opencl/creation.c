@@ -220,7 +220,10 @@ opencl_onehot_like (EpOpCall  *call,
   if (ok && first >= 0)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                   _("onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " column",
+                                "onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns",
+                                (gulong) c),
                    index, first, (gint64) c);
       ok = FALSE;
     }

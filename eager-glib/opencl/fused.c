@@ -239,7 +239,7 @@ ep_opencl_run_fused (EpDevice         *device,
   if (!*ran)
     return TRUE;
 
-  *storage = alloc (alloc_data, 0, nbytes, error);
+  *storage = alloc (alloc_data, 0, layout, nbytes, error);
   if (*storage == NULL)
     return FALSE;
   if (ep_layout_get_size (layout) == 0)

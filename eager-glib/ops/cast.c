@@ -9,9 +9,11 @@
 #include <math.h>
 
 #include "cpu/ep-cpu-private.h"
+#include "ep-autodiff-private.h"
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-fault-private.h"
 #include "ep-grad-private.h"
 #include "ep-math-private.h"
@@ -139,6 +141,22 @@ ep_copy_to_device_kernel (EpOpCall  *call,
          && ep_device_write (to, output->storage, 0, staging, nbytes, error);
 }
 
+/* The device of @self, or %NULL with @error set once it was released */
+static EpDevice *
+device_of (EpTensor    *self,
+           const char  *op_name,
+           GError     **error)
+{
+  EpDevice *device;
+
+  if (!ep_tensor_pin (self, op_name, error))
+    return NULL;
+  device = self->storage->device;
+  ep_tensor_unpin (self);
+
+  return device;
+}
+
 /**
  * ep_tensor_astype:
  * @self: a tensor
@@ -151,8 +169,8 @@ ep_copy_to_device_kernel (EpOpCall  *call,
  * integers wrap when narrowed. Gradients flow through casts between
  * floating-point types; integer and bool tensors have none.
  *
- * Returns: (transfer full): the converted tensor (@self itself if it
- *   already has that type)
+ * Returns: (transfer full): the converted tensor (a new tensor sharing
+ *   the data of @self if it already has that type)
  */
 EpTensor *
 ep_tensor_astype (EpTensor  *self,
@@ -163,8 +181,10 @@ ep_tensor_astype (EpTensor  *self,
 
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
+  if (!ep_tensor_check_alive (self, "astype", error))
+    return NULL;
   if (self->layout.dtype == dtype && !self->weak)
-    return g_object_ref (self);
+    return ep_identity (self, error);
 
   ep_op_attrs_init (&attrs);
   attrs.dtype = dtype;
@@ -177,8 +197,9 @@ ep_tensor_astype (EpTensor  *self,
  * @error: return location for an error
  *
  * Returns a tensor with the same elements laid out in C order without
- * gaps: @self itself if it already is, a copy otherwise. The copy is made
- * on the device of @self, whatever the device scope.
+ * gaps: a new tensor sharing the data of @self if it already is, a copy
+ * otherwise. The copy is made on the device of @self, whatever the device
+ * scope.
  *
  * Returns: (transfer full): the contiguous tensor
  */
@@ -193,10 +214,12 @@ ep_tensor_contiguous (EpTensor  *self,
   if (!ep_tensor_check_alive (self, "contiguous", error))
     return NULL;
   if (ep_layout_is_contiguous (&self->layout))
-    return g_object_ref (self);
+    return ep_identity (self, error);
 
   ep_op_attrs_init (&attrs);
-  attrs.device = self->storage->device;
+  attrs.device = device_of (self, "contiguous", error);
+  if (attrs.device == NULL)
+    return NULL;
   return ep_dispatch1 (&ep_op_contiguous, &self, 1, &attrs, error);
 }
 
@@ -209,8 +232,8 @@ ep_tensor_contiguous (EpTensor  *self,
  * Copies @self to @device, whatever the device scope. Gradients flow
  * back through the copy.
  *
- * Returns: (transfer full): the tensor on @device (@self itself if it is
- *   already there), or %NULL with %EP_ERROR_DEVICE set if @device is not
+ * Returns: (transfer full): the tensor on @device (a new tensor sharing
+ *   the data of @self if it is already there), or %NULL with %EP_ERROR_DEVICE set if @device is not
  *   a device of this machine or the copy failed
  */
 EpTensor *
@@ -218,16 +241,19 @@ ep_tensor_to_device (EpTensor  *self,
                      EpDevice  *device,
                      GError   **error)
 {
+  EpDevice *here;
   EpOpAttrs attrs;
 
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (EP_IS_DEVICE (device), NULL);
 
-  if (!ep_device_check_usable (device, "to_device", error)
-      || !ep_tensor_check_alive (self, "to_device", error))
+  if (!ep_device_check_usable (device, "to_device", error))
     return NULL;
-  if (self->storage->device == device)
-    return g_object_ref (self);
+  here = device_of (self, "to_device", error);
+  if (here == NULL)
+    return NULL;
+  if (here == device)
+    return ep_identity (self, error);
 
   ep_op_attrs_init (&attrs);
   attrs.device = device;
@@ -260,7 +286,7 @@ EpTensor *
 ep_tensor_float32 (EpTensor  *self,
                    GError   **error)
 {
-  return ep_tensor_astype (self, EP_DTYPE_FLOAT32, error);
+  return ep_error_named_result (ep_tensor_astype (self, EP_DTYPE_FLOAT32, error), error, "float32");
 }
 
 /**
@@ -276,7 +302,7 @@ EpTensor *
 ep_tensor_float64 (EpTensor  *self,
                    GError   **error)
 {
-  return ep_tensor_astype (self, EP_DTYPE_FLOAT64, error);
+  return ep_error_named_result (ep_tensor_astype (self, EP_DTYPE_FLOAT64, error), error, "float64");
 }
 
 /**
@@ -293,5 +319,5 @@ EpTensor *
 ep_tensor_bool (EpTensor  *self,
                 GError   **error)
 {
-  return ep_tensor_astype (self, EP_DTYPE_BOOL, error);
+  return ep_error_named_result (ep_tensor_astype (self, EP_DTYPE_BOOL, error), error, "bool");
 }

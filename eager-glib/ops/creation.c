@@ -14,6 +14,7 @@
 #include "ep-creation-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-math-private.h"
 #include "ep-scalar-private.h"
 
@@ -56,7 +57,15 @@ arange_infer (EpOpCall  *call,
     }
 
   length = ceil ((v[1] - v[0]) / v[2]);
-  n = length > 0 ? (gint64) MIN (length, (gdouble) G_MAXINT64 / 2) : 0;
+  if (length > (gdouble) G_MAXINT64 / 2)
+    {
+      /* the true count, not the size the layout would be refused at */
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("arange: %.0f elements (from %g to %g in steps of %g) are more than a tensor can hold"),
+                   length, v[0], v[1], v[2]);
+      return FALSE;
+    }
+  n = length > 0 ? (gint64) length : 0;
 
   return ep_layout_init (&call->output_layouts[0], call->attrs.dtype, &n, 1, call->op->name, error);
 }
@@ -117,6 +126,25 @@ ep_full (const gint64  *shape,
   return ep_full_on (NULL, shape, ndim, value, dtype, error);
 }
 
+/* full() for a function named @name that the user called */
+static EpTensor *
+filled (const char    *name,
+        const gint64  *shape,
+        guint          ndim,
+        gdouble        value,
+        EpDType        dtype,
+        GError       **error)
+{
+  EpTensor *tensor;
+
+  g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
+
+  tensor = ep_full_on (NULL, shape, ndim, value, dtype, error);
+  if (tensor == NULL)
+    ep_error_rename_call (error, "full", name);
+  return tensor;
+}
+
 const EpOpDef ep_func_zeros = {
   .id = EP_N_OPS, .name = "zeros",
   EP_ATTRS (EP_ATTR_SHAPE_ARG, EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),
@@ -139,7 +167,7 @@ ep_zeros (const gint64  *shape,
           EpDType        dtype,
           GError       **error)
 {
-  return ep_full (shape, ndim, 0.0, dtype, error);
+  return filled ("zeros", shape, ndim, 0.0, dtype, error);
 }
 
 const EpOpDef ep_func_ones = {
@@ -164,7 +192,7 @@ ep_ones (const gint64  *shape,
          EpDType        dtype,
          GError       **error)
 {
-  return ep_full (shape, ndim, 1.0, dtype, error);
+  return filled ("ones", shape, ndim, 1.0, dtype, error);
 }
 
 /**
@@ -214,16 +242,24 @@ ep_arange_on (EpDevice  *device,
 }
 
 static EpTensor *
-full_like (EpTensor  *self,
-           gdouble    value,
-           GError   **error)
+full_like (const char  *name,
+           EpTensor    *self,
+           gdouble      value,
+           GError     **error)
 {
   EpDevice *device = ep_device_get_current ();
+  EpTensor *tensor;
 
-  if (!ep_tensor_check_alive (self, "full_like", error))
+  if (!ep_tensor_pin (self, name, error))
     return NULL;
-  return ep_full_on (device != NULL ? device : self->storage->device,
-                     self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
+  if (device == NULL)
+    device = self->storage->device;
+  ep_tensor_unpin (self);
+
+  tensor = ep_full_on (device, self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
+  if (tensor == NULL)
+    ep_error_rename_call (error, "full", name);
+  return tensor;
 }
 
 const EpOpDef ep_func_full_like = {
@@ -260,7 +296,7 @@ ep_tensor_full_like (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return full_like (self, value, error);
+  return full_like ("full_like", self, value, error);
 }
 
 /**
@@ -278,7 +314,7 @@ ep_tensor_zeros_like (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return full_like (self, 0.0, error);
+  return full_like ("zeros_like", self, 0.0, error);
 }
 
 /**
@@ -296,7 +332,7 @@ ep_tensor_ones_like (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return full_like (self, 1.0, error);
+  return full_like ("ones_like", self, 1.0, error);
 }
 
 

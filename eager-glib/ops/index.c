@@ -133,8 +133,11 @@ take_along_axis_infer (EpOpCall  *call,
   if (idx->ndim != x->ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("take_along_axis: indices have %u dimensions, the tensor has %u; they must be equal"),
-                   idx->ndim, x->ndim);
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "take_along_axis: the tensor has %u dimension, the indices have %u; they must be equal",
+                                "take_along_axis: the tensor has %u dimensions, the indices have %u; they must be equal",
+                                x->ndim),
+                   x->ndim, idx->ndim);
       return FALSE;
     }
 

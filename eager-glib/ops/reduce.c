@@ -10,6 +10,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
 #include "ep-math-private.h"
 #include "ep-tensor-private.h"
@@ -685,9 +686,10 @@ ep_tensor_l0 (EpTensor    *self,
   dtype = self->layout.dtype;
   if ((nonzero = ep_tensor_not_equal (self, zero, error)) == NULL
       || (count = ep_tensor_sum (nonzero, axes, n_axes, keepdims, error)) == NULL)
-    return NULL;
+    return ep_error_named_result (NULL, error, "l0");
 
-  return ep_tensor_astype (count, ep_dtype_is_floating (dtype) ? dtype : EP_DTYPE_INT64, error);
+  return ep_error_named_result (ep_tensor_astype (count, ep_dtype_is_floating (dtype) ? dtype : EP_DTYPE_INT64, error),
+                                error, "l0");
 }
 
 /**
@@ -715,9 +717,9 @@ ep_tensor_l1 (EpTensor    *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
   if ((magnitude = ep_tensor_abs (self, error)) == NULL)
-    return NULL;
+    return ep_error_named_result (NULL, error, "l1");
 
-  return ep_tensor_sum (magnitude, axes, n_axes, keepdims, error);
+  return ep_error_named_result (ep_tensor_sum (magnitude, axes, n_axes, keepdims, error), error, "l1");
 }
 
 /**
@@ -748,9 +750,9 @@ ep_tensor_l2 (EpTensor    *self,
 
   if ((squares = ep_tensor_square (self, error)) == NULL
       || (total = ep_tensor_sum (squares, axes, n_axes, keepdims, error)) == NULL)
-    return NULL;
+    return ep_error_named_result (NULL, error, "l2");
 
-  return ep_tensor_sqrt (total, error);
+  return ep_error_named_result (ep_tensor_sqrt (total, error), error, "l2");
 }
 
 /* Whether reducing @self over @axes (NULL: all) covers no element; axes
@@ -826,7 +828,7 @@ ep_tensor_linf (EpTensor    *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return extreme_magnitude (self, TRUE, axes, n_axes, keepdims, error);
+  return ep_error_named_result (extreme_magnitude (self, TRUE, axes, n_axes, keepdims, error), error, "linf");
 }
 
 /**
@@ -870,20 +872,20 @@ ep_tensor_lp (EpTensor    *self,
       return NULL;
     }
   if (p == 0.0)
-    return ep_tensor_l0 (self, axes, n_axes, keepdims, error);
+    return ep_error_named_result (ep_tensor_l0 (self, axes, n_axes, keepdims, error), error, "lp");
   if (p == 1.0)
-    return ep_tensor_l1 (self, axes, n_axes, keepdims, error);
+    return ep_error_named_result (ep_tensor_l1 (self, axes, n_axes, keepdims, error), error, "lp");
   if (p == 2.0)
-    return ep_tensor_l2 (self, axes, n_axes, keepdims, error);
+    return ep_error_named_result (ep_tensor_l2 (self, axes, n_axes, keepdims, error), error, "lp");
   if (isinf (p))
-    return extreme_magnitude (self, p > 0, axes, n_axes, keepdims, error);
+    return ep_error_named_result (extreme_magnitude (self, p > 0, axes, n_axes, keepdims, error), error, "lp");
 
   if ((magnitude = ep_tensor_abs (self, error)) == NULL
       || (floating = ep_tensor_astype (magnitude, magnitude->layout.dtype == EP_DTYPE_FLOAT32
                                                   ? EP_DTYPE_FLOAT32 : EP_DTYPE_FLOAT64, error)) == NULL
       || (powers = ep_tensor_pow_scalar (floating, p, error)) == NULL
       || (total = ep_tensor_sum (powers, axes, n_axes, keepdims, error)) == NULL)
-    return NULL;
+    return ep_error_named_result (NULL, error, "lp");
 
-  return ep_tensor_pow_scalar (total, 1.0 / p, error);
+  return ep_error_named_result (ep_tensor_pow_scalar (total, 1.0 / p, error), error, "lp");
 }

@@ -185,8 +185,9 @@ def test_numpy_of_views_and_empty(rng):
 
 def test_array_protocol():
     t = Ep.astensor([[1, 2], [3, 4]], dtype="int32")
-    assert np.asarray(t).dtype == np.int32
-    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+    for array, dtype in ((np.asarray(t), np.int32), (np.asarray(t, dtype=np.float64), np.float64)):
+        assert array.dtype == dtype
+        np.testing.assert_array_equal(array, [[1, 2], [3, 4]])
     assert np.array(t).tolist() == [[1, 2], [3, 4]]
     assert t.tolist() == [[1, 2], [3, 4]]
 
@@ -194,8 +195,9 @@ def test_array_protocol():
 def test_ndarray_operand_gives_tensor():
     t = Ep.astensor([1.0, 2.0])
     a = np.array([10.0, 20.0], np.float32)
-    for result in (a + t, t + a, a * t, a - t):
-        assert isinstance(result, Ep.Tensor)
+    assert_matches(a + t, np.array([11, 22], np.float32))
+    assert_matches(t + a, np.array([11, 22], np.float32))
+    assert_matches(a * t, np.array([10, 40], np.float32))
     assert_matches(a - t, np.array([9, 18], np.float32))
 
 
@@ -229,8 +231,8 @@ def test_astensor_views_and_dtype(rng):
     assert_matches(Ep.astensor(a, dtype="float32"), a.astype(np.float32))
     assert_matches(Ep.astensor(a, dtype=Ep.DType.INT32), a.astype(np.int32))
     t = Ep.astensor(a)
-    assert Ep.astensor(t) is t
-    assert Ep.astensor(t, dtype=np.float32).dtype == Ep.DType.FLOAT32
+    assert Ep.astensor(t) is not t and Ep.astensor(t).shares_storage(t)
+    assert_matches(Ep.astensor(t, dtype=np.float32), a.astype(np.float32))
 
 
 def test_astensor_rejects_what_has_no_dtype():
@@ -320,9 +322,9 @@ def test_literal_cache_keeps_signed_zero():
     x = Ep.astensor([1.0])
     assert (x / 0.0).item() == np.inf
     assert (x / -0.0).item() == -np.inf
-    assert (x * 1).dtype == Ep.DType.FLOAT32
-    assert (Ep.astensor([1], dtype="int32") * 1.0).dtype == Ep.DType.FLOAT64
-    assert (Ep.astensor([1], dtype="int32") * 1).dtype == Ep.DType.INT32
+    assert_matches(x * 1, np.array([1.0], np.float32))
+    assert_matches(Ep.astensor([3], dtype="int32") * 1.5, np.array([4.5]))
+    assert_matches(Ep.astensor([3], dtype="int32") * 2, np.array([6], np.int32))
 
 
 # Automatic NumPy-style signatures
@@ -417,10 +419,10 @@ def test_every_binary_method_takes_python_numbers():
 
 def test_dtype_arguments_take_numpy_names():
     x = Ep.astensor([1.5, -2.5])
-    assert x.astype("int32").dtype == Ep.DType.INT32
-    assert x.astype(np.float64).dtype == Ep.DType.FLOAT64
-    assert x.astype(bool).dtype == Ep.DType.BOOL
-    assert x.astype(np.dtype("int64")).dtype == Ep.DType.INT64
+    assert_matches(x.astype("int32"), np.array([1, -2], np.int32))
+    assert_matches(x.astype(np.float64), np.array([1.5, -2.5]))
+    assert_matches(x.astype(bool), np.array([True, True]))
+    assert_matches(x.astype(np.dtype("int64")), np.array([1, -2], np.int64))
     with pytest.raises(TypeError):
         x.astype("float16")
 
@@ -435,6 +437,30 @@ def test_errors_carry_domain_and_code():
     assert_ep_error(Ep.Error.SHAPE, lambda: Ep.zeros((2, 3)).item())
 
 
+def test_errors_name_the_method_called():
+    """The Python methods built on other C functions name themselves:
+    item() is not "item_double", numpy() not "read_data", float() not
+    "item_double" (issue 13)."""
+    three = Ep.zeros(3)
+    assert assert_ep_error(Ep.Error.SHAPE, three.item) == "item: a tensor of shape (3,) has 3 elements, not 1"
+    assert assert_ep_error(Ep.Error.SHAPE, lambda: float(three)) == \
+        "float: a tensor of shape (3,) has 3 elements, not 1"
+    assert assert_ep_error(Ep.Error.SHAPE, lambda: int(three.astype("int64"))) == \
+        "int: a tensor of shape (3,) has 3 elements, not 1"
+    released = Ep.astensor([1.0, 2.0])
+    released.release()
+    assert assert_ep_error(Ep.Error.INVALID_ARGUMENT, released.numpy) == \
+        "numpy: the tensor was released and has no data"
+    assert assert_ep_error(Ep.Error.INVALID_ARGUMENT, lambda: str(released)) == \
+        "to_string: the tensor was released and has no data"
+
+
+def test_too_many_indices_counts_one_dimension():
+    with pytest.raises(IndexError) as info:
+        Ep.astensor([1.0])[0, 0]
+    assert str(info.value) == "too many indices for a tensor of 1 dimension (2 were indexed)"
+
+
 def test_release_from_python():
     x = Ep.astensor(np.ones((256, 1024)))
     y = x.reshape(-1)
@@ -447,6 +473,55 @@ def test_release_from_python():
     assert y.sum().item() == 256 * 1024      # the view keeps the data
     del x, y
     gc.collect()
+
+
+# Every path that has nothing to compute gives a tensor object of its
+# own: releasing what it returned leaves the source and the variable.
+SHARING_PATHS = {
+    "read": lambda x, v: v.read(),
+    "astensor": lambda x, v: Ep.astensor(x),
+    "astype": lambda x, v: x.astype(x.dtype),
+    "contiguous": lambda x, v: x.contiguous(),
+    "to_device": lambda x, v: x.to_device(x.device),
+    "positive": lambda x, v: +x,
+}
+
+
+@pytest.mark.parametrize("path", sorted(SHARING_PATHS))
+def test_release_of_a_shared_result_keeps_its_source(path):
+    x = Ep.astensor(np.arange(4.0, dtype=np.float32))
+    v = Ep.Variable(x)
+    result = SHARING_PATHS[path](x, v)
+    assert result is not x
+    result.release()
+    assert not x.is_released()
+    assert x.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    v.assign_add(v.read())
+    assert v.read().numpy().tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_variable_of_released_tensor_raises():
+    x = Ep.zeros((2,))
+    x.release()
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Variable, x)
+    assert "Variable" in message and "released" in message
+
+
+@pytest.mark.parametrize("method", ["assign", "assign_add", "assign_sub"])
+def test_assigning_released_tensor_raises(method):
+    v = Ep.Variable(np.ones(2, np.float32))
+    x = Ep.ones((2,))
+    x.release()
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, getattr(v, method), x)
+    assert message.startswith(f"{method}: ") and "released" in message
+    assert v.read().numpy().tolist() == [1.0, 1.0]
+
+
+def test_astensor_of_released_tensor_raises():
+    x = Ep.zeros((2,))
+    x.release()
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.astensor, x)
+    assert message.startswith("astensor: ")
 
 
 @pytest.mark.skipif(not hasattr(Ep.Tensor, "logical_and"), reason="needs the logic ops")

@@ -42,6 +42,14 @@ def random_basic_key(rng, shape):
     return tuple(key)
 
 
+def slice_method_arguments(key):
+    """The starts, stops and steps of Tensor.slice for a key of slices
+    only, or None."""
+    if not all(isinstance(k, slice) for k in key):
+        return None
+    return [k.start for k in key], [k.stop for k in key], [1 if k.step is None else k.step for k in key]
+
+
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4), (2, 0, 5), (3, 1, 4, 2)])
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.numpy_op("slice")
@@ -49,11 +57,16 @@ def test_basic_indexing_random_keys(rng, shape, layout):
     for dtype in DTYPES:
         a = random_array(rng, shape, dtype)
         t = as_layout(a, layout)
+        # the slice op itself, on this layout: every axis reversed
+        assert_matches(t.slice([None] * a.ndim, [None] * a.ndim, [-1] * a.ndim), a[(slice(None, None, -1),) * a.ndim])
         for _ in range(25):
             key = random_basic_key(rng, shape)
             got = t[key]
             assert_matches(got, a[key])
             assert got.shares_storage(t), key
+            arguments = slice_method_arguments(key)
+            if arguments is not None:
+                assert_matches(t.slice(*arguments), a[key])
 
 
 @pytest.mark.numpy_op("slice")

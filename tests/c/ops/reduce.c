@@ -379,6 +379,37 @@ test_axis_out_of_range (void)
     }
 }
 
+/* A norm is built on other reductions; its errors name the norm, and
+ * one dimension is singular. */
+static void
+test_norm_axis_errors_name_the_norm (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (3, 4));
+  const gint axis = 4;
+  EpTensor *(*norms[]) (EpTensor *, const gint *, guint, gboolean, GError **) = {
+    ep_tensor_l0, ep_tensor_l1, ep_tensor_l2, ep_tensor_linf,
+  };
+  const char *names[] = { "l0", "l1", "l2", "linf" };
+  const gdouble orders[] = { 0, 1, 2, 3, INFINITY };
+
+  for (guint n = 0; n < G_N_ELEMENTS (norms); n++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *want = g_strdup_printf ("%s: axis 4 is out of range for a tensor of 1 dimension",
+                                               names[n]);
+
+      g_assert_null (norms[n] (x, &axis, 1, FALSE, &error));
+      g_assert_cmpstr (error->message, ==, want);
+    }
+  for (guint p = 0; p < G_N_ELEMENTS (orders); p++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_null (ep_tensor_lp (x, orders[p], &axis, 1, FALSE, &error));
+      g_assert_cmpstr (error->message, ==, "lp: axis 4 is out of range for a tensor of 1 dimension");
+    }
+}
+
 /* NumPy 1.24 reduces a 0-d array along axis 0 or -1 as along none,
  * except in mean; any other axis is out of range. */
 static void
@@ -813,6 +844,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reduce/empty/sum-over-huge-extents", test_sum_over_empty_with_huge_extents);
   g_test_add_func ("/reduce/error/axis-out-of-range", test_axis_out_of_range);
   g_test_add_func ("/reduce/error/axis-of-scalar", test_axis_of_scalar);
+  g_test_add_func ("/reduce/error/norms-name-themselves", test_norm_axis_errors_name_the_norm);
   g_test_add_func ("/reduce/error/axis-repeated", test_axis_repeated);
   g_test_add_func ("/reduce/error/too-many-axes", test_too_many_axes);
   g_test_add_func ("/reduce/non-contiguous/transposed", test_reduce_transposed);

@@ -55,6 +55,33 @@ if TYPE_CHECKING:  # names used in annotations only (see "annotation types")
 Ep = get_introspection_module("Ep")
 _Tensor = Ep.Tensor
 
+# Messages of the library's errors come from its catalogs (the gettext
+# domain eager-glib, bound where C binds it), so that a German user reads
+# this layer's messages in German too; po/POTFILES.in lists this file.
+_DOMAIN = "eager-glib"
+
+
+def _(message: str) -> str:
+    return GLib.dgettext(_DOMAIN, message)
+
+
+def _n(singular: str, plural: str, n: int) -> str:
+    return GLib.dngettext(_DOMAIN, singular, plural, n)
+
+
+def _ep_error(code, message):
+    return GLib.Error.new_literal(Ep.error_quark(), message, int(code))
+
+
+def _renamed(error: GLib.Error, caller: str) -> GLib.Error:
+    """error, raised by a C function that a Python method calls, naming
+    the method the user called: item() reads "item: ...", not
+    "item_double: ..." (as ep_error_rename_call() does in C)."""
+    name, colon, rest = error.message.partition(": ")
+    if not colon or not name or not all(c.islower() or c.isdigit() or c == "_" for c in name):
+        return error
+    return GLib.Error.new_literal(GLib.quark_from_string(error.domain), f"{caller}: {rest}", error.code)
+
 __all__ = []
 
 # ---------------------------------------------------------------------------
@@ -367,12 +394,19 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     Data crosses with one copy (Ep.Tensor.new_from_data from the array's
     buffer). Without dtype, a NumPy array keeps its dtype, Python floats
     become float32 (the default) and Python ints int64; dtypes eager-glib
-    does not have become float64 (floats) or int64 (integers).
+    does not have become float64 (floats) or int64 (integers). A tensor
+    gives a new tensor object that shares its data (and its history), so
+    that releasing the result leaves the tensor given as it was.
     """
     import numpy
     dtype = _dtype(dtype)
     if isinstance(value, Ep.Tensor):
-        return value if dtype is None else Ep.Tensor.astype(value, dtype)
+        if value.is_released():
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            _("astensor: the tensor was released and has no data"))
+        # a new tensor object, never the one given: releasing the result
+        # must not release the caller's tensor
+        return Ep.Tensor.astype(value, value.get_dtype() if dtype is None else dtype)
     array = numpy.asarray(value)
     if dtype is not None:
         array = array.astype(Ep.dtype_get_name(dtype), copy=False)
@@ -726,7 +760,9 @@ def _normalize_key(self, key):
     ndim = self.get_ndim()
     used = sum(consumed(k) for k in items)
     if used > ndim:
-        raise IndexError(f"too many indices for a tensor of {ndim} dimensions ({used} were indexed)")
+        raise IndexError(_n("too many indices for a tensor of {ndim} dimension ({used} were indexed)",
+                            "too many indices for a tensor of {ndim} dimensions ({used} were indexed)",
+                            ndim).format(ndim=ndim, used=used))
     ellipses = [i for i, k in enumerate(items) if k is Ellipsis]
     if len(ellipses) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -809,7 +845,7 @@ def _advanced_index(self, items):
             start, stop, step = _slice_bounds(k, 0)
         else:
             start, stop, step = _INT64_MIN, _INT64_MAX, 1
-        for _ in range(k.get_ndim() if _is_bool_tensor(k) else 1):
+        for _axis in range(k.get_ndim() if _is_bool_tensor(k) else 1):
             starts.append(start)
             stops.append(stop)
             steps.append(step)
@@ -958,8 +994,11 @@ class Tensor(Ep.Tensor):
         device (Ep.Tensor.read_data into the array's buffer)."""
         import numpy
         array = numpy.empty(self.shape, dtype=Ep.dtype_get_name(self.get_dtype()))
-        if array.nbytes > 0:
-            Ep.Tensor.read_data(self, array.ctypes.data, array.nbytes)
+        try:
+            if array.nbytes > 0:
+                Ep.Tensor.read_data(self, array.ctypes.data, array.nbytes)
+        except GLib.Error as error:
+            raise _renamed(error, "numpy") from None
         return array
 
     def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
@@ -973,11 +1012,14 @@ class Tensor(Ep.Tensor):
     def item(self) -> Union[bool, int, float]:
         """The only element, as a Python bool, int or float."""
         dtype = self.get_dtype()
-        if dtype == Ep.DType.BOOL:
-            return Ep.Tensor.item_boolean(self)
-        if dtype in (Ep.DType.INT32, Ep.DType.INT64):
-            return Ep.Tensor.item_int64(self)
-        return Ep.Tensor.item_double(self)
+        try:
+            if dtype == Ep.DType.BOOL:
+                return Ep.Tensor.item_boolean(self)
+            if dtype in (Ep.DType.INT32, Ep.DType.INT64):
+                return Ep.Tensor.item_int64(self)
+            return Ep.Tensor.item_double(self)
+        except GLib.Error as error:
+            raise _renamed(error, "item") from None
 
     def tolist(self) -> Any:
         return self.numpy().tolist()
@@ -995,13 +1037,22 @@ class Tensor(Ep.Tensor):
     def __bool__(self) -> bool:
         if self.get_size() != 1:
             raise ValueError("the truth value of a tensor with more than one element is ambiguous")
-        return bool(Ep.Tensor.item_boolean(self))
+        try:
+            return bool(Ep.Tensor.item_boolean(self))
+        except GLib.Error as error:
+            raise _renamed(error, "bool") from None
 
     def __float__(self) -> float:
-        return float(Ep.Tensor.item_double(self))
+        try:
+            return float(Ep.Tensor.item_double(self))
+        except GLib.Error as error:
+            raise _renamed(error, "float") from None
 
     def __int__(self) -> int:
-        return int(Ep.Tensor.item_int64(self))
+        try:
+            return int(Ep.Tensor.item_int64(self))
+        except GLib.Error as error:
+            raise _renamed(error, "int") from None
 
     def __index__(self) -> int:
         if self.get_dtype() not in (Ep.DType.INT32, Ep.DType.INT64, Ep.DType.BOOL) or self.get_ndim() != 0:
@@ -1079,7 +1130,9 @@ def _unary(function):
 
 
 def _pos(self: Tensor) -> Tensor:
-    return self
+    # a new tensor object on the same data, never self: releasing +t
+    # must leave t
+    return Ep.Tensor.astype(self, self.get_dtype())
 
 
 for _op, _names in _BINARY_OPERATORS.items():
@@ -1207,10 +1260,6 @@ def _unconnected(value):
         raise ValueError(f"unconnected_gradients must be 'zero' or 'none', not {value!r}") from None
 
 
-def _ep_error(code, message):
-    return GLib.Error.new_literal(Ep.error_quark(), message, int(code))
-
-
 def _as_tensor(value):
     """A tensor for a tensor, a Variable (read), an array or a number."""
     if isinstance(value, Ep.Tensor):
@@ -1236,12 +1285,14 @@ class _UserFunction:
         self.function = function
         self.name = name
 
-    def result_tensor(self, value, what="the function"):
+    def result_tensor(self, value, forward=False):
         if isinstance(value, Ep.Variable):
             value = value.read()
         if not isinstance(value, Ep.Tensor):
             raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                            f"{self.name}: {what} returned {type(value).__name__}, not a tensor")
+                            (_("{name}: the forward function returned {type}, not a tensor") if forward
+                             else _("{name}: the function returned {type}, not a tensor"))
+                            .format(name=self.name, type=type(value).__name__))
         return value
 
     def run(self, body):
@@ -1250,9 +1301,10 @@ class _UserFunction:
         except GLib.Error:
             raise
         except BaseException as error:  # noqa: B902 (raised again by _call)
-            message = f"{self.name}: {type(error).__name__}: {error}"
-            _pending.error = (message, error)
-            raise _ep_error(Ep.Error.INVALID_ARGUMENT, message) from None
+            # the Python exception's own text, raised again by _call
+            passed_on = f"{self.name}: {type(error).__name__}: {error}"
+            _pending.error = (passed_on, error)
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT, passed_on) from None
 
 
 def _call(function, *args):
@@ -1309,7 +1361,7 @@ class _Differentiated:
                 return self.user.result_tensor(result)
             if not _is_sequence(result) or len(result) != 2:
                 raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                                f"{self.user.name}: the function must return (value, aux)")
+                                _("{name}: the function must return (value, aux)").format(name=self.user.name))
             aux, self.aux_shape = _aux_to_list(result[1])
             return [self.user.result_tensor(result[0])] + aux
         return self.user.run(body)
@@ -1323,6 +1375,65 @@ class _Differentiated:
         if not self.has_aux:
             return value, grad
         return value, _aux_from_list(list(aux), self.aux_shape), grad
+
+
+# The one-shot forms (value_and_grad, value_aux_and_grad, grad) run
+# through a few long-lived Ep.ValueAndGradFn objects, not through
+# Ep.value_and_grad: PyGObject (3.42) leaks about 130 bytes for each
+# Python callable it hands to C, whatever the scope, and a training loop
+# calls these forms a million times. Each object, one per (argnums,
+# has_aux), was given its callable once: a trampoline that calls the
+# function of the innermost one-shot call running on this thread (a
+# function may itself call value_and_grad: higher-order derivatives).
+
+class _Trampoline:
+    """The callable of one cached Ep.ValueAndGradFn."""
+
+    def __init__(self):
+        self.local = threading.local()
+
+    def calls(self):
+        """This thread's stack of one-shot calls running through it."""
+        try:
+            return self.local.calls
+        except AttributeError:
+            self.local.calls = []
+            return self.local.calls
+
+    def __call__(self, inputs, *rest):
+        return self.calls()[-1](inputs, *rest)
+
+
+_ONE_SHOT_FNS = {}        # (argnums, has_aux) -> (Ep.ValueAndGradFn, _Trampoline)
+_ONE_SHOT_MAX = 64        # distinct argnums kept; beyond, a call makes its own
+_one_shot_lock = threading.Lock()
+
+
+def _one_shot_fn(positions, has_aux):
+    key = (tuple(positions), has_aux)
+    entry = _ONE_SHOT_FNS.get(key)
+    if entry is not None:
+        return entry
+    trampoline = _Trampoline()
+    new = Ep.ValueAndGradFn.new_with_aux if has_aux else Ep.ValueAndGradFn.new
+    entry = (new(trampoline, None, positions), trampoline)
+    with _one_shot_lock:
+        if len(_ONE_SHOT_FNS) < _ONE_SHOT_MAX:
+            entry = _ONE_SHOT_FNS.setdefault(key, entry)
+    return entry
+
+
+def _one_shot(call, positions, inputs):
+    """call (a _Differentiated) differentiated once at inputs."""
+    fn, trampoline = _one_shot_fn(positions, call.has_aux)
+    calls = trampoline.calls()
+    calls.append(call)
+    try:
+        if call.has_aux:
+            return call.invoke(lambda: fn.call_with_aux(inputs))
+        return call.invoke(lambda: fn.call(inputs))
+    finally:
+        calls.pop()
 
 
 @overload
@@ -1340,7 +1451,7 @@ def value_and_grad(f, *args, argnums=0):
     positions, several = _argnums(argnums)
     call = _Differentiated(f, "value_and_grad", False)
     inputs = [_as_tensor(a) for a in args]
-    value, grads = call.invoke(lambda: Ep.value_and_grad(call, None, inputs, positions))
+    value, grads = _one_shot(call, positions, inputs)
     return call.finish(value, None, grads, several)
 
 
@@ -1358,8 +1469,7 @@ def value_aux_and_grad(f, *args, argnums=0):
     positions, several = _argnums(argnums)
     call = _Differentiated(f, "value_aux_and_grad", True)
     inputs = [_as_tensor(a) for a in args]
-    value, aux, grads = call.invoke(
-        lambda: Ep.value_aux_and_grad(call, None, inputs, positions))
+    value, aux, grads = _one_shot(call, positions, inputs)
     return call.finish(value, aux, grads, several)
 
 
@@ -1427,13 +1537,13 @@ def _gradient_list(grads, n, name):
     grads = list(grads)
     if len(grads) != n:
         raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                        f"{name}: the backward function returned {len(grads)} gradients "
-                        f"for {n} arguments")
+                        _("{name}: the backward function returns one gradient per argument ({n}); "
+                          "it returned {count}").format(name=name, n=n, count=len(grads)))
     for g in grads:
         if g is not None and not isinstance(g, (Ep.Tensor, Ep.Variable)):
             raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                            f"{name}: the backward function returned {type(g).__name__}, "
-                            f"not a tensor")
+                            _("{name}: the backward function returned {type}, not a tensor")
+                            .format(name=name, type=type(g).__name__))
     return [None if g is None else _as_tensor(g) for g in grads]
 
 
@@ -1470,37 +1580,68 @@ def custom_gradient(f=None, backward=None):
     if f is None:
         return functools.partial(custom_gradient, backward=backward)
 
+    # One Ep.CustomGradientFn for the function, given its callbacks once
+    # (PyGObject keeps memory of each callable handed to C: see the
+    # one-shot value_and_grad). The forward callback runs the innermost
+    # call of this thread; the decorator form's grad_fn, one per call,
+    # rides on that call's result, which the backward callback is given.
+    user = _UserFunction(f, "custom_gradient")
+    running = threading.local()
+
+    def calls():
+        try:
+            return running.calls
+        except AttributeError:
+            running.calls = []
+            return running.calls
+
+    def forward(forward_inputs, *_rest):
+        def body():
+            if backward is not None:
+                return user.result_tensor(f(*forward_inputs), forward=True)
+            result = f(*forward_inputs)
+            if not _is_sequence(result) or len(result) != 2 or not callable(result[1]):
+                raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                                _("custom_gradient: the function must return (y, grad_fn)"))
+            calls()[-1]["grad_fn"] = result[1]
+            return user.result_tensor(result[0], forward=True)
+        return user.run(body)
+
+    def backward_call(backward_inputs, *rest):
+        tensors = [a for a in rest if isinstance(a, Ep.Tensor)]
+        output, dy = tensors[-2], tensors[-1]
+
+        def body():
+            if backward is not None:
+                grads = backward(tuple(backward_inputs), output, dy)
+            else:
+                grad_fn = getattr(output, "_ep_grad_fn", None)
+                if grad_fn is None:     # a staged replay: its result is not the call's
+                    raise _ep_error(Ep.Error.GRADIENT,
+                                    _("custom_gradient: the grad_fn of this result is not known (a staged "
+                                      "function replays it; use the form custom_gradient(forward, backward))"))
+                grads = grad_fn(dy)
+            return _gradient_list(grads, len(backward_inputs), "custom_gradient")
+        return user.run(body)
+
+    # the user data is a tuple: PyGObject 3.42 expects one for each of
+    # these callbacks, and a later one may pass it on (*_rest ignores it)
+    fn = Ep.CustomGradientFn.new(forward, (), backward_call, ())
+
     def call(*args):
         inputs = [_as_tensor(a) for a in args]
-        user = _UserFunction(f, "custom_gradient")
         state = {}
+        stack = calls()
+        stack.append(state)
+        try:
+            y = _call(fn.call, inputs)
+        finally:
+            stack.pop()
+        if backward is None:
+            y._ep_grad_fn = state["grad_fn"]
+        return y
 
-        def forward(forward_inputs, *_rest):
-            def body():
-                if backward is not None:
-                    return user.result_tensor(f(*forward_inputs), "the forward function")
-                result = f(*forward_inputs)
-                if not _is_sequence(result) or len(result) != 2 or not callable(result[1]):
-                    raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                                    "custom_gradient: the function must return (y, grad_fn)")
-                state["grad_fn"] = result[1]
-                return user.result_tensor(result[0], "the forward function")
-            return user.run(body)
-
-        def backward_call(backward_inputs, *rest):
-            tensors = [a for a in rest if isinstance(a, Ep.Tensor)]
-            output, dy = tensors[-2], tensors[-1]
-
-            def body():
-                if backward is not None:
-                    grads = backward(tuple(backward_inputs), output, dy)
-                else:
-                    grads = state["grad_fn"](dy)
-                return _gradient_list(grads, len(backward_inputs), "custom_gradient")
-            return user.run(body)
-
-        return _call(Ep.custom_gradient, forward, None, backward_call, None, inputs)
-
+    call.function = fn
     return functools.wraps(f)(call)
 
 
@@ -1633,7 +1774,12 @@ class Variable(Ep.Variable):
 
     def __init__(self, initial_value: Optional[ArrayLike] = None, name: Optional[str] = None,
                  trainable: bool = True, dtype: Optional[DTypeLike] = None) -> None:
-        value = None if initial_value is None else astensor(_as_tensor(initial_value), dtype)
+        value = None if initial_value is None else _as_tensor(initial_value)
+        if value is not None and value.is_released():
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            _("Variable: the initial value was released and has no data"))
+        if value is not None:
+            value = astensor(value, dtype)
         Ep.Variable.__init__(self, initial_value=value, name=name, trainable=trainable)
 
     @property
@@ -1999,8 +2145,9 @@ def _result_structure(value, tensors, name):
     if kind is dict:
         return (dict, tuple(value), tuple([_result_structure(v, tensors, name) for v in value.values()]))
     raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                    f"function: {name} returned {kind.__name__}, not a tensor (a staged function "
-                    f"returns tensors, alone or in lists, tuples and dicts, and None)")
+                    _("function: {name} returned {type}, not a tensor (a staged function returns "
+                      "tensors, alone or in lists, tuples and dicts, and None)")
+                    .format(name=name, type=kind.__name__))
 
 
 def _rebuild(structure, tensors):
@@ -2135,6 +2282,11 @@ def _identities(key):
             yield from _identities(item)
 
 
+def _takes_arguments(name, n):
+    return _n("{name}: takes the {n} argument of its input signature",
+              "{name}: takes the {n} arguments of its input signature", n).format(name=name, n=n)
+
+
 class StagedFunction(Generic[_P, _R]):
     """A function staged by Ep.function; call it as the function itself.
 
@@ -2244,7 +2396,7 @@ class StagedFunction(Generic[_P, _R]):
         n = len(self._input_signature)
         if self._signature is None:
             if kwargs or len(args) != skip + n:
-                raise TypeError(f"{self.__name__}: takes the {n} arguments of its input signature")
+                raise TypeError(_takes_arguments(self.__name__, n))
             values = list(args[skip:])
         else:
             try:
@@ -2255,8 +2407,7 @@ class StagedFunction(Generic[_P, _R]):
             names = [p.name for p in parameters]
             extra = [name for name in list(bound.arguments)[skip:] if name not in names]
             if len(parameters) < n or extra:
-                raise TypeError(f"{self.__name__}: takes the {n} arguments of its input signature"
-                                + (f", not {', '.join(extra)}" if extra else ""))
+                raise TypeError(_takes_arguments(self.__name__, n) + (f", not {', '.join(extra)}" if extra else ""))
             values = [bound.arguments.get(p.name, p.default) for p in parameters]
         tensors = []
         for i, (value, spec) in enumerate(zip(values, self._input_signature)):
@@ -2437,7 +2588,8 @@ def _host_results(result, name):
 def _host_result(value, name):
     if value is None or isinstance(value, (str, bytes)):
         raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                        f"{name}: the callback returned {type(value).__name__}, not a tensor")
+                        _("{name}: the callback returned {type}, not a tensor")
+                        .format(name=name, type=type(value).__name__))
     return _as_tensor(value)
 
 
