@@ -78,7 +78,7 @@ def test_arange_too_long_names_its_count():
     message = assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.arange, 0, 1e19, 1, "int64")
     assert "10000000000000000000 elements" in message
     message = assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.arange, -2**63, 2**63 - 1)
-    assert "(18446744073709551615,)" in message
+    assert "18446744073709551615 elements (from -9223372036854775808 to 9223372036854775807 in steps of 1)" in message
 
 
 def test_arange_past_int64():
