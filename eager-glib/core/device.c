@@ -429,7 +429,8 @@ ep_device_get_current (void)
  *
  * Returns the name that [func@Device.get] finds the device by.
  *
- * Returns: (transfer none): the name, such as `cpu:0`
+ * Returns: (transfer none) (nullable): the name, such as `cpu:0`; %NULL
+ *   for a device made with g_object_new(), which stands for none
  */
 const char *
 ep_device_get_name (EpDevice *self)
@@ -445,7 +446,8 @@ ep_device_get_name (EpDevice *self)
  *
  * Tells which backend drives the device.
  *
- * Returns: (transfer none): the kind of device, `cpu` or `opencl`
+ * Returns: (transfer none) (nullable): the kind of device, `cpu` or
+ *   `opencl`; %NULL for a device made with g_object_new()
  */
 const char *
 ep_device_get_kind (EpDevice *self)
@@ -461,7 +463,8 @@ ep_device_get_kind (EpDevice *self)
  *
  * Describes the device for people: its vendor and model.
  *
- * Returns: (transfer none): a human-readable description
+ * Returns: (transfer none) (nullable): a human-readable description;
+ *   %NULL for a device made with g_object_new()
  */
 const char *
 ep_device_get_description (EpDevice *self)
@@ -478,7 +481,8 @@ ep_device_get_description (EpDevice *self)
  * Gets the [property@Device:vendor] of the device: the processor's
  * vendor for `cpu:0`, the OpenCL device's for `opencl:N`.
  *
- * Returns: (transfer none): who made the device, as it reports it
+ * Returns: (transfer none) (nullable): who made the device, as it
+ *   reports it; %NULL for a device made with g_object_new()
  */
 const char *
 ep_device_get_vendor (EpDevice *self)
