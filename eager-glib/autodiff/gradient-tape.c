@@ -642,16 +642,29 @@ ep_gradient_tape_stop_recording (EpGradientTape *self)
 /**
  * ep_gradient_tape_resume_recording:
  * @self: a tape
+ * @error: return location for an error
  *
  * Ends a pause begun by [method@GradientTape.stop_recording].
+ *
+ * Returns: %TRUE, or %FALSE with %EP_ERROR_GRADIENT set if @self is not
+ *   paused (each resume ends one stop_recording)
  */
-void
-ep_gradient_tape_resume_recording (EpGradientTape *self)
+gboolean
+ep_gradient_tape_resume_recording (EpGradientTape  *self,
+                                   GError         **error)
 {
-  g_return_if_fail (EP_IS_GRADIENT_TAPE (self));
-  g_return_if_fail (self->paused > 0);
+  g_return_val_if_fail (EP_IS_GRADIENT_TAPE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->paused == 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
+                   _("resume_recording: the tape is not paused"));
+      return FALSE;
+    }
 
   self->paused--;
+  return TRUE;
 }
 
 /**

@@ -114,6 +114,19 @@ def test_pop_without_a_scope_is_an_error():
     assert Ep.Device.get_current() is None
 
 
+def test_pop_on_another_thread_is_an_error():
+    cpu = Ep.Device.get("cpu:0")
+    cpu.push()
+    errors = []
+    worker = threading.Thread(target=lambda: errors.append(assert_ep_error(Ep.Error.INVALID_ARGUMENT, cpu.pop)))
+    worker.start()
+    worker.join()
+    assert "no device scope is open on this thread" in errors[0]
+    assert Ep.Device.get_current() == cpu  # the scope of this thread is still open
+    cpu.pop()
+    assert Ep.Device.get_current() is None
+
+
 @needs_opencl
 def test_leaving_a_scope_that_is_not_the_innermost_is_an_error():
     cpu, cl = Ep.Device.get("cpu:0"), Ep.Device.get("opencl:0")
