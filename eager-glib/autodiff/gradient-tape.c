@@ -224,6 +224,30 @@ tape_record (EpRecorder      *recorder,
   return TRUE;
 }
 
+static guint
+tape_mark (EpRecorder *recorder)
+{
+  return tape_of (recorder)->entries->len;
+}
+
+/* Forgets the steps after @mark, and the outputs they tracked. */
+static void
+tape_rollback (EpRecorder *recorder,
+               guint       mark)
+{
+  EpGradientTape *self = tape_of (recorder);
+
+  for (guint e = self->entries->len; e > mark; e--)
+    {
+      TapeEntry *entry = g_ptr_array_index (self->entries, e - 1);
+
+      for (guint o = 0; o < entry->n_outputs; o++)
+        g_hash_table_remove (self->tracked, entry->outputs[o]);
+    }
+  if (mark < self->entries->len)
+    g_ptr_array_set_size (self->entries, mark);
+}
+
 /* The hook for a step of many ops run as one (a staged call replayed):
  * one entry, whose rule is the composite's. */
 static gboolean
@@ -427,6 +451,8 @@ static void
 ep_gradient_tape_init (EpGradientTape *self)
 {
   self->recorder.record = tape_record;
+  self->recorder.mark = tape_mark;
+  self->recorder.rollback = tape_rollback;
   self->recorder.variable = tape_variable;
   self->recorder.composite = tape_composite;
   self->watch_accessed_variables = TRUE;

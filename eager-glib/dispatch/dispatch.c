@@ -180,7 +180,9 @@ choose_device (const EpOpCall *call)
  * @outputs: (out caller-allocates): room for the op's outputs
  * @error: return location for an error
  *
- * Runs @op. On failure nothing is recorded and @outputs are untouched.
+ * Runs @op. On failure nothing is recorded and @outputs are untouched:
+ * what recorders took of the conversions made for the op (casts, copies)
+ * is taken back, and so is the op itself if one recorder refused it.
  */
 gboolean
 ep_dispatch (const EpOpDef    *op,
@@ -196,6 +198,8 @@ ep_dispatch (const EpOpDef    *op,
   gboolean *owned_heap = NULL;
   gboolean move;
   gboolean ok = FALSE;
+  EpRecorderMarks marks = { 0 };
+  gboolean marked;
   EpOpCall call;
 
   g_return_val_if_fail (op != NULL && op->infer != NULL, FALSE);
@@ -227,6 +231,10 @@ ep_dispatch (const EpOpDef    *op,
   call.contiguous_inputs = 0;
   call.n_outputs = 1;
   memset (call.outputs, 0, sizeof call.outputs);
+
+  marked = ep_recorders_any ();
+  if (marked)
+    ep_recorders_mark (&marks);
 
   /* 1. validate and infer */
   if (!ep_op_check_call (op, inputs, n_inputs, &call.attrs, error)
@@ -268,6 +276,12 @@ ep_dispatch (const EpOpDef    *op,
   ok = TRUE;
 
 out:
+  if (marked)
+    {
+      if (!ok)
+        ep_recorders_rollback (&marks);
+      ep_recorders_clear_marks (&marks);
+    }
   for (guint o = 0; o < EP_MAX_OUTPUTS; o++)
     g_clear_object (&call.outputs[o]);
   for (guint i = 0; i < n_inputs; i++)

@@ -82,6 +82,46 @@ ep_recorders_notify_variable (GObject          *variable,
       r->variable (r, variable, value, access);
 }
 
+/* Notes where each active recorder stands, innermost first. The stack
+ * stays as it is while an op runs: conversions dispatch ops, which push
+ * no recorder. */
+void
+ep_recorders_mark (EpRecorderMarks *marks)
+{
+  guint n = 0;
+
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
+    n++;
+  marks->n = n;
+  marks->marks = n <= EP_RECORDER_INLINE_MARKS ? marks->inline_marks : g_new (guint, n);
+
+  n = 0;
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below, n++)
+    marks->marks[n] = r->mark != NULL ? r->mark (r) : 0;
+}
+
+/* Forgets what each recorder took since ep_recorders_mark(): the
+ * conversions of an op that then failed, or the op itself when a
+ * recorder further out refused it. */
+void
+ep_recorders_rollback (EpRecorderMarks *marks)
+{
+  guint n = 0;
+
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL && n < marks->n; r = r->below, n++)
+    if (r->rollback != NULL)
+      r->rollback (r, marks->marks[n]);
+}
+
+void
+ep_recorders_clear_marks (EpRecorderMarks *marks)
+{
+  if (marks->marks != marks->inline_marks)
+    g_free (marks->marks);
+  marks->marks = NULL;
+  marks->n = 0;
+}
+
 /* Whether every active recorder of this thread can take a composite step
  * as one node: if one cannot (a tracer), the step's ops must be
  * dispatched one by one. */
