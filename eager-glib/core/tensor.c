@@ -454,7 +454,7 @@ ep_tensor_new_from_bytes (GBytes        *data,
 }
 
 /**
- * ep_tensor_new_from_data:
+ * ep_tensor_new_from_data: (skip)
  * @data: (not nullable): the address of the elements in C order,
  *   little-endian
  * @nbytes: the number of bytes at @data
@@ -464,10 +464,9 @@ ep_tensor_new_from_bytes (GBytes        *data,
  * @error: return location for an error
  *
  * Creates a tensor from a copy of raw data at an address: one copy, for
- * bindings that can name the address of a buffer they own (Python passes
- * `array.ctypes.data` of a NumPy array) and for C. Where an address
- * cannot be named, [ctor@Tensor.new_from_bytes] does the same from a
- * #GBytes.
+ * C. It is not introspected: a binding could pass any number as the
+ * address. Bindings use [ctor@Tensor.new_from_bytes], which does the same
+ * from a #GBytes.
  *
  * Returns: (transfer full): the new tensor, or %NULL with %EP_ERROR_SHAPE
  *   set if @nbytes does not match @shape and @dtype
@@ -891,7 +890,7 @@ ep_tensor_to_bytes (EpTensor  *self,
 }
 
 /**
- * ep_tensor_read_data:
+ * ep_tensor_read_data: (skip)
  * @self: a tensor
  * @data: (not nullable): the address to copy the elements to
  * @nbytes: the number of bytes at @data: the size of @self times the size
@@ -899,10 +898,9 @@ ep_tensor_to_bytes (EpTensor  *self,
  * @error: return location for an error
  *
  * Copies the elements of @self in C order, little-endian, to @data: one
- * copy, from any device. The counterpart of [ctor@Tensor.new_from_data]
- * for bindings that can name the address of a buffer (Python's
- * `numpy()` reads into a new array this way); [method@Tensor.to_bytes]
- * serves the others.
+ * copy, from any device. The counterpart of ep_tensor_new_from_data(),
+ * for C; it is not introspected (a binding could pass any number as the
+ * address): bindings read with [method@Tensor.to_bytes].
  *
  * Returns: %TRUE on success; %FALSE with %EP_ERROR_SHAPE set if @nbytes
  *   is not the size of the data, or another error if reading the device
