@@ -23,9 +23,11 @@
  * device of the innermost device scope of the calling thread
  * ([method@Device.push]), otherwise on the device of its first input that
  * is not a literal number, otherwise on `cpu:0`; inputs that live
- * elsewhere are copied there first. Views stay with their input and
- * [method@Tensor.to_device] copies a tensor where it is told, whatever the
- * scope. [Devices](devices.html) gives the whole rule.
+ * elsewhere are copied there first. Views follow the scope too (a view
+ * of a tensor that lives elsewhere is a view of its copy); outside a
+ * scope they stay with their input. [method@Tensor.to_device] copies a
+ * tensor where it is told, whatever the scope. [Devices](devices.html)
+ * gives the whole rule.
  *
  * Devices are created once, when first listed, and live as long as the
  * process. One made with g_object_new() stands for no hardware: using it
@@ -334,9 +336,11 @@ ep_device_check_usable (EpDevice    *self,
  * the same device closes it. Inside, ops run on @self and their inputs
  * are copied there when they live elsewhere, and tensors made from
  * nothing ([func@zeros], [func@arange], [ctor@Tensor.new_from_doubles],
- * …) are made there. Two kinds of ops do not follow the scope: views
- * ([method@Tensor.reshape], [method@Tensor.transpose], slices, …) stay
- * with their input, whose memory they share, and
+ * …) are made there. Views ([method@Tensor.reshape],
+ * [method@Tensor.transpose], slices, …) follow the scope too, as in
+ * TensorFlow: a view of a tensor that lives elsewhere is a view of its
+ * copy on @self; [method@Tensor.contiguous] and [method@Tensor.astype] to
+ * the same type likewise give a tensor on @self. Only
  * [method@Tensor.to_device] goes where it is told.
  *
  * Scopes nest, and each thread has its own. [Devices](devices.html)
@@ -410,7 +414,7 @@ ep_device_pop (EpDevice  *self,
  * ep_device_get_current:
  *
  * Returns the device of the innermost scope on the calling thread: where
- * ops that are not views and name no device of their own run now, and
+ * ops that name no device of their own run now, and
  * where tensors made from nothing are made. Scopes are per thread; the
  * library itself never opens one.
  *

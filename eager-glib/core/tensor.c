@@ -859,7 +859,7 @@ ep_tensor_to_bytes (EpTensor  *self,
 
   if (!ep_tensor_check_alive (self, "to_bytes", error))
     return NULL;
-  contiguous = ep_tensor_contiguous (self, error);
+  contiguous = ep_tensor_compact (self, error);
   if (contiguous == NULL)
     return NULL;
 
@@ -935,7 +935,7 @@ ep_tensor_read_data (EpTensor  *self,
   if (nbytes == 0)
     return TRUE;
 
-  contiguous = ep_tensor_contiguous (self, error);
+  contiguous = ep_tensor_compact (self, error);
   if (contiguous == NULL)
     return FALSE;
 

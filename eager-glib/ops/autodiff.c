@@ -53,11 +53,21 @@ const EpOpDef ep_op_custom_gradient = {
   .gradient = ep_custom_gradient_rule,
 };
 
+/* A new tensor object for the same value, where @tensor lives: the
+ * library's own (fresh objects for a function's arguments), so it names
+ * the device instead of following the user's scope. */
 EpTensor *
 ep_identity (EpTensor  *tensor,
              GError   **error)
 {
-  return ep_dispatch_unary (&ep_op_identity, tensor, error);
+  EpOpAttrs attrs;
+
+  if (!ep_tensor_check_alive (tensor, "identity", error))
+    return NULL;
+
+  ep_op_attrs_init (&attrs);
+  attrs.device = tensor->storage->device;
+  return ep_dispatch1 (&ep_op_identity, &tensor, 1, &attrs, error);
 }
 
 /**

@@ -85,8 +85,9 @@ const EpOpDef ep_op_astype = {
   .gradient = astype_gradient,
 };
 
-/* Made where its input lives (attrs.device), whatever the scope: it is
- * how dispatch and to_bytes compact a tensor on its way elsewhere. */
+/* Placed as any op (the scope's device, else its input's), but where
+ * the library names the device (attrs.device): ep_tensor_compact(), how
+ * dispatch and to_bytes compact a tensor where it lives. */
 const EpOpDef ep_op_contiguous = {
   .id = EP_OP_CONTIGUOUS, .name = "contiguous",
   EP_INPUTS (EP_INPUT ("self")),
@@ -138,6 +139,26 @@ ep_copy_to_device_kernel (EpOpCall  *call,
          && ep_device_write (to, output->storage, 0, staging, nbytes, error);
 }
 
+/* What astype and contiguous give when there is nothing to convert:
+ * @self, or inside the scope of another device a copy there, as a view
+ * would be. */
+static EpTensor *
+unchanged (EpTensor    *self,
+           const char  *op_name,
+           GError     **error)
+{
+  EpDevice *scoped = ep_context_get_device ();
+
+  if (scoped == NULL)
+    return g_object_ref (self);
+  if (!ep_tensor_check_alive (self, op_name, error))
+    return NULL;
+  if (scoped != self->storage->device)
+    return ep_tensor_to_device (self, scoped, error);
+
+  return g_object_ref (self);
+}
+
 /**
  * ep_tensor_astype:
  * @self: a tensor
@@ -150,8 +171,11 @@ ep_copy_to_device_kernel (EpOpCall  *call,
  * integers wrap when narrowed. Gradients flow through casts between
  * floating-point types; integer and bool tensors have none.
  *
+ * Inside a device scope the result is on the scope's device, as every
+ * op's, even when @self already has the type.
+ *
  * Returns: (transfer full): the converted tensor (@self itself if it
- *   already has that type)
+ *   already has that type, outside the scope of another device)
  */
 EpTensor *
 ep_tensor_astype (EpTensor  *self,
@@ -163,7 +187,7 @@ ep_tensor_astype (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
   if (self->layout.dtype == dtype && !self->weak)
-    return g_object_ref (self);
+    return unchanged (self, "astype", error);
 
   ep_op_attrs_init (&attrs);
   attrs.dtype = dtype;
@@ -176,8 +200,9 @@ ep_tensor_astype (EpTensor  *self,
  * @error: return location for an error
  *
  * Returns a tensor with the same elements laid out in C order without
- * gaps: @self itself if it already is, a copy otherwise. The copy is made
- * on the device of @self, whatever the device scope.
+ * gaps: @self itself if it already is, a copy otherwise. Inside a device
+ * scope the result is on the scope's device, as every op's (a copy if
+ * @self lives elsewhere); outside, on the device of @self.
  *
  * Returns: (transfer full): the contiguous tensor
  */
@@ -188,6 +213,25 @@ ep_tensor_contiguous (EpTensor  *self,
   EpOpAttrs attrs;
 
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if (!ep_tensor_check_alive (self, "contiguous", error))
+    return NULL;
+  if (ep_layout_is_contiguous (&self->layout))
+    return unchanged (self, "contiguous", error);
+
+  ep_op_attrs_init (&attrs);
+  return ep_dispatch1 (&ep_op_contiguous, &self, 1, &attrs, error);
+}
+
+/* @self compacted where it lives, whatever the scope (the tensor itself,
+ * referenced, if it is compact): the library's own conversions and reads
+ * (dispatch, replays, to_bytes), which must not wander to the scope's
+ * device. */
+EpTensor *
+ep_tensor_compact (EpTensor  *self,
+                   GError   **error)
+{
+  EpOpAttrs attrs;
 
   if (!ep_tensor_check_alive (self, "contiguous", error))
     return NULL;
