@@ -191,6 +191,11 @@ def test_no_raw_address_is_introspected():
     assert [name for name in ("new_from_data", "read_data") if hasattr(raw.Tensor, name)] == []
 
 
+def test_astensor_owns_its_one_reference():
+    # the override wraps what ep_tensor_new_from_data returns (transfer full)
+    assert Ep.astensor(np.ones(3, np.float32)).ref_count == 1
+
+
 def test_numpy_of_a_big_endian_array_and_a_strided_one(rng):
     a = random_array(rng, (4, 6), "float64")
     np.testing.assert_array_equal(Ep.astensor(a.astype(">f8")).numpy(), a)
