@@ -135,6 +135,8 @@ ep_recorders_take_composites (void)
   return TRUE;
 }
 
+/* All or nothing, as an op: a step that a recorder further out refuses
+ * is forgotten by those inside, which took it first. */
 gboolean
 ep_recorders_notify_composite (EpComposite      *composite,
                                EpTensor *const  *inputs,
@@ -143,11 +145,17 @@ ep_recorders_notify_composite (EpComposite      *composite,
                                guint             n_outputs,
                                GError          **error)
 {
-  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
-    if (!r->composite (r, composite, inputs, n_inputs, outputs, n_outputs, error))
-      return FALSE;
+  EpRecorderMarks marks;
+  gboolean ok = TRUE;
 
-  return TRUE;
+  ep_recorders_mark (&marks);
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL && ok; r = r->below)
+    ok = r->composite (r, composite, inputs, n_inputs, outputs, n_outputs, error);
+  if (!ok)
+    ep_recorders_rollback (&marks);
+  ep_recorders_clear_marks (&marks);
+
+  return ok;
 }
 
 /* Composite steps */
