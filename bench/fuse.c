@@ -97,6 +97,9 @@ now_ms (void)
 
 static int rounds = 15;
 
+/* the device the inputs are on: its queue is waited for after each call */
+static EpDevice *device;
+
 /* best of @rounds of the mean of @calls calls; @fn NULL: eagerly */
 static double
 measure (EpFunction *fn, EpTensorsFunc func, EpTensor **in, guint n_in, int calls)
@@ -113,7 +116,7 @@ measure (EpFunction *fn, EpTensorsFunc func, EpTensor **in, guint n_in, int call
           g_autoptr(GPtrArray) out = fn != NULL ? ep_function_call (fn, in, n_in, &error)
                                                 : func (in, n_in, NULL, &error);
 
-          if (out == NULL)
+          if (out == NULL || !ep_device_synchronize (device, &error))
             {
               fprintf (stderr, "%s\n", error->message);
               exit (1);
@@ -181,10 +184,26 @@ main (int argc, char **argv)
   if (argc > 2 && argv[2][0] != '\0')
     only = argv[2];
 
+  device = ep_device_get ("cpu:0", NULL);
   row ("x.square().sum().sqrt() 4M", norm, (EpTensor *[]) { x }, 1, 20);
   row ("((x*y).exp()-x)^2+1.5 4M", chain, (EpTensor *[]) { x, y }, 2, 10);
   row ("softmax of ops 4096x1024", softmax, (EpTensor *[]) { m }, 1, 10);
   row ("layer norm chain 4096x1024", layer_norm, (EpTensor *[]) { m, g, b }, 3, 10);
+
+  /* the same on OpenCL, where there is a device: groups are generated
+   * kernels, elementwise only (the sums stay kernels of their own) */
+  device = ep_device_get ("opencl:0", NULL);
+  if (device != NULL)
+    {
+      g_autoptr(EpTensor) xd = ep_tensor_to_device (x, device, NULL);
+      g_autoptr(EpTensor) yd = ep_tensor_to_device (y, device, NULL);
+      g_autoptr(EpTensor) md = ep_tensor_to_device (m, device, NULL);
+      g_autoptr(EpTensor) gd = ep_tensor_to_device (g, device, NULL);
+      g_autoptr(EpTensor) bd = ep_tensor_to_device (b, device, NULL);
+
+      row ("((x*y).exp()-x)^2+1.5 4M opencl", chain, (EpTensor *[]) { xd, yd }, 2, 10);
+      row ("layer norm chain opencl", layer_norm, (EpTensor *[]) { md, gd, bd }, 3, 10);
+    }
 
   return 0;
 }

@@ -51,7 +51,7 @@ guint      ep_gradient_tape_get_n_entries (EpGradientTape *self);
 /* autodiff/variable.c */
 EpTensor  *ep_variable_peek            (EpVariable       *self);
 EpTensor  *ep_variable_read_for_update (EpVariable       *self);
-void       ep_variable_set_value       (EpVariable       *self,
+EpTensor  *ep_variable_exchange_value  (EpVariable       *self,
                                         EpTensor         *value);
 
 G_END_DECLS

@@ -17,6 +17,7 @@
 #include "ep-error.h"
 #include "ep-grad-private.h"
 #include "ep-gradient-tape.h"
+#include "ep-quark-private.h"
 
 /* Takes over an array of tensors a function returned. Whether it came
  * with a free function (from C) or without (from a binding), each
@@ -332,7 +333,7 @@ typedef struct
   GDestroyNotify  destroy;
 } Backward;
 
-static G_DEFINE_QUARK (ep-custom-gradient-backward, backward)
+static EP_DEFINE_QUARK (ep-custom-gradient-backward, backward)
 
 static void
 backward_free (gpointer data)

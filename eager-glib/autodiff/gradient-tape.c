@@ -867,7 +867,12 @@ take_input_grad (const TapeEntry  *entry,
       return FALSE;
     }
 
-  converted = ep_tensor_astype (grad, input->layout.dtype, error);
+  /* the rule's own result as it is when it fits: an astype would add an
+   * identity for outer tapes to keep */
+  if (grad->layout.dtype == input->layout.dtype && !grad->weak)
+    converted = g_object_ref (grad);
+  else
+    converted = ep_tensor_astype (grad, input->layout.dtype, error);
   if (converted == NULL)
     return FALSE;
 

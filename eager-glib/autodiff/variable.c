@@ -38,13 +38,25 @@
  *
  * Assignments are not differentiable: they cut the history of what is
  * assigned.
+ *
+ * A variable can be read and assigned from several threads at once: each
+ * read gives a whole value, the one before or the one after a concurrent
+ * assignment, never a mix, and a value read stays as it was. Concurrent
+ * assignments happen one after the other, in an order that is not
+ * known; an `assign_add` from two threads at once may lose one of the
+ * updates (it reads, then assigns), as in TensorFlow without locking.
  */
 
 struct _EpVariable
 {
   GObject    parent_instance;
 
-  EpTensor  *value;        /* without history: no tape knows it */
+  GMutex     lock;         /* for value: held while it is swapped or aliased */
+  EpTensor  *value;        /* without history: no tape knows it; never
+                              handed out, so never released but when
+                              the initial value was */
+  EpDevice  *device;       /* fixed by the initial value */
+  gboolean   no_value;     /* the initial value was released */
   char      *name;
   gboolean   trainable;
   EpLayout   layout;       /* dtype and shape, fixed at construction */
@@ -62,17 +74,48 @@ static GParamSpec *props[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (EpVariable, ep_variable, G_TYPE_OBJECT)
 
+/* Puts an object of the variable's own for @value in place; returns
+ * the one it replaces. */
+static EpTensor *
+exchange_value (EpVariable *self,
+                EpTensor   *value)
+{
+  EpTensor *own = ep_tensor_new_alias (value);
+  EpTensor *old;
+
+  own->weak = FALSE;
+  g_mutex_lock (&self->lock);
+  old = self->value;
+  self->value = own;
+  g_mutex_unlock (&self->lock);
+
+  if (ep_recorders_any ())
+    ep_recorders_notify_variable (G_OBJECT (self), value, EP_VARIABLE_ASSIGN);
+  return old;
+}
+
 static void
 set_value (EpVariable *self,
            EpTensor   *value)
 {
-  EpTensor *old = self->value;
+  EpTensor *old = exchange_value (self, value);
 
-  self->value = ep_tensor_new_alias (value);
-  self->value->weak = FALSE;
   g_clear_object (&old);
-  if (ep_recorders_any ())
-    ep_recorders_notify_variable (G_OBJECT (self), value, EP_VARIABLE_ASSIGN);
+}
+
+/* A new tensor object for the current value: it holds the storage, so a
+ * later assignment (which may hand the old storage to a replay's arena,
+ * graph/executor.c) leaves it as it is. */
+static EpTensor *
+alias_value (EpVariable *self)
+{
+  EpTensor *value;
+
+  g_mutex_lock (&self->lock);
+  value = ep_tensor_new_alias (self->value);
+  g_mutex_unlock (&self->lock);
+
+  return value;
 }
 
 /* The current value, to compute an update from: a tracer must see where
@@ -80,11 +123,26 @@ set_value (EpVariable *self,
 static EpTensor *
 peek (EpVariable *self)
 {
-  EpTensor *value = ep_tensor_new_alias (self->value);
+  EpTensor *value = alias_value (self);
 
   if (ep_recorders_any ())
     ep_recorders_notify_variable (G_OBJECT (self), value, EP_VARIABLE_PEEK);
   return value;
+}
+
+/* A variable made from a released tensor keeps its dtype and shape and
+ * refuses every assignment; its reads are released tensors. */
+static gboolean
+check_has_value (EpVariable  *self,
+                 const char  *name,
+                 GError     **error)
+{
+  if (!self->no_value)
+    return TRUE;
+
+  g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+               _("%s: the variable has no value: its initial value was released"), name);
+  return FALSE;
 }
 
 static void
@@ -102,6 +160,10 @@ ep_variable_constructed (GObject *object)
     }
   self->layout = self->value->layout;
   ep_layout_set_contiguous (&self->layout);
+  self->device = ep_tensor_get_device (self->value);
+  self->no_value = self->device == NULL;
+  if (self->no_value)
+    self->device = ep_device_get_default ();
 }
 
 static void
@@ -110,6 +172,7 @@ ep_variable_finalize (GObject *object)
   EpVariable *self = EP_VARIABLE (object);
 
   g_clear_object (&self->value);
+  g_mutex_clear (&self->lock);
   g_free (self->name);
 
   G_OBJECT_CLASS (ep_variable_parent_class)->finalize (object);
@@ -209,6 +272,7 @@ ep_variable_class_init (EpVariableClass *klass)
 static void
 ep_variable_init (EpVariable *self)
 {
+  g_mutex_init (&self->lock);
   self->trainable = TRUE;
 }
 
@@ -219,6 +283,11 @@ ep_variable_init (EpVariable *self)
  * @name: (nullable): a name, or %NULL
  *
  * Creates a trainable variable holding @initial_value.
+ *
+ * A released @initial_value ([method@Tensor.release]) gives a variable
+ * of its dtype and shape that has no value: its reads are released
+ * tensors and assignments fail with %EP_ERROR_INVALID_ARGUMENT. (The
+ * Python class `Ep.Variable` raises that error at once.)
  *
  * Returns: (transfer full): the new variable
  */
@@ -235,18 +304,27 @@ ep_variable_new (EpTensor   *initial_value,
 }
 
 /* A value that already fits (a staged assignment, conformed when it was
- * traced), set as it is. */
-void
-ep_variable_set_value (EpVariable *self,
-                       EpTensor   *value)
+ * traced), set as it is; gives back the value it replaces (transfer
+ * full), whose buffer a replay may take for its next values */
+EpTensor *
+ep_variable_exchange_value (EpVariable *self,
+                            EpTensor   *value)
 {
-  set_value (self, value);
+  return exchange_value (self, value);
 }
 
+/* The variable's own value object (transfer full), for code that only
+ * reads it: a replay's input, a graph file's data */
 EpTensor *
 ep_variable_peek (EpVariable *self)
 {
-  return g_object_ref (self->value);
+  EpTensor *value;
+
+  g_mutex_lock (&self->lock);
+  value = g_object_ref (self->value);
+  g_mutex_unlock (&self->lock);
+
+  return value;
 }
 
 /* The value as assign_add reads it to compute an update: recorders hear
@@ -262,10 +340,10 @@ ep_variable_read_for_update (EpVariable *self)
  * ep_variable_read:
  * @self: a variable
  *
- * Gives the current value. While a gradient tape records, the value is a
- * tensor object of its own for each read, which the tape watches if the
- * variable is trainable (or watched explicitly); later assignments do not
- * change it.
+ * Gives the current value: a tensor object of its own for each read,
+ * which a recording gradient tape watches if the variable is trainable
+ * (or watched explicitly). Later assignments do not change it, and
+ * releasing it ([method@Tensor.release]) leaves the variable as it is.
  *
  * Returns: (transfer full): the value
  */
@@ -276,11 +354,9 @@ ep_variable_read (EpVariable *self)
 
   g_return_val_if_fail (EP_IS_VARIABLE (self), NULL);
 
-  if (!ep_recorders_any ())
-    return g_object_ref (self->value);
-
-  value = ep_tensor_new_alias (self->value);
-  ep_recorders_notify_variable (G_OBJECT (self), value, EP_VARIABLE_READ);
+  value = alias_value (self);
+  if (ep_recorders_any ())
+    ep_recorders_notify_variable (G_OBJECT (self), value, EP_VARIABLE_READ);
 
   return value;
 }
@@ -311,6 +387,9 @@ conform (EpVariable  *self,
   g_autoptr(EpTensor) plain = NULL;
   g_autoptr(EpTensor) cast = NULL;
 
+  if (!check_has_value (self, name, error)
+      || !ep_tensor_check_alive (value, name, error))
+    return NULL;
   if (!ep_layout_same_shape (&value->layout, &self->layout))
     {
       g_autofree char *got = ep_shape_to_string (value->layout.shape, value->layout.ndim);
@@ -335,7 +414,7 @@ conform (EpVariable  *self,
   if (cast == NULL)
     return NULL;
 
-  return ep_tensor_to_device (cast, self->value->storage->device, error);
+  return ep_tensor_to_device (cast, self->device, error);
 }
 
 /**
@@ -376,11 +455,16 @@ assign_update (EpVariable  *self,
                const char  *name,
                GError     **error)
 {
-  g_autoptr(EpTensor) current = peek (self);
-  g_autoptr(EpTensor) plain = ep_tensor_stop_gradient (delta, error);
+  g_autoptr(EpTensor) current = NULL;
+  g_autoptr(EpTensor) plain = NULL;
   g_autoptr(EpTensor) updated = NULL;
   g_autoptr(EpTensor) conformed = NULL;
 
+  if (!check_has_value (self, name, error)
+      || !ep_tensor_check_alive (delta, name, error))
+    return FALSE;
+  current = peek (self);
+  plain = ep_tensor_stop_gradient (delta, error);
   if (plain == NULL)
     return FALSE;
   updated = subtract ? ep_tensor_sub (current, plain, error) : ep_tensor_add (current, plain, error);
@@ -547,5 +631,5 @@ ep_variable_get_device (EpVariable *self)
 {
   g_return_val_if_fail (EP_IS_VARIABLE (self), NULL);
 
-  return self->value->storage->device;
+  return self->device;
 }

@@ -550,6 +550,17 @@ ep_device_synchronize (EpDevice  *self,
   return self->backend->synchronize (self, error);
 }
 
+/* Storage allocations on every thread so far */
+static gsize allocations;
+
+/* The storage allocations of every thread so far (a test's count, where
+ * replays run on worker threads; a thread's own is in its context) */
+gsize
+ep_device_count_allocations (void)
+{
+  return (gsize) g_atomic_pointer_get (&allocations);
+}
+
 /**
  * ep_device_get_memory_size:
  * @self: a device
@@ -585,6 +596,7 @@ ep_device_alloc (EpDevice  *self,
     }
 
   ep_context_get ()->storage_allocs++;
+  g_atomic_pointer_add (&allocations, 1);
   storage = ep_storage_alloc ();
   g_atomic_ref_count_init (&storage->ref_count);
   storage->nbytes = nbytes;

@@ -18,6 +18,18 @@ G_BEGIN_DECLS
  * kernel per op (indexed by EpOpId; NULL where the op has no kernel on
  * this device). Adding a device means adding a backend; no op changes.
  */
+/* A fused elementwise group (graph/passes/ep-fuse-private.h) */
+typedef struct _EpFusedProgram EpFusedProgram;
+
+/* Storage for output @o of a fused node, contiguous in @layout, of
+ * @nbytes on the node's device (the executor's frame gives a dying
+ * input's buffer or its arena's) */
+typedef EpStorage *(*EpFusedAllocFunc) (gpointer         data,
+                                        guint            o,
+                                        const EpLayout  *layout,
+                                        gsize            nbytes,
+                                        GError         **error);
+
 typedef struct
 {
   const char *kind;
@@ -43,6 +55,23 @@ typedef struct
   gboolean  (*supports_dtype) (EpDevice *device,
                                EpDType   dtype);
   void      (*finalize)  (EpDevice   *device);
+
+  /* Fused groups as kernels of the device's own, where it makes them
+   * (OpenCL); NULL: the CPU's blocked loop (cpu/fused.c). @fused_fits
+   * says, at trace time, whether the device can run @program as one
+   * kernel; @run_fused runs it, or sets @ran to FALSE where the inputs
+   * it meets do not allow it (the steps then run one by one). */
+  gboolean  (*fused_fits) (EpDevice         *device,
+                           EpFusedProgram   *program);
+  gboolean  (*run_fused)  (EpDevice         *device,
+                           EpFusedProgram   *program,
+                           EpTensor *const  *inputs,
+                           EpFusedAllocFunc  alloc,
+                           gpointer          alloc_data,
+                           EpLayout         *layout,
+                           EpStorage       **storage,
+                           gboolean         *ran,
+                           GError          **error);
   EpKernelFunc kernels[EP_N_OPS];
 } EpDeviceBackend;
 
@@ -82,6 +111,7 @@ gboolean   ep_device_read        (EpDevice              *self,
                                   gsize                  nbytes,
                                   GError               **error);
 EpDevice  *ep_device_get_cpu     (void);
+gsize      ep_device_count_allocations (void);
 gboolean   ep_device_check_usable (EpDevice             *self,
                                    const char           *op_name,
                                    GError              **error);

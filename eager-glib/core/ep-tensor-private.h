@@ -34,6 +34,7 @@ struct _EpTensor
 
   EpLayout   layout;
   gboolean   weak;
+  gint       pins;      /* atomic: see ep_tensor_pin() in core/tensor.c */
   EpStorage *storage;
 };
 
@@ -67,6 +68,16 @@ gboolean   ep_layout_init             (EpLayout       *layout,
 gboolean   ep_tensor_check_alive      (EpTensor       *self,
                                        const char     *op_name,
                                        GError        **error);
+gboolean   ep_tensor_pin              (EpTensor       *self,
+                                       const char     *op_name,
+                                       GError        **error);
+void       ep_tensor_unpin            (EpTensor       *self);
+gboolean   ep_tensors_pin             (EpTensor *const *tensors,
+                                       guint           n_tensors,
+                                       const char     *op_name,
+                                       GError        **error);
+void       ep_tensors_unpin           (EpTensor *const *tensors,
+                                       guint           n_tensors);
 
 char      *ep_shape_to_string         (const gint64   *shape,
                                        guint           ndim);

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "ep-error.h"
+#include "ep-quark-private.h"
 
 /**
  * ep_error_quark:
@@ -14,4 +15,4 @@
  *
  * Returns: the error quark
  */
-G_DEFINE_QUARK (ep-error, ep_error)
+EP_DEFINE_QUARK (ep-error, ep_error)

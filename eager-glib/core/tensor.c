@@ -52,6 +52,11 @@ static GParamSpec *props[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (EpTensor, ep_tensor, G_TYPE_OBJECT)
 
+/* EpTensor.pins: the low bit once released, then one step per pin (see
+ * "Releasing storage early" below) */
+#define RELEASED_BIT 1
+#define ONE_PIN 2
+
 /* Plain casts: this runs once per op result, and the type is known. */
 static void
 ep_tensor_finalize (GObject *object)
@@ -295,13 +300,23 @@ ep_tensor_new_with_storage (const EpLayout *layout,
 }
 
 /* Another object for @tensor's data: the same layout, storage and
- * weakness, no history (a tape or tracer sees a new tensor). */
+ * weakness, no history (a tape or tracer sees a new tensor). The alias
+ * of a released tensor is released. */
 EpTensor *
 ep_tensor_new_alias (EpTensor *tensor)
 {
-  EpTensor *alias = ep_tensor_new_with_storage (&tensor->layout, tensor->storage);
+  EpTensor *alias = g_object_new (EP_TYPE_TENSOR, NULL);
 
+  alias->layout = tensor->layout;
   alias->weak = tensor->weak;
+  if (ep_tensor_pin (tensor, NULL, NULL))
+    {
+      alias->storage = ep_storage_ref (tensor->storage);
+      ep_tensor_unpin (tensor);
+    }
+  else
+    alias->pins = RELEASED_BIT;
+
   return alias;
 }
 
@@ -713,9 +728,16 @@ ep_tensor_get_size (EpTensor *self)
 EpDevice *
 ep_tensor_get_device (EpTensor *self)
 {
+  EpDevice *device;
+
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return self->storage != NULL ? self->storage->device : NULL;
+  if (!ep_tensor_pin (self, "get_device", NULL))
+    return NULL;
+  device = self->storage->device;   /* devices live as long as the process */
+  ep_tensor_unpin (self);
+
+  return device;
 }
 
 /**
@@ -768,38 +790,76 @@ gboolean
 ep_tensor_shares_storage (EpTensor *self,
                           EpTensor *other)
 {
+  gboolean shared;
+
   g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
   g_return_val_if_fail (EP_IS_TENSOR (other), FALSE);
 
-  return self->storage != NULL && self->storage == other->storage;
+  if (!ep_tensors_pin ((EpTensor *[]) { self, other }, 2, "shares_storage", NULL))
+    return FALSE;
+  shared = self->storage == other->storage;
+  ep_tensors_unpin ((EpTensor *[]) { self, other }, 2);
+
+  return shared;
 }
 
-/* Releasing storage early */
+/* Releasing storage early
+ *
+ * A release may come from any thread, while calls on other threads use
+ * the tensor. Each such call pins it (ep_tensor_pin) for as long as it
+ * reads the storage; @pins counts them in steps of two, and its low bit
+ * says that the tensor was released. The release sets the bit at once
+ * (no new pin is taken from then on) and the storage goes when the last
+ * pin does, so a call in flight never loses its data. */
+
+static void
+drop_storage (EpTensor *self)
+{
+  EpStorage *storage = g_atomic_pointer_exchange (&self->storage, NULL);
+
+  if (storage != NULL)
+    ep_storage_unref (storage);
+}
 
 /**
  * ep_tensor_release:
  * @self: a tensor
  *
- * Lets go of the data of @self now instead of when @self is finalized.
+ * Lets go of this tensor object's claim on its data now instead of when
+ * it is finalized.
  *
  * Bindings with a garbage collector (gjs, Python with reference cycles)
  * finalize a tensor only when the collector runs, and the collector does
  * not see how much memory a tensor holds: a loop that makes large
  * tensors can pile them up. Releasing a tensor that is no longer needed
  * returns its buffer at once, unless another tensor still uses it (a
- * view of the same data, or a tape that recorded it); the buffer goes
- * back when the last of them lets go.
+ * view of the same data, the value of a variable, or a tape that
+ * recorded it); the buffer goes back when the last of them lets go.
+ *
+ * Release affects @self only: no other tensor object ever loses its data
+ * through it. Every method returns a new tensor object, also where it
+ * has nothing to compute ([method@Tensor.astype] to the same type,
+ * [method@Tensor.contiguous] of contiguous data, [method@Tensor.to_device]
+ * to the device it is on, [method@Variable.read]): the result shares the
+ * data, and releasing it leaves @self and the variable intact, as
+ * disposing of a tensor does in TensorFlow.js.
  *
  * Afterwards the dtype and shape of @self can still be read, but every
  * operation on it, reading its data included, fails with
- * %EP_ERROR_INVALID_ARGUMENT. Releasing twice does nothing.
+ * %EP_ERROR_INVALID_ARGUMENT. Releasing twice does nothing. A release
+ * may come from any thread: an operation that another thread is running
+ * on @self at that moment still finishes with the data.
  */
 void
 ep_tensor_release (EpTensor *self)
 {
+  gint before;
+
   g_return_if_fail (EP_IS_TENSOR (self));
 
-  g_clear_pointer (&self->storage, ep_storage_unref);
+  before = g_atomic_int_or (&self->pins, RELEASED_BIT);
+  if (before == 0)
+    drop_storage (self);
 }
 
 /**
@@ -808,28 +868,102 @@ ep_tensor_release (EpTensor *self)
  *
  * Tells whether the data of @self was released early.
  *
- * Returns: whether [method@Tensor.release] was called on @self
+ * Returns: whether [method@Tensor.release] was called on @self, or @self
+ *   has no data at all (made with g_object_new() by a binding)
  */
 gboolean
 ep_tensor_is_released (EpTensor *self)
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
 
-  return self->storage == NULL;
+  return (g_atomic_int_get (&self->pins) & RELEASED_BIT) != 0
+         || g_atomic_pointer_get (&self->storage) == NULL;
 }
 
-/* The error every use of a released tensor gives. */
+static gboolean
+released_error (const char  *op_name,
+                GError     **error)
+{
+  g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+               _("%s: the tensor was released and has no data"), op_name);
+  return FALSE;
+}
+
+/* The error every use of a released tensor gives. The storage stays only
+ * while the caller pins the tensor: code that reads it after this check
+ * runs inside a dispatch (which pins its inputs) or pins it itself. */
 gboolean
 ep_tensor_check_alive (EpTensor    *self,
                        const char  *op_name,
                        GError     **error)
 {
-  if (G_LIKELY (self->storage != NULL))
+  /* (a tensor made with g_object_new() has no storage and was never
+   * released) */
+  if (G_LIKELY ((g_atomic_int_get (&self->pins) & RELEASED_BIT) == 0
+                && g_atomic_pointer_get (&self->storage) != NULL))
     return TRUE;
 
-  g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-               _("%s: the tensor was released and has no data"), op_name);
-  return FALSE;
+  return released_error (op_name, error);
+}
+
+/* Keeps the storage of @self until ep_tensor_unpin(), whatever another
+ * thread releases; fails as ep_tensor_check_alive() does for a released
+ * tensor. */
+gboolean
+ep_tensor_pin (EpTensor    *self,
+               const char  *op_name,
+               GError     **error)
+{
+  gint pins = g_atomic_int_get (&self->pins);
+
+  do
+    {
+      if (pins & RELEASED_BIT)
+        return released_error (op_name, error);
+    }
+  while (!g_atomic_int_compare_and_exchange_full (&self->pins, pins, pins + ONE_PIN, &pins));
+
+  /* one made with g_object_new() from a binding never had data: an
+   * error, as a released one (pinned, the storage cannot go meanwhile) */
+  if (G_UNLIKELY (self->storage == NULL))
+    {
+      g_atomic_int_add (&self->pins, -ONE_PIN);
+      return released_error (op_name, error);
+    }
+
+  return TRUE;
+}
+
+void
+ep_tensor_unpin (EpTensor *self)
+{
+  if (g_atomic_int_add (&self->pins, -ONE_PIN) == (ONE_PIN | RELEASED_BIT))
+    drop_storage (self);
+}
+
+/* Pins each of @tensors, or none of them (with @error set). */
+gboolean
+ep_tensors_pin (EpTensor *const  *tensors,
+                guint             n_tensors,
+                const char       *op_name,
+                GError          **error)
+{
+  for (guint i = 0; i < n_tensors; i++)
+    if (!ep_tensor_pin (tensors[i], op_name, error))
+      {
+        ep_tensors_unpin (tensors, i);
+        return FALSE;
+      }
+
+  return TRUE;
+}
+
+void
+ep_tensors_unpin (EpTensor *const  *tensors,
+                  guint             n_tensors)
+{
+  for (guint i = 0; i < n_tensors; i++)
+    ep_tensor_unpin (tensors[i]);
 }
 
 /* Reading data back */
@@ -952,6 +1086,7 @@ read_only_element (EpTensor    *self,
 {
   gsize itemsize = ep_dtype_get_itemsize (self->layout.dtype);
   gint64 size = ep_layout_get_size (&self->layout);
+  gboolean ok;
 
   if (!ep_tensor_check_alive (self, op_name, error))
     return FALSE;
@@ -965,8 +1100,13 @@ read_only_element (EpTensor    *self,
       return FALSE;
     }
 
-  return ep_device_read (self->storage->device, self->storage,
-                         self->layout.offset * itemsize, element, itemsize, error);
+  if (!ep_tensor_pin (self, op_name, error))
+    return FALSE;
+  ok = ep_device_read (self->storage->device, self->storage,
+                       self->layout.offset * itemsize, element, itemsize, error);
+  ep_tensor_unpin (self);
+
+  return ok;
 }
 
 /**

@@ -16,8 +16,11 @@
 /* Every loop is compiled three times, for baseline x86-64, x86-64-v3
  * (AVX2) and x86-64-v4 (AVX-512), and the dynamic linker picks the one
  * for this processor. The library is built with -ffp-contract=off, so
- * the three give the same results. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__)
+ * the three give the same results. Not under ThreadSanitizer: the
+ * resolvers, instrumented, run while the dynamic linker relocates,
+ * before its runtime is there (a crash at start). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__) \
+    && !defined(__SANITIZE_THREAD__)
 #define EP_CPU_CLONES __attribute__ ((target_clones ("default", "arch=x86-64-v3", "arch=x86-64-v4")))
 #else
 #define EP_CPU_CLONES

@@ -159,12 +159,21 @@ void     ep_cpu_sum_produced    (EpDType           dtype,
                                  EpCpuProduceFunc  produce,
                                  gpointer          data,
                                  gpointer          out);
+/* Called once row @row is summed, with its elements (@made) still in
+ * the cache and its sum */
+typedef void (*EpCpuRowDoneFunc) (gpointer       data,
+                                  gint64         row,
+                                  const guint8  *made,
+                                  const guint8  *sum);
+
 /* The same along the last axis: @n_rows sums of @row_length elements
- * each (rows one after the other), as cpu_sum() gives them */
+ * each (rows one after the other), as cpu_sum() gives them; @done (or
+ * NULL) after each row, for more than one row */
 void     ep_cpu_sum_rows_produced (EpDType           dtype,
                                    gint64            n_rows,
                                    gint64            row_length,
                                    EpCpuProduceFunc  produce,
+                                   EpCpuRowDoneFunc  done,
                                    gpointer          data,
                                    gpointer          out);
 

@@ -94,6 +94,8 @@ ep_fused_program_unref (EpFusedProgram *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
 
+  if (self->device_kernel_free != NULL)
+    self->device_kernel_free (self->device_kernel);
   g_free (self->external_dtypes);
   g_free (self->steps);
   g_free (self);
@@ -318,11 +320,12 @@ classify (const gint64 *shape,
   return TRUE;
 }
 
-/* NumPy broadcasting of two shapes; FALSE where they do not broadcast */
-static gboolean
-broadcast (const EpLayout *a,
-           const EpLayout *b,
-           EpLayout       *out)
+/* NumPy broadcasting of two shapes into @out's; FALSE where they do
+ * not broadcast */
+gboolean
+ep_fused_broadcast (const EpLayout *a,
+                    const EpLayout *b,
+                    EpLayout       *out)
 {
   guint ndim = MAX (a->ndim, b->ndim);
 
@@ -356,7 +359,15 @@ typedef struct
                                   * the whole size for flat tiles */
   gint64          per_task;      /* elements per task */
   gint64          row_length_reduced; /* elements per output of a reduction */
+  guint8         *final;         /* the epilogue's output */
 } Plan;
+
+/* The steps run by their loops (not a trailing sum, nor its epilogue) */
+static guint
+n_loops_of (EpFusedProgram *program)
+{
+  return program->n_steps - (program->reduce ? 1 : 0) - (program->epilogue ? 1 : 0);
+}
 
 /* Elements @start to @start + @length (within one row where rows
  * matter), the last loop's value written at @out */
@@ -512,7 +523,7 @@ plan_layouts (Plan             *plan,
       if (step->device != cpu)
         return FALSE;
       *shape = shapes[step->inputs[0]];
-      if (step->n_inputs == 2 && !broadcast (&shapes[step->inputs[0]], &shapes[step->inputs[1]], shape))
+      if (step->n_inputs == 2 && !ep_fused_broadcast (&shapes[step->inputs[0]], &shapes[step->inputs[1]], shape))
         return FALSE;
       shape->dtype = step->dtype;
       plan->itemsizes[n_ext + k] = ep_dtype_get_itemsize (step->dtype);
@@ -571,19 +582,22 @@ divide (const EpLayout *out,
 }
 
 /* Whether @program runs fused on inputs of @layouts (the traced ones:
- * the pass makes no group that would run its steps one by one) */
+ * the pass makes no group that would run its steps one by one), here or
+ * on the device its steps run on */
 gboolean
 ep_fused_program_fits (EpFusedProgram *program,
                        const EpLayout *layouts)
 {
+  EpDevice *device = program->steps[0].device;
   guint n_registers = program->n_externals + program->n_steps;
   g_autofree Kind *kinds = g_new (Kind, n_registers);
   g_autofree guint8 **bases = g_new0 (guint8 *, MAX (program->n_externals, 1));
   g_autofree gsize *itemsizes = g_new (gsize, n_registers);
-  Plan plan = { program, n_registers, program->n_steps - (program->reduce ? 1 : 0),
-                kinds, bases, itemsizes };
+  Plan plan = { program, n_registers, n_loops_of (program), kinds, bases, itemsizes };
   EpLayout out, made;
 
+  if (device->backend->fused_fits != NULL)
+    return device->backend->fused_fits (device, program);
   return plan_layouts (&plan, NULL, layouts, &out, &made);
 }
 
@@ -598,7 +612,65 @@ alloc_output (EpFusedAllocFunc   alloc,
 
   if (!ep_layout_compute_nbytes (layout, &nbytes))
     return ep_layout_alloc (layout, ep_device_get_cpu (), error);
-  return alloc (alloc_data, o, nbytes, error);
+  return alloc (alloc_data, o, layout, nbytes, error);
+}
+
+/* EpCpuRowDoneFunc: the epilogue on row @row, its values @made still in
+ * the cache */
+static void
+finish_row (gpointer      data,
+            gint64        row,
+            const guint8 *made,
+            const guint8 *sum)
+{
+  const Plan *plan = data;
+  EpFusedProgram *program = plan->program;
+  const EpFusedStep *step = &program->steps[program->n_steps - 1];
+  guint summed = program->n_externals + program->n_steps - 2;
+  gint64 n = plan->row_length_reduced;
+  gsize itemsize = ep_dtype_get_itemsize (step->dtype);
+  guint8 *ptrs[3] = { plan->final + row * n * itemsize };
+  gint64 strides[3] = { (gint64) itemsize };
+
+  for (guint i = 0; i < step->n_inputs; i++)
+    {
+      gboolean is_sum = step->inputs[i] == summed;
+
+      ptrs[1 + i] = (guint8 *) (is_sum ? sum : made);
+      strides[1 + i] = is_sum ? 0 : (gint64) ep_dtype_get_itemsize (step->in_dtype);
+    }
+  step->loop (ptrs, strides, n, step->loop_data);
+}
+
+/* A group with an epilogue: each row made, summed and finished in turn */
+static gboolean
+run_rows_with_epilogue (Plan              *plan,
+                        const EpLayout    *made,
+                        EpFusedAllocFunc   alloc,
+                        gpointer           alloc_data,
+                        EpLayout          *layouts,
+                        EpStorage        **storages,
+                        GError           **error)
+{
+  EpFusedProgram *program = plan->program;
+  EpDType sum_dtype = program->steps[program->n_steps - 2].dtype;
+  gint64 n_rows = plan->row_length_reduced > 0 ? plan->size / plan->row_length_reduced : 0;
+  g_autofree guint8 *sums = NULL;
+  EpLayout out;
+
+  ep_layout_init (&out, program->steps[program->n_steps - 1].dtype, made->shape, made->ndim, "fused", NULL);
+  storages[0] = alloc_output (alloc, alloc_data, 0, &out, error);
+  if (storages[0] == NULL)
+    return FALSE;
+  layouts[0] = out;
+  if (plan->size == 0)
+    return TRUE;
+
+  sums = g_malloc (n_rows * ep_dtype_get_itemsize (sum_dtype));
+  plan->out = NULL;
+  plan->final = storages[0]->data;
+  ep_cpu_sum_rows_produced (sum_dtype, n_rows, plan->row_length_reduced, produce, finish_row, plan, sums);
+  return TRUE;
 }
 
 gboolean
@@ -614,13 +686,32 @@ ep_fused_run (EpFusedProgram   *program,
   g_autofree Kind *kinds = g_new (Kind, n_registers);
   g_autofree guint8 **bases = g_new0 (guint8 *, MAX (program->n_externals, 1));
   g_autofree gsize *itemsizes = g_new (gsize, n_registers);
-  Plan plan = { program, n_registers, program->n_steps - (program->reduce ? 1 : 0),
-                kinds, bases, itemsizes };
+  Plan plan = { program, n_registers, n_loops_of (program), kinds, bases, itemsizes };
   EpLayout out, made;
   EpStorage **storage = &storages[0];
+  EpDevice *device = program->steps[0].device;
 
+  if (device->backend->run_fused != NULL)
+    {
+      gboolean ran = TRUE;
+
+      if (!device->backend->run_fused (device, program, inputs, alloc, alloc_data,
+                                       &layouts[0], storage, &ran, error))
+        return FALSE;
+      if (ran)
+        return TRUE;
+      return run_steps (program, inputs, layouts, storages, error);
+    }
   if (!plan_layouts (&plan, inputs, NULL, &out, &made))
     return run_steps (program, inputs, layouts, storages, error);
+  if (program->epilogue)
+    {
+      /* one row (or none) takes the whole sum's path, which finishes
+       * no rows */
+      if (plan.row_length_reduced == 0 || plan.size / plan.row_length_reduced < 2)
+        return run_steps (program, inputs, layouts, storages, error);
+      return run_rows_with_epilogue (&plan, &made, alloc, alloc_data, layouts, storages, error);
+    }
 
   *storage = alloc_output (alloc, alloc_data, 0, &out, error);
   if (*storage == NULL)
@@ -645,7 +736,7 @@ ep_fused_run (EpFusedProgram   *program,
       if (n_out == 0)
         return TRUE;
       if (program->last_axis)
-        ep_cpu_sum_rows_produced (out.dtype, n_out, plan.row_length_reduced, produce, &plan,
+        ep_cpu_sum_rows_produced (out.dtype, n_out, plan.row_length_reduced, produce, NULL, &plan,
                                   (*storage)->data);
       else
         ep_cpu_sum_produced (out.dtype, plan.size, produce, &plan, (*storage)->data);

@@ -576,6 +576,7 @@ typedef struct
   gint64            row_length;
   gint64            rows_per_part;
   EpCpuProduceFunc  produce;
+  EpCpuRowDoneFunc  done;
   gpointer          data;
   guint8           *out;
 } ProducedRows;
@@ -599,6 +600,8 @@ produced_rows_part (gpointer data,
         ((gfloat *) rows->out)[r] = 0.0f + pairwise_f32 (made, sizeof (gfloat), rows->row_length);
       else
         ((gdouble *) rows->out)[r] = 0.0 + pairwise_f64 (made, sizeof (gdouble), rows->row_length);
+      if (rows->done != NULL)
+        rows->done (rows->data, r, made, rows->out + r * itemsize);
     }
   ep_cpu_cache_release (buffer, nbytes);
 }
@@ -608,13 +611,15 @@ ep_cpu_sum_rows_produced (EpDType           dtype,
                           gint64            n_rows,
                           gint64            row_length,
                           EpCpuProduceFunc  produce,
+                          EpCpuRowDoneFunc  done,
                           gpointer          data,
                           gpointer          out)
 {
-  ProducedRows rows = { dtype, n_rows, row_length, n_rows, produce, data, out };
+  ProducedRows rows = { dtype, n_rows, row_length, n_rows, produce, done, data, out };
   gint64 total = n_rows * row_length;
 
   g_return_if_fail (ep_dtype_is_floating (dtype));
+  g_return_if_fail (done == NULL || n_rows != 1);
 
   if (n_rows == 1)
     {

@@ -69,7 +69,8 @@ convert_input (EpOpCall  *call,
         return NULL;
     }
 
-  if (moves)
+  /* (a cast in a device scope may have moved it already) */
+  if (moves && (owned != NULL ? owned : input)->storage->device != call->device)
     {
       EpTensor *moved = ep_tensor_to_device (owned != NULL ? owned : input, call->device, error);
 
@@ -210,11 +211,10 @@ ep_dispatch (const EpOpDef    *op,
   g_return_val_if_fail (ep_op_takes_list (op) ? n_inputs + 1 >= op->n_inputs : n_inputs == op->n_inputs, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   for (guint i = 0; i < n_inputs; i++)
-    {
-      g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), FALSE);
-      if (!ep_tensor_check_alive (inputs[i], op->name, error))
-        return FALSE;
-    }
+    g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), FALSE);
+  /* a release on another thread waits for this call to let go */
+  if (!ep_tensors_pin (inputs, n_inputs, op->name, error))
+    return FALSE;
 
   call.op = op;
   call.n_inputs = n_inputs;
@@ -292,6 +292,7 @@ out:
   for (guint i = 0; i < n_inputs; i++)
     if (owned_heap != NULL ? owned_heap[i] : (owned_inline & (1u << i)) != 0)
       g_object_unref (call.inputs[i]);
+  ep_tensors_unpin (inputs, n_inputs);
   if (n_inputs > INLINE_INPUTS)
     {
       g_free (call.inputs);

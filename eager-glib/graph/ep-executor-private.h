@@ -18,6 +18,8 @@ typedef struct _EpFrame EpFrame;
 EpFrame  *ep_frame_new             (EpGraph          *graph);
 void      ep_frame_free            (EpFrame          *self);
 guint     ep_frame_get_n_buffers   (EpFrame          *self);
+void      ep_frame_give_buffer     (EpFrame          *self,
+                                    EpStorage        *storage);
 gboolean  ep_graph_replay          (EpGraph          *graph,
                                     EpFrame          *frame,
                                     EpTensor *const  *inputs,

@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "ep-device-private.h"
 #include "ep-host-call-private.h"
 #include "ep-op-private.h"
 #include "ep-variable.h"
@@ -52,8 +53,6 @@ typedef enum {
   EP_NODE_HOST,
   EP_NODE_FUSED,
 } EpGraphNodeKind;
-
-typedef struct _EpFusedProgram EpFusedProgram;
 
 /*
  * EpGraphNode:

@@ -102,6 +102,16 @@ ep_frame_get_n_buffers (EpFrame *self)
   return ep_arena_get_n_buffers (self->arena);
 }
 
+/* Takes @storage (a reference) for the frame's next replay to write in,
+ * if nothing else holds it: a variable's old value, once an async
+ * call has set the variable (graph/function.c) */
+void
+ep_frame_give_buffer (EpFrame   *self,
+                      EpStorage *storage)
+{
+  ep_arena_give (self->arena, storage);
+}
+
 static void
 drop_storage (EpTensor *slot)
 {
@@ -259,31 +269,28 @@ op_runs_in_place (EpOpId id)
     }
 }
 
-/* An input of node @n whose storage its output can take over: an
- * elementwise op on the CPU whose input is an intermediate that dies
- * here, held by nothing else (not a view's base still alive, a variable's
- * value, a result), contiguous from the start of its storage, of the
- * output's dtype and shape. NULL when there is none. */
+/* An input of node @n that dies there, held by nothing else (not a
+ * view's base still alive, a variable's value, a result), contiguous
+ * from the start of its storage on @device, of @layout's dtype and
+ * shape: its storage, for the output to take over. NULL when there is
+ * none. */
 static EpStorage *
-storage_to_write_over (Replay         *r,
-                       guint           n,
-                       EpGraphNode    *node,
-                       const EpOpCall *call,
-                       const EpLayout *layout)
+dying_input_storage (Replay          *r,
+                     guint            n,
+                     EpGraphNode     *node,
+                     EpTensor *const *inputs,
+                     EpDevice        *device,
+                     const EpLayout  *layout)
 {
-  if (!op_runs_in_place (node->op->id) || call->n_outputs != 1
-      || call->device != ep_device_get_cpu ())
-    return NULL;
-
   for (guint i = 0; i < node->n_inputs; i++)
     {
       const EpValueRef *ref = &node->inputs[i];
-      EpTensor *input = call->inputs[i];
+      EpTensor *input = inputs[i];
 
       if (ref->kind != EP_VALUE_NODE
           || r->frame->last_use[r->frame->first_slot[ref->index] + ref->output] != n
           || input != value_of (r, ref)    /* converted: a temporary */
-          || input->storage->device != call->device
+          || input->storage->device != device
           || !ep_storage_is_exclusive (input->storage)
           || input->layout.offset != 0
           || !ep_layout_is_contiguous (&input->layout)
@@ -295,6 +302,22 @@ storage_to_write_over (Replay         *r,
     }
 
   return NULL;
+}
+
+/* The storage of an input of node @n, an elementwise op on the CPU,
+ * that its output can write over (dying_input_storage()) */
+static EpStorage *
+storage_to_write_over (Replay         *r,
+                       guint           n,
+                       EpGraphNode    *node,
+                       const EpOpCall *call,
+                       const EpLayout *layout)
+{
+  if (!op_runs_in_place (node->op->id) || call->n_outputs != 1
+      || call->device != ep_device_get_cpu ())
+    return NULL;
+
+  return dying_input_storage (r, n, node, call->inputs, call->device, layout);
 }
 
 /* Storage for output @o of node @n, laid out contiguously in @layout:
@@ -395,21 +418,33 @@ run_op (Replay       *r,
 
 typedef struct
 {
-  Replay      *r;
-  guint        n;
-  EpGraphNode *node;
+  Replay          *r;
+  guint            n;
+  EpGraphNode     *node;
+  EpTensor *const *inputs;
 } FusedOutputs;
 
-/* as output_storage(), but never over an input */
+/* as output_storage(): the elementwise result of a group on the CPU
+ * written over an input that dies there (each tile or row reads its
+ * inputs' elements before it writes its own, at the same places), else
+ * a buffer of the arena */
 static EpStorage *
-fused_output_storage (gpointer   data,
-                      guint      o,
-                      gsize      nbytes,
-                      GError   **error)
+fused_output_storage (gpointer         data,
+                      guint            o,
+                      const EpLayout  *layout,
+                      gsize            nbytes,
+                      GError         **error)
 {
   FusedOutputs *outputs = data;
   EpFrame *frame = outputs->r->frame;
+  EpFusedProgram *program = outputs->node->fused;
   EpStorage *storage;
+
+  if (o == 0 && outputs->node->device == ep_device_get_cpu ()
+      && (!program->reduce || program->epilogue)
+      && (storage = dying_input_storage (outputs->r, outputs->n, outputs->node, outputs->inputs,
+                                         outputs->node->device, layout)) != NULL)
+    return storage;
 
   if (frame->last_use[frame->first_slot[outputs->n] + o] != G_MAXUINT
       && (storage = ep_arena_take (frame->arena, outputs->node->device, nbytes)) != NULL)
@@ -428,7 +463,7 @@ run_fused (Replay       *r,
   g_autofree EpTensor **inputs = g_new (EpTensor *, MAX (node->n_inputs, 1));
   EpStorage *storages[2] = { NULL, NULL };
   EpLayout layouts[2];
-  FusedOutputs outputs = { r, n, node };
+  FusedOutputs outputs = { r, n, node, inputs };
 
   for (guint i = 0; i < node->n_inputs; i++)
     inputs[i] = value_of (r, &node->inputs[i]);
@@ -611,11 +646,9 @@ static EpStorage *
 commit_variable (EpVariable *variable,
                  EpTensor   *value)
 {
-  g_autoptr(EpTensor) old = ep_variable_peek (variable);
-  EpStorage *storage = old->storage != NULL ? ep_storage_ref (old->storage) : NULL;
+  g_autoptr(EpTensor) old = ep_variable_exchange_value (variable, value);
 
-  ep_variable_set_value (variable, value);
-  return storage;
+  return old->storage != NULL ? ep_storage_ref (old->storage) : NULL;
 }
 
 /*

@@ -680,6 +680,26 @@ no_trace_error (EpFunction  *self,
   return NULL;
 }
 
+static GPtrArray *
+call_pinned (EpFunction  *self,
+             EpTensor   **inputs,
+             guint        n_inputs,
+             GError     **error)
+{
+  Concrete *concrete = lookup_concrete (self, inputs, n_inputs);
+
+  if (concrete == NULL && self->func == NULL)
+    {
+      g_autofree char *key = signature_key (self, inputs, n_inputs, TRUE);
+
+      return no_trace_error (self, key, error);
+    }
+  if (concrete == NULL)
+    return trace (self, inputs, n_inputs, error);
+
+  return replay (self, concrete, inputs, error);
+}
+
 /**
  * ep_function_call:
  * @self: a staged function
@@ -700,27 +720,22 @@ ep_function_call (EpFunction  *self,
                   guint        n_inputs,
                   GError     **error)
 {
-  Concrete *concrete;
+  GPtrArray *outputs;
 
   g_return_val_if_fail (EP_IS_FUNCTION (self), NULL);
   g_return_val_if_fail (inputs != NULL || n_inputs == 0, NULL);
   for (guint i = 0; i < n_inputs; i++)
     g_return_val_if_fail (EP_IS_TENSOR (inputs[i]), NULL);
 
-  if (!check_inputs (self, inputs, n_inputs, error))
+  /* a release on another thread waits for this call to let go */
+  if (!check_inputs (self, inputs, n_inputs, error)
+      || !ep_tensors_pin (inputs, n_inputs, "function", error))
     return NULL;
 
-  concrete = lookup_concrete (self, inputs, n_inputs);
-  if (concrete == NULL && self->func == NULL)
-    {
-      g_autofree char *key = signature_key (self, inputs, n_inputs, TRUE);
+  outputs = call_pinned (self, inputs, n_inputs, error);
+  ep_tensors_unpin (inputs, n_inputs);
 
-      return no_trace_error (self, key, error);
-    }
-  if (concrete == NULL)
-    return trace (self, inputs, n_inputs, error);
-
-  return replay (self, concrete, inputs, error);
+  return outputs;
 }
 
 /* Async calls: the replay runs on a worker thread and touches no
@@ -734,6 +749,7 @@ typedef struct
   EpTensor  **variables;    /* the values to read; then, those to set */
   guint       n_variables;
   GPtrArray  *outputs;      /* EpTensor, once replayed */
+  EpFrame    *frame;        /* the replay's, until the variables are set */
 } AsyncCall;
 
 static void
@@ -741,6 +757,7 @@ async_call_free (gpointer data)
 {
   AsyncCall *call = data;
 
+  g_clear_pointer (&call->frame, ep_frame_free);
   g_ptr_array_unref (call->inputs);
   for (guint v = 0; v < call->n_variables; v++)
     g_clear_object (&call->variables[v]);
@@ -758,9 +775,10 @@ async_call_new (Concrete         *concrete,
   GPtrArray *variables = concrete->graph->variables;
 
   call->concrete = concrete;
+  /* objects of its own: the caller may release its tensors meanwhile */
   call->inputs = ep_tensor_array_new (n_inputs);
   for (guint i = 0; i < n_inputs; i++)
-    g_ptr_array_add (call->inputs, g_object_ref (inputs[i]));
+    g_ptr_array_add (call->inputs, ep_tensor_new_alias (inputs[i]));
   call->n_variables = variables->len;
   call->variables = g_new0 (EpTensor *, MAX (variables->len, 1));
   for (guint v = 0; v < variables->len; v++)
@@ -787,7 +805,8 @@ replay_in_thread (GTask        *task,
   ok = ep_graph_replay (plan, frame, (EpTensor *const *) call->inputs->pdata,
                         call->variables, (EpTensor **) outputs->pdata, cancellable, &error);
   ep_context_get ()->host_context = NULL;
-  give_frame (self, call->concrete->frames, frame);
+  /* kept until the variables are set, for their old buffers */
+  call->frame = frame;
 
   if (!ok)
     {
@@ -809,23 +828,40 @@ replayed (GObject      *source_object,
   g_autoptr(GTask) task = user_data;
   AsyncCall *call = g_task_get_task_data (G_TASK (result));
   GPtrArray *variables = call->concrete->graph->variables;
+  EpFunction *self = EP_FUNCTION (g_task_get_source_object (task));
   GError *error = NULL;
 
   if (!g_task_propagate_boolean (G_TASK (result), &error)
       || g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &error))
     {
+      give_frame (self, call->concrete->frames, g_steal_pointer (&call->frame));
       g_task_return_error (task, error);
       return;
     }
 
+  /* the old values' buffers, where nothing else holds them, go to the
+   * frame's arena for the next replay to write the next values in, as
+   * a plain call's do (commit_variable() in graph/executor.c) */
   for (guint v = 0; v < variables->len; v++)
     {
       EpVariable *variable = g_ptr_array_index (variables, v);
       g_autoptr(EpTensor) current = ep_variable_peek (variable);
+      g_autoptr(EpTensor) replaced = NULL;
+      /* the worker may hold the call a while yet: it keeps no value */
+      g_autoptr(EpTensor) value = g_steal_pointer (&call->variables[v]);
+      EpStorage *old;
 
-      if (call->variables[v] != current)
-        ep_variable_set_value (variable, call->variables[v]);
+      if (value == current)
+        continue;
+      g_clear_object (&current);
+      /* the value it replaces, whatever another thread assigned meanwhile */
+      replaced = ep_variable_exchange_value (variable, value);
+      old = replaced->storage != NULL ? ep_storage_ref (replaced->storage) : NULL;
+      g_clear_object (&replaced);
+      if (old != NULL)
+        ep_frame_give_buffer (call->frame, old);
     }
+  give_frame (self, call->concrete->frames, g_steal_pointer (&call->frame));
   g_task_return_pointer (task, g_steal_pointer (&call->outputs), (GDestroyNotify) g_ptr_array_unref);
 }
 

@@ -512,6 +512,8 @@ static EpDeviceBackend opencl_backend = {
   .read = opencl_read,
   .synchronize = opencl_synchronize,
   .supports_dtype = opencl_supports_dtype,
+  .fused_fits = ep_opencl_fused_fits,
+  .run_fused = ep_opencl_run_fused,
   .finalize = opencl_finalize,
 };
 
@@ -577,33 +579,43 @@ ep_opencl_build_source (EpDevice    *device,
   return TRUE;
 }
 
-static char *
-program_source (const char  *name,
-                GError     **error)
+/* @prelude, kernels/common.cl, then kernels/<name>.cl for each of
+ * @names: the source of a program */
+char *
+ep_opencl_program_text (const char         *prelude,
+                        const char *const  *names,
+                        guint               n_names,
+                        GError            **error)
 {
-  g_autofree char *common_path = g_strconcat (RESOURCE_PREFIX, "common.cl", NULL);
-  g_autofree char *path = g_strconcat (RESOURCE_PREFIX, name, ".cl", NULL);
   GResource *resource = ep_opencl_get_resource ();
-  g_autoptr(GBytes) common = g_resource_lookup_data (resource, common_path, 0, error);
-  g_autoptr(GBytes) body = NULL;
+  GString *text = g_string_new (prelude);
 
-  if (common == NULL)
-    return NULL;
-  body = g_resource_lookup_data (resource, path, 0, error);
-  if (body == NULL)
-    return NULL;
+  for (guint i = 0; i <= n_names; i++)
+    {
+      g_autofree char *path = g_strconcat (RESOURCE_PREFIX, i == 0 ? "common" : names[i - 1], ".cl", NULL);
+      g_autoptr(GBytes) body = g_resource_lookup_data (resource, path, 0, error);
 
-  return g_strdup_printf ("%.*s\n#line 1\n%.*s",
-                          (int) g_bytes_get_size (common), (const char *) g_bytes_get_data (common, NULL),
-                          (int) g_bytes_get_size (body), (const char *) g_bytes_get_data (body, NULL));
+      if (body == NULL)
+        {
+          g_string_free (text, TRUE);
+          return NULL;
+        }
+      g_string_append_printf (text, "\n#line 1\n%.*s",
+                              (int) g_bytes_get_size (body), (const char *) g_bytes_get_data (body, NULL));
+    }
+
+  return g_string_free (text, FALSE);
 }
 
-/* The program @name (kernels/@name.cl after kernels/common.cl), built on
- * first use and kept. Called with cl->lock held. */
+/* The program @name, built on first use and kept: kernels/@name.cl
+ * after kernels/common.cl, or what @generate makes. Called with
+ * cl->lock held. */
 static cl_program
-get_program (EpDevice    *device,
-             const char  *name,
-             GError     **error)
+get_program (EpDevice              *device,
+             const char            *name,
+             EpCLSourceFunc         generate,
+             gconstpointer          data,
+             GError               **error)
 {
   EpOpenCLDevice *cl = ep_opencl_device (device);
   cl_program program = g_hash_table_lookup (cl->programs, name);
@@ -613,12 +625,21 @@ get_program (EpDevice    *device,
   if (program != NULL)
     return program;
 
-  source = program_source (name, &local_error);
-  if (source == NULL)
+  if (generate != NULL)
     {
-      g_set_error (error, EP_ERROR, EP_ERROR_DEVICE,
-                   _("the OpenCL program “%s” is missing: %s"), name, local_error->message);
-      return NULL;
+      source = generate (data, error);
+      if (source == NULL)
+        return NULL;
+    }
+  else
+    {
+      source = ep_opencl_program_text ("", &name, 1, &local_error);
+      if (source == NULL)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_DEVICE,
+                       _("the OpenCL program “%s” is missing: %s"), name, local_error->message);
+          return NULL;
+        }
     }
 
   if (!ep_opencl_build_source (device, name, source, &program, error))
@@ -630,10 +651,12 @@ get_program (EpDevice    *device,
 
 /* Called with cl->lock held. */
 static cl_kernel
-get_kernel (EpDevice    *device,
-            const char  *program_name,
-            const char  *kernel_name,
-            GError     **error)
+get_kernel (EpDevice        *device,
+            const char      *program_name,
+            const char      *kernel_name,
+            EpCLSourceFunc   generate,
+            gconstpointer    data,
+            GError         **error)
 {
   EpOpenCLDevice *cl = ep_opencl_device (device);
   cl_kernel kernel = g_hash_table_lookup (cl->kernels, kernel_name);
@@ -643,7 +666,7 @@ get_kernel (EpDevice    *device,
   if (kernel != NULL)
     return kernel;
 
-  program = get_program (device, program_name, error);
+  program = get_program (device, program_name, generate, data, error);
   if (program == NULL)
     return NULL;
 
@@ -660,25 +683,29 @@ get_kernel (EpDevice    *device,
 
 /* Launches */
 
-/* Takes the device's lock until ep_cl_launch_run() (or, on failure, now). */
-gboolean
-ep_cl_launch_init (EpCLLaunch  *launch,
-                   EpOpCall    *call,
-                   const char  *program,
-                   const char  *kernel_name,
-                   GError     **error)
+/* Takes the device's lock until ep_cl_launch_run() (or, on failure,
+ * now): kernel @kernel_name of the program @program_name, which
+ * @generate makes on first use (NULL: kernels/@program_name.cl) */
+static gboolean
+launch_init (EpCLLaunch      *launch,
+             EpDevice        *device,
+             const char      *op_name,
+             const char      *program_name,
+             const char      *kernel_name,
+             EpCLSourceFunc   generate,
+             gconstpointer    data,
+             GError         **error)
 {
-  EpDevice *device = call->device;
   EpOpenCLDevice *cl = ep_opencl_device (device);
 
   memset (launch, 0, sizeof *launch);
   launch->device = device;
   launch->cl = cl;
-  launch->op_name = call->op->name;
+  launch->op_name = op_name;
   launch->kernel_name = kernel_name;
 
   g_mutex_lock (&cl->lock);
-  launch->kernel = get_kernel (device, program, kernel_name, error);
+  launch->kernel = get_kernel (device, program_name, kernel_name, generate, data, error);
   if (launch->kernel == NULL)
     {
       g_mutex_unlock (&cl->lock);
@@ -686,6 +713,32 @@ ep_cl_launch_init (EpCLLaunch  *launch,
     }
 
   return TRUE;
+}
+
+gboolean
+ep_cl_launch_init (EpCLLaunch  *launch,
+                   EpOpCall    *call,
+                   const char  *program,
+                   const char  *kernel_name,
+                   GError     **error)
+{
+  return launch_init (launch, call->device, call->op->name, program, kernel_name, NULL, NULL, error);
+}
+
+/* A launch of the kernel @name of a program of its own, named @name
+ * too, whose source @generate makes from @data on first use (a fused
+ * group's, opencl/fused.c): one program per source, cached as the
+ * others are. */
+gboolean
+ep_cl_launch_init_generated (EpCLLaunch      *launch,
+                             EpDevice        *device,
+                             const char      *op_name,
+                             const char      *name,
+                             EpCLSourceFunc   generate,
+                             gconstpointer    data,
+                             GError         **error)
+{
+  return launch_init (launch, device, op_name, name, name, generate, data, error);
 }
 
 void

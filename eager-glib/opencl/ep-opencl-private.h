@@ -74,6 +74,10 @@ typedef struct
   cl_long strides[EP_CL_MAX_OPERANDS][EP_MAX_DIMS];
 } EpCLMap;
 
+/* The words of an EpMap of @n_inputs inputs and the output (the
+ * EP_MAP_OPERANDS of a fused program) */
+#define EP_CL_MAP_WORDS(n_inputs) (2 + EP_MAX_DIMS + ((n_inputs) + 1) * (2 + EP_MAX_DIMS))
+
 /*
  * EpCLReduce:
  *
@@ -216,11 +220,25 @@ ep_opencl_mem (EpTensor *tensor)
 }
 
 /* device.c: launches */
+typedef char *(*EpCLSourceFunc) (gconstpointer   data,
+                                 GError        **error);
+
+char        *ep_opencl_program_text      (const char         *prelude,
+                                          const char *const  *names,
+                                          guint               n_names,
+                                          GError            **error);
 gboolean     ep_cl_launch_init           (EpCLLaunch     *launch,
                                           EpOpCall       *call,
                                           const char     *program,
                                           const char     *kernel_name,
                                           GError        **error);
+gboolean     ep_cl_launch_init_generated (EpCLLaunch      *launch,
+                                          EpDevice        *device,
+                                          const char      *op_name,
+                                          const char      *name,
+                                          EpCLSourceFunc   generate,
+                                          gconstpointer    data,
+                                          GError         **error);
 void         ep_cl_launch_arg            (EpCLLaunch     *launch,
                                           gsize           size,
                                           gconstpointer   value);
@@ -249,6 +267,11 @@ gboolean     ep_cl_launch_run_items      (EpCLLaunch     *launch,
 /* geometry.c */
 void         ep_cl_map_init              (EpCLMap        *map,
                                           EpOpCall       *call);
+void         ep_cl_map_fill              (cl_long               *words,
+                                          guint                  n_slots,
+                                          const EpLayout        *out,
+                                          const EpLayout *const *inputs,
+                                          guint                  n_inputs);
 void         ep_cl_reduce_init           (EpCLReduce     *reduce,
                                           const EpLayout *input,
                                           const gint     *axes,
@@ -270,6 +293,7 @@ gboolean     ep_cl_map_kernel_with       (EpOpCall       *call,
                                           const char     *kernel_name,
                                           cl_int          selector,
                                           GError        **error);
+const char  *ep_cl_group_program         (EpOpId          op);
 void         ep_cl_register_groups       (EpKernelFunc   *kernels,
                                           const char     *program,
                                           const EpCLGroup *groups,
@@ -286,6 +310,20 @@ gboolean     ep_cl_rows_kernel           (EpOpCall       *call,
 
 /* the op families: <family>.c */
 void         ep_opencl_register_creation    (EpKernelFunc *kernels);
+
+/* fused.c: fused elementwise groups as generated kernels */
+gboolean     ep_opencl_fused_fits           (EpDevice         *device,
+                                             EpFusedProgram   *program);
+gboolean     ep_opencl_run_fused            (EpDevice         *device,
+                                             EpFusedProgram   *program,
+                                             EpTensor *const  *inputs,
+                                             EpFusedAllocFunc  alloc,
+                                             gpointer          alloc_data,
+                                             EpLayout         *layout,
+                                             EpStorage       **storage,
+                                             gboolean         *ran,
+                                             GError          **error);
+
 void         ep_opencl_register_random      (EpKernelFunc *kernels);
 void         ep_opencl_register_cast        (EpKernelFunc *kernels);
 void         ep_opencl_register_elementwise (EpKernelFunc *kernels);

@@ -70,20 +70,29 @@ collapse (gint64    *shape,
   return n + 1;
 }
 
+/* The map of @n_inputs inputs broadcast to @out, as the words of an
+ * EpMap of EP_MAP_OPERANDS = @n_slots (kernels/common.cl): n, ndim,
+ * shape, then per operand its offset, its kind and its strides. @words
+ * has EP_CL_MAP_WORDS (@n_slots - 1) of them. */
 void
-ep_cl_map_init (EpCLMap  *map,
-                EpOpCall *call)
+ep_cl_map_fill (cl_long               *words,
+                guint                  n_slots,
+                const EpLayout        *out,
+                const EpLayout *const *inputs,
+                guint                  n_inputs)
 {
-  const EpLayout *out = &call->outputs[0]->layout;
+  guint n_operands = 1 + n_inputs;
+  g_autofree gint64 (*strides)[EP_MAX_DIMS] = g_malloc (n_operands * sizeof *strides);
+  cl_long *offsets = words + 2 + EP_MAX_DIMS;
+  cl_long *kinds = offsets + n_slots;
+  cl_long (*map_strides)[EP_MAX_DIMS] = (cl_long (*)[EP_MAX_DIMS]) (kinds + n_slots);
+
+  g_assert (n_operands <= n_slots);
   gint64 shape[EP_MAX_DIMS];
-  gint64 strides[EP_CL_MAX_OPERANDS][EP_MAX_DIMS];
-  guint n_operands = 1 + call->n_inputs;
   gint64 stride = 1;
   guint ndim;
 
-  g_assert (n_operands <= EP_CL_MAX_OPERANDS);
-
-  memset (map, 0, sizeof *map);
+  memset (words, 0, EP_CL_MAP_WORDS (n_slots - 1) * sizeof (cl_long));
   memcpy (shape, out->shape, out->ndim * sizeof (gint64));
 
   for (guint d = out->ndim; d-- > 0;)
@@ -91,34 +100,48 @@ ep_cl_map_init (EpCLMap  *map,
       strides[0][d] = stride;
       stride *= out->shape[d];
     }
-  for (guint i = 0; i < call->n_inputs; i++)
+  for (guint i = 0; i < n_inputs; i++)
     {
-      const EpLayout *in = &call->inputs[i]->layout;
+      const EpLayout *in = inputs[i];
       guint lead = out->ndim - in->ndim;
 
       for (guint d = 0; d < out->ndim; d++)
         strides[i + 1][d] = (d < lead || in->shape[d - lead] == 1) ? 0 : in->strides[d - lead];
-      map->offsets[i + 1] = in->offset;
+      offsets[i + 1] = in->offset;
     }
 
   ndim = collapse (shape, strides, n_operands, out->ndim);
 
-  map->n = ep_layout_get_size (out);
-  map->ndim = ndim;
+  words[0] = ep_layout_get_size (out);
+  words[1] = ndim;
   for (guint d = 0; d < ndim; d++)
-    map->shape[d] = shape[d];
+    words[2 + d] = shape[d];
   for (guint k = 0; k < n_operands; k++)
     {
       gboolean contiguous = TRUE, scalar = TRUE;
 
       for (guint d = 0; d < ndim; d++)
         {
-          map->strides[k][d] = strides[k][d];
+          map_strides[k][d] = strides[k][d];
           contiguous &= strides[k][d] == strides[0][d];
           scalar &= strides[k][d] == 0;
         }
-      map->kinds[k] = contiguous ? EP_CL_CONTIGUOUS : scalar ? EP_CL_SCALAR : EP_CL_STRIDED;
+      kinds[k] = contiguous ? EP_CL_CONTIGUOUS : scalar ? EP_CL_SCALAR : EP_CL_STRIDED;
     }
+}
+
+void
+ep_cl_map_init (EpCLMap  *map,
+                EpOpCall *call)
+{
+  const EpLayout *inputs[EP_CL_MAX_OPERANDS - 1];
+
+  G_STATIC_ASSERT (sizeof (EpCLMap) == EP_CL_MAP_WORDS (EP_CL_MAX_OPERANDS - 1) * sizeof (cl_long));
+  g_assert (call->n_inputs < EP_CL_MAX_OPERANDS);
+
+  for (guint i = 0; i < call->n_inputs; i++)
+    inputs[i] = &call->inputs[i]->layout;
+  ep_cl_map_fill ((cl_long *) map, EP_CL_MAX_OPERANDS, &call->outputs[0]->layout, inputs, call->n_inputs);
 }
 
 /* One group of dimensions of a reduction: the kept ones or the reduced
@@ -305,6 +328,15 @@ ep_cl_register_groups (EpKernelFunc    *kernels,
         group_programs[op] = program;
         group_names[op] = groups[f].group;
       }
+}
+
+/* The program whose elementwise family defines @op as a case of its
+ * group kernels (ep_cl_register_groups()), or NULL: the ops a fused
+ * group can call (opencl/fused.c) */
+const char *
+ep_cl_group_program (EpOpId op)
+{
+  return op < EP_N_OPS ? group_programs[op] : NULL;
 }
 
 /* The input's layout for an op along one axis or over the flattened

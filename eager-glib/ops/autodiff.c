@@ -62,11 +62,14 @@ ep_identity (EpTensor  *tensor,
 {
   EpOpAttrs attrs;
 
-  if (!ep_tensor_check_alive (tensor, "identity", error))
+  /* pinned: a release on another thread must not take the storage
+   * from under the read of its device */
+  if (!ep_tensor_pin (tensor, "identity", error))
     return NULL;
-
   ep_op_attrs_init (&attrs);
   attrs.device = tensor->storage->device;
+  ep_tensor_unpin (tensor);
+
   return ep_dispatch1 (&ep_op_identity, &tensor, 1, &attrs, error);
 }
 

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "cpu/ep-cpu-private.h"
+#include "ep-autodiff-private.h"
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
@@ -139,9 +140,25 @@ ep_copy_to_device_kernel (EpOpCall  *call,
          && ep_device_write (to, output->storage, 0, staging, nbytes, error);
 }
 
-/* What astype and contiguous give when there is nothing to convert:
- * @self, or inside the scope of another device a copy there, as a view
- * would be. */
+/* The device of @self, or %NULL with @error set once it was released */
+static EpDevice *
+device_of (EpTensor    *self,
+           const char  *op_name,
+           GError     **error)
+{
+  EpDevice *device;
+
+  if (!ep_tensor_pin (self, op_name, error))
+    return NULL;
+  device = self->storage->device;
+  ep_tensor_unpin (self);
+
+  return device;
+}
+
+/* What astype and contiguous give when there is nothing to convert: a
+ * new tensor object on the same data, or inside the scope of another
+ * device a copy there, as a view would be. */
 static EpTensor *
 unchanged (EpTensor    *self,
            const char  *op_name,
@@ -149,14 +166,17 @@ unchanged (EpTensor    *self,
 {
   EpDevice *scoped = ep_context_get_device ();
 
-  if (scoped == NULL)
-    return g_object_ref (self);
-  if (!ep_tensor_check_alive (self, op_name, error))
-    return NULL;
-  if (scoped != self->storage->device)
-    return ep_tensor_to_device (self, scoped, error);
+  if (scoped != NULL)
+    {
+      EpDevice *here = device_of (self, op_name, error);
 
-  return g_object_ref (self);
+      if (here == NULL)
+        return NULL;
+      if (here != scoped)
+        return ep_tensor_to_device (self, scoped, error);
+    }
+
+  return ep_identity (self, error);
 }
 
 /**
@@ -174,8 +194,9 @@ unchanged (EpTensor    *self,
  * Inside a device scope the result is on the scope's device, as every
  * op's, even when @self already has the type.
  *
- * Returns: (transfer full): the converted tensor (@self itself if it
- *   already has that type, outside the scope of another device)
+ * Returns: (transfer full): the converted tensor (a new tensor sharing
+ *   the data of @self if it already has that type, outside the scope of
+ *   another device)
  */
 EpTensor *
 ep_tensor_astype (EpTensor  *self,
@@ -186,6 +207,8 @@ ep_tensor_astype (EpTensor  *self,
 
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
+  if (!ep_tensor_check_alive (self, "astype", error))
+    return NULL;
   if (self->layout.dtype == dtype && !self->weak)
     return unchanged (self, "astype", error);
 
@@ -200,9 +223,10 @@ ep_tensor_astype (EpTensor  *self,
  * @error: return location for an error
  *
  * Returns a tensor with the same elements laid out in C order without
- * gaps: @self itself if it already is, a copy otherwise. Inside a device
- * scope the result is on the scope's device, as every op's (a copy if
- * @self lives elsewhere); outside, on the device of @self.
+ * gaps: a new tensor sharing the data of @self if it already is, a copy
+ * otherwise. Inside a device scope the result is on the scope's device,
+ * as every op's (a copy if @self lives elsewhere); outside, on the device
+ * of @self.
  *
  * Returns: (transfer full): the contiguous tensor
  */
@@ -239,7 +263,9 @@ ep_tensor_compact (EpTensor  *self,
     return g_object_ref (self);
 
   ep_op_attrs_init (&attrs);
-  attrs.device = self->storage->device;
+  attrs.device = device_of (self, "contiguous", error);
+  if (attrs.device == NULL)
+    return NULL;
   return ep_dispatch1 (&ep_op_contiguous, &self, 1, &attrs, error);
 }
 
@@ -252,8 +278,8 @@ ep_tensor_compact (EpTensor  *self,
  * Copies @self to @device, whatever the device scope. Gradients flow
  * back through the copy.
  *
- * Returns: (transfer full): the tensor on @device (@self itself if it is
- *   already there), or %NULL with %EP_ERROR_DEVICE set if @device is not
+ * Returns: (transfer full): the tensor on @device (a new tensor sharing
+ *   the data of @self if it is already there), or %NULL with %EP_ERROR_DEVICE set if @device is not
  *   a device of this machine or the copy failed
  */
 EpTensor *
@@ -261,16 +287,19 @@ ep_tensor_to_device (EpTensor  *self,
                      EpDevice  *device,
                      GError   **error)
 {
+  EpDevice *here;
   EpOpAttrs attrs;
 
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (EP_IS_DEVICE (device), NULL);
 
-  if (!ep_device_check_usable (device, "to_device", error)
-      || !ep_tensor_check_alive (self, "to_device", error))
+  if (!ep_device_check_usable (device, "to_device", error))
     return NULL;
-  if (self->storage->device == device)
-    return g_object_ref (self);
+  here = device_of (self, "to_device", error);
+  if (here == NULL)
+    return NULL;
+  if (here == device)
+    return ep_identity (self, error);
 
   ep_op_attrs_init (&attrs);
   attrs.device = device;

@@ -220,10 +220,13 @@ full_like (EpTensor  *self,
 {
   EpDevice *device = ep_device_get_current ();
 
-  if (!ep_tensor_check_alive (self, "full_like", error))
+  if (!ep_tensor_pin (self, "full_like", error))
     return NULL;
-  return ep_full_on (device != NULL ? device : self->storage->device,
-                     self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
+  if (device == NULL)
+    device = self->storage->device;
+  ep_tensor_unpin (self);
+
+  return ep_full_on (device, self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
 }
 
 const EpOpDef ep_func_full_like = {

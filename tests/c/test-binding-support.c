@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ep-tensor-private.h"
+#include "ep-test-util.h"
 
 static EpTensor *
 arange (double n)
@@ -141,6 +142,174 @@ test_release_frees_storage (void)
   g_assert_true (freed);
 }
 
+/* Every call that has nothing to compute still gives a tensor object of
+ * its own: releasing it leaves the source (and the variable) intact. */
+typedef EpTensor *(*SharingCall) (EpTensor *x, EpVariable *v, GError **error);
+
+static EpTensor *
+same_dtype (EpTensor *x, EpVariable *v, GError **error)
+{
+  return ep_tensor_astype (x, EP_DTYPE_FLOAT32, error);
+}
+
+static EpTensor *
+same_layout (EpTensor *x, EpVariable *v, GError **error)
+{
+  return ep_tensor_contiguous (x, error);
+}
+
+static EpTensor *
+same_device (EpTensor *x, EpVariable *v, GError **error)
+{
+  return ep_tensor_to_device (x, ep_device_get_default (), error);
+}
+
+static EpTensor *
+read_variable (EpTensor *x, EpVariable *v, GError **error)
+{
+  return ep_variable_read (v);
+}
+
+static void
+check_release_of_shared (gconstpointer data)
+{
+  SharingCall call = (SharingCall) data;
+  g_autoptr(EpTensor) x = arange (4);
+  g_autoptr(EpVariable) v = ep_variable_new (x, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) shared = call (x, v, &error);
+  g_autoptr(EpTensor) again = NULL;
+  g_autoptr(EpTensor) sum = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (shared != x);
+  ep_tensor_release (shared);
+  g_assert_true (ep_tensor_is_released (shared));
+  g_assert_false (ep_tensor_is_released (x));
+  ep_assert_values (x, EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (0, 1, 2, 3));
+
+  again = ep_variable_read (v);
+  ep_assert_values (again, EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (0, 1, 2, 3));
+  g_assert_true (ep_variable_assign_add (v, again, &error));
+  g_assert_no_error (error);
+  g_clear_object (&again);
+  again = ep_variable_read (v);
+  sum = ep_tensor_sum (again, NULL, 0, FALSE, &error);
+  ep_assert_values (sum, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (12));
+}
+
+/* The same under a recording tape, where reads were always aliases */
+static void
+test_release_read_under_tape (void)
+{
+  g_autoptr(EpTensor) x = arange (3);
+  g_autoptr(EpVariable) v = ep_variable_new (x, "w");
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) first = NULL;
+  g_autoptr(EpTensor) second = NULL;
+
+  g_assert_true (ep_gradient_tape_start (tape, NULL));
+  first = ep_variable_read (v);
+  ep_tensor_release (first);
+  second = ep_variable_read (v);
+  g_assert_true (ep_gradient_tape_stop (tape, NULL));
+  ep_assert_values (second, EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (0, 1, 2));
+}
+
+/* A released tensor never goes into a variable: a clear error, and the
+ * variable keeps its value. */
+typedef struct
+{
+  gboolean  (*assign) (EpVariable *v, EpTensor *value, GError **error);
+  const char *name;
+} Assignment;
+
+static const Assignment assignments[] = {
+  { ep_variable_assign, "assign: the tensor was released" },
+  { ep_variable_assign_add, "assign_add: the tensor was released" },
+  { ep_variable_assign_sub, "assign_sub: the tensor was released" },
+};
+
+static void
+check_assign_released (gconstpointer data)
+{
+  const Assignment *assignment = data;
+  g_autoptr(EpTensor) x = arange (3);
+  g_autoptr(EpTensor) gone = arange (3);
+  g_autoptr(EpVariable) v = ep_variable_new (x, NULL);
+  g_autoptr(EpTensor) value = NULL;
+  g_autoptr(GError) error = NULL;
+
+  ep_tensor_release (gone);
+  g_assert_false (assignment->assign (v, gone, &error));
+  assert_released_error (error);
+  g_assert_nonnull (strstr (error->message, assignment->name));
+  value = ep_variable_read (v);
+  ep_assert_values (value, EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (0, 1, 2));
+}
+
+/* A variable made from a released tensor (C, gjs and Vala cannot be
+ * refused a constructor): its dtype and shape, reads that are released,
+ * assignments that fail; never a critical. */
+static void
+test_variable_of_released (void)
+{
+  g_autoptr(EpTensor) gone = arange (3);
+  g_autoptr(EpTensor) fine = arange (3);
+  g_autoptr(EpVariable) v = NULL;
+  g_autoptr(EpTensor) value = NULL;
+  g_autoptr(EpTensor) sum = NULL;
+  g_autoptr(GError) error = NULL;
+  guint ndim;
+
+  ep_tensor_release (gone);
+  v = ep_variable_new (gone, NULL);
+  g_assert_cmpint (ep_variable_get_dtype (v), ==, EP_DTYPE_FLOAT32);
+  g_assert_cmpint (ep_variable_get_shape (v, &ndim)[0], ==, 3);
+  g_assert_true (ep_variable_get_device (v) == ep_device_get_default ());
+
+  value = ep_variable_read (v);
+  g_assert_true (ep_tensor_is_released (value));
+  sum = ep_tensor_sum (value, NULL, 0, FALSE, &error);
+  g_assert_null (sum);
+  assert_released_error (error);
+  g_clear_error (&error);
+
+  g_assert_false (ep_variable_assign (v, fine, &error));
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "assign: the variable has no value"));
+  g_clear_error (&error);
+  g_assert_false (ep_variable_assign_add (v, fine, &error));
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+}
+
+/* A release while a call on another thread uses the tensor (a pin, as
+ * dispatch takes for its inputs) marks it released at once and lets go
+ * of the storage when the call ends. */
+static void
+test_release_waits_for_pins (void)
+{
+  static float values[2] = { 1, 2 };
+  gboolean freed = FALSE;
+  const gint64 shape[] = { 2 };
+  g_autoptr(GBytes) bytes = g_bytes_new_with_free_func (values, sizeof values, free_marker, &freed);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_tensor_new_from_bytes (bytes, EP_DTYPE_FLOAT32, shape, 1, &error);
+
+  g_assert_no_error (error);
+  g_clear_pointer (&bytes, g_bytes_unref);
+  g_assert_true (ep_tensor_pin (x, "test", &error));
+  ep_tensor_release (x);
+  g_assert_true (ep_tensor_is_released (x));
+  g_assert_false (freed);
+  g_assert_cmpfloat (((float *) ep_tensor_host_data (x))[1], ==, 2);
+  g_assert_false (ep_tensor_pin (x, "test", &error));
+  assert_released_error (error);
+  ep_tensor_unpin (x);
+  g_assert_true (freed);
+  g_assert_null (ep_tensor_get_device (x));
+}
+
 static void
 test_data_round_trip (void)
 {
@@ -255,6 +424,16 @@ main (int argc, char **argv)
   g_test_add_func ("/release/item-fails", test_release_item_fails);
   g_test_add_func ("/release/keeps-views", test_release_keeps_views);
   g_test_add_func ("/release/frees-storage", test_release_frees_storage);
+  g_test_add_func ("/release/waits-for-pins", test_release_waits_for_pins);
+  g_test_add_data_func ("/release/shared/astype", same_dtype, check_release_of_shared);
+  g_test_add_data_func ("/release/shared/contiguous", same_layout, check_release_of_shared);
+  g_test_add_data_func ("/release/shared/to-device", same_device, check_release_of_shared);
+  g_test_add_data_func ("/release/shared/variable-read", read_variable, check_release_of_shared);
+  g_test_add_func ("/release/shared/read-under-tape", test_release_read_under_tape);
+  g_test_add_data_func ("/release/into-variable/assign", &assignments[0], check_assign_released);
+  g_test_add_data_func ("/release/into-variable/assign-add", &assignments[1], check_assign_released);
+  g_test_add_data_func ("/release/into-variable/assign-sub", &assignments[2], check_assign_released);
+  g_test_add_func ("/release/into-variable/new", test_variable_of_released);
   g_test_add_func ("/data/round-trip", test_data_round_trip);
   g_test_add_func ("/data/size-errors", test_data_size_errors);
   g_test_add_func ("/repr/cases", test_repr);

@@ -176,6 +176,35 @@ test_async_cancelled (Fixture       *f,
   assert_variable (f->vars[1], 2);
 }
 
+/* The caller may release its input as soon as the call is made: the
+ * replay on the worker has objects of its own on the same data. */
+static void
+test_async_caller_releases_input (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) traced = call_async (f->fn, f->x, NULL, FALSE, &error);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (5));
+  Waiter waiter = { g_main_context_new (), NULL, NULL };
+  g_autoptr(GPtrArray) result = NULL;
+  const gdouble total = 13;
+
+  g_assert_no_error (error);
+  g_main_context_push_thread_default (waiter.context);
+  ep_function_call_async (f->fn, &x, 1, NULL, done, &waiter);
+  ep_tensor_release (x);
+  while (waiter.result == NULL)
+    g_main_context_iteration (waiter.context, TRUE);
+  g_main_context_pop_thread_default (waiter.context);
+
+  result = ep_function_call_finish (f->fn, waiter.result, &error);
+  g_object_unref (waiter.result);
+  g_main_context_unref (waiter.context);
+  g_assert_no_error (error);
+  ep_assert_values (g_ptr_array_index (result, 0), EP_DTYPE_FLOAT32, EP_SCALAR, &total, 1);
+  assert_variable (f->vars[0], 16);
+}
+
 /* The executor checks the cancellable before each node. */
 static void
 test_replay_stops_between_ops (Fixture       *f,
@@ -315,6 +344,8 @@ main (int   argc,
   g_test_add ("/function-async/stops-between-ops", Fixture, NULL, fixture_set_up,
               test_replay_stops_between_ops, fixture_tear_down);
   g_test_add_func ("/function-async/concurrent", test_async_concurrent);
+  g_test_add ("/function-async/caller-releases-input", Fixture, NULL, fixture_set_up,
+              test_async_caller_releases_input, fixture_tear_down);
   g_test_add ("/function-async/errors", Fixture, NULL, fixture_set_up, test_async_errors, fixture_tear_down);
   g_test_add ("/function-async/under-tape", Fixture, NULL, fixture_set_up, test_async_under_tape, fixture_tear_down);
 

@@ -463,16 +463,77 @@ test_int (void)
   g_autofree char *text = check (int_chain, NULL, NULL, 0, in, 2, 1);
 }
 
-/* broadcasting: a column of maxima, a row (scale, shift) */
+/* broadcasting: a column of maxima; the division by the sums is the
+ * group's epilogue, made row by row, so the exponentials are no output */
 static void
 test_softmax (void)
 {
-  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (64, 5000), 2);
-  EpTensor *in[] = { x };
-  g_autofree char *text = check (softmax, NULL, NULL, 0, in, 1, 1);
+  EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
 
-  /* the exponentials are the group's second output, which div reads */
-  g_assert_nonnull (strstr (text, "%1 = fused[sub exp sum] (in0, %0.0) on cpu:0\n%2 = div (%1.1, %1.0)"));
+  for (guint t = 0; t < G_N_ELEMENTS (dtypes); t++)
+    {
+      g_autoptr(EpTensor) x = random_tensor (dtypes[t], EP_DIMS (64, 5000), 2);
+      EpTensor *in[] = { x };
+      g_autofree char *text = check (softmax, NULL, NULL, 0, in, 1, 1);
+
+      g_assert_nonnull (strstr (text, "%1 = fused[sub exp sum div] (in0, %0.0) on cpu:0\nreturn (%1.0)"));
+    }
+}
+
+/* one row takes the whole sum's path: the steps one by one, the same
+ * bytes */
+static void
+test_softmax_one_row (void)
+{
+  g_autoptr(EpTensor) row = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (1, 3000), 2);
+  g_autoptr(EpTensor) flat = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (3000), 1);
+  g_autoptr(EpTensor) empty = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (0, 7), 2);
+  g_autofree char *one_row = check (softmax, NULL, NULL, 0, &row, 1, 1);
+  g_autofree char *one_axis = check (softmax, NULL, NULL, 0, &flat, 1, 1);
+  g_autofree char *no_rows = check (softmax, NULL, NULL, 0, &empty, 1, 1);
+
+  g_assert_nonnull (strstr (one_row, "fused[sub exp sum div]"));
+}
+
+/* softmax and its exponentials: they are an output, so the division
+ * stays an op of its own */
+static GPtrArray *
+softmax_and_exp (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  const gint axis = -1;
+  g_autoptr(EpTensor) m = NULL, d = NULL, e = NULL, s = NULL;
+  GPtrArray *out;
+
+  T (m = ep_tensor_max (in[0], &axis, 1, TRUE, error));
+  T (d = ep_tensor_sub (in[0], m, error));
+  T (e = ep_tensor_exp (d, error));
+  T (s = ep_tensor_sum (e, &axis, 1, TRUE, error));
+  out = one (ep_tensor_div (e, s, error));
+  g_ptr_array_add (out, g_object_ref (e));
+  return out;
+}
+
+/* softmax (x) * 2: the division joins the next group instead */
+static GPtrArray *
+softmax_doubled (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(GPtrArray) soft = softmax (in, n, data, error);
+
+  if (soft == NULL || soft->len == 0)
+    return NULL;
+  return one (ep_tensor_mul_scalar (g_ptr_array_index (soft, 0), 2, error));
+}
+
+static void
+test_softmax_not_epilogue (void)
+{
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (16, 300), 2);
+  g_autofree char *with_exp = check (softmax_and_exp, NULL, NULL, 0, &x, 1, 1);
+  g_autofree char *doubled = check (softmax_doubled, NULL, NULL, 0, &x, 1, 2);
+
+  g_assert_nonnull (strstr (with_exp, "%1 = fused[sub exp sum] (in0, %0.0) on cpu:0\n%2 = div (%1.1, %1.0)"));
+  g_assert_nonnull (strstr (doubled, "fused[sub exp sum]"));
+  g_assert_nonnull (strstr (doubled, "fused[div mul]"));
 }
 
 static void
@@ -651,29 +712,176 @@ test_variable (void)
   g_assert_nonnull (strstr (text, "fused[mul add]"));
 }
 
-/* ops on another device stay as they are */
-static void
-test_opencl (void)
+/* (x > y) & (x < 2): comparisons into bool */
+static GPtrArray *
+compare_chain (EpTensor **in, guint n, gpointer data, GError **error)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = NULL, b = NULL;
+
+  T (a = ep_tensor_greater (in[0], in[1], error));
+  T (b = ep_tensor_less_scalar (in[0], 2, error));
+  return one (ep_tensor_logical_and (a, b, error));
+}
+
+/* in[0] + in[1] + … + in[n-1], then exp: as many inputs as given */
+static GPtrArray *
+many_inputs (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) sum = g_object_ref (in[0]);
+
+  for (guint i = 1; i < n; i++)
+    {
+      EpTensor *next = ep_tensor_add (sum, in[i], error);
+
+      if (next == NULL)
+        return NULL;
+      g_object_unref (sum);
+      sum = next;
+    }
+  return one (ep_tensor_exp (sum, error));
+}
+
+/* @tensors copied to @device, in place */
+static void
+to_device (EpTensor **tensors, guint n, EpDevice *device)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      EpTensor *moved = ep_tensor_to_device (tensors[i], device, &error);
+
+      g_assert_no_error (error);
+      g_object_unref (tensors[i]);
+      tensors[i] = moved;
+    }
+}
+
+static void
+free_tensors (EpTensor **tensors, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    g_clear_object (&tensors[i]);
+}
+
+static EpDevice *
+opencl_or_skip (void)
+{
   EpDevice *device = ep_device_get ("opencl:0", NULL);
-  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
-  g_autoptr(EpTensor) y = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (100), 1);
-  g_autoptr(EpTensor) xd = NULL, yd = NULL;
-  g_autofree char *text = NULL;
+
+  if (device == NULL)
+    g_test_skip ("no OpenCL device");
+  return device;
+}
+
+/* on OpenCL a group is one generated kernel: the same bytes as the
+ * kernels one by one, in float32, float64 (where the device has it) and
+ * integers */
+static void
+test_opencl_chain (void)
+{
+  EpDevice *device = opencl_or_skip ();
+  EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32 };
+
+  if (device == NULL)
+    return;
+  for (guint t = 0; t < G_N_ELEMENTS (dtypes); t++)
+    {
+      EpTensor *in[] = { random_tensor (dtypes[t], EP_DIMS (30, 101), 2),
+                         random_tensor (dtypes[t], EP_DIMS (30, 101), 2) };
+      g_autofree char *text = NULL;
+
+      if (!device->backend->supports_dtype (device, dtypes[t]))
+        {
+          free_tensors (in, 2);
+          continue;
+        }
+      to_device (in, 2, device);
+      if (dtypes[t] == EP_DTYPE_INT32)
+        {
+          text = check (int_chain, NULL, NULL, 0, in, 2, 1);
+          g_assert_nonnull (strstr (text, "fused[mul add sub] (in0, in1, c0) on opencl:0"));
+        }
+      else
+        {
+          text = check (chain, NULL, NULL, 0, in, 2, 1);
+          g_assert_nonnull (strstr (text, "fused[mul exp sub square add] (in0, in1, c0) on opencl:0"));
+        }
+      free_tensors (in, 2);
+    }
+}
+
+/* comparisons give bool, a view and a broadcast row are inputs as they
+ * are (the kernel reads through their strides) */
+static void
+test_opencl_broadcast (void)
+{
+  EpDevice *device = opencl_or_skip ();
+  EpTensor *in[] = { random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (40, 70), 2),
+                     random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (70), 1),
+                     random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (70), 1) };
+  g_autofree char *compared = NULL, *viewed = NULL, *normed = NULL;
 
   if (device == NULL)
     {
-      g_test_skip ("no OpenCL device");
+      free_tensors (in, 3);
       return;
     }
-  xd = ep_tensor_to_device (x, device, &error);
-  yd = ep_tensor_to_device (y, device, &error);
-  g_assert_no_error (error);
-  {
-    EpTensor *in[] = { xd, yd };
-    text = check (chain, NULL, NULL, 0, in, 2, 0);
-  }
+  to_device (in, 3, device);
+  compared = check (compare_chain, NULL, NULL, 0, in, 2, 1);
+  g_assert_nonnull (strstr (compared, "fused[greater less logical_and]"));
+  viewed = check (transposed, NULL, NULL, 0, in, 1, 1);
+  g_assert_nonnull (strstr (viewed, "fused[exp mul add]"));
+  /* the reductions stay kernels of their own */
+  normed = check (layer_norm, NULL, NULL, 0, in, 3, 1);
+  g_assert_nonnull (strstr (normed, "fused[add sqrt div mul add]"));
+  free_tensors (in, 3);
+}
+
+/* more inputs than a kernel's map takes: the ops stay as they are */
+static void
+test_opencl_many_inputs (void)
+{
+  EpDevice *device = opencl_or_skip ();
+  EpTensor *in[9];
+  g_autofree char *seven = NULL, *nine = NULL;
+
+  if (device == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++)
+    in[i] = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (50), 1);
+  to_device (in, G_N_ELEMENTS (in), device);
+  seven = check (many_inputs, NULL, NULL, 0, in, 7, 1);
+  nine = check (many_inputs, NULL, NULL, 0, in, 9, 0);
+  free_tensors (in, G_N_ELEMENTS (in));
+}
+
+/* a group across devices is two: ops on the CPU and on OpenCL never
+ * share one */
+static GPtrArray *
+across_devices (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) a = NULL, b = NULL, moved = NULL, c = NULL;
+
+  T (a = ep_tensor_exp (in[0], error));
+  T (b = ep_tensor_mul_scalar (a, 2, error));
+  T (moved = ep_tensor_to_device (b, data, error));
+  T (c = ep_tensor_sin (moved, error));
+  return one (ep_tensor_add_scalar (c, 1, error));
+}
+
+static void
+test_opencl_across_devices (void)
+{
+  EpDevice *device = opencl_or_skip ();
+  g_autoptr(EpTensor) x = random_tensor (EP_DTYPE_FLOAT32, EP_DIMS (64), 1);
+  EpTensor *in[] = { x };
+  g_autofree char *text = NULL;
+
+  if (device == NULL)
+    return;
+  text = check (across_devices, device, NULL, 0, in, 1, 2);
+  g_assert_nonnull (strstr (text, "fused[exp mul] (in0, c0) on cpu:0"));
+  g_assert_nonnull (strstr (text, "fused[sin add]"));
 }
 
 int
@@ -682,6 +890,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/fuse/chain", test_chain);
+  g_test_add_func ("/fuse/opencl/chain", test_opencl_chain);
+  g_test_add_func ("/fuse/opencl/broadcast", test_opencl_broadcast);
+  g_test_add_func ("/fuse/opencl/many-inputs", test_opencl_many_inputs);
+  g_test_add_func ("/fuse/opencl/across-devices", test_opencl_across_devices);
   g_test_add_func ("/fuse/int", test_int);
   g_test_add_func ("/fuse/sum", test_sum);
   g_test_add_func ("/fuse/sum-finite", test_sum_finite);
@@ -690,6 +902,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fuse/sum-and-values", test_sum_and_values);
   g_test_add_func ("/fuse/not/sum-along-axis-0", test_column_sums);
   g_test_add_func ("/fuse/softmax", test_softmax);
+  g_test_add_func ("/fuse/softmax-one-row", test_softmax_one_row);
+  g_test_add_func ("/fuse/not/softmax-epilogue", test_softmax_not_epilogue);
   g_test_add_func ("/fuse/layer-norm", test_layer_norm);
   g_test_add_func ("/fuse/relaxed", test_relaxed);
   g_test_add_func ("/fuse/fallback", test_fallback);
@@ -700,7 +914,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fuse/dead-chain-pruned", test_dead_chain);
   g_test_add_func ("/fuse/not/host-call", test_host_call);
   g_test_add_func ("/fuse/not/variable", test_variable);
-  g_test_add_func ("/fuse/not/opencl", test_opencl);
 
   return g_test_run ();
 }

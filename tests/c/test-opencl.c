@@ -1015,6 +1015,107 @@ test_status_mapping (void)
     }
 }
 
+/* exp (x * 2) + x, then sin (@data 1) or cos (@data 2) */
+static GPtrArray *
+fusible_chain (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  g_autoptr(EpTensor) a = ep_tensor_mul_scalar (in[0], 2, error);
+  g_autoptr(EpTensor) b = a != NULL ? ep_tensor_exp (a, error) : NULL;
+  g_autoptr(EpTensor) c = b != NULL ? ep_tensor_add (b, in[0], error) : NULL;
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (c == NULL)
+    return NULL;
+  g_ptr_array_add (out, data == NULL ? g_object_ref (c)
+                        : GPOINTER_TO_INT (data) == 1 ? ep_tensor_sin (c, error)
+                        : ep_tensor_cos (c, error));
+  return out;
+}
+
+/* Traces @fn, then replays it (its plan, fused) */
+static GPtrArray *
+trace_and_replay (EpFunction *fn, EpTensor *x, GError **error)
+{
+  g_autoptr(GPtrArray) traced = ep_function_call (fn, &x, 1, error);
+
+  if (traced == NULL)
+    return NULL;
+  return ep_function_call (fn, &x, 1, error);
+}
+
+/* A fused group's kernel is a program of its own, named after its
+ * source's hash: the same group in two functions is built once, another
+ * group is another program */
+static void
+test_fused_programs (void)
+{
+  EpDevice *device = opencl0 ();
+  EpOpenCLDevice *cl;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) host = NULL, x = NULL;
+  g_autoptr(EpFunction) first = NULL, second = NULL, other = NULL;
+  g_autoptr(GPtrArray) a = NULL, b = NULL, c = NULL;
+  guint n_programs;
+
+  if (device == NULL)
+    return;
+  cl = ep_opencl_device (device);
+  host = ep_test_iota (EP_DIMS (64), 1, EP_DTYPE_FLOAT32);
+  x = ep_tensor_to_device (host, device, &error);
+  g_assert_no_error (error);
+
+  first = ep_function_new (fusible_chain, NULL, NULL);
+  a = trace_and_replay (first, x, &error);
+  g_assert_no_error (error);
+  n_programs = g_hash_table_size (cl->programs);
+
+  second = ep_function_new (fusible_chain, NULL, NULL);
+  b = trace_and_replay (second, x, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_hash_table_size (cl->programs), ==, n_programs);
+
+  other = ep_function_new (fusible_chain, GINT_TO_POINTER (1), NULL);
+  c = trace_and_replay (other, x, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_hash_table_size (cl->programs), ==, n_programs + 1);
+}
+
+/* A fused kernel that fails to build is an error of the call; the next
+ * call builds it */
+static void
+test_fused_build_failure (void)
+{
+  EpDevice *device = opencl0 ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) host = NULL, x = NULL;
+  g_autoptr(EpFunction) fn = NULL;
+  g_autoptr(GPtrArray) traced = NULL, failed = NULL, built = NULL;
+  EpTensor *input;
+
+  if (device == NULL)
+    return;
+  host = ep_test_iota (EP_DIMS (33), 1, EP_DTYPE_FLOAT32);
+  x = ep_tensor_to_device (host, device, &error);
+  g_assert_no_error (error);
+  input = x;
+
+  /* a group no other test builds */
+  fn = ep_function_new (fusible_chain, GINT_TO_POINTER (2), NULL);
+  traced = ep_function_call (fn, &input, 1, &error);
+  g_assert_no_error (error);
+
+  ep_opencl_inject_fault (device, "clBuildProgram", 0, CL_BUILD_PROGRAM_FAILURE);
+  failed = ep_function_call (fn, &input, 1, &error);
+  g_assert_null (failed);
+  g_assert_error (error, EP_ERROR, EP_ERROR_DEVICE);
+  g_assert_nonnull (strstr (error->message, "fused_"));
+  g_clear_error (&error);
+
+  built = ep_function_call (fn, &input, 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (built->len, ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1028,6 +1129,8 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/strided-copy-in-scope", test_strided_copy_in_scope);
   g_test_add_func ("/opencl/synchronize", test_synchronize);
   g_test_add_func ("/opencl/threads", test_threads);
+  g_test_add_func ("/opencl/fused/programs", test_fused_programs);
+  g_test_add_func ("/opencl/fused/build-failure", test_fused_build_failure);
   g_test_add_func ("/opencl/gradient-tape", test_gradient_tape);
   g_test_add_func ("/opencl/fault/absurd-allocation", test_absurd_allocation);
   g_test_add_func ("/opencl/fault/allocation-over-buffer-limit", test_allocation_over_buffer_limit);

@@ -147,6 +147,57 @@ test_in_place (void)
   g_unsetenv ("EP_GRAPH_PASSES");
 }
 
+/* x @ w, a fused group of it, then @ w again: the group's result can
+ * take over the first product's buffer, which dies there */
+static GPtrArray *
+matmul_group_matmul (EpTensor  **inputs,
+                     guint       n_inputs,
+                     gpointer    user_data,
+                     GError    **error)
+{
+  g_autoptr(EpTensor) a = NULL, b = NULL, c = NULL;
+
+  if ((a = ep_tensor_matmul (inputs[0], inputs[1], error)) == NULL
+      || (b = ep_tensor_tanh (a, error)) == NULL
+      || (c = ep_tensor_mul_scalar (b, 0.5, error)) == NULL)
+    return NULL;
+  return one (ep_tensor_matmul (c, inputs[1], error));
+}
+
+/* A fused group writes over its dying input: the frame keeps one buffer
+ * for the product and the group's result (two without) */
+static void
+test_fused_in_place (void)
+{
+  g_autoptr(EpFunction) fn = ep_function_new (matmul_group_matmul, NULL, NULL);
+  g_autoptr(EpTensor) x = ep_test_random (EP_SHAPE (64, 32), EP_DTYPE_FLOAT32, 3);
+  g_autoptr(EpTensor) w = ep_test_random (EP_SHAPE (32, 32), EP_DTYPE_FLOAT32, 4);
+  EpTensor *inputs[2] = { x, w };
+  g_autoptr(GPtrArray) eager = matmul_group_matmul (inputs, 2, NULL, NULL);
+  g_autoptr(EpGraph) plan = NULL;
+  g_autoptr(EpFrame) frame = NULL;
+  g_autofree char *text = NULL;
+
+  g_ptr_array_unref (ep_function_call (fn, inputs, 2, NULL));   /* traces */
+  g_ptr_array_unref (ep_function_call (fn, inputs, 2, NULL));   /* makes the plan */
+  plan = ep_function_lookup_plan (fn, inputs, 2);
+  g_assert_nonnull (plan);
+  text = ep_graph_to_string (plan);
+  g_assert_nonnull (strstr (text, "fused[tanh mul]"));
+  frame = ep_frame_new (plan);
+
+  for (guint k = 0; k < 3; k++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) out = NULL;
+
+      g_assert_true (ep_graph_replay (plan, frame, inputs, NULL, &out, NULL, &error));
+      g_assert_no_error (error);
+      assert_identical (out, g_ptr_array_index (eager, 0));
+      g_assert_cmpuint (ep_frame_get_n_buffers (frame), ==, 1);
+    }
+}
+
 /* a = x * 2; b = exp (a); c = b + a (a still read after the exp);
  * d = -c; e = reshape (d) (a view); f = square (d) (d dies there, but
  * e holds its storage); results:
@@ -528,6 +579,38 @@ test_mlp_step_async (void)
   mlp_clear (&eager);
 }
 
+/* Async steps in steady state allocate their outputs only, as plain
+ * ones do: the old values' buffers go back to the replay's frame once
+ * the caller's thread has set the variables. (The replay runs on a
+ * worker thread: the count is every thread's.) */
+static void
+test_mlp_step_async_allocations (void)
+{
+  Mlp staged = { 0 }, eager = { 0 };
+  g_autoptr(EpFunction) fn = NULL;
+  g_autoptr(EpTensor) x = ep_test_random (EP_SHAPE (16, 4), EP_DTYPE_FLOAT32, 20);
+
+  mlp_init (&staged, 4, 8, 16);
+  mlp_init (&eager, 4, 8, 16);
+  fn = ep_function_new (mlp_step, &staged, NULL);
+
+  for (guint k = 0; k < 8; k++)
+    {
+      g_autoptr(GPtrArray) eager_loss = mlp_step (&x, 1, &eager, NULL);
+      gsize before = ep_device_count_allocations ();
+      g_autoptr(GPtrArray) staged_loss = k < 2 ? call (fn, x) : call_async (fn, x);
+      gsize made = ep_device_count_allocations () - before;
+
+      assert_identical (g_ptr_array_index (staged_loss, 0), g_ptr_array_index (eager_loss, 0));
+      assert_same_variables (&staged, &eager);
+      if (k >= 4)
+        g_assert_cmpuint (made, ==, 1);
+    }
+
+  mlp_clear (&staged);
+  mlp_clear (&eager);
+}
+
 /* sqrt (sum (x²)) */
 static GPtrArray *
 norm (EpTensor  **inputs,
@@ -634,11 +717,13 @@ main (int   argc,
 
   g_test_add_func ("/replay-memory/in-place", test_in_place);
   g_test_add_func ("/replay-memory/in-place-keeps-live-values", test_in_place_keeps_live_values);
+  g_test_add_func ("/replay-memory/fused-in-place", test_fused_in_place);
   g_test_add_func ("/replay-memory/results-not-clobbered", test_results_not_clobbered);
   g_test_add_func ("/replay-memory/relaxed-batches", test_relaxed_batches);
   g_test_add_func ("/replay-memory/mlp-step", test_mlp_step);
   g_test_add_func ("/replay-memory/variable-read-before-step", test_variable_read_before_step);
   g_test_add_func ("/replay-memory/mlp-step-async", test_mlp_step_async);
+  g_test_add_func ("/replay-memory/mlp-step-async-allocations", test_mlp_step_async_allocations);
   g_test_add_func ("/replay-memory/report", test_report);
 
   return g_test_run ();

@@ -70,4 +70,17 @@ test('a view keeps the data its released source shared', () => {
     assertEqual(view.sum(null, false).item_double(), 15, 'view sum');
 });
 
+test('releasing a read leaves the variable, and a variable refuses released tensors', () => {
+    const v = new Ep.Variable({initial_value: Ep.arange(0, 3, 1, Ep.DType.FLOAT32)});
+    v.read().release();
+    assertEqual(v.read().sum(null, false).item_double(), 3, 'the variable keeps its value');
+    const gone = Ep.ones([3], Ep.DType.FLOAT32);
+    gone.release();
+    const e = assertThrowsEp(Ep, Ep.Error.INVALID_ARGUMENT, () => v.assign(gone));
+    assert(e.message.startsWith('assign: '), e.message);
+    const dead = new Ep.Variable({initial_value: gone});
+    assert(dead.read().is_released(), 'a variable of a released tensor has no value');
+    assertThrowsEp(Ep, Ep.Error.INVALID_ARGUMENT, () => dead.assign(Ep.ones([3], Ep.DType.FLOAT32)));
+});
+
 run();

@@ -248,7 +248,7 @@ def test_astensor_views_and_dtype(rng):
     assert_matches(Ep.astensor(a, dtype="float32"), a.astype(np.float32))
     assert_matches(Ep.astensor(a, dtype=Ep.DType.INT32), a.astype(np.int32))
     t = Ep.astensor(a)
-    assert Ep.astensor(t) is t
+    assert Ep.astensor(t) is not t and Ep.astensor(t).shares_storage(t)
     assert Ep.astensor(t, dtype=np.float32).dtype == Ep.DType.FLOAT32
 
 
@@ -466,6 +466,55 @@ def test_release_from_python():
     assert y.sum().item() == 256 * 1024      # the view keeps the data
     del x, y
     gc.collect()
+
+
+# Every path that has nothing to compute gives a tensor object of its
+# own: releasing what it returned leaves the source and the variable.
+SHARING_PATHS = {
+    "read": lambda x, v: v.read(),
+    "astensor": lambda x, v: Ep.astensor(x),
+    "astype": lambda x, v: x.astype(x.dtype),
+    "contiguous": lambda x, v: x.contiguous(),
+    "to_device": lambda x, v: x.to_device(x.device),
+    "positive": lambda x, v: +x,
+}
+
+
+@pytest.mark.parametrize("path", sorted(SHARING_PATHS))
+def test_release_of_a_shared_result_keeps_its_source(path):
+    x = Ep.astensor(np.arange(4.0, dtype=np.float32))
+    v = Ep.Variable(x)
+    result = SHARING_PATHS[path](x, v)
+    assert result is not x
+    result.release()
+    assert not x.is_released()
+    assert x.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    v.assign_add(v.read())
+    assert v.read().numpy().tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_variable_of_released_tensor_raises():
+    x = Ep.zeros((2,))
+    x.release()
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Variable, x)
+    assert "Variable" in message and "released" in message
+
+
+@pytest.mark.parametrize("method", ["assign", "assign_add", "assign_sub"])
+def test_assigning_released_tensor_raises(method):
+    v = Ep.Variable(np.ones(2, np.float32))
+    x = Ep.ones((2,))
+    x.release()
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, getattr(v, method), x)
+    assert message.startswith(f"{method}: ") and "released" in message
+    assert v.read().numpy().tolist() == [1.0, 1.0]
+
+
+def test_astensor_of_released_tensor_raises():
+    x = Ep.zeros((2,))
+    x.release()
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.astensor, x)
+    assert message.startswith("astensor: ")
 
 
 @pytest.mark.skipif(not hasattr(Ep.Tensor, "logical_and"), reason="needs the logic ops")

@@ -43,7 +43,12 @@ typedef struct
  * (@last_axis), with @keepdims as its attribute, of the step before,
  * which the fused loop sums as it makes it. With @keep, the summed value
  * is an output too (the node's second): others read it after the sum,
- * as softmax reads exp's values to divide them by their sum.
+ * as softmax reads exp's values to divide them by their sum. With
+ * @epilogue instead, the last step is an arithmetic op of those values
+ * and their sum (last axis, keepdims), after the sum: softmax's
+ * division, run on each row as soon as its sum is known, while the row
+ * is in the cache; the values and the sum are then no outputs. Groups
+ * on OpenCL have no sum (yet).
  */
 struct _EpFusedProgram
 {
@@ -57,6 +62,12 @@ struct _EpFusedProgram
   gboolean         last_axis;
   gboolean         keepdims;
   gboolean         keep;
+  gboolean         epilogue;
+
+  /* the group as a kernel of the device its steps run on, made at its
+   * first run (opencl/fused.c) */
+  gpointer         device_kernel;
+  GDestroyNotify   device_kernel_free;
 };
 
 EpFusedProgram *ep_fused_program_new   (guint           n_externals,
@@ -67,13 +78,6 @@ gboolean        ep_fused_step_init     (EpFusedStep    *step,
                                         const EpOpDef  *op,
                                         EpDType         in_dtype,
                                         EpDType         dtype);
-
-/* Storage for output @o of a fused node, of @nbytes on the CPU (the
- * executor's frame gives its arena's buffers) */
-typedef EpStorage *(*EpFusedAllocFunc) (gpointer   data,
-                                        guint      o,
-                                        gsize      nbytes,
-                                        GError   **error);
 
 /* cpu/fused.c: runs @program on @inputs; @layouts and @storages get the
  * outputs (new; two with @keep), from @alloc. Runs the steps one by
@@ -94,6 +98,9 @@ gboolean        ep_fused_dispatch      (EpFusedProgram  *program,
 
 gboolean        ep_fused_program_fits  (EpFusedProgram  *program,
                                         const EpLayout  *layouts);
+gboolean        ep_fused_broadcast     (const EpLayout  *a,
+                                        const EpLayout  *b,
+                                        EpLayout        *out);
 
 /* graph/passes/fuse.c */
 EpGraph        *ep_graph_fuse          (EpGraph        *self);

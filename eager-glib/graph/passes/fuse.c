@@ -1,12 +1,13 @@
-/* graph/passes/fuse.c: elementwise fusion on the CPU
+/* graph/passes/fuse.c: elementwise fusion
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Groups of elementwise ops on cpu:0 (unary math, binary arithmetic,
+ * Groups of elementwise ops on one device (unary math, binary arithmetic,
  * comparisons, astype) whose intermediate values nothing outside the
  * group uses become one EP_NODE_FUSED node, which cpu/fused.c runs tile
- * by tile through the ops' own inner loops: the intermediates stay in
- * the cache, and the results are the unfused ones bit for bit.
+ * by tile through the ops' own inner loops (opencl/fused.c as one
+ * kernel made from the ops' own cases): the intermediates stay in the
+ * cache, and the results are the unfused ones bit for bit.
  *
  * A group has one output, its last node (the root): going backwards, a
  * fusible node joins the group of its users when they are all in one
@@ -56,7 +57,7 @@ fusible (EpGraph           *graph,
   EpDType in_dtype;
 
   if (node->kind != EP_NODE_OP || node->backward != NULL || node->n_outputs != 1
-      || node->device != ep_device_get_cpu ()
+      || (node->device != ep_device_get_cpu () && node->device->backend->fused_fits == NULL)
       || (node->op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_TRANSFER | EP_OP_FLAG_READS_DATA
                              | EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_RANDOM
                              | EP_OP_FLAG_DATA_SHAPED))
@@ -113,6 +114,28 @@ reduction (EpGraph           *graph,
   return TRUE;
 }
 
+/* Whether @node is a correctly rounded arithmetic op (any loop gives its
+ * bits), which may end a group as its epilogue */
+static gboolean
+arithmetic (const EpGraphNode *node)
+{
+  return node->op == &ep_op_add || node->op == &ep_op_sub || node->op == &ep_op_mul
+         || node->op == &ep_op_div;
+}
+
+/* Whether @node reads exactly @a and @b, one each, in either order */
+static gboolean
+reads_pair (const EpGraphNode *node,
+            guint              a,
+            guint              b)
+{
+  const EpValueRef *in = node->inputs;
+
+  return node->n_inputs == 2 && in[0].kind == EP_VALUE_NODE && in[1].kind == EP_VALUE_NODE
+         && in[0].output == 0 && in[1].output == 0
+         && ((in[0].index == a && in[1].index == b) || (in[0].index == b && in[1].index == a));
+}
+
 /* A copy of @self with each group of two or more fusible nodes made one
  * EP_NODE_FUSED node where its root was. */
 EpGraph *
@@ -131,6 +154,8 @@ ep_graph_fuse (EpGraph *self)
   g_autofree gboolean *kept = g_new0 (gboolean, MAX (n_nodes, 1));
   g_autofree guint *group_size = g_new0 (guint, MAX (n_nodes, 1));
   g_autofree guint *node_index = g_new0 (guint, MAX (n_nodes, 1));
+  g_autofree guint *epilogue = g_new (guint, MAX (n_nodes, 1));
+  g_autofree gboolean *absorbed = g_new0 (gboolean, MAX (n_nodes, 1));
   gboolean any = FALSE;
   EpGraph *fused;
 
@@ -168,12 +193,14 @@ ep_graph_fuse (EpGraph *self)
       group[n] = NO_GROUP;
       if (can[n] && (n_users[n] > 0 || pinned[n]))
         {
-          gboolean joins = !pinned[n] && !sums[n] && user_group[n] < n_nodes;
+          gboolean joins = !pinned[n] && !sums[n] && user_group[n] < n_nodes
+                           && ep_graph_get_node (self, user_group[n])->device == node->device;
           guint r = first_user[n];
 
           /* the value a sum reads, read by others after it too: the
            * group's second output */
-          if (!joins && !sums[n] && r < n_nodes && sums[r] && group[r] == r)
+          if (!joins && !sums[n] && r < n_nodes && sums[r] && group[r] == r
+              && ep_graph_get_node (self, r)->device == node->device)
             {
               joins = TRUE;
               kept[n] = kept[r] = TRUE;
@@ -200,6 +227,26 @@ ep_graph_fuse (EpGraph *self)
   if (!any)
     return ep_graph_ref (self);
 
+  /* a row sum whose values and sum only one arithmetic op reads, alone
+   * in its group (softmax's division): the group's epilogue */
+  for (guint n = 0; n < n_nodes; n++)
+    {
+      EpGraphNode *root = ep_graph_get_node (self, n);
+      guint values = root->inputs[0].index;
+      guint d = first_user[n];
+      EpGraphNode *user;
+
+      epilogue[n] = NO_GROUP;
+      if (group[n] != n || !sums[n] || !kept[n] || !last_axis[n] || !root->attrs.keepdims
+          || pinned[n] || pinned[values] || n_users[n] != 1 || n_users[values] != 2 || d >= n_nodes)
+        continue;
+      user = ep_graph_get_node (self, d);
+      if (can[d] && !sums[d] && arithmetic (user) && user->device == root->device
+          && (group[d] == NO_GROUP || (group[d] == d && group_size[d] == 1))
+          && reads_pair (user, values, n))
+        epilogue[n] = d;
+    }
+
   fused = ep_graph_new ();
   fused->n_inputs = self->n_inputs;
   fused->inputs = g_memdup2 (self->inputs, MAX (self->n_inputs, 1) * sizeof (EpLayout));
@@ -221,6 +268,8 @@ ep_graph_fuse (EpGraph *self)
       EpGraphNode *node = ep_graph_get_node (self, n);
       EpGraphNode *copy;
 
+      if (absorbed[n])
+        continue;   /* made with its group, as its epilogue */
       if (group[n] != NO_GROUP && group_size[group[n]] > 1)
         {
           g_autoptr(GArray) externals = NULL;
@@ -263,12 +312,13 @@ ep_graph_fuse (EpGraph *self)
                 }
             }
 
-          program = ep_fused_program_new (externals->len, n_steps);
+          program = ep_fused_program_new (externals->len, n_steps + (epilogue[n] != NO_GROUP));
           program->reduce = sums[n];
           program->mean = node->op == &ep_op_mean;
           program->last_axis = last_axis[n];
           program->keepdims = node->attrs.keepdims;
-          program->keep = kept[n];
+          program->keep = kept[n] && epilogue[n] == NO_GROUP;
+          program->epilogue = epilogue[n] != NO_GROUP;
           for (guint e = 0; e < externals->len; e++)
             program->external_dtypes[e] = traced_layout (self, &g_array_index (externals, EpValueRef, e))->dtype;
           for (guint m = 0; m <= n; m++)
@@ -297,6 +347,15 @@ ep_graph_fuse (EpGraph *self)
                     }
                 }
               k++;
+            }
+          if (program->epilogue)
+            {
+              const EpGraphNode *user = ep_graph_get_node (self, epilogue[n]);
+              EpFusedStep *step = &program->steps[n_steps];
+
+              *step = steps[epilogue[n]];
+              for (guint i = 0; i < 2; i++)
+                step->inputs[i] = externals->len + step_of[user->inputs[i].index];
             }
 
           /* on the traced layouts, or the members one by one (a view's
@@ -342,8 +401,17 @@ ep_graph_fuse (EpGraph *self)
           node_index[n] = ep_graph_get_n_nodes (fused);
           copy = ep_graph_add_node (fused, EP_NODE_FUSED, externals->len);
           copy->device = node->device;
+          if (program->epilogue)
+            {
+              /* the op's users read the group's one output */
+              absorbed[epilogue[n]] = TRUE;
+              node_index[epilogue[n]] = node_index[n];
+              kept[n] = kept[node->inputs[0].index] = FALSE;
+              copy->outputs[0] = ep_graph_get_node (self, epilogue[n])->outputs[0];
+            }
+          else
+            copy->outputs[0] = node->outputs[0];
           copy->n_outputs = kept[n] ? 2 : 1;
-          copy->outputs[0] = node->outputs[0];
           if (kept[n])
             {
               const EpValueRef *summed = &node->inputs[0];

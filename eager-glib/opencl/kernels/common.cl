@@ -32,6 +32,12 @@
 #define EP_MAX_DIMS 8
 #define EP_MAX_OPERANDS 4
 
+/* A fused program (opencl/fused.c) defines EP_MAP_OPERANDS: its map has
+ * an operand per input of the group, and the output. */
+#ifndef EP_MAP_OPERANDS
+#define EP_MAP_OPERANDS EP_MAX_OPERANDS
+#endif
+
 #define EP_STRIDED 0
 #define EP_CONTIGUOUS 1
 #define EP_SCALAR 2
@@ -42,9 +48,9 @@ typedef struct
   long n;
   long ndim;
   long shape[EP_MAX_DIMS];
-  long offsets[EP_MAX_OPERANDS];
-  long kinds[EP_MAX_OPERANDS];
-  long strides[EP_MAX_OPERANDS][EP_MAX_DIMS];
+  long offsets[EP_MAP_OPERANDS];
+  long kinds[EP_MAP_OPERANDS];
+  long strides[EP_MAP_OPERANDS][EP_MAX_DIMS];
 } EpMap;
 
 /* EpCLReduce in ep-opencl-private.h */
@@ -161,7 +167,24 @@ typedef float ep_acc;
 
 /* Kernels of an elementwise family (elementwise.cl, math.cl,
  * logical.cl): one per group and type, @op (an EpOpId) picking the case
- * once, outside the loop over elements. */
+ * once, outside the loop over elements.
+ *
+ * In a fused program (EP_FUSED, opencl/fused.c) the same cases become
+ * functions of the elements instead, ep_fn_<op>_<type> (x[, y]), which
+ * its one kernel calls step by step: each op is written once for both. */
+
+#ifdef EP_FUSED
+
+#define BIN(OUT_T, T, name, EXPR)                                           \
+  inline OUT_T ep_fn_##name##_##T (T x, T y) { return (OUT_T) (EXPR); }
+
+#define UN(OUT_T, T, name, EXPR)                                            \
+  inline OUT_T ep_fn_##name##_##T (T x) { return (OUT_T) (EXPR); }
+
+#define BINARY_KERNEL(name, T, OUT_T, CASES) CASES
+#define UNARY_KERNEL(name, T, OUT_T, CASES) CASES
+
+#else
 
 /* A case of a two-input kernel: out[i] = EXPR (x, y) */
 #define BIN(OUT_T, T, name, EXPR)                                           \
@@ -210,3 +233,5 @@ name (__global OUT_T *out,                                                  \
     CASES                                                                   \
     }                                                                       \
 }
+
+#endif /* EP_FUSED */

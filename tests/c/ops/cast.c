@@ -77,13 +77,17 @@ test_astype_int64_to_int32_wraps (void)
   ep_assert_values (y, EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (1, -1, G_MININT32));
 }
 
+/* A new tensor object on the same data: releasing it leaves @x alone. */
 static void
-test_astype_same_dtype_is_self (void)
+test_astype_same_dtype_shares (void)
 {
   g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
   g_autoptr(EpTensor) y = ep_tensor_astype (x, EP_DTYPE_FLOAT32, NULL);
 
-  g_assert_true (x == y);
+  g_assert_true (x != y);
+  g_assert_true (ep_tensor_shares_storage (x, y));
+  ep_tensor_release (y);
+  ep_assert_values (x, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
 }
 
 static void
@@ -110,13 +114,17 @@ test_astype_weak_scalar_is_strong (void)
 
 /* contiguous */
 
+/* A new tensor object on the same data: releasing it leaves @x alone. */
 static void
-test_contiguous_is_self_when_contiguous (void)
+test_contiguous_shares_when_contiguous (void)
 {
   g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
   g_autoptr(EpTensor) y = ep_tensor_contiguous (x, NULL);
 
-  g_assert_true (x == y);
+  g_assert_true (x != y);
+  g_assert_true (ep_tensor_shares_storage (x, y));
+  ep_tensor_release (y);
+  ep_assert_values (x, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
 }
 
 static void
@@ -167,10 +175,10 @@ main (int argc, char **argv)
   g_test_add_func ("/cast/astype/to-bool", test_astype_to_bool);
   g_test_add_func ("/cast/astype/from-bool", test_astype_from_bool);
   g_test_add_func ("/cast/astype/int64-to-int32-wraps", test_astype_int64_to_int32_wraps);
-  g_test_add_func ("/cast/astype/same-dtype-is-self", test_astype_same_dtype_is_self);
+  g_test_add_func ("/cast/astype/same-dtype-shares", test_astype_same_dtype_shares);
   g_test_add_func ("/cast/astype/non-contiguous", test_astype_non_contiguous);
   g_test_add_func ("/cast/astype/weak-scalar-becomes-strong", test_astype_weak_scalar_is_strong);
-  g_test_add_func ("/cast/contiguous/self-when-contiguous", test_contiguous_is_self_when_contiguous);
+  g_test_add_func ("/cast/contiguous/shares-when-contiguous", test_contiguous_shares_when_contiguous);
   g_test_add_func ("/cast/contiguous/copies-views", test_contiguous_copies_views);
   g_test_add_func ("/cast/bool-float64-float32", test_bool_float64_float32);
 

@@ -430,12 +430,19 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     Data crosses with one copy (ep_tensor_new_from_data through ctypes,
     from the array's buffer). Without dtype, a NumPy array keeps its dtype, Python floats
     become float32 (the default) and Python ints int64; dtypes eager-glib
-    does not have become float64 (floats) or int64 (integers).
+    does not have become float64 (floats) or int64 (integers). A tensor
+    gives a new tensor object that shares its data (and its history), so
+    that releasing the result leaves the tensor given as it was.
     """
     import numpy
     dtype = _dtype(dtype)
     if isinstance(value, Ep.Tensor):
-        return value if dtype is None else Ep.Tensor.astype(value, dtype)
+        if value.is_released():
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            "astensor: the tensor was released and has no data")
+        # a new tensor object, never the one given: releasing the result
+        # must not release the caller's tensor
+        return Ep.Tensor.astype(value, value.get_dtype() if dtype is None else dtype)
     array = numpy.asarray(value)
     if dtype is not None:
         array = array.astype(Ep.dtype_get_name(dtype), copy=False)
@@ -1141,7 +1148,9 @@ def _unary(function):
 
 
 def _pos(self: Tensor) -> Tensor:
-    return self
+    # a new tensor object on the same data, never self: releasing +t
+    # must leave t
+    return Ep.Tensor.astype(self, self.get_dtype())
 
 
 for _op, _names in _BINARY_OPERATORS.items():
@@ -1695,7 +1704,12 @@ class Variable(Ep.Variable):
 
     def __init__(self, initial_value: Optional[ArrayLike] = None, name: Optional[str] = None,
                  trainable: bool = True, dtype: Optional[DTypeLike] = None) -> None:
-        value = None if initial_value is None else astensor(_as_tensor(initial_value), dtype)
+        value = None if initial_value is None else _as_tensor(initial_value)
+        if value is not None and value.is_released():
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            "Variable: the initial value was released and has no data")
+        if value is not None:
+            value = astensor(value, dtype)
         Ep.Variable.__init__(self, initial_value=value, name=name, trainable=trainable)
 
     @property
