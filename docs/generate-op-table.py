@@ -79,7 +79,9 @@ def make_calls(Ep, GLib):
     calls = {
         # creation
         "full": lambda d: Ep.full([2], 1.0, dtype=d),
+        "full_int": lambda d: Ep.full_int([2], 1, dtype=d),
         "arange": lambda d: Ep.arange(0, 3, 1, dtype=d),
+        "arange_int": lambda d: Ep.arange_int(0, 3, 1, dtype=d),
         "linspace": lambda d: Ep.linspace(0, 1, 3, dtype=d),
         "eye": lambda d: Ep.eye(2, 3, dtype=d),
         "onehot_like": lambda d: x(d).onehot_like(indices([2, 0])),
@@ -88,6 +90,7 @@ def make_calls(Ep, GLib):
         "zeros_like": lambda d: x(d).zeros_like(),
         "ones_like": lambda d: x(d).ones_like(),
         "full_like": lambda d: x(d).full_like(1.0),
+        "full_like_int": lambda d: x(d).full_like_int(1),
         # random
         "uniform": lambda d: Ep.uniform([2], dtype=d),
         "normal": lambda d: Ep.normal([2], dtype=d),
@@ -281,7 +284,12 @@ disagree).
   attributes with their type and default, in the order the C function
   takes them, then the outputs. `?` marks a nullable attribute: `NULL` for
   a list (`axes`: all axes), %EP_AXIS_NONE for an `axis` (the flattened
-  tensor), the default for a number; `None` in Python.
+  tensor), the default for a number; `None` in Python. A `number` is an
+  integer, kept exact, or a float: the C function takes a `gdouble`
+  (exact up to 2^53), its `_int` form ([func@Ep.full_int],
+  [func@Ep.arange_int], [method@Ep.Tensor.full_like_int]) a `gint64`;
+  Python's `Ep.full`, `Ep.arange` and `full_like` pick the form by their
+  arguments.
 
 - A dtype name is the dtype of the result for inputs of the column's
   dtype (for creation ops: the requested dtype); two names are the

@@ -20,6 +20,7 @@
 #include "ep-variable.h"
 #include "ep-gradient-tape.h"
 #include "ep-autodiff.h"
+#include "ep-custom-gradient-fn.h"
 #include "ep-value-and-grad-fn.h"
 #include "ep-tensor-spec.h"
 #include "ep-function.h"

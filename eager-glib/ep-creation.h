@@ -32,11 +32,23 @@ EpTensor *ep_full     (const gint64  *shape,
                        EpDType        dtype,
                        GError       **error);
 EP_EXPORT
+EpTensor *ep_full_int (const gint64  *shape,
+                       guint          ndim,
+                       gint64         value,
+                       EpDType        dtype,
+                       GError       **error);
+EP_EXPORT
 EpTensor *ep_arange   (gdouble        start,
                        gdouble        stop,
                        gdouble        step,
                        EpDType        dtype,
                        GError       **error);
+EP_EXPORT
+EpTensor *ep_arange_int (gint64       start,
+                         gint64       stop,
+                         gint64       step,
+                         EpDType      dtype,
+                         GError     **error);
 EP_EXPORT
 EpTensor *ep_linspace (gdouble        start,
                        gdouble        stop,

@@ -51,6 +51,8 @@ EpTensor      *ep_tensor_new_scalar         (gdouble         value,
 EP_EXPORT
 EpTensor      *ep_tensor_new_weak_scalar    (gdouble         value,
                                              EpDType         kind);
+EP_EXPORT
+EpTensor      *ep_tensor_new_weak_int       (gint64          value);
 
 EP_EXPORT
 EpDType        ep_tensor_get_dtype          (EpTensor       *self);
@@ -114,6 +116,10 @@ EpTensor      *ep_tensor_ones_like          (EpTensor       *self,
 EP_EXPORT
 EpTensor      *ep_tensor_full_like          (EpTensor       *self,
                                              gdouble         value,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_full_like_int      (EpTensor       *self,
+                                             gint64          value,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_onehot_like        (EpTensor       *self,

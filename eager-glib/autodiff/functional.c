@@ -69,7 +69,10 @@ resolve_argnums (const char  *name,
       if (a < 0 || a >= (gint) n_inputs)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                       _("%s: argument number %d is out of range for %u arguments"),
+                       g_dngettext (GETTEXT_PACKAGE,
+                                    "%s: argument number %d is out of range for %u argument",
+                                    "%s: argument number %d is out of range for %u arguments",
+                                    n_inputs),
                        name, argnums[k], n_inputs);
           return FALSE;
         }
@@ -93,7 +96,7 @@ check_value (const char  *name,
   if (!ep_dtype_is_floating (ep_tensor_get_dtype (value)))
     {
       g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("%s: the function returned a %s tensor; only floating-point values have gradients"),
+                   _("%s: the function returned a tensor of type %s; only floating-point values have gradients"),
                    name, ep_dtype_get_name (ep_tensor_get_dtype (value)));
       return FALSE;
     }
@@ -437,8 +440,8 @@ ep_custom_gradient_rule (const EpOpCall   *call,
   if (grads->len != n)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("custom_gradient: the backward function returned %u gradients for %u arguments"),
-                   grads->len, n);
+                   _("custom_gradient: the backward function returns one gradient per argument (%u); it returned %u"),
+                   n, grads->len);
       return FALSE;
     }
 

@@ -169,7 +169,7 @@ ep_grad_zeros (EpTensor      *like,
                guint          ndim,
                GError       **error)
 {
-  return ep_full_on (like->storage->device, shape, ndim, 0.0, like->layout.dtype, error);
+  return ep_full_on (like->storage->device, shape, ndim, ep_number_from_int64 (0), like->layout.dtype, error);
 }
 
 /* A constant int64 tensor (indices) on @like's device, whatever the

@@ -1155,7 +1155,7 @@ check_target (EpTensor    *target,
     return TRUE;
 
   g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-               _("%s: target %u is a %s tensor; only floating-point tensors have gradients"),
+               _("%s: target %u has type %s; only floating-point tensors have gradients"),
                name, index, ep_dtype_get_name (target->layout.dtype));
   return FALSE;
 }
@@ -1220,8 +1220,8 @@ make_seeds (EpTensor  **targets,
   if (n_output_gradients != n_targets)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("gradient: %u output gradients given for %u targets"),
-                   n_output_gradients, n_targets);
+                   _("gradient: one output gradient per target (%u) is needed; %u given"),
+                   n_targets, n_output_gradients);
       return NULL;
     }
 

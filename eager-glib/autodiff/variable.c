@@ -11,6 +11,7 @@
 #include "ep-autodiff-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-recorder-private.h"
 #include "ep-tensor-private.h"
 #include "ep-variable.h"
@@ -386,6 +387,7 @@ conform (EpVariable  *self,
 {
   g_autoptr(EpTensor) plain = NULL;
   g_autoptr(EpTensor) cast = NULL;
+  EpTensor *moved;
 
   if (!check_has_value (self, name, error)
       || !ep_tensor_check_alive (value, name, error))
@@ -403,7 +405,7 @@ conform (EpVariable  *self,
   if (!value->weak && !same_kind (value->layout.dtype, self->layout.dtype))
     {
       g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("%s: a %s value cannot go in a %s variable; convert it with astype first"),
+                   _("%s: a value of type %s cannot go in a variable of type %s; convert it with astype first"),
                    name, ep_dtype_get_name (value->layout.dtype),
                    ep_dtype_get_name (self->layout.dtype));
       return NULL;
@@ -411,10 +413,15 @@ conform (EpVariable  *self,
 
   plain = ep_tensor_stop_gradient (value, error);
   cast = plain != NULL ? ep_tensor_astype (plain, self->layout.dtype, error) : NULL;
-  if (cast == NULL)
-    return NULL;
+  moved = cast != NULL ? ep_tensor_to_device (cast, self->device, error) : NULL;
+  if (moved == NULL)
+    {
+      ep_error_rename_call (error, "stop_gradient", name);
+      ep_error_rename_call (error, "astype", name);
+      ep_error_rename_call (error, "to_device", name);
+    }
 
-  return ep_tensor_to_device (cast, self->device, error);
+  return moved;
 }
 
 /**
@@ -465,12 +472,12 @@ assign_update (EpVariable  *self,
     return FALSE;
   current = peek (self);
   plain = ep_tensor_stop_gradient (delta, error);
-  if (plain == NULL)
-    return FALSE;
-  updated = subtract ? ep_tensor_sub (current, plain, error) : ep_tensor_add (current, plain, error);
+  if (plain != NULL)
+    updated = subtract ? ep_tensor_sub (current, plain, error) : ep_tensor_add (current, plain, error);
   if (updated == NULL)
     {
-      g_prefix_error (error, "%s: ", name);
+      ep_error_rename_call (error, "stop_gradient", name);
+      ep_error_rename_call (error, subtract ? "sub" : "add", name);
       return FALSE;
     }
 

@@ -58,4 +58,88 @@ ep_scalar_load (gconstpointer src,
   return 0.0;
 }
 
+/*
+ * EpNumber:
+ *
+ * A number as the caller gave it: an integer stays exact (a gdouble holds
+ * integers up to 2^53 only), a float is a float. @f always holds the
+ * value as a double, rounded for a large integer.
+ */
+typedef struct
+{
+  gboolean integral;
+  gint64   i;
+  gdouble  f;
+} EpNumber;
+
+static inline EpNumber
+ep_number_from_double (gdouble value)
+{
+  return (EpNumber) { .integral = FALSE, .i = 0, .f = value };
+}
+
+static inline EpNumber
+ep_number_from_int64 (gint64 value)
+{
+  return (EpNumber) { .integral = TRUE, .i = value, .f = (gdouble) value };
+}
+
+/* An integer if @value is one within 2^53 (where doubles hold every
+ * integer), else a float: a schema's default, as written in C. */
+static inline EpNumber
+ep_number_from_literal (gdouble value)
+{
+  if (value >= -0x1p53 && value <= 0x1p53 && value == (gdouble) (gint64) value)
+    return ep_number_from_int64 ((gint64) value);
+  return ep_number_from_double (value);
+}
+
+/* Whether @number is an integer out of the range of the integer @dtype
+ * (a float is converted as ep_scalar_store() does, never refused). */
+static inline gboolean
+ep_number_overflows (EpNumber number,
+                     EpDType  dtype)
+{
+  return number.integral && dtype == EP_DTYPE_INT32
+         && (number.i < G_MININT32 || number.i > G_MAXINT32);
+}
+
+/* Stores @number as @dtype: integers exactly where the type holds them
+ * (int32 keeps the low 32 bits: check ep_number_overflows() first) and
+ * rounded once into the float types. */
+static inline void
+ep_number_store (gpointer dest,
+                 EpDType  dtype,
+                 EpNumber number)
+{
+  if (!number.integral)
+    {
+      ep_scalar_store (dest, dtype, number.f);
+      return;
+    }
+
+  switch (dtype)
+    {
+    case EP_DTYPE_FLOAT32: *(gfloat *) dest = (gfloat) number.i; break;
+    case EP_DTYPE_FLOAT64: *(gdouble *) dest = (gdouble) number.i; break;
+    case EP_DTYPE_INT32:   *(gint32 *) dest = (gint32) (guint32) (guint64) number.i; break;
+    case EP_DTYPE_INT64:   *(gint64 *) dest = number.i; break;
+    case EP_DTYPE_BOOL:    *(guint8 *) dest = number.i != 0; break;
+    }
+}
+
+/* An element as a number: integer types exactly. */
+static inline EpNumber
+ep_number_load (gconstpointer src,
+                EpDType       dtype)
+{
+  switch (dtype)
+    {
+    case EP_DTYPE_INT32: return ep_number_from_int64 (*(const gint32 *) src);
+    case EP_DTYPE_INT64: return ep_number_from_int64 (*(const gint64 *) src);
+    case EP_DTYPE_BOOL:  return ep_number_from_int64 (*(const guint8 *) src != 0);
+    default:             return ep_number_from_double (ep_scalar_load (src, dtype));
+    }
+}
+
 G_END_DECLS

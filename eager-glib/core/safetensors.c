@@ -234,10 +234,10 @@ check_size (EpSafetensors       *self,
 
     if (overflow)
       return entry_error (self, entry->name, error,
-                          _("a %s tensor of shape %s is larger than any file"),
+                          _("a tensor of type %s and shape %s is larger than any file"),
                           entry->dtype_name, shape);
     return entry_error (self, entry->name, error,
-                        _("a %s tensor of shape %s takes %" PRIu64 " bytes, its data_offsets give %zu"),
+                        _("a tensor of type %s and shape %s takes %" PRIu64 " bytes, its data_offsets give %zu"),
                         entry->dtype_name, shape, nbytes, entry->nbytes);
   }
 }

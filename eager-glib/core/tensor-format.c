@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ep-context-private.h"
+#include "ep-error-private.h"
+#include "ep-join.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
@@ -150,6 +153,8 @@ typedef struct
   int      width;
 } Format;
 
+/* The elements of a tensor as the walk reads them: all of them in C
+ * order, or for a summary only those it shows (see summary_of()). */
 typedef struct
 {
   const guint8 *data;
@@ -158,16 +163,38 @@ typedef struct
   gboolean summarize;
 } Walk;
 
-static gdouble
-element (const Walk   *w,
-         const gint64 *index)
+/* Whether a summary shows only the edges of an axis of extent @n */
+static gboolean
+elides (const Walk *w,
+        gint64      n)
+{
+  return w->summarize && n > 2 * EDGE_ITEMS;
+}
+
+static const guint8 *
+element_data (const Walk   *w,
+              const gint64 *index)
 {
   gint64 flat = 0;
 
   for (guint d = 0; d < w->layout->ndim; d++)
-    flat = flat * w->layout->shape[d] + index[d];
+    {
+      gint64 n = w->layout->shape[d];
 
-  return ep_scalar_load (w->data + flat * w->itemsize, w->layout->dtype);
+      if (elides (w, n))
+        flat = flat * 2 * EDGE_ITEMS + (index[d] < EDGE_ITEMS ? index[d] : index[d] - (n - 2 * EDGE_ITEMS));
+      else
+        flat = flat * n + index[d];
+    }
+
+  return w->data + flat * w->itemsize;
+}
+
+static gdouble
+element (const Walk   *w,
+         const gint64 *index)
+{
+  return ep_scalar_load (element_data (w, index), w->layout->dtype);
 }
 
 typedef void (*Visit) (const Walk *w, const gint64 *index, gpointer user_data);
@@ -191,7 +218,7 @@ walk_shown (const Walk *w,
   n = w->layout->shape[axis];
   for (gint64 i = 0; i < n; i++)
     {
-      if (w->summarize && n > 2 * EDGE_ITEMS && i == EDGE_ITEMS)
+      if (elides (w, n) && i == EDGE_ITEMS)
         i = n - EDGE_ITEMS;
       index[axis] = i;
       walk_shown (w, index, axis + 1, visit, user_data);
@@ -398,12 +425,7 @@ static gint64
 element_int (const Walk   *w,
              const gint64 *index)
 {
-  gint64 flat = 0;
-  const guint8 *p;
-
-  for (guint d = 0; d < w->layout->ndim; d++)
-    flat = flat * w->layout->shape[d] + index[d];
-  p = w->data + flat * w->itemsize;
+  const guint8 *p = element_data (w, index);
 
   switch (w->layout->dtype)
     {
@@ -543,41 +565,113 @@ format_scalar (const Walk *w)
                           d.exponent < 0 ? '-' : '+', ABS (d.exponent));
 }
 
+/* The elements a summary shows and no others: along each axis of more
+ * than 2 * EDGE_ITEMS, the first and last EDGE_ITEMS, sliced (views)
+ * and joined, so that only what is printed is read or copied, however
+ * large the tensor (a broadcast view of 2 * 10^9 elements prints from
+ * 6 * 6 * 5 of them). */
+static EpTensor *
+summary_of (EpTensor  *self,
+            guint      axis,
+            GError   **error)
+{
+  const EpLayout *layout = &self->layout;
+  gint64 starts[EP_MAX_DIMS] = { 0 }, stops[EP_MAX_DIMS];
+  EpTensor *parts[2] = { NULL, NULL };
+  EpTensor *joined = NULL;
+  gint64 n;
+
+  if (axis == layout->ndim)
+    return g_object_ref (self);
+  n = layout->shape[axis];
+  if (n <= 2 * EDGE_ITEMS)
+    return summary_of (self, axis + 1, error);
+
+  memcpy (stops, layout->shape, layout->ndim * sizeof (gint64));
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr(EpTensor) edge = NULL;
+
+      starts[axis] = k == 0 ? 0 : n - EDGE_ITEMS;
+      stops[axis] = k == 0 ? EDGE_ITEMS : n;
+      edge = ep_tensor_slice (self, starts, layout->ndim, stops, layout->ndim, NULL, 0, error);
+      if (edge == NULL || (parts[k] = summary_of (edge, axis + 1, error)) == NULL)
+        goto out;
+    }
+  joined = ep_concatenate (parts, 2, (gint) axis, error);
+
+out:
+  g_clear_object (&parts[0]);
+  g_clear_object (&parts[1]);
+  return joined;
+}
+
+/* Reads the elements the text shows. A summary's slices and joins are
+ * the printer's, not the caller's ops: no tape or tracer sees them. */
 static gboolean
 walk_init (Walk        *walk,
            GBytes     **bytes,
            EpTensor    *self,
+           const char  *name,
            GError     **error)
 {
-  *bytes = ep_tensor_to_bytes (self, error);
-  if (*bytes == NULL)
-    return FALSE;
-
-  walk->data = g_bytes_get_data (*bytes, NULL);
   walk->layout = &self->layout;
   walk->itemsize = ep_dtype_get_itemsize (self->layout.dtype);
   walk->summarize = ep_layout_get_size (&self->layout) > THRESHOLD;
 
+  if (walk->summarize)
+    {
+      EpContext *context = ep_context_get ();
+      EpRecorder *recorders = context->recorders;
+      g_autoptr(EpTensor) shown = NULL;
+
+      if (!ep_tensor_check_alive (self, name, error))
+        return FALSE;
+      context->recorders = NULL;
+      shown = summary_of (self, 0, error);
+      context->recorders = recorders;
+      *bytes = shown != NULL ? ep_tensor_to_bytes (shown, error) : NULL;
+    }
+  else
+    {
+      *bytes = ep_tensor_to_bytes (self, error);
+    }
+  if (*bytes == NULL)
+    {
+      ep_error_rename_call (error, "to_bytes", name);
+      ep_error_rename_call (error, "contiguous", name);
+      return FALSE;
+    }
+
+  walk->data = g_bytes_get_data (*bytes, NULL);
   return TRUE;
 }
 
-typedef char *(*FormatFunc) (EpTensor *self, GError **error);
+typedef char *(*FormatFunc) (EpTensor *self, const Walk *walk);
 
-static char *to_string (EpTensor *self, GError **error);
-static char *to_repr (EpTensor *self, GError **error);
+static char *to_string (EpTensor *self, const Walk *walk);
+static char *to_repr (EpTensor *self, const Walk *walk);
 
 /* NumPy prints "1.5" whatever the locale, and the digits are found by
  * printing and parsing: both happen in the C locale, on this thread only,
- * so a German application still reads "1.5", not "1,5". */
+ * so a German application still reads "1.5", not "1,5". The data is read
+ * before, in the user's locale: its errors are in the user's language
+ * (gettext translates nothing under the C locale). */
 static char *
-in_c_locale (FormatFunc  format,
-             EpTensor   *self,
-             GError    **error)
+in_c_locale (FormatFunc   format,
+             EpTensor    *self,
+             const char  *name,
+             GError     **error)
 {
   static gsize initialized;
   static locale_t c_locale;
+  g_autoptr(GBytes) bytes = NULL;
   locale_t previous;
   char *text;
+  Walk walk;
+
+  if (!walk_init (&walk, &bytes, self, name, error))
+    return NULL;
 
   if (g_once_init_enter (&initialized))
     {
@@ -586,7 +680,7 @@ in_c_locale (FormatFunc  format,
     }
 
   previous = uselocale (c_locale);
-  text = format (self, error);
+  text = format (self, &walk);
   uselocale (previous);
 
   return text;
@@ -599,7 +693,9 @@ in_c_locale (FormatFunc  format,
  *
  * Formats the elements as NumPy's `str()` does: `[1. 2. 3.]`, one line per
  * row for matrices, elided with `...` beyond 1000 elements. A 0-d tensor
- * prints as its value. Reads the data from any device.
+ * prints as its value. Reads the data from any device; a summary reads
+ * only the elements it shows, so a huge (say, broadcast) view prints at
+ * once.
  *
  * Returns: (transfer full): the text, or %NULL if reading the device
  *   failed
@@ -611,28 +707,23 @@ ep_tensor_to_string (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return in_c_locale (to_string, self, error);
+  return in_c_locale (to_string, self, "to_string", error);
 }
 
 static char *
-to_string (EpTensor  *self,
-           GError   **error)
+to_string (EpTensor    *self,
+           const Walk  *walk)
 {
-  g_autoptr(GBytes) bytes = NULL;
   gint64 index[EP_MAX_DIMS] = { 0 };
   Format format;
-  Walk walk;
-
-  if (!walk_init (&walk, &bytes, self, error))
-    return NULL;
 
   if (self->layout.ndim == 0)
-    return format_scalar (&walk);
+    return format_scalar (walk);
   if (ep_layout_get_size (&self->layout) == 0)
     return g_strdup ("[]");
 
-  format_init (&format, &walk);
-  return recurse (&walk, &format, index, 0, " ", LINE_WIDTH, " ");
+  format_init (&format, walk);
+  return recurse (walk, &format, index, 0, " ", LINE_WIDTH, " ");
 }
 
 #define REPR_PREFIX "Ep.Tensor("
@@ -660,24 +751,19 @@ ep_tensor_to_repr (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return in_c_locale (to_repr, self, error);
+  return in_c_locale (to_repr, self, "to_repr", error);
 }
 
 static char *
-to_repr (EpTensor  *self,
-         GError   **error)
+to_repr (EpTensor    *self,
+         const Walk  *walk)
 {
-  g_autoptr(GBytes) bytes = NULL;
   g_autofree char *body = NULL;
   gint64 index[EP_MAX_DIMS] = { 0 };
   const char *dtype_name;
   GString *out;
   const char *last_line;
   Format format;
-  Walk walk;
-
-  if (!walk_init (&walk, &bytes, self, error))
-    return NULL;
 
   dtype_name = ep_dtype_get_name (self->layout.dtype);
   if (ep_layout_get_size (&self->layout) == 0)
@@ -692,11 +778,11 @@ to_repr (EpTensor  *self,
        * "," before the dtype comes off the width */
       g_autofree char *indent = g_strnfill (1 + strlen (REPR_PREFIX), ' ');
 
-      format_init (&format, &walk);
+      format_init (&format, walk);
       if (self->layout.ndim == 0)
-        body = format_element (&format, element (&walk, index), element_int (&walk, index));
+        body = format_element (&format, element (walk, index), element_int (walk, index));
       else
-        body = recurse (&walk, &format, index, 0, indent, LINE_WIDTH - 1, ", ");
+        body = recurse (walk, &format, index, 0, indent, LINE_WIDTH - 1, ", ");
     }
 
   out = g_string_new (REPR_PREFIX);

@@ -14,6 +14,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-enum-types.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
@@ -210,13 +211,15 @@ ep_layout_set_contiguous (EpLayout *layout)
 gboolean
 ep_layout_is_contiguous (const EpLayout *layout)
 {
-  gint64 stride = 1;
+  /* unsigned, as ep_layout_set_contiguous() computes them: an empty
+   * tensor's extents may multiply past 2^63 */
+  guint64 stride = 1;
 
   for (guint i = layout->ndim; i-- > 0;)
     {
-      if (layout->shape[i] != 1 && layout->strides[i] != stride)
+      if (layout->shape[i] != 1 && layout->strides[i] != (gint64) stride)
         return FALSE;
-      stride *= layout->shape[i];
+      stride *= (guint64) layout->shape[i];
     }
 
   return TRUE;
@@ -276,7 +279,7 @@ ep_layout_init (EpLayout      *layout,
       g_autofree char *s = ep_shape_to_string (shape, ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("%s: a %s tensor of shape %s needs more memory than can be addressed"),
+                   _("%s: a tensor of type %s and shape %s needs more memory than can be addressed"),
                    op_name, ep_dtype_get_name (dtype), s);
       return FALSE;
     }
@@ -335,7 +338,7 @@ ep_layout_alloc (EpLayout  *layout,
       g_autofree char *s = ep_shape_to_string (layout->shape, layout->ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("a %s tensor of shape %s needs more memory than can be addressed"),
+                   _("a tensor of type %s and shape %s needs more memory than can be addressed"),
                    ep_dtype_get_name (layout->dtype), s);
       return NULL;
     }
@@ -411,7 +414,10 @@ raw_layout_init (EpLayout      *layout,
       g_autofree char *s = ep_shape_to_string (shape, ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("%s: %zu bytes given, a %s tensor of shape %s needs %zu"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "%s: %zu byte given, a tensor of type %s and shape %s needs %zu",
+                                "%s: %zu bytes given, a tensor of type %s and shape %s needs %zu",
+                                nbytes),
                    op_name, nbytes, ep_dtype_get_name (dtype), s, needed);
       return FALSE;
     }
@@ -616,6 +622,30 @@ ep_tensor_new_weak_scalar (gdouble value,
 
   g_assert (self != NULL);
   ep_scalar_store (self->storage->data, dtype, value);
+  self->weak = TRUE;
+
+  return self;
+}
+
+/**
+ * ep_tensor_new_weak_int:
+ * @value: the value
+ *
+ * Creates a weak integer literal holding @value exactly, as
+ * [ctor@Tensor.new_weak_scalar] does for %EP_DTYPE_INT64, whose #gdouble
+ * holds integers up to 2^53 only. Meeting an int32 tensor, a value out of
+ * the int32 range is an %EP_ERROR_INVALID_ARGUMENT error of the op.
+ *
+ * Returns: (transfer full): the literal
+ */
+EpTensor *
+ep_tensor_new_weak_int (gint64 value)
+{
+  EpLayout layout = { .dtype = EP_DTYPE_INT64, .ndim = 0 };
+  EpTensor *self = ep_tensor_new_empty (ep_device_get_cpu (), &layout, NULL);
+
+  g_assert (self != NULL);
+  *(gint64 *) self->storage->data = value;
   self->weak = TRUE;
 
   return self;
@@ -995,7 +1025,10 @@ ep_tensor_to_bytes (EpTensor  *self,
     return NULL;
   contiguous = ep_tensor_compact (self, error);
   if (contiguous == NULL)
-    return NULL;
+    {
+      ep_error_rename_call (error, "contiguous", "to_bytes");
+      return NULL;
+    }
 
   device = contiguous->storage->device;
   itemsize = ep_dtype_get_itemsize (contiguous->layout.dtype);
@@ -1062,7 +1095,10 @@ ep_tensor_read_data (EpTensor  *self,
       g_autofree char *s = ep_shape_to_string (self->layout.shape, self->layout.ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("read_data: room for %zu bytes given, a %s tensor of shape %s has %zu"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "read_data: room for %zu byte given, a tensor of type %s and shape %s has %zu",
+                                "read_data: room for %zu bytes given, a tensor of type %s and shape %s has %zu",
+                                nbytes),
                    nbytes, ep_dtype_get_name (self->layout.dtype), s, needed);
       return FALSE;
     }
@@ -1071,7 +1107,10 @@ ep_tensor_read_data (EpTensor  *self,
 
   contiguous = ep_tensor_compact (self, error);
   if (contiguous == NULL)
-    return FALSE;
+    {
+      ep_error_rename_call (error, "contiguous", "read_data");
+      return FALSE;
+    }
 
   return ep_device_read (contiguous->storage->device, contiguous->storage,
                          contiguous->layout.offset * ep_dtype_get_itemsize (contiguous->layout.dtype),

@@ -30,37 +30,37 @@ cpu_full (EpOpCall  *call,
   EpTensor *out = call->outputs[0];
   gint64 n = ep_layout_get_size (&out->layout);
   gpointer data = out->storage->data;
-  gdouble value = call->attrs.full.value;
+  guint8 element[8];
+
+  ep_number_store (element, out->layout.dtype, call->attrs.full.value);
 
   switch (out->layout.dtype)
     {
-    case EP_DTYPE_FLOAT32: FILL (gfloat, data, n, (gfloat) value); break;
-    case EP_DTYPE_FLOAT64: FILL (gdouble, data, n, value); break;
-    case EP_DTYPE_INT32:   FILL (gint32, data, n, ep_double_to_int32 (value)); break;
-    case EP_DTYPE_INT64:   FILL (gint64, data, n, ep_double_to_int64 (value)); break;
-    case EP_DTYPE_BOOL:    FILL (guint8, data, n, value != 0.0); break;
+    case EP_DTYPE_FLOAT32: FILL (gfloat, data, n, *(gfloat *) element); break;
+    case EP_DTYPE_FLOAT64: FILL (gdouble, data, n, *(gdouble *) element); break;
+    case EP_DTYPE_INT32:   FILL (gint32, data, n, *(gint32 *) element); break;
+    case EP_DTYPE_INT64:   FILL (gint64, data, n, *(gint64 *) element); break;
+    case EP_DTYPE_BOOL:    FILL (guint8, data, n, *element); break;
     }
 
   return TRUE;
 }
 
-/* NumPy's fill: the first two values are converted, their difference in
- * the element type is the step, and the rest are start + i * step in the
- * element type. Matches np.arange bit for bit. */
-#define ARANGE(T, CONVERT, data, n, start, step)                    \
-  G_STMT_START {                                                    \
-    T *dst = (T *) (data);                                          \
-    T first = CONVERT (start);                                      \
-    T delta = (n) > 1 ? (T) (CONVERT ((start) + (step)) - first) : 0; \
-    dst[0] = first;                                                 \
-    if ((n) > 1)                                                    \
-      dst[1] = CONVERT ((start) + (step));                          \
-    for (gint64 i = 2; i < (n); i++)                                \
-      dst[i] = (T) (first + (T) i * delta);                         \
+/* NumPy's fill: first + i * delta in the element type, from the values
+ * ep_arange_values() gives; integers in their unsigned type (@U), so
+ * that a range across 2^31 wraps around as NumPy's does, with no signed
+ * overflow. Matches np.arange bit for bit. */
+#define ARANGE(T, U, data, n, first, second, delta)               \
+  G_STMT_START {                                                  \
+    T *dst = (T *) (data);                                        \
+    T f = *(const T *) (first), d = *(const T *) (delta);         \
+    if ((n) > 0)                                                  \
+      dst[0] = f;                                                 \
+    if ((n) > 1)                                                  \
+      dst[1] = *(const T *) (second);                             \
+    for (gint64 i = 2; i < (n); i++)                              \
+      dst[i] = (T) ((U) f + (U) i * (U) d);                       \
   } G_STMT_END
-
-#define AS_FLOAT(x)  ((gfloat) (x))
-#define AS_DOUBLE(x) ((gdouble) (x))
 
 static gboolean
 cpu_arange (EpOpCall  *call,
@@ -69,15 +69,16 @@ cpu_arange (EpOpCall  *call,
   EpTensor *out = call->outputs[0];
   gint64 n = out->layout.shape[0];
   gpointer data = out->storage->data;
-  gdouble start = call->attrs.arange.start;
-  gdouble step = call->attrs.arange.step;
+  guint8 first[8], second[8], delta[8];
+
+  ep_arange_values (call, first, second, delta);
 
   switch (out->layout.dtype)
     {
-    case EP_DTYPE_FLOAT32: ARANGE (gfloat, AS_FLOAT, data, n, start, step); break;
-    case EP_DTYPE_FLOAT64: ARANGE (gdouble, AS_DOUBLE, data, n, start, step); break;
-    case EP_DTYPE_INT32:   ARANGE (gint32, ep_double_to_int32, data, n, start, step); break;
-    case EP_DTYPE_INT64:   ARANGE (gint64, ep_double_to_int64, data, n, start, step); break;
+    case EP_DTYPE_FLOAT32: ARANGE (gfloat, gfloat, data, n, first, second, delta); break;
+    case EP_DTYPE_FLOAT64: ARANGE (gdouble, gdouble, data, n, first, second, delta); break;
+    case EP_DTYPE_INT32:   ARANGE (gint32, guint32, data, n, first, second, delta); break;
+    case EP_DTYPE_INT64:   ARANGE (gint64, guint64, data, n, first, second, delta); break;
     case EP_DTYPE_BOOL:    g_assert_not_reached ();
     }
 
@@ -137,7 +138,10 @@ cpu_onehot_like (EpOpCall  *call,
       if (j < 0 || j >= c)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                       _("onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns"),
+                       g_dngettext (GETTEXT_PACKAGE,
+                                    "onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " column",
+                                    "onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns",
+                                    (gulong) c),
                        j, i, c);
           return FALSE;
         }

@@ -300,7 +300,10 @@ name (EpTensor *logits, EpTensor *labels, EpTensor *out, GError **error)    \
       if (label < 0 || label >= c)                                          \
         {                                                                   \
           g_set_error (error, EP_ERROR, EP_ERROR_INDEX,                     \
-                       _("crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " classes"), \
+                       g_dngettext (GETTEXT_PACKAGE,                        \
+                                    "crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " class", \
+                                    "crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " classes", \
+                                    (gulong) c),                            \
                        label, i, c);                                        \
           return FALSE;                                                     \
         }                                                                   \

@@ -33,6 +33,7 @@ static const char *const attr_type_names[] = {
   [EP_ATTR_BOOL] = "bool",
   [EP_ATTR_INT] = "int",
   [EP_ATTR_FLOAT] = "float",
+  [EP_ATTR_NUMBER] = "number",
   [EP_ATTR_DTYPE] = "dtype",
   [EP_ATTR_ENUM] = "enum",
   [EP_ATTR_AXIS] = "axis",
@@ -68,6 +69,12 @@ default_value (const EpAttrSpec *spec)
       return g_variant_new_boolean (spec->fallback != 0);
     case EP_ATTR_FLOAT:
       return g_variant_new_double (spec->fallback);
+    case EP_ATTR_NUMBER:
+      {
+        EpNumber number = ep_number_from_literal (spec->fallback);
+
+        return number.integral ? g_variant_new_int64 (number.i) : g_variant_new_double (number.f);
+      }
     case EP_ATTR_DTYPE:
       return g_variant_new_string (ep_dtype_get_name ((EpDType) spec->fallback));
     case EP_ATTR_ENUM:

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ep-context-private.h"
@@ -22,22 +23,34 @@
 #define INLINE_INPUTS 8
 
 /* A weak literal lives on the CPU and has no history: cast and move it
- * by making a new one, without dispatching an op. */
+ * by making a new one, without dispatching an op. An integer literal
+ * keeps its value exactly, and one that the integer type cannot hold is
+ * an error, as a Python integer out of bounds is in NumPy. */
 static EpTensor *
-convert_literal (EpTensor  *literal,
-                 EpDType    dtype,
-                 EpDevice  *device,
-                 GError   **error)
+convert_literal (const EpOpCall  *call,
+                 EpTensor        *literal,
+                 EpDType          dtype,
+                 EpDevice        *device,
+                 GError         **error)
 {
-  gdouble value = ep_scalar_load (literal->storage->data, literal->layout.dtype);
+  EpNumber value = ep_number_load (literal->storage->data, literal->layout.dtype);
   EpLayout layout = { .dtype = dtype, .ndim = 0 };
   guint8 element[8];
-  g_autoptr(EpTensor) tensor = ep_tensor_new_empty (device, &layout, error);
+  g_autoptr(EpTensor) tensor = NULL;
 
+  if (ep_number_overflows (value, dtype))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("%s: the integer %" PRId64 " does not fit in %s"),
+                   call->op->name, value.i, ep_dtype_get_name (dtype));
+      return NULL;
+    }
+
+  tensor = ep_tensor_new_empty (device, &layout, error);
   if (tensor == NULL)
     return NULL;
 
-  ep_scalar_store (element, dtype, value);
+  ep_number_store (element, dtype, value);
   if (!ep_device_write (device, tensor->storage, 0, element, ep_dtype_get_itemsize (dtype), error))
     return NULL;
 
@@ -60,7 +73,7 @@ convert_input (EpOpCall  *call,
 
   if (input->weak && input->layout.ndim == 0
       && (input->layout.dtype != dtype || moves))
-    return convert_literal (input, dtype, move ? call->device : input->storage->device, error);
+    return convert_literal (call, input, dtype, move ? call->device : input->storage->device, error);
 
   if (input->layout.dtype != dtype)
     {

@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
 G_BEGIN_DECLS
@@ -55,8 +56,8 @@ typedef struct
   EpDevice *device;
   union
   {
-    struct { gdouble value; } full;
-    struct { gdouble start, stop, step; } arange;
+    struct { EpNumber value; } full;
+    struct { EpNumber start, stop, step; } arange;
     struct { gdouble start, stop; gint64 num; gboolean endpoint; } linspace;
     struct { gint64 n, m, k; } eye;
     struct { gdouble value; } onehot;
@@ -186,6 +187,7 @@ typedef enum {
   EP_ATTR_BOOL,
   EP_ATTR_INT,             /* gint64 */
   EP_ATTR_FLOAT,           /* gdouble */
+  EP_ATTR_NUMBER,          /* EpNumber: an integer, kept exact, or a float */
   EP_ATTR_DTYPE,           /* EpDType */
   EP_ATTR_ENUM,            /* a value of the GEnum .enum_type */
   EP_ATTR_AXIS,            /* gint: one axis, negative from the end */

@@ -104,7 +104,10 @@ ep_op_normalize_axis (const EpOpCall  *call,
   if (axis < -(gint) ndim || axis >= (gint) ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
-                   _("%s: axis %d is out of range for a tensor of %u dimensions"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "%s: axis %d is out of range for a tensor of %u dimension",
+                                "%s: axis %d is out of range for a tensor of %u dimensions",
+                                ndim),
                    call->op->name, axis, ndim);
       return FALSE;
     }

@@ -119,9 +119,13 @@ check_attr (const EpOpDef     *op,
                      _("%s: %d is not a valid %s"), op->name, value, spec->name);
         return FALSE;
       }
+    case EP_ATTR_NUMBER:
+      /* an integer is finite, and its double has its sign */
     case EP_ATTR_FLOAT:
       {
-        gdouble value = G_STRUCT_MEMBER (gdouble, attrs, spec->offset);
+        gdouble value = spec->type == EP_ATTR_NUMBER
+                        ? G_STRUCT_MEMBER (EpNumber, attrs, spec->offset).f
+                        : G_STRUCT_MEMBER (gdouble, attrs, spec->offset);
 
         if ((spec->flags & EP_ATTR_FINITE) && !isfinite (value))
           {
@@ -221,6 +225,9 @@ set_default (EpOpAttrs        *attrs,
       break;
     case EP_ATTR_FLOAT:
       *(gdouble *) field = spec->fallback;
+      break;
+    case EP_ATTR_NUMBER:
+      *(EpNumber *) field = ep_number_from_literal (spec->fallback);
       break;
     case EP_ATTR_DTYPE:
     case EP_ATTR_ENUM:
@@ -361,6 +368,14 @@ set_value (EpOpAttrs        *attrs,
       else
         return FALSE;
       return TRUE;
+    case EP_ATTR_NUMBER:
+      if (g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
+        *(EpNumber *) field = ep_number_from_double (g_variant_get_double (value));
+      else if (variant_to_int64 (value, &i))
+        *(EpNumber *) field = ep_number_from_int64 (i);
+      else
+        return FALSE;
+      return TRUE;
     case EP_ATTR_FLOAT:
       if (g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
         *(gdouble *) field = g_variant_get_double (value);
@@ -424,6 +439,13 @@ attr_equal (const EpOpAttrs  *a,
     case EP_ATTR_FLOAT:
       /* bit for bit: -0.0 is not 0.0 to a division, and NaN is itself */
       return memcmp (x, y, sizeof (gdouble)) == 0;
+    case EP_ATTR_NUMBER:
+      {
+        const EpNumber *m = x, *n = y;
+
+        return m->integral == n->integral
+               && (m->integral ? m->i == n->i : memcmp (&m->f, &n->f, sizeof (gdouble)) == 0);
+      }
     case EP_ATTR_DTYPE:
     case EP_ATTR_ENUM:
       return *(const gint *) x == *(const gint *) y;
@@ -554,6 +576,12 @@ attr_variant (const EpOpAttrs  *attrs,
       return g_variant_new_uint64 (*(const guint64 *) field);
     case EP_ATTR_FLOAT:
       return g_variant_new_double (*(const gdouble *) field);
+    case EP_ATTR_NUMBER:
+      {
+        const EpNumber *number = field;
+
+        return number->integral ? g_variant_new_int64 (number->i) : g_variant_new_double (number->f);
+      }
     case EP_ATTR_DTYPE:
       return g_variant_new_string (ep_dtype_get_name (*(const EpDType *) field));
     case EP_ATTR_ENUM:

@@ -539,7 +539,10 @@ take_host_results (const EpGraphNode  *node,
   if (results->len != node->n_outputs)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("host_call: the callback returned %u tensors, not %u as when it was traced"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "host_call: the callback returned %u tensor, not %u as when it was traced",
+                                "host_call: the callback returned %u tensors, not %u as when it was traced",
+                                results->len),
                    results->len, node->n_outputs);
       return FALSE;
     }

@@ -341,8 +341,11 @@ check_inputs (EpFunction       *self,
   if (n_inputs != self->signature->len)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("function: %u inputs given, the signature has %u"),
-                   n_inputs, self->signature->len);
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "function: the signature has %u input, %u given",
+                                "function: the signature has %u inputs, %u given",
+                                self->signature->len),
+                   self->signature->len, n_inputs);
       return FALSE;
     }
   for (guint i = 0; i < n_inputs; i++)
@@ -357,7 +360,7 @@ check_inputs (EpFunction       *self,
           g_autofree char *got = ep_shape_to_string (inputs[i]->layout.shape, inputs[i]->layout.ndim);
 
           g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                       _("function: input %u, a %s tensor of shape %s, does not fit the signature's %s %s"),
+                       _("function: input %u, of type %s and shape %s, does not fit the signature's %s %s"),
                        i, ep_dtype_get_name (inputs[i]->layout.dtype), got,
                        ep_dtype_get_name (ep_tensor_spec_get_dtype (spec)), want);
           return FALSE;

@@ -207,7 +207,7 @@ check_assign (Check        *c,
 
   ep_layout_init (&layout, ep_variable_get_dtype (variable), shape, ndim, "assign", NULL);
   if (!same_shape (&value->layout, &layout))
-    return fail_layouts (error, where, _("a %s %s value cannot go in a %s %s variable"),
+    return fail_layouts (error, where, _("a value of type %s and shape %s cannot go in a variable of type %s and shape %s"),
                          &value->layout, &layout);
   if (value->storage->device != ep_variable_get_device (variable))
     return ep_file_format_error (error, where, _("input %u lives on %s, the node runs on %s"),

@@ -553,6 +553,22 @@ float_from_json (JsonNode *node)
   return NULL;
 }
 
+/* A number attribute: an integer stays one; beyond 2^53 it is a string
+ * of digits (see add_number() in graph-file.c). */
+static GVariant *
+number_from_json (JsonNode *node)
+{
+  const char *text;
+  gint64 i;
+
+  if (ep_json_get_int (node, &i))
+    return g_variant_new_int64 (i);
+  if (ep_json_get_string (node, &text)
+      && g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, &i, NULL))
+    return g_variant_new_int64 (i);
+  return float_from_json (node);
+}
+
 /* The value of an attribute of type @spec->type, as
  * ep_op_attrs_set_from_variant() takes it; NULL (and @what) when @node
  * is not of that type. */
@@ -583,6 +599,9 @@ attr_from_json (const EpAttrSpec  *spec,
     case EP_ATTR_FLOAT:
       *what = _("a number, “NaN”, “Infinity” or “-Infinity”");
       return float_from_json (node);
+    case EP_ATTR_NUMBER:
+      *what = _("a number, a string of an integer’s digits, “NaN”, “Infinity” or “-Infinity”");
+      return number_from_json (node);
     case EP_ATTR_DTYPE:
     case EP_ATTR_ENUM:
     case EP_ATTR_DEVICE:

@@ -138,6 +138,34 @@ add_float (JsonBuilder *builder,
     json_builder_add_double_value (builder, value);
 }
 
+/* An integer beyond what JSON readers keep exact (2^53) is a string of
+ * its digits. */
+static void
+add_number (JsonBuilder *builder,
+            GVariant    *value)
+{
+  gint64 i;
+
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
+    {
+      add_float (builder, g_variant_get_double (value));
+      return;
+    }
+
+  i = g_variant_get_int64 (value);
+  if (i >= -EP_JSON_MAX_INT && i <= EP_JSON_MAX_INT)
+    {
+      json_builder_add_int_value (builder, i);
+    }
+  else
+    {
+      char digits[24];
+
+      g_snprintf (digits, sizeof digits, "%" G_GINT64_FORMAT, i);
+      json_builder_add_string_value (builder, digits);
+    }
+}
+
 static void
 add_int_list (JsonBuilder *builder,
               GVariant    *value)
@@ -175,6 +203,9 @@ add_attr_value (JsonBuilder      *builder,
       break;
     case EP_ATTR_FLOAT:
       add_float (builder, g_variant_get_double (value));
+      break;
+    case EP_ATTR_NUMBER:
+      add_number (builder, value);
       break;
     case EP_ATTR_DTYPE:
     case EP_ATTR_ENUM:

@@ -290,8 +290,8 @@ take_gradients (Step       *step,
   if (grads->len != step->n_inputs)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("%s: the gradient callback returned %u gradients for %u arguments"),
-                   NAME, grads->len, step->n_inputs);
+                   _("%s: the gradient callback returns one gradient per argument (%u); it returned %u"),
+                   NAME, step->n_inputs, grads->len);
       return FALSE;
     }
 

@@ -25,42 +25,10 @@ opencl_full (EpOpCall  *call,
   gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
   guint8 pattern[8];
 
-  ep_scalar_store (pattern, out->layout.dtype, call->attrs.full.value);
+  ep_number_store (pattern, out->layout.dtype, call->attrs.full.value);
 
   return ep_opencl_fill_buffer (call->device, call->op->name, ep_opencl_mem (out), pattern, itemsize,
                                 0, ep_layout_get_size (&out->layout) * itemsize, error);
-}
-
-/* The values NumPy's fill starts from, converted to the element type as
- * cpu_arange() converts them. */
-static void
-arange_values (EpDType  dtype,
-               gdouble  start,
-               gdouble  step,
-               guint8  *first,
-               guint8  *second,
-               guint8  *delta)
-{
-  ep_scalar_store (first, dtype, start);
-  ep_scalar_store (second, dtype, start + step);
-
-  switch (dtype)
-    {
-    case EP_DTYPE_FLOAT32:
-      *(gfloat *) delta = *(gfloat *) second - *(gfloat *) first;
-      break;
-    case EP_DTYPE_FLOAT64:
-      *(gdouble *) delta = *(gdouble *) second - *(gdouble *) first;
-      break;
-    case EP_DTYPE_INT32:
-      *(gint32 *) delta = (gint32) ((guint32) *(gint32 *) second - (guint32) *(gint32 *) first);
-      break;
-    case EP_DTYPE_INT64:
-      *(gint64 *) delta = (gint64) ((guint64) *(gint64 *) second - (guint64) *(gint64 *) first);
-      break;
-    case EP_DTYPE_BOOL:
-      g_assert_not_reached ();
-    }
 }
 
 static gboolean
@@ -79,7 +47,7 @@ opencl_arange (EpOpCall  *call,
   if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
     return FALSE;
 
-  arange_values (dtype, call->attrs.arange.start, call->attrs.arange.step, first, second, delta);
+  ep_arange_values (call, first, second, delta);
 
   g_snprintf (name, sizeof name, "arange_%s", ep_cl_dtype_suffix (dtype));
   if (!ep_cl_launch_init (&launch, call, "creation", name, error))
@@ -219,7 +187,10 @@ opencl_onehot_like (EpOpCall  *call,
   if (ok && first >= 0)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                   _("onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " column",
+                                "onehot_like: index %" PRId64 " at position %" PRId64 " is out of range for %" PRId64 " columns",
+                                (gulong) c),
                    index, first, (gint64) c);
       ok = FALSE;
     }

@@ -81,7 +81,10 @@ opencl_crossentropy (EpOpCall  *call,
   if (ok && sample >= 0)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                   _("crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " classes"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " class",
+                                "crossentropy: label %" PRId64 " of sample %" PRId64 " is out of range for %" PRId64 " classes",
+                                (gulong) c),
                    label, sample, (gint64) c);
       ok = FALSE;
     }

@@ -13,6 +13,7 @@
 #include "ep-device-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
 #include "ep-math-private.h"
 
@@ -332,7 +333,7 @@ EpTensor *
 ep_tensor_float32 (EpTensor  *self,
                    GError   **error)
 {
-  return ep_tensor_astype (self, EP_DTYPE_FLOAT32, error);
+  return ep_error_named_result (ep_tensor_astype (self, EP_DTYPE_FLOAT32, error), error, "float32");
 }
 
 /**
@@ -348,7 +349,7 @@ EpTensor *
 ep_tensor_float64 (EpTensor  *self,
                    GError   **error)
 {
-  return ep_tensor_astype (self, EP_DTYPE_FLOAT64, error);
+  return ep_error_named_result (ep_tensor_astype (self, EP_DTYPE_FLOAT64, error), error, "float64");
 }
 
 /**
@@ -365,5 +366,5 @@ EpTensor *
 ep_tensor_bool (EpTensor  *self,
                 GError   **error)
 {
-  return ep_tensor_astype (self, EP_DTYPE_BOOL, error);
+  return ep_error_named_result (ep_tensor_astype (self, EP_DTYPE_BOOL, error), error, "bool");
 }

@@ -14,6 +14,7 @@
 #include "ep-creation-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-math-private.h"
 #include "ep-scalar-private.h"
 
@@ -23,6 +24,14 @@ full_infer (EpOpCall  *call,
 {
   EpOpAttrs *attrs = &call->attrs;
 
+  if (ep_number_overflows (attrs->full.value, attrs->dtype))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("%s: the integer %" PRId64 " does not fit in %s"),
+                   call->op->name, attrs->full.value.i, ep_dtype_get_name (attrs->dtype));
+      return FALSE;
+    }
+
   return ep_layout_init (&call->output_layouts[0], attrs->dtype,
                          attrs->shape, attrs->ndim, call->op->name, error);
 }
@@ -30,21 +39,67 @@ full_infer (EpOpCall  *call,
 const EpOpDef ep_op_full = {
   .id = EP_OP_FULL, .name = "full",
   EP_ATTRS (EP_ATTR_SHAPE_ARG,
-            EP_ATTR ("value", EP_ATTR_FLOAT, EP_FIELD (full.value)),
+            EP_ATTR ("value", EP_ATTR_NUMBER, EP_FIELD (full.value)),
             EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
             EP_ATTR_DEVICE_ARG (.flags = EP_ATTR_INTERNAL)),
   .infer = full_infer,
 };
 
+const EpOpDef ep_func_full_int = {
+  .id = EP_N_OPS, .name = "full_int",
+  EP_ATTRS (EP_ATTR_SHAPE_ARG,
+            EP_ATTR ("value", EP_ATTR_INT, EP_NO_FIELD),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_INT64))),
+};
+
+static gboolean
+arange_integral (const EpOpAttrs *attrs)
+{
+  return attrs->arange.start.integral && attrs->arange.stop.integral && attrs->arange.step.integral;
+}
+
+/* The number of values of an integer range, exactly: the distance fits
+ * in 64 bits unsigned, the count may not fit in a gint64. */
+static guint64
+arange_integral_length (gint64 start,
+                        gint64 stop,
+                        gint64 step)
+{
+  guint64 distance, stride;
+
+  if (step > 0 ? stop <= start : stop >= start)
+    return 0;
+
+  distance = step > 0 ? (guint64) stop - (guint64) start : (guint64) start - (guint64) stop;
+  stride = step > 0 ? (guint64) step : 0 - (guint64) step;
+
+  return distance / stride + (distance % stride != 0);
+}
+
+/* A length past G_MAXINT64 is no shape: the message ep_layout_init()
+ * gives for one too large, with the true count. */
+static gboolean
+arange_too_long (EpOpCall    *call,
+                 const char  *count,
+                 GError     **error)
+{
+  g_autofree char *shape = g_strdup_printf ("(%s,)", count);
+
+  g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+               _("%s: a %s tensor of shape %s needs more memory than can be addressed"),
+               call->op->name, ep_dtype_get_name (call->attrs.dtype), shape);
+  return FALSE;
+}
+
 static gboolean
 arange_infer (EpOpCall  *call,
               GError   **error)
 {
-  const gdouble v[3] = { call->attrs.arange.start, call->attrs.arange.stop, call->attrs.arange.step };
-  gdouble length;
+  const EpOpAttrs *attrs = &call->attrs;
+  const gdouble v[3] = { attrs->arange.start.f, attrs->arange.stop.f, attrs->arange.step.f };
   gint64 n;
 
-  if (call->attrs.dtype == EP_DTYPE_BOOL)
+  if (attrs->dtype == EP_DTYPE_BOOL)
     return ep_op_error_dtype (call, EP_DTYPE_BOOL, error);
 
   if (!isfinite (v[0]) || !isfinite (v[1]) || !isfinite (v[2]) || v[2] == 0.0)
@@ -55,28 +110,105 @@ arange_infer (EpOpCall  *call,
       return FALSE;
     }
 
-  length = ceil ((v[1] - v[0]) / v[2]);
-  n = length > 0 ? (gint64) MIN (length, (gdouble) G_MAXINT64 / 2) : 0;
+  if (arange_integral (attrs))
+    {
+      guint64 length = arange_integral_length (attrs->arange.start.i, attrs->arange.stop.i,
+                                               attrs->arange.step.i);
+      char count[24];
 
-  return ep_layout_init (&call->output_layouts[0], call->attrs.dtype, &n, 1, call->op->name, error);
+      g_snprintf (count, sizeof count, "%" G_GUINT64_FORMAT, length);
+      if (length > G_MAXINT64)
+        return arange_too_long (call, count, error);
+      n = (gint64) length;
+    }
+  else
+    {
+      gdouble length = ceil ((v[1] - v[0]) / v[2]);
+
+      if (length >= 0x1p63)
+        {
+          char count[G_ASCII_DTOSTR_BUF_SIZE];
+
+          g_snprintf (count, sizeof count, "%.0f", length);
+          return arange_too_long (call, count, error);
+        }
+      n = length > 0 ? (gint64) length : 0;
+    }
+
+  return ep_layout_init (&call->output_layouts[0], attrs->dtype, &n, 1, call->op->name, error);
 }
 
 const EpOpDef ep_op_arange = {
   .id = EP_OP_ARANGE, .name = "arange",
-  EP_ATTRS (EP_ATTR ("start", EP_ATTR_FLOAT, EP_FIELD (arange.start)),
-            EP_ATTR ("stop", EP_ATTR_FLOAT, EP_FIELD (arange.stop)),
-            EP_ATTR ("step", EP_ATTR_FLOAT, EP_FIELD (arange.step), EP_DEFAULT (1)),
+  EP_ATTRS (EP_ATTR ("start", EP_ATTR_NUMBER, EP_FIELD (arange.start)),
+            EP_ATTR ("stop", EP_ATTR_NUMBER, EP_FIELD (arange.stop)),
+            EP_ATTR ("step", EP_ATTR_NUMBER, EP_FIELD (arange.step), EP_DEFAULT (1)),
             EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
             EP_ATTR_DEVICE_ARG (.flags = EP_ATTR_INTERNAL)),
   .infer = arange_infer,
 };
+
+const EpOpDef ep_func_arange_int = {
+  .id = EP_N_OPS, .name = "arange_int",
+  EP_ATTRS (EP_ATTR ("start", EP_ATTR_INT, EP_NO_FIELD),
+            EP_ATTR ("stop", EP_ATTR_INT, EP_NO_FIELD),
+            EP_ATTR ("step", EP_ATTR_INT, EP_NO_FIELD, EP_DEFAULT (1)),
+            EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_INT64))),
+};
+
+/* The first two elements of NumPy's fill and their difference in the
+ * element type, from which every device's kernel computes
+ * first + i * delta (integer types wrap). Integer arguments are added
+ * exactly: with more than one element, start + step lies before stop. */
+void
+ep_arange_values (const EpOpCall *call,
+                  guint8         *first,
+                  guint8         *second,
+                  guint8         *delta)
+{
+  const EpOpAttrs *attrs = &call->attrs;
+  EpDType dtype = call->output_layouts[0].dtype;
+  gboolean several = call->output_layouts[0].shape[0] > 1;
+
+  if (arange_integral (attrs))
+    {
+      gint64 start = attrs->arange.start.i;
+
+      ep_number_store (first, dtype, attrs->arange.start);
+      ep_number_store (second, dtype,
+                       ep_number_from_int64 (several ? start + attrs->arange.step.i : start));
+    }
+  else
+    {
+      ep_scalar_store (first, dtype, attrs->arange.start.f);
+      ep_scalar_store (second, dtype, attrs->arange.start.f + attrs->arange.step.f);
+    }
+
+  switch (dtype)
+    {
+    case EP_DTYPE_FLOAT32:
+      *(gfloat *) delta = *(gfloat *) second - *(gfloat *) first;
+      break;
+    case EP_DTYPE_FLOAT64:
+      *(gdouble *) delta = *(gdouble *) second - *(gdouble *) first;
+      break;
+    case EP_DTYPE_INT32:
+      *(gint32 *) delta = (gint32) ((guint32) *(gint32 *) second - (guint32) *(gint32 *) first);
+      break;
+    case EP_DTYPE_INT64:
+      *(gint64 *) delta = (gint64) ((guint64) *(gint64 *) second - (guint64) *(gint64 *) first);
+      break;
+    case EP_DTYPE_BOOL:
+      g_assert_not_reached ();
+    }
+}
 
 /* @device NULL: where placement puts it (the scope, else cpu:0) */
 EpTensor *
 ep_full_on (EpDevice      *device,
             const gint64  *shape,
             guint          ndim,
-            gdouble        value,
+            EpNumber       value,
             EpDType        dtype,
             GError       **error)
 {
@@ -100,6 +232,8 @@ ep_full_on (EpDevice      *device,
  * @error: return location for an error
  *
  * Creates a tensor of @shape filled with @value, on the current device.
+ * A #gdouble holds integers up to 2^53 exactly: for larger ones in an
+ * integer tensor, use [func@full_int].
  *
  * Returns: (transfer full): the new tensor, or %NULL with %EP_ERROR_SHAPE
  *   set for a negative dimension or %EP_ERROR_OUT_OF_MEMORY if it does
@@ -114,7 +248,53 @@ ep_full (const gint64  *shape,
 {
   g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
 
-  return ep_full_on (NULL, shape, ndim, value, dtype, error);
+  return ep_full_on (NULL, shape, ndim, ep_number_from_double (value), dtype, error);
+}
+
+/**
+ * ep_full_int:
+ * @shape: (array length=ndim): the shape
+ * @ndim: the number of dimensions
+ * @value: the value of every element, an integer
+ * @dtype: the element type
+ * @error: return location for an error
+ *
+ * Creates a tensor of @shape filled with the integer @value, exactly in
+ * an integer tensor; see [func@full].
+ *
+ * Returns: (transfer full): the new tensor, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @value does not fit in @dtype
+ *   (int32), or the errors of [func@full]
+ */
+EpTensor *
+ep_full_int (const gint64  *shape,
+             guint          ndim,
+             gint64         value,
+             EpDType        dtype,
+             GError       **error)
+{
+  g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
+
+  return ep_full_on (NULL, shape, ndim, ep_number_from_int64 (value), dtype, error);
+}
+
+/* full() for a function named @name that the user called */
+static EpTensor *
+filled (const char    *name,
+        const gint64  *shape,
+        guint          ndim,
+        gdouble        value,
+        EpDType        dtype,
+        GError       **error)
+{
+  EpTensor *tensor;
+
+  g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
+
+  tensor = ep_full_on (NULL, shape, ndim, ep_number_from_double (value), dtype, error);
+  if (tensor == NULL)
+    ep_error_rename_call (error, "full", name);
+  return tensor;
 }
 
 const EpOpDef ep_func_zeros = {
@@ -139,7 +319,7 @@ ep_zeros (const gint64  *shape,
           EpDType        dtype,
           GError       **error)
 {
-  return ep_full (shape, ndim, 0.0, dtype, error);
+  return filled ("zeros", shape, ndim, 0.0, dtype, error);
 }
 
 const EpOpDef ep_func_ones = {
@@ -164,7 +344,7 @@ ep_ones (const gint64  *shape,
          EpDType        dtype,
          GError       **error)
 {
-  return ep_full (shape, ndim, 1.0, dtype, error);
+  return filled ("ones", shape, ndim, 1.0, dtype, error);
 }
 
 /**
@@ -176,7 +356,8 @@ ep_ones (const gint64  *shape,
  * @error: return location for an error
  *
  * Creates the 1-dimensional tensor `[start, start + step, …]` of the
- * values before @stop, computed as NumPy does.
+ * values before @stop, computed as NumPy does. A #gdouble holds integers
+ * up to 2^53 exactly: for larger ones, use [func@arange_int].
  *
  * Returns: (transfer full): the new tensor, or %NULL with
  *   %EP_ERROR_INVALID_ARGUMENT set if @step is zero or an argument is not
@@ -189,15 +370,41 @@ ep_arange (gdouble   start,
            EpDType   dtype,
            GError  **error)
 {
-  return ep_arange_on (NULL, start, stop, step, dtype, error);
+  return ep_arange_on (NULL, ep_number_from_double (start), ep_number_from_double (stop),
+                       ep_number_from_double (step), dtype, error);
+}
+
+/**
+ * ep_arange_int:
+ * @start: the first value
+ * @stop: the end, not included
+ * @step: the distance between values, not zero
+ * @dtype: the element type
+ * @error: return location for an error
+ *
+ * [func@arange] of integers, counted and added exactly: the values are
+ * `start + i * step`, wrapping around in int32 as NumPy's do.
+ *
+ * Returns: (transfer full): the new tensor, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @step is zero
+ */
+EpTensor *
+ep_arange_int (gint64    start,
+               gint64    stop,
+               gint64    step,
+               EpDType   dtype,
+               GError  **error)
+{
+  return ep_arange_on (NULL, ep_number_from_int64 (start), ep_number_from_int64 (stop),
+                       ep_number_from_int64 (step), dtype, error);
 }
 
 /* @device NULL: where placement puts it (the scope, else cpu:0) */
 EpTensor *
 ep_arange_on (EpDevice  *device,
-              gdouble    start,
-              gdouble    stop,
-              gdouble    step,
+              EpNumber   start,
+              EpNumber   stop,
+              EpNumber   step,
               EpDType    dtype,
               GError   **error)
 {
@@ -214,25 +421,36 @@ ep_arange_on (EpDevice  *device,
 }
 
 static EpTensor *
-full_like (EpTensor  *self,
-           gdouble    value,
-           GError   **error)
+full_like (const char  *name,
+           EpTensor    *self,
+           EpNumber     value,
+           GError     **error)
 {
   EpDevice *device = ep_device_get_current ();
+  EpTensor *tensor;
 
-  if (!ep_tensor_pin (self, "full_like", error))
+  if (!ep_tensor_pin (self, name, error))
     return NULL;
   if (device == NULL)
     device = self->storage->device;
   ep_tensor_unpin (self);
 
-  return ep_full_on (device, self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
+  tensor = ep_full_on (device, self->layout.shape, self->layout.ndim, value, self->layout.dtype, error);
+  if (tensor == NULL)
+    ep_error_rename_call (error, "full", name);
+  return tensor;
 }
 
 const EpOpDef ep_func_full_like = {
   .id = EP_N_OPS, .name = "full_like",
   EP_INPUTS (EP_INPUT ("self")),
   EP_ATTRS (EP_ATTR ("value", EP_ATTR_FLOAT, EP_NO_FIELD)),
+};
+
+const EpOpDef ep_func_full_like_int = {
+  .id = EP_N_OPS, .name = "full_like_int",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("value", EP_ATTR_INT, EP_NO_FIELD)),
 };
 
 const EpOpDef ep_func_zeros_like = {
@@ -263,7 +481,30 @@ ep_tensor_full_like (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return full_like (self, value, error);
+  return full_like ("full_like", self, ep_number_from_double (value), error);
+}
+
+/**
+ * ep_tensor_full_like_int:
+ * @self: a tensor
+ * @value: the value of every element, an integer
+ * @error: return location for an error
+ *
+ * [method@Tensor.full_like] with an integer, exact in an integer tensor
+ * (a #gdouble holds integers up to 2^53 only).
+ *
+ * Returns: (transfer full): the new tensor, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @value does not fit in the element
+ *   type (int32)
+ */
+EpTensor *
+ep_tensor_full_like_int (EpTensor  *self,
+                         gint64     value,
+                         GError   **error)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return full_like ("full_like", self, ep_number_from_int64 (value), error);
 }
 
 /**
@@ -281,7 +522,7 @@ ep_tensor_zeros_like (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return full_like (self, 0.0, error);
+  return full_like ("zeros_like", self, ep_number_from_int64 (0), error);
 }
 
 /**
@@ -299,7 +540,7 @@ ep_tensor_ones_like (EpTensor  *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return full_like (self, 1.0, error);
+  return full_like ("ones_like", self, ep_number_from_int64 (1), error);
 }
 
 

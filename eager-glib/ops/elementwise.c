@@ -440,9 +440,11 @@ mod_grad (const EpOpCall   *call,
          && ep_grad_set_summed (call, 1, g_steal_pointer (&negated), input_grads, error);
 }
 
-/* The gradient goes to the operand the result came from, as the kernels
- * choose: the first where it is NaN or strictly beyond the second, the
- * second otherwise (ties included). */
+/* The gradient goes to the operand the result came from: the first
+ * where it is NaN or strictly beyond the second, the second where that
+ * is NaN or strictly beyond; a tie (equal operands) shares it equally,
+ * half each, as the max and min reductions share theirs and as PyTorch
+ * does. */
 static gboolean
 extremum_grad (const EpOpCall   *call,
                EpTensor *const  *output_grads,
@@ -450,22 +452,25 @@ extremum_grad (const EpOpCall   *call,
                GError          **error)
 {
   EpTensor *a = call->inputs[0], *b = call->inputs[1];
-  g_autoptr(EpTensor) wins = NULL;
-  g_autoptr(EpTensor) nan = NULL;
-  g_autoptr(EpTensor) first = NULL;
-  g_autoptr(EpTensor) second = NULL;
-  g_autoptr(EpTensor) ga = NULL;
-  g_autoptr(EpTensor) gb = NULL;
+  g_autoptr(EpTensor) half = ep_grad_literal (0.5);
+  g_autoptr(EpTensor) wins = NULL, nan = NULL, first = NULL, tie = NULL, first_or_tie = NULL;
+  g_autoptr(EpTensor) second = NULL, shared = NULL, tie_share = NULL;
+  g_autoptr(EpTensor) ga = NULL, gb = NULL, ga_own = NULL, gb_own = NULL;
 
   wins = call->op->id == EP_OP_MAXIMUM ? ep_tensor_greater (a, b, error)
                                        : ep_tensor_less (a, b, error);
-  if (wins == NULL || (nan = ep_tensor_isnan (a, error)) == NULL)
-    return FALSE;
-  first = ep_tensor_logical_or (wins, nan, error);
-  if (first == NULL || (second = ep_tensor_logical_not (first, error)) == NULL)
-    return FALSE;
-  ga = ep_grad_mask (first, output_grads[0], error);
-  if (ga == NULL || (gb = ep_grad_mask (second, output_grads[0], error)) == NULL)
+  if (wins == NULL
+      || (nan = ep_tensor_isnan (a, error)) == NULL
+      || (first = ep_tensor_logical_or (wins, nan, error)) == NULL
+      || (tie = ep_tensor_equal (a, b, error)) == NULL
+      || (first_or_tie = ep_tensor_logical_or (first, tie, error)) == NULL
+      || (second = ep_tensor_logical_not (first_or_tie, error)) == NULL
+      || (shared = ep_tensor_mul (output_grads[0], half, error)) == NULL
+      || (tie_share = ep_grad_mask (tie, shared, error)) == NULL
+      || (ga_own = ep_grad_mask (first, output_grads[0], error)) == NULL
+      || (gb_own = ep_grad_mask (second, output_grads[0], error)) == NULL
+      || (ga = ep_tensor_add (ga_own, tie_share, error)) == NULL
+      || (gb = ep_tensor_add (gb_own, tie_share, error)) == NULL)
     return FALSE;
 
   return ep_grad_set_summed (call, 0, g_steal_pointer (&ga), input_grads, error)
@@ -566,6 +571,10 @@ EP_DEFINE_SCALAR_METHOD (mod)
  * either is NaN, as NumPy's `minimum`. For bool tensors this is logical
  * and.
  *
+ * The gradient goes to the smaller operand (to a NaN one); where the two
+ * are equal, each gets half of it, as the ties of [method@Tensor.min]
+ * share theirs.
+ *
  * Returns: (transfer full): the minima, or %NULL with %EP_ERROR_SHAPE set
  */
 
@@ -592,6 +601,10 @@ EP_DEFINE_SCALAR_METHOD (minimum)
  * The larger of two elements, elementwise, with NumPy promotion; NaN if
  * either is NaN, as NumPy's `maximum`. For bool tensors this is logical
  * or.
+ *
+ * The gradient goes to the larger operand (to a NaN one); where the two
+ * are equal, each gets half of it, as the ties of [method@Tensor.max]
+ * share theirs.
  *
  * Returns: (transfer full): the maxima, or %NULL with %EP_ERROR_SHAPE set
  */

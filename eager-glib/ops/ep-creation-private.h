@@ -11,6 +11,7 @@
 
 #pragma once
 
+#include "ep-scalar-private.h"
 #include "ep-tensor.h"
 
 G_BEGIN_DECLS
@@ -18,13 +19,13 @@ G_BEGIN_DECLS
 EpTensor *ep_full_on   (EpDevice      *device,
                         const gint64  *shape,
                         guint          ndim,
-                        gdouble        value,
+                        EpNumber       value,
                         EpDType        dtype,
                         GError       **error);
 EpTensor *ep_arange_on (EpDevice      *device,
-                        gdouble        start,
-                        gdouble        stop,
-                        gdouble        step,
+                        EpNumber       start,
+                        EpNumber       stop,
+                        EpNumber       step,
                         EpDType        dtype,
                         GError       **error);
 

@@ -22,7 +22,12 @@ ep_math_float_dtype (EpDType dtype)
   return dtype;
 }
 
-/* ops/creation.c: linspace's elements, for the kernels of every device */
+/* ops/creation.c: what the kernels of arange and linspace on every
+ * device fill from */
+void      ep_arange_values         (const EpOpCall *call,
+                                    guint8         *first,
+                                    guint8         *second,
+                                    guint8         *delta);
 void      ep_linspace_fill         (const EpOpCall *call,
                                     guint8         *data);
 

@@ -133,8 +133,11 @@ take_along_axis_infer (EpOpCall  *call,
   if (idx->ndim != x->ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("take_along_axis: indices have %u dimensions, the tensor has %u; they must be equal"),
-                   idx->ndim, x->ndim);
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "take_along_axis: the tensor has %u dimension, the indices have %u; they must be equal",
+                                "take_along_axis: the tensor has %u dimensions, the indices have %u; they must be equal",
+                                x->ndim),
+                   x->ndim, idx->ndim);
       return FALSE;
     }
 
@@ -167,7 +170,8 @@ arange_like (EpTensor  *like,
              gint64     n,
              GError   **error)
 {
-  return ep_arange_on (like->storage->device, 0, (gdouble) n, 1, EP_DTYPE_INT64, error);
+  return ep_arange_on (like->storage->device, ep_number_from_int64 (0), ep_number_from_int64 (n),
+                       ep_number_from_int64 (1), EP_DTYPE_INT64, error);
 }
 
 /* @range (1-D) reshaped to lie along axis @d of @ndim axes. */
@@ -478,7 +482,7 @@ index_update_gradient (const EpOpCall  *call,
   numbers = range != NULL ? ep_tensor_reshape (range, idx->shape, idx->ndim, error) : NULL;
   if (numbers == NULL)
     return FALSE;
-  none = ep_full_on (grad->storage->device, &extent, 1, -1, EP_DTYPE_INT64, error);
+  none = ep_full_on (grad->storage->device, &extent, 1, ep_number_from_int64 (-1), EP_DTYPE_INT64, error);
   last = none != NULL ? ep_tensor_index_update (none, indices, numbers, 0, error) : NULL;
   written = last != NULL ? ep_tensor_take (last, indices, 0, error) : NULL;
   won = written != NULL ? ep_tensor_equal (written, numbers, error) : NULL;

@@ -11,6 +11,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
 #include "ep-enum-types.h"
 #include "ep-join.h"
@@ -256,8 +257,11 @@ pad_infer (EpOpCall  *call,
   if (attrs->pad.n_paddings != 2 * in->ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("pad: %u paddings given, a tensor of %u dimensions needs %u (before and after each axis)"),
-                   attrs->pad.n_paddings, in->ndim, 2 * in->ndim);
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "pad: a tensor of %u dimension takes %u paddings (before and after each axis), %u given",
+                                "pad: a tensor of %u dimensions takes %u paddings (before and after each axis), %u given",
+                                in->ndim),
+                   in->ndim, 2 * in->ndim, attrs->pad.n_paddings);
       return FALSE;
     }
 
@@ -480,7 +484,10 @@ ep_stack (EpTensor **tensors,
   if (axis < -(gint) first->ndim - 1 || axis > (gint) first->ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
-                   _("stack: axis %d is out of range for a result of %u dimensions"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "stack: axis %d is out of range for a result of %u dimension",
+                                "stack: axis %d is out of range for a result of %u dimensions",
+                                first->ndim + 1),
                    axis, first->ndim + 1);
       return NULL;
     }
@@ -508,11 +515,12 @@ ep_stack (EpTensor **tensors,
       EpTensor *view = ep_tensor_expand_dims (tensors[i], axis, error);
 
       if (view == NULL)
-        return NULL;
+        return ep_error_named_result (NULL, error, "stack");
       g_ptr_array_add (expanded, view);
     }
 
-  return ep_concatenate ((EpTensor **) expanded->pdata, n_tensors, axis, error);
+  return ep_error_named_result (ep_concatenate ((EpTensor **) expanded->pdata, n_tensors, axis, error),
+                                error, "stack");
 }
 
 /* The parts of @self between consecutive @bounds along @axis, as views */
@@ -554,7 +562,10 @@ split_axis (EpTensor  *self,
   if (*axis < -ndim || *axis >= ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
-                   _("split: axis %d is out of range for a tensor of %d dimensions"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "split: axis %d is out of range for a tensor of %d dimension",
+                                "split: axis %d is out of range for a tensor of %d dimensions",
+                                (gulong) ndim),
                    *axis, ndim);
       return FALSE;
     }
@@ -636,7 +647,7 @@ ep_tensor_split (EpTensor  *self,
   for (gint64 i = 0; i <= sections; i++)
     bounds[i] = i * (extent / sections);
 
-  return split_at_bounds (self, bounds, sections + 1, axis, error);
+  return ep_error_named_result (split_at_bounds (self, bounds, sections + 1, axis, error), error, "split");
 }
 
 /**
@@ -678,7 +689,7 @@ ep_tensor_split_at (EpTensor      *self,
     memcpy (bounds + 1, indices, n_indices * sizeof (gint64));
   bounds[n_indices + 1] = G_MAXINT64;
 
-  return split_at_bounds (self, bounds, n_indices + 2, axis, error);
+  return ep_error_named_result (split_at_bounds (self, bounds, n_indices + 2, axis, error), error, "split_at");
 }
 
 /**
@@ -830,7 +841,7 @@ ep_meshgrid (EpTensor       **tensors,
       column = ep_tensor_reshape (tensors[i], line, n_tensors, error);
       grid = column != NULL ? ep_tensor_broadcast_to (column, shape, n_tensors, error) : NULL;
       if (grid == NULL)
-        return NULL;
+        return ep_error_named_result (NULL, error, "meshgrid");
       g_ptr_array_add (outputs, grid);
     }
 

@@ -11,6 +11,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
 #include "ep-linalg-private.h"
 #include "ep-shape-private.h"
@@ -306,7 +307,7 @@ ep_tensor_dot (EpTensor  *self,
   a = &self->layout;
   b = &other->layout;
   if (a->ndim == 0 || b->ndim == 0)
-    return ep_tensor_mul (self, other, error);
+    return ep_error_named_result (ep_tensor_mul (self, other, error), error, "dot");
 
   inner_a = a->shape[a->ndim - 1];
   inner_b = b->shape[b->ndim == 1 ? 0 : b->ndim - 2];
@@ -322,7 +323,7 @@ ep_tensor_dot (EpTensor  *self,
     }
 
   if (a->ndim == 1 || b->ndim <= 2)
-    return ep_tensor_matmul (self, other, error);
+    return ep_error_named_result (ep_tensor_matmul (self, other, error), error, "dot");
 
   /* (P, n) @ (n, Q), with Q the other's batch and last axes */
   for (guint d = 0; d + 1 < a->ndim; d++)
@@ -363,9 +364,9 @@ ep_tensor_dot (EpTensor  *self,
     right = moved != NULL ? ep_tensor_reshape (moved, right_shape, 2, error) : NULL;
     result = right != NULL ? ep_tensor_matmul (left, right, error) : NULL;
     if (result == NULL)
-      return NULL;
+      return ep_error_named_result (NULL, error, "dot");
 
-    return ep_tensor_reshape (result, shape, ndim, error);
+    return ep_error_named_result (ep_tensor_reshape (result, shape, ndim, error), error, "dot");
   }
 }
 
@@ -402,7 +403,7 @@ ep_tensor_outer (EpTensor  *self,
   column = ep_tensor_reshape (self, column_shape, 2, error);
   row = column != NULL ? ep_tensor_reshape (other, row_shape, 2, error) : NULL;
   if (row == NULL)
-    return NULL;
+    return ep_error_named_result (NULL, error, "outer");
 
-  return ep_tensor_mul (column, row, error);
+  return ep_error_named_result (ep_tensor_mul (column, row, error), error, "outer");
 }

@@ -10,6 +10,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
 #include "ep-math-private.h"
 #include "ep-tensor-private.h"
@@ -654,6 +655,31 @@ const EpOpDef ep_func_lp = {
             EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
 };
 
+/* @x ** @p (@x >= 0, @p > 0; NAN: sqrt (@x), bit for bit) with a
+ * subgradient of 0 where @x is 0, as PyTorch's norms have: there
+ * x ** (p - 1) is infinite for p < 1, and the chain rule multiplies it
+ * by 0 into NaN. The power sees 1 where @x is 0 and its result is
+ * replaced by 0 there, so neither branch of the where is infinite and
+ * no NaN reaches the gradient (nor any higher derivative). */
+static EpTensor *
+power_zero_at_zero (EpTensor  *x,
+                    gdouble    p,
+                    GError   **error)
+{
+  g_autoptr(EpTensor) zero = ep_tensor_new_weak_int (0);
+  g_autoptr(EpTensor) one = ep_tensor_new_weak_int (1);
+  g_autoptr(EpTensor) is_zero = NULL;
+  g_autoptr(EpTensor) safe = NULL;
+  g_autoptr(EpTensor) powered = NULL;
+
+  if ((is_zero = ep_tensor_equal (x, zero, error)) == NULL
+      || (safe = ep_tensor_where (is_zero, one, x, error)) == NULL
+      || (powered = isnan (p) ? ep_tensor_sqrt (safe, error) : ep_tensor_pow_scalar (safe, p, error)) == NULL)
+    return NULL;
+
+  return ep_tensor_where (is_zero, zero, powered, error);
+}
+
 /**
  * ep_tensor_l0:
  * @self: a tensor
@@ -685,9 +711,10 @@ ep_tensor_l0 (EpTensor    *self,
   dtype = self->layout.dtype;
   if ((nonzero = ep_tensor_not_equal (self, zero, error)) == NULL
       || (count = ep_tensor_sum (nonzero, axes, n_axes, keepdims, error)) == NULL)
-    return NULL;
+    return ep_error_named_result (NULL, error, "l0");
 
-  return ep_tensor_astype (count, ep_dtype_is_floating (dtype) ? dtype : EP_DTYPE_INT64, error);
+  return ep_error_named_result (ep_tensor_astype (count, ep_dtype_is_floating (dtype) ? dtype : EP_DTYPE_INT64, error),
+                                error, "l0");
 }
 
 /**
@@ -715,9 +742,9 @@ ep_tensor_l1 (EpTensor    *self,
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
   if ((magnitude = ep_tensor_abs (self, error)) == NULL)
-    return NULL;
+    return ep_error_named_result (NULL, error, "l1");
 
-  return ep_tensor_sum (magnitude, axes, n_axes, keepdims, error);
+  return ep_error_named_result (ep_tensor_sum (magnitude, axes, n_axes, keepdims, error), error, "l1");
 }
 
 /**
@@ -730,7 +757,8 @@ ep_tensor_l1 (EpTensor    *self,
  * @error: return location for an error
  *
  * The Euclidean norm `sqrt (sum (self ** 2))` over @axes. Integer
- * tensors give float64.
+ * tensors give float64. Where a norm is 0 its gradient is 0 (the
+ * subgradient PyTorch takes), not the NaN of `sqrt`'s derivative at 0.
  *
  * Returns: (transfer full): the norms, or %NULL with %EP_ERROR_AXIS set
  */
@@ -748,9 +776,9 @@ ep_tensor_l2 (EpTensor    *self,
 
   if ((squares = ep_tensor_square (self, error)) == NULL
       || (total = ep_tensor_sum (squares, axes, n_axes, keepdims, error)) == NULL)
-    return NULL;
+    return ep_error_named_result (NULL, error, "l2");
 
-  return ep_tensor_sqrt (total, error);
+  return ep_error_named_result (power_zero_at_zero (total, NAN, error), error, "l2");
 }
 
 /* Whether reducing @self over @axes (NULL: all) covers no element; axes
@@ -826,7 +854,7 @@ ep_tensor_linf (EpTensor    *self,
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
 
-  return extreme_magnitude (self, TRUE, axes, n_axes, keepdims, error);
+  return ep_error_named_result (extreme_magnitude (self, TRUE, axes, n_axes, keepdims, error), error, "linf");
 }
 
 /**
@@ -844,6 +872,12 @@ ep_tensor_linf (EpTensor    *self,
  * [method@Tensor.l0], [method@Tensor.l1], [method@Tensor.l2] and
  * [method@Tensor.linf]; -inf gives the smallest absolute value. Other
  * orders compute in floating point (integer tensors as float64).
+ *
+ * Gradients at 0: for a positive @p, an element that is 0 and a norm
+ * that is 0 get a gradient of 0, as in PyTorch, where the derivative
+ * of the power is infinite; ties of the largest (smallest) absolute
+ * value share the gradient of [method@Tensor.linf] as
+ * [method@Tensor.max] does.
  *
  * Returns: (transfer full): the norms, or %NULL with
  *   %EP_ERROR_INVALID_ARGUMENT set if @p is NaN, or %EP_ERROR_AXIS
@@ -870,20 +904,24 @@ ep_tensor_lp (EpTensor    *self,
       return NULL;
     }
   if (p == 0.0)
-    return ep_tensor_l0 (self, axes, n_axes, keepdims, error);
+    return ep_error_named_result (ep_tensor_l0 (self, axes, n_axes, keepdims, error), error, "lp");
   if (p == 1.0)
-    return ep_tensor_l1 (self, axes, n_axes, keepdims, error);
+    return ep_error_named_result (ep_tensor_l1 (self, axes, n_axes, keepdims, error), error, "lp");
   if (p == 2.0)
-    return ep_tensor_l2 (self, axes, n_axes, keepdims, error);
+    return ep_error_named_result (ep_tensor_l2 (self, axes, n_axes, keepdims, error), error, "lp");
   if (isinf (p))
-    return extreme_magnitude (self, p > 0, axes, n_axes, keepdims, error);
+    return ep_error_named_result (extreme_magnitude (self, p > 0, axes, n_axes, keepdims, error), error, "lp");
 
   if ((magnitude = ep_tensor_abs (self, error)) == NULL
       || (floating = ep_tensor_astype (magnitude, magnitude->layout.dtype == EP_DTYPE_FLOAT32
                                                   ? EP_DTYPE_FLOAT32 : EP_DTYPE_FLOAT64, error)) == NULL
-      || (powers = ep_tensor_pow_scalar (floating, p, error)) == NULL
+      || (powers = p > 0 && p < 1 ? power_zero_at_zero (floating, p, error)
+                                  : ep_tensor_pow_scalar (floating, p, error)) == NULL
       || (total = ep_tensor_sum (powers, axes, n_axes, keepdims, error)) == NULL)
-    return NULL;
+    return ep_error_named_result (NULL, error, "lp");
 
-  return ep_tensor_pow_scalar (total, 1.0 / p, error);
+  /* the outer root's derivative is infinite at 0 for p > 1 only */
+  return ep_error_named_result (p > 1 ? power_zero_at_zero (total, 1.0 / p, error)
+                                      : ep_tensor_pow_scalar (total, 1.0 / p, error),
+                                error, "lp");
 }

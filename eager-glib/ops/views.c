@@ -11,6 +11,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
 
 static gboolean
@@ -48,7 +49,10 @@ resolve_shape (EpOpCall  *call,
       g_autofree char *to = ep_shape_to_string (attrs->shape, attrs->ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("reshape: cannot reshape a tensor of shape %s (%" PRId64 " elements) into shape %s"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "reshape: cannot reshape a tensor of shape %s (%" PRId64 " element) into shape %s",
+                                "reshape: cannot reshape a tensor of shape %s (%" PRId64 " elements) into shape %s",
+                                (gulong) size),
                    from, size, to);
       return FALSE;
     }
@@ -145,8 +149,11 @@ transpose_infer (EpOpCall  *call,
   else if (attrs->n_axes != in->ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
-                   _("transpose: %u axes given for a tensor of %u dimensions"),
-                   attrs->n_axes, in->ndim);
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "transpose: a tensor of %u dimension takes %u axis, %u given",
+                                "transpose: a tensor of %u dimensions takes %u axes, %u given",
+                                in->ndim),
+                   in->ndim, in->ndim, attrs->n_axes);
       return FALSE;
     }
 
@@ -559,15 +566,18 @@ slice_infer (EpOpCall  *call,
   if (attrs->slice.n_stops != n || (attrs->slice.n_steps != 0 && attrs->slice.n_steps != n))
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("slice: %u starts, %u stops and %u steps given; the lengths must match"),
+                   _("slice: the starts, stops and steps given number %u, %u and %u; the lengths must match"),
                    n, attrs->slice.n_stops, attrs->slice.n_steps);
       return FALSE;
     }
   if (n > in->ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INDEX,
-                   _("slice: %u ranges given for a tensor of %u dimensions"),
-                   n, in->ndim);
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "slice: a tensor of %u dimension takes at most %u range, %u given",
+                                "slice: a tensor of %u dimensions takes at most %u ranges, %u given",
+                                in->ndim),
+                   in->ndim, in->ndim, n);
       return FALSE;
     }
 
@@ -738,7 +748,10 @@ ep_tensor_flatten (EpTensor  *self,
   if (start < -(gint) ndim || start >= (gint) ndim || end < -(gint) ndim || end >= (gint) ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
-                   _("flatten: axes %d to %d are out of range for a tensor of %u dimensions"),
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "flatten: axes %d to %d are out of range for a tensor of %u dimension",
+                                "flatten: axes %d to %d are out of range for a tensor of %u dimensions",
+                                in->ndim),
                    start, end, in->ndim);
       return NULL;
     }
@@ -757,7 +770,7 @@ ep_tensor_flatten (EpTensor  *self,
   if (in->ndim == 0)
     {
       shape[0] = 1;
-      return ep_tensor_reshape (self, shape, 1, error);
+      return ep_error_named_result (ep_tensor_reshape (self, shape, 1, error), error, "flatten");
     }
 
   for (gint d = 0; d < start; d++)
@@ -775,7 +788,7 @@ ep_tensor_flatten (EpTensor  *self,
   for (guint d = end + 1; d < in->ndim; d++)
     shape[n++] = in->shape[d];
 
-  return ep_tensor_reshape (self, shape, n, error);
+  return ep_error_named_result (ep_tensor_reshape (self, shape, n, error), error, "flatten");
 }
 
 /**

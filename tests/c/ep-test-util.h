@@ -333,6 +333,34 @@ ep_test_assert_tensor (EpTensor      *t,
     g_assert_cmpfloat_with_epsilon (data[i], values[i], 1e-9);
 }
 
+/* Checks that @t is a 1-dimensional int64 tensor of exactly @expected
+ * (no trip through doubles, which hold integers up to 2^53 only). */
+#define ep_assert_int64_values(t, ...) \
+  G_STMT_START { \
+    const gint64 expected_[] = { __VA_ARGS__ }; \
+    ep_test_assert_int64_values ((t), expected_, G_N_ELEMENTS (expected_)); \
+  } G_STMT_END
+
+static inline void
+ep_test_assert_int64_values (EpTensor     *t,
+                             const gint64 *expected,
+                             gsize         n)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const gint64 *data;
+  gsize size;
+
+  g_assert_nonnull (t);
+  g_assert_cmpint (ep_tensor_get_dtype (t), ==, EP_DTYPE_INT64);
+  bytes = ep_tensor_to_bytes (t, &error);
+  g_assert_no_error (error);
+  data = g_bytes_get_data (bytes, &size);
+  g_assert_cmpuint (size, ==, n * sizeof (gint64));
+  for (gsize i = 0; i < n; i++)
+    g_assert_cmpint (data[i], ==, expected[i]);
+}
+
 /* Checks the error's domain and code, that its message starts with
  * "@op: ", and (unless NULL) that it contains @fragment. */
 static inline void

@@ -547,6 +547,34 @@ test_variable_assign_during_tape (void)
   g_assert_cmpfloat (item (g), ==, 7.0);
 }
 
+/* The errors of assign and its forms name them, not the ops inside. */
+static void
+test_variable_assign_errors_name_the_call (void)
+{
+  const gdouble v3[] = { 1, 2, 3 }, v2[] = { 1, 2 };
+  g_autoptr(EpTensor) init = ep_test_vector (v3, 3, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) floats = ep_test_vector (v3, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) short_one = ep_test_vector (v2, 2, EP_DTYPE_INT64);
+  g_autoptr(EpVariable) n = ep_variable_new (init, "n");
+  g_autoptr(GError) add_error = NULL;
+  g_autoptr(GError) sub_error = NULL;
+  g_autoptr(GError) dtype_error = NULL;
+  g_autoptr(GError) released_error = NULL;
+  g_autoptr(EpTensor) released = ep_test_vector (v3, 3, EP_DTYPE_INT64);
+
+  ep_tensor_release (released);
+  g_assert_false (ep_variable_assign_add (n, short_one, &add_error));
+  g_assert_cmpstr (add_error->message, ==, "assign_add: shapes (3,) and (2,) cannot be broadcast together");
+  g_assert_false (ep_variable_assign_sub (n, short_one, &sub_error));
+  g_assert_cmpstr (sub_error->message, ==, "assign_sub: shapes (3,) and (2,) cannot be broadcast together");
+  g_assert_false (ep_variable_assign (n, floats, &dtype_error));
+  g_assert_false (ep_variable_assign (n, released, &released_error));
+  g_assert_cmpstr (released_error->message, ==, "assign: the tensor was released and has no data");
+  g_assert_cmpstr (dtype_error->message, ==,
+                   "assign: a value of type float32 cannot go in a variable of type int64; "
+                   "convert it with astype first");
+}
+
 static void
 test_variable_assign (void)
 {
@@ -1179,6 +1207,59 @@ test_custom_gradient_softplus (void)
   g_assert_cmpuint (destroyed, ==, 1);
 }
 
+/* The object form: the functions are given once; each call is one
+ * custom_gradient, and the backward data lives while the object or a
+ * result needs it. */
+static EpTensor *
+stable_softplus_by_object (EpTensor **in, guint n, gpointer data, GError **error)
+{
+  return ep_custom_gradient_fn_call (EP_CUSTOM_GRADIENT_FN (data), in, n, error);
+}
+
+static void
+test_custom_gradient_fn (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = scalar (100.0);
+  guint destroyed = 0;
+  EpCustomGradientFn *fn = ep_custom_gradient_fn_new (naive_softplus, NULL, NULL,
+                                                      softplus_backward, &destroyed, count_destroy);
+
+  for (guint call = 0; call < 2; call++)
+    {
+      g_autoptr(GPtrArray) grads = NULL;
+      g_autoptr(EpTensor) value = NULL;
+
+      g_assert_true (ep_value_and_grad (stable_softplus_by_object, fn, &x, 1, NULL, 0, &value, &grads, &error));
+      g_assert_no_error (error);
+      /* the naive forward's gradient is NaN here; the backward gives 1 */
+      g_assert_cmpfloat (item (g_ptr_array_index (grads, 0)), ==, 1.0);
+    }
+
+  {
+    g_autoptr(EpTensor) kept = ep_custom_gradient_fn_call (fn, &x, 1, &error);
+
+    g_assert_no_error (error);
+    g_object_unref (fn);
+    g_assert_cmpuint (destroyed, ==, 0);     /* the result still needs it */
+  }
+  g_assert_cmpuint (destroyed, ==, 1);
+}
+
+/* g_object_new() makes an object without functions: calling it is an
+ * error, not a crash. */
+static void
+test_custom_gradient_fn_bare (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = scalar (1.0);
+  g_autoptr(EpCustomGradientFn) fn = g_object_new (EP_TYPE_CUSTOM_GRADIENT_FN, NULL);
+
+  g_assert_null (ep_custom_gradient_fn_call (fn, &x, 1, &error));
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_true (g_str_has_prefix (error->message, "custom_gradient: "));
+}
+
 /* Second derivatives go through the backward function. */
 static void
 test_custom_gradient_second_derivative (void)
@@ -1377,6 +1458,7 @@ main (int argc, char **argv)
   g_test_add_func ("/autodiff/variable/watch-explicitly", test_variable_watch_explicitly);
   g_test_add_func ("/autodiff/variable/assign-during-tape", test_variable_assign_during_tape);
   g_test_add_func ("/autodiff/variable/assign", test_variable_assign);
+  g_test_add_func ("/autodiff/variable/assign-errors-name-the-call", test_variable_assign_errors_name_the_call);
   g_test_add_func ("/autodiff/stop-gradient", test_stop_gradient);
   g_test_add_func ("/autodiff/value-and-grad/basics", test_value_and_grad);
   g_test_add_func ("/autodiff/value-and-grad/optional-results", test_value_and_grad_optional_results);
@@ -1391,6 +1473,8 @@ main (int argc, char **argv)
   g_test_add_func ("/autodiff/custom-gradient/softplus", test_custom_gradient_softplus);
   g_test_add_func ("/autodiff/custom-gradient/second-derivative", test_custom_gradient_second_derivative);
   g_test_add_func ("/autodiff/custom-gradient/errors", test_custom_gradient_errors);
+  g_test_add_func ("/autodiff/custom-gradient/object", test_custom_gradient_fn);
+  g_test_add_func ("/autodiff/custom-gradient/object-bare", test_custom_gradient_fn_bare);
 
   return g_test_run ();
 }

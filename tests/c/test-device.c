@@ -626,7 +626,7 @@ test_larger_than_device_memory (void)
     ep_test_pop (fake);
 
     g_assert_null (x);
-    ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", "fake:0");
+    ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "zeros", "fake:0");
   }
 
   fake_device_finish (fake);

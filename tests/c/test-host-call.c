@@ -322,7 +322,7 @@ static void
 test_bad_gradients (void)
 {
   EpHostGradientFunc gradients[2] = { too_few_gradients, misshapen_gradient };
-  const char *messages[2] = { "returned 0 gradients for 1 arguments", "has shape (3,), not the argument's (2,)" };
+  const char *messages[2] = { "returns one gradient per argument (1); it returned 0", "has shape (3,), not the argument's (2,)" };
 
   for (guint k = 0; k < 2; k++)
     {

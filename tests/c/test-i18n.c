@@ -65,6 +65,39 @@ test_printing_ignores_the_locale (void)
   g_assert_cmpstr (repr, ==, "Ep.Tensor([ 1.5 , -2.25], dtype=float64)");
 }
 
+/* German has its own plurals: one "Dimension", two "Dimensionen". */
+static void
+test_plurals_in_german (void)
+{
+  g_autoptr(EpTensor) a = zeros (3);
+  g_autoptr(GError) one = NULL;
+  g_autoptr(GError) none = NULL;
+  g_autoptr(EpTensor) scalar = NULL;
+  const gint axis = 2;
+
+  g_assert_null (ep_tensor_sum (a, &axis, 1, FALSE, &one));
+  g_assert_cmpstr (one->message, ==, "sum: Achse 2 liegt außerhalb des Bereichs eines Tensors mit 1 Dimension");
+
+  scalar = ep_tensor_new_scalar (1.0, EP_DTYPE_FLOAT32, &none);
+  g_assert_no_error (none);
+  g_assert_null (ep_tensor_transpose (scalar, &axis, 1, &none));
+  g_assert_cmpstr (none->message, ==, "transpose: Ein Tensor mit 0 Dimensionen nimmt 0 Achsen, 1 angegeben");
+}
+
+/* Printing reads numbers in the C locale; its errors stay German. */
+static void
+test_printing_errors_in_german (void)
+{
+  g_autoptr(EpTensor) a = zeros (3);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  ep_tensor_release (a);
+  text = ep_tensor_to_string (a, &error);
+  g_assert_null (text);
+  g_assert_cmpstr (error->message, ==, "to_string: Der Tensor wurde freigegeben und hat keine Daten mehr");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -81,5 +114,7 @@ main (int argc, char **argv)
   g_test_add_func ("/i18n/shape-error", test_shape_error_in_german);
   g_test_add_func ("/i18n/int64-format", test_int64_format_in_german);
   g_test_add_func ("/i18n/printing-ignores-the-locale", test_printing_ignores_the_locale);
+  g_test_add_func ("/i18n/plurals", test_plurals_in_german);
+  g_test_add_func ("/i18n/printing-errors", test_printing_errors_in_german);
   return g_test_run ();
 }

@@ -416,6 +416,44 @@ test_fold_constants (void)
   assert_same_bits (graph, folded, &x);
 }
 
+/* x * broadcast_to (c, x's shape): c is made contiguous when small,
+ * kept a view of c when large */
+static GPtrArray *
+broadcast_constant (EpTensor  **inputs,
+                    guint       n_inputs,
+                    gpointer    user_data,
+                    GError    **error)
+{
+  g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (0.5, -1, 3));
+  g_autoptr(EpTensor) t = ep_tensor_broadcast_to (c, inputs[0]->layout.shape, inputs[0]->layout.ndim, error);
+
+  return one (ep_tensor_mul (inputs[0], t, error));
+}
+
+/* A small folded view that is not contiguous becomes a contiguous
+ * constant (the mul then runs in one loop, and can fuse); a large one
+ * stays a view, costing no memory */
+static void
+test_fold_small_views_contiguous (void)
+{
+  g_autoptr(EpTensor) small = ep_test_iota (EP_DIMS (200, 3), 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) large = ep_test_iota (EP_DIMS (10000, 3), 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpGraph) small_graph = trace (broadcast_constant, NULL, &small, 1);
+  g_autoptr(EpGraph) large_graph = trace (broadcast_constant, NULL, &large, 1);
+  g_autoptr(EpGraph) small_folded = run_pass (ep_graph_fold, small_graph);
+  g_autoptr(EpGraph) large_folded = run_pass (ep_graph_fold, large_graph);
+  EpTensor *small_constant = g_ptr_array_index (small_folded->constants, small_folded->constants->len - 1);
+  EpTensor *large_constant = g_ptr_array_index (large_folded->constants, large_folded->constants->len - 1);
+
+  ep_assert_shape (small_constant, EP_DIMS (200, 3), 2);
+  g_assert_true (ep_layout_is_contiguous (&small_constant->layout));
+  ep_assert_shape (large_constant, EP_DIMS (10000, 3), 2);
+  g_assert_false (ep_layout_is_contiguous (&large_constant->layout));
+  g_assert_cmpint (large_constant->layout.strides[0], ==, 0);
+  assert_same_bits (small_graph, small_folded, &small);
+  assert_same_bits (large_graph, large_folded, &large);
+}
+
 /* Random draws, variable reads, host calls and what depends on them
  * stay, constant inputs or not; so does a large fill. */
 static GPtrArray *
@@ -573,6 +611,7 @@ main (int    argc,
   g_test_add_func ("/passes/cse/merges", test_cse_merges);
   g_test_add_func ("/passes/cse/leaves-effects", test_cse_leaves_effects);
   g_test_add_func ("/passes/fold/constants", test_fold_constants);
+  g_test_add_func ("/passes/fold/small-views-contiguous", test_fold_small_views_contiguous);
   g_test_add_func ("/passes/fold/leaves-effects", test_fold_leaves_effects);
   g_test_add_func ("/passes/fold/leaves-failures", test_fold_leaves_failures);
   g_test_add_func ("/passes/optimize/all-and-none", test_optimize_all_and_none);

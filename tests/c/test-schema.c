@@ -212,7 +212,7 @@ test_check_list_room (void)
   ep_assert_error (error, EP_ERROR_AXIS, "sum", "9 axes given");
   g_clear_error (&error);
   g_assert_null (ep_zeros (nine, 9, EP_DTYPE_FLOAT32, &error));
-  ep_assert_error (error, EP_ERROR_SHAPE, "full", "9 dimensions requested");
+  ep_assert_error (error, EP_ERROR_SHAPE, "zeros", "9 dimensions requested");
 }
 
 static void

@@ -651,6 +651,114 @@ test_to_string (void)
   assert_string (e, "[1.e-05 1.e+00    nan   -inf]");
 }
 
+/* Functions built on others name themselves in their errors, not the
+ * function inside them that failed (issue 13: to_string said
+ * "to_bytes: …", zeros_like "full_like: …"). */
+typedef EpTensor *(*UnaryFunc) (EpTensor *self, GError **error);
+
+static EpTensor *
+call_flatten (EpTensor *self, GError **error)
+{
+  return ep_tensor_flatten (self, 0, -1, error);
+}
+
+static EpTensor *
+call_stack (EpTensor *self, GError **error)
+{
+  return ep_stack (&self, 1, 0, error);
+}
+
+static EpTensor *
+call_outer (EpTensor *self, GError **error)
+{
+  return ep_tensor_outer (self, self, error);
+}
+
+static EpTensor *
+call_dot (EpTensor *self, GError **error)
+{
+  return ep_tensor_dot (self, self, error);
+}
+
+static EpTensor *
+call_l2 (EpTensor *self, GError **error)
+{
+  return ep_tensor_l2 (self, NULL, 0, FALSE, error);
+}
+
+static EpTensor *
+call_lp (EpTensor *self, GError **error)
+{
+  return ep_tensor_lp (self, 2.0, NULL, 0, FALSE, error);
+}
+
+static void
+test_released_errors_name_the_call (void)
+{
+  static const struct { const char *name; UnaryFunc call; } functions[] = {
+    { "zeros_like", ep_tensor_zeros_like },
+    { "ones_like", ep_tensor_ones_like },
+    { "float32", ep_tensor_float32 },
+    { "float64", ep_tensor_float64 },
+    { "bool", ep_tensor_bool },
+    { "flatten", call_flatten },
+    { "stack", call_stack },
+    { "outer", call_outer },
+    { "dot", call_dot },
+    { "l2", call_l2 },
+    { "lp", call_lp },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (functions); i++)
+    {
+      /* int32: every cast below converts (a cast to the same type is
+       * another matter, and not this test's) */
+      g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 2));
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) result = NULL;
+      g_autofree char *want = g_strdup_printf ("%s: the tensor was released and has no data",
+                                               functions[i].name);
+
+      ep_tensor_release (x);
+      result = functions[i].call (x, &error);
+      g_assert_null (result);
+      g_assert_nonnull (error);
+      g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+      g_assert_cmpstr (error->message, ==, want);
+    }
+}
+
+static void
+test_to_string_of_released (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) repr_error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *repr = NULL;
+
+  ep_tensor_release (x);
+  text = ep_tensor_to_string (x, &error);
+  repr = ep_tensor_to_repr (x, &repr_error);
+  g_assert_null (text);
+  g_assert_null (repr);
+  g_assert_cmpstr (error->message, ==, "to_string: the tensor was released and has no data");
+  g_assert_cmpstr (repr_error->message, ==, "to_repr: the tensor was released and has no data");
+}
+
+/* "an int64 tensor", never "a int64 tensor": the type follows the noun */
+static void
+test_too_large_names_the_type (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (G_GINT64_CONSTANT (1) << 62, 4), EP_DTYPE_INT64, &error);
+
+  g_assert_null (t);
+  g_assert_cmpstr (error->message, ==,
+                   "zeros: a tensor of type int64 and shape (4611686018427387904, 4) needs more memory "
+                   "than can be addressed");
+}
+
 static void
 test_to_string_scalars (void)
 {
@@ -679,6 +787,37 @@ test_to_string_summarizes (void)
   g_autoptr(EpTensor) t = ep_arange (0, 2000, 1, EP_DTYPE_FLOAT64, NULL);
 
   assert_string (t, "[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]");
+}
+
+/* A summary reads only the elements it shows: a broadcast view of
+ * 5 * 2^40 elements (20 TiB as float32, more than any device gives) prints
+ * at once, as NumPy prints it */
+static void
+test_to_string_summary_reads_what_it_shows (void)
+{
+  const gint64 mega = G_GINT64_CONSTANT (1) << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) row = ep_arange (0, 5, 1, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) t = ep_tensor_broadcast_to (row, EP_SHAPE (mega, mega, 5), &error);
+  g_autoptr(GString) expected = g_string_new ("[");
+  g_autofree char *text = NULL;
+  const char *block = "[[0. 1. 2. 3. 4.]\n  [0. 1. 2. 3. 4.]\n  [0. 1. 2. 3. 4.]\n  ...\n"
+                      "  [0. 1. 2. 3. 4.]\n  [0. 1. 2. 3. 4.]\n  [0. 1. 2. 3. 4.]]";
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < 6; i++)
+    {
+      if (i == 3)
+        g_string_append (expected, " ...\n\n");
+      if (i > 0)
+        g_string_append_c (expected, ' ');
+      g_string_append (expected, block);
+      g_string_append (expected, i < 5 ? "\n\n" : "]");
+    }
+
+  text = ep_tensor_to_string (t, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, expected->str);
 }
 
 static void
@@ -736,7 +875,7 @@ test_invalid_dtype_op (void)
   ep_assert_error (error, EP_ERROR_DTYPE, "astype", "42 is not a dtype");
   g_clear_error (&error);
   g_assert_null (ep_zeros (EP_SHAPE (2), BAD_DTYPE, &error));
-  ep_assert_error (error, EP_ERROR_DTYPE, "full", "42 is not a dtype");
+  ep_assert_error (error, EP_ERROR_DTYPE, "zeros", "42 is not a dtype");
   g_clear_error (&error);
   g_assert_null (ep_arange (0, 2, 1, BAD_DTYPE, &error));
   ep_assert_error (error, EP_ERROR_DTYPE, "arange", "42 is not a dtype");
@@ -961,9 +1100,13 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/item/strided", test_item_of_strided);
   g_test_add_func ("/tensor/item/needs-one-element", test_item_needs_one_element);
   g_test_add_func ("/tensor/to-string/values", test_to_string);
+  g_test_add_func ("/tensor/to-string/released", test_to_string_of_released);
+  g_test_add_func ("/tensor/errors/released-name-the-call", test_released_errors_name_the_call);
+  g_test_add_func ("/tensor/errors/too-large-names-the-type", test_too_large_names_the_type);
   g_test_add_func ("/tensor/to-string/scalars", test_to_string_scalars);
   g_test_add_func ("/tensor/to-string/empty", test_to_string_empty);
   g_test_add_func ("/tensor/to-string/summarizes", test_to_string_summarizes);
+  g_test_add_func ("/tensor/to-string/summary-reads-what-it-shows", test_to_string_summary_reads_what_it_shows);
   g_test_add_func ("/tensor/to-string/non-contiguous", test_to_string_non_contiguous);
   g_test_add_func ("/tensor/leaks/results-finalize", test_results_finalize);
   g_test_add_func ("/tensor/leaks/failed-op-keeps-no-reference", test_failed_op_keeps_no_reference);

@@ -26,4 +26,15 @@ test('numbers still print with a point', () => {
     assertEqual(x.to_string(), '[1.5 2. ]', 'text');
 });
 
+test('German singular and a printing error in German', () => {
+    const three = Ep.zeros([3], Ep.DType.FLOAT32);
+    const axis = assertThrowsEp(Ep, Ep.Error.AXIS, () => three.sum([2], false));
+    assertEqual(axis.message,
+        'sum: Achse 2 liegt außerhalb des Bereichs eines Tensors mit 1 Dimension', 'one dimension');
+    three.release();
+    const released = assertThrowsEp(Ep, Ep.Error.INVALID_ARGUMENT, () => three.to_string());
+    assertEqual(released.message, 'to_string: Der Tensor wurde freigegeben und hat keine Daten mehr',
+        'printing reads numbers in the C locale, not its messages');
+});
+
 run();

@@ -1,5 +1,6 @@
 """Shared fixtures for the Python tests: the Ep module and NumPy helpers."""
 
+import numbers
 import threading
 
 import gi
@@ -40,7 +41,6 @@ def random_array(rng, shape, dtype):
 def assert_matches(tensor, expected, exact=None, rtol=None, atol=None):
     """tensor equals the NumPy array `expected`: dtype, shape and values."""
     expected = np.asarray(expected)
-    _note_shape(tensor, " result")
     got = tensor.numpy()
     assert got.dtype == expected.dtype, f"dtype {got.dtype} != {expected.dtype}"
     assert got.shape == expected.shape, f"shape {got.shape} != {expected.shape}"
@@ -50,7 +50,8 @@ def assert_matches(tensor, expected, exact=None, rtol=None, atol=None):
         np.testing.assert_array_equal(got, expected)
     else:
         tol = 1e-5 if expected.dtype == np.float32 else 1e-12
-        np.testing.assert_allclose(got, expected, rtol=rtol or tol, atol=atol or tol, equal_nan=True)
+        np.testing.assert_allclose(got, expected, rtol=tol if rtol is None else rtol,
+                                   atol=tol if atol is None else atol, equal_nan=True)
 
 
 def assert_ep_error(code, function, *args):
@@ -100,42 +101,77 @@ def out_dtype(dtype):
     return {"float32": np.float32, "bool": np.float32}.get(dtype, np.float64)
 
 
-# What each test passed to the ops it checks. The harness notes, for the
-# test running now, the layouts of the tensors made by as_layout() and
-# the shapes of the data turned into tensors (0-d, 0-size) by
-# Ep.astensor (wrapped below); assert_matches() notes the shapes of
-# results. test_harness.py requires, for every op that takes a tensor,
-# transposed and step-sliced inputs and 0-d and 0-size ones (or a
-# refusal, as NumPy's, that it checks itself).
+# What each test passed to the ops it checks, op call by op call: every
+# op (the names of conftest's op wrappers, installed at the end of this
+# file) notes, for its outermost calls in the test running now, the
+# layouts of its tensor arguments made by as_layout() ("transposed", ...)
+# and the shapes of its tensor and array arguments (0-d, 0-size) and of
+# its results ("0-d result", ...). test_harness.py requires, for every op
+# that takes a tensor, calls with transposed and step-sliced inputs and
+# with 0-d and 0-size ones (or a refusal, as NumPy's, that it checks
+# itself): a test that makes such a tensor but hands it to another op
+# does not count for this one.
 
 LAYOUTS = ["contiguous", "transposed", "strided", "flipped"]
 NON_CONTIGUOUS = ("transposed", "strided")
 SHAPE_KINDS = ("0-d", "0-size")
 
-_seen_in_test = set()
-
-
-def _note_shape(t, suffix=""):
-    if t.get_ndim() == 0:
-        _seen_in_test.add("0-d" + suffix)
-    if t.get_size() == 0:
-        _seen_in_test.add("0-size" + suffix)
-
-
-def _noting_astensor(astensor):
-    def noted(value, dtype=None):
-        t = astensor(value, dtype)
-        _note_shape(t)
-        return t
-    noted.__doc__ = astensor.__doc__
-    return noted
-
-
-# the proxy that `from gi.repository import Ep` gives, and the override
-# module whose functions (concatenate, stack, ...) call its astensor
+_seen_in_test = {}          # op name -> what its calls in this test were given
+_coverage_state = threading.local()
 _raw_astensor = _ep_override.astensor
-Ep.astensor = _noting_astensor(_ep_override.astensor)
-_ep_override.astensor = Ep.astensor
+
+
+def _shape_kinds(ndim, size, suffix=""):
+    return ({"0-d" + suffix} if ndim == 0 else set()) | ({"0-size" + suffix} if size == 0 else set())
+
+
+def _argument_kinds(value, kinds):
+    """What one argument of an op call was: tensors and arrays, alone or in
+    a list (concatenate's); numbers and shapes are not inputs."""
+    if isinstance(value, Ep.Tensor):
+        kinds |= _shape_kinds(value.get_ndim(), value.get_size())
+        layout = getattr(value, "_harness_layout", None)
+        if layout is not None:
+            kinds.add(layout)
+    elif isinstance(value, (np.ndarray, np.generic)):
+        kinds |= _shape_kinds(np.ndim(value), np.size(value))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            if isinstance(v, (Ep.Tensor, np.ndarray, np.generic, list, tuple)):
+                _argument_kinds(v, kinds)
+
+
+def _outermost(state, name, function, outermost):
+    """An op wrapper: outermost(*args, **kwargs) for the calls made
+    outside any other call wrapped with the thread-local `state`,
+    function(*args, **kwargs) for those inside one."""
+    def wrapper(*args, **kwargs):
+        if getattr(state, "inside", False):
+            return function(*args, **kwargs)
+        state.inside = True
+        try:
+            return outermost(*args, **kwargs)
+        finally:
+            state.inside = False
+    wrapper.__name__ = getattr(function, "__name__", name)
+    wrapper.__doc__ = getattr(function, "__doc__", None)
+    wrapper.__wrapped__ = function
+    return wrapper
+
+
+def _noting(name, function):
+    """function, noting what its outermost calls in a test are given and
+    give back."""
+    def noted(*args, **kwargs):
+        kinds = set()
+        for value in (*args, *kwargs.values()):
+            _argument_kinds(value, kinds)
+        result = function(*args, **kwargs)
+        for t in _tensors_of(result) or []:
+            kinds |= _shape_kinds(t.get_ndim(), t.get_size(), " result")
+        _seen_in_test.setdefault(name, set()).update(kinds)
+        return result
+    return _outermost(_coverage_state, name, function, noted)
 
 
 def _strided_key(shape):
@@ -150,23 +186,35 @@ def as_layout(a, layout):
     "contiguous"; "transposed" (a transposed view of the transposed data);
     "strided" (sliced with steps of 2 and -2 through __getitem__, out of a
     larger array: x[1::2, -2:0:-2, ...]); "flipped" (negative strides, flip).
-    A 0-d array is always contiguous."""
+    A 0-d array is always contiguous. The tensor carries its layout's name
+    for the ops it is given to (_harness_layout), when its strides show it:
+    not contiguous, or of one element, whose strides and offset are the
+    layout's though any such tensor counts as contiguous (item() reads
+    one). The views made here are no op calls of the test."""
+    inside, _coverage_state.inside = getattr(_coverage_state, "inside", False), True
+    try:
+        t = _make_layout(a, layout)
+    finally:
+        _coverage_state.inside = inside
+    if layout == "contiguous" or not t.is_contiguous() or a.size == 1:
+        t._harness_layout = layout
+    return t
+
+
+def _make_layout(a, layout):
     if layout == "contiguous" or a.ndim == 0:
-        t = Ep.astensor(a)
+        t = _raw_astensor(a)
     elif layout == "transposed":
-        t = Ep.astensor(np.ascontiguousarray(a.T)).T
+        t = _raw_astensor(np.ascontiguousarray(a.T)).T
     elif layout == "strided":
         big = np.zeros(tuple(2 * s + 1 for s in a.shape), a.dtype)
         big[_strided_key(a.shape)] = a
-        t = Ep.astensor(big)[_strided_key(a.shape)]
+        t = _raw_astensor(big)[_strided_key(a.shape)]
         assert not t.is_contiguous() or a.size <= 1
     elif layout == "flipped":
-        t = Ep.astensor(np.ascontiguousarray(np.flip(a))).flip()
+        t = _raw_astensor(np.ascontiguousarray(np.flip(a))).flip()
     else:
         raise ValueError(layout)
-    _note_shape(t)
-    if layout == "contiguous" or not t.is_contiguous():
-        _seen_in_test.add(layout)
     return t
 
 
@@ -237,6 +285,11 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(items):
+    # the harness's session counts what each op call is given; other
+    # sessions keep the ops as the module has them (test_catalogue.py
+    # looks at the functions themselves)
+    if any(item.get_closest_marker("harness_check") is not None for item in items):
+        _install_coverage()
     for item in items:
         marker = item.get_closest_marker("numpy_op")
         if marker is None:
@@ -255,7 +308,7 @@ def pytest_runtest_logreport(report):
     if report.when == "call" and report.passed and report.nodeid in _op_of_item:
         for name in _op_of_item[report.nodeid]:
             _passed[name] = _passed.get(name, 0) + 1
-            _seen_passed.setdefault(name, set()).update(_seen_in_test)
+            _seen_passed.setdefault(name, set()).update(_seen_in_test.get(name, ()))
 
 
 def harness_counts():
@@ -425,33 +478,25 @@ def _staged_error(name, function, args, kwargs, error):
 def _staging(name, function):
     """function, run eagerly then staged when it is the outermost op."""
     _stageable.add(name)
+
     def staged(*args, **kwargs):
-        if getattr(_staged_state, "inside", False):
-            return function(*args, **kwargs)
-        _staged_state.inside = True
+        if name in _RANDOM_OPS:
+            if _sequence["seed"] is None:   # replays need a known sequence
+                _set_seed(int(_fresh_rng.integers(2 ** 63)))
+            _sequence["streams"] += 1
         try:
+            eager = function(*args, **kwargs)
+        except Exception as error:  # noqa: B902
             if name in _RANDOM_OPS:
-                if _sequence["seed"] is None:   # replays need a known sequence
-                    _set_seed(int(_fresh_rng.integers(2 ** 63)))
-                _sequence["streams"] += 1
-            try:
-                eager = function(*args, **kwargs)
-            except Exception as error:  # noqa: B902
-                if name in _RANDOM_OPS:
-                    _sequence["seed"] = None    # it may or may not have drawn a stream
-                _staged_error(name, function, args, kwargs, error)
-                raise
-            if _tensors_of(eager) is None:
-                return eager
-            result = _staged_call(name, function, args, kwargs, eager)
-            _staged[name] = _staged.get(name, 0) + 1
-            return result
-        finally:
-            _staged_state.inside = False
-    staged.__name__ = getattr(function, "__name__", name)
-    staged.__doc__ = getattr(function, "__doc__", None)
-    staged.__wrapped__ = function
-    return staged
+                _sequence["seed"] = None    # it may or may not have drawn a stream
+            _staged_error(name, function, args, kwargs, error)
+            raise
+        if _tensors_of(eager) is None:
+            return eager
+        result = _staged_call(name, function, args, kwargs, eager)
+        _staged[name] = _staged.get(name, 0) + 1
+        return result
+    return _outermost(_staged_state, name, function, staged)
 
 
 def _set_seed(seed):
@@ -459,28 +504,44 @@ def _set_seed(seed):
     _sequence.update(seed=seed, streams=0)
 
 
-def _install_staging():
+def _wrap_ops(wrap, methods=(), skip=_NOT_STAGED):
+    """Replaces every op of Tensor and Ep (operators by their op's name,
+    and `methods` besides) with wrap(op_name, function)."""
     tensor = Ep.Tensor
-    for name in ("function", "set_seed", "uniform"):
-        _originals[name] = getattr(Ep, name)
-    Ep.set_seed = _set_seed
     operators = _operator_ops()
-    for name in sorted(set(_ep_override._OPS) | set(operators) | set(_TENSOR_CONSTRUCTORS)):
-        if name in _NOT_STAGED or not hasattr(tensor, name):
+    for name in sorted(set(_ep_override._OPS) | set(operators) | set(_TENSOR_CONSTRUCTORS) | set(methods)):
+        if name in skip or not hasattr(tensor, name):
             continue
         value = tensor.__dict__.get(name, getattr(tensor, name))
         op = operators.get(name, name)
         if isinstance(value, property):
-            setattr(tensor, name, property(_staging(op, value.fget)))
+            setattr(tensor, name, property(wrap(op, value.fget)))
         elif name in _TENSOR_CONSTRUCTORS:
-            setattr(tensor, name, staticmethod(_staging(name, getattr(tensor, name))))
+            setattr(tensor, name, staticmethod(wrap(name, getattr(tensor, name))))
         elif callable(value):
-            setattr(tensor, name, _staging(op, getattr(tensor, name)))
+            setattr(tensor, name, wrap(op, getattr(tensor, name)))
     names = set(_ep_override._FUNCTIONS) | set(_ep_override.__all__)
-    for name in sorted(names - _NOT_STAGED):
+    for name in sorted(names - skip):
         value = getattr(Ep, name, None)
         if callable(value) and not isinstance(value, type) and not isinstance(value, Ep.DType):
-            setattr(Ep, name, _staging(name, value))
+            setattr(Ep, name, wrap(name, value))
+
+
+def _install_staging():
+    for name in ("function", "set_seed", "uniform"):
+        _originals[name] = getattr(Ep, name)
+    Ep.set_seed = _set_seed
+    _wrap_ops(_staging)
+
+
+# what the coverage counts besides the ops staging wraps: what makes no
+# tensor (properties, item, printing, bytes)
+_NOT_STAGED_OPS = ("shape", "ndim", "dtype", "size", "item", "to_string", "to_bytes")
+
+
+def _install_coverage():
+    """Every op notes what its calls are given (see _seen_in_test)."""
+    _wrap_ops(_noting, methods=_NOT_STAGED_OPS)
 
 
 def staged_counts():

@@ -167,9 +167,12 @@ def test_gradient_structure_and_output_gradients():
         tape.watch(x)
         y = x * v
         s = x.sum()
-    assert isinstance(tape.gradient([y, s], x), Ep.Tensor)
-    gx, gv = tape.gradient(y, (x, v))
-    assert isinstance(tape.gradient(y, (x, v)), tuple)
+    # a list of targets sums their gradients: x * v and sum(x) give v + 1
+    np.testing.assert_allclose(tape.gradient([y, s], x).numpy(), [2.0, 2.0, 2.0])
+    gradients = tape.gradient(y, (x, v))
+    assert type(gradients) is tuple     # the structure of the sources
+    gx, gv = gradients
+    np.testing.assert_allclose(gx.numpy(), [1.0, 1.0, 1.0])
     np.testing.assert_allclose(gv.numpy(), [1.0, 2.0, 3.0])
     weighted = tape.gradient([y, s], [x], output_gradients=[np.array([1.0, 10.0, 100.0]), 2.0])
     np.testing.assert_allclose(weighted[0].numpy(), [3.0, 12.0, 102.0])
@@ -406,6 +409,100 @@ def test_nested_value_and_grad():
         return Ep.value_and_grad(lambda y: y ** 3, x)[1]
     value, grad = Ep.value_and_grad(derivative, 2.0)
     assert value.item() == 12.0 and grad.item() == 12.0
+
+
+def test_one_shot_forms_on_threads():
+    """The one-shot forms share a function object per argnums; each
+    thread differentiates its own function."""
+    import threading
+    results = {}
+
+    def work(power):
+        x = Ep.astensor(2.0, dtype="float64")
+        results[power] = [Ep.value_and_grad(lambda y: y ** power, x)[1].item() for _ in range(200)]
+    threads = [threading.Thread(target=work, args=(p,)) for p in (2, 3, 4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {p: set(g) for p, g in results.items()} == {2: {4.0}, 3: {12.0}, 4: {32.0}}
+
+
+LEAK_SCRIPT = r"""
+import gc, sys
+import gi
+gi.require_version("Ep", "1.0")
+from gi.repository import Ep
+
+form = sys.argv[1]
+x = Ep.astensor([1.0, 2.0])
+doubled = Ep.custom_gradient(lambda t: t * 2, lambda inputs, y, dy: dy * 2)
+
+
+@Ep.custom_gradient
+def tripled(t):
+    y = t * 3
+    return y, lambda dy: dy * 3 + y * 0     # its grad_fn holds its result
+
+
+calls = {
+    "custom_gradient": lambda: Ep.value_and_grad(lambda t: doubled(t).sum(), x),
+    "custom_gradient (decorator)": lambda: Ep.value_and_grad(lambda t: tripled(t).sum(), x),
+    "value_and_grad": lambda: Ep.value_and_grad(lambda t: (t * t).sum(), x),
+    "value_aux_and_grad": lambda: Ep.value_aux_and_grad(lambda t: ((t * t).sum(), t), x),
+    "grad": lambda: Ep.grad(lambda t: (t * t).sum())(x),
+}
+call = calls[form]
+
+
+def rss():
+    return int(open("/proc/self/statm").read().split()[1]) * 4096
+
+
+for _ in range(5000):
+    call()
+gc.collect()
+before = rss()
+for _ in range(100000):
+    call()
+gc.collect()
+print(rss() - before)
+"""
+
+
+@pytest.mark.parametrize("form", ["value_and_grad", "value_aux_and_grad", "grad", "custom_gradient",
+                                  "custom_gradient (decorator)"])
+def test_one_shot_forms_do_not_leak(form):
+    """PyGObject 3.42 leaked about 136 bytes per callable handed to C
+    (13 MB over these 100 000 calls, 27 MB with a custom gradient's two);
+    the one-shot forms and custom gradients hand theirs over once.
+    Measured in a child interpreter, whose memory is its own."""
+    import os
+    import subprocess
+    import sys
+    if "asan" in os.environ.get("LD_PRELOAD", ""):
+        pytest.skip("AddressSanitizer holds freed memory in quarantine: the resident set says nothing")
+    result = subprocess.run([sys.executable, "-c", LEAK_SCRIPT, form], capture_output=True, text=True,
+                            check=True)
+    growth = int(result.stdout)
+    assert growth < 2 * 1024 * 1024, f"{form}: the resident set grew by {growth} bytes over 100 000 calls"
+
+
+def test_custom_gradient_decorator_keeps_each_calls_grad_fn():
+    """Each call's grad_fn is its own, however many calls a tape holds."""
+    made = []
+
+    @Ep.custom_gradient
+    def f(x):
+        made.append(len(made) + 1)
+        k = made[-1]
+        return x * 1, lambda dy: dy * k
+    x = Ep.astensor([1.0, 2.0], dtype="float64")
+    with Ep.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        first, second = f(x), f(x)
+    np.testing.assert_array_equal(tape.gradient(first, x).numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(tape.gradient(second, x).numpy(), [2.0, 2.0])
 
 
 def test_callback_result_errors():

@@ -64,6 +64,7 @@ ATTRIBUTE_GI_TYPES = {
     "bool": {"gboolean"},
     "int": {"gint64", "gint32"},
     "float": {"gdouble"},
+    "number": {"gdouble"},
     "seed": {"guint64"},
     "dtype": {"EpDType"},
     "axis": {"gint32"},
@@ -187,8 +188,8 @@ def test_the_wrapper_has_the_schema_names_and_defaults(entry):
 
 
 # NumPy forms the schema cannot express replace these wrappers in the API
-NUMPY_METHODS = {"reshape", "transpose", "broadcast_to", "split", "pad", "slice"}
-NUMPY_FUNCTIONS = {"arange", "eye", "meshgrid"}
+NUMPY_METHODS = {"reshape", "transpose", "broadcast_to", "split", "pad", "slice", "full_like"}
+NUMPY_FUNCTIONS = {"arange", "full", "eye", "meshgrid"}
 # parameters of a NumPy form named as a schema attribute whose default differs, and why
 OTHER_DEFAULTS = {("arange", "dtype"): "NumPy's: inferred from the arguments",
                   ("arange", "stop"): "NumPy's arange(stop): from 0"}
@@ -298,6 +299,7 @@ X = np.array([[0.5, -1.5, 2.0], [3.0, 0.25, -2.0]])
 # required arguments of the ops with defaults, where the type alone does not do
 SAMPLES = {
     ("arange", "start"): 0.0, ("arange", "stop"): 3.0,
+    ("arange_int", "start"): 2**60, ("full_like_int", "value"): 2**60 + 1, ("arange_int", "stop"): 2**60 + 3, ("full_int", "value"): 2**60 + 1,
     ("linspace", "start"): 0.0, ("linspace", "stop"): 1.0,
     ("full", "value"): 2.0, ("lp", "p"): 3.0, ("eye", "n"): 2, ("eye", "m"): 3, ("topk", "k"): 2,
     ("split", "sections"): 2, ("split_at", "indices"): [1], ("pad", "paddings"): [1, 1, 1, 1],

@@ -142,6 +142,15 @@ def test_new_dtype_or_shape_retraces():
     assert staged.trace_count == 4
 
 
+def test_input_signature_counts_its_arguments():
+    def g(x, *rest):
+        return x * 2
+    f = Ep.function(g, input_signature=[Ep.TensorSpec.new([2], Ep.DType.FLOAT32)])
+    with pytest.raises(TypeError) as info:
+        f(Ep.zeros(2), Ep.zeros(2))
+    assert str(info.value) == "g: takes the 1 argument of its input signature, not rest"
+
+
 def test_layout_is_not_part_of_the_signature():
     """A transposed or step-sliced view replays the graph traced on a
     contiguous tensor."""

@@ -48,6 +48,25 @@ def test_round_trip(tmp_path, rng):
     assert [s.get_shape() for s in loaded.get_signature()] == [[4], []]
 
 
+def test_integers_past_2_53_round_trip(tmp_path):
+    """full's and arange's integer attributes stay exact in the file (as
+    a string of digits past 2^53) and in the loaded function"""
+    big = 2**60 + 1
+
+    def shifted(inputs, n_inputs):
+        [x] = inputs
+        return [x + Ep.full((2,), big, "int64") + Ep.arange(big, big + 2, 1)]
+
+    fn = Ep.Function.new(shifted)
+    fn.call([Ep.astensor(np.array([5, 6], np.int64))])
+    fn.save([spec([2], Ep.DType.INT64)], gfile(tmp_path / "big.json"), None)
+    assert f'"{big}"' in (tmp_path / "big.json").read_text()
+
+    loaded = Ep.Function.load(gfile(tmp_path / "big.json"), None)
+    [out] = loaded.call([Ep.astensor(np.array([0, 1], np.int64))])
+    assert out.numpy().tolist() == [2 * big, 2 * big + 2]
+
+
 def test_training_step(tmp_path):
     """A loaded training step trains its own copy of the weights"""
     w = Ep.Variable.new(Ep.astensor(np.zeros(3, dtype=np.float64)), "w")

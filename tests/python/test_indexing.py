@@ -42,6 +42,14 @@ def random_basic_key(rng, shape):
     return tuple(key)
 
 
+def slice_method_arguments(key):
+    """The starts, stops and steps of Tensor.slice for a key of slices
+    only, or None."""
+    if not all(isinstance(k, slice) for k in key):
+        return None
+    return [k.start for k in key], [k.stop for k in key], [1 if k.step is None else k.step for k in key]
+
+
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4), (2, 0, 5), (3, 1, 4, 2)])
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.numpy_op("slice")
@@ -49,11 +57,16 @@ def test_basic_indexing_random_keys(rng, shape, layout):
     for dtype in DTYPES:
         a = random_array(rng, shape, dtype)
         t = as_layout(a, layout)
+        # the slice op itself, on this layout: every axis reversed
+        assert_matches(t.slice([None] * a.ndim, [None] * a.ndim, [-1] * a.ndim), a[(slice(None, None, -1),) * a.ndim])
         for _ in range(25):
             key = random_basic_key(rng, shape)
             got = t[key]
             assert_matches(got, a[key])
             assert got.shares_storage(t), key
+            arguments = slice_method_arguments(key)
+            if arguments is not None:
+                assert_matches(t.slice(*arguments), a[key])
 
 
 @pytest.mark.numpy_op("slice")
@@ -114,6 +127,14 @@ def test_slice_errors():
     message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.slice, t, [0, 0], [3, 4], [1, 0])
     assert "slice" in message and "axis 1" in message
     assert_ep_error(Ep.Error.INDEX, Ep.Tensor.slice, t, [0, 0, 0], [1, 1, 1])
+
+
+@pytest.mark.parametrize("starts,stops,steps", [([0, 0], [1], [1]), ([0], [1, 1], None),
+                                                ([0], [1], [1, 1]), ([None, 0], [1], None)])
+def test_slice_lists_of_different_lengths(starts, stops, steps):
+    t = Ep.zeros([3, 4])
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, t.slice, starts, stops, steps)
+    assert "lengths must match" in message
 
 
 ADVANCED_KEYS = [
@@ -200,3 +221,11 @@ def test_advanced_indexing_errors():
         t[[0, 1], [0, 1, 2]]
     assert_ep_error(Ep.Error.SHAPE, t.__getitem__, np.ones(4, bool))
     assert_ep_error(Ep.Error.SHAPE, t.__getitem__, np.ones((3, 3), bool))
+
+
+def test_uint64_index_past_int64_is_an_error():
+    """(as int64 it would wrap around to -1, the last element)"""
+    t = Ep.arange(5.0)
+    with pytest.raises(OverflowError, match="out of bounds for int64"):
+        t[np.array([2**64 - 1], np.uint64)]
+    assert_matches(t[np.array([1, 2], np.uint64)], np.array([1.0, 2.0], np.float32))

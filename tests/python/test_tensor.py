@@ -5,7 +5,7 @@ to_string, which prints as NumPy does.
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts, random_array
+from conftest import DTYPES, Ep, as_layout, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -58,10 +58,12 @@ def test_new_from_doubles_length_mismatch():
 @pytest.mark.numpy_op("item")
 def test_item(rng, dtype):
     a = random_array(rng, (3, 4), dtype)
-    for _, t in layouts(a):
+    for layout, t in layouts(a):
         for index in [(0, 0), (2, 3), (1, -2)]:
             got = t[index].item()
             assert type(got) is type(a[index].item()) and got == a[index].item()
+        one = as_layout(a[1:2, 2:3], layout)  # a view of one element with the layout's offset
+        assert type(one.item()) is type(a[1, 2].item()) and one.item() == a[1, 2].item()
     s = Ep.astensor(a[2, 1])  # 0-d
     assert s.shape == () and s.item() == a[2, 1].item()
     assert Ep.Tensor.item_int64(Ep.astensor(a[1:2, 2:3])) == int(a[1, 2])
@@ -120,3 +122,4 @@ def test_to_string_like_numpy(index):
     assert str(Ep.astensor(a)) == str(a)
     for _, t in layouts(a):
         assert t.to_string() == str(a)
+

@@ -15,7 +15,10 @@
  * input's storage and costs nothing; another result is kept only when it
  * is at most 64 KiB or no larger than its largest input (a broadcast
  * scalar made into a 4M-element tensor would trade 16 MB for a fill per
- * replay). What it no longer needs is left to prune.
+ * replay). What it no longer needs is left to prune. A view of at most
+ * 64 KiB that is not contiguous (a broadcast gradient seed, a
+ * transposed matrix) is kept contiguous instead: the ops that read it
+ * then run in one loop, and fuse (a fused group's inputs are contiguous).
  */
 
 #include "config.h"
@@ -98,6 +101,25 @@ run_once (EpGraph           *graph,
   return ok;
 }
 
+/* *@value as a contiguous copy, where one can be made (else as it is) */
+static void
+made_contiguous (EpTensor **value)
+{
+  EpContext *context = ep_context_get ();
+  EpRecorder *recorders = context->recorders;
+  EpTensor *copy;
+
+  /* as in run_once(): no tape or tracer of this thread sees the copy */
+  context->recorders = NULL;
+  copy = ep_tensor_contiguous (*value, NULL);
+  context->recorders = recorders;
+  if (copy != NULL)
+    {
+      g_object_unref (*value);
+      *value = copy;
+    }
+}
+
 /* A copy of @graph with its constant computations made constants */
 EpGraph *
 ep_graph_fold (EpGraph *graph)
@@ -134,6 +156,9 @@ ep_graph_fold (EpGraph *graph)
         {
           for (guint o = 0; o < node->n_outputs; o++)
             {
+              if (!ep_layout_is_contiguous (&outputs[o]->layout)
+                  && bytes_of (&outputs[o]->layout) <= MAX_FOLDED_BYTES)
+                made_contiguous (&outputs[o]);
               values[first_slot[n] + o] = (EpValueRef) {
                 EP_VALUE_CONSTANT, ep_graph_add_constant (folded, outputs[o]), 0 };
               g_object_unref (outputs[o]);

@@ -64,7 +64,7 @@ test_full_negative_dimension (void)
   g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (3, -2), EP_DTYPE_FLOAT32, &error);
 
   g_assert_null (t);
-  ep_assert_error (error, EP_ERROR_SHAPE, "full", "-2");
+  ep_assert_error (error, EP_ERROR_SHAPE, "zeros", "-2");
 }
 
 static void
@@ -74,7 +74,7 @@ test_full_too_many_dimensions (void)
   g_autoptr(EpTensor) t = ep_ones (EP_SHAPE (1, 1, 1, 1, 1, 1, 1, 1, 1), EP_DTYPE_FLOAT32, &error);
 
   g_assert_null (t);
-  ep_assert_error (error, EP_ERROR_SHAPE, "full", "9 dimensions");
+  ep_assert_error (error, EP_ERROR_SHAPE, "ones", "9 dimensions");
 }
 
 /* More dimensions than EpOpAttrs holds: the message has the true count. */
@@ -90,7 +90,7 @@ test_full_far_too_many_dimensions (void)
   t = ep_zeros (shape, G_N_ELEMENTS (shape), EP_DTYPE_INT32, &error);
 
   g_assert_null (t);
-  ep_assert_error (error, EP_ERROR_SHAPE, "full", "30 dimensions");
+  ep_assert_error (error, EP_ERROR_SHAPE, "zeros", "30 dimensions");
 }
 
 static void
@@ -100,7 +100,7 @@ test_full_absurd_shape (void)
   g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (EP_TERA, EP_TERA), EP_DTYPE_FLOAT32, &error);
 
   g_assert_null (t);
-  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", NULL);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "zeros", NULL);
 }
 
 /* Zero elements need no memory, however large the other extents and
@@ -136,7 +136,7 @@ test_full_larger_than_memory (void)
   g_autoptr(EpTensor) t = ep_zeros (EP_SHAPE (EP_TERA, G_GINT64_CONSTANT (1) << 20), EP_DTYPE_FLOAT32, &error);
 
   g_assert_null (t);
-  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "full", NULL);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "zeros", NULL);
 }
 
 static void
@@ -233,15 +233,136 @@ static void
 test_arange_absurd (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(EpTensor) t = ep_arange (0, 1e19, 1, EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) t = ep_arange (0, 1e19, 1, EP_DTYPE_INT64, &error);
   g_autoptr(EpTensor) u = NULL;
 
   g_assert_null (t);
-  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange", NULL);
+  /* the count asked for, not the size the layout was refused at */
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange",
+                   "10000000000000000000 elements (from 0 to 1e+19 in steps of 1) are more than a tensor can hold");
   g_clear_error (&error);
   u = ep_arange (0, 1e15, 1, EP_DTYPE_FLOAT32, &error);
   g_assert_null (u);
   ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange", NULL);
+}
+
+/* Integers past 2^53, which a gdouble would round: counted and filled
+ * exactly */
+static void
+test_arange_int_exact (void)
+{
+  const gint64 big = (G_GINT64_CONSTANT (1) << 60);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_arange_int (big, big + 4, 1, EP_DTYPE_INT64, &error);
+
+  g_assert_no_error (error);
+  ep_assert_int64_values (t, big, big + 1, big + 2, big + 3);
+}
+
+/* The whole int64 range by 2^62: no signed overflow on the way */
+static void
+test_arange_int_whole_range (void)
+{
+  const gint64 quarter = G_GINT64_CONSTANT (1) << 62;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_arange_int (G_MININT64, G_MAXINT64, quarter, EP_DTYPE_INT64, &error);
+  g_autoptr(EpTensor) down = ep_arange_int (G_MAXINT64, G_MININT64, -quarter, EP_DTYPE_INT64, &error);
+
+  g_assert_no_error (error);
+  ep_assert_int64_values (t, G_MININT64, -quarter, 0, quarter);
+  ep_assert_int64_values (down, G_MAXINT64, G_MAXINT64 - quarter, G_MAXINT64 - quarter - quarter,
+                          -quarter - 1);
+}
+
+/* int32 values across 2^31 wrap around, as NumPy's fill does */
+static void
+test_arange_int32_wraps (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_arange_int (G_MAXINT32 - 1, (gint64) G_MAXINT32 + 3, 1, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) f = ep_arange (G_MAXINT32 - 1, (gdouble) G_MAXINT32 + 3, 1, EP_DTYPE_INT32, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (t, EP_DTYPE_INT32, EP_SHAPE (4), EP_VALUES (G_MAXINT32 - 1, G_MAXINT32, G_MININT32, G_MININT32 + 1));
+  ep_assert_values (f, EP_DTYPE_INT32, EP_SHAPE (4), EP_VALUES (G_MAXINT32 - 1, G_MAXINT32, G_MININT32, G_MININT32 + 1));
+}
+
+/* A count past G_MAXINT64 (a uint64) is reported as it is */
+static void
+test_arange_too_long_count (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_arange_int (G_MININT64, G_MAXINT64, 1, EP_DTYPE_INT64, &error);
+  g_autoptr(EpTensor) f = NULL;
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange", "(18446744073709551615,)");
+  g_clear_error (&error);
+  f = ep_arange (0, 1e19, 1, EP_DTYPE_INT64, &error);
+  g_assert_null (f);
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange", "(10000000000000000000,)");
+}
+
+static void
+test_full_int_exact (void)
+{
+  const gint64 big = (G_GINT64_CONSTANT (1) << 60) + 1;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_full_int (EP_SHAPE (2), big, EP_DTYPE_INT64, &error);
+  g_autoptr(EpTensor) m = ep_full_int (EP_SHAPE (1), G_MININT64, EP_DTYPE_INT64, &error);
+
+  g_assert_no_error (error);
+  ep_assert_int64_values (t, big, big);
+  ep_assert_int64_values (m, G_MININT64);
+}
+
+static void
+test_full_like_int_exact (void)
+{
+  const gint64 big = (G_GINT64_CONSTANT (1) << 60) + 1;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) like = ep_zeros (EP_SHAPE (2), EP_DTYPE_INT64, &error);
+  g_autoptr(EpTensor) t = ep_tensor_full_like_int (like, big, &error);
+
+  g_assert_no_error (error);
+  ep_assert_int64_values (t, big, big);
+}
+
+static void
+test_full_int_does_not_fit (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_full_int (EP_SHAPE (2), G_GINT64_CONSTANT (1) << 40, EP_DTYPE_INT32, &error);
+
+  g_assert_null (t);
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "full", "1099511627776");
+}
+
+/* A weak integer literal keeps its value exactly and refuses a type
+ * that cannot hold it */
+static void
+test_weak_int_exact (void)
+{
+  const gint64 big = (G_GINT64_CONSTANT (1) << 60) + 1;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) zero = ep_full_int (EP_SHAPE (1), 0, EP_DTYPE_INT64, &error);
+  g_autoptr(EpTensor) literal = ep_tensor_new_weak_int (big);
+  g_autoptr(EpTensor) sum = ep_tensor_add (zero, literal, &error);
+
+  g_assert_no_error (error);
+  ep_assert_int64_values (sum, big);
+}
+
+static void
+test_weak_int_does_not_fit (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) zero = ep_zeros (EP_SHAPE (1), EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) literal = ep_tensor_new_weak_int (G_GINT64_CONSTANT (1) << 40);
+  g_autoptr(EpTensor) sum = ep_tensor_add (zero, literal, &error);
+
+  g_assert_null (sum);
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "add", "1099511627776 does not fit in int32");
 }
 
 static void
@@ -347,6 +468,15 @@ main (int argc, char **argv)
   g_test_add_func ("/creation/full/empty-with-huge-extents", test_full_empty_with_huge_extents);
   g_test_add_func ("/creation/full/larger-than-memory", test_full_larger_than_memory);
   g_test_add_func ("/creation/arange/values", test_arange_values);
+  g_test_add_func ("/creation/arange/int-exact", test_arange_int_exact);
+  g_test_add_func ("/creation/arange/int-whole-range", test_arange_int_whole_range);
+  g_test_add_func ("/creation/arange/int32-wraps", test_arange_int32_wraps);
+  g_test_add_func ("/creation/arange/too-long-count", test_arange_too_long_count);
+  g_test_add_func ("/creation/full/int-exact", test_full_int_exact);
+  g_test_add_func ("/creation/full/int-does-not-fit", test_full_int_does_not_fit);
+  g_test_add_func ("/creation/full/like-int-exact", test_full_like_int_exact);
+  g_test_add_func ("/creation/weak-int/exact", test_weak_int_exact);
+  g_test_add_func ("/creation/weak-int/does-not-fit", test_weak_int_does_not_fit);
   g_test_add_func ("/creation/arange/like-numpy", test_arange_like_numpy);
   g_test_add_func ("/creation/arange/empty", test_arange_empty);
   g_test_add_func ("/creation/arange/zero-step", test_arange_zero_step);

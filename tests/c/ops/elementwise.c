@@ -735,6 +735,62 @@ test_gradient_binary (void)
     }
 }
 
+/* d sum (f (a, b)) / da and / db, through a tape */
+static void
+gradients_of_sum (EpTestFunction   f,
+                  EpTensor        *a,
+                  EpTensor        *b,
+                  EpTensor       **ga,
+                  EpTensor       **gb)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(EpTensor) total = NULL;
+  g_autoptr(GPtrArray) grads = NULL;
+  EpTensor *x[2] = { a, b };
+  GObject *sources[] = { G_OBJECT (a), G_OBJECT (b) };
+
+  ep_gradient_tape_start (tape, &error);
+  ep_gradient_tape_watch (tape, a);
+  ep_gradient_tape_watch (tape, b);
+  y = f (x, &error);
+  total = y != NULL ? ep_tensor_sum (y, NULL, 0, FALSE, &error) : NULL;
+  ep_gradient_tape_stop (tape, &error);
+  g_assert_no_error (error);
+  grads = ep_gradient_tape_gradient (tape, &total, 1, sources, 2, NULL, 0, &error);
+  g_assert_no_error (error);
+  *ga = g_object_ref (g_ptr_array_index (grads, 0));
+  *gb = g_object_ref (g_ptr_array_index (grads, 1));
+}
+
+/* Ties share the gradient, half each, as the max and min reductions
+ * share theirs; a broadcast operand sums its halves */
+static void
+test_gradient_extremum_ties (void)
+{
+  const gdouble av[] = { 1, 2, 3, 1, 1, 1 };
+  const gdouble bv[] = { 1, 5, 0 };
+  const gdouble one[] = { 1 };
+  g_autoptr(EpTensor) a = ep_test_vector (av, 3, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) b = ep_test_vector (bv, 3, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) rows = ep_test_matrix (av, 2, 3, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) c = ep_test_vector (one, 1, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) ga = NULL, gb = NULL, ha = NULL, hb = NULL, ka = NULL, kb = NULL;
+
+  gradients_of_sum (call_maximum, a, b, &ga, &gb);
+  ep_assert_values (ga, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.5, 0, 1));
+  ep_assert_values (gb, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.5, 1, 0));
+
+  gradients_of_sum (call_minimum, a, b, &ha, &hb);
+  ep_assert_values (ha, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.5, 1, 0));
+  ep_assert_values (hb, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0.5, 0, 1));
+
+  gradients_of_sum (call_maximum, rows, c, &ka, &kb);
+  ep_assert_values (ka, EP_DTYPE_FLOAT64, EP_SHAPE (2, 3), EP_VALUES (0.5, 1, 1, 0.5, 0.5, 0.5));
+  ep_assert_values (kb, EP_DTYPE_FLOAT64, EP_SHAPE (1), EP_VALUES (2));
+}
+
 static EpTensor *
 call_clip (EpTensor **x, GError **error)
 {
@@ -800,6 +856,7 @@ main (int argc, char **argv)
   g_test_add_func ("/elementwise/error/codes", test_error_codes);
   g_test_add_func ("/elementwise/gradient/floordiv-mod-minimum-maximum", test_gradient_binary);
   g_test_add_func ("/elementwise/gradient/clip", test_gradient_clip);
+  g_test_add_func ("/elementwise/gradient/extremum-ties", test_gradient_extremum_ties);
 
   return g_test_run ();
 }

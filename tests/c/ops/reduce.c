@@ -361,6 +361,37 @@ test_axis_out_of_range (void)
     }
 }
 
+/* A norm is built on other reductions; its errors name the norm, and
+ * one dimension is singular. */
+static void
+test_norm_axis_errors_name_the_norm (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (3, 4));
+  const gint axis = 4;
+  EpTensor *(*norms[]) (EpTensor *, const gint *, guint, gboolean, GError **) = {
+    ep_tensor_l0, ep_tensor_l1, ep_tensor_l2, ep_tensor_linf,
+  };
+  const char *names[] = { "l0", "l1", "l2", "linf" };
+  const gdouble orders[] = { 0, 1, 2, 3, INFINITY };
+
+  for (guint n = 0; n < G_N_ELEMENTS (norms); n++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *want = g_strdup_printf ("%s: axis 4 is out of range for a tensor of 1 dimension",
+                                               names[n]);
+
+      g_assert_null (norms[n] (x, &axis, 1, FALSE, &error));
+      g_assert_cmpstr (error->message, ==, want);
+    }
+  for (guint p = 0; p < G_N_ELEMENTS (orders); p++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_null (ep_tensor_lp (x, orders[p], &axis, 1, FALSE, &error));
+      g_assert_cmpstr (error->message, ==, "lp: axis 4 is out of range for a tensor of 1 dimension");
+    }
+}
+
 /* NumPy 1.24 reduces a 0-d array along axis 0 or -1 as along none,
  * except in mean; any other axis is out of range. */
 static void
@@ -666,6 +697,96 @@ test_norms (void)
   g_assert_cmpfloat_with_epsilon (ep_tensor_item_double (l3, NULL), cbrt (91.0), 1e-12);
 }
 
+/* The norms' gradients where a norm (a whole vector, or one row under
+ * axis=1) is 0: a subgradient of 0, as PyTorch takes, never NaN */
+typedef EpTensor *(*NormFunc) (EpTensor *x, const gint *axes, guint n_axes, GError **error);
+
+#define NORM(name, call)                                                    \
+  static EpTensor *                                                         \
+  norm_##name (EpTensor *x, const gint *axes, guint n_axes, GError **error) \
+  {                                                                         \
+    return call;                                                            \
+  }
+
+NORM (l0, ep_tensor_l0 (x, axes, n_axes, FALSE, error))
+NORM (l1, ep_tensor_l1 (x, axes, n_axes, FALSE, error))
+NORM (l2, ep_tensor_l2 (x, axes, n_axes, FALSE, error))
+NORM (linf, ep_tensor_linf (x, axes, n_axes, FALSE, error))
+NORM (lp3, ep_tensor_lp (x, 3, axes, n_axes, FALSE, error))
+NORM (lp1_5, ep_tensor_lp (x, 1.5, axes, n_axes, FALSE, error))
+NORM (lp0_5, ep_tensor_lp (x, 0.5, axes, n_axes, FALSE, error))
+NORM (lp_inf, ep_tensor_lp (x, INFINITY, axes, n_axes, FALSE, error))
+NORM (lp_minus_inf, ep_tensor_lp (x, -INFINITY, axes, n_axes, FALSE, error))
+
+/* d sum (norm (x, axes)) / dx */
+static EpTensor *
+norm_gradient (NormFunc    norm,
+               EpTensor   *x,
+               const gint *axes,
+               guint       n_axes)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(EpTensor) total = NULL;
+  g_autoptr(GPtrArray) grads = NULL;
+  GObject *sources[] = { G_OBJECT (x) };
+
+  ep_gradient_tape_start (tape, &error);
+  ep_gradient_tape_watch (tape, x);
+  y = norm (x, axes, n_axes, &error);
+  total = y != NULL ? ep_tensor_sum (y, NULL, 0, FALSE, &error) : NULL;
+  ep_gradient_tape_stop (tape, &error);
+  g_assert_no_error (error);
+  grads = ep_gradient_tape_gradient (tape, &total, 1, sources, 1, NULL, 0, &error);
+  g_assert_no_error (error);
+
+  return g_ptr_array_index (grads, 0) != NULL ? g_object_ref (g_ptr_array_index (grads, 0)) : NULL;
+}
+
+static void
+test_gradient_norms_at_zero (void)
+{
+  static const struct { const char *name; NormFunc norm; } norms[] = {
+    { "l0", norm_l0 }, { "l1", norm_l1 }, { "l2", norm_l2 }, { "linf", norm_linf },
+    { "lp(3)", norm_lp3 }, { "lp(1.5)", norm_lp1_5 }, { "lp(0.5)", norm_lp0_5 },
+    { "lp(inf)", norm_lp_inf }, { "lp(-inf)", norm_lp_minus_inf },
+  };
+  const gdouble zeros[] = { 0, 0, 0 };
+  const gdouble rows[] = { 0, 0, 0, 3, 0, 4 };
+  const gint axis1[] = { 1 };
+  g_autoptr(EpTensor) vector = ep_test_vector (zeros, 3, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) matrix = ep_test_matrix (rows, 2, 3, EP_DTYPE_FLOAT64);
+
+  for (guint i = 0; i < G_N_ELEMENTS (norms); i++)
+    {
+      g_autoptr(EpTensor) whole = norm_gradient (norms[i].norm, vector, NULL, 0);
+      g_autoptr(EpTensor) by_row = norm_gradient (norms[i].norm, matrix, axis1, 1);
+      gsize n;
+      g_autofree gdouble *g = NULL;
+      g_autofree gdouble *h = NULL;
+
+      g_test_message ("%s", norms[i].name);
+      /* l0 counts: no gradient at all */
+      if (whole != NULL)
+        {
+          g = ep_test_get_values (whole, &n);
+          for (gsize k = 0; k < n; k++)
+            g_assert_cmpfloat (g[k], ==, 0.0);
+        }
+      if (by_row == NULL)
+        continue;
+      h = ep_test_get_values (by_row, &n);
+      g_assert_cmpuint (n, ==, 6);
+      /* the zero row gets 0, and so does the zero element of the other */
+      g_assert_cmpfloat (h[0], ==, 0.0);
+      g_assert_cmpfloat (h[1], ==, 0.0);
+      g_assert_cmpfloat (h[2], ==, 0.0);
+      g_assert_cmpfloat (h[4], ==, 0.0);
+      g_assert_true (isfinite (h[3]) && isfinite (h[5]));
+    }
+}
+
 /* Every error path of the reduce ops, with its code */
 static void
 test_error_codes (void)
@@ -794,6 +915,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reduce/empty/sum-over-huge-extents", test_sum_over_empty_with_huge_extents);
   g_test_add_func ("/reduce/error/axis-out-of-range", test_axis_out_of_range);
   g_test_add_func ("/reduce/error/axis-of-scalar", test_axis_of_scalar);
+  g_test_add_func ("/reduce/error/norms-name-themselves", test_norm_axis_errors_name_the_norm);
   g_test_add_func ("/reduce/error/axis-repeated", test_axis_repeated);
   g_test_add_func ("/reduce/error/too-many-axes", test_too_many_axes);
   g_test_add_func ("/reduce/non-contiguous/transposed", test_reduce_transposed);
@@ -806,6 +928,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reduce/short-rows/bit-identical", test_short_rows_bit_identical);
   g_test_add_func ("/reduce/error/codes", test_error_codes);
   g_test_add_func ("/reduce/gradient/prod", test_gradient_prod);
+  g_test_add_func ("/reduce/gradient/norms-at-zero", test_gradient_norms_at_zero);
   g_test_add_func ("/reduce/gradient/not-differentiable", test_not_differentiable);
 
   return g_test_run ();

@@ -5,7 +5,7 @@ onehot_like: every dtype, 0-d and 0-size shapes, and their errors.
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts, random_array
+from conftest import DTYPES, Ep, GLib, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -53,6 +53,98 @@ def test_arange_errors():
 def test_absurd_shape_is_out_of_memory():
     assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.zeros, [1 << 40, 1 << 40], Ep.DType.FLOAT32)
     assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.zeros, [1 << 45], Ep.DType.FLOAT32)
+
+
+BIG = 2**60 + 1   # past 2^53: a double would round it
+
+
+def test_arange_past_2_53_is_exact():
+    assert Ep.arange(2**60, 2**60 + 4, 1).numpy().tolist() == np.arange(2**60, 2**60 + 4, 1).tolist()
+    assert_matches(Ep.arange(2**60, 2**60 + 4, 1, dtype="float64"),
+                   np.arange(2**60, 2**60 + 4, 1, dtype=np.float64), exact=True)
+
+
+def test_arange_whole_int64_range():
+    expected = np.arange(-2**63, 2**63 - 1, 2**62)
+    assert Ep.arange(-2**63, 2**63 - 1, 2**62).numpy().tolist() == expected.tolist()
+
+
+def test_arange_int32_across_2_31_wraps():
+    expected = np.arange(2**31 - 2, 2**31 + 2, dtype=np.int32)   # NumPy's fill wraps
+    assert_matches(Ep.arange(2**31 - 2, 2**31 + 2, dtype="int32"), expected, exact=True)
+
+
+def test_arange_too_long_names_its_count():
+    message = assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.arange, 0, 1e19, 1, "int64")
+    assert "(10000000000000000000,)" in message
+    message = assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.arange, -2**63, 2**63 - 1)
+    assert "(18446744073709551615,)" in message
+
+
+def test_arange_past_int64():
+    assert_matches(Ep.arange(0, 2**64, 2**62, dtype="float64"),
+                   np.arange(0, 2**64, 2**62, dtype=np.float64), exact=True)
+    with pytest.raises(OverflowError, match="18446744073709551616 out of bounds for int64"):
+        Ep.arange(0, 2**64, 2**62)
+
+
+def test_full_past_2_53_is_exact():
+    assert Ep.full((2,), BIG, "int64").numpy().tolist() == [BIG, BIG]
+    assert Ep.full((1,), np.int64(-2**63), "int64").numpy().tolist() == [-2**63]
+    assert_matches(Ep.full((2,), BIG, "float32"), np.full(2, BIG, np.float32), exact=True)
+
+
+def test_full_like_past_2_53_is_exact():
+    like = Ep.zeros(2, "int64")
+    assert like.full_like(BIG).numpy().tolist() == [BIG, BIG]
+    assert_matches(Ep.zeros(2, "float32").full_like(BIG), np.full(2, BIG, np.float32), exact=True)
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.zeros(2, "int32").full_like, 2**40)
+
+
+def test_full_integer_that_does_not_fit():
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.full, (2,), 2**40, "int32")
+    with pytest.raises(OverflowError, match="out of bounds for int64"):
+        Ep.full((2,), np.uint64(2**64 - 1), "int64")
+    assert_matches(Ep.full((2,), 2**64 - 1, "float64"), np.full(2, 2.0**64), exact=True)
+
+
+def test_weak_integer_past_2_53_is_exact():
+    x = Ep.astensor(np.array([0, 1], np.int64))
+    assert (x + BIG).numpy().tolist() == [BIG, BIG + 1]
+    assert (BIG - x).numpy().tolist() == [BIG, BIG - 1]
+    assert (x + np.uint64(2**62)).numpy().tolist() == [2**62, 2**62 + 1]
+
+
+def test_weak_integer_that_does_not_fit():
+    x = Ep.astensor(np.array([0, 1], np.int32))
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, x.__add__, 2**40)
+    assert "1099511627776 does not fit in int32" in message
+    for big in (2**63, np.uint64(2**63), -2**63 - 1):
+        with pytest.raises(OverflowError, match="out of bounds for int64"):
+            x + big
+
+
+FLOAT_SHAPES = [(2.5, 3), [2.0, 3], (np.float64(2),), np.array([2.5, 3])]
+SHAPE_TAKERS = {
+    "zeros": lambda shape: Ep.zeros(shape),
+    "ones": lambda shape: Ep.ones(shape),
+    "full": lambda shape: Ep.full(shape, 1.0),
+    "uniform": lambda shape: Ep.uniform(shape),
+    "normal": lambda shape: Ep.normal(shape),
+    "reshape": lambda shape: Ep.zeros(6).reshape(shape),
+    "broadcast_to": lambda shape: Ep.zeros(3).broadcast_to(shape),
+    "new_from_doubles": lambda shape: Ep.Tensor.new_from_doubles([0.0] * 6, shape, "float32"),
+    "new_from_bytes": lambda shape: Ep.Tensor.new_from_bytes(GLib.Bytes(bytes(24)), "float32", shape),
+    "TensorSpec": lambda shape: Ep.TensorSpec(shape),
+    "TensorSpec.new": lambda shape: Ep.TensorSpec.new(shape, "float32"),
+}
+
+
+@pytest.mark.parametrize("shape", FLOAT_SHAPES, ids=repr)
+@pytest.mark.parametrize("name", SHAPE_TAKERS)
+def test_float_dimension_is_a_type_error(name, shape):
+    with pytest.raises(TypeError):
+        SHAPE_TAKERS[name](shape)
 
 
 def test_negative_and_too_many_dimensions():
@@ -114,3 +206,4 @@ def test_onehot_like_errors():
     message = assert_ep_error(Ep.Error.INDEX, Ep.Tensor.onehot_like, like, Ep.astensor(np.array([0, 4, 1])), 1.0)
     assert "onehot_like" in message and "4" in message
     assert_ep_error(Ep.Error.INDEX, Ep.Tensor.onehot_like, like, Ep.astensor(np.array([-1, 0, 1])), 1.0)
+

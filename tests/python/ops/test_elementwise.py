@@ -331,3 +331,23 @@ def test_clip_nan_and_non_contiguous(rng):
     b = random_array(rng, (4, 5), "int32")
     for _, t in layouts(b):
         assert_matches(t.clip(-3, 4), np.clip(b, -3, 4))
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_extremum_gradient_splits_ties_like_pytorch(name):
+    """A tie shares the gradient half and half (as the max and min
+    reductions do); a broadcast operand sums its shares"""
+    torch = pytest.importorskip("torch")
+    a = np.array([[1.0, 2.0, 3.0], [1.0, 1.0, np.nan]])
+    b = np.array([1.0, 5.0, 0.0])
+    x, y = Ep.astensor(a), Ep.astensor(b)
+    with Ep.GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(y)
+        total = getattr(Ep, name)(x, y).sum()
+    ga, gb = tape.gradient(total, [x, y])
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    getattr(torch, name)(ta, tb).sum().backward()
+    finite = ~np.isnan(a)   # a NaN goes to its own operand here, to both in PyTorch
+    np.testing.assert_array_equal(ga.numpy()[finite], ta.grad.numpy()[finite])
+    np.testing.assert_array_equal(gb.numpy()[:2], tb.grad.numpy()[:2])

@@ -57,6 +57,33 @@ if TYPE_CHECKING:  # names used in annotations only (see "annotation types")
 Ep = get_introspection_module("Ep")
 _Tensor = Ep.Tensor
 
+# Messages of the library's errors come from its catalogs (the gettext
+# domain eager-glib, bound where C binds it), so that a German user reads
+# this layer's messages in German too; po/POTFILES.in lists this file.
+_DOMAIN = "eager-glib"
+
+
+def _(message: str) -> str:
+    return GLib.dgettext(_DOMAIN, message)
+
+
+def _n(singular: str, plural: str, n: int) -> str:
+    return GLib.dngettext(_DOMAIN, singular, plural, n)
+
+
+def _ep_error(code, message):
+    return GLib.Error.new_literal(Ep.error_quark(), message, int(code))
+
+
+def _renamed(error: GLib.Error, caller: str) -> GLib.Error:
+    """error, raised by a C function that a Python method calls, naming
+    the method the user called: item() reads "item: ...", not
+    "item_double: ..." (as ep_error_rename_call() does in C)."""
+    name, colon, rest = error.message.partition(": ")
+    if not colon or not name or not all(c.islower() or c.isdigit() or c == "_" for c in name):
+        return error
+    return GLib.Error.new_literal(GLib.quark_from_string(error.domain), f"{caller}: {rest}", error.code)
+
 __all__ = []
 
 # ---------------------------------------------------------------------------
@@ -194,7 +221,29 @@ def _float_literal(value, sign):
 
 @lru_cache(maxsize=512)
 def _int_literal(value):
-    return Ep.Tensor.new_weak_scalar(float(value), Ep.DType.INT64)
+    return Ep.Tensor.new_weak_int(_int64(value))
+
+
+def _int64_array(array):
+    """An integer NumPy array as int64, where uint64 values past int64
+    would wrap around."""
+    if array.dtype.kind == "u" and array.size:
+        _int64(int(array.max()), "integer")
+    return array.astype("int64")
+
+
+def _is_int(value):
+    """Whether value is an integer (not a bool): one C takes as gint64."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _int64(value, what="Python integer"):
+    """value as an int, which must fit int64 (a gdouble would round it
+    past 2^53, GI would refuse it past 2^63)."""
+    value = int(value)
+    if not -(1 << 63) <= value < (1 << 63):
+        raise OverflowError(f"{what} {value} out of bounds for int64")
+    return value
 
 
 def _literal(value):
@@ -211,7 +260,7 @@ def _literal(value):
     if isinstance(value, bool):
         return _cached_literal(Ep.DType.BOOL, value, 1.0)
     if isinstance(value, numbers.Integral):
-        return _cached_literal(Ep.DType.INT64, int(value), 1.0)
+        return _int_literal(int(value))
     if isinstance(value, numbers.Real):
         value = float(value)
         if value != value:
@@ -251,7 +300,7 @@ def _index_array(value):
         if array.dtype == numpy.bool_:
             return astensor(array)
         if array.dtype.kind in "iu" or array.size == 0:
-            return astensor(array.astype(numpy.int64))
+            return astensor(_int64_array(array))
     return None
 
 
@@ -439,10 +488,12 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     if isinstance(value, Ep.Tensor):
         if value.is_released():
             raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                            "astensor: the tensor was released and has no data")
+                            _("astensor: the tensor was released and has no data"))
         # a new tensor object, never the one given: releasing the result
         # must not release the caller's tensor
         return Ep.Tensor.astype(value, value.get_dtype() if dtype is None else dtype)
+    if _is_int(value) and (dtype is None or _is_integer_dtype(dtype)):
+        _int64(value)
     array = numpy.asarray(value)
     if dtype is not None:
         array = array.astype(Ep.dtype_get_name(dtype), copy=False)
@@ -452,7 +503,7 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
         if array.dtype.kind == "f":
             array = array.astype(numpy.float64)
         elif array.dtype.kind in "iu":
-            array = array.astype(numpy.int64)
+            array = _int64_array(array)
         else:
             raise TypeError(f"cannot make a tensor of {array.dtype}")
     if not array.dtype.isnative:
@@ -490,6 +541,7 @@ _ATTRIBUTE_TYPES = {
     "bool": ("bool", None, "default"),
     "int": ("int", None, "default"),
     "float": ("float", None, "default"),
+    "number": ("float", None, "default"),   # integers: the _int form (full_int)
     "seed": ("int", None, "default"),
     "dtype": ("DTypeLike", "_dtype({0})", "default"),
     "enum": (None, "_enum_{name}({0})", "default"),   # annotation: the enum's alias
@@ -795,7 +847,9 @@ def _normalize_key(self, key):
     ndim = self.get_ndim()
     used = sum(consumed(k) for k in items)
     if used > ndim:
-        raise IndexError(f"too many indices for a tensor of {ndim} dimensions ({used} were indexed)")
+        raise IndexError(_n("too many indices for a tensor of {ndim} dimension ({used} were indexed)",
+                            "too many indices for a tensor of {ndim} dimensions ({used} were indexed)",
+                            ndim).format(ndim=ndim, used=used))
     ellipses = [i for i, k in enumerate(items) if k is Ellipsis]
     if len(ellipses) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -878,7 +932,7 @@ def _advanced_index(self, items):
             start, stop, step = _slice_bounds(k, 0)
         else:
             start, stop, step = _INT64_MIN, _INT64_MAX, 1
-        for _ in range(k.get_ndim() if _is_bool_tensor(k) else 1):
+        for _axis in range(k.get_ndim() if _is_bool_tensor(k) else 1):
             starts.append(start)
             stops.append(stop)
             steps.append(step)
@@ -984,6 +1038,10 @@ def _slice(self: Tensor, starts: Sequence[Optional[int]], stops: Sequence[Option
     """ep_tensor_slice with None for omitted bounds, as in Python."""
     starts, stops = list(starts), list(stops)
     steps = [1] * len(starts) if steps is None else [1 if s is None else _clamp64(s) for s in steps]
+    if not len(starts) == len(stops) == len(steps):
+        # no bounds to pair up: the library says what is wrong
+        return Ep.Tensor.slice(self, *[[0 if v is None else _clamp64(v) for v in values]
+                                       for values in (starts, stops, steps)])
     bounds = [_slice_bounds(slice(a, b, c), 0) for a, b, c in zip(starts, stops, steps)]
     return Ep.Tensor.slice(self, [b[0] for b in bounds], [b[1] for b in bounds], [b[2] for b in bounds])
 
@@ -1027,8 +1085,11 @@ class Tensor(Ep.Tensor):
         device (ep_tensor_read_data through ctypes, into the array's buffer)."""
         import numpy
         array = numpy.empty(self.shape, dtype=Ep.dtype_get_name(self.get_dtype()))
-        if array.nbytes > 0:
-            _read_into_array(self, array)
+        try:
+            if array.nbytes > 0:
+                _read_into_array(self, array)
+        except GLib.Error as error:
+            raise _renamed(error, "numpy") from None
         return array
 
     def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
@@ -1042,11 +1103,14 @@ class Tensor(Ep.Tensor):
     def item(self) -> Union[bool, int, float]:
         """The only element, as a Python bool, int or float."""
         dtype = self.get_dtype()
-        if dtype == Ep.DType.BOOL:
-            return Ep.Tensor.item_boolean(self)
-        if dtype in (Ep.DType.INT32, Ep.DType.INT64):
-            return Ep.Tensor.item_int64(self)
-        return Ep.Tensor.item_double(self)
+        try:
+            if dtype == Ep.DType.BOOL:
+                return Ep.Tensor.item_boolean(self)
+            if dtype in (Ep.DType.INT32, Ep.DType.INT64):
+                return Ep.Tensor.item_int64(self)
+            return Ep.Tensor.item_double(self)
+        except GLib.Error as error:
+            raise _renamed(error, "item") from None
 
     def tolist(self) -> Any:
         return self.numpy().tolist()
@@ -1064,13 +1128,22 @@ class Tensor(Ep.Tensor):
     def __bool__(self) -> bool:
         if self.get_size() != 1:
             raise ValueError("the truth value of a tensor with more than one element is ambiguous")
-        return bool(Ep.Tensor.item_boolean(self))
+        try:
+            return bool(Ep.Tensor.item_boolean(self))
+        except GLib.Error as error:
+            raise _renamed(error, "bool") from None
 
     def __float__(self) -> float:
-        return float(Ep.Tensor.item_double(self))
+        try:
+            return float(Ep.Tensor.item_double(self))
+        except GLib.Error as error:
+            raise _renamed(error, "float") from None
 
     def __int__(self) -> int:
-        return int(Ep.Tensor.item_int64(self))
+        try:
+            return int(Ep.Tensor.item_int64(self))
+        except GLib.Error as error:
+            raise _renamed(error, "int") from None
 
     def __index__(self) -> int:
         if self.get_dtype() not in (Ep.DType.INT32, Ep.DType.INT64, Ep.DType.BOOL) or self.get_ndim() != 0:
@@ -1098,6 +1171,17 @@ class Tensor(Ep.Tensor):
 
     __getitem__ = _getitem
     slice = _slice
+
+    # The constructors that take a shape: extents are integers, where GI
+    # would truncate 2.5 to 2
+
+    @staticmethod
+    def new_from_doubles(data: Sequence[float], shape: _ShapeLike, dtype: DTypeLike) -> Tensor:
+        return Ep.Tensor.new_from_doubles(data, _shape_arg(shape), _dtype(dtype))
+
+    @staticmethod
+    def new_from_bytes(data: GLib.Bytes, dtype: DTypeLike, shape: _ShapeLike) -> Tensor:
+        return Ep.Tensor.new_from_bytes(data, _dtype(dtype), _shape_arg(shape))
 
 
 # ---------------------------------------------------------------------------
@@ -1175,6 +1259,13 @@ Tensor.__pos__ = _pos
 class _NumPyMethods:
     """Methods of Tensor (copied onto it below)."""
 
+    def full_like(self, value: float) -> Tensor:
+        """A tensor like self filled with value; an integer stays exact
+        in an integer tensor (full_like_int)."""
+        if _is_int(value) and (_is_integer_dtype(self.get_dtype()) or -(1 << 63) <= value < (1 << 63)):
+            return _OPS["full_like_int"](self, _int64(value, "full_like: Python integer"))
+        return _OPS["full_like"](self, value)
+
     def reshape(self, *shape: _ShapeLike) -> Tensor:
         """x.reshape(2, 3), x.reshape((2, 3)) or x.reshape([2, 3])."""
         return Ep.Tensor.reshape(self, _shape(shape))
@@ -1220,10 +1311,24 @@ def arange(start: float, stop: Optional[float] = None, step: float = 1,
     arguments give int64, others float32."""
     if stop is None:
         start, stop = 0, start
+    integral = all(_is_int(v) for v in (start, stop, step))
     if dtype is None:
-        integral = all(isinstance(v, numbers.Integral) for v in (start, stop, step))
         dtype = Ep.DType.INT64 if integral else Ep.DType.FLOAT32
+    if integral and (_is_integer_dtype(dtype) or all(-(1 << 63) <= v < (1 << 63) for v in (start, stop, step))):
+        return _OPS["arange_int"](*[_int64(v, "arange: Python integer") for v in (start, stop, step)], dtype)
     return _OPS["arange"](start, stop, step, dtype)
+
+
+def full(shape: _ShapeLike, fill_value: float, dtype: DTypeLike = "float32") -> Tensor:
+    """A tensor of shape filled with fill_value; an integer stays exact in
+    an integer tensor (NumPy's full, with float32 as the default dtype)."""
+    if _is_int(fill_value) and (_is_integer_dtype(dtype) or -(1 << 63) <= fill_value < (1 << 63)):
+        return _OPS["full_int"](shape, _int64(fill_value, "full: Python integer"), dtype)
+    return _OPS["full"](shape, fill_value, dtype)
+
+
+def _is_integer_dtype(dtype):
+    return _dtype(dtype) in (Ep.DType.INT32, Ep.DType.INT64)
 
 
 def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = "float32") -> Tensor:
@@ -1249,7 +1354,7 @@ def transpose(a: ArrayLike, axes: Optional[Sequence[int]] = None) -> Tensor:
     return Ep.Tensor.transpose(_operand(a), None if axes is None else _ints(axes))
 
 
-__all__ += ["arange", "eye", "meshgrid", "split", "pad", "transpose"]
+__all__ += ["arange", "full", "eye", "meshgrid", "split", "pad", "transpose"]
 
 
 # Automatic differentiation: GradientTape, Variable, value_and_grad,
@@ -1278,10 +1383,6 @@ def _unconnected(value):
         raise ValueError(f"unconnected_gradients must be 'zero' or 'none', not {value!r}") from None
 
 
-def _ep_error(code, message):
-    return GLib.Error.new_literal(Ep.error_quark(), message, int(code))
-
-
 def _as_tensor(value):
     """A tensor for a tensor, a Variable (read), an array or a number."""
     if isinstance(value, Ep.Tensor):
@@ -1307,12 +1408,14 @@ class _UserFunction:
         self.function = function
         self.name = name
 
-    def result_tensor(self, value, what="the function"):
+    def result_tensor(self, value, forward=False):
         if isinstance(value, Ep.Variable):
             value = value.read()
         if not isinstance(value, Ep.Tensor):
             raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                            f"{self.name}: {what} returned {type(value).__name__}, not a tensor")
+                            (_("{name}: the forward function returned {type}, not a tensor") if forward
+                             else _("{name}: the function returned {type}, not a tensor"))
+                            .format(name=self.name, type=type(value).__name__))
         return value
 
     def run(self, body):
@@ -1321,9 +1424,10 @@ class _UserFunction:
         except GLib.Error:
             raise
         except BaseException as error:  # noqa: B902 (raised again by _call)
-            message = f"{self.name}: {type(error).__name__}: {error}"
-            _pending.error = (message, error)
-            raise _ep_error(Ep.Error.INVALID_ARGUMENT, message) from None
+            # the Python exception's own text, raised again by _call
+            passed_on = f"{self.name}: {type(error).__name__}: {error}"
+            _pending.error = (passed_on, error)
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT, passed_on) from None
 
 
 def _call(function, *args):
@@ -1380,7 +1484,7 @@ class _Differentiated:
                 return self.user.result_tensor(result)
             if not _is_sequence(result) or len(result) != 2:
                 raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                                f"{self.user.name}: the function must return (value, aux)")
+                                _("{name}: the function must return (value, aux)").format(name=self.user.name))
             aux, self.aux_shape = _aux_to_list(result[1])
             return [self.user.result_tensor(result[0])] + aux
         return self.user.run(body)
@@ -1394,6 +1498,65 @@ class _Differentiated:
         if not self.has_aux:
             return value, grad
         return value, _aux_from_list(list(aux), self.aux_shape), grad
+
+
+# The one-shot forms (value_and_grad, value_aux_and_grad, grad) run
+# through a few long-lived Ep.ValueAndGradFn objects, not through
+# Ep.value_and_grad: PyGObject (3.42) leaks about 130 bytes for each
+# Python callable it hands to C, whatever the scope, and a training loop
+# calls these forms a million times. Each object, one per (argnums,
+# has_aux), was given its callable once: a trampoline that calls the
+# function of the innermost one-shot call running on this thread (a
+# function may itself call value_and_grad: higher-order derivatives).
+
+class _Trampoline:
+    """The callable of one cached Ep.ValueAndGradFn."""
+
+    def __init__(self):
+        self.local = threading.local()
+
+    def calls(self):
+        """This thread's stack of one-shot calls running through it."""
+        try:
+            return self.local.calls
+        except AttributeError:
+            self.local.calls = []
+            return self.local.calls
+
+    def __call__(self, inputs, *rest):
+        return self.calls()[-1](inputs, *rest)
+
+
+_ONE_SHOT_FNS = {}        # (argnums, has_aux) -> (Ep.ValueAndGradFn, _Trampoline)
+_ONE_SHOT_MAX = 64        # distinct argnums kept; beyond, a call makes its own
+_one_shot_lock = threading.Lock()
+
+
+def _one_shot_fn(positions, has_aux):
+    key = (tuple(positions), has_aux)
+    entry = _ONE_SHOT_FNS.get(key)
+    if entry is not None:
+        return entry
+    trampoline = _Trampoline()
+    new = Ep.ValueAndGradFn.new_with_aux if has_aux else Ep.ValueAndGradFn.new
+    entry = (new(trampoline, None, positions), trampoline)
+    with _one_shot_lock:
+        if len(_ONE_SHOT_FNS) < _ONE_SHOT_MAX:
+            entry = _ONE_SHOT_FNS.setdefault(key, entry)
+    return entry
+
+
+def _one_shot(call, positions, inputs):
+    """call (a _Differentiated) differentiated once at inputs."""
+    fn, trampoline = _one_shot_fn(positions, call.has_aux)
+    calls = trampoline.calls()
+    calls.append(call)
+    try:
+        if call.has_aux:
+            return call.invoke(lambda: fn.call_with_aux(inputs))
+        return call.invoke(lambda: fn.call(inputs))
+    finally:
+        calls.pop()
 
 
 @overload
@@ -1411,7 +1574,7 @@ def value_and_grad(f, *args, argnums=0):
     positions, several = _argnums(argnums)
     call = _Differentiated(f, "value_and_grad", False)
     inputs = [_as_tensor(a) for a in args]
-    value, grads = call.invoke(lambda: Ep.value_and_grad(call, None, inputs, positions))
+    value, grads = _one_shot(call, positions, inputs)
     return call.finish(value, None, grads, several)
 
 
@@ -1429,8 +1592,7 @@ def value_aux_and_grad(f, *args, argnums=0):
     positions, several = _argnums(argnums)
     call = _Differentiated(f, "value_aux_and_grad", True)
     inputs = [_as_tensor(a) for a in args]
-    value, aux, grads = call.invoke(
-        lambda: Ep.value_aux_and_grad(call, None, inputs, positions))
+    value, aux, grads = _one_shot(call, positions, inputs)
     return call.finish(value, aux, grads, several)
 
 
@@ -1498,13 +1660,13 @@ def _gradient_list(grads, n, name):
     grads = list(grads)
     if len(grads) != n:
         raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                        f"{name}: the backward function returned {len(grads)} gradients "
-                        f"for {n} arguments")
+                        _("{name}: the backward function returns one gradient per argument ({n}); "
+                          "it returned {count}").format(name=name, n=n, count=len(grads)))
     for g in grads:
         if g is not None and not isinstance(g, (Ep.Tensor, Ep.Variable)):
             raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                            f"{name}: the backward function returned {type(g).__name__}, "
-                            f"not a tensor")
+                            _("{name}: the backward function returned {type}, not a tensor")
+                            .format(name=name, type=type(g).__name__))
     return [None if g is None else _as_tensor(g) for g in grads]
 
 
@@ -1541,37 +1703,68 @@ def custom_gradient(f=None, backward=None):
     if f is None:
         return functools.partial(custom_gradient, backward=backward)
 
+    # One Ep.CustomGradientFn for the function, given its callbacks once
+    # (PyGObject keeps memory of each callable handed to C: see the
+    # one-shot value_and_grad). The forward callback runs the innermost
+    # call of this thread; the decorator form's grad_fn, one per call,
+    # rides on that call's result, which the backward callback is given.
+    user = _UserFunction(f, "custom_gradient")
+    running = threading.local()
+
+    def calls():
+        try:
+            return running.calls
+        except AttributeError:
+            running.calls = []
+            return running.calls
+
+    def forward(forward_inputs, *_rest):
+        def body():
+            if backward is not None:
+                return user.result_tensor(f(*forward_inputs), forward=True)
+            result = f(*forward_inputs)
+            if not _is_sequence(result) or len(result) != 2 or not callable(result[1]):
+                raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                                _("custom_gradient: the function must return (y, grad_fn)"))
+            calls()[-1]["grad_fn"] = result[1]
+            return user.result_tensor(result[0], forward=True)
+        return user.run(body)
+
+    def backward_call(backward_inputs, *rest):
+        tensors = [a for a in rest if isinstance(a, Ep.Tensor)]
+        output, dy = tensors[-2], tensors[-1]
+
+        def body():
+            if backward is not None:
+                grads = backward(tuple(backward_inputs), output, dy)
+            else:
+                grad_fn = getattr(output, "_ep_grad_fn", None)
+                if grad_fn is None:     # a staged replay: its result is not the call's
+                    raise _ep_error(Ep.Error.GRADIENT,
+                                    _("custom_gradient: the grad_fn of this result is not known (a staged "
+                                      "function replays it; use the form custom_gradient(forward, backward))"))
+                grads = grad_fn(dy)
+            return _gradient_list(grads, len(backward_inputs), "custom_gradient")
+        return user.run(body)
+
+    # the user data is a tuple: PyGObject 3.42 expects one for each of
+    # these callbacks, and a later one may pass it on (*_rest ignores it)
+    fn = Ep.CustomGradientFn.new(forward, (), backward_call, ())
+
     def call(*args):
         inputs = [_as_tensor(a) for a in args]
-        user = _UserFunction(f, "custom_gradient")
         state = {}
+        stack = calls()
+        stack.append(state)
+        try:
+            y = _call(fn.call, inputs)
+        finally:
+            stack.pop()
+        if backward is None:
+            y._ep_grad_fn = state["grad_fn"]
+        return y
 
-        def forward(forward_inputs, *_rest):
-            def body():
-                if backward is not None:
-                    return user.result_tensor(f(*forward_inputs), "the forward function")
-                result = f(*forward_inputs)
-                if not _is_sequence(result) or len(result) != 2 or not callable(result[1]):
-                    raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                                    "custom_gradient: the function must return (y, grad_fn)")
-                state["grad_fn"] = result[1]
-                return user.result_tensor(result[0], "the forward function")
-            return user.run(body)
-
-        def backward_call(backward_inputs, *rest):
-            tensors = [a for a in rest if isinstance(a, Ep.Tensor)]
-            output, dy = tensors[-2], tensors[-1]
-
-            def body():
-                if backward is not None:
-                    grads = backward(tuple(backward_inputs), output, dy)
-                else:
-                    grads = state["grad_fn"](dy)
-                return _gradient_list(grads, len(backward_inputs), "custom_gradient")
-            return user.run(body)
-
-        return _call(Ep.custom_gradient, forward, None, backward_call, None, inputs)
-
+    call.function = fn
     return functools.wraps(f)(call)
 
 
@@ -1707,7 +1900,7 @@ class Variable(Ep.Variable):
         value = None if initial_value is None else _as_tensor(initial_value)
         if value is not None and value.is_released():
             raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                            "Variable: the initial value was released and has no data")
+                            _("Variable: the initial value was released and has no data"))
         if value is not None:
             value = astensor(value, dtype)
         Ep.Variable.__init__(self, initial_value=value, name=name, trainable=trainable)
@@ -1878,6 +2071,11 @@ class TensorSpec(Ep.TensorSpec):
     def __init__(self, shape: Union[int, Sequence[Optional[int]]] = (),
                  dtype: DTypeLike = "float32") -> None:
         pass  # made by __new__
+
+    @staticmethod
+    def new(shape: Sequence[int], dtype: DTypeLike) -> TensorSpec:
+        """ep_tensor_spec_new, with integer extents (-1: any)."""
+        return TensorSpec(shape, dtype)
 
     @property
     def shape(self) -> tuple[Optional[int], ...]:
@@ -2075,8 +2273,9 @@ def _result_structure(value, tensors, name):
     if kind is dict:
         return (dict, tuple(value), tuple([_result_structure(v, tensors, name) for v in value.values()]))
     raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                    f"function: {name} returned {kind.__name__}, not a tensor (a staged function "
-                    f"returns tensors, alone or in lists, tuples and dicts, and None)")
+                    _("function: {name} returned {type}, not a tensor (a staged function returns "
+                      "tensors, alone or in lists, tuples and dicts, and None)")
+                    .format(name=name, type=kind.__name__))
 
 
 def _rebuild(structure, tensors):
@@ -2211,6 +2410,11 @@ def _identities(key):
             yield from _identities(item)
 
 
+def _takes_arguments(name, n):
+    return _n("{name}: takes the {n} argument of its input signature",
+              "{name}: takes the {n} arguments of its input signature", n).format(name=name, n=n)
+
+
 class StagedFunction(Generic[_P, _R]):
     """A function staged by Ep.function; call it as the function itself.
 
@@ -2320,7 +2524,7 @@ class StagedFunction(Generic[_P, _R]):
         n = len(self._input_signature)
         if self._signature is None:
             if kwargs or len(args) != skip + n:
-                raise TypeError(f"{self.__name__}: takes the {n} arguments of its input signature")
+                raise TypeError(_takes_arguments(self.__name__, n))
             values = list(args[skip:])
         else:
             try:
@@ -2331,8 +2535,7 @@ class StagedFunction(Generic[_P, _R]):
             names = [p.name for p in parameters]
             extra = [name for name in list(bound.arguments)[skip:] if name not in names]
             if len(parameters) < n or extra:
-                raise TypeError(f"{self.__name__}: takes the {n} arguments of its input signature"
-                                + (f", not {', '.join(extra)}" if extra else ""))
+                raise TypeError(_takes_arguments(self.__name__, n) + (f", not {', '.join(extra)}" if extra else ""))
             values = [bound.arguments.get(p.name, p.default) for p in parameters]
         tensors = []
         for i, (value, spec) in enumerate(zip(values, self._input_signature)):
@@ -2513,7 +2716,8 @@ def _host_results(result, name):
 def _host_result(value, name):
     if value is None or isinstance(value, (str, bytes)):
         raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                        f"{name}: the callback returned {type(value).__name__}, not a tensor")
+                        _("{name}: the callback returned {type}, not a tensor")
+                        .format(name=name, type=type(value).__name__))
     return _as_tensor(value)
 
 
