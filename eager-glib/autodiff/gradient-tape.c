@@ -13,6 +13,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-enum-types.h"
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-grad-private.h"
 #include "ep-gradient-tape.h"
 #include "ep-join.h"
@@ -1349,7 +1350,7 @@ one_hot (const gint64  *shape,
          EpDType        dtype,
          GError       **error)
 {
-  g_autofree gdouble *data = g_try_new0 (gdouble, MAX (size, 1));
+  g_autofree gdouble *data = ep_try_new0 (gdouble, MAX (size, 1));
 
   if (data == NULL)
     {

@@ -15,6 +15,7 @@
 #include "ep-enum-types.h"
 #include "ep-error.h"
 #include "ep-error-private.h"
+#include "ep-fault-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
@@ -208,6 +209,8 @@ ep_layout_set_contiguous (EpLayout *layout)
   layout->offset = 0;
 }
 
+/* (unsigned products, as above: an empty tensor's other extents may be
+ * anything) */
 gboolean
 ep_layout_is_contiguous (const EpLayout *layout)
 {
@@ -586,6 +589,21 @@ ep_tensor_new_scalar (gdouble   value,
   return ep_tensor_new_from_doubles (&value, 1, NULL, 0, dtype, error);
 }
 
+/* A weak literal of @layout (0-d) holding the element at @element: a
+ * few bytes that cannot fail to be had (there is no error to report
+ * here), allocated as GLib allocates its objects, not device storage */
+static EpTensor *
+weak_literal (const EpLayout *layout,
+              gconstpointer   element)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (element, ep_dtype_itemsize (layout->dtype));
+  g_autoptr(EpStorage) storage = ep_storage_new_for_bytes (ep_device_get_cpu (), bytes);
+  EpTensor *self = ep_tensor_new_with_storage (layout, storage);
+
+  self->weak = TRUE;
+  return self;
+}
+
 /**
  * ep_tensor_new_weak_scalar:
  * @value: the value
@@ -608,23 +626,17 @@ EpTensor *
 ep_tensor_new_weak_scalar (gdouble value,
                            EpDType kind)
 {
-  EpDType dtype;
   EpLayout layout = { .ndim = 0 };
-  EpTensor *self;
+  guint8 element[8];
 
   g_return_val_if_fail (ep_dtype_is_valid (kind), NULL);
 
-  dtype = ep_dtype_is_floating (kind) ? EP_DTYPE_FLOAT64
-          : ep_dtype_is_integer (kind) ? EP_DTYPE_INT64
-          : EP_DTYPE_BOOL;
-  layout.dtype = dtype;
-  self = ep_tensor_new_empty (ep_device_get_cpu (), &layout, NULL);
+  layout.dtype = ep_dtype_is_floating (kind) ? EP_DTYPE_FLOAT64
+                 : ep_dtype_is_integer (kind) ? EP_DTYPE_INT64
+                 : EP_DTYPE_BOOL;
+  ep_scalar_store (element, layout.dtype, value);
 
-  g_assert (self != NULL);
-  ep_scalar_store (self->storage->data, dtype, value);
-  self->weak = TRUE;
-
-  return self;
+  return weak_literal (&layout, element);
 }
 
 /**
@@ -642,13 +654,8 @@ EpTensor *
 ep_tensor_new_weak_int (gint64 value)
 {
   EpLayout layout = { .dtype = EP_DTYPE_INT64, .ndim = 0 };
-  EpTensor *self = ep_tensor_new_empty (ep_device_get_cpu (), &layout, NULL);
 
-  g_assert (self != NULL);
-  *(gint64 *) self->storage->data = value;
-  self->weak = TRUE;
-
-  return self;
+  return weak_literal (&layout, &value);
 }
 
 /* Accessors */
@@ -1039,7 +1046,7 @@ ep_tensor_to_bytes (EpTensor  *self,
                                        (GDestroyNotify) ep_storage_unref,
                                        ep_storage_ref (contiguous->storage));
 
-  data = g_try_malloc (MAX (nbytes, 1));
+  data = ep_try_malloc (MAX (nbytes, 1));
   if (data == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "ep-cpu-private.h"
+#include "ep-fault-private.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -234,6 +235,8 @@ ep_cpu_cache_alloc (gsize nbytes)
   Waiting *w = NULL;
   gsize size;
 
+  if (ep_fault_allocation_fails ())
+    return NULL;
   if (index < 0)
     return system_alloc (nbytes);
 

@@ -148,13 +148,15 @@ gdouble  ep_cpu_fold_max_f64    (gdouble         m,
 /* reduce.c: the sum of @n elements of a float @dtype that @produce
  * makes, a part at a time (elements @offset to @offset + @n, into
  * @buffer or elsewhere: it returns where), on several threads: the bits
- * cpu_sum() gives for a whole contiguous tensor of them. Into *@out. */
+ * cpu_sum() gives for a whole contiguous tensor of them. Into *@out;
+ * FALSE when a part found no memory for its buffer (*@out is then
+ * meaningless). */
 typedef const guint8 *(*EpCpuProduceFunc) (gpointer  data,
                                            gint64    offset,
                                            gint64    n,
                                            guint8   *buffer);
 
-void     ep_cpu_sum_produced    (EpDType           dtype,
+gboolean ep_cpu_sum_produced    (EpDType           dtype,
                                  gint64            n,
                                  EpCpuProduceFunc  produce,
                                  gpointer          data,
@@ -169,7 +171,7 @@ typedef void (*EpCpuRowDoneFunc) (gpointer       data,
 /* The same along the last axis: @n_rows sums of @row_length elements
  * each (rows one after the other), as cpu_sum() gives them; @done (or
  * NULL) after each row, for more than one row */
-void     ep_cpu_sum_rows_produced (EpDType           dtype,
+gboolean ep_cpu_sum_rows_produced (EpDType           dtype,
                                    gint64            n_rows,
                                    gint64            row_length,
                                    EpCpuProduceFunc  produce,

@@ -28,6 +28,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-fuse-private.h"
 #include "ep-tensor-private.h"
 
@@ -360,6 +361,8 @@ typedef struct
   gint64          per_task;      /* elements per task */
   gint64          row_length_reduced; /* elements per output of a reduction */
   guint8         *final;         /* the epilogue's output */
+  gint           *out_of_memory; /* set when a part found no scratch: the
+                                  * tasks have no error of their own */
 } Plan;
 
 /* The steps run by their loops (not a trailing sum, nor its epilogue) */
@@ -441,6 +444,11 @@ run_range (const Plan *plan,
   gsize itemsize = plan->itemsizes[plan->program->n_externals + plan->n_loops - 1];
   gint64 end = offset + n;
 
+  if (scratch == NULL)
+    {
+      g_atomic_int_set (plan->out_of_memory, TRUE);
+      return;
+    }
   for (gint64 start = offset; start < end;)
     {
       gint64 length = MIN (MIN (TILE, end - start), plan->row_length - start % plan->row_length);
@@ -615,6 +623,27 @@ alloc_output (EpFusedAllocFunc   alloc,
   return alloc (alloc_data, o, layout, nbytes, error);
 }
 
+/* After a run: when a part found no scratch memory, the outputs are
+ * incomplete; they are dropped and the run fails. */
+static gboolean
+check_scratch (const Plan  *plan,
+               EpStorage  **storages,
+               GError     **error)
+{
+  const EpFusedStep *last = &plan->program->steps[plan->program->n_steps - 1];
+
+  if (!g_atomic_int_get (plan->out_of_memory))
+    return TRUE;
+
+  g_clear_pointer (&storages[0], ep_storage_unref);
+  if (plan->program->keep)
+    g_clear_pointer (&storages[1], ep_storage_unref);
+  g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+               _("%s: cannot allocate %zu scratch elements of %zu bytes"),
+               last->op->name, (gsize) MAX (plan->n_loops, 1) * TILE, (gsize) 8);
+  return FALSE;
+}
+
 /* EpCpuRowDoneFunc: the epilogue on row @row, its values @made still in
  * the cache */
 static void
@@ -666,11 +695,14 @@ run_rows_with_epilogue (Plan              *plan,
   if (plan->size == 0)
     return TRUE;
 
-  sums = g_malloc (n_rows * ep_dtype_get_itemsize (sum_dtype));
+  sums = ep_try_new (guint8, n_rows * ep_dtype_get_itemsize (sum_dtype));
   plan->out = NULL;
   plan->final = storages[0]->data;
-  ep_cpu_sum_rows_produced (sum_dtype, n_rows, plan->row_length_reduced, produce, finish_row, plan, sums);
-  return TRUE;
+  if (sums == NULL
+      || !ep_cpu_sum_rows_produced (sum_dtype, n_rows, plan->row_length_reduced, produce, finish_row,
+                                    plan, sums))
+    g_atomic_int_set (plan->out_of_memory, TRUE);
+  return check_scratch (plan, storages, error);
 }
 
 gboolean
@@ -690,7 +722,9 @@ ep_fused_run (EpFusedProgram   *program,
   EpLayout out, made;
   EpStorage **storage = &storages[0];
   EpDevice *device = program->steps[0].device;
+  gint out_of_memory = FALSE;
 
+  plan.out_of_memory = &out_of_memory;
   if (device->backend->run_fused != NULL)
     {
       gboolean ran = TRUE;
@@ -735,14 +769,14 @@ ep_fused_run (EpFusedProgram   *program,
         }
       if (n_out == 0)
         return TRUE;
-      if (program->last_axis)
-        ep_cpu_sum_rows_produced (out.dtype, n_out, plan.row_length_reduced, produce, NULL, &plan,
-                                  (*storage)->data);
-      else
-        ep_cpu_sum_produced (out.dtype, plan.size, produce, &plan, (*storage)->data);
+      if (program->last_axis
+          ? !ep_cpu_sum_rows_produced (out.dtype, n_out, plan.row_length_reduced, produce, NULL, &plan,
+                                       (*storage)->data)
+          : !ep_cpu_sum_produced (out.dtype, plan.size, produce, &plan, (*storage)->data))
+        out_of_memory = TRUE;
       if (program->mean)
         divide (&out, (*storage)->data, plan.row_length_reduced);
-      return TRUE;
+      return check_scratch (&plan, storages, error);
     }
   if (plan.size == 0)
     return TRUE;
@@ -752,7 +786,7 @@ ep_fused_run (EpFusedProgram   *program,
   plan.per_task = plan.size < EP_CPU_PARALLEL_MIN ? plan.size : 2 * EP_CPU_GRAIN;
   ep_cpu_parallel_for ((guint) ((plan.size + plan.per_task - 1) / plan.per_task), run_task, &plan);
 
-  return TRUE;
+  return check_scratch (&plan, storages, error);
 }
 
 /* The steps through ep_dispatch(), for a replay under recorders (which

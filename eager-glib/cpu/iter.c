@@ -37,11 +37,13 @@ ep_cpu_iter_add (EpCpuIter *iter,
   g_assert (layout->ndim <= iter->ndim);
 
   iter->base[k] = ep_tensor_host_data (tensor);
+  /* (unsigned products: an empty tensor's strides may be anything, and
+   * an iteration over it runs no element) */
   for (guint d = 0; d < iter->ndim; d++)
     {
       gboolean broadcast = d < lead || layout->shape[d - lead] == 1;
 
-      iter->strides[k][d] = broadcast ? 0 : layout->strides[d - lead] * itemsize;
+      iter->strides[k][d] = broadcast ? 0 : (gint64) ((guint64) layout->strides[d - lead] * (guint64) itemsize);
     }
 }
 
@@ -69,7 +71,7 @@ ep_cpu_iter_add_reduced (EpCpuIter  *iter,
 
       iter->strides[k][d] = reduced ? 0 : stride;
       if (!reduced)
-        stride *= iter->shape[d];
+        stride = (gint64) ((guint64) stride * (guint64) iter->shape[d]);
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "ep-cpu-private.h"
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-scalar-private.h"
 #include "ep-shape-private.h"
 #include "ep-tensor-private.h"
@@ -154,7 +155,7 @@ maps_init (AxisMaps   *m,
   for (guint d = 0; d < m->ndim; d++)
     {
       m->strides[d] = d < lead ? 0 : in->layout.strides[d - lead] * (gint64) itemsize;
-      m->maps[d] = g_try_new (gint64, MAX (out->layout.shape[d], 1));
+      m->maps[d] = ep_try_new (gint64, MAX (out->layout.shape[d], 1));
       if (m->maps[d] == NULL)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,

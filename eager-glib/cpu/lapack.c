@@ -18,6 +18,7 @@
 
 #include "ep-cpu-private.h"
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-shape-private.h"
 #include "ep-tensor-private.h"
 
@@ -93,7 +94,7 @@ try_matrix (gint64 rows,
   if (rows > 0 && cols > 0 && (guint64) rows > G_MAXSIZE / itemsize / (guint64) cols)
     return NULL;
 
-  return g_try_malloc (MAX ((gsize) rows * (gsize) cols * itemsize, 1));
+  return ep_try_malloc (MAX ((gsize) rows * (gsize) cols * itemsize, 1));
 }
 
 static gint64
@@ -119,7 +120,7 @@ cpu_inv (EpOpCall  *call,
   gint64 count = batch_count (al, 2);
   gboolean f32 = al->dtype == EP_DTYPE_FLOAT32;
   gsize itemsize = ep_dtype_get_itemsize (al->dtype);
-  g_autofree lapack_int *pivots = g_try_new (lapack_int, MAX (n, 1));
+  g_autofree lapack_int *pivots = ep_try_new (lapack_int, MAX (n, 1));
 
   if (pivots == NULL)
     return lapack_error ("inv", LAPACK_WORK_MEMORY_ERROR, 0, 0, error);
@@ -167,7 +168,7 @@ cpu_slogdet (EpOpCall  *call,
   guint8 *logs = call->outputs[1]->storage->data;
   /* the matrix first: for a huge broadcast view it is what cannot be had */
   g_autofree guint8 *work = try_matrix (n, n, itemsize);
-  g_autofree lapack_int *pivots = work != NULL ? g_try_new (lapack_int, MAX (n, 1)) : NULL;
+  g_autofree lapack_int *pivots = work != NULL ? ep_try_new (lapack_int, MAX (n, 1)) : NULL;
 
   if (pivots == NULL || work == NULL)
     return lapack_error ("slogdet", LAPACK_WORK_MEMORY_ERROR, 0, 0, error);
@@ -245,7 +246,7 @@ cpu_solve (EpOpCall  *call,
   gint64 b_col_stride = vector ? 0 : bl->strides[bl->ndim - 1];
   g_autofree guint8 *factors = try_matrix (n, n, itemsize);
   g_autofree guint8 *rhs = factors != NULL ? try_matrix (n, k, itemsize) : NULL;
-  g_autofree lapack_int *pivots = rhs != NULL ? g_try_new (lapack_int, MAX (n, 1)) : NULL;
+  g_autofree lapack_int *pivots = rhs != NULL ? ep_try_new (lapack_int, MAX (n, 1)) : NULL;
 
   if (pivots == NULL || factors == NULL || rhs == NULL)
     return lapack_error ("solve", LAPACK_WORK_MEMORY_ERROR, 0, 0, error);

@@ -504,6 +504,7 @@ typedef struct
   Tree              tree;
   EpCpuProduceFunc  produce;
   gpointer          data;
+  gint              out_of_memory;  /* a part found no buffer */
 } ProducedTree;
 
 static void
@@ -517,6 +518,13 @@ produced_sum_part (gpointer data,
   gsize nbytes = tree->leaf * tree->itemsize;
   guint8 *buffer = ep_cpu_cache_alloc (nbytes);
 
+  if (buffer == NULL)
+    {
+      for (guint i = first; i < last; i++)
+        tree->values[i] = 0;
+      g_atomic_int_set (&produced->out_of_memory, TRUE);
+      return;
+    }
   for (guint i = first; i < last; i++)
     {
       const guint8 *made = produced->produce (produced->data, tree->offsets[i], tree->sizes[i], buffer);
@@ -528,7 +536,7 @@ produced_sum_part (gpointer data,
   ep_cpu_cache_release (buffer, nbytes);
 }
 
-void
+gboolean
 ep_cpu_sum_produced (EpDType           dtype,
                      gint64            n,
                      EpCpuProduceFunc  produce,
@@ -544,7 +552,7 @@ ep_cpu_sum_produced (EpDType           dtype,
   guint next = 0;
   gdouble total;
 
-  g_return_if_fail (ep_dtype_is_floating (dtype));
+  g_return_val_if_fail (ep_dtype_is_floating (dtype), FALSE);
 
   tree->data = NULL;
   tree->dtype = dtype;
@@ -563,6 +571,7 @@ ep_cpu_sum_produced (EpDType           dtype,
     *(gfloat *) out = serial ? 0.0f + (gfloat) total : (gfloat) total;
   else
     *(gdouble *) out = serial ? 0.0 + total : total;
+  return !produced.out_of_memory;
 }
 
 /* Sums along the last axis of elements made on the fly: rows of
@@ -579,6 +588,7 @@ typedef struct
   EpCpuRowDoneFunc  done;
   gpointer          data;
   guint8           *out;
+  gint              out_of_memory;  /* a part found no buffer */
 } ProducedRows;
 
 static void
@@ -592,6 +602,11 @@ produced_rows_part (gpointer data,
   gint64 first = part * rows->rows_per_part;
   gint64 last = MIN (first + rows->rows_per_part, rows->n_rows);
 
+  if (buffer == NULL)
+    {
+      g_atomic_int_set (&rows->out_of_memory, TRUE);
+      return;
+    }
   for (gint64 r = first; r < last; r++)
     {
       const guint8 *made = rows->produce (rows->data, r * rows->row_length, rows->row_length, buffer);
@@ -606,7 +621,7 @@ produced_rows_part (gpointer data,
   ep_cpu_cache_release (buffer, nbytes);
 }
 
-void
+gboolean
 ep_cpu_sum_rows_produced (EpDType           dtype,
                           gint64            n_rows,
                           gint64            row_length,
@@ -618,22 +633,20 @@ ep_cpu_sum_rows_produced (EpDType           dtype,
   ProducedRows rows = { dtype, n_rows, row_length, n_rows, produce, done, data, out };
   gint64 total = n_rows * row_length;
 
-  g_return_if_fail (ep_dtype_is_floating (dtype));
-  g_return_if_fail (done == NULL || n_rows != 1);
+  g_return_val_if_fail (ep_dtype_is_floating (dtype), FALSE);
+  g_return_val_if_fail (done == NULL || n_rows != 1, FALSE);
 
+  /* one output: the whole sum's path */
   if (n_rows == 1)
-    {
-      /* one output: the whole sum's path */
-      ep_cpu_sum_produced (dtype, row_length, produce, data, out);
-      return;
-    }
+    return ep_cpu_sum_produced (dtype, row_length, produce, data, out);
   if (n_rows == 0)
-    return;
+    return TRUE;
 
   if (total >= EP_CPU_PARALLEL_MIN)
     rows.rows_per_part = MAX (1, 2 * EP_CPU_GRAIN / MAX (row_length, 1));
   ep_cpu_parallel_for ((guint) ((n_rows + rows.rows_per_part - 1) / rows.rows_per_part),
                        produced_rows_part, &rows);
+  return !rows.out_of_memory;
 }
 
 /* Parts folded by the op's own loop, then the parts in order. */

@@ -12,6 +12,7 @@
 
 #include "ep-cpu-rows-private.h"
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-tensor-private.h"
 
 typedef struct
@@ -151,7 +152,7 @@ ep_cpu_scratch (const char  *op_name,
                 gsize        size,
                 GError     **error)
 {
-  gpointer memory = g_try_malloc_n (MAX (n, 1), size);
+  gpointer memory = ep_try_malloc_n (MAX (n, 1), size);
 
   if (memory == NULL)
     g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,

@@ -22,7 +22,9 @@
 
 #include "ep-cpu-private.h"
 
-#if defined(HAVE_SLEEF) && defined(__x86_64__)
+/* (not with clang: its #pragma GCC target does not define __AVX2__ and
+ * __AVX512F__, which sleef.h asks for; the fuzzing build uses clang) */
+#if defined(HAVE_SLEEF) && defined(__x86_64__) && !defined(__clang__)
 
 /* sleef.h declares the AVX2 and AVX-512 functions only where the
  * compiler targets those: the functions that call them below do. */
@@ -412,7 +414,7 @@ ep_cpu_vmath_map (EpOpCall *call)
   return TRUE;
 }
 
-#else /* no SLEEF, or not x86-64 */
+#else /* no SLEEF, not x86-64, or clang */
 
 gboolean
 ep_cpu_vmath_op_loop (EpOpId         op,

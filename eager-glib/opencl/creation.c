@@ -10,6 +10,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-math-private.h"
 #include "ep-opencl-private.h"
 #include "ep-scalar-private.h"
@@ -72,7 +73,7 @@ linspace_on_host (EpOpCall  *call,
   EpTensor *out = call->outputs[0];
   gint64 num = call->attrs.linspace.num;
   gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
-  g_autofree guint8 *data = g_try_malloc (MAX (num * itemsize, 1));
+  g_autofree guint8 *data = ep_try_malloc (MAX (num * itemsize, 1));
 
   if (data == NULL)
     {

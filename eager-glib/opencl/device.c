@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-opencl-private.h"
 #include "ep-opencl-resources.h"
 
@@ -229,7 +230,8 @@ ep_opencl_create_buffer (EpDevice    *device,
     }
 
   /* OpenCL has no empty buffers; an empty tensor gets one byte. */
-  status = ep_opencl_take_fault (device, "clCreateBuffer");
+  status = ep_fault_allocation_fails () ? CL_MEM_OBJECT_ALLOCATION_FAILURE
+           : ep_opencl_take_fault (device, "clCreateBuffer");
   if (status == CL_SUCCESS)
     mem = clCreateBuffer (cl->context, CL_MEM_READ_WRITE, MAX (nbytes, 1), NULL, &status);
   else

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-linalg-private.h"
 #include "ep-opencl-private.h"
 #include "ep-tensor-private.h"
@@ -166,8 +167,8 @@ matmul_clblast (EpOpCall          *call,
   ta = a_t ? CLBlastTransposeYes : CLBlastTransposeNo;
   tb = b_t ? CLBlastTransposeYes : CLBlastTransposeNo;
 
-  offsets = g_try_new (gsize, 3 * batch_count);
-  scalars = g_try_new0 (gdouble, 2 * batch_count);
+  offsets = ep_try_new (gsize, 3 * batch_count);
+  scalars = ep_try_new0 (gdouble, 2 * batch_count);
   if (offsets == NULL || scalars == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,

@@ -14,6 +14,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-error-private.h"
+#include "ep-fault-private.h"
 #include "ep-grad-private.h"
 #include "ep-math-private.h"
 
@@ -129,7 +130,7 @@ ep_copy_to_device_kernel (EpOpCall  *call,
   if (to->host_visible)
     return ep_device_read (from, input->storage, offset, output->storage->data, nbytes, error);
 
-  staging = g_try_malloc (nbytes);
+  staging = ep_try_malloc (nbytes);
   if (staging == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,

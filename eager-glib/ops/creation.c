@@ -76,18 +76,26 @@ arange_integral_length (gint64 start,
   return distance / stride + (distance % stride != 0);
 }
 
-/* A length past G_MAXINT64 is no shape: the message ep_layout_init()
- * gives for one too large, with the true count. */
+/* A length past G_MAXINT64 is no shape: the true count, and the range
+ * asked for (integers exactly) */
 static gboolean
 arange_too_long (EpOpCall    *call,
                  const char  *count,
                  GError     **error)
 {
-  g_autofree char *shape = g_strdup_printf ("(%s,)", count);
+  const EpOpAttrs *attrs = &call->attrs;
+  const EpNumber *bounds[3] = { &attrs->arange.start, &attrs->arange.stop, &attrs->arange.step };
+  char text[3][G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint b = 0; b < 3; b++)
+    if (arange_integral (attrs))
+      g_snprintf (text[b], sizeof text[b], "%" G_GINT64_FORMAT, bounds[b]->i);
+    else
+      g_snprintf (text[b], sizeof text[b], "%g", bounds[b]->f);
 
   g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-               _("%s: a %s tensor of shape %s needs more memory than can be addressed"),
-               call->op->name, ep_dtype_get_name (call->attrs.dtype), shape);
+               _("%s: %s elements (from %s to %s in steps of %s) are more than a tensor can hold"),
+               call->op->name, count, text[0], text[1], text[2]);
   return FALSE;
 }
 

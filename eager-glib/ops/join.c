@@ -12,6 +12,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-error-private.h"
+#include "ep-fault-private.h"
 #include "ep-grad-private.h"
 #include "ep-enum-types.h"
 #include "ep-join.h"
@@ -40,11 +41,19 @@ static gboolean
 concatenate_infer (EpOpCall  *call,
                    GError   **error)
 {
-  const EpLayout *first = &call->inputs[0]->layout;
+  const EpLayout *first;
   gint64 shape[EP_MAX_DIMS];
   gint axis;
   EpDType dtype;
 
+  /* (a graph file's node may have no inputs) */
+  if (call->n_inputs == 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("concatenate: needs at least one tensor"));
+      return FALSE;
+    }
+  first = &call->inputs[0]->layout;
   if (first->ndim == 0)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
@@ -207,7 +216,7 @@ tile_gradient (const EpOpCall  *call,
         }
       else
         {
-          g_autofree gint64 *positions = g_try_new (gint64, out->shape[d]);
+          g_autofree gint64 *positions = ep_try_new (gint64, out->shape[d]);
           g_autoptr(EpTensor) indices = NULL;
           g_autoptr(EpTensor) zeros = NULL;
 
@@ -359,7 +368,7 @@ pad_gradient (const EpOpCall  *call,
       if (pads[2 * d] == 0 && pads[2 * d + 1] == 0)
         continue;
 
-      positions = g_try_new (gint64, out->shape[d]);
+      positions = ep_try_new (gint64, out->shape[d]);
       if (positions == NULL)
         {
           g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
@@ -422,13 +431,6 @@ ep_concatenate (EpTensor **tensors,
   g_return_val_if_fail (tensors != NULL || n_tensors == 0, NULL);
   for (guint i = 0; i < n_tensors; i++)
     g_return_val_if_fail (EP_IS_TENSOR (tensors[i]), NULL);
-
-  if (n_tensors == 0)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("concatenate: needs at least one tensor"));
-      return NULL;
-    }
 
   return ep_dispatch_axis_or_flat (&ep_op_concatenate, tensors, n_tensors, n_tensors, axis, error);
 }
@@ -637,7 +639,7 @@ ep_tensor_split (EpTensor  *self,
       return NULL;
     }
 
-  bounds = g_try_new (gint64, sections + 1);
+  bounds = ep_try_new (gint64, sections + 1);
   if (bounds == NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,

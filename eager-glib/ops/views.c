@@ -12,6 +12,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-error-private.h"
+#include "ep-fault-private.h"
 #include "ep-grad-private.h"
 
 static gboolean
@@ -498,6 +499,10 @@ flip_infer (EpOpCall  *call,
     return FALSE;
 
   *out = *in;
+  /* an empty tensor has no element to start from, and its other extents
+   * may be anything: (n - 1) * stride could overflow */
+  if (ep_layout_get_size (in) == 0)
+    return TRUE;
   for (guint a = 0; a < call->attrs.n_axes; a++)
     {
       gint axis = call->attrs.axes[a];
@@ -657,7 +662,7 @@ slice_gradient (const EpOpCall  *call,
         }
 
       {
-        g_autofree gint64 *positions = g_try_new (gint64, length);
+        g_autofree gint64 *positions = ep_try_new (gint64, length);
         g_autoptr(EpTensor) indices = NULL;
         g_autoptr(EpTensor) zeros = NULL;
         EpTensor *scattered;

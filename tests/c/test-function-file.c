@@ -825,6 +825,11 @@ static const Damage damages[] = {
   { "\"variable\":0", "\"variable\":\"0\"", "variable: expected an integer" },
   { "\"inputs\":[{\"input\":0},{\"node\":0,\"output\":0}]", "\"inputs\":[{\"input\":0}]", "mul takes 2 inputs, 1 given" },
   { "\"attrs\":{},", "", "attrs: expected an object" },
+  /* a list input with no tensor (found by fuzz-dispatch: the rule read
+   * input 0) */
+  { "\"op\":\"mul\",\"device\":\"cpu:0\",\"inputs\":[{\"input\":0},{\"node\":0,\"output\":0}],\"attrs\":{}",
+    "\"op\":\"concatenate\",\"device\":\"cpu:0\",\"inputs\":[],\"attrs\":{\"axis\":0}",
+    "concatenate: needs at least one tensor" },
   { "\"attrs\":{}", "\"attrs\":{\"bogus\":1}", "mul has no attribute named “bogus”" },
   { "\"keepdims\":false", "\"keepdims\":0", "attrs.keepdims: expected true or false" },
   { "\"keepdims\":false", "\"keepdims\":\"Infinity\"", "attrs.keepdims: expected true or false" },

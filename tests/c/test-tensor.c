@@ -271,6 +271,26 @@ test_from_bytes_empty (void)
   g_assert_cmpuint (g_bytes_get_size (back), ==, 0);
 }
 
+/* An empty tensor's other extents may be anything: its strides and
+ * their check must not overflow (found by fuzz-tensor-bytes, a UBSan
+ * report in ep_layout_is_contiguous) */
+static void
+test_from_bytes_empty_huge_extents (void)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (NULL, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_tensor_new_from_bytes (bytes, EP_DTYPE_INT64,
+                                                    EP_SHAPE (0, G_GINT64_CONSTANT (7277364801031158372), 6),
+                                                    &error);
+  g_autoptr(GBytes) back = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (ep_tensor_is_contiguous (t));
+  back = ep_tensor_to_bytes (t, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (back), ==, 0);
+}
+
 /* scalars */
 
 static void
@@ -1081,6 +1101,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/new-from-bytes/absurd-shape", test_from_bytes_absurd_shape);
   g_test_add_func ("/tensor/new-from-bytes/too-many-dimensions", test_from_bytes_too_many_dimensions);
   g_test_add_func ("/tensor/new-from-bytes/empty", test_from_bytes_empty);
+  g_test_add_func ("/tensor/new-from-bytes/empty-huge-extents", test_from_bytes_empty_huge_extents);
   g_test_add_func ("/tensor/new-scalar", test_new_scalar);
   g_test_add_func ("/tensor/new-weak-scalar", test_new_weak_scalar);
   g_test_add_func ("/tensor/properties", test_properties);

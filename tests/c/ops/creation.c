@@ -296,11 +296,12 @@ test_arange_too_long_count (void)
   g_autoptr(EpTensor) f = NULL;
 
   g_assert_null (t);
-  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange", "(18446744073709551615,)");
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange",
+                   "18446744073709551615 elements (from -9223372036854775808 to 9223372036854775807 in steps of 1)");
   g_clear_error (&error);
   f = ep_arange (0, 1e19, 1, EP_DTYPE_INT64, &error);
   g_assert_null (f);
-  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange", "(10000000000000000000,)");
+  ep_assert_error (error, EP_ERROR_OUT_OF_MEMORY, "arange", "10000000000000000000 elements");
 }
 
 static void

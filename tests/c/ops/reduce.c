@@ -263,6 +263,24 @@ test_sum_of_empty_is_zero (void)
   ep_assert_shape (a1, EP_SHAPE (0));
 }
 
+/* An empty tensor's other extents may be anything: the kernel's
+ * strides for it must not overflow (found by fuzz-dispatch, a UBSan
+ * report in ep_cpu_iter_add: the gradient of broadcast_to to such a
+ * shape) */
+static void
+test_sum_of_empty_overflowing_strides (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) none = g_bytes_new (NULL, 0);
+  g_autoptr(EpTensor) x = ep_tensor_new_from_bytes (none, EP_DTYPE_FLOAT32,
+                                                    EP_SHAPE (8, 4, G_GINT64_CONSTANT (3820430052038803583), 1, 0),
+                                                    &error);
+  g_autoptr(EpTensor) sum = ep_tensor_sum (x, EP_AXES (0, 1, 2, 4), TRUE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (sum, EP_DTYPE_FLOAT32, EP_SHAPE (1, 1, 1, 1, 1), EP_VALUES (0));
+}
+
 static void
 test_mean_of_empty_is_nan (void)
 {
@@ -908,6 +926,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reduce/extrema/nan", test_extrema_propagate_nan);
   g_test_add_func ("/reduce/mean/int-is-dtype-error", test_mean_int_is_dtype_error);
   g_test_add_func ("/reduce/empty/sum-is-zero", test_sum_of_empty_is_zero);
+  g_test_add_func ("/reduce/empty/overflowing-strides", test_sum_of_empty_overflowing_strides);
   g_test_add_func ("/reduce/empty/mean-is-nan", test_mean_of_empty_is_nan);
   g_test_add_func ("/reduce/empty/extrema-error", test_extrema_of_empty_axis);
   g_test_add_func ("/reduce/empty/extrema-along-non-empty-axis", test_extrema_along_non_empty_axis);

@@ -642,6 +642,23 @@ test_flip (void)
   g_assert_true (ep_tensor_is_contiguous (back));
 }
 
+/* An empty tensor's other extents may be anything: flipping one moves
+ * no offset (found by fuzz-tensor-bytes: (n - 1) * stride overflowed) */
+static void
+test_flip_empty_huge_extent (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) none = g_bytes_new (NULL, 0);
+  g_autoptr(EpTensor) x = ep_tensor_new_from_bytes (none, EP_DTYPE_FLOAT32,
+                                                    EP_DIMS (0, G_GINT64_CONSTANT (6917529027642064895), 4),
+                                                    3, &error);
+  g_autoptr(EpTensor) flipped = ep_tensor_flip (x, AXES (1), 1, &error);
+
+  g_assert_no_error (error);
+  ep_assert_shape (flipped, EP_SHAPE (0, G_GINT64_CONSTANT (6917529027642064895), 4));
+  g_assert_cmpint (flipped->layout.offset, ==, 0);
+}
+
 static void
 test_flip_matmul_and_reshape (void)
 {
@@ -838,6 +855,7 @@ main (int argc, char **argv)
   g_test_add_func ("/views/broadcast-to/errors", test_broadcast_to_errors);
   g_test_add_func ("/views/flip", test_flip);
   g_test_add_func ("/views/flip/matmul-and-reshape", test_flip_matmul_and_reshape);
+  g_test_add_func ("/views/flip/empty-huge-extent", test_flip_empty_huge_extent);
   g_test_add_func ("/views/slice", test_slice);
   g_test_add_func ("/views/slice/errors", test_slice_errors);
   g_test_add_func ("/views/flatten", test_flatten);

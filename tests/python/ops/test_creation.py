@@ -76,7 +76,7 @@ def test_arange_int32_across_2_31_wraps():
 
 def test_arange_too_long_names_its_count():
     message = assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.arange, 0, 1e19, 1, "int64")
-    assert "(10000000000000000000,)" in message
+    assert "10000000000000000000 elements" in message
     message = assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.arange, -2**63, 2**63 - 1)
     assert "(18446744073709551615,)" in message
 
