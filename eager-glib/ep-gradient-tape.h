@@ -60,7 +60,8 @@ gboolean                ep_gradient_tape_is_active                (EpGradientTap
 EP_EXPORT
 void                    ep_gradient_tape_stop_recording           (EpGradientTape         *self);
 EP_EXPORT
-void                    ep_gradient_tape_resume_recording         (EpGradientTape         *self);
+gboolean                ep_gradient_tape_resume_recording         (EpGradientTape         *self,
+                                                                   GError                **error);
 EP_EXPORT
 gboolean                ep_gradient_tape_is_recording             (EpGradientTape         *self);
 EP_EXPORT

@@ -168,12 +168,15 @@ ep_autodiff_value_and_grad (const char     *name,
       ep_gradient_tape_watch (tape, EP_TENSOR (sources[k]));
     }
 
-  ep_gradient_tape_start (tape, NULL);
+  if (!ep_gradient_tape_start (tape, error))
+    return FALSE;
   if (aux_func != NULL)
     returned = aux_func ((EpTensor **) args->pdata, n_inputs, user_data, &local_error);
   else
     value = func ((EpTensor **) args->pdata, n_inputs, user_data, &local_error);
-  ep_gradient_tape_stop (tape, NULL);
+  /* the function's own error comes first; else the tape's, if the
+   * function left the thread's tapes so that this one cannot stop */
+  ep_gradient_tape_stop (tape, local_error == NULL ? &local_error : NULL);
 
   if (local_error != NULL)
     {

@@ -225,6 +225,30 @@ tape_record (EpRecorder      *recorder,
   return TRUE;
 }
 
+static guint
+tape_mark (EpRecorder *recorder)
+{
+  return tape_of (recorder)->entries->len;
+}
+
+/* Forgets the steps after @mark, and the outputs they tracked. */
+static void
+tape_rollback (EpRecorder *recorder,
+               guint       mark)
+{
+  EpGradientTape *self = tape_of (recorder);
+
+  for (guint e = self->entries->len; e > mark; e--)
+    {
+      TapeEntry *entry = g_ptr_array_index (self->entries, e - 1);
+
+      for (guint o = 0; o < entry->n_outputs; o++)
+        g_hash_table_remove (self->tracked, entry->outputs[o]);
+    }
+  if (mark < self->entries->len)
+    g_ptr_array_set_size (self->entries, mark);
+}
+
 /* The hook for a step of many ops run as one (a staged call replayed):
  * one entry, whose rule is the composite's. */
 static gboolean
@@ -428,6 +452,8 @@ static void
 ep_gradient_tape_init (EpGradientTape *self)
 {
   self->recorder.record = tape_record;
+  self->recorder.mark = tape_mark;
+  self->recorder.rollback = tape_rollback;
   self->recorder.variable = tape_variable;
   self->recorder.composite = tape_composite;
   self->watch_accessed_variables = TRUE;
@@ -643,16 +669,29 @@ ep_gradient_tape_stop_recording (EpGradientTape *self)
 /**
  * ep_gradient_tape_resume_recording:
  * @self: a tape
+ * @error: return location for an error
  *
  * Ends a pause begun by [method@GradientTape.stop_recording].
+ *
+ * Returns: %TRUE, or %FALSE with %EP_ERROR_GRADIENT set if @self is not
+ *   paused (each resume ends one stop_recording)
  */
-void
-ep_gradient_tape_resume_recording (EpGradientTape *self)
+gboolean
+ep_gradient_tape_resume_recording (EpGradientTape  *self,
+                                   GError         **error)
 {
-  g_return_if_fail (EP_IS_GRADIENT_TAPE (self));
-  g_return_if_fail (self->paused > 0);
+  g_return_val_if_fail (EP_IS_GRADIENT_TAPE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->paused == 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
+                   _("resume_recording: the tape is not paused"));
+      return FALSE;
+    }
 
   self->paused--;
+  return TRUE;
 }
 
 /**

@@ -5,7 +5,10 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "ep-autodiff-private.h"
+#include "ep-error.h"
 #include "ep-value-and-grad-fn.h"
 
 /**
@@ -73,6 +76,22 @@ ep_value_and_grad_fn_class_init (EpValueAndGradFnClass *klass)
 static void
 ep_value_and_grad_fn_init (EpValueAndGradFn *self)
 {
+  self->argnums = g_new0 (gint, 1);
+  self->n_argnums = 1;
+}
+
+/* An object made with g_object_new() from a binding has no function:
+ * calling it is an error, never a call through NULL. */
+static gboolean
+check_has_function (EpValueAndGradFn  *self,
+                    GError           **error)
+{
+  if (G_LIKELY (self->func != NULL || self->aux_func != NULL))
+    return TRUE;
+
+  g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+               _("value_and_grad_fn: the object has no function (make it with value_and_grad_fn)"));
+  return FALSE;
 }
 
 static EpValueAndGradFn *
@@ -89,13 +108,9 @@ new_fn (EpTensorFunc    func,
   self->aux_func = aux_func;
   self->user_data = user_data;
   self->destroy = destroy;
-  if (argnums == NULL || n_argnums == 0)
+  if (argnums != NULL && n_argnums > 0)
     {
-      self->argnums = g_new0 (gint, 1);
-      self->n_argnums = 1;
-    }
-  else
-    {
+      g_free (self->argnums);
       self->argnums = g_memdup2 (argnums, n_argnums * sizeof (gint));
       self->n_argnums = n_argnums;
     }
@@ -214,7 +229,8 @@ ep_value_and_grad_fn_get_argnums (EpValueAndGradFn *self,
  * Calls the function and differentiates it, as [func@value_aux_and_grad].
  *
  * Returns: (skip): %TRUE on success; %FALSE with @error set as for
- *   [func@value_aux_and_grad]
+ *   [func@value_aux_and_grad], or with %EP_ERROR_INVALID_ARGUMENT if
+ *   @self was made with g_object_new() and has no function
  */
 gboolean
 ep_value_and_grad_fn_call_with_aux (EpValueAndGradFn  *self,
@@ -226,6 +242,10 @@ ep_value_and_grad_fn_call_with_aux (EpValueAndGradFn  *self,
                                     GError           **error)
 {
   g_return_val_if_fail (EP_IS_VALUE_AND_GRAD_FN (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_has_function (self, error))
+    return FALSE;
 
   return ep_autodiff_value_and_grad (self->aux_func != NULL ? "value_aux_and_grad" : "value_and_grad",
                                      self->func, self->aux_func, self->user_data,

@@ -23,9 +23,11 @@
  * device of the innermost device scope of the calling thread
  * ([method@Device.push]), otherwise on the device of its first input that
  * is not a literal number, otherwise on `cpu:0`; inputs that live
- * elsewhere are copied there first. Views stay with their input and
- * [method@Tensor.to_device] copies a tensor where it is told, whatever the
- * scope. [Devices](devices.html) gives the whole rule.
+ * elsewhere are copied there first. Views follow the scope too (a view
+ * of a tensor that lives elsewhere is a view of its copy); outside a
+ * scope they stay with their input. [method@Tensor.to_device] copies a
+ * tensor where it is told, whatever the scope. [Devices](devices.html)
+ * gives the whole rule.
  *
  * Devices are created once, when first listed, and live as long as the
  * process. One made with g_object_new() stands for no hardware: using it
@@ -334,9 +336,11 @@ ep_device_check_usable (EpDevice    *self,
  * the same device closes it. Inside, ops run on @self and their inputs
  * are copied there when they live elsewhere, and tensors made from
  * nothing ([func@zeros], [func@arange], [ctor@Tensor.new_from_doubles],
- * …) are made there. Two kinds of ops do not follow the scope: views
- * ([method@Tensor.reshape], [method@Tensor.transpose], slices, …) stay
- * with their input, whose memory they share, and
+ * …) are made there. Views ([method@Tensor.reshape],
+ * [method@Tensor.transpose], slices, …) follow the scope too, as in
+ * TensorFlow: a view of a tensor that lives elsewhere is a view of its
+ * copy on @self; [method@Tensor.contiguous] and [method@Tensor.astype] to
+ * the same type likewise give a tensor on @self. Only
  * [method@Tensor.to_device] goes where it is told.
  *
  * Scopes nest, and each thread has its own. [Devices](devices.html)
@@ -410,7 +414,7 @@ ep_device_pop (EpDevice  *self,
  * ep_device_get_current:
  *
  * Returns the device of the innermost scope on the calling thread: where
- * ops that are not views and name no device of their own run now, and
+ * ops that name no device of their own run now, and
  * where tensors made from nothing are made. Scopes are per thread; the
  * library itself never opens one.
  *
@@ -429,7 +433,8 @@ ep_device_get_current (void)
  *
  * Returns the name that [func@Device.get] finds the device by.
  *
- * Returns: (transfer none): the name, such as `cpu:0`
+ * Returns: (transfer none) (nullable): the name, such as `cpu:0`; %NULL
+ *   for a device made with g_object_new(), which stands for none
  */
 const char *
 ep_device_get_name (EpDevice *self)
@@ -445,7 +450,8 @@ ep_device_get_name (EpDevice *self)
  *
  * Tells which backend drives the device.
  *
- * Returns: (transfer none): the kind of device, `cpu` or `opencl`
+ * Returns: (transfer none) (nullable): the kind of device, `cpu` or
+ *   `opencl`; %NULL for a device made with g_object_new()
  */
 const char *
 ep_device_get_kind (EpDevice *self)
@@ -461,7 +467,8 @@ ep_device_get_kind (EpDevice *self)
  *
  * Describes the device for people: its vendor and model.
  *
- * Returns: (transfer none): a human-readable description
+ * Returns: (transfer none) (nullable): a human-readable description;
+ *   %NULL for a device made with g_object_new()
  */
 const char *
 ep_device_get_description (EpDevice *self)
@@ -478,7 +485,8 @@ ep_device_get_description (EpDevice *self)
  * Gets the [property@Device:vendor] of the device: the processor's
  * vendor for `cpu:0`, the OpenCL device's for `opencl:N`.
  *
- * Returns: (transfer none): who made the device, as it reports it
+ * Returns: (transfer none) (nullable): who made the device, as it
+ *   reports it; %NULL for a device made with g_object_new()
  */
 const char *
 ep_device_get_vendor (EpDevice *self)

@@ -478,7 +478,7 @@ ep_tensor_new_from_bytes (GBytes        *data,
 }
 
 /**
- * ep_tensor_new_from_data:
+ * ep_tensor_new_from_data: (skip)
  * @data: (not nullable): the address of the elements in C order,
  *   little-endian
  * @nbytes: the number of bytes at @data
@@ -488,10 +488,9 @@ ep_tensor_new_from_bytes (GBytes        *data,
  * @error: return location for an error
  *
  * Creates a tensor from a copy of raw data at an address: one copy, for
- * bindings that can name the address of a buffer they own (Python passes
- * `array.ctypes.data` of a NumPy array) and for C. Where an address
- * cannot be named, [ctor@Tensor.new_from_bytes] does the same from a
- * #GBytes.
+ * C. It is not introspected: a binding could pass any number as the
+ * address. Bindings use [ctor@Tensor.new_from_bytes], which does the same
+ * from a #GBytes.
  *
  * Returns: (transfer full): the new tensor, or %NULL with %EP_ERROR_SHAPE
  *   set if @nbytes does not match @shape and @dtype
@@ -906,14 +905,16 @@ ep_tensor_release (EpTensor *self)
  *
  * Tells whether the data of @self was released early.
  *
- * Returns: whether [method@Tensor.release] was called on @self
+ * Returns: whether [method@Tensor.release] was called on @self, or @self
+ *   has no data at all (made with g_object_new() by a binding)
  */
 gboolean
 ep_tensor_is_released (EpTensor *self)
 {
   g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
 
-  return (g_atomic_int_get (&self->pins) & RELEASED_BIT) != 0;
+  return (g_atomic_int_get (&self->pins) & RELEASED_BIT) != 0
+         || g_atomic_pointer_get (&self->storage) == NULL;
 }
 
 static gboolean
@@ -933,7 +934,10 @@ ep_tensor_check_alive (EpTensor    *self,
                        const char  *op_name,
                        GError     **error)
 {
-  if (G_LIKELY ((g_atomic_int_get (&self->pins) & RELEASED_BIT) == 0))
+  /* (a tensor made with g_object_new() has no storage and was never
+   * released) */
+  if (G_LIKELY ((g_atomic_int_get (&self->pins) & RELEASED_BIT) == 0
+                && g_atomic_pointer_get (&self->storage) != NULL))
     return TRUE;
 
   return released_error (op_name, error);
@@ -955,6 +959,14 @@ ep_tensor_pin (EpTensor    *self,
         return released_error (op_name, error);
     }
   while (!g_atomic_int_compare_and_exchange_full (&self->pins, pins, pins + ONE_PIN, &pins));
+
+  /* one made with g_object_new() from a binding never had data: an
+   * error, as a released one (pinned, the storage cannot go meanwhile) */
+  if (G_UNLIKELY (self->storage == NULL))
+    {
+      g_atomic_int_add (&self->pins, -ONE_PIN);
+      return released_error (op_name, error);
+    }
 
   return TRUE;
 }
@@ -1018,7 +1030,7 @@ ep_tensor_to_bytes (EpTensor  *self,
 
   if (!ep_tensor_check_alive (self, "to_bytes", error))
     return NULL;
-  contiguous = ep_tensor_contiguous (self, error);
+  contiguous = ep_tensor_compact (self, error);
   if (contiguous == NULL)
     {
       ep_error_rename_call (error, "contiguous", "to_bytes");
@@ -1052,7 +1064,7 @@ ep_tensor_to_bytes (EpTensor  *self,
 }
 
 /**
- * ep_tensor_read_data:
+ * ep_tensor_read_data: (skip)
  * @self: a tensor
  * @data: (not nullable): the address to copy the elements to
  * @nbytes: the number of bytes at @data: the size of @self times the size
@@ -1060,10 +1072,9 @@ ep_tensor_to_bytes (EpTensor  *self,
  * @error: return location for an error
  *
  * Copies the elements of @self in C order, little-endian, to @data: one
- * copy, from any device. The counterpart of [ctor@Tensor.new_from_data]
- * for bindings that can name the address of a buffer (Python's
- * `numpy()` reads into a new array this way); [method@Tensor.to_bytes]
- * serves the others.
+ * copy, from any device. The counterpart of ep_tensor_new_from_data(),
+ * for C; it is not introspected (a binding could pass any number as the
+ * address): bindings read with [method@Tensor.to_bytes].
  *
  * Returns: %TRUE on success; %FALSE with %EP_ERROR_SHAPE set if @nbytes
  *   is not the size of the data, or another error if reading the device
@@ -1101,7 +1112,7 @@ ep_tensor_read_data (EpTensor  *self,
   if (nbytes == 0)
     return TRUE;
 
-  contiguous = ep_tensor_contiguous (self, error);
+  contiguous = ep_tensor_compact (self, error);
   if (contiguous == NULL)
     {
       ep_error_rename_call (error, "contiguous", "read_data");

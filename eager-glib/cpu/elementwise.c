@@ -156,7 +156,7 @@ static gboolean
 cpu_binary (EpOpCall  *call,
             GError   **error)
 {
-  return ep_cpu_map_table (call, binary_loops);
+  return ep_cpu_map_table (call, binary_loops, error);
 }
 
 /* where: out[i] = cond[i] ? x[i] : y[i]; the usual layouts (all
@@ -260,11 +260,8 @@ cpu_clip (EpOpCall  *call,
 {
   gdouble low = call->attrs.clip.min, high = call->attrs.clip.max;
   ClipBounds bounds = { isnan (low) ? -INFINITY : low, isnan (high) ? INFINITY : high };
-  EpCpuLoop loop = clip_loops[call->inputs[0]->layout.dtype];
 
-  g_assert (loop != NULL);
-  ep_cpu_map (call, loop, &bounds);
-  return TRUE;
+  return ep_cpu_map_loop (call, clip_loops[call->inputs[0]->layout.dtype], &bounds, error);
 }
 
 /* The loop cpu_binary() runs for @op on @dtype (graph fusion) */

@@ -116,16 +116,13 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 typedef EpCpuLoop EpCpuLoopTable[EP_N_OPS][5];
 
 /* Runs the loop of @loops for the op and input 0's dtype; the rules only
- * let through dtypes that have one. */
+ * let through dtypes that have one (a gap is an error all the same). */
 static inline gboolean
 ep_cpu_map_table (EpOpCall              *call,
-                  const EpCpuLoopTable   loops)
+                  const EpCpuLoopTable   loops,
+                  GError               **error)
 {
-  EpCpuLoop loop = loops[call->op->id][call->inputs[0]->layout.dtype];
-
-  g_assert (loop != NULL);
-  ep_cpu_map (call, loop, NULL);
-  return TRUE;
+  return ep_cpu_map_loop (call, loops[call->op->id][call->inputs[0]->layout.dtype], NULL, error);
 }
 
 /* Sets @kernel for every op that has a loop in @loops. */

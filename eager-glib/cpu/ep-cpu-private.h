@@ -68,6 +68,10 @@ void     ep_cpu_iter_run_parallel_cost (EpCpuIter    *iter,
 /* One iterator over the output and every input of @call, broadcast to
  * the output's shape, run with @loop (by ep_cpu_iter_run_parallel: the
  * same rules for @loop and @user_data). */
+gboolean ep_cpu_map_loop        (EpOpCall       *call,
+                                 EpCpuLoop       loop,
+                                 gconstpointer   user_data,
+                                 GError        **error);
 void     ep_cpu_map             (EpOpCall       *call,
                                  EpCpuLoop       loop,
                                  gconstpointer   user_data);

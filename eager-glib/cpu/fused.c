@@ -193,7 +193,7 @@ run_step (const EpFusedStep  *step,
       g_ptr_array_add (temporaries, converted);
       if (wants_contiguous)
         {
-          converted = ep_tensor_contiguous (converted, error);
+          converted = ep_tensor_compact (converted, error);
           if (converted == NULL)
             return FALSE;
           g_ptr_array_add (temporaries, converted);

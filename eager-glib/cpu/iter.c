@@ -5,9 +5,11 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <string.h>
 
 #include "ep-cpu-private.h"
+#include "ep-error.h"
 #include "ep-tensor-private.h"
 
 void
@@ -364,6 +366,26 @@ map_flat (EpOpCall      *call,
         }
       ep_cpu_iter_run_parallel (&iter, loop, user_data);
     }
+  return TRUE;
+}
+
+/* ep_cpu_map() of @loop looked up in a kernel table: %NULL, a dtype
+ * the table has no loop for, is an error, not a jump through NULL. */
+gboolean
+ep_cpu_map_loop (EpOpCall       *call,
+                 EpCpuLoop       loop,
+                 gconstpointer   user_data,
+                 GError        **error)
+{
+  if (G_UNLIKELY (loop == NULL))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DEVICE,
+                   _("%s: the CPU has no kernel for %s tensors"),
+                   call->op->name, ep_dtype_get_name (call->inputs[0]->layout.dtype));
+      return FALSE;
+    }
+
+  ep_cpu_map (call, loop, user_data);
   return TRUE;
 }
 

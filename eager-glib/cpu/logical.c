@@ -76,7 +76,7 @@ static gboolean
 cpu_binary (EpOpCall  *call,
             GError   **error)
 {
-  return ep_cpu_map_table (call, binary_loops);
+  return ep_cpu_map_table (call, binary_loops, error);
 }
 
 /* None of these has a vector function (vmath.c): the loops alone */
@@ -84,7 +84,7 @@ static gboolean
 cpu_unary (EpOpCall  *call,
            GError   **error)
 {
-  return ep_cpu_map_table (call, unary_loops);
+  return ep_cpu_map_table (call, unary_loops, error);
 }
 
 /* The loop cpu_binary() or cpu_unary() runs for @op on @dtype (graph

@@ -129,7 +129,7 @@ static gboolean
 cpu_unary (EpOpCall  *call,
            GError   **error)
 {
-  return ep_cpu_vmath_map (call) || ep_cpu_map_table (call, unary_loops);
+  return ep_cpu_vmath_map (call) || ep_cpu_map_table (call, unary_loops, error);
 }
 
 /* The loop cpu_unary() runs for @op on @dtype (graph fusion) */

@@ -95,7 +95,7 @@ convert_input (EpOpCall  *call,
 
   if (wants_contiguous && !ep_layout_is_contiguous (&(owned != NULL ? owned : input)->layout))
     {
-      EpTensor *compact = ep_tensor_contiguous (owned != NULL ? owned : input, error);
+      EpTensor *compact = ep_tensor_compact (owned != NULL ? owned : input, error);
 
       if (compact == NULL)
         return NULL;
@@ -153,14 +153,17 @@ make_view (EpOpCall *call)
  *      the device of a creation op made by ep_full_on() or ep_arange_on()
  *      (the constants of gradient rules, where their input lives), the
  *      conversions dispatch makes of an input where it lives);
- *   2. for a view, where its input lives: it shares that storage;
- *   3. on the device of the innermost device scope of the thread (the
- *      user's: the library never opens one);
+ *   2. on the device of the innermost device scope of the thread (the
+ *      user's: the library never opens one), views too, as in
+ *      TensorFlow: a view of a tensor that lives elsewhere is a view of
+ *      its copy there;
+ *   3. for a view, where its input lives: it shares that storage;
  *   4. on the device of its first input that is not a weak literal
  *      (literals have no home);
  *   5. on cpu:0.
- * Its inputs are then copied there, except the input of a view and of
- * to_device (EP_OP_FLAG_TRANSFER: its kernel is the copy).
+ * Its inputs are then copied there, except the input of to_device
+ * (EP_OP_FLAG_TRANSFER: its kernel is the copy) and the inputs of a view
+ * past the first, which it does not read.
  * docs/devices.md and the comments of ep_device_push() and EpDevice say
  * the same to users: keep them in step.
  */
@@ -171,12 +174,13 @@ choose_device (const EpOpCall *call)
 
   if (call->attrs.device != NULL)
     return call->attrs.device;
-  if (call->op->flags & EP_OP_FLAG_VIEW)
-    return call->inputs[0]->storage->device;
 
   scoped = ep_context_get_device ();
   if (scoped != NULL)
     return scoped;
+
+  if (call->op->flags & EP_OP_FLAG_VIEW)
+    return call->inputs[0]->storage->device;
 
   for (guint i = 0; i < call->n_inputs; i++)
     if (!call->inputs[i]->weak)
@@ -194,7 +198,9 @@ choose_device (const EpOpCall *call)
  * @outputs: (out caller-allocates): room for the op's outputs
  * @error: return location for an error
  *
- * Runs @op. On failure nothing is recorded and @outputs are untouched.
+ * Runs @op. On failure nothing is recorded and @outputs are untouched:
+ * what recorders took of the conversions made for the op (casts, copies)
+ * is taken back, and so is the op itself if one recorder refused it.
  */
 gboolean
 ep_dispatch (const EpOpDef    *op,
@@ -210,6 +216,8 @@ ep_dispatch (const EpOpDef    *op,
   gboolean *owned_heap = NULL;
   gboolean move;
   gboolean ok = FALSE;
+  EpRecorderMarks marks = { 0 };
+  gboolean marked;
   EpOpCall call;
 
   g_return_val_if_fail (op != NULL && op->infer != NULL, FALSE);
@@ -241,6 +249,10 @@ ep_dispatch (const EpOpDef    *op,
   call.n_outputs = 1;
   memset (call.outputs, 0, sizeof call.outputs);
 
+  marked = ep_recorders_any ();
+  if (marked)
+    ep_recorders_mark (&marks);
+
   /* 1. validate and infer */
   if (!ep_op_check_call (op, inputs, n_inputs, &call.attrs, error)
       || !op->infer (&call, error))
@@ -249,10 +261,11 @@ ep_dispatch (const EpOpDef    *op,
   /* 2. place, and bring the inputs to the types, device and layout the
    *    rule and the kernel need */
   call.device = choose_device (&call);
-  move = !(op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_TRANSFER));
+  move = !(op->flags & EP_OP_FLAG_TRANSFER);
   for (guint i = 0; i < n_inputs; i++)
     {
-      EpTensor *converted = convert_input (&call, i, move, error);
+      gboolean read = !(op->flags & EP_OP_FLAG_VIEW) || i == 0;
+      EpTensor *converted = convert_input (&call, i, move && read, error);
 
       if (converted == NULL)
         goto out;
@@ -281,6 +294,12 @@ ep_dispatch (const EpOpDef    *op,
   ok = TRUE;
 
 out:
+  if (marked)
+    {
+      if (!ok)
+        ep_recorders_rollback (&marks);
+      ep_recorders_clear_marks (&marks);
+    }
   for (guint o = 0; o < EP_MAX_OUTPUTS; o++)
     g_clear_object (&call.outputs[o]);
   for (guint i = 0; i < n_inputs; i++)

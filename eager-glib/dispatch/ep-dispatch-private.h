@@ -15,6 +15,9 @@ gboolean  ep_dispatch   (const EpOpDef    *op,
                          const EpOpAttrs  *attrs,
                          EpTensor        **outputs,
                          GError          **error);
+EpTensor *ep_tensor_compact (EpTensor  *self,
+                             GError   **error);
+
 EpTensor *ep_dispatch1  (const EpOpDef    *op,
                          EpTensor *const  *inputs,
                          guint             n_inputs,

@@ -104,6 +104,13 @@ typedef gboolean (*EpHostCallFunc) (EpRecorder       *recorder,
                                     guint             n_outputs,
                                     GError          **error);
 
+/* How many steps @recorder keeps now, and forgetting those it took
+ * after: an op that fails must leave no record of itself or of the
+ * conversions dispatch made for it (see ep_recorders_mark()). */
+typedef guint    (*EpMarkFunc)     (EpRecorder      *recorder);
+typedef void     (*EpRollbackFunc) (EpRecorder      *recorder,
+                                    guint            mark);
+
 struct _EpRecorder
 {
   EpRecordFunc     record;
@@ -111,9 +118,24 @@ struct _EpRecorder
   EpCompositeFunc  composite;   /* NULL: must see the ops one by one */
   EpHostCallFunc   host;        /* NULL: sees a host call as a composite
                                  * step, if it has a gradient */
+  EpMarkFunc       mark;        /* NULL: keeps what a failed op left (a
+                                 * tracer: the trace fails with it, or the
+                                 * optimizer prunes what nothing reads) */
+  EpRollbackFunc   rollback;
   EpRecorder      *below;
   gboolean         active;
 };
+
+/* Where each active recorder of the thread stood when an op began, to
+ * undo what it recorded if the op fails. */
+#define EP_RECORDER_INLINE_MARKS 8
+
+typedef struct
+{
+  guint   n;
+  guint   inline_marks[EP_RECORDER_INLINE_MARKS];
+  guint  *marks;
+} EpRecorderMarks;
 
 void        ep_recorder_push        (EpRecorder      *recorder);
 void        ep_recorder_pop         (EpRecorder      *recorder);
@@ -124,6 +146,9 @@ gboolean    ep_recorders_notify     (const EpOpCall  *call,
 void        ep_recorders_notify_variable (GObject          *variable,
                                          EpTensor         *value,
                                          EpVariableAccess  access);
+void        ep_recorders_mark       (EpRecorderMarks *marks);
+void        ep_recorders_rollback   (EpRecorderMarks *marks);
+void        ep_recorders_clear_marks (EpRecorderMarks *marks);
 gboolean    ep_recorders_take_composites  (void);
 gboolean    ep_recorders_notify_composite (EpComposite      *composite,
                                            EpTensor *const  *inputs,

@@ -82,6 +82,46 @@ ep_recorders_notify_variable (GObject          *variable,
       r->variable (r, variable, value, access);
 }
 
+/* Notes where each active recorder stands, innermost first. The stack
+ * stays as it is while an op runs: conversions dispatch ops, which push
+ * no recorder. */
+void
+ep_recorders_mark (EpRecorderMarks *marks)
+{
+  guint n = 0;
+
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
+    n++;
+  marks->n = n;
+  marks->marks = n <= EP_RECORDER_INLINE_MARKS ? marks->inline_marks : g_new (guint, n);
+
+  n = 0;
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below, n++)
+    marks->marks[n] = r->mark != NULL ? r->mark (r) : 0;
+}
+
+/* Forgets what each recorder took since ep_recorders_mark(): the
+ * conversions of an op that then failed, or the op itself when a
+ * recorder further out refused it. */
+void
+ep_recorders_rollback (EpRecorderMarks *marks)
+{
+  guint n = 0;
+
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL && n < marks->n; r = r->below, n++)
+    if (r->rollback != NULL)
+      r->rollback (r, marks->marks[n]);
+}
+
+void
+ep_recorders_clear_marks (EpRecorderMarks *marks)
+{
+  if (marks->marks != marks->inline_marks)
+    g_free (marks->marks);
+  marks->marks = NULL;
+  marks->n = 0;
+}
+
 /* Whether every active recorder of this thread can take a composite step
  * as one node: if one cannot (a tracer), the step's ops must be
  * dispatched one by one. */
@@ -95,6 +135,8 @@ ep_recorders_take_composites (void)
   return TRUE;
 }
 
+/* All or nothing, as an op: a step that a recorder further out refuses
+ * is forgotten by those inside, which took it first. */
 gboolean
 ep_recorders_notify_composite (EpComposite      *composite,
                                EpTensor *const  *inputs,
@@ -103,11 +145,17 @@ ep_recorders_notify_composite (EpComposite      *composite,
                                guint             n_outputs,
                                GError          **error)
 {
-  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
-    if (!r->composite (r, composite, inputs, n_inputs, outputs, n_outputs, error))
-      return FALSE;
+  EpRecorderMarks marks;
+  gboolean ok = TRUE;
 
-  return TRUE;
+  ep_recorders_mark (&marks);
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL && ok; r = r->below)
+    ok = r->composite (r, composite, inputs, n_inputs, outputs, n_outputs, error);
+  if (!ok)
+    ep_recorders_rollback (&marks);
+  ep_recorders_clear_marks (&marks);
+
+  return ok;
 }
 
 /* Composite steps */

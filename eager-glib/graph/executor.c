@@ -205,7 +205,7 @@ convert_inputs (Replay    *r,
       converted = ep_tensor_astype (input, call->input_dtypes[i], error);
       if (converted != NULL && wants_contiguous)
         {
-          EpTensor *compact = ep_tensor_contiguous (converted, error);
+          EpTensor *compact = ep_tensor_compact (converted, error);
 
           g_object_unref (converted);
           converted = compact;

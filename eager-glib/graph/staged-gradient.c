@@ -418,7 +418,8 @@ backward_body (EpTensor  **args,
     return NULL;
   ok = ep_graph_replay_eagerly_full (plan->pure, args, (EpTensor **) outputs->pdata,
                                      plan->returns_values ? values : NULL, error);
-  ep_gradient_tape_stop (tape, NULL);
+  if (!ep_gradient_tape_stop (tape, ok ? error : NULL))
+    ok = FALSE;
   if (!ok)
     return NULL;
 

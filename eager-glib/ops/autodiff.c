@@ -53,11 +53,24 @@ const EpOpDef ep_op_custom_gradient = {
   .gradient = ep_custom_gradient_rule,
 };
 
+/* A new tensor object for the same value, where @tensor lives: the
+ * library's own (fresh objects for a function's arguments), so it names
+ * the device instead of following the user's scope. */
 EpTensor *
 ep_identity (EpTensor  *tensor,
              GError   **error)
 {
-  return ep_dispatch_unary (&ep_op_identity, tensor, error);
+  EpOpAttrs attrs;
+
+  /* pinned: a release on another thread must not take the storage
+   * from under the read of its device */
+  if (!ep_tensor_pin (tensor, "identity", error))
+    return NULL;
+  ep_op_attrs_init (&attrs);
+  attrs.device = tensor->storage->device;
+  ep_tensor_unpin (tensor);
+
+  return ep_dispatch1 (&ep_op_identity, &tensor, 1, &attrs, error);
 }
 
 /**

@@ -88,8 +88,9 @@ const EpOpDef ep_op_astype = {
   .gradient = astype_gradient,
 };
 
-/* Made where its input lives (attrs.device), whatever the scope: it is
- * how dispatch and to_bytes compact a tensor on its way elsewhere. */
+/* Placed as any op (the scope's device, else its input's), but where
+ * the library names the device (attrs.device): ep_tensor_compact(), how
+ * dispatch and to_bytes compact a tensor where it lives. */
 const EpOpDef ep_op_contiguous = {
   .id = EP_OP_CONTIGUOUS, .name = "contiguous",
   EP_INPUTS (EP_INPUT ("self")),
@@ -157,6 +158,29 @@ device_of (EpTensor    *self,
   return device;
 }
 
+/* What astype and contiguous give when there is nothing to convert: a
+ * new tensor object on the same data, or inside the scope of another
+ * device a copy there, as a view would be. */
+static EpTensor *
+unchanged (EpTensor    *self,
+           const char  *op_name,
+           GError     **error)
+{
+  EpDevice *scoped = ep_context_get_device ();
+
+  if (scoped != NULL)
+    {
+      EpDevice *here = device_of (self, op_name, error);
+
+      if (here == NULL)
+        return NULL;
+      if (here != scoped)
+        return ep_tensor_to_device (self, scoped, error);
+    }
+
+  return ep_identity (self, error);
+}
+
 /**
  * ep_tensor_astype:
  * @self: a tensor
@@ -169,8 +193,12 @@ device_of (EpTensor    *self,
  * integers wrap when narrowed. Gradients flow through casts between
  * floating-point types; integer and bool tensors have none.
  *
+ * Inside a device scope the result is on the scope's device, as every
+ * op's, even when @self already has the type.
+ *
  * Returns: (transfer full): the converted tensor (a new tensor sharing
- *   the data of @self if it already has that type)
+ *   the data of @self if it already has that type, outside the scope of
+ *   another device)
  */
 EpTensor *
 ep_tensor_astype (EpTensor  *self,
@@ -184,7 +212,7 @@ ep_tensor_astype (EpTensor  *self,
   if (!ep_tensor_check_alive (self, "astype", error))
     return NULL;
   if (self->layout.dtype == dtype && !self->weak)
-    return ep_identity (self, error);
+    return unchanged (self, "astype", error);
 
   ep_op_attrs_init (&attrs);
   attrs.dtype = dtype;
@@ -198,8 +226,9 @@ ep_tensor_astype (EpTensor  *self,
  *
  * Returns a tensor with the same elements laid out in C order without
  * gaps: a new tensor sharing the data of @self if it already is, a copy
- * otherwise. The copy is made on the device of @self, whatever the device
- * scope.
+ * otherwise. Inside a device scope the result is on the scope's device,
+ * as every op's (a copy if @self lives elsewhere); outside, on the device
+ * of @self.
  *
  * Returns: (transfer full): the contiguous tensor
  */
@@ -214,7 +243,26 @@ ep_tensor_contiguous (EpTensor  *self,
   if (!ep_tensor_check_alive (self, "contiguous", error))
     return NULL;
   if (ep_layout_is_contiguous (&self->layout))
-    return ep_identity (self, error);
+    return unchanged (self, "contiguous", error);
+
+  ep_op_attrs_init (&attrs);
+  return ep_dispatch1 (&ep_op_contiguous, &self, 1, &attrs, error);
+}
+
+/* @self compacted where it lives, whatever the scope (the tensor itself,
+ * referenced, if it is compact): the library's own conversions and reads
+ * (dispatch, replays, to_bytes), which must not wander to the scope's
+ * device. */
+EpTensor *
+ep_tensor_compact (EpTensor  *self,
+                   GError   **error)
+{
+  EpOpAttrs attrs;
+
+  if (!ep_tensor_check_alive (self, "contiguous", error))
+    return NULL;
+  if (ep_layout_is_contiguous (&self->layout))
+    return g_object_ref (self);
 
   ep_op_attrs_init (&attrs);
   attrs.device = device_of (self, "contiguous", error);

@@ -378,15 +378,32 @@ test_stop_recording (void)
   ep_gradient_tape_stop_recording (tape);
   g_assert_false (ep_gradient_tape_is_recording (tape));
   b = ep_tensor_mul (x, a, &error);            /* not recorded: a constant */
-  ep_gradient_tape_resume_recording (tape);
+  g_assert_true (ep_gradient_tape_resume_recording (tape, &error));
   g_assert_false (ep_gradient_tape_is_recording (tape));
-  ep_gradient_tape_resume_recording (tape);
+  g_assert_true (ep_gradient_tape_resume_recording (tape, &error));
   g_assert_true (ep_gradient_tape_is_recording (tape));
   c = ep_tensor_mul (a, b, &error);            /* recorded: d/dx = b · 2x */
   ep_gradient_tape_stop (tape, NULL);
   g = gradient1 (tape, c, x, &error);
   g_assert_no_error (error);
   g_assert_cmpfloat (item (g), ==, 8.0 * 4.0);
+}
+
+/* A resume for each stop_recording: one more is an error and leaves the
+ * tape recording. */
+static void
+test_resume_without_pause (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+
+  ep_gradient_tape_start (tape, NULL);
+  ep_gradient_tape_stop_recording (tape);
+  g_assert_true (ep_gradient_tape_resume_recording (tape, &error));
+  g_assert_false (ep_gradient_tape_resume_recording (tape, &error));
+  ep_assert_error (error, EP_ERROR_GRADIENT, "resume_recording", "not paused");
+  g_assert_true (ep_gradient_tape_is_recording (tape));
+  ep_gradient_tape_stop (tape, NULL);
 }
 
 static void
@@ -1429,6 +1446,7 @@ main (int argc, char **argv)
   g_test_add_func ("/autodiff/tape/start-stop-errors", test_start_and_stop_errors);
   g_test_add_func ("/autodiff/tape/per-thread", test_tapes_are_per_thread);
   g_test_add_func ("/autodiff/tape/stop-recording", test_stop_recording);
+  g_test_add_func ("/autodiff/tape/resume-without-pause", test_resume_without_pause);
   g_test_add_func ("/autodiff/tape/reset", test_reset);
   g_test_add_func ("/autodiff/tape/jacobian", test_jacobian);
   g_test_add_func ("/autodiff/tape/batch-jacobian", test_batch_jacobian);

@@ -506,9 +506,11 @@ test_scope_moves_inputs (void)
   fake_device_finish (fake);
 }
 
-/* Views stay with their input even in a scope: no copy, no move. */
+/* Views follow the scope as every op does (TensorFlow's rule): a view
+ * of a tensor that lives elsewhere is a view of its copy on the scope's
+ * device. */
 static void
-test_views_ignore_scope (void)
+test_views_follow_scope (void)
 {
   EpDevice *fake = fake_device_new ();
 
@@ -524,8 +526,60 @@ test_views_ignore_scope (void)
     ep_test_pop (fake);
 
     g_assert_no_error (error);
-    g_assert_true (ep_tensor_get_device (t) == ep_device_get_default ());
-    g_assert_true (ep_tensor_shares_storage (r, x));
+    g_assert_true (ep_tensor_get_device (t) == fake);
+    g_assert_true (ep_tensor_get_device (r) == fake);
+    g_assert_false (ep_tensor_shares_storage (r, x));
+    ep_assert_values (t, EP_DTYPE_FLOAT32, EP_SHAPE (3, 2), EP_VALUES (1, 4, 2, 5, 3, 6));
+  }
+
+  fake_device_finish (fake);
+}
+
+/* A view of a tensor already on the scope's device shares its data. */
+static void
+test_views_in_scope_share (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 4, 5, 6));
+    g_autoptr(EpTensor) fx = ep_tensor_to_device (x, fake, &error);
+    g_autoptr(EpTensor) r = NULL;
+
+    ep_test_push (fake);
+    r = ep_tensor_reshape (fx, EP_SHAPE (3, 2), &error);
+    ep_test_pop (fake);
+
+    g_assert_no_error (error);
+    g_assert_true (ep_tensor_shares_storage (r, fx));
+  }
+
+  fake_device_finish (fake);
+}
+
+/* contiguous() of a compact tensor and astype() to its own type follow
+ * the scope too. */
+static void
+test_no_op_conversions_follow_scope (void)
+{
+  EpDevice *fake = fake_device_new ();
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+    g_autoptr(EpTensor) c = NULL;
+    g_autoptr(EpTensor) a = NULL;
+
+    ep_test_push (fake);
+    c = ep_tensor_contiguous (x, &error);
+    a = ep_tensor_astype (x, EP_DTYPE_FLOAT32, &error);
+    ep_test_pop (fake);
+
+    g_assert_no_error (error);
+    g_assert_true (ep_tensor_get_device (c) == fake);
+    g_assert_true (ep_tensor_get_device (a) == fake);
+    ep_assert_values (a, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
   }
 
   fake_device_finish (fake);
@@ -957,7 +1011,9 @@ main (int argc, char **argv)
   g_test_add_func ("/device/place/mixed-inputs", test_mixed_inputs_follow_first);
   g_test_add_func ("/device/place/weak-literal", test_weak_literal_does_not_place);
   g_test_add_func ("/device/place/scope-moves-inputs", test_scope_moves_inputs);
-  g_test_add_func ("/device/place/views-ignore-scope", test_views_ignore_scope);
+  g_test_add_func ("/device/place/views-follow-scope", test_views_follow_scope);
+  g_test_add_func ("/device/place/views-in-scope-share", test_views_in_scope_share);
+  g_test_add_func ("/device/place/no-op-conversions-follow-scope", test_no_op_conversions_follow_scope);
   g_test_add_func ("/device/place/like", test_like_follows_input_or_scope);
   g_test_add_func ("/device/place/rules-keep-the-scope", test_rules_keep_the_scope);
   g_test_add_func ("/device/error/larger-than-memory", test_larger_than_device_memory);

@@ -10,6 +10,7 @@
 #include "ep-test-util.h"
 
 #include "ep-device-private.h"
+#include "ep-autodiff-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-grad-private.h"
 #include "ep-recorder-private.h"
@@ -72,6 +73,19 @@ test_record (EpRecorder      *recorder,
   return TRUE;
 }
 
+static guint
+test_mark (EpRecorder *recorder)
+{
+  return ((TestRecorder *) recorder)->calls->len;
+}
+
+static void
+test_rollback (EpRecorder *recorder,
+               guint       mark)
+{
+  g_ptr_array_set_size (((TestRecorder *) recorder)->calls, mark);
+}
+
 static void
 test_recorder_init (TestRecorder *self,
                     const char   *name,
@@ -79,6 +93,8 @@ test_recorder_init (TestRecorder *self,
 {
   memset (self, 0, sizeof *self);
   self->parent.record = test_record;
+  self->parent.mark = test_mark;
+  self->parent.rollback = test_rollback;
   self->name = name;
   self->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) recorded_free);
   self->log = log;
@@ -900,6 +916,81 @@ test_bad_index_not_recorded (void)
   g_assert_cmpuint (rec.calls->len, ==, 0);
 }
 
+/* Recording is all or nothing per op: a kernel that fails leaves no
+ * record of the casts dispatch made for it (the values are cast to
+ * float32 here, before the index is found bad). */
+static void
+test_failed_op_leaves_no_conversions (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) idx = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (2), EP_VALUES (0, 5));
+  g_autoptr(EpTensor) values = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
+  g_autoptr(EpTensor) y = NULL;
+
+  ep_gradient_tape_start (tape, NULL);
+  ep_gradient_tape_watch (tape, values);
+  y = ep_tensor_scatter_add (x, idx, values, 0, &error);
+  ep_gradient_tape_stop (tape, NULL);
+
+  ep_assert_error (error, EP_ERROR_INDEX, "scatter_add", "index 5");
+  g_assert_null (y);
+  g_assert_cmpuint (ep_gradient_tape_get_n_entries (tape), ==, 0);
+}
+
+/* An op that a recorder further out refuses fails, and the recorders
+ * inside, which took it first, forget it. */
+static void
+test_refused_op_is_forgotten_inside (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(EpTensor) z = NULL;
+  RECORDING (outer);
+
+  ep_gradient_tape_start (tape, NULL);
+  ep_gradient_tape_watch (tape, x);
+  y = ep_tensor_exp (x, &error);
+  g_assert_no_error (error);
+  outer.fail = TRUE;
+  z = ep_tensor_log (x, &error);
+  ep_gradient_tape_stop (tape, NULL);
+
+  ep_assert_error (error, EP_ERROR_GRADIENT, "recorder", "refused log");
+  g_assert_null (z);
+  g_assert_cmpuint (ep_gradient_tape_get_n_entries (tape), ==, 1);   /* exp */
+  g_assert_cmpuint (outer.calls->len, ==, 1);
+}
+
+/* A CPU kernel handed a dtype its table has no loop for (a rule that
+ * let it through) fails with EP_ERROR_DEVICE instead of aborting. */
+static void
+test_cpu_kernel_without_loop (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) out = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (0, 0));
+  EpTensor *inputs[1] = { x };
+  EpDevice *cpu = ep_device_get_default ();
+  EpOpCall call;
+
+  memset (&call, 0, sizeof call);
+  call.op = &ep_op_sin;
+  call.inputs = inputs;
+  call.n_inputs = 1;
+  call.n_outputs = 1;
+  call.outputs[0] = out;
+  call.device = cpu;
+  ep_op_attrs_init (&call.attrs);
+
+  g_assert_false (cpu->backend->kernels[EP_OP_SIN] (&call, &error));
+  ep_assert_error (error, EP_ERROR_DEVICE, "sin", "no kernel for int32");
+  ep_assert_values (out, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (0, 0));
+}
+
 /* ep_dispatch itself */
 
 static void
@@ -957,6 +1048,9 @@ main (int argc, char **argv)
   g_test_add_func ("/dispatch/record/each-op-once", test_records_each_op_once);
   g_test_add_func ("/dispatch/record/none-without-recorder", test_nothing_recorded_without_recorder);
   g_test_add_func ("/dispatch/record/nested", test_nested_recorders_each_see_once);
+  g_test_add_func ("/dispatch/record/failed-op-leaves-no-conversions", test_failed_op_leaves_no_conversions);
+  g_test_add_func ("/dispatch/record/refused-op-forgotten-inside", test_refused_op_is_forgotten_inside);
+  g_test_add_func ("/dispatch/cpu-kernel-without-loop", test_cpu_kernel_without_loop);
   g_test_add_func ("/dispatch/canonical/reduce-axes", test_reduce_axes_canonical);
   g_test_add_func ("/dispatch/canonical/transpose-axes", test_transpose_axes_canonical);
   g_test_add_func ("/dispatch/canonical/reshape-shape", test_reshape_shape_canonical);

@@ -9,6 +9,7 @@
 #include "ep-context-private.h"
 #include "ep-executor-private.h"
 #include "ep-function-private.h"
+#include "ep-recorder-private.h"
 #include "ep-staged-gradient-private.h"
 
 /* The functions staged here count their calls: a replay must not call
@@ -1156,6 +1157,54 @@ gradient_of (EpGradientTape *tape,
  * itself a staged call, which the outer tape records as one step with a
  * staged backward of its own, and so on: d/dx, d²/dx², d³/dx³ of
  * sum (x³) are 3x², 6x and 6. */
+/* A recorder that takes every op and refuses every staged step. */
+static gboolean
+take_op (EpRecorder      *recorder,
+         const EpOpCall  *call,
+         GError         **error)
+{
+  return TRUE;
+}
+
+static gboolean
+refuse_step (EpRecorder       *recorder,
+             EpComposite      *composite,
+             EpTensor *const  *inputs,
+             guint             n_inputs,
+             EpTensor *const  *outputs,
+             guint             n_outputs,
+             GError          **error)
+{
+  g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT, "recorder: refused %s", composite->name);
+  return FALSE;
+}
+
+/* A staged call that a recorder further out refuses fails, and a tape
+ * inside, which took the step first, forgets it. */
+static void
+test_refused_step_is_forgotten_inside (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpFunction) fn = ep_function_new (cube_sum, NULL, NULL);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (2, 0.5, -1));
+  g_autoptr(GPtrArray) warm = call1 (fn, x, NULL, &error);
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
+  g_autoptr(GPtrArray) y = NULL;
+  EpRecorder outer = { .record = take_op, .composite = refuse_step };
+
+  g_assert_no_error (error);
+  ep_recorder_push (&outer);
+  ep_gradient_tape_watch (tape, x);
+  g_assert_true (ep_gradient_tape_start (tape, NULL));
+  y = ep_function_call (fn, &x, 1, &error);
+  g_assert_true (ep_gradient_tape_stop (tape, NULL));
+  ep_recorder_pop (&outer);
+
+  g_assert_null (y);
+  g_assert_error (error, EP_ERROR, EP_ERROR_GRADIENT);
+  g_assert_cmpuint (ep_gradient_tape_get_n_entries (tape), ==, 0);
+}
+
 static void
 test_gradient_higher_order (void)
 {
@@ -1849,6 +1898,7 @@ main (int   argc,
   g_test_add_func ("/function/gradient/data-dependent-shapes", test_gradient_data_dependent_shapes);
   g_test_add_func ("/function/gradient/random", test_gradient_random);
   g_test_add_func ("/function/gradient/higher-order", test_gradient_higher_order);
+  g_test_add_func ("/function/gradient/refused-step-forgotten-inside", test_refused_step_is_forgotten_inside);
   g_test_add_func ("/function/gradient/hessian-vector", test_gradient_hessian_vector);
   g_test_add_func ("/function/gradient/persistent", test_gradient_persistent);
   g_test_add_func ("/function/gradient/unconnected", test_gradient_unconnected);

@@ -1062,11 +1062,26 @@ test_critical (gconstpointer data)
   g_test_trap_assert_stderr (c->stderr_pattern);
 }
 
+/* One made with g_object_new(), as a binding can, has no data: every use
+ * is an error, as for a released tensor. */
+static void
+test_bare_tensor_is_an_error_to_use (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) bare = g_object_new (EP_TYPE_TENSOR, NULL);
+  g_autoptr(EpTensor) y = ep_tensor_abs (bare, &error);
+
+  g_assert_null (y);
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "abs", "has no data");
+  g_assert_true (ep_tensor_is_released (bare));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/tensor/bare-is-an-error-to-use", test_bare_tensor_is_an_error_to_use);
   g_test_add_func ("/tensor/new-from-doubles/float32", test_from_doubles_float32);
   g_test_add_func ("/tensor/new-from-doubles/rounds-to-float32", test_from_doubles_rounds_to_float32);
   g_test_add_func ("/tensor/new-from-doubles/float64", test_from_doubles_float64);

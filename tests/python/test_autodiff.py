@@ -242,6 +242,15 @@ def test_stop_recording_and_reset():
     assert tape.gradient(b, x).item() == pytest.approx(math.exp(2.0), rel=1e-6)
 
 
+def test_resume_recording_without_a_pause_is_an_error():
+    with Ep.GradientTape() as tape:
+        with tape.stop_recording():
+            pass
+        message = assert_ep_error(Ep.Error.GRADIENT, tape.resume_recording)
+        assert "resume_recording: the tape is not paused" in message
+        assert tape.is_recording()
+
+
 def test_integer_tensors_have_no_gradient():
     n = Ep.astensor([1, 2])
     x = Ep.astensor([1.5, 2.5])

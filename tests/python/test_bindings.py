@@ -197,6 +197,25 @@ def test_numpy_of_views_and_empty(rng):
     assert Ep.astensor(np.float64(2.5)).numpy().shape == ()
 
 
+def test_no_raw_address_is_introspected():
+    # read_data(x, 16, 12) wrote to address 16: from a binding an address
+    # is any number
+    from gi.module import get_introspection_module
+    raw = get_introspection_module("Ep")
+    assert [name for name in ("new_from_data", "read_data") if hasattr(raw.Tensor, name)] == []
+
+
+def test_astensor_owns_its_one_reference():
+    # the override wraps what ep_tensor_new_from_data returns (transfer full)
+    assert Ep.astensor(np.ones(3, np.float32)).ref_count == 1
+
+
+def test_numpy_of_a_big_endian_array_and_a_strided_one(rng):
+    a = random_array(rng, (4, 6), "float64")
+    np.testing.assert_array_equal(Ep.astensor(a.astype(">f8")).numpy(), a)
+    np.testing.assert_array_equal(Ep.astensor(a[::2, ::-3]).numpy(), a[::2, ::-3])
+
+
 def test_array_protocol():
     t = Ep.astensor([[1, 2], [3, 4]], dtype="int32")
     for array, dtype in ((np.asarray(t), np.int32), (np.asarray(t, dtype=np.float64), np.float64)):

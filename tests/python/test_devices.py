@@ -97,6 +97,21 @@ def test_scope_places_new_tensors_and_ops():
 
 
 @needs_opencl
+@pytest.mark.parametrize("make", ["reshape", "T", "slice", "contiguous", "astype"])
+def test_views_and_no_op_conversions_follow_the_scope(make):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = Ep.astensor(a)
+    expected = {"reshape": a.reshape(3, 2), "T": a.T, "slice": a[:, 1:],
+                "contiguous": a, "astype": a}[make]
+    with Ep.device("opencl:0"):
+        y = {"reshape": lambda: x.reshape(3, 2), "T": lambda: x.T, "slice": lambda: x[:, 1:],
+             "contiguous": x.contiguous, "astype": lambda: x.astype("float32")}[make]()
+    assert y.device.get_name() == "opencl:0"
+    assert x.device.get_name() == "cpu:0"
+    assert_matches(y, expected)
+
+
+@needs_opencl
 def test_scopes_nest_and_unwind_on_exceptions():
     with pytest.raises(ZeroDivisionError):
         with Ep.device("opencl:0"):
@@ -111,6 +126,19 @@ def test_pop_without_a_scope_is_an_error():
     cpu = Ep.Device.get("cpu")
     message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, cpu.pop)
     assert "no device scope is open" in message
+    assert Ep.Device.get_current() is None
+
+
+def test_pop_on_another_thread_is_an_error():
+    cpu = Ep.Device.get("cpu:0")
+    cpu.push()
+    errors = []
+    worker = threading.Thread(target=lambda: errors.append(assert_ep_error(Ep.Error.INVALID_ARGUMENT, cpu.pop)))
+    worker.start()
+    worker.join()
+    assert "no device scope is open on this thread" in errors[0]
+    assert Ep.Device.get_current() == cpu  # the scope of this thread is still open
+    cpu.pop()
     assert Ep.Device.get_current() is None
 
 

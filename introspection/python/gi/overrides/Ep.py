@@ -35,6 +35,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import math
 import numbers
 import operator
@@ -43,6 +44,7 @@ from functools import lru_cache
 from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Generic, Iterator,
                     Literal, Optional, ParamSpec, Sequence, TypeVar, Union, overload)
 
+import gi._gi
 from gi.module import get_introspection_module
 from gi.repository import Gio, GLib
 
@@ -410,11 +412,72 @@ def _enum(type_name: str) -> _EnumConverter:
     raise LookupError(f"the catalogue names the enum {type_name}, which Ep does not have")
 
 
+# Raw data. ep_tensor_new_from_data() and ep_tensor_read_data() take an
+# address, so introspection does not see them (from a binding an address
+# is any number). This layer calls them through ctypes, with the address
+# of a NumPy array it holds itself: one copy each way.
+
+class _GError(ctypes.Structure):
+    _fields_ = [("domain", ctypes.c_uint32), ("code", ctypes.c_int), ("message", ctypes.c_char_p)]
+
+
+_GErrorOut = ctypes.POINTER(ctypes.POINTER(_GError))
+
+
+@lru_cache(maxsize=None)
+def _raw_data_functions():
+    # the libraries GI has loaded already: dlopen finds them by soname
+    lib = ctypes.CDLL("libeager-glib-1.0.so.0")
+    glib = ctypes.CDLL("libglib-2.0.so.0")
+    new = lib.ep_tensor_new_from_data
+    new.restype = ctypes.c_void_p
+    new.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                    ctypes.POINTER(ctypes.c_int64), ctypes.c_uint, _GErrorOut]
+    read = lib.ep_tensor_read_data
+    read.restype = ctypes.c_int
+    read.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, _GErrorOut]
+    free = glib.g_error_free
+    free.argtypes = [ctypes.POINTER(_GError)]
+    address = ctypes.pythonapi.PyCapsule_GetPointer
+    address.restype = ctypes.c_void_p
+    address.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return new, read, free, address
+
+
+def _raise_gerror(error):
+    free = _raw_data_functions()[2]
+    raised = GLib.Error.new_literal(error.contents.domain, error.contents.message.decode(),
+                                    error.contents.code)
+    free(error)
+    raise raised
+
+
+def _tensor_from_array(array) -> Tensor:
+    """A tensor of a copy of a C-contiguous, native-endian array."""
+    new = _raw_data_functions()[0]
+    error = ctypes.POINTER(_GError)()
+    shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+    pointer = new(array.ctypes.data, array.nbytes, int(_NUMPY_NAMES[array.dtype.name]),
+                  shape, array.ndim, ctypes.byref(error))
+    if not pointer:
+        _raise_gerror(error)
+    return gi._gi.pygobject_new_full(pointer, True)   # takes the reference
+
+
+def _read_into_array(tensor, array) -> None:
+    """Copies a tensor's elements into a C-contiguous array of its size."""
+    _, read, _, address = _raw_data_functions()
+    error = ctypes.POINTER(_GError)()
+    if not read(address(tensor.__gpointer__, None), array.ctypes.data, array.nbytes,
+                ctypes.byref(error)):
+        _raise_gerror(error)
+
+
 def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     """A tensor from a tensor, a NumPy array, a nested list or a scalar.
 
-    Data crosses with one copy (Ep.Tensor.new_from_data from the array's
-    buffer). Without dtype, a NumPy array keeps its dtype, Python floats
+    Data crosses with one copy (ep_tensor_new_from_data through ctypes,
+    from the array's buffer). Without dtype, a NumPy array keeps its dtype, Python floats
     become float32 (the default) and Python ints int64; dtypes eager-glib
     does not have become float64 (floats) or int64 (integers). A tensor
     gives a new tensor object that shares its data (and its history), so
@@ -447,8 +510,7 @@ def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
         array = array.astype(array.dtype.newbyteorder("="))
     if not array.flags.c_contiguous:
         array = array.copy(order="C")  # (ascontiguousarray makes 0-d 1-d)
-    return Ep.Tensor.new_from_data(array.ctypes.data, array.nbytes,
-                                   _NUMPY_NAMES[array.dtype.name], list(array.shape))
+    return _tensor_from_array(array)
 
 
 __all__.append("astensor")
@@ -1020,12 +1082,12 @@ class Tensor(Ep.Tensor):
 
     def numpy(self) -> _NDArray:
         """The elements as a new, writable NumPy array: one copy, from any
-        device (Ep.Tensor.read_data into the array's buffer)."""
+        device (ep_tensor_read_data through ctypes, into the array's buffer)."""
         import numpy
         array = numpy.empty(self.shape, dtype=Ep.dtype_get_name(self.get_dtype()))
         try:
             if array.nbytes > 0:
-                Ep.Tensor.read_data(self, array.ctypes.data, array.nbytes)
+                _read_into_array(self, array)
         except GLib.Error as error:
             raise _renamed(error, "numpy") from None
         return array
