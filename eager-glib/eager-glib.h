@@ -18,6 +18,7 @@
 #include "ep-join.h"
 #include "ep-ops.h"
 #include "ep-variable.h"
+#include "ep-checkpoint.h"
 #include "ep-gradient-tape.h"
 #include "ep-autodiff.h"
 #include "ep-custom-gradient-fn.h"
