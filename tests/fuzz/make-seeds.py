@@ -120,6 +120,12 @@ def main():
         "half": ("F16", [1], b"\x00\x3c"),
     }, {"format": "pt"})
     safetensors("empty", {"e": ("F32", [0, 3], b"")})
+    # a checkpoint as ep_checkpoint_save writes it (object-graph names)
+    safetensors("checkpoint", {
+        "encoder.layers.0.bias": ("F64", [2], struct.pack("<2d", 0.5, -1)),
+        "step": ("I64", [], struct.pack("<q", 42)),
+        "encoder.layers.0.weight": ("F32", [2, 2], struct.pack("<4f", 1, 2, 3, 4)),
+    }, {"format": "eager-glib-checkpoint"})
 
     with open(os.path.join(DATA, "affine.json"), "rb") as f:
         document = f.read()
