@@ -313,6 +313,40 @@ test_async (void)
   free_vars (b);
 }
 
+/* A variable on OpenCL saves from and restores onto its device */
+static void
+test_opencl (void)
+{
+  EpDevice *gpu = ep_device_get ("opencl:0", NULL);
+  g_autoptr(GFile) file = file_in ("gpu.safetensors");
+  g_autoptr(GError) error = NULL;
+  static const char *const one[] = { "w", NULL };
+  g_autoptr(EpVariable) a = NULL, b = NULL;
+  g_autoptr(EpTensor) read = NULL;
+
+  if (gpu == NULL)
+    {
+      g_test_skip ("no OpenCL device");
+      return;
+    }
+  {
+    g_autoptr(EpTensor) host = ep_full (EP_SHAPE (5, 2), 2.5, EP_DTYPE_FLOAT32, NULL);
+    g_autoptr(EpTensor) on_gpu = ep_tensor_to_device (host, gpu, NULL);
+    g_autoptr(EpTensor) z = ep_full (EP_SHAPE (5, 2), 0, EP_DTYPE_FLOAT32, NULL);
+    g_autoptr(EpTensor) z_gpu = ep_tensor_to_device (z, gpu, NULL);
+
+    a = ep_variable_new (on_gpu, NULL);
+    b = ep_variable_new (z_gpu, NULL);
+  }
+  g_assert_true (ep_checkpoint_save (one, &a, 1, file, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (ep_checkpoint_restore (one, &b, 1, file, EP_CHECKPOINT_NONE, NULL, &error));
+  g_assert_no_error (error);
+  read = ep_variable_read (b);
+  g_assert_true (ep_tensor_get_device (read) == gpu);
+  g_assert_true (all_equal (b, 2.5));
+}
+
 /* The writer: saves generation after generation until killed */
 static int
 run_writer (const char *path)
@@ -392,6 +426,7 @@ main (int   argc,
   g_test_add_func ("/checkpoint/mismatches", test_mismatches);
   g_test_add_func ("/checkpoint/bad-files", test_bad_files);
   g_test_add_func ("/checkpoint/async", test_async);
+  g_test_add_func ("/checkpoint/opencl", test_opencl);
   g_test_add_func ("/checkpoint/killed-writer", test_killed_writer);
 
   status = g_test_run ();

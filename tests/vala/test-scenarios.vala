@@ -326,6 +326,41 @@ static void test_release () {
     }
 }
 
+/* A checkpoint saved and restored, then the same with the async
+ * variants on a main loop */
+static void test_checkpoint () {
+    try {
+        string[] names = { "encoder.layers.0.weight", "step" };
+        var folder = DirUtils.make_tmp ("ep-vala-XXXXXX");
+        var file = File.new_for_path (Path.build_filename (folder, "model.safetensors"));
+        Ep.Variable[] saved = { new Ep.Variable (vector ({ 1, 2 }, { 2 }), null),
+                                new Ep.Variable (vector ({ 7 }, { 1 }), null) };
+        Ep.Variable[] fresh = { new Ep.Variable (vector ({ 0, 0 }, { 2 }), null),
+                                new Ep.Variable (vector ({ 0 }, { 1 }), null) };
+        Ep.checkpoint_save (names, saved, file);
+        Ep.checkpoint_restore (names, fresh, file, Ep.CheckpointFlags.NONE, null);
+        assert_cmpstr (fresh[0].read ().to_string (), CompareOperator.EQ, "[1. 2.]");
+
+        Ep.Variable[] again = { new Ep.Variable (vector ({ 0, 0 }, { 2 }), null),
+                                new Ep.Variable (vector ({ 0 }, { 1 }), null) };
+        var loop = new MainLoop ();
+        Ep.checkpoint_restore_async.begin (names, again, file, Ep.CheckpointFlags.NONE, null, (obj, res) => {
+            try {
+                Ep.checkpoint_restore_async.end (res);
+            } catch (GLib.Error e) {
+                assert_no_error (e);
+            }
+            loop.quit ();
+        });
+        loop.run ();
+        assert_cmpstr (again[1].read ().to_string (), CompareOperator.EQ, "[7.]");
+        file.delete ();
+        DirUtils.remove (folder);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
 int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/scenarios/norm", test_norm);
@@ -337,6 +372,7 @@ int main (string[] args) {
     Test.add_func ("/vala/scenarios/nested-tapes", test_nested_tapes);
     Test.add_func ("/vala/scenarios/device-scope", test_device_scope);
     Test.add_func ("/vala/scenarios/staged-step", test_staged_step);
+    Test.add_func ("/vala/checkpoint", test_checkpoint);
     Test.add_func ("/vala/staged-step-async", test_staged_step_async);
     Test.add_func ("/vala/scalar-forms", test_scalar_forms);
     Test.add_func ("/vala/item-readers", test_item_readers);
