@@ -8,8 +8,8 @@
  * object maps each tensor's name to its `dtype` (`F32`, `I64`, `BOOL`
  * …), `shape` and `data_offsets` [begin, end) into the data, in C order
  * and little-endian; the key `__metadata__` may hold an object of
- * strings. Graph files keep their constants and variables in one; so
- * will checkpoints.
+ * strings. Graph files keep their constants and variables in one, and
+ * checkpoints (autodiff/checkpoint.c) are one.
  *
  * A file is read at once (mapped) and its whole header validated before
  * anything is made from it: the header's length within the file and
