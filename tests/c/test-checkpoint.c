@@ -297,6 +297,23 @@ test_async (void)
   for (guint i = 0; i < 3; i++)
     g_assert_true (all_equal (b[i], 11));
 
+  /* a cancelled restore changes nothing */
+  {
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+    g_autoptr(EpTensor) t = ep_full (EP_SHAPE (4, 3), 0, EP_DTYPE_FLOAT32, NULL);
+
+    g_assert_true (ep_variable_assign (b[0], t, NULL));
+    g_cancellable_cancel (cancellable);
+    ep_checkpoint_restore_async (names, b, 3, file, EP_CHECKPOINT_NONE, cancellable, on_done, &result);
+    while (result == NULL)
+      g_main_context_iteration (NULL, TRUE);
+    g_assert_false (ep_checkpoint_restore_finish (result, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_clear_error (&error);
+    g_clear_object (&result);
+    g_assert_true (all_equal (b[0], 0));
+  }
+
   /* an error comes back through finish */
   {
     g_autoptr(GFile) none = file_in ("none.safetensors");
