@@ -243,8 +243,6 @@ init_fans (const char    *caller,
   return TRUE;
 }
 
-/* The checks of uniform and normal come first (a negative dimension, a bad
- * dtype), so that a zero-sized fan is only refused for real shapes. */
 static EpTensor *
 init_draw (const char    *caller,
            gboolean       normal,
@@ -265,16 +263,9 @@ init_draw (const char    *caller,
                    _("%s: the gain must be finite and not negative, not %g"), caller, scale);
       return NULL;
     }
-  if (fan <= 0)
-    {
-      g_autofree char *s = ep_shape_to_string (shape, ndim);
-
-      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("%s: the shape %s has no inputs or outputs to scale by"), caller, s);
-      return NULL;
-    }
-
-  spread = scale / sqrt (fan);
+  /* a zero fan is an empty tensor (PyTorch leaves it as it is), a
+   * negative one a negative dimension, which the draw refuses */
+  spread = fan > 0 ? scale / sqrt (fan) : 0;
   if (normal)
     return ep_error_named_result (ep_normal (shape, ndim, 0, spread, dtype, error), error, caller);
 
@@ -335,7 +326,7 @@ he (const char    *caller,
  * same weights on every device.
  *
  * Returns: (transfer full): the weights, or %NULL with %EP_ERROR_SHAPE set
- *   for fewer than 2 dimensions or a zero fan, %EP_ERROR_INVALID_ARGUMENT
+ *   for fewer than 2 dimensions or a negative dimension, %EP_ERROR_INVALID_ARGUMENT
  *   for a bad @gain, or %EP_ERROR_DTYPE for a type that is not
  *   floating-point
  */
@@ -364,7 +355,7 @@ ep_glorot_uniform (const gint64  *shape,
  * device.
  *
  * Returns: (transfer full): the weights, or %NULL with %EP_ERROR_SHAPE set
- *   for fewer than 2 dimensions or a zero fan, %EP_ERROR_INVALID_ARGUMENT
+ *   for fewer than 2 dimensions or a negative dimension, %EP_ERROR_INVALID_ARGUMENT
  *   for a bad @gain, or %EP_ERROR_DTYPE for a type that is not
  *   floating-point
  */
@@ -392,7 +383,7 @@ ep_glorot_normal (const gint64  *shape,
  * device.
  *
  * Returns: (transfer full): the weights, or %NULL with %EP_ERROR_SHAPE set
- *   for fewer than 2 dimensions or a zero fan, or %EP_ERROR_DTYPE for a
+ *   for fewer than 2 dimensions or a negative dimension, or %EP_ERROR_DTYPE for a
  *   type that is not floating-point
  */
 EpTensor *
@@ -418,7 +409,7 @@ ep_he_uniform (const gint64  *shape,
  * device.
  *
  * Returns: (transfer full): the weights, or %NULL with %EP_ERROR_SHAPE set
- *   for fewer than 2 dimensions or a zero fan, or %EP_ERROR_DTYPE for a
+ *   for fewer than 2 dimensions or a negative dimension, or %EP_ERROR_DTYPE for a
  *   type that is not floating-point
  */
 EpTensor *
