@@ -94,6 +94,10 @@ def make_calls(Ep, GLib):
         # random
         "uniform": lambda d: Ep.uniform([2], dtype=d),
         "normal": lambda d: Ep.normal([2], dtype=d),
+        "glorot_uniform": lambda d: Ep.glorot_uniform([2, 3], dtype=d),
+        "glorot_normal": lambda d: Ep.glorot_normal([2, 3], dtype=d),
+        "he_uniform": lambda d: Ep.he_uniform([2, 3], dtype=d),
+        "he_normal": lambda d: Ep.he_normal([2, 3], dtype=d),
         # cast
         "astype": lambda d: to_all(x(d)),
         "contiguous": lambda d: x(d).T.contiguous(),

@@ -32,4 +32,27 @@ EpTensor *ep_normal   (const gint64  *shape,
                        EpDType        dtype,
                        GError       **error);
 
+EP_EXPORT
+EpTensor *ep_glorot_uniform (const gint64  *shape,
+                             guint          ndim,
+                             gdouble        gain,
+                             EpDType        dtype,
+                             GError       **error);
+EP_EXPORT
+EpTensor *ep_glorot_normal  (const gint64  *shape,
+                             guint          ndim,
+                             gdouble        gain,
+                             EpDType        dtype,
+                             GError       **error);
+EP_EXPORT
+EpTensor *ep_he_uniform     (const gint64  *shape,
+                             guint          ndim,
+                             EpDType        dtype,
+                             GError       **error);
+EP_EXPORT
+EpTensor *ep_he_normal      (const gint64  *shape,
+                             guint          ndim,
+                             EpDType        dtype,
+                             GError       **error);
+
 G_END_DECLS

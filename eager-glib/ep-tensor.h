@@ -535,6 +535,32 @@ EP_EXPORT
 EpTensor      *ep_tensor_crossentropy       (EpTensor       *self,
                                              EpTensor       *labels,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_softmax_crossentropy (EpTensor     *self,
+                                               EpTensor     *targets,
+                                               EpReduction   reduction,
+                                               GError      **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sparse_softmax_crossentropy (EpTensor     *self,
+                                                      EpTensor     *labels,
+                                                      EpReduction   reduction,
+                                                      GError      **error);
+EP_EXPORT
+EpTensor      *ep_tensor_sigmoid_crossentropy (EpTensor     *self,
+                                               EpTensor     *targets,
+                                               EpReduction   reduction,
+                                               GError      **error);
+EP_EXPORT
+EpTensor      *ep_tensor_mse_loss           (EpTensor       *self,
+                                             EpTensor       *target,
+                                             EpReduction     reduction,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_huber_loss         (EpTensor       *self,
+                                             EpTensor       *target,
+                                             gdouble         delta,
+                                             EpReduction     reduction,
+                                             GError        **error);
 
 /* Views: ops/views.c */
 

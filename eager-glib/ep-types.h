@@ -89,4 +89,19 @@ typedef enum {
   EP_MESH_IJ,
 } EpMeshIndexing;
 
+/**
+ * EpReduction:
+ * @EP_REDUCTION_MEAN: the mean of the per-element losses (a scalar)
+ * @EP_REDUCTION_SUM: their sum (a scalar)
+ * @EP_REDUCTION_NONE: the per-element losses themselves
+ *
+ * How a loss ([method@Tensor.mse_loss], [method@Tensor.huber_loss],
+ * [method@Tensor.softmax_crossentropy] …) reduces its per-element losses.
+ */
+typedef enum {
+  EP_REDUCTION_MEAN,
+  EP_REDUCTION_SUM,
+  EP_REDUCTION_NONE,
+} EpReduction;
+
 G_END_DECLS

@@ -17,6 +17,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-random.h"
+#include "ep-error-private.h"
 #include "ep-random-private.h"
 
 G_LOCK_DEFINE_STATIC (random_state);
@@ -192,4 +193,230 @@ ep_normal (const gint64  *shape,
            GError       **error)
 {
   return random_tensor (&ep_op_normal, shape, ndim, mean, stddev, dtype, error);
+}
+
+/* Initializers: PyTorch's torch.nn.init, drawn through uniform and normal */
+
+#define GAIN_INIT_FUNC(op_name)                                             \
+  const EpOpDef ep_func_##op_name = {                                       \
+    .id = EP_N_OPS, .name = #op_name,                                       \
+    EP_ATTRS (EP_ATTR_SHAPE_ARG,                                            \
+              EP_ATTR ("gain", EP_ATTR_FLOAT, EP_NO_FIELD, EP_DEFAULT (1)), \
+              EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),           \
+  };
+#define HE_INIT_FUNC(op_name)                                               \
+  const EpOpDef ep_func_##op_name = {                                       \
+    .id = EP_N_OPS, .name = #op_name,                                       \
+    EP_ATTRS (EP_ATTR_SHAPE_ARG,                                            \
+              EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32))),           \
+  };
+
+GAIN_INIT_FUNC (glorot_uniform)
+GAIN_INIT_FUNC (glorot_normal)
+HE_INIT_FUNC (he_uniform)
+HE_INIT_FUNC (he_normal)
+
+/* PyTorch's _calculate_fan_in_and_fan_out: a weight of shape
+ * (out, in, k…) has fan_in = in · Πk and fan_out = out · Πk. */
+static gboolean
+init_fans (const char    *caller,
+           const gint64  *shape,
+           guint          ndim,
+           gdouble       *fan_in,
+           gdouble       *fan_out,
+           GError       **error)
+{
+  gdouble receptive = 1;
+
+  if (ndim < 2)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("%s: the shape must have at least 2 dimensions (out, in, …), not %u"),
+                   caller, ndim);
+      return FALSE;
+    }
+  for (guint d = 2; d < ndim; d++)
+    receptive *= (gdouble) shape[d];
+
+  *fan_in = (gdouble) shape[1] * receptive;
+  *fan_out = (gdouble) shape[0] * receptive;
+  return TRUE;
+}
+
+static EpTensor *
+init_draw (const char    *caller,
+           gboolean       normal,
+           const gint64  *shape,
+           guint          ndim,
+           gdouble        fan,
+           gdouble        scale,
+           EpDType        dtype,
+           GError       **error)
+{
+  gdouble spread;
+
+  g_return_val_if_fail (shape != NULL || ndim == 0, NULL);
+
+  if (!isfinite (scale) || scale < 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("%s: the gain must be finite and not negative, not %g"), caller, scale);
+      return NULL;
+    }
+  /* a zero fan is an empty tensor (PyTorch leaves it as it is), a
+   * negative one a negative dimension, which the draw refuses */
+  spread = fan > 0 ? scale / sqrt (fan) : 0;
+  if (normal)
+    return ep_error_named_result (ep_normal (shape, ndim, 0, spread, dtype, error), error, caller);
+
+  /* a uniform of half-width b has standard deviation b / √3 */
+  spread *= sqrt (3.0);
+  return ep_error_named_result (ep_uniform (shape, ndim, -spread, spread, dtype, error), error, caller);
+}
+
+static EpTensor *
+glorot (const char    *caller,
+        gboolean       normal,
+        const gint64  *shape,
+        guint          ndim,
+        gdouble        gain,
+        EpDType        dtype,
+        GError       **error)
+{
+  gdouble fan_in, fan_out;
+
+  if (!init_fans (caller, shape, ndim, &fan_in, &fan_out, error))
+    return NULL;
+
+  /* std = gain · √(2 / (fan_in + fan_out)) */
+  return init_draw (caller, normal, shape, ndim, (fan_in + fan_out) / 2, gain, dtype, error);
+}
+
+static EpTensor *
+he (const char    *caller,
+    gboolean       normal,
+    const gint64  *shape,
+    guint          ndim,
+    EpDType        dtype,
+    GError       **error)
+{
+  gdouble fan_in, fan_out;
+
+  if (!init_fans (caller, shape, ndim, &fan_in, &fan_out, error))
+    return NULL;
+
+  /* std = √2 / √fan_in, the ReLU's gain over fan_in */
+  return init_draw (caller, normal, shape, ndim, fan_in, sqrt (2.0), dtype, error);
+}
+
+/**
+ * ep_glorot_uniform:
+ * @shape: (array length=ndim): the shape, (out, in) or (out, in, k…) for a
+ *   convolution's weight
+ * @ndim: the number of dimensions, at least 2
+ * @gain: the scale, not negative (1 for tanh-free layers, as PyTorch)
+ * @dtype: %EP_DTYPE_FLOAT32 or %EP_DTYPE_FLOAT64
+ * @error: return location for an error
+ *
+ * Glorot (Xavier) uniform initial weights, as PyTorch's
+ * `torch.nn.init.xavier_uniform_`: drawn from U(-b, b) with
+ * `b = gain · √(6 / (fan_in + fan_out))`, where `fan_in = shape[1] · Πk`
+ * and `fan_out = shape[0] · Πk` (Πk the product of `shape[2:]`). Drawn
+ * through [func@uniform] on the current device: [func@set_seed] gives the
+ * same weights on every device.
+ *
+ * Returns: (transfer full): the weights, or %NULL with %EP_ERROR_SHAPE set
+ *   for fewer than 2 dimensions or a negative dimension, %EP_ERROR_INVALID_ARGUMENT
+ *   for a bad @gain, or %EP_ERROR_DTYPE for a type that is not
+ *   floating-point
+ */
+EpTensor *
+ep_glorot_uniform (const gint64  *shape,
+                   guint          ndim,
+                   gdouble        gain,
+                   EpDType        dtype,
+                   GError       **error)
+{
+  return glorot ("glorot_uniform", FALSE, shape, ndim, gain, dtype, error);
+}
+
+/**
+ * ep_glorot_normal:
+ * @shape: (array length=ndim): the shape, (out, in) or (out, in, k…)
+ * @ndim: the number of dimensions, at least 2
+ * @gain: the scale, not negative
+ * @dtype: %EP_DTYPE_FLOAT32 or %EP_DTYPE_FLOAT64
+ * @error: return location for an error
+ *
+ * Glorot (Xavier) normal initial weights, as PyTorch's
+ * `torch.nn.init.xavier_normal_`: drawn from N(0, σ²) with
+ * `σ = gain · √(2 / (fan_in + fan_out))`, the fans as in
+ * [func@glorot_uniform]. Seeded by [func@set_seed], the same on every
+ * device.
+ *
+ * Returns: (transfer full): the weights, or %NULL with %EP_ERROR_SHAPE set
+ *   for fewer than 2 dimensions or a negative dimension, %EP_ERROR_INVALID_ARGUMENT
+ *   for a bad @gain, or %EP_ERROR_DTYPE for a type that is not
+ *   floating-point
+ */
+EpTensor *
+ep_glorot_normal (const gint64  *shape,
+                  guint          ndim,
+                  gdouble        gain,
+                  EpDType        dtype,
+                  GError       **error)
+{
+  return glorot ("glorot_normal", TRUE, shape, ndim, gain, dtype, error);
+}
+
+/**
+ * ep_he_uniform:
+ * @shape: (array length=ndim): the shape, (out, in) or (out, in, k…)
+ * @ndim: the number of dimensions, at least 2
+ * @dtype: %EP_DTYPE_FLOAT32 or %EP_DTYPE_FLOAT64
+ * @error: return location for an error
+ *
+ * He (Kaiming) uniform initial weights for ReLU layers, as PyTorch's
+ * `torch.nn.init.kaiming_uniform_ (w, nonlinearity="relu")`: drawn from
+ * U(-b, b) with `b = √(6 / fan_in)`, the fans as in
+ * [func@glorot_uniform]. Seeded by [func@set_seed], the same on every
+ * device.
+ *
+ * Returns: (transfer full): the weights, or %NULL with %EP_ERROR_SHAPE set
+ *   for fewer than 2 dimensions or a negative dimension, or %EP_ERROR_DTYPE for a
+ *   type that is not floating-point
+ */
+EpTensor *
+ep_he_uniform (const gint64  *shape,
+               guint          ndim,
+               EpDType        dtype,
+               GError       **error)
+{
+  return he ("he_uniform", FALSE, shape, ndim, dtype, error);
+}
+
+/**
+ * ep_he_normal:
+ * @shape: (array length=ndim): the shape, (out, in) or (out, in, k…)
+ * @ndim: the number of dimensions, at least 2
+ * @dtype: %EP_DTYPE_FLOAT32 or %EP_DTYPE_FLOAT64
+ * @error: return location for an error
+ *
+ * He (Kaiming) normal initial weights for ReLU layers, as PyTorch's
+ * `torch.nn.init.kaiming_normal_ (w, nonlinearity="relu")`: drawn from
+ * N(0, σ²) with `σ = √(2 / fan_in)`, the fans as in
+ * [func@glorot_uniform]. Seeded by [func@set_seed], the same on every
+ * device.
+ *
+ * Returns: (transfer full): the weights, or %NULL with %EP_ERROR_SHAPE set
+ *   for fewer than 2 dimensions or a negative dimension, or %EP_ERROR_DTYPE for a
+ *   type that is not floating-point
+ */
+EpTensor *
+ep_he_normal (const gint64  *shape,
+              guint          ndim,
+              EpDType        dtype,
+              GError       **error)
+{
+  return he ("he_normal", TRUE, shape, ndim, dtype, error);
 }

@@ -135,6 +135,28 @@ static EpTensor *op_crossentropy (EpTensor **in, GError **e)
   return labels ? ep_tensor_crossentropy (in[0], labels, e) : NULL;
 }
 
+static EpTensor *op_softmax_crossentropy (EpTensor **in, GError **e)
+{
+  return ep_tensor_softmax_crossentropy (in[0], in[1], EP_REDUCTION_MEAN, e);
+}
+static EpTensor *op_sparse_softmax_crossentropy (EpTensor **in, GError **e)
+{
+  const gdouble classes[] = { 2, 0, 1, 2 };
+  const gint64 n = 4;
+  g_autoptr(EpTensor) labels = ep_tensor_new_from_doubles (classes, 4, &n, 1, EP_DTYPE_INT64, e);
+
+  return labels ? ep_tensor_sparse_softmax_crossentropy (in[0], labels, EP_REDUCTION_SUM, e) : NULL;
+}
+static EpTensor *op_sigmoid_crossentropy (EpTensor **in, GError **e)
+{
+  return ep_tensor_sigmoid_crossentropy (in[0], in[1], EP_REDUCTION_NONE, e);
+}
+static EpTensor *op_mse_loss (EpTensor **in, GError **e) { return ep_tensor_mse_loss (in[0], in[1], EP_REDUCTION_MEAN, e); }
+static EpTensor *op_huber_loss (EpTensor **in, GError **e)
+{
+  return ep_tensor_huber_loss (in[0], in[1], 0.5, EP_REDUCTION_NONE, e);
+}
+
 static EpTensor *op_sort (EpTensor **in, GError **e) { return ep_tensor_sort (in[0], 0, e); }
 static EpTensor *op_sort_last (EpTensor **in, GError **e) { return ep_tensor_sort (in[0], -1, e); }
 static EpTensor *op_topk (EpTensor **in, GError **e)
@@ -499,6 +521,14 @@ static const Case cases[] = {
   { "logsumexp", "logsumexp", 1, { S3 (2, 3, 4) }, { ANY }, op_logsumexp },
   { "logsumexp-all", "logsumexp", 1, { S2 (3, 4) }, { ANY }, op_logsumexp_all },
   { "crossentropy", "crossentropy", 1, { S2 (4, 3) }, { ANY }, op_crossentropy },
+  { "softmax-crossentropy", "softmax_crossentropy", 2, { S2 (4, 3), S2 (4, 3) }, { ANY, POSITIVE },
+    op_softmax_crossentropy },
+  { "sparse-softmax-crossentropy", "sparse_softmax_crossentropy", 1, { S2 (4, 3) }, { ANY },
+    op_sparse_softmax_crossentropy },
+  { "sigmoid-crossentropy", "sigmoid_crossentropy", 2, { S2 (3, 4), S2 (3, 4) }, { ANY, POSITIVE },
+    op_sigmoid_crossentropy },
+  { "mse-loss", "mse_loss", 2, { S2 (3, 4), S2 (3, 4) }, { ANY, ANY }, op_mse_loss },
+  { "huber-loss", "huber_loss", 2, { S2 (3, 4), S2 (3, 4) }, { ANY, ANY }, op_huber_loss },
   { "sort", "sort", 1, { S3 (4, 2, 3) }, { ANY }, op_sort },
   { "sort-last", "sort", 1, { S1 (6) }, { ANY }, op_sort_last },
   { "topk", "topk", 1, { S2 (3, 5) }, { ANY }, op_topk },

@@ -308,6 +308,7 @@ SAMPLES = {
     ("take_along_axis", "indices"): [5, 0, 1],
     ("index_update", "indices"): [1], ("index_update", "values"): np.ones((1, 3)),
     ("scatter_add", "indices"): [1], ("scatter_add", "values"): np.ones((1, 3)),
+    ("sparse_softmax_crossentropy", "labels"): [2, 0],
 }
 BY_TYPE = {"shape": [2, 3]}
 

@@ -5,6 +5,7 @@
  */
 
 #include "ep-philox-private.h"
+#include "ep-test-gradient.h"
 #include "ep-test-util.h"
 
 static void
@@ -93,6 +94,105 @@ test_error_codes (void)
     }
 }
 
+typedef EpTensor *(*InitFunc) (const gint64 *shape, guint ndim, EpDType dtype, GError **error);
+
+static EpTensor *glorot_uniform (const gint64 *s, guint n, EpDType d, GError **e) { return ep_glorot_uniform (s, n, 1.0, d, e); }
+static EpTensor *glorot_normal (const gint64 *s, guint n, EpDType d, GError **e) { return ep_glorot_normal (s, n, 1.0, d, e); }
+
+static const InitFunc init_funcs[] = { glorot_uniform, glorot_normal, ep_he_uniform, ep_he_normal };
+
+/* The same seed gives the same weights on every device, bit for bit in
+ * float64 (float32 normal: the device's logf and cosf, to a few ulps) */
+static void
+test_initializers_same_on_every_device (void)
+{
+  g_autoptr(GPtrArray) devices = ep_list_devices ();
+  const gint64 shape[] = { 8, 4, 3, 3 };
+  g_autoptr(GError) error = NULL;
+
+  for (guint f = 0; f < G_N_ELEMENTS (init_funcs); f++)
+    {
+      g_autoptr(EpTensor) reference = NULL;
+      g_autofree gdouble *expected = NULL;
+      gsize n;
+
+      ep_set_seed (42);
+      reference = init_funcs[f] (shape, 4, EP_DTYPE_FLOAT32, &error);
+      g_assert_no_error (error);
+      expected = ep_test_read_doubles (reference, &n);
+      g_assert_cmpuint (n, ==, 8 * 4 * 9);
+      for (guint d = 0; d < devices->len; d++)
+        {
+          EpDevice *device = g_ptr_array_index (devices, d);
+          g_autoptr(EpTensor) w = NULL;
+          g_autofree gdouble *got = NULL;
+
+          ep_set_seed (42);
+          ep_test_push (device);
+          w = init_funcs[f] (shape, 4, EP_DTYPE_FLOAT32, &error);
+          ep_test_pop (device);
+          g_assert_no_error (error);
+          g_assert_true (ep_tensor_get_device (w) == device);
+          got = ep_test_read_doubles (w, &n);
+          for (gsize i = 0; i < n; i++)
+            g_assert_cmpfloat_with_epsilon (got[i], expected[i], 1e-6 * (1 + fabs (expected[i])));
+        }
+    }
+}
+
+/* PyTorch's fans: (8, 4, 3, 3) has fan_in 36 and fan_out 72, so the
+ * bounds are √(6 / 108) and √(6 / 36) */
+static void
+test_initializer_bounds (void)
+{
+  const gint64 shape[] = { 8, 4, 3, 3 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) glorot = NULL, he = NULL, lo = NULL, hi = NULL;
+  g_autofree gdouble *g = NULL, *h = NULL, *l = NULL, *u = NULL;
+  gsize n;
+
+  ep_set_seed (5);
+  glorot = ep_glorot_uniform (shape, 4, 2.0, EP_DTYPE_FLOAT64, &error);
+  ep_set_seed (5);
+  lo = ep_uniform (shape, 4, -2 * sqrt (6.0 / 108), 2 * sqrt (6.0 / 108), EP_DTYPE_FLOAT64, &error);
+  ep_set_seed (5);
+  he = ep_he_normal (shape, 4, EP_DTYPE_FLOAT64, &error);
+  ep_set_seed (5);
+  hi = ep_normal (shape, 4, 0, sqrt (2.0 / 36), EP_DTYPE_FLOAT64, &error);
+  g_assert_no_error (error);
+  g = ep_test_read_doubles (glorot, &n);
+  l = ep_test_read_doubles (lo, &n);
+  h = ep_test_read_doubles (he, &n);
+  u = ep_test_read_doubles (hi, &n);
+  for (gsize i = 0; i < n; i++)
+    {
+      g_assert_cmpfloat_with_epsilon (g[i], l[i], 1e-14);
+      g_assert_cmpfloat_with_epsilon (h[i], u[i], 1e-14);
+    }
+}
+
+static void
+test_initializer_errors (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gint64 row[] = { 5 };
+  const gint64 negative[] = { -1, 3 };
+  const gint64 pair[] = { 2, 3 };
+  EpTensor *w;
+
+  w = ep_glorot_uniform (row, 1, 1.0, EP_DTYPE_FLOAT32, &error);
+  ep_test_assert_failed (w, error, EP_ERROR_SHAPE, "glorot_uniform: ");
+  g_clear_error (&error);
+  w = ep_he_normal (negative, 2, EP_DTYPE_FLOAT32, &error);
+  ep_test_assert_failed (w, error, EP_ERROR_SHAPE, "he_normal: ");
+  g_clear_error (&error);
+  w = ep_glorot_normal (pair, 2, NAN, EP_DTYPE_FLOAT32, &error);
+  ep_test_assert_failed (w, error, EP_ERROR_INVALID_ARGUMENT, "glorot_normal: ");
+  g_clear_error (&error);
+  w = ep_he_uniform (pair, 2, EP_DTYPE_INT64, &error);
+  ep_test_assert_failed (w, error, EP_ERROR_DTYPE, "he_uniform: ");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -101,6 +201,9 @@ main (int argc, char **argv)
   g_test_add_func ("/random/philox-known-answers", test_philox_known_answers);
   g_test_add_func ("/random/uniform-recipe", test_uniform_recipe);
   g_test_add_func ("/random/error/codes", test_error_codes);
+  g_test_add_func ("/random/initializers/every-device", test_initializers_same_on_every_device);
+  g_test_add_func ("/random/initializers/bounds", test_initializer_bounds);
+  g_test_add_func ("/random/initializers/errors", test_initializer_errors);
 
   return g_test_run ();
 }

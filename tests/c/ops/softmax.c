@@ -69,6 +69,93 @@ test_error_codes (void)
     }
 }
 
+/* The losses on a 2×2 case worked by hand; each reduction */
+static void
+test_losses (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble pv[] = { 1, 3, 0, 0 };
+  const gdouble tv[] = { 0, 1, 0.5, -2 };
+  g_autoptr(EpTensor) p = ep_test_matrix (pv, 2, 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) t = ep_test_matrix (tv, 2, 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) onehot = ep_test_matrix ((const gdouble[]) { 0, 1, 0.5, 0.5 }, 2, 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) labels = ep_test_vector ((const gdouble[]) { 1, 0 }, 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) bits = ep_test_matrix ((const gdouble[]) { 1, 0, 1, 0 }, 2, 2, EP_DTYPE_FLOAT64);
+  /* d = (1, 2, -0.5, 2): squares 1, 4, 0.25, 4 */
+  g_autoptr(EpTensor) mse = ep_tensor_mse_loss (p, t, EP_REDUCTION_MEAN, &error);
+  g_autoptr(EpTensor) mse_sum = ep_tensor_mse_loss (p, t, EP_REDUCTION_SUM, &error);
+  /* delta 1: 0.5, 1.5, 0.125, 1.5 */
+  g_autoptr(EpTensor) huber = ep_tensor_huber_loss (p, t, 1.0, EP_REDUCTION_NONE, &error);
+  /* rows (1, 3) and (0, 0): log (1 + e²) - 2 + … */
+  g_autoptr(EpTensor) soft = ep_tensor_softmax_crossentropy (p, onehot, EP_REDUCTION_NONE, &error);
+  g_autoptr(EpTensor) sparse = ep_tensor_sparse_softmax_crossentropy (p, labels, EP_REDUCTION_NONE, &error);
+  g_autoptr(EpTensor) sigmoid = ep_tensor_sigmoid_crossentropy (p, bits, EP_REDUCTION_SUM, &error);
+  const gdouble mse_expected[] = { 9.25 / 4 };
+  const gdouble mse_sum_expected[] = { 9.25 };
+  const gdouble huber_expected[] = { 0.5, 1.5, 0.125, 1.5 };
+  const gdouble soft_expected[] = { log1p (exp (-2.0)), G_LN2 };
+  const gdouble sparse_expected[] = { log1p (exp (-2.0)), G_LN2 };
+  /* softplus (x) - x t: log1p (e^-1), log1p (e³), log 2, log 2 */
+  const gdouble sigmoid_expected[] = { log1p (exp (-1.0)) + 3 + log1p (exp (-3.0)) + 2 * G_LN2 };
+
+  g_assert_no_error (error);
+  ep_test_assert_close (mse, mse_expected, 1);
+  ep_test_assert_close (mse_sum, mse_sum_expected, 1);
+  ep_test_assert_close (huber, huber_expected, 4);
+  ep_test_assert_close (soft, soft_expected, 2);
+  ep_test_assert_close (sparse, sparse_expected, 2);
+  ep_test_assert_close (sigmoid, sigmoid_expected, 1);
+}
+
+/* Every error path of the losses, with its code and the loss's name */
+static void
+test_loss_errors (void)
+{
+  const gdouble v[] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr(EpTensor) f = ep_test_matrix (v, 2, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) g = ep_test_matrix (v, 3, 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) s = ep_test_vector (v, 1, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) bad_labels = ep_test_vector ((const gdouble[]) { 0, 3 }, 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) float_labels = ep_test_vector (v, 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) scalar = ep_tensor_reshape (s, NULL, 0, NULL);
+  struct { EpTensor *result; gint code; const char *name; } cases[20];
+  guint n = 0;
+  GError *errors[20] = { NULL };
+
+#define EXPECT(call, error_code, loss) \
+  G_STMT_START { cases[n].code = error_code; cases[n].name = loss; cases[n].result = call; n++; } G_STMT_END
+#define E (&errors[n])
+
+  EXPECT (ep_tensor_mse_loss (f, g, EP_REDUCTION_MEAN, E), EP_ERROR_SHAPE, "mse_loss");
+  EXPECT (ep_tensor_huber_loss (f, g, 1.0, EP_REDUCTION_MEAN, E), EP_ERROR_SHAPE, "huber_loss");
+  EXPECT (ep_tensor_huber_loss (f, f, 0.0, EP_REDUCTION_MEAN, E), EP_ERROR_INVALID_ARGUMENT, "huber_loss");
+  EXPECT (ep_tensor_huber_loss (f, f, INFINITY, EP_REDUCTION_MEAN, E), EP_ERROR_INVALID_ARGUMENT, "huber_loss");
+  EXPECT (ep_tensor_sigmoid_crossentropy (f, g, EP_REDUCTION_SUM, E), EP_ERROR_SHAPE, "sigmoid_crossentropy");
+  EXPECT (ep_tensor_softmax_crossentropy (f, g, EP_REDUCTION_SUM, E), EP_ERROR_SHAPE, "softmax_crossentropy");
+  EXPECT (ep_tensor_softmax_crossentropy (scalar, scalar, EP_REDUCTION_SUM, E), EP_ERROR_SHAPE, "softmax_crossentropy");
+  EXPECT (ep_tensor_sparse_softmax_crossentropy (f, bad_labels, EP_REDUCTION_MEAN, E), EP_ERROR_INDEX,
+          "sparse_softmax_crossentropy");
+  EXPECT (ep_tensor_sparse_softmax_crossentropy (f, float_labels, EP_REDUCTION_MEAN, E), EP_ERROR_DTYPE,
+          "sparse_softmax_crossentropy");
+  EXPECT (ep_tensor_sparse_softmax_crossentropy (f, s, EP_REDUCTION_MEAN, E), EP_ERROR_DTYPE,
+          "sparse_softmax_crossentropy");
+  EXPECT (ep_tensor_mse_loss (f, f, (EpReduction) 7, E), EP_ERROR_INVALID_ARGUMENT, "mse_loss");
+
+#undef EXPECT
+#undef E
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *prefix = g_strconcat (cases[k].name, ": ", NULL);
+
+      g_assert_null (cases[k].result);
+      g_assert_error (errors[k], EP_ERROR, cases[k].code);
+      g_assert_true (g_str_has_prefix (errors[k]->message, prefix));
+      g_test_message ("%s", errors[k]->message);
+      g_clear_error (&errors[k]);
+    }
+}
+
 /* gradient rules against central differences (ep-test-gradient.h) */
 
 static gint softmax_axis;
@@ -146,6 +233,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/softmax/values", test_softmax_family);
   g_test_add_func ("/softmax/error/codes", test_error_codes);
+  g_test_add_func ("/softmax/losses", test_losses);
+  g_test_add_func ("/softmax/losses/errors", test_loss_errors);
   g_test_add_func ("/softmax/gradient/softmax-log-softmax-crossentropy", test_gradient_softmax_family);
   g_test_add_func ("/softmax/gradient/logsumexp", test_gradient_logsumexp);
 

@@ -171,3 +171,77 @@ def test_random_errors():
     assert "normal" in message and "9" in message
     assert Ep.uniform([0, 3]).shape == (0, 3)
     assert Ep.normal([]).shape == ()
+
+
+# Initializers: torch.nn.init's fans and scales, drawn through uniform and
+# normal (so the same on every device as they are)
+
+def torch_fans(shape):
+    torch = pytest.importorskip("torch")
+    return torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(shape))
+
+
+INIT_SHAPES = [(30, 20), (16, 8, 3, 3), (4, 6, 5)]
+
+
+def init_spread(name, shape, gain=1.0):
+    """uniform's half-width or normal's standard deviation, from
+    PyTorch's fans"""
+    fan_in, fan_out = torch_fans(shape)
+    if name.startswith("glorot"):
+        std = gain * np.sqrt(2.0 / (fan_in + fan_out))
+    else:
+        std = np.sqrt(2.0) / np.sqrt(fan_in)
+    return std * np.sqrt(3.0) if name.endswith("uniform") else std
+
+
+@pytest.mark.parametrize("shape", INIT_SHAPES)
+@pytest.mark.parametrize("name", ["glorot_uniform", "glorot_normal", "he_uniform", "he_normal"])
+def test_initializer_is_the_scaled_draw(name, shape):
+    """With the same seed, an initializer gives uniform (-b, b) or
+    normal (0, std) with PyTorch's b and std: the fans exactly."""
+    spread = init_spread(name, shape, 1.5 if name.startswith("glorot") else 1.0)
+    args = (list(shape), 1.5) if name.startswith("glorot") else (list(shape),)
+    Ep.set_seed(11)
+    got = getattr(Ep, name)(*args, dtype="float64")
+    Ep.set_seed(11)
+    if name.endswith("uniform"):
+        expected = Ep.uniform(list(shape), -spread, spread, dtype="float64")
+    else:
+        expected = Ep.normal(list(shape), 0.0, spread, dtype="float64")
+    assert got.shape == tuple(shape) and got.dtype == Ep.DType.FLOAT64
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["glorot_uniform", "glorot_normal", "he_uniform", "he_normal"])
+def test_initializer_statistics_match_torch(name):
+    """The bound and standard deviation, statistically, against what
+    torch.nn.init draws for the same shape."""
+    torch = pytest.importorskip("torch")
+    shape = (256, 128, 3, 3)
+    Ep.set_seed(3)
+    w = getattr(Ep, name)(list(shape)).numpy()
+    t = torch.empty(shape)
+    {"glorot_uniform": torch.nn.init.xavier_uniform_, "glorot_normal": torch.nn.init.xavier_normal_,
+     "he_uniform": lambda x: torch.nn.init.kaiming_uniform_(x, nonlinearity="relu"),
+     "he_normal": lambda x: torch.nn.init.kaiming_normal_(x, nonlinearity="relu")}[name](t)
+    t = t.numpy()
+    assert w.dtype == np.float32
+    assert abs(w.mean()) < 0.01 * t.std()
+    assert abs(w.std() / t.std() - 1) < 0.01
+    if name.endswith("uniform"):
+        bound = init_spread(name, shape)
+        assert np.abs(w).max() <= bound and np.abs(w).max() > 0.999 * bound
+        assert np.abs(t).max() <= bound
+
+
+def test_initializer_errors():
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.glorot_uniform, [5])
+    assert message.startswith("glorot_uniform: ")
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.he_normal, [-1, 3])
+    assert message.startswith("he_normal: ")
+    assert Ep.he_normal([3, 0]).shape == (3, 0)
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.glorot_normal, [2, 3], -1.0)
+    assert message.startswith("glorot_normal: ")
+    message = assert_ep_error(Ep.Error.DTYPE, Ep.he_uniform, [2, 3], "int32")
+    assert message.startswith("he_uniform: ")

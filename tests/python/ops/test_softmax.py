@@ -123,3 +123,102 @@ def test_crossentropy_errors():
     message = assert_ep_error(Ep.Error.INDEX, Ep.Tensor.crossentropy, logits, Ep.astensor(np.array([0, 4, 1])))
     assert "crossentropy" in message and "4" in message
     assert_ep_error(Ep.Error.INDEX, Ep.Tensor.crossentropy, logits, Ep.astensor(np.array([0, -1, 1], np.int32)))
+
+
+# Losses: composites of the ops, against torch.nn.functional
+
+REDUCTIONS = ["mean", "sum", "none"]
+
+
+def torch_loss(name, x, t, reduction, **kwargs):
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    function = {"softmax_crossentropy": F.cross_entropy, "sparse_softmax_crossentropy": F.cross_entropy,
+                "sigmoid_crossentropy": F.binary_cross_entropy_with_logits,
+                "mse_loss": F.mse_loss, "huber_loss": F.huber_loss}[name]
+    return function(torch.from_numpy(x), torch.from_numpy(t), reduction=reduction, **kwargs).numpy()
+
+
+def loss_targets(name, rng, shape):
+    if name == "softmax_crossentropy":
+        p = rng.random(shape)
+        return p / p.sum(axis=-1, keepdims=True)
+    if name == "sparse_softmax_crossentropy":
+        return rng.integers(0, shape[-1], shape[0])
+    if name == "sigmoid_crossentropy":
+        return rng.random(shape)
+    return rng.normal(size=shape) * 3
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name", ["softmax_crossentropy", "sparse_softmax_crossentropy",
+                                  "sigmoid_crossentropy", "mse_loss", "huber_loss"])
+def test_loss_matches_torch(rng, name, reduction):
+    x = rng.normal(size=(6, 5)) * 4
+    t = loss_targets(name, rng, x.shape)
+    kwargs = {"delta": 0.7} if name == "huber_loss" else {}
+    got = getattr(Ep.astensor(x), name)(Ep.astensor(t), reduction=reduction, **kwargs)
+    assert_matches(got, torch_loss(name, x, t, reduction, **kwargs), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["softmax_crossentropy", "sigmoid_crossentropy", "mse_loss", "huber_loss"])
+def test_loss_float32_defaults_to_mean(rng, name):
+    x = (rng.normal(size=(3, 4)) * 4).astype(np.float32)
+    t = loss_targets(name, rng, x.shape).astype(np.float32)
+    got = getattr(Ep.astensor(x), name)(Ep.astensor(t))
+    assert got.shape == () and got.dtype == Ep.DType.FLOAT32
+    assert_matches(got, torch_loss(name, x, t, "mean"), rtol=1e-5, atol=1e-6)
+
+
+def test_sigmoid_crossentropy_is_stable_for_large_logits():
+    x = np.array([-1000.0, 1000.0, 80.0, -80.0])
+    t = np.array([1.0, 0.0, 1.0, 0.0])
+    got = Ep.astensor(x).sigmoid_crossentropy(Ep.astensor(t), reduction="none")
+    assert_matches(got, torch_loss("sigmoid_crossentropy", x, t, "none"), rtol=1e-12, atol=1e-12)
+
+
+def test_softmax_crossentropy_over_the_last_axis_of_any_rank(rng):
+    x = rng.normal(size=(2, 3, 4))
+    p = loss_targets("softmax_crossentropy", rng, x.shape)
+    got = Ep.astensor(x).softmax_crossentropy(Ep.astensor(p), reduction="none")
+    expected = -(p * (x - logsumexp_reference(x, axis=-1, keepdims=True))).sum(axis=-1)
+    assert_matches(got, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["softmax_crossentropy", "sparse_softmax_crossentropy",
+                                  "sigmoid_crossentropy", "mse_loss", "huber_loss"])
+def test_loss_gradient_matches_torch(rng, name):
+    torch = pytest.importorskip("torch")
+    x = rng.normal(size=(4, 3)) * 2
+    t = loss_targets(name, rng, x.shape)
+    kwargs = {"delta": 0.5} if name == "huber_loss" else {}
+    ex = Ep.astensor(x)
+    with Ep.GradientTape() as tape:
+        tape.watch(ex)
+        loss = getattr(ex, name)(Ep.astensor(t), **kwargs)
+    grad = tape.gradient(loss, ex)
+    tx = torch.tensor(x, requires_grad=True)
+    F = torch.nn.functional
+    function = {"softmax_crossentropy": F.cross_entropy, "sparse_softmax_crossentropy": F.cross_entropy,
+                "sigmoid_crossentropy": F.binary_cross_entropy_with_logits,
+                "mse_loss": F.mse_loss, "huber_loss": F.huber_loss}[name]
+    function(tx, torch.from_numpy(t), **kwargs).backward()
+    assert_matches(grad, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_loss_errors():
+    x = Ep.zeros([3, 4])
+    for name in ["softmax_crossentropy", "sigmoid_crossentropy", "mse_loss", "huber_loss"]:
+        message = assert_ep_error(Ep.Error.SHAPE, getattr(Ep.Tensor, name), x, Ep.zeros([3, 5]))
+        assert message.startswith(name + ": ") and "(3, 5)" in message and "(3, 4)" in message
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.softmax_crossentropy, Ep.zeros([]), Ep.zeros([]))
+    assert message.startswith("softmax_crossentropy: ")
+    message = assert_ep_error(Ep.Error.INDEX, Ep.Tensor.sparse_softmax_crossentropy, x,
+                              Ep.astensor(np.array([0, 4, 1])))
+    assert message.startswith("sparse_softmax_crossentropy: ")
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.sparse_softmax_crossentropy, x,
+                              Ep.astensor(np.array([0, 1])))
+    assert message.startswith("sparse_softmax_crossentropy: ")
+    assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.sparse_softmax_crossentropy, x, Ep.zeros([3]))
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.huber_loss, x, x, 0.0)
+    assert message.startswith("huber_loss: ")
