@@ -51,6 +51,16 @@ guint      ep_gradient_tape_get_n_entries (EpGradientTape *self);
 /* autodiff/variable.c */
 EpTensor  *ep_variable_peek            (EpVariable       *self);
 EpTensor  *ep_variable_read_for_update (EpVariable       *self);
+
+/* optimizer.c: arithmetic of updates, for the subclasses */
+EpTensor  *ep_optimizer_scale          (EpTensor         *t,
+                                        gdouble           s,
+                                        GError          **error);
+EpTensor  *ep_optimizer_blend          (EpTensor         *a,
+                                        gdouble           s,
+                                        EpTensor         *b,
+                                        gdouble           r,
+                                        GError          **error);
 EpTensor  *ep_variable_exchange_value  (EpVariable       *self,
                                         EpTensor         *value);
 
