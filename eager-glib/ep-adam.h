@@ -21,7 +21,7 @@ G_DECLARE_FINAL_TYPE (EpAdam, ep_adam, EP, ADAM, EpOptimizer)
 EP_EXPORT
 EpOptimizer   *ep_adam_new      (gdouble   learning_rate);
 EP_EXPORT
-EpOptimizer   *ep_adamw_new     (gdouble   learning_rate,
-                                 gdouble   weight_decay);
+EpOptimizer   *ep_adam_new_adamw (gdouble   learning_rate,
+                                  gdouble   weight_decay);
 
 G_END_DECLS

@@ -316,7 +316,7 @@ ep_adam_new (gdouble learning_rate)
 }
 
 /**
- * ep_adamw_new:
+ * ep_adam_new_adamw:
  * @learning_rate: the step size
  * @weight_decay: the decoupled weight decay (PyTorch's default is 0.01)
  *
@@ -325,8 +325,8 @@ ep_adam_new (gdouble learning_rate)
  * Returns: (transfer full): the optimizer
  */
 EpOptimizer *
-ep_adamw_new (gdouble learning_rate,
-              gdouble weight_decay)
+ep_adam_new_adamw (gdouble learning_rate,
+                   gdouble weight_decay)
 {
   g_return_val_if_fail (learning_rate >= 0.0, NULL);
   g_return_val_if_fail (weight_decay >= 0.0, NULL);

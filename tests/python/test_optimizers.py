@@ -67,7 +67,7 @@ def test_matches_torch(rng, name, kwargs, make, dtype, rtol):
 
 
 def test_adamw_constructor_matches_properties():
-    opt = Ep.adamw_new(1e-3, 0.01) if hasattr(Ep, "adamw_new") else Ep.Adam.adamw_new(1e-3, 0.01)
+    opt = Ep.Adam.new_adamw(1e-3, 0.01)
     assert opt.props.decoupled_weight_decay
     assert opt.props.weight_decay == 0.01
     assert opt.props.learning_rate == 1e-3
