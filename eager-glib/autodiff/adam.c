@@ -11,6 +11,7 @@
 #include "ep-adam.h"
 #include "ep-autodiff-private.h"
 #include "ep-error.h"
+#include "ep-tensor-private.h"
 
 /**
  * EpAdam:
@@ -84,16 +85,17 @@ lerp (EpTensor  *a,
   return scaled != NULL ? ep_tensor_sub (b, scaled, error) : NULL;
 }
 
-/* Updates slot @name to @value and gives the value. */
+/* Updates @slot to @value (transfer full, may be NULL after an error)
+ * and gives the value back. */
 static EpTensor *
 store (EpVariable  *slot,
        EpTensor    *value,
        GError     **error)
 {
-  if (value == NULL || !ep_variable_assign (slot, value, error))
-    return NULL;
+  if (value != NULL && !ep_variable_assign (slot, value, error))
+    g_clear_object (&value);
 
-  return g_object_ref (value);
+  return value;
 }
 
 static EpTensor *
@@ -122,6 +124,83 @@ decayed_gradient (EpAdam      *self,
   return decay != NULL ? ep_tensor_add (gradient, decay, error) : NULL;
 }
 
+/* The fused update: one pass over the variable, its moments and the
+ * gradient, written in place, the same arithmetic as the ops below. */
+#define DEFINE_ADAM_KERNEL(T, SQRT, name)                                    \
+static void                                                                 \
+name (EpAdam *self, T *p, T *m, T *v, const T *g, gint64 n,                 \
+      gdouble lr, gdouble step_size, gdouble correction2_sqrt)              \
+{                                                                           \
+  const gdouble w = 1.0 - self->beta1;                                      \
+  const T wd = (T) self->weight_decay;                                      \
+  const T shrink = (T) (1.0 - lr * self->weight_decay);                     \
+  const T near = (T) (w < 0.5 ? w : 1.0 - w);                               \
+  const T b2 = (T) self->beta2;                                             \
+  const T one_b2 = (T) (1.0 - self->beta2);                                 \
+  const T c2 = (T) correction2_sqrt;                                        \
+  const T eps = (T) self->epsilon;                                          \
+  const T size = (T) step_size;                                             \
+  const gboolean decay = self->weight_decay != 0.0;                         \
+                                                                            \
+  for (gint64 i = 0; i < n; i++)                                            \
+    {                                                                       \
+      T gi = g[i];                                                          \
+                                                                            \
+      if (decay && self->decoupled)                                         \
+        p[i] = p[i] * shrink;                                               \
+      else if (decay)                                                       \
+        gi = gi + p[i] * wd;                                                \
+      m[i] = w < 0.5 ? m[i] + (gi - m[i]) * near : gi - (gi - m[i]) * near; \
+      v[i] = v[i] * b2 + (gi * one_b2) * gi;                                \
+      p[i] = p[i] - (m[i] * size) / (SQRT (v[i]) / c2 + eps);               \
+    }                                                                       \
+}
+
+DEFINE_ADAM_KERNEL (gfloat, sqrtf, adam_kernel_float32)
+DEFINE_ADAM_KERNEL (gdouble, sqrt, adam_kernel_float64)
+
+static gboolean
+adam_in_place (EpAdam      *self,
+               EpVariable  *variable,
+               EpTensor    *gradient,
+               gdouble      step_size,
+               gdouble      correction2_sqrt)
+{
+  EpOptimizer *optimizer = EP_OPTIMIZER (self);
+  gconstpointer g = ep_optimizer_host_gradient (gradient);
+  gint64 n = ep_layout_get_size (&gradient->layout);
+  EpVariable *m_slot = ep_optimizer_get_slot (optimizer, variable, "m");
+  EpVariable *v_slot = ep_optimizer_get_slot (optimizer, variable, "v");
+  gpointer p, m, v;
+  gdouble lr = ep_optimizer_get_learning_rate (optimizer);
+
+  /* the first step makes the slots: by ops */
+  if (g == NULL || m_slot == NULL || v_slot == NULL)
+    return FALSE;
+  p = ep_variable_begin_in_place (variable);
+  if (p == NULL)
+    return FALSE;
+  m = ep_variable_begin_in_place (m_slot);
+  v = m != NULL ? ep_variable_begin_in_place (v_slot) : NULL;
+  if (v == NULL)
+    {
+      if (m != NULL)
+        ep_variable_end_in_place (m_slot);
+      ep_variable_end_in_place (variable);
+      return FALSE;
+    }
+
+  if (gradient->layout.dtype == EP_DTYPE_FLOAT32)
+    adam_kernel_float32 (self, p, m, v, g, n, lr, step_size, correction2_sqrt);
+  else
+    adam_kernel_float64 (self, p, m, v, g, n, lr, step_size, correction2_sqrt);
+
+  ep_variable_end_in_place (v_slot);
+  ep_variable_end_in_place (m_slot);
+  ep_variable_end_in_place (variable);
+  return TRUE;
+}
+
 static gboolean
 ep_adam_update (EpOptimizer  *optimizer,
                 EpVariable   *variable,
@@ -138,6 +217,9 @@ ep_adam_update (EpOptimizer  *optimizer,
   g_autoptr(EpTensor) gg = NULL, v_part = NULL, g_part = NULL;
   g_autoptr(EpTensor) root = NULL, scaled_root = NULL, denom = NULL;
   g_autoptr(EpTensor) eps = NULL, numer = NULL, step = NULL;
+
+  if (adam_in_place (self, variable, gradient, step_size, correction2_sqrt))
+    return TRUE;
 
   m_slot = ep_optimizer_ensure_slot (optimizer, variable, "m", NULL, error);
   v_slot = m_slot != NULL ? ep_optimizer_ensure_slot (optimizer, variable, "v", NULL, error) : NULL;

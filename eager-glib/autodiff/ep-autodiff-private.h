@@ -63,5 +63,11 @@ EpTensor  *ep_optimizer_blend          (EpTensor         *a,
                                         GError          **error);
 EpTensor  *ep_variable_exchange_value  (EpVariable       *self,
                                         EpTensor         *value);
+gpointer   ep_variable_begin_in_place  (EpVariable       *self);
+void       ep_variable_end_in_place    (EpVariable       *self);
+
+/* optimizer.c: the gradient's elements, if a fused CPU update can read
+ * them (contiguous, on the CPU); NULL otherwise */
+gconstpointer ep_optimizer_host_gradient (EpTensor       *gradient);
 
 G_END_DECLS

@@ -10,7 +10,9 @@
 
 #include "ep-autodiff-private.h"
 #include "ep-error.h"
+#include "ep-device-private.h"
 #include "ep-optimizer.h"
+#include "ep-storage-private.h"
 #include "ep-tensor-private.h"
 
 /**
@@ -450,4 +452,16 @@ ep_optimizer_blend (EpTensor  *a,
   g_autoptr(EpTensor) rb = sa != NULL ? ep_optimizer_scale (b, r, error) : NULL;
 
   return rb != NULL ? ep_tensor_add (sa, rb, error) : NULL;
+}
+
+gconstpointer
+ep_optimizer_host_gradient (EpTensor *gradient)
+{
+  if (gradient->storage == NULL
+      || gradient->storage->data == NULL
+      || gradient->storage->device != ep_device_get_cpu ()
+      || !ep_layout_is_contiguous (&gradient->layout))
+    return NULL;
+
+  return ep_tensor_host_data (gradient);
 }

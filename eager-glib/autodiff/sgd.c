@@ -10,6 +10,7 @@
 #include "ep-autodiff-private.h"
 #include "ep-error.h"
 #include "ep-sgd.h"
+#include "ep-tensor-private.h"
 
 /**
  * EpSgd:
@@ -109,6 +110,75 @@ direction (EpSgd       *self,
   }
 }
 
+/* The fused update: one pass over the variable, its momentum and the
+ * gradient, written in place, the same arithmetic as the ops below. */
+#define DEFINE_SGD_KERNEL(T, name)                                          \
+static void                                                                 \
+name (EpSgd *self, T *p, T *b, const T *g, gint64 n, gdouble lr)            \
+{                                                                           \
+  const T wd = (T) self->weight_decay;                                      \
+  const T mom = (T) self->momentum;                                         \
+  const T keep = (T) (1.0 - self->dampening);                               \
+  const T rate = (T) lr;                                                    \
+                                                                            \
+  for (gint64 i = 0; i < n; i++)                                            \
+    {                                                                       \
+      T gi = g[i];                                                          \
+                                                                            \
+      if (self->weight_decay != 0.0)                                        \
+        gi = gi + p[i] * wd;                                                \
+      if (b != NULL)                                                        \
+        {                                                                   \
+          b[i] = b[i] * mom + gi * keep;                                    \
+          gi = self->nesterov ? gi + b[i] * mom : b[i];                     \
+        }                                                                   \
+      p[i] = p[i] - gi * rate;                                              \
+    }                                                                       \
+}
+
+DEFINE_SGD_KERNEL (gfloat, sgd_kernel_float32)
+DEFINE_SGD_KERNEL (gdouble, sgd_kernel_float64)
+
+static gboolean
+sgd_in_place (EpSgd       *self,
+              EpVariable  *variable,
+              EpTensor    *gradient)
+{
+  EpOptimizer *optimizer = EP_OPTIMIZER (self);
+  gconstpointer g = ep_optimizer_host_gradient (gradient);
+  gint64 n = ep_layout_get_size (&gradient->layout);
+  EpVariable *slot = NULL;
+  gpointer p, b = NULL;
+
+  if (g == NULL)
+    return FALSE;
+  if (self->momentum != 0.0)
+    {
+      /* the first step sets the momentum to the gradient: by ops */
+      slot = ep_optimizer_get_slot (optimizer, variable, "momentum");
+      if (slot == NULL)
+        return FALSE;
+    }
+  p = ep_variable_begin_in_place (variable);
+  if (p == NULL)
+    return FALSE;
+  if (slot != NULL && (b = ep_variable_begin_in_place (slot)) == NULL)
+    {
+      ep_variable_end_in_place (variable);
+      return FALSE;
+    }
+
+  if (gradient->layout.dtype == EP_DTYPE_FLOAT32)
+    sgd_kernel_float32 (self, p, b, g, n, ep_optimizer_get_learning_rate (optimizer));
+  else
+    sgd_kernel_float64 (self, p, b, g, n, ep_optimizer_get_learning_rate (optimizer));
+
+  if (slot != NULL)
+    ep_variable_end_in_place (slot);
+  ep_variable_end_in_place (variable);
+  return TRUE;
+}
+
 static gboolean
 ep_sgd_update (EpOptimizer  *optimizer,
                EpVariable   *variable,
@@ -123,6 +193,8 @@ ep_sgd_update (EpOptimizer  *optimizer,
 
   if (!check_nesterov (self, error))
     return FALSE;
+  if (sgd_in_place (self, variable, gradient))
+    return TRUE;
 
   p = ep_variable_read_for_update (variable);
   if (self->weight_decay != 0.0)
