@@ -53,6 +53,7 @@ def make_ours(name, kwargs):
     return cls(**kwargs)
 
 
+@pytest.mark.on_every_device
 @pytest.mark.parametrize("name,kwargs,make", CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("dtype,rtol", [(np.float64, 1e-12), (np.float32, 1e-5)])
 def test_matches_torch(rng, name, kwargs, make, dtype, rtol):
