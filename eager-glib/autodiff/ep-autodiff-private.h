@@ -51,7 +51,23 @@ guint      ep_gradient_tape_get_n_entries (EpGradientTape *self);
 /* autodiff/variable.c */
 EpTensor  *ep_variable_peek            (EpVariable       *self);
 EpTensor  *ep_variable_read_for_update (EpVariable       *self);
+
+/* optimizer.c: arithmetic of updates, for the subclasses */
+EpTensor  *ep_optimizer_scale          (EpTensor         *t,
+                                        gdouble           s,
+                                        GError          **error);
+EpTensor  *ep_optimizer_blend          (EpTensor         *a,
+                                        gdouble           s,
+                                        EpTensor         *b,
+                                        gdouble           r,
+                                        GError          **error);
 EpTensor  *ep_variable_exchange_value  (EpVariable       *self,
                                         EpTensor         *value);
+gpointer   ep_variable_begin_in_place  (EpVariable       *self);
+void       ep_variable_end_in_place    (EpVariable       *self);
+
+/* optimizer.c: the gradient's elements, if a fused CPU update can read
+ * them (contiguous, on the CPU); NULL otherwise */
+gconstpointer ep_optimizer_host_gradient (EpTensor       *gradient);
 
 G_END_DECLS

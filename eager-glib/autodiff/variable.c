@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "ep-autodiff-private.h"
+#include "ep-device-private.h"
+#include "ep-storage-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-error-private.h"
@@ -639,4 +641,39 @@ ep_variable_get_device (EpVariable *self)
   g_return_val_if_fail (EP_IS_VARIABLE (self), NULL);
 
   return self->device;
+}
+
+/* For optimizers' fused updates: the value's elements, when they can be
+ * written in place: on the CPU, contiguous, held by no other tensor (no
+ * read of the value is alive, so none sees the write) and no recorder
+ * active (a tracer or tape must see an update as ops). The lock stays
+ * held until ep_variable_end_in_place(), so that no read starts in
+ * between. NULL, unlocked, otherwise. */
+gpointer
+ep_variable_begin_in_place (EpVariable *self)
+{
+  EpTensor *value;
+
+  if (self->no_value || ep_recorders_any ())
+    return NULL;
+
+  g_mutex_lock (&self->lock);
+  value = self->value;
+  if (value->storage != NULL
+      && value->storage->data != NULL
+      && value->storage->borrowed == NULL
+      && value->storage->device == ep_device_get_cpu ()
+      && ep_layout_is_contiguous (&value->layout)
+      && g_atomic_ref_count_compare (&value->storage->ref_count, 1)
+      && G_OBJECT (value)->ref_count == 1)
+    return ep_tensor_host_data (value);
+  g_mutex_unlock (&self->lock);
+
+  return NULL;
+}
+
+void
+ep_variable_end_in_place (EpVariable *self)
+{
+  g_mutex_unlock (&self->lock);
 }

@@ -335,6 +335,8 @@ def python_members(namespace, skip):
             continue
         if attribute.startswith("_") and not (attribute.startswith("__") and attribute.endswith("__")):
             continue
+        if isinstance(value, property) and not inspect.isfunction(value.fget):
+            continue  # a C struct field (a derivable class's parent_instance)
         if isinstance(value, property):
             ret = inspect.signature(value.fget).return_annotation
             member = Member(attribute, [(None, f"(self) -> {'Any' if ret is inspect.Signature.empty else clean(ret)}")],

@@ -58,12 +58,16 @@ def sound_objects():
         "ValueAndGradFn": Ep.ValueAndGradFn.new(lambda inputs: inputs[0].sum(None, False), [0]),
         "Function": Ep.Function.new(lambda inputs: [inputs[0].exp()]),
         "TensorSpec": spec,
+        "Optimizer": Ep.Sgd.new(0.1, 0.9),
+        "Sgd": Ep.Sgd.new(0.1, 0.9),
+        "Adam": Ep.Adam.new(0.1),
     }
 
 
 def function_infos(namespace_or_class):
     for name, value in sorted(vars(namespace_or_class).items()):
-        if hasattr(value, "get_arguments"):
+        # not a class's virtual functions (EpOptimizerClass.update)
+        if hasattr(value, "get_arguments") and hasattr(value, "is_method"):
             yield name, value
 
 

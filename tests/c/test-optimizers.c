@@ -1,0 +1,170 @@
+/* test-optimizers.c: EpOptimizer, EpSgd and EpAdam from C (the
+ * comparison with torch.optim is tests/python/test_optimizers.py)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "ep-test-util.h"
+
+#include "ep-device-private.h"
+
+static void
+step (EpOptimizer *opt,
+      EpVariable  *w,
+      EpTensor    *g)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (ep_optimizer_apply_gradients (opt, &g, 1, &w, 1, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_sgd_momentum (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (1, 2), EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) g = ep_test_vector (EP_VALUES (1, -1), EP_DTYPE_FLOAT64);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpOptimizer) opt = ep_sgd_new (0.5, 0.5);
+  g_autoptr(EpTensor) value = NULL;
+  g_autoptr(EpTensor) moment = NULL;
+
+  step (opt, w, g);   /* b = g; w = w - 0.5 g */
+  step (opt, w, g);   /* b = 1.5 g; w = w - 0.75 g */
+  value = ep_variable_read (w);
+  ep_assert_values (value, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (-0.25, 3.25));
+  moment = ep_variable_read (ep_optimizer_get_slot (opt, w, "momentum"));
+  ep_assert_values (moment, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (1.5, -1.5));
+  g_assert_cmpuint (ep_optimizer_get_iterations (opt), ==, 2);
+}
+
+static void
+test_adam_first_step (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (0, 0), EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) g = ep_test_vector (EP_VALUES (4, -0.25), EP_DTYPE_FLOAT64);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpOptimizer) opt = g_object_new (EP_TYPE_ADAM, "learning-rate", 0.1, "epsilon", 0.0, NULL);
+  g_autoptr(EpTensor) value = NULL;
+
+  /* the bias-corrected first step is learning_rate * sign (g) */
+  step (opt, w, g);
+  value = ep_variable_read (w);
+  ep_assert_values (value, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (-0.1, 0.1));
+}
+
+static void
+test_mismatched_lengths (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (0, 0), EP_DTYPE_FLOAT64);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpOptimizer) opt = ep_adam_new (0.1);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (ep_optimizer_apply_gradients (opt, NULL, 0, &w, 1, &error));
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "0 gradients for 1 variables"));
+}
+
+static void
+test_shape_mismatch (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (0, 0), EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) g = ep_test_vector (EP_VALUES (1, 2, 3), EP_DTYPE_FLOAT64);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpOptimizer) opt = ep_sgd_new (0.1, 0.0);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (ep_optimizer_apply_gradients (opt, &g, 1, &w, 1, &error));
+  g_assert_error (error, EP_ERROR, EP_ERROR_SHAPE);
+  g_assert_cmpuint (ep_optimizer_get_iterations (opt), ==, 0);
+}
+
+static void
+test_bare_objects (void)
+{
+  GType types[] = { EP_TYPE_SGD, EP_TYPE_ADAM };
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      g_autoptr(EpOptimizer) opt = g_object_new (types[i], NULL);
+      g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (0), EP_DTYPE_FLOAT32);
+      g_autoptr(EpTensor) g = ep_test_vector (EP_VALUES (1), EP_DTYPE_FLOAT32);
+      g_autoptr(EpVariable) w = ep_variable_new (init, NULL);
+      g_autoptr(EpTensor) value = NULL;
+
+      g_assert_cmpfloat (ep_optimizer_get_learning_rate (opt), ==, 1e-3);
+      step (opt, w, g);
+      value = ep_variable_read (w);
+      g_assert_cmpfloat (ep_tensor_item_double (value, NULL), <, 0.0);
+    }
+}
+
+/* Once the slots exist, a step on the CPU is one fused kernel per
+ * variable writing the variable and its slots in place: no allocation. */
+static void
+assert_no_allocations (EpOptimizer *opt)
+{
+  g_autoptr(EpTensor) init = ep_zeros (EP_DIMS (1000), 1, EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) g = ep_ones (EP_DIMS (1000), 1, EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+
+  step (opt, w, g);
+  for (guint k = 0; k < 5; k++)
+    {
+      gsize before = ep_device_count_allocations ();
+
+      step (opt, w, g);
+      g_assert_cmpuint (ep_device_count_allocations () - before, ==, 0);
+    }
+}
+
+static void
+test_allocations_per_step (void)
+{
+  g_autoptr(EpOptimizer) adam = ep_adam_new (1e-3);
+  g_autoptr(EpOptimizer) adamw = ep_adam_new_adamw (1e-3, 0.01);
+  g_autoptr(EpOptimizer) sgd = g_object_new (EP_TYPE_SGD, "momentum", 0.9, "nesterov", TRUE,
+                                             "weight-decay", 0.1, NULL);
+
+  assert_no_allocations (adam);
+  assert_no_allocations (adamw);
+  assert_no_allocations (sgd);
+}
+
+/* A read of the variable kept alive shares its storage: the update must
+ * not change it (it goes through ops then). */
+static void
+test_kept_read_is_unchanged (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (1, 2), EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) g = ep_test_vector (EP_VALUES (1, 1), EP_DTYPE_FLOAT64);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpOptimizer) opt = ep_sgd_new (1.0, 0.0);
+  g_autoptr(EpTensor) before = NULL;
+  g_autoptr(EpTensor) after = NULL;
+
+  step (opt, w, g);
+  before = ep_variable_read (w);
+  step (opt, w, g);
+  after = ep_variable_read (w);
+  ep_assert_values (before, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (0, 1));
+  ep_assert_values (after, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (-1, 0));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/optimizers/sgd/momentum", test_sgd_momentum);
+  g_test_add_func ("/optimizers/adam/first-step", test_adam_first_step);
+  g_test_add_func ("/optimizers/errors/lengths", test_mismatched_lengths);
+  g_test_add_func ("/optimizers/errors/shape", test_shape_mismatch);
+  g_test_add_func ("/optimizers/bare-objects", test_bare_objects);
+  g_test_add_func ("/optimizers/allocations-per-step", test_allocations_per_step);
+  g_test_add_func ("/optimizers/kept-read", test_kept_read_is_unchanged);
+
+  return g_test_run ();
+}
