@@ -197,6 +197,21 @@ element (const Walk   *w,
   return ep_scalar_load (element_data (w, index), w->layout->dtype);
 }
 
+/* An integer element, exactly (a gdouble holds integers up to 2^53 only) */
+static gint64
+element_int (const Walk   *w,
+             const gint64 *index)
+{
+  const guint8 *p = element_data (w, index);
+
+  switch (w->layout->dtype)
+    {
+    case EP_DTYPE_INT32: return *(const gint32 *) p;
+    case EP_DTYPE_INT64: return *(const gint64 *) p;
+    default: return 0;
+    }
+}
+
 typedef void (*Visit) (const Walk *w, const gint64 *index, gpointer user_data);
 
 /* Visits the elements that will be shown, in order. */
@@ -291,7 +306,7 @@ survey_int_width (const Walk *w, const gint64 *index, gpointer user_data)
   Survey *s = user_data;
   char text[32];
 
-  g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT, (gint64) element (w, index));
+  g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT, element_int (w, index));
   s->format->width = MAX (s->format->width, (int) strlen (text));
 }
 
@@ -419,20 +434,6 @@ format_element (const Format *f,
     }
 
   return g_string_free (out, FALSE);
-}
-
-static gint64
-element_int (const Walk   *w,
-             const gint64 *index)
-{
-  const guint8 *p = element_data (w, index);
-
-  switch (w->layout->dtype)
-    {
-    case EP_DTYPE_INT32: return *(const gint32 *) p;
-    case EP_DTYPE_INT64: return *(const gint64 *) p;
-    default: return 0;
-    }
 }
 
 /* NumPy's _extendLine: wrap before @word if the line would grow too long,

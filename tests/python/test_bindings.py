@@ -138,6 +138,9 @@ REPRS = [
     np.random.default_rng(1).random((30, 10)),
     np.random.default_rng(2).random((4, 1, 19)).astype(np.float32),
     np.arange(16, dtype=np.float32) * 1e5,   # the dtype moves to its own line
+    # integers past 2^53, exactly (the fuzzer's reproducer: one past 2^63 as a double)
+    np.array([2**63 - 1, -2**63, 7], np.int64),
+    np.array([[2**62 + 1], [-(2**53) - 1]], np.int64),
 ]
 
 
@@ -146,6 +149,12 @@ REPRS = [
 def test_repr_like_numpy(index):
     a = REPRS[index]
     assert repr(Ep.astensor(a)) == numpy_repr(a)
+
+
+@pytest.mark.parametrize("a", [np.array([2**63 - 1, -2**63, 7], np.int64),
+                               np.array([[2**62 + 1], [-(2**53) - 1]], np.int64)])
+def test_str_of_integers_past_2_53(a):
+    assert str(Ep.astensor(a)) == str(a)
 
 
 def test_repr_of_released_tensor():
