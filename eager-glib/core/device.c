@@ -550,14 +550,19 @@ ep_device_synchronize (EpDevice  *self,
   return self->backend->synchronize (self, error);
 }
 
-/* Storage allocations on every thread so far */
+/* Storage allocations on every thread, once a test asked for them: an
+ * atomic add shared by every thread stays off the allocation path until
+ * then */
+static gint counting;
 static gsize allocations;
 
-/* The storage allocations of every thread so far (a test's count, where
- * replays run on worker threads; a thread's own is in its context) */
+/* The storage allocations of every thread since the first call (a
+ * test's count, where replays run on worker threads; a thread's own is
+ * in its context) */
 gsize
 ep_device_count_allocations (void)
 {
+  g_atomic_int_set (&counting, TRUE);
   return (gsize) g_atomic_pointer_get (&allocations);
 }
 
@@ -596,7 +601,8 @@ ep_device_alloc (EpDevice  *self,
     }
 
   ep_context_get ()->storage_allocs++;
-  g_atomic_pointer_add (&allocations, 1);
+  if (G_UNLIKELY (g_atomic_int_get (&counting)))
+    g_atomic_pointer_add (&allocations, 1);
   storage = ep_storage_alloc ();
   g_atomic_ref_count_init (&storage->ref_count);
   storage->nbytes = nbytes;

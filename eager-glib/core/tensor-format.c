@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ep-context-private.h"
 #include "ep-error-private.h"
 #include "ep-join.h"
+#include "ep-recorder-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
@@ -622,15 +622,14 @@ walk_init (Walk        *walk,
 
   if (walk->summarize)
     {
-      EpContext *context = ep_context_get ();
-      EpRecorder *recorders = context->recorders;
+      EpRecorder *recorders;
       g_autoptr(EpTensor) shown = NULL;
 
       if (!ep_tensor_check_alive (self, name, error))
         return FALSE;
-      context->recorders = NULL;
+      recorders = ep_recorders_set_aside ();
       shown = summary_of (self, 0, error);
-      context->recorders = recorders;
+      ep_recorders_put_back (recorders);
       *bytes = shown != NULL ? ep_tensor_to_bytes (shown, error) : NULL;
     }
   else

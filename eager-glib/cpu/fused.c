@@ -223,12 +223,19 @@ run_step (const EpFusedStep  *step,
   return kernel (&call, error);
 }
 
+typedef gboolean (*StepFunc) (const EpFusedStep  *step,
+                              EpTensor          **inputs,
+                              EpTensor          **output,
+                              GError            **error);
+
+/* @program's steps one at a time through @run_one; @outputs get its
+ * result (and, with @keep, the summed values) */
 static gboolean
-run_steps (EpFusedProgram   *program,
-           EpTensor *const  *externals,
-           EpLayout         *layouts,
-           EpStorage       **storages,
-           GError          **error)
+step_by_step (EpFusedProgram   *program,
+              EpTensor *const  *externals,
+              StepFunc          run_one,
+              EpTensor        **outputs,
+              GError          **error)
 {
   guint n_registers = program->n_externals + program->n_steps;
   g_autofree EpTensor **registers = g_new0 (EpTensor *, n_registers);
@@ -242,27 +249,40 @@ run_steps (EpFusedProgram   *program,
 
       for (guint i = 0; i < step->n_inputs; i++)
         inputs[i] = registers[step->inputs[i]];
-      ok = run_step (step, inputs, &registers[program->n_externals + k], error);
+      ok = run_one (step, inputs, &registers[program->n_externals + k], error);
     }
 
   if (ok)
     {
-      EpTensor *last = registers[n_registers - 1];
-
-      layouts[0] = last->layout;
-      storages[0] = ep_storage_ref (last->storage);
+      outputs[0] = g_object_ref (registers[n_registers - 1]);
       if (program->keep)
-        {
-          EpTensor *kept = registers[n_registers - 2];
-
-          layouts[1] = kept->layout;
-          storages[1] = ep_storage_ref (kept->storage);
-        }
+        outputs[1] = g_object_ref (registers[n_registers - 2]);
     }
   for (guint k = 0; k < program->n_steps; k++)
     g_clear_object (&registers[program->n_externals + k]);
 
   return ok;
+}
+
+static gboolean
+run_steps (EpFusedProgram   *program,
+           EpTensor *const  *externals,
+           EpLayout         *layouts,
+           EpStorage       **storages,
+           GError          **error)
+{
+  EpTensor *outputs[2] = { NULL, NULL };
+
+  if (!step_by_step (program, externals, run_step, outputs, error))
+    return FALSE;
+
+  for (guint o = 0; o < 2 && outputs[o] != NULL; o++)
+    {
+      layouts[o] = outputs[o]->layout;
+      storages[o] = ep_storage_ref (outputs[o]->storage);
+      g_object_unref (outputs[o]);
+    }
+  return TRUE;
 }
 
 typedef enum {
@@ -589,6 +609,21 @@ divide (const EpLayout *out,
       ((gdouble *) data)[i] /= count;
 }
 
+/* Whether the blocked loop takes @program on inputs of @layouts */
+static gboolean
+fits_on_cpu (EpFusedProgram *program,
+             const EpLayout *layouts)
+{
+  guint n_registers = program->n_externals + program->n_steps;
+  g_autofree Kind *kinds = g_new (Kind, n_registers);
+  g_autofree guint8 **bases = g_new0 (guint8 *, MAX (program->n_externals, 1));
+  g_autofree gsize *itemsizes = g_new (gsize, n_registers);
+  Plan plan = { program, n_registers, n_loops_of (program), kinds, bases, itemsizes };
+  EpLayout out, made;
+
+  return plan_layouts (&plan, NULL, layouts, &out, &made);
+}
+
 /* Whether @program runs fused on inputs of @layouts (the traced ones:
  * the pass makes no group that would run its steps one by one), here or
  * on the device its steps run on */
@@ -597,16 +632,10 @@ ep_fused_program_fits (EpFusedProgram *program,
                        const EpLayout *layouts)
 {
   EpDevice *device = program->steps[0].device;
-  guint n_registers = program->n_externals + program->n_steps;
-  g_autofree Kind *kinds = g_new (Kind, n_registers);
-  g_autofree guint8 **bases = g_new0 (guint8 *, MAX (program->n_externals, 1));
-  g_autofree gsize *itemsizes = g_new (gsize, n_registers);
-  Plan plan = { program, n_registers, n_loops_of (program), kinds, bases, itemsizes };
-  EpLayout out, made;
 
   if (device->backend->fused_fits != NULL)
     return device->backend->fused_fits (device, program);
-  return plan_layouts (&plan, NULL, layouts, &out, &made);
+  return fits_on_cpu (program, layouts);
 }
 
 static EpStorage *
@@ -789,6 +818,22 @@ ep_fused_run (EpFusedProgram   *program,
   return check_scratch (&plan, storages, error);
 }
 
+/* StepFunc: a step as an eager op */
+static gboolean
+dispatch_step (const EpFusedStep  *step,
+               EpTensor          **inputs,
+               EpTensor          **output,
+               GError            **error)
+{
+  EpTensor *made[EP_MAX_OUTPUTS] = { NULL };
+  EpOpAttrs attrs = step->attrs;
+
+  if (!ep_dispatch (step->op, inputs, step->n_inputs, &attrs, made, error))
+    return FALSE;
+  *output = made[0];
+  return TRUE;
+}
+
 /* The steps through ep_dispatch(), for a replay under recorders (which
  * plans do not meet: they replay the traced graph) */
 gboolean
@@ -797,32 +842,5 @@ ep_fused_dispatch (EpFusedProgram   *program,
                    EpTensor        **outputs,
                    GError          **error)
 {
-  guint n_registers = program->n_externals + program->n_steps;
-  g_autofree EpTensor **registers = g_new0 (EpTensor *, n_registers);
-  gboolean ok = TRUE;
-
-  memcpy (registers, externals, program->n_externals * sizeof (EpTensor *));
-  for (guint k = 0; ok && k < program->n_steps; k++)
-    {
-      const EpFusedStep *step = &program->steps[k];
-      EpTensor *inputs[2] = { NULL, NULL };
-      EpTensor *made[EP_MAX_OUTPUTS] = { NULL };
-      EpOpAttrs attrs = step->attrs;
-
-      for (guint i = 0; i < step->n_inputs; i++)
-        inputs[i] = registers[step->inputs[i]];
-      ok = ep_dispatch (step->op, inputs, step->n_inputs, &attrs, made, error);
-      registers[program->n_externals + k] = made[0];
-    }
-
-  if (ok)
-    {
-      outputs[0] = g_object_ref (registers[n_registers - 1]);
-      if (program->keep)
-        outputs[1] = g_object_ref (registers[n_registers - 2]);
-    }
-  for (guint k = 0; k < program->n_steps; k++)
-    g_clear_object (&registers[program->n_externals + k]);
-
-  return ok;
+  return step_by_step (program, externals, dispatch_step, outputs, error);
 }

@@ -166,6 +166,25 @@ ep_recorders_innermost (void)
   return context != NULL ? context->recorders : NULL;
 }
 
+/* Sets this thread's recorders aside, for work that is not the caller's
+ * ops (a printer's slices, a constant folded at trace time): no tape or
+ * tracer sees it. Returns them, for ep_recorders_put_back(). */
+static inline EpRecorder *
+ep_recorders_set_aside (void)
+{
+  EpContext *context = ep_context_get ();
+  EpRecorder *recorders = context->recorders;
+
+  context->recorders = NULL;
+  return recorders;
+}
+
+static inline void
+ep_recorders_put_back (EpRecorder *recorders)
+{
+  ep_context_get ()->recorders = recorders;
+}
+
 /* Whether any recorder is active on this thread: asked on every op. */
 static inline gboolean
 ep_recorders_any (void)

@@ -31,7 +31,7 @@ typedef struct
 {
   char *name;      /* fused_<hash>, of its program and its kernel */
   char *source;    /* what follows kernels/common.cl and the families */
-  char *families;  /* the families' programs, space-separated */
+  GStrv families;  /* the families' programs its steps call */
   guint n_inputs;
 } FusedKernel;
 
@@ -42,7 +42,7 @@ fused_kernel_free (gpointer data)
 
   g_free (kernel->name);
   g_free (kernel->source);
-  g_free (kernel->families);
+  g_strfreev (kernel->families);
   g_free (kernel);
 }
 
@@ -99,21 +99,28 @@ kernel_text (EpFusedProgram *program)
 }
 
 /* The families the steps come from, each once */
-static char *
+static GStrv
 families_of (EpFusedProgram *program)
 {
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
+  const char *seen[EP_N_OPS];
+  guint n_seen = 0;
 
   for (guint k = 0; k < program->n_steps; k++)
     {
       const char *family = ep_cl_group_program (program->steps[k].op->id);
+      gboolean known = FALSE;
 
-      if (!g_ptr_array_find_with_equal_func (names, family, g_str_equal, NULL))
-        g_ptr_array_add (names, (gpointer) family);
+      for (guint f = 0; f < n_seen && !known; f++)
+        known = g_str_equal (seen[f], family);
+      if (!known)
+        {
+          seen[n_seen++] = family;
+          g_strv_builder_add (names, family);
+        }
     }
-  g_ptr_array_add (names, NULL);
 
-  return g_strjoinv (" ", (char **) names->pdata);
+  return g_strv_builder_end (names);
 }
 
 static FusedKernel *
@@ -121,12 +128,14 @@ fused_kernel_new (EpFusedProgram *program)
 {
   FusedKernel *kernel = g_new0 (FusedKernel, 1);
   g_autofree char *hash = NULL;
+  g_autofree char *families = NULL;
   g_autofree char *keyed = NULL;
 
   kernel->source = kernel_text (program);
   kernel->families = families_of (program);
   kernel->n_inputs = program->n_externals;
-  keyed = g_strconcat (kernel->families, "\n", kernel->source, NULL);
+  families = g_strjoinv (" ", kernel->families);
+  keyed = g_strconcat (families, "\n", kernel->source, NULL);
   hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, keyed, -1);
   kernel->name = g_strdup_printf ("fused_%.24s", hash);
 
@@ -152,14 +161,13 @@ generate (gconstpointer   data,
           GError        **error)
 {
   const FusedKernel *kernel = data;
-  g_auto(GStrv) families = g_strsplit (kernel->families, " ", -1);
   g_autofree char *prelude = NULL;
   g_autofree char *text = NULL;
 
   prelude = g_strdup_printf ("#define EP_FUSED 1\n#define EP_MAP_OPERANDS %u\n"
                              "#define EP_FUSED_KERNEL %s\n", kernel->n_inputs + 1, kernel->name);
-  text = ep_opencl_program_text (prelude, (const char *const *) families,
-                                 g_strv_length (families), error);
+  text = ep_opencl_program_text (prelude, (const char *const *) kernel->families,
+                                 g_strv_length (kernel->families), error);
   if (text == NULL)
     return NULL;
 

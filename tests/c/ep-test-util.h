@@ -55,6 +55,18 @@ static const EpDType ep_test_dtypes[] = {
     g_assertion_message (G_LOG_DOMAIN, file, line, func, ep_test_msg_);     \
   } G_STMT_END
 
+/* The results of a staged function's callback: @tensor (taken), or none
+ * when it is NULL (the callback's error is then set) */
+static inline GPtrArray *
+ep_test_one (EpTensor *tensor)
+{
+  GPtrArray *result = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (tensor != NULL)
+    g_ptr_array_add (result, tensor);
+  return result;
+}
+
 /* Contiguous, on the current device; aborts the test on error. */
 static inline EpTensor *
 ep_test_new (EpDType        dtype,

@@ -13,16 +13,6 @@
 static GThread *traced_on;
 static guint calls;
 
-static GPtrArray *
-one (EpTensor *tensor)
-{
-  GPtrArray *result = g_ptr_array_new_with_free_func (g_object_unref);
-
-  if (tensor != NULL)
-    g_ptr_array_add (result, tensor);
-  return result;
-}
-
 /* A step on two variables: a += x, b = 2b; returns a + b (read before). */
 static GPtrArray *
 two_updates (EpTensor  **inputs,
@@ -44,7 +34,7 @@ two_updates (EpTensor  **inputs,
       || !ep_variable_assign (vars[1], b2, error))
     return NULL;
 
-  return one (g_steal_pointer (&total));
+  return ep_test_one (g_steal_pointer (&total));
 }
 
 /* One async call, run to its end on a main context of its own. */
@@ -233,7 +223,7 @@ affine (EpTensor  **inputs,
 {
   g_autoptr(EpTensor) scaled = ep_tensor_mul_scalar (inputs[0], 3, error);
 
-  return one (scaled != NULL ? ep_tensor_add_scalar (scaled, 1, error) : NULL);
+  return ep_test_one (scaled != NULL ? ep_tensor_add_scalar (scaled, 1, error) : NULL);
 }
 
 typedef struct

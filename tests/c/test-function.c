@@ -16,16 +16,6 @@
  * them. */
 static guint calls;
 
-static GPtrArray *
-one (EpTensor *tensor)
-{
-  GPtrArray *result = g_ptr_array_new_with_free_func (g_object_unref);
-
-  if (tensor != NULL)
-    g_ptr_array_add (result, tensor);
-  return result;
-}
-
 /* sqrt (sum (x * x) + y): a chain with a broadcast literal */
 static GPtrArray *
 norm_plus (EpTensor  **inputs,
@@ -41,7 +31,7 @@ norm_plus (EpTensor  **inputs,
       || (shifted = ep_tensor_add (total, inputs[1], error)) == NULL)
     return NULL;
 
-  return one (ep_tensor_sqrt (shifted, error));
+  return ep_test_one (ep_tensor_sqrt (shifted, error));
 }
 
 static GPtrArray *
@@ -117,7 +107,7 @@ rows (EpTensor  **inputs,
       || (sums = ep_tensor_sum (flat, &axis, 1, FALSE, error)) == NULL)
     return NULL;
 
-  return one (ep_tensor_mul_scalar (sums, 2, error));
+  return ep_test_one (ep_tensor_mul_scalar (sums, 2, error));
 }
 
 /* A relaxed signature: the call with other extents traces again, finds
@@ -163,7 +153,7 @@ scale_by_batch (EpTensor  **inputs,
                 GError    **error)
 {
   calls++;
-  return one (ep_tensor_div_scalar (inputs[0], ep_tensor_get_shape (inputs[0], NULL)[0], error));
+  return ep_test_one (ep_tensor_div_scalar (inputs[0], ep_tensor_get_shape (inputs[0], NULL)[0], error));
 }
 
 static void
@@ -271,7 +261,7 @@ step (EpTensor  **inputs,
       || !ep_variable_assign_sub (w, scaled, error))
     return NULL;
 
-  return one (g_steal_pointer (&loss));
+  return ep_test_one (g_steal_pointer (&loss));
 }
 
 /* The staged step updates the variable it captured, by reference, call
@@ -318,7 +308,7 @@ double_then_read (EpTensor  **inputs,
   if (doubled == NULL || !ep_variable_assign (v, doubled, error))
     return NULL;
   again = ep_variable_read (v);
-  return one (ep_tensor_add (again, inputs[0], error));
+  return ep_test_one (ep_tensor_add (again, inputs[0], error));
 }
 
 static void
@@ -351,7 +341,7 @@ noise (EpTensor  **inputs,
 {
   g_autoptr(EpTensor) u = ep_uniform (EP_SHAPE (4), 0, 1, EP_DTYPE_FLOAT32, error);
 
-  return one (u != NULL ? ep_tensor_add (u, inputs[0], error) : NULL);
+  return ep_test_one (u != NULL ? ep_tensor_add (u, inputs[0], error) : NULL);
 }
 
 /* Each replay draws new numbers, the ones the eager calls would. */
@@ -391,7 +381,7 @@ mismatched (EpTensor  **inputs,
             GError    **error)
 {
   calls++;
-  return one (ep_tensor_add (inputs[0], inputs[1], error));
+  return ep_test_one (ep_tensor_add (inputs[0], inputs[1], error));
 }
 
 static void
@@ -470,7 +460,7 @@ twice (EpTensor  **inputs,
        GError    **error)
 {
   calls++;
-  return one (ep_tensor_mul_scalar (inputs[0], 2, error));
+  return ep_test_one (ep_tensor_mul_scalar (inputs[0], 2, error));
 }
 
 /* The device scope of a call is part of its signature: a graph traced
@@ -532,7 +522,7 @@ softplus_backward (EpTensor  **inputs,
   g_autoptr(EpTensor) s = ep_tensor_sigmoid (inputs[0], error);
 
   backward_calls++;
-  return one (s != NULL ? ep_tensor_mul (s, output_gradient, error) : NULL);
+  return ep_test_one (s != NULL ? ep_tensor_mul (s, output_gradient, error) : NULL);
 }
 
 static void
@@ -548,7 +538,7 @@ stable_softplus (EpTensor  **inputs,
                  GError    **error)
 {
   calls++;
-  return one (ep_custom_gradient (softplus_forward, NULL, softplus_backward, NULL, count_destroyed,
+  return ep_test_one (ep_custom_gradient (softplus_forward, NULL, softplus_backward, NULL, count_destroyed,
                                   inputs, 1, error));
 }
 
@@ -605,7 +595,7 @@ outer (EpTensor  **inputs,
   g_autoptr(GPtrArray) inner = ep_function_call (inner_fn, inputs, 2, error);
 
   calls++;
-  return inner != NULL ? one (ep_tensor_neg (g_ptr_array_index (inner, 0), error)) : NULL;
+  return inner != NULL ? ep_test_one (ep_tensor_neg (g_ptr_array_index (inner, 0), error)) : NULL;
 }
 
 static void
@@ -644,7 +634,7 @@ store (EpTensor  **inputs,
        gpointer    user_data,
        GError    **error)
 {
-  return ep_variable_assign (user_data, inputs[0], error) ? one (NULL) : NULL;
+  return ep_variable_assign (user_data, inputs[0], error) ? ep_test_one (NULL) : NULL;
 }
 
 static void
@@ -838,7 +828,7 @@ model_loss (EpTensor  **inputs,
       || (h = ep_tensor_tanh (z, error)) == NULL)
     return NULL;
 
-  return one (ep_tensor_sum (h, NULL, 0, FALSE, error));
+  return ep_test_one (ep_tensor_sum (h, NULL, 0, FALSE, error));
 }
 
 static void
@@ -1026,7 +1016,7 @@ positive_squares (EpTensor  **inputs,
   g_autoptr(EpTensor) kept = positive != NULL ? ep_tensor_mask (inputs[0], positive, error) : NULL;
   g_autoptr(EpTensor) squares = kept != NULL ? ep_tensor_square (kept, error) : NULL;
 
-  return one (squares != NULL ? ep_tensor_sum (squares, NULL, 0, FALSE, error) : NULL);
+  return ep_test_one (squares != NULL ? ep_tensor_sum (squares, NULL, 0, FALSE, error) : NULL);
 }
 
 /* A graph whose shapes depend on data is replayed op by op under tapes
@@ -1070,7 +1060,7 @@ dropout (EpTensor  **inputs,
 
   if (u == NULL || (kept = ep_tensor_less_scalar (u, 0.5, error)) == NULL)
     return NULL;
-  result = one (ep_tensor_mul (inputs[0], u, error));
+  result = ep_test_one (ep_tensor_mul (inputs[0], u, error));
   g_ptr_array_add (result, g_steal_pointer (&kept));
   return result;
 }
@@ -1137,7 +1127,7 @@ cube_sum (EpTensor  **inputs,
       || (cube = ep_tensor_mul (square, inputs[0], error)) == NULL)
     return NULL;
 
-  return one (ep_tensor_sum (cube, NULL, 0, FALSE, error));
+  return ep_test_one (ep_tensor_sum (cube, NULL, 0, FALSE, error));
 }
 
 static EpTensor *
@@ -1272,7 +1262,7 @@ curvy (EpTensor  **inputs,
       || (product = ep_tensor_mul (t, square, error)) == NULL)
     return NULL;
 
-  return one (ep_tensor_sum (product, NULL, 0, FALSE, error));
+  return ep_test_one (ep_tensor_sum (product, NULL, 0, FALSE, error));
 }
 
 /* H v: the gradient of (∇f · v), staged and eager */
@@ -1355,7 +1345,7 @@ separate (EpTensor  **inputs,
           GError    **error)
 {
   g_autoptr(EpTensor) constant = ep_tensor_stop_gradient (inputs[0], error);
-  GPtrArray *result = one (ep_tensor_mul_scalar (inputs[0], 2, error));
+  GPtrArray *result = ep_test_one (ep_tensor_mul_scalar (inputs[0], 2, error));
 
   g_ptr_array_add (result, ep_tensor_mul_scalar (inputs[1], 3, error));
   g_ptr_array_add (result, ep_tensor_add_scalar (constant, 1, error));
@@ -1421,7 +1411,7 @@ many_outputs (EpTensor  **inputs,
               gpointer    user_data,
               GError    **error)
 {
-  GPtrArray *result = one (ep_tensor_argmax (inputs[0], EP_AXIS_NONE, FALSE, error));
+  GPtrArray *result = ep_test_one (ep_tensor_argmax (inputs[0], EP_AXIS_NONE, FALSE, error));
 
   g_ptr_array_add (result, g_object_ref (inputs[0]));
   for (guint k = 1; k <= 5; k++)
@@ -1474,7 +1464,7 @@ argmax_only (EpTensor  **inputs,
              gpointer    user_data,
              GError    **error)
 {
-  return one (ep_tensor_argmax (inputs[0], EP_AXIS_NONE, FALSE, error));
+  return ep_test_one (ep_tensor_argmax (inputs[0], EP_AXIS_NONE, FALSE, error));
 }
 
 static void
@@ -1515,7 +1505,7 @@ read_assign_read (EpTensor  **inputs,
       || (scaled = ep_tensor_mul (product, inputs[0], error)) == NULL)
     return NULL;
 
-  return one (ep_tensor_sum (scaled, NULL, 0, FALSE, error));
+  return ep_test_one (ep_tensor_sum (scaled, NULL, 0, FALSE, error));
 }
 
 /* v += x, then 2 x: assign_add reads v to update it, which tapes do not
@@ -1528,7 +1518,7 @@ accumulate_input (EpTensor  **inputs,
 {
   if (!ep_variable_assign_add (user_data, inputs[0], error))
     return NULL;
-  return one (ep_tensor_mul_scalar (inputs[0], 2, error));
+  return ep_test_one (ep_tensor_mul_scalar (inputs[0], 2, error));
 }
 
 static void
@@ -1616,7 +1606,7 @@ train_step (EpTensor  **inputs,
       || !ep_variable_assign_sub (model->b, db, error))
     return NULL;
 
-  return one (g_steal_pointer (&loss));
+  return ep_test_one (g_steal_pointer (&loss));
 }
 
 /* The staged step (traced once, with its tape inside) updates the
@@ -1667,7 +1657,7 @@ fd_matmul_tanh (EpTensor **x, guint n, gpointer data, GError **error)
 {
   g_autoptr(EpTensor) product = ep_tensor_matmul (x[0], x[1], error);
 
-  return one (product != NULL ? ep_tensor_tanh (product, error) : NULL);
+  return ep_test_one (product != NULL ? ep_tensor_tanh (product, error) : NULL);
 }
 
 static GPtrArray *
@@ -1675,7 +1665,7 @@ fd_log_softmax_div (EpTensor **x, guint n, gpointer data, GError **error)
 {
   g_autoptr(EpTensor) ratio = ep_tensor_div (x[0], x[1], error);
 
-  return one (ratio != NULL ? ep_tensor_log_softmax (ratio, 1, error) : NULL);
+  return ep_test_one (ratio != NULL ? ep_tensor_log_softmax (ratio, 1, error) : NULL);
 }
 
 static GPtrArray *
@@ -1686,7 +1676,7 @@ fd_take_sqrt (EpTensor **x, guint n, gpointer data, GError **error)
   g_autoptr(EpTensor) squared = picked != NULL ? ep_tensor_square (picked, error) : NULL;
   g_autoptr(EpTensor) shifted = squared != NULL ? ep_tensor_add_scalar (squared, 1, error) : NULL;
 
-  return one (shifted != NULL ? ep_tensor_sqrt (shifted, error) : NULL);
+  return ep_test_one (shifted != NULL ? ep_tensor_sqrt (shifted, error) : NULL);
 }
 
 static EpTensor *
@@ -1798,7 +1788,7 @@ gradient_of_inner (EpTensor  **inputs,
   grads = ep_gradient_tape_gradient (tape, (EpTensor **) y->pdata, 1, &source, 1, NULL, 0, error);
   if (grads == NULL)
     return NULL;
-  return one (g_object_ref (g_ptr_array_index (grads, 0)));
+  return ep_test_one (g_object_ref (g_ptr_array_index (grads, 0)));
 }
 
 static void
@@ -1868,7 +1858,6 @@ test_gradient_released_input (void)
   released_input_gradient (fn, FALSE);
   released_input_gradient (fn, TRUE);
 }
-
 
 int
 main (int   argc,

@@ -14,16 +14,6 @@
 
 #define T(call) G_STMT_START { if ((call) == NULL) return NULL; } G_STMT_END
 
-static GPtrArray *
-one (EpTensor *tensor)
-{
-  GPtrArray *result = g_ptr_array_new_with_free_func (g_object_unref);
-
-  if (tensor != NULL)
-    g_ptr_array_add (result, tensor);
-  return result;
-}
-
 /* ((x * y).exp () - x).square () + 1.5 */
 static GPtrArray *
 chain (EpTensor **in, guint n, gpointer data, GError **error)
@@ -34,7 +24,7 @@ chain (EpTensor **in, guint n, gpointer data, GError **error)
   T (b = ep_tensor_exp (a, error));
   T (c = ep_tensor_sub (b, in[0], error));
   T (d = ep_tensor_square (c, error));
-  return one (ep_tensor_add_scalar (d, 1.5, error));
+  return ep_test_one (ep_tensor_add_scalar (d, 1.5, error));
 }
 
 /* sqrt (sum (square (x))), keepdims when @data */
@@ -45,7 +35,7 @@ norm (EpTensor **in, guint n, gpointer data, GError **error)
 
   T (a = ep_tensor_square (in[0], error));
   T (b = ep_tensor_sum (a, NULL, 0, data != NULL, error));
-  return one (ep_tensor_sqrt (b, error));
+  return ep_test_one (ep_tensor_sqrt (b, error));
 }
 
 /* sum (exp (x) * y, axis=data): along the last axis (-1 or its number)
@@ -58,7 +48,7 @@ row_sums (EpTensor **in, guint n, gpointer data, GError **error)
 
   T (a = ep_tensor_exp (in[0], error));
   T (b = ep_tensor_mul (a, in[1], error));
-  return one (ep_tensor_sum (b, &axis, 1, FALSE, error));
+  return ep_test_one (ep_tensor_sum (b, &axis, 1, FALSE, error));
 }
 
 /* mean (abs (x) - 1) over every axis, keepdims when @data */
@@ -69,7 +59,7 @@ mean_all (EpTensor **in, guint n, gpointer data, GError **error)
 
   T (a = ep_tensor_abs (in[0], error));
   T (b = ep_tensor_sub_scalar (a, 1, error));
-  return one (ep_tensor_mean (b, NULL, 0, data != NULL, error));
+  return ep_test_one (ep_tensor_mean (b, NULL, 0, data != NULL, error));
 }
 
 /* sum (exp (x)) and exp (x): the summed value is an output too */
@@ -81,7 +71,7 @@ sum_and_values (EpTensor **in, guint n, gpointer data, GError **error)
 
   T (a = ep_tensor_sin (in[0], error));
   T (e = ep_tensor_exp (a, error));
-  out = one (ep_tensor_sum (e, NULL, 0, FALSE, error));
+  out = ep_test_one (ep_tensor_sum (e, NULL, 0, FALSE, error));
   g_ptr_array_add (out, g_object_ref (e));
   return out;
 }
@@ -94,7 +84,7 @@ int_chain (EpTensor **in, guint n, gpointer data, GError **error)
 
   T (a = ep_tensor_mul (in[0], in[1], error));
   T (b = ep_tensor_add (a, in[0], error));
-  return one (ep_tensor_sub_scalar (b, 3, error));
+  return ep_test_one (ep_tensor_sub_scalar (b, 3, error));
 }
 
 /* softmax along the last axis, of ops */
@@ -108,7 +98,7 @@ softmax (EpTensor **in, guint n, gpointer data, GError **error)
   T (d = ep_tensor_sub (in[0], m, error));
   T (e = ep_tensor_exp (d, error));
   T (s = ep_tensor_sum (e, &axis, 1, TRUE, error));
-  return one (ep_tensor_div (e, s, error));
+  return ep_test_one (ep_tensor_div (e, s, error));
 }
 
 /* softmax of x.T: the group's input is a view, so it runs its steps
@@ -139,7 +129,7 @@ layer_norm (EpTensor **in, guint n, gpointer data, GError **error)
   T (sd = ep_tensor_sqrt (ve, error));
   T (z = ep_tensor_div (d, sd, error));
   T (zs = ep_tensor_mul (z, in[1], error));
-  return one (ep_tensor_add (zs, in[2], error));
+  return ep_test_one (ep_tensor_add (zs, in[2], error));
 }
 
 /* a value the group computes is also an output: nothing fuses */
@@ -150,7 +140,7 @@ used_outside (EpTensor **in, guint n, gpointer data, GError **error)
   GPtrArray *out;
 
   T (e = ep_tensor_exp (in[0], error));
-  out = one (ep_tensor_add_scalar (e, 1, error));
+  out = ep_test_one (ep_tensor_add_scalar (e, 1, error));
   g_ptr_array_add (out, g_object_ref (e));
   return out;
 }
@@ -165,7 +155,7 @@ dead_user (EpTensor **in, guint n, gpointer data, GError **error)
   T (e = ep_tensor_exp (in[0], error));
   T (dead = ep_tensor_neg (e, error));
   T (s = ep_tensor_sin (e, error));
-  return one (ep_tensor_mul_scalar (s, 2, error));
+  return ep_test_one (ep_tensor_mul_scalar (s, 2, error));
 }
 
 /* a dead chain of three behind a live value: fused, then pruned */
@@ -179,7 +169,7 @@ dead_chain (EpTensor **in, guint n, gpointer data, GError **error)
   T (b = ep_tensor_cos (a, error));
   T (c = ep_tensor_tan (b, error));
   T (d = ep_tensor_neg (c, error));
-  return one (g_object_ref (e));
+  return ep_test_one (g_object_ref (e));
 }
 
 /* exp (x.T) * 2 + 1: the group's input is a view, not contiguous, so
@@ -192,7 +182,7 @@ transposed (EpTensor **in, guint n, gpointer data, GError **error)
   T (t = ep_tensor_transpose (in[0], NULL, 0, error));
   T (e = ep_tensor_exp (t, error));
   T (m = ep_tensor_mul_scalar (e, 2, error));
-  return one (ep_tensor_add_scalar (m, 1, error));
+  return ep_test_one (ep_tensor_add_scalar (m, 1, error));
 }
 
 /* exp (sin (x)) * uniform + 1: the draw is an input of the group */
@@ -206,13 +196,13 @@ with_random (EpTensor **in, guint n, gpointer data, GError **error)
   T (r = ep_uniform (in[0]->layout.shape, in[0]->layout.ndim, 0, 1, in[0]->layout.dtype, error));
   T (c = ep_tensor_cos (r, error));
   T (d = ep_tensor_mul (b, c, error));
-  return one (ep_tensor_add_scalar (d, 1, error));
+  return ep_test_one (ep_tensor_add_scalar (d, 1, error));
 }
 
 static GPtrArray *
 identity_callback (EpTensor **in, guint n, gpointer data, GError **error)
 {
-  return one (ep_tensor_neg (in[0], error));
+  return ep_test_one (ep_tensor_neg (in[0], error));
 }
 
 /* exp (sin (x)), a host call, then cos (neg (·)): two groups */
@@ -226,7 +216,7 @@ with_host (EpTensor **in, guint n, gpointer data, GError **error)
   T (b = ep_tensor_exp (a, error));
   T (h = ep_host_call (identity_callback, NULL, NULL, NULL, NULL, NULL, &b, 1, error));
   T (c = ep_tensor_neg (g_ptr_array_index (h, 0), error));
-  return one (ep_tensor_cos (c, error));
+  return ep_test_one (ep_tensor_cos (c, error));
 }
 
 /* v * x + 1 with v a variable */
@@ -237,7 +227,7 @@ with_variable (EpTensor **in, guint n, gpointer data, GError **error)
   g_autoptr(EpTensor) a = NULL;
 
   T (a = ep_tensor_mul (v, in[0], error));
-  return one (ep_tensor_add_scalar (a, 1, error));
+  return ep_test_one (ep_tensor_add_scalar (a, 1, error));
 }
 
 /* Random values with NaN, ±inf and -0 among them */
@@ -508,7 +498,7 @@ softmax_and_exp (EpTensor **in, guint n, gpointer data, GError **error)
   T (d = ep_tensor_sub (in[0], m, error));
   T (e = ep_tensor_exp (d, error));
   T (s = ep_tensor_sum (e, &axis, 1, TRUE, error));
-  out = one (ep_tensor_div (e, s, error));
+  out = ep_test_one (ep_tensor_div (e, s, error));
   g_ptr_array_add (out, g_object_ref (e));
   return out;
 }
@@ -521,7 +511,7 @@ softmax_doubled (EpTensor **in, guint n, gpointer data, GError **error)
 
   if (soft == NULL || soft->len == 0)
     return NULL;
-  return one (ep_tensor_mul_scalar (g_ptr_array_index (soft, 0), 2, error));
+  return ep_test_one (ep_tensor_mul_scalar (g_ptr_array_index (soft, 0), 2, error));
 }
 
 static void
@@ -620,7 +610,7 @@ exp_mul (EpTensor **in, guint n, gpointer data, GError **error)
 
   T (a = ep_tensor_exp (in[0], error));
   T (b = ep_tensor_mul (a, in[1], error));
-  out = one (ep_tensor_sum (b, &axis, 1, FALSE, error));
+  out = ep_test_one (ep_tensor_sum (b, &axis, 1, FALSE, error));
   g_ptr_array_add (out, ep_tensor_add_scalar (b, 1, error));
   return out;
 }
@@ -720,7 +710,7 @@ compare_chain (EpTensor **in, guint n, gpointer data, GError **error)
 
   T (a = ep_tensor_greater (in[0], in[1], error));
   T (b = ep_tensor_less_scalar (in[0], 2, error));
-  return one (ep_tensor_logical_and (a, b, error));
+  return ep_test_one (ep_tensor_logical_and (a, b, error));
 }
 
 /* in[0] + in[1] + … + in[n-1], then exp: as many inputs as given */
@@ -738,7 +728,7 @@ many_inputs (EpTensor **in, guint n, gpointer data, GError **error)
       g_object_unref (sum);
       sum = next;
     }
-  return one (ep_tensor_exp (sum, error));
+  return ep_test_one (ep_tensor_exp (sum, error));
 }
 
 /* @tensors copied to @device, in place */
@@ -866,7 +856,7 @@ across_devices (EpTensor **in, guint n, gpointer data, GError **error)
   T (b = ep_tensor_mul_scalar (a, 2, error));
   T (moved = ep_tensor_to_device (b, data, error));
   T (c = ep_tensor_sin (moved, error));
-  return one (ep_tensor_add_scalar (c, 1, error));
+  return ep_test_one (ep_tensor_add_scalar (c, 1, error));
 }
 
 static void

@@ -30,16 +30,6 @@ log_reset (void)
   the_log.seen = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
-static GPtrArray *
-one (EpTensor *tensor)
-{
-  GPtrArray *result = g_ptr_array_new_with_free_func (g_object_unref);
-
-  if (tensor != NULL)
-    g_ptr_array_add (result, tensor);
-  return result;
-}
-
 static void
 count_destroyed (gpointer data)
 {
@@ -57,7 +47,7 @@ triple_on_host (EpTensor  **inputs,
   the_log.calls++;
   the_log.thread = g_thread_self ();
   g_ptr_array_add (the_log.seen, g_object_ref (inputs[0]));
-  return one (ep_tensor_mul_scalar (inputs[0], 3, error));
+  return ep_test_one (ep_tensor_mul_scalar (inputs[0], 3, error));
 }
 
 /* d(3x) = 3 dy */
@@ -72,7 +62,7 @@ triple_gradient (EpTensor  **inputs,
   the_log.gradient_calls++;
   g_assert_cmpuint (n_inputs, ==, 1);
   g_assert_cmpuint (n_outputs, ==, 1);
-  return one (ep_tensor_mul_scalar (output_gradients[0], 3, error));
+  return ep_test_one (ep_tensor_mul_scalar (output_gradients[0], 3, error));
 }
 
 /* f(x) = host(x + 1) * 2 */
@@ -92,7 +82,7 @@ around_host (EpTensor  **inputs,
                                &shifted, 1, error)) == NULL)
     return NULL;
 
-  return one (ep_tensor_mul_scalar (g_ptr_array_index (host, 0), 2, error));
+  return ep_test_one (ep_tensor_mul_scalar (g_ptr_array_index (host, 0), 2, error));
 }
 
 static GPtrArray *
@@ -164,7 +154,7 @@ fails_third_time (EpTensor  **inputs,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the host gave up");
       return NULL;
     }
-  return one (g_object_ref (inputs[0]));
+  return ep_test_one (g_object_ref (inputs[0]));
 }
 
 /* v += host(x) */
@@ -220,7 +210,7 @@ changes_its_mind (EpTensor  **inputs,
   EpDType dtype = the_log.calls > 0 && !grow ? EP_DTYPE_INT32 : EP_DTYPE_FLOAT32;
 
   the_log.calls++;
-  return one (ep_zeros (shape, 1, dtype, error));
+  return ep_test_one (ep_zeros (shape, 1, dtype, error));
 }
 
 static GPtrArray *
@@ -232,7 +222,7 @@ sum_of_host (EpTensor  **inputs,
   g_autoptr(GPtrArray) host = ep_host_call (changes_its_mind, user_data, NULL, NULL, NULL, NULL,
                                             inputs, 1, error);
 
-  return host != NULL ? one (ep_tensor_sum (g_ptr_array_index (host, 0), NULL, 0, FALSE, error)) : NULL;
+  return host != NULL ? ep_test_one (ep_tensor_sum (g_ptr_array_index (host, 0), NULL, 0, FALSE, error)) : NULL;
 }
 
 /* Results unlike the trace's (another dtype; another shape on the same
@@ -264,7 +254,7 @@ then_nothing (EpTensor  **inputs,
               gpointer    user_data,
               GError    **error)
 {
-  return one (the_log.calls++ == 0 ? g_object_ref (inputs[0]) : NULL);
+  return ep_test_one (the_log.calls++ == 0 ? g_object_ref (inputs[0]) : NULL);
 }
 
 static GPtrArray *
@@ -275,7 +265,7 @@ pass_through_host (EpTensor  **inputs,
 {
   g_autoptr(GPtrArray) host = ep_host_call (then_nothing, NULL, NULL, NULL, NULL, NULL, inputs, 1, error);
 
-  return host != NULL && host->len > 0 ? one (ep_tensor_mul_scalar (g_ptr_array_index (host, 0), 2, error)) : NULL;
+  return host != NULL && host->len > 0 ? ep_test_one (ep_tensor_mul_scalar (g_ptr_array_index (host, 0), 2, error)) : NULL;
 }
 
 /* Fewer results than traced is an error too. */
@@ -315,7 +305,7 @@ misshapen_gradient (EpTensor  **inputs,
                     gpointer    user_data,
                     GError    **error)
 {
-  return one (ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3)));
+  return ep_test_one (ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3)));
 }
 
 static void
@@ -460,7 +450,7 @@ host_step (EpTensor  **inputs,
       || !ep_variable_assign_sub (w, step, error))
     return NULL;
 
-  return one (g_steal_pointer (&loss));
+  return ep_test_one (g_steal_pointer (&loss));
 }
 
 static void

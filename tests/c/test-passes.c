@@ -16,16 +16,6 @@
 #include "ep-fuse-private.h"
 #include "ep-passes-private.h"
 
-static GPtrArray *
-one (EpTensor *tensor)
-{
-  GPtrArray *result = g_ptr_array_new_with_free_func (g_object_unref);
-
-  if (tensor != NULL)
-    g_ptr_array_add (result, tensor);
-  return result;
-}
-
 /* The graph @func traced on @inputs */
 static EpGraph *
 trace (EpTensorsFunc  func,
@@ -139,7 +129,7 @@ view_chains (EpTensor  **inputs,
   g_autoptr(EpTensor) r = ep_tensor_reshape (tt, EP_DIMS (3, 2), 2, error);
   g_autoptr(EpTensor) rr = ep_tensor_reshape (r, EP_DIMS (6), 1, error);
 
-  return one (ep_tensor_exp (rr, error));
+  return ep_test_one (ep_tensor_exp (rr, error));
 }
 
 static void
@@ -166,7 +156,7 @@ transposes_3d (EpTensor  **inputs,
   g_autoptr(EpTensor) t = ep_tensor_transpose (inputs[0], (gint[]) { 1, 2, 0 }, 3, error);
   g_autoptr(EpTensor) tt = ep_tensor_transpose (t, (gint[]) { 0, -1, 1 }, 3, error);
 
-  return one (ep_tensor_contiguous (tt, error));
+  return ep_test_one (ep_tensor_contiguous (tt, error));
 }
 
 static void
@@ -200,7 +190,7 @@ identities (EpTensor  **inputs,
   g_autoptr(EpTensor) e = ep_tensor_add (d, minus_zero, error);
   g_autoptr(EpTensor) f = ep_tensor_astype (e, EP_DTYPE_FLOAT32, error);
 
-  return one (ep_tensor_stop_gradient (f, error));
+  return ep_test_one (ep_tensor_stop_gradient (f, error));
 }
 
 static void
@@ -233,7 +223,7 @@ not_identities (EpTensor  **inputs,
   g_autoptr(EpTensor) c = ep_tensor_mul (b, row, error);
   g_autoptr(EpTensor) d = ep_tensor_mul (c, deep, error);
 
-  return one (ep_tensor_mul_scalar (d, 1.5, error));
+  return ep_test_one (ep_tensor_mul_scalar (d, 1.5, error));
 }
 
 static void
@@ -258,7 +248,7 @@ int_plus_zero (EpTensor  **inputs,
   g_autoptr(EpTensor) x = ep_tensor_neg (inputs[0], error);
   g_autoptr(EpTensor) a = ep_tensor_add_scalar (x, 0, error);
 
-  return one (ep_tensor_sub_scalar (a, 0, error));
+  return ep_test_one (ep_tensor_sub_scalar (a, 0, error));
 }
 
 static void
@@ -283,7 +273,7 @@ scalar_times_one (EpTensor  **inputs,
 {
   g_autoptr(EpTensor) t = ep_tensor_transpose (inputs[1], NULL, 0, error);
   g_autoptr(EpTensor) tt = ep_tensor_transpose (t, NULL, 0, error);
-  GPtrArray *result = one (ep_tensor_mul_scalar (inputs[0], 1, error));
+  GPtrArray *result = ep_test_one (ep_tensor_mul_scalar (inputs[0], 1, error));
 
   g_ptr_array_add (result, g_steal_pointer (&tt));
   return result;
@@ -317,7 +307,7 @@ repeated (EpTensor  **inputs,
   g_autoptr(EpTensor) c = ep_tensor_mul_scalar (a, 2, error);
   g_autoptr(EpTensor) d = ep_tensor_mul_scalar (b, 2, error);
 
-  return one (ep_tensor_sub (c, d, error));
+  return ep_test_one (ep_tensor_sub (c, d, error));
 }
 
 static void
@@ -364,7 +354,7 @@ draws_and_reads (EpTensor  **inputs,
   sum = ep_tensor_add (e1, e2, error);
   noise = ep_tensor_sub (u1, u2, error);
 
-  return one (ep_tensor_add (sum, noise, error));
+  return ep_test_one (ep_tensor_add (sum, noise, error));
 }
 
 static void
@@ -396,7 +386,7 @@ constant_part (EpTensor  **inputs,
   g_autoptr(EpTensor) twice = ep_tensor_mul_scalar (e, 2, error);
   g_autoptr(EpTensor) t = ep_tensor_broadcast_to (twice, EP_DIMS (2, 3), 2, error);
 
-  return one (ep_tensor_add (inputs[0], t, error));
+  return ep_test_one (ep_tensor_add (inputs[0], t, error));
 }
 
 static void
@@ -427,7 +417,7 @@ broadcast_constant (EpTensor  **inputs,
   g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (0.5, -1, 3));
   g_autoptr(EpTensor) t = ep_tensor_broadcast_to (c, inputs[0]->layout.shape, inputs[0]->layout.ndim, error);
 
-  return one (ep_tensor_mul (inputs[0], t, error));
+  return ep_test_one (ep_tensor_mul (inputs[0], t, error));
 }
 
 /* A small folded view that is not contiguous becomes a contiguous
@@ -462,7 +452,7 @@ host_double (EpTensor  **inputs,
              gpointer    user_data,
              GError    **error)
 {
-  return one (ep_tensor_mul_scalar (inputs[0], 2, error));
+  return ep_test_one (ep_tensor_mul_scalar (inputs[0], 2, error));
 }
 
 static GPtrArray *
@@ -485,7 +475,7 @@ effects (EpTensor  **inputs,
   g_autoptr(EpTensor) b = ep_tensor_add (a, eh, error);
   g_autoptr(EpTensor) d = ep_tensor_add (b, big_sum, error);
 
-  return one (ep_tensor_add (d, inputs[0], error));
+  return ep_test_one (ep_tensor_add (d, inputs[0], error));
 }
 
 static void
@@ -562,7 +552,7 @@ everything (EpTensor  **inputs,
   g_autoptr(EpTensor) flat2 = ep_tensor_reshape (g_ptr_array_index (c, 0), EP_DIMS (-1), 1, error);
   g_autoptr(EpTensor) sum = ep_tensor_add (g_ptr_array_index (a, 0), flat, error);
 
-  return one (ep_tensor_add (sum, flat2, error));
+  return ep_test_one (ep_tensor_add (sum, flat2, error));
 }
 
 static void

@@ -28,16 +28,6 @@ minor_faults (void)
 }
 
 static GPtrArray *
-one (EpTensor *tensor)
-{
-  GPtrArray *result = g_ptr_array_new_with_free_func (g_object_unref);
-
-  if (tensor != NULL)
-    g_ptr_array_add (result, tensor);
-  return result;
-}
-
-static GPtrArray *
 call (EpFunction *fn,
       EpTensor   *x)
 {
@@ -88,7 +78,7 @@ chain_sum (EpTensor  **inputs,
       || (c = ep_tensor_add_scalar (b, 1, error)) == NULL)
     return NULL;
 
-  return one (ep_tensor_sum (c, NULL, 0, FALSE, error));
+  return ep_test_one (ep_tensor_sum (c, NULL, 0, FALSE, error));
 }
 
 /* exp (x * 2) + 1, an elementwise result */
@@ -104,7 +94,7 @@ chain (EpTensor  **inputs,
       || (b = ep_tensor_exp (a, error)) == NULL)
     return NULL;
 
-  return one (ep_tensor_add_scalar (b, 1, error));
+  return ep_test_one (ep_tensor_add_scalar (b, 1, error));
 }
 
 /* Writing over dying inputs: the exp and the add write over x * 2, so
@@ -161,7 +151,7 @@ matmul_group_matmul (EpTensor  **inputs,
       || (b = ep_tensor_tanh (a, error)) == NULL
       || (c = ep_tensor_mul_scalar (b, 0.5, error)) == NULL)
     return NULL;
-  return one (ep_tensor_matmul (c, inputs[1], error));
+  return ep_test_one (ep_tensor_matmul (c, inputs[1], error));
 }
 
 /* A fused group writes over its dying input: the frame keeps one buffer
@@ -215,7 +205,7 @@ live_values (EpTensor  **inputs,
 {
   g_autoptr(EpTensor) a = NULL, b = NULL, c = NULL, d = NULL, e = NULL, f = NULL, g = NULL;
   g_autoptr(EpTensor) x4 = NULL, s = NULL, x3 = NULL, t = NULL;
-  g_autoptr(GPtrArray) result = one (NULL);
+  g_autoptr(GPtrArray) result = ep_test_one (NULL);
   EpTensor *out;
 
   if ((a = ep_tensor_mul_scalar (inputs[0], 2, error)) == NULL
@@ -300,7 +290,7 @@ rows (EpTensor  **inputs,
       GError    **error)
 {
   g_autoptr(EpTensor) a = NULL, b = NULL, c = NULL;
-  g_autoptr(GPtrArray) result = one (NULL);
+  g_autoptr(GPtrArray) result = ep_test_one (NULL);
   EpTensor *sums, *total;
 
   if ((a = ep_tensor_mul_scalar (inputs[0], 3, error)) == NULL
@@ -423,7 +413,7 @@ mlp_step (EpTensor  **inputs,
         return NULL;
     }
 
-  return one (g_steal_pointer (&loss));
+  return ep_test_one (g_steal_pointer (&loss));
 }
 
 static void
@@ -608,7 +598,7 @@ norm (EpTensor  **inputs,
   if ((sq = ep_tensor_square (inputs[0], error)) == NULL
       || (total = ep_tensor_sum (sq, NULL, 0, FALSE, error)) == NULL)
     return NULL;
-  return one (ep_tensor_sqrt (total, error));
+  return ep_test_one (ep_tensor_sqrt (total, error));
 }
 
 /* 240 small ops: what a replay costs per op, beyond the kernels */
@@ -633,7 +623,7 @@ small_ops (EpTensor  **inputs,
         return NULL;
     }
 
-  return one (g_steal_pointer (&x));
+  return ep_test_one (g_steal_pointer (&x));
 }
 
 /* Allocations, minor page faults and time per replay in steady state,

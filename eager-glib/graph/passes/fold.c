@@ -25,9 +25,9 @@
 
 #include <string.h>
 
-#include "ep-context-private.h"
 #include "ep-executor-private.h"
 #include "ep-passes-private.h"
+#include "ep-recorder-private.h"
 #include "ep-tensor-private.h"
 
 #define MAX_FOLDED_BYTES (64 * 1024)
@@ -75,8 +75,7 @@ run_once (EpGraph           *graph,
   g_autoptr(EpGraph) one = ep_graph_new ();
   EpGraphNode *copy;
   EpFrame *frame;
-  EpContext *context = ep_context_get ();
-  EpRecorder *recorders = context->recorders;
+  EpRecorder *recorders;
   gboolean ok;
 
   copy = ep_graph_append_copy (one, node);
@@ -93,9 +92,9 @@ run_once (EpGraph           *graph,
   /* the conversions a replay may dispatch are not the caller's ops: no
    * tape or tracer of this thread may see them */
   frame = ep_frame_new (one);
-  context->recorders = NULL;
+  recorders = ep_recorders_set_aside ();
   ok = ep_graph_replay (one, frame, NULL, NULL, outputs, NULL, NULL);
-  context->recorders = recorders;
+  ep_recorders_put_back (recorders);
   ep_frame_free (frame);
 
   return ok;
@@ -105,14 +104,10 @@ run_once (EpGraph           *graph,
 static void
 made_contiguous (EpTensor **value)
 {
-  EpContext *context = ep_context_get ();
-  EpRecorder *recorders = context->recorders;
-  EpTensor *copy;
+  EpRecorder *recorders = ep_recorders_set_aside ();
+  EpTensor *copy = ep_tensor_contiguous (*value, NULL);
 
-  /* as in run_once(): no tape or tracer of this thread sees the copy */
-  context->recorders = NULL;
-  copy = ep_tensor_contiguous (*value, NULL);
-  context->recorders = recorders;
+  ep_recorders_put_back (recorders);
   if (copy != NULL)
     {
       g_object_unref (*value);

@@ -15,8 +15,9 @@
  * it. Every path out of a group then leaves through its root, so the
  * fused node, put where the root was, sees its inputs computed. Random
  * draws, variable reads and host calls are never fusible: their values
- * are inputs of a group, never part of one. Nodes on other devices
- * (OpenCL) stay as they are.
+ * are inputs of a group, never part of one. A group's nodes are on one
+ * device: on OpenCL, whose backend makes one kernel of the group
+ * (opencl/fused.c), groups are elementwise only, without a sum.
  */
 
 #include "config.h"
@@ -25,28 +26,12 @@
 
 #include "ep-device-private.h"
 #include "ep-fuse-private.h"
+#include "ep-passes-private.h"
 #include "ep-tensor-private.h"
 
 #define NO_GROUP G_MAXUINT
 #define UNSEEN (G_MAXUINT - 1)
 #define MIXED (G_MAXUINT - 2)
-
-static const EpLayout *
-traced_layout (EpGraph          *graph,
-               const EpValueRef *ref)
-{
-  switch (ref->kind)
-    {
-    case EP_VALUE_INPUT:
-      return &graph->inputs[ref->index];
-    case EP_VALUE_CONSTANT:
-      return &((EpTensor *) g_ptr_array_index (graph->constants, ref->index))->layout;
-    case EP_VALUE_NODE:
-      return &ep_graph_get_node (graph, ref->index)->outputs[ref->output];
-    }
-
-  g_return_val_if_reached (NULL);
-}
 
 /* Whether @node can be a step of a fused group, and which */
 static gboolean
@@ -65,9 +50,9 @@ fusible (EpGraph           *graph,
     return FALSE;
 
   /* the inputs as the rule left them: no conversion asked for */
-  in_dtype = traced_layout (graph, &node->inputs[0])->dtype;
+  in_dtype = ep_graph_value_layout (graph, &node->inputs[0])->dtype;
   for (guint i = 1; i < node->n_inputs; i++)
-    if (traced_layout (graph, &node->inputs[i])->dtype != in_dtype)
+    if (ep_graph_value_layout (graph, &node->inputs[i])->dtype != in_dtype)
       return FALSE;
 
   if (!ep_fused_step_init (step, node->op, in_dtype, node->outputs[0].dtype))
@@ -94,7 +79,7 @@ reduction (EpGraph           *graph,
       || node->backward != NULL || node->device != ep_device_get_cpu () || node->n_inputs != 1)
     return FALSE;
 
-  input = traced_layout (graph, &node->inputs[0]);
+  input = ep_graph_value_layout (graph, &node->inputs[0]);
   *last_axis = !node->attrs.all_axes;
   if (*last_axis
       && (input->ndim == 0 || node->attrs.n_axes != 1
@@ -320,7 +305,7 @@ ep_graph_fuse (EpGraph *self)
           program->keep = kept[n] && epilogue[n] == NO_GROUP;
           program->epilogue = epilogue[n] != NO_GROUP;
           for (guint e = 0; e < externals->len; e++)
-            program->external_dtypes[e] = traced_layout (self, &g_array_index (externals, EpValueRef, e))->dtype;
+            program->external_dtypes[e] = ep_graph_value_layout (self, &g_array_index (externals, EpValueRef, e))->dtype;
           for (guint m = 0; m <= n; m++)
             {
               EpGraphNode *member = ep_graph_get_node (self, m);
@@ -369,7 +354,7 @@ ep_graph_fuse (EpGraph *self)
                 const EpValueRef *ref = &g_array_index (externals, EpValueRef, e);
                 const EpGraphNode *from = ref->kind == EP_VALUE_NODE ? ep_graph_get_node (self, ref->index) : NULL;
 
-                layouts[e] = *traced_layout (self, ref);
+                layouts[e] = *ep_graph_value_layout (self, ref);
                 /* a kernel's output is contiguous, and the graph's
                  * inputs are checked at each replay: only views keep
                  * their strides */
@@ -416,7 +401,7 @@ ep_graph_fuse (EpGraph *self)
             {
               const EpValueRef *summed = &node->inputs[0];
 
-              copy->outputs[1] = *traced_layout (self, summed);
+              copy->outputs[1] = *ep_graph_value_layout (self, summed);
               node_index[summed->index] = node_index[n];
             }
           copy->fused = program;
