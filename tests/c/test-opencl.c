@@ -1116,6 +1116,41 @@ test_fused_build_failure (void)
   g_assert_cmpuint (built->len, ==, 1);
 }
 
+/* A fused kernel whose launch fails is an error of the call, its output
+ * buffer let go; the next call runs */
+static void
+test_fused_launch_failure (void)
+{
+  EpDevice *device = opencl0 ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) host = NULL, x = NULL;
+  g_autoptr(EpFunction) fn = NULL;
+  g_autoptr(GPtrArray) traced = NULL, failed = NULL, ran = NULL;
+  EpTensor *input;
+
+  if (device == NULL)
+    return;
+  host = ep_test_iota (EP_DIMS (40), 1, EP_DTYPE_FLOAT32);
+  x = ep_tensor_to_device (host, device, &error);
+  g_assert_no_error (error);
+  input = x;
+
+  fn = ep_function_new (fusible_chain, NULL, NULL);
+  traced = trace_and_replay (fn, x, &error);   /* the plan made and its kernel built */
+  g_assert_no_error (error);
+
+  ep_opencl_inject_fault (device, "clEnqueueNDRangeKernel", 0, CL_OUT_OF_RESOURCES);
+  failed = ep_function_call (fn, &input, 1, &error);
+  g_assert_null (failed);
+  g_assert_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
+  g_assert_nonnull (strstr (error->message, "fused"));
+  g_clear_error (&error);
+
+  ran = ep_function_call (fn, &input, 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ran->len, ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1131,6 +1166,7 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/threads", test_threads);
   g_test_add_func ("/opencl/fused/programs", test_fused_programs);
   g_test_add_func ("/opencl/fused/build-failure", test_fused_build_failure);
+  g_test_add_func ("/opencl/fused/launch-failure", test_fused_launch_failure);
   g_test_add_func ("/opencl/gradient-tape", test_gradient_tape);
   g_test_add_func ("/opencl/fault/absurd-allocation", test_absurd_allocation);
   g_test_add_func ("/opencl/fault/allocation-over-buffer-limit", test_allocation_over_buffer_limit);
