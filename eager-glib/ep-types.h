@@ -104,4 +104,19 @@ typedef enum {
   EP_REDUCTION_NONE,
 } EpReduction;
 
+/**
+ * EpDataFormat:
+ * @EP_DATA_FORMAT_NCHW: batch, channels, height, width (PyTorch's default)
+ * @EP_DATA_FORMAT_NHWC: batch, height, width, channels (TensorFlow's default,
+ *   PyTorch's channels-last)
+ *
+ * The order of the dimensions of images taken and made by convolutions,
+ * pooling and batch normalisation. Weights keep one layout whatever the
+ * data's: (out channels, in channels / groups, kernel height, kernel width).
+ */
+typedef enum {
+  EP_DATA_FORMAT_NCHW,
+  EP_DATA_FORMAT_NHWC,
+} EpDataFormat;
+
 G_END_DECLS
