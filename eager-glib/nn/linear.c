@@ -286,7 +286,7 @@ ep_linear_init (EpLinear *self)
  * `torch.nn.Linear` draws them (other types: the property
  * [property@Linear:dtype] with g_initable_new()).
  *
- * Returns: (transfer full) (nullable): the layer, or %NULL with
+ * Returns: (transfer full): the layer, or %NULL with
  *   %EP_ERROR_SHAPE set for a negative size, or
  *   %EP_ERROR_OUT_OF_MEMORY
  */

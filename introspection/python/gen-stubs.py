@@ -417,12 +417,30 @@ def main():
                               decorator="staticmethod").lines("    ")
             out.append("")
 
+    # constructors by class, and each class's parent: a subclass's
+    # constructor of another signature (Linear.new (in, out, bias) under
+    # Module.new ()) is no override in GObject's sense, as in Gtk's stubs
+    classes = namespace.findall("core:class", NS)
+    constructors = {e.get("name"): {c.get("name") for c in e.findall("core:constructor", NS)} for e in classes}
+    parents = {e.get("name"): e.get("parent") for e in classes}
+
+    def inherited_constructor(class_name, constructor):
+        ancestor = parents.get(class_name)
+        while ancestor in constructors:
+            if constructor in constructors[ancestor]:
+                return True
+            ancestor = parents.get(ancestor)
+        return False
+
     tensor_members = []
-    for element in namespace.findall("core:class", NS):
+    for element in classes:
         name = element.get("name")
         parent = element.get("parent", "GObject.Object")
         cls = getattr(Ep, name)
         members = gir_class_members(element, cls, override)
+        for member in members:
+            if member.name in constructors[name] and inherited_constructor(name, member.name):
+                member.suffix = "  # type: ignore[override]"
         members += python_members(vars(cls), {m.name for m in members})
         if name == "Tensor":
             tensor_members = members

@@ -61,6 +61,11 @@ def sound_objects():
         "Optimizer": Ep.Sgd.new(0.1, 0.9),
         "Sgd": Ep.Sgd.new(0.1, 0.9),
         "Adam": Ep.Adam.new(0.1),
+        "Module": Ep.Relu.new(),
+        "Linear": Ep.Linear.new(2, 2, True),
+        "Relu": Ep.Relu.new(),
+        "Tanh": Ep.Tanh.new(),
+        "Sequential": Ep.Sequential.new(),
     }
 
 

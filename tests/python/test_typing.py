@@ -28,6 +28,10 @@ ALLOWED_ANY = {
     # a Tensor attribute of the current value; the stubs list Tensor's
     # methods on Variable, so this only answers names no stub declares
     "Variable.__getattr__": "return",
+    # a variable or module registered under that name: typed code calls
+    # self.fc1(x) (a Module) and reads self.w (a Variable) alike, as
+    # PyTorch's attributes of a Module
+    "Module.__getattr__": "return",
 }
 
 

@@ -95,3 +95,6 @@ staged.trace_count = 3  # E: misc
 Ep.function(f, input_signature=[3])  # E: list-item
 Ep.TensorSpec((None, 3), dtype="float16")  # E: arg-type
 Ep.TensorSpec(("2", 3))  # E: arg-type
+# modules
+Ep.Linear("3", 2)  # E: arg-type
+Ep.Module().training = "yes"  # E: assignment

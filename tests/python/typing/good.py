@@ -219,3 +219,20 @@ class Model:
 assert_type(Model().apply(x), Ep.Tensor)
 apply: Ep.StagedFunction[[Model, Ep.Tensor], Ep.Tensor] = Model.apply
 applied: int = Model().apply.trace_count
+
+
+class Net(Ep.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = Ep.Linear(3, 2, bias=False, dtype="float64")
+
+    def do_call(self, t: Ep.Tensor) -> Ep.Tensor:
+        return self.fc(t).relu()
+
+
+net = Net()
+assert_type(net(x), Ep.Tensor)
+assert_type(net.trainable_variables, list[Ep.Variable])
+assert_type(net.named_variables(), list[tuple[str, Ep.Variable]])
+assert_type(net.eval(), Ep.Module)
+assert_type(Ep.Sequential(Ep.Linear(2, 3), Ep.Relu(), Ep.Tanh())[0], Ep.Module)

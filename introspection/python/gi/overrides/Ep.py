@@ -28,7 +28,7 @@
 #                            functions arange, eye, meshgrid, split, pad,
 #                            transpose
 #   automatic differentiation, devices, staged functions (Ep.function),
-#   and the end (wrappers installed)
+#   modules (Ep.Module and the layers), and the end (wrappers installed)
 #
 # Annotations here are read by gen-stubs.py, which writes Ep.pyi from the
 # GIR and this module at build time: keep them on hand-written functions.
@@ -2043,7 +2043,7 @@ __all__ += ["device"]
 # is fixed when f is traced, so it is keyed here: numbers, strings, None,
 # dtypes, slices and any other hashable value by value (1, 1.0 and True
 # apart, 0.0 and -0.0 apart), the nesting of the containers, and
-# Variables and the `self` of a method by identity, weakly (the key goes
+# Variables, Modules and the `self` of a method by identity, weakly (the key goes
 # with the object). Each key has an Ep.Function of its own, made on its
 # first call: a call is a lookup in a dict and a call into C, and a
 # replay never enters Python.
@@ -2179,7 +2179,7 @@ def _argument_key(value, tensors):
         return (dict, keys, tuple([_argument_key(value[k], tensors) for k in keys]))
     if kind is slice:   # (not hashable before Python 3.12)
         return (slice, tuple([_argument_key(v, tensors) for v in (value.start, value.stop, value.step)]))
-    if isinstance(value, Ep.Variable):
+    if isinstance(value, (Ep.Variable, Ep.Module)):
         return _Identity(value)
     if _is_array(value):
         tensors.append(astensor(value))
@@ -2771,6 +2771,219 @@ def host_call(func: Callable[..., Union[ArrayLike, Sequence[ArrayLike], None]], 
 
 
 __all__ += ["function", "StagedFunction", "ConcreteFunction", "TensorSpec", "host_call"]
+
+
+# ---------------------------------------------------------------------------
+# modules: Ep.Module and the layers
+#
+# module(x) is ep_module_call. A Python subclass implements do_call
+# (PyGObject's override of the virtual method call); the class gets it
+# wrapped (__init_subclass__) so that it may return a Variable or an
+# array, and so that a Python exception raised inside it crosses C as a
+# GError and comes out of module(x) as itself, as in value_and_grad's
+# callbacks. As in PyTorch, assigning a Module or a Variable to an
+# attribute registers it under the attribute's name (in C: the module
+# holds it, its path is that name), and reading the attribute finds it.
+# The methods are put on the introspected class itself, so that the
+# layers (whose classes derive from it) have them too.
+# ---------------------------------------------------------------------------
+
+
+def _module_do_call(function, name):
+    """A Python do_call as C calls it."""
+    user = _UserFunction(function, name)
+
+    def do_call(self, x):
+        def body():
+            result = function(self, x)
+            if isinstance(result, Ep.Variable):
+                return result.read()
+            if isinstance(result, Ep.Tensor):
+                return result
+            if result is None or isinstance(result, (str, bytes)):
+                raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                                _("{name}: do_call returned {type}, not a tensor")
+                                .format(name=name, type=type(result).__name__))
+            return astensor(result)
+        return user.run(body)
+    functools.update_wrapper(do_call, function)
+    do_call._ep_module_call = True
+    return do_call
+
+
+def _paired(objects_and_names):
+    objects, names = objects_and_names
+    return list(zip(names, objects))
+
+
+class Module(Ep.Module):
+    """Ep.Module(): a container of named variables and modules; subclass
+    it and implement do_call(self, x) for a model:
+
+        class Net(Ep.Module):
+            def __init__(self):
+                super().__init__()
+                self.hidden = Ep.Linear(64, 32)   # registered as "hidden"
+                self.out = Ep.Linear(32, 10)
+
+            def do_call(self, x):
+                return self.out(self.hidden(x).relu())
+    """
+
+    def __init_subclass__(cls) -> None:
+        # (put on the introspected class too: no super() here)
+        call = cls.__dict__.get("do_call")
+        if callable(call) and not getattr(call, "_ep_module_call", False):
+            cls.do_call = _module_do_call(call, f"{cls.__name__}.do_call")
+
+    def __call__(self, x: ArrayLike) -> Tensor:
+        """ep_module_call: the module's output for x."""
+        return _call(Ep.Module.call, self, _as_tensor(x))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, Ep.Module):
+            Ep.Module.add_module(self, name, value)
+        elif isinstance(value, Ep.Variable):
+            Ep.Module.add_variable(self, name, value)
+        elif not name.startswith("_") and self._registered(name) is not None:
+            raise AttributeError(f"{type(self).__name__}.{name} is a registered variable or module: "
+                                 f"it cannot be replaced (assign a Variable's value instead)")
+        else:
+            super(Ep.Module, self).__setattr__(name, value)
+
+    def _registered(self, name):
+        try:
+            found = Ep.Module.get_variable(self, name)
+            return found if found is not None else Ep.Module.get_module(self, name)
+        except (TypeError, RuntimeError):   # a Python subclass before GObject's __init__
+            return None
+
+    def __getattr__(self, name: str) -> Any:
+        found = None if name.startswith("__") else self._registered(name)
+        if found is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return found
+
+    def __dir__(self) -> list[str]:
+        own = [n for n, _ in self.named_children()] + [
+            n for n in Ep.Module.get_own_variables(self)[1]]
+        return sorted(set(object.__dir__(self)) | set(own))
+
+    @property
+    def training(self) -> bool:
+        """Whether the module trains (the default) or evaluates."""
+        return Ep.Module.get_training(self)
+
+    @training.setter
+    def training(self, value: bool) -> None:
+        Ep.Module.set_training(self, bool(value))
+
+    def train(self, mode: bool = True) -> Module:
+        """Sets training on the module and every descendant; gives the module."""
+        Ep.Module.set_training(self, bool(mode))
+        return self
+
+    def eval(self) -> Module:
+        """train(False)."""
+        return self.train(False)
+
+    @property
+    def trainable_variables(self) -> list[Variable]:
+        """The trainable variables of the module and its descendants, in a
+        stable order: its own in registration order, then each child's."""
+        return list(Ep.Module.get_trainable_variables(self)[0])
+
+    @property
+    def variables(self) -> list[Variable]:
+        """Every variable of the module and its descendants, trainable or not."""
+        return list(Ep.Module.get_variables(self)[0])
+
+    def parameters(self) -> list[Variable]:
+        """The trainable variables (PyTorch's name)."""
+        return self.trainable_variables
+
+    def named_variables(self) -> list[tuple[str, Variable]]:
+        """(path, variable) for every variable, as ep_checkpoint_save takes
+        them: paths such as "encoder.layers.0.weight"."""
+        return _paired(Ep.Module.get_variables(self))
+
+    def named_trainable_variables(self) -> list[tuple[str, Variable]]:
+        return _paired(Ep.Module.get_trainable_variables(self))
+
+    def children(self) -> list[Module]:
+        return list(Ep.Module.get_children(self)[0])
+
+    def named_children(self) -> list[tuple[str, Module]]:
+        return _paired(Ep.Module.get_children(self))
+
+    def _extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        # a layer says what it is made of (_extra_repr); other modules list
+        # their variables
+        extra = self._extra_repr()
+        lines = [f"{name}: {child!r}".replace("\n", "\n  ") for name, child in self.named_children()]
+        for name, variable in [] if extra else _paired(Ep.Module.get_own_variables(self)):
+            lines.append(f"{name}: Variable(shape={tuple(variable.get_shape())}, "
+                         f"dtype={Ep.dtype_get_name(variable.get_dtype())}"
+                         f"{'' if variable.get_trainable() else ', trainable=False'})")
+        kind = type(self).__name__
+        if not lines:
+            return f"{kind}({extra})"
+        return f"{kind}(\n  " + "\n  ".join(lines) + "\n)"
+
+
+for _name, _value in list(vars(Module).items()):
+    if _name not in ("__module__", "__doc__", "__dict__", "__weakref__", "__qualname__", "__gtype__"):
+        setattr(Ep.Module, _name, _value)
+Module = override(Module)
+
+
+class Linear(Ep.Linear):
+    """Ep.Linear(in_features, out_features, bias=True, dtype="float32"):
+    y = x @ weight.T + bias, initialized as torch.nn.Linear."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 dtype: DTypeLike = "float32") -> None:
+        Ep.Linear.__init__(self, in_features=operator.index(in_features),
+                           out_features=operator.index(out_features), use_bias=bool(bias),
+                           dtype=_dtype(dtype))
+        Gio.Initable.init(self, None)
+
+    def _extra_repr(self) -> str:
+        return (f"in_features={self.get_in_features()}, out_features={self.get_out_features()}, "
+                f"bias={self.get_bias() is not None}")
+
+
+Linear = override(Linear)
+
+
+class Sequential(Ep.Sequential):
+    """Ep.Sequential(*modules): the modules run in order, named 0, 1, ..."""
+
+    def __init__(self, *modules: Ep.Module) -> None:
+        Ep.Sequential.__init__(self)
+        for module in modules:
+            self.append(module)
+
+    def __len__(self) -> int:
+        return self.get_length()
+
+    def __getitem__(self, index: int) -> Module:
+        n = self.get_length()
+        i = operator.index(index)
+        if not -n <= i < n:
+            raise IndexError(f"Sequential index {index} out of range for {n} modules")
+        return self.get(i % n) if n else None
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self.children())
+
+
+Sequential = override(Sequential)
+
+__all__ += ["Module", "Linear", "Sequential"]
 
 
 # ---------------------------------------------------------------------------
