@@ -1,0 +1,117 @@
+// test-module.js: modules in gjs: the layers, a GObject.registerClass
+// subclass of Ep.Module overriding vfunc_call, its errors, paths for
+// checkpoints, and a module called inside a staged function.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+import Ep from 'gi://Ep?version=1.0';
+import GObject from 'gi://GObject';
+
+import {test, run, assert, assertEqual, assertThrowsEp} from './harness.js';
+
+const matrix = (values, shape) => Ep.Tensor.new_from_doubles(values, shape, Ep.DType.FLOAT32);
+
+const Scaled = GObject.registerClass(
+class Scaled extends Ep.Module {
+    _init(factor) {
+        super._init();
+        this.add_module('fc', Ep.Linear.new(2, 1, true));
+        this.create_variable('factor', matrix([factor], []), false);
+    }
+
+    vfunc_call(x) {
+        return this.get_module('fc').call(x).mul(this.get_variable('factor').read());
+    }
+});
+
+const Broken = GObject.registerClass(
+class Broken extends Ep.Module {
+    vfunc_call(x) {
+        return x.add(matrix([1, 2, 3], [3]));
+    }
+});
+
+function setLinear(layer, weight, bias) {
+    layer.get_weight().assign(matrix(weight, [1, 2]));
+    layer.get_bias().assign(matrix(bias, [1]));
+}
+
+test('a subclass overriding vfunc_call computes', () => {
+    const net = new Scaled(2);
+    setLinear(net.get_module('fc'), [1, 10], [0.5]);
+    assertEqual(net.call(matrix([1, 2], [1, 2])).to_string(), '[[43.]]', 'output');
+});
+
+test('paths and trainable variables in order', () => {
+    const seq = Ep.Sequential.new();
+    seq.append(new Scaled(1));
+    seq.append(Ep.Relu.new());
+    const [variables, paths] = seq.get_variables();
+    assertEqual(paths.join(' '), '0.factor 0.fc.weight 0.fc.bias', 'paths');
+    assertEqual(variables.length, 3, 'variables');
+    const [trainable] = seq.get_trainable_variables();
+    assertEqual(trainable.length, 2, 'trainable');
+    assert(trainable[0] === seq.get_variable('0.fc.weight'), 'the same variable');
+});
+
+test('an error of the library inside vfunc_call is thrown by call', () => {
+    const e = assertThrowsEp(Ep, Ep.Error.SHAPE, () => new Broken().call(matrix([1, 2], [2])));
+    assert(e.message.startsWith('add: '), e.message);
+});
+
+const Throwing = GObject.registerClass(
+class Throwing extends Ep.Module {
+    vfunc_call(_x) {
+        throw new RangeError('the reason');
+    }
+});
+
+test('a JS exception inside vfunc_call comes out of call, also through C', () => {
+    for (const module of [new Throwing(), Ep.Sequential.new()]) {
+        if (module instanceof Ep.Sequential)
+            module.append(new Throwing());
+        let caught = null;
+        try {
+            module.call(matrix([1], [1]));
+        } catch (e) {
+            caught = e;
+        }
+        assert(caught instanceof RangeError, `${caught}`);
+        assertEqual(caught.message, 'the reason', 'message');
+    }
+});
+
+test('a container module has no call', () => {
+    assertThrowsEp(Ep, Ep.Error.INVALID_ARGUMENT, () => Ep.Module.new().call(matrix([1], [1])));
+    assertThrowsEp(Ep, Ep.Error.INVALID_ARGUMENT, () => new Ep.Module().call(matrix([1], [1])));
+});
+
+test('bad names and bad layers are errors', () => {
+    const module = Ep.Module.new();
+    assertThrowsEp(Ep, Ep.Error.INVALID_ARGUMENT, () => module.add_module('a.b', Ep.Tanh.new()));
+    assertThrowsEp(Ep, Ep.Error.INVALID_ARGUMENT, () => module.add_module('', Ep.Tanh.new()));
+    assertThrowsEp(Ep, Ep.Error.INVALID_ARGUMENT, () => module.add_module('self', module));
+    assertThrowsEp(Ep, Ep.Error.SHAPE, () => Ep.Linear.new(-1, 2, true));
+    assertThrowsEp(Ep, Ep.Error.SHAPE, () => Ep.Linear.new(3, 2, true).call(matrix([1, 2], [1, 2])));
+});
+
+test('training is set on every descendant', () => {
+    const seq = Ep.Sequential.new();
+    seq.append(Ep.Tanh.new());
+    seq.training = false;
+    assertEqual(seq.get(0).training, false, 'child');
+});
+
+test('a module in a staged function reads its variables at each call', () => {
+    const net = new Scaled(1);
+    const layer = net.get_module('fc');
+    setLinear(layer, [1, 1], [0]);
+    const f = Ep.Function.new(inputs => [net.call(inputs[0])]);
+    const x = matrix([1, 2], [1, 2]);
+    assertEqual(f.call([x])[0].to_string(), '[[3.]]', 'first');
+    setLinear(layer, [1, 1], [10]);
+    assertEqual(f.call([x])[0].to_string(), '[[13.]]', 'replayed');
+    assertEqual(f.get_trace_count(), 1, 'traced once');
+});
+
+run();
