@@ -350,3 +350,23 @@ def test_checkpoint_restores_a_fresh_module(tmp_path):
     for a, b in zip(variables, fresh_variables):
         np.testing.assert_array_equal(values(a), values(b))
 
+
+
+# the page docs/modules.md
+
+def _docs_python_blocks():
+    import os
+    import re
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "modules.md")
+    with open(path, encoding="utf-8") as f:
+        return re.findall(r"^```python\n(.*?)^```", f.read(), re.M | re.S)
+
+
+@pytest.mark.parametrize("block", _docs_python_blocks(), ids=lambda block: block.split("\n")[0][:40])
+def test_the_pages_python_runs(block):
+    """Each Python example of docs/modules.md runs as it is."""
+    exec(compile(block, "modules.md", "exec"), {"Ep": Ep, "np": np})
+
+
+def test_the_page_has_python_examples():
+    assert len(_docs_python_blocks()) == 3
