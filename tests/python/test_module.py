@@ -163,6 +163,23 @@ def test_linear_matches_torch_on_the_same_weights(rng):
     np.testing.assert_allclose(values(ours(x)), theirs(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.on_every_device
+def test_linear_lives_on_the_scopes_device(ep_device, rng):
+    Ep.set_seed(21)
+    layer = Ep.Linear(4, 3)
+    with Ep.device("cpu:0"):
+        Ep.set_seed(21)
+        on_cpu = Ep.Linear(4, 3)
+    assert layer.weight.device.get_name() == ep_device.get_name()
+    assert layer.bias.device.get_name() == ep_device.get_name()
+    # Philox: the same weights on every device
+    np.testing.assert_array_equal(values(layer.weight), values(on_cpu.weight))
+    x = rng.standard_normal((2, 4)).astype(np.float32)
+    y = layer(x)
+    assert y.device.get_name() == ep_device.get_name()
+    np.testing.assert_allclose(values(y), values(on_cpu(x)), rtol=1e-5, atol=1e-6)
+
+
 def test_container_has_no_call():
     message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Module(), np.zeros(2))
     assert "has no call" in message
