@@ -95,6 +95,14 @@ test('bad names and bad layers are errors', () => {
     assertThrowsEp(Ep, Ep.Error.SHAPE, () => Ep.Linear.new(3, 2, true).call(matrix([1, 2], [1, 2])));
 });
 
+test('a layer made with new and bad properties gives the error on init and call', () => {
+    // gjs 1.74 does not call Gio.Initable.init for `new`: Ep.Linear.new does
+    const layer = new Ep.Linear({in_features: -1, out_features: 2});
+    assertThrowsEp(Ep, Ep.Error.SHAPE, () => layer.init(null));
+    const e = assertThrowsEp(Ep, Ep.Error.SHAPE, () => layer.call(matrix([1], [1, 1])));
+    assert(e.message.startsWith('Linear: '), e.message);
+});
+
 test('training is set on every descendant', () => {
     const seq = Ep.Sequential.new();
     seq.append(Ep.Tanh.new());
