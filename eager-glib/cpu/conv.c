@@ -230,12 +230,16 @@ init_weight_md (dnnl_memory_desc_t   *md,
     }
 }
 
+/* The user's layouts, or (@any) those the primitive is free to choose.
+ * oneDNN's NHWC kernels run as fast as its blocked ones, so NHWC data
+ * stays where it is; NCHW data is reordered to blocked channels, as
+ * oneDNN's direct NCHW kernels are much slower. */
 static void
 init_mds (const EpConvGeometry *g,
           gboolean              any,
           dnnl_memory_desc_t    md[N_ROLES])
 {
-  dnnl_format_tag_t tag = any ? dnnl_format_tag_any : g->nhwc ? dnnl_nhwc : dnnl_nchw;
+  dnnl_format_tag_t tag = g->nhwc ? dnnl_nhwc : any ? dnnl_format_tag_any : dnnl_nchw;
 
   init_data_md (&md[IMAGES], g, g->c, g->h, g->w, tag);
   init_weight_md (&md[WEIGHT], g, any);
