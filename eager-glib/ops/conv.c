@@ -157,7 +157,7 @@ check_rank (const EpOpCall *call,
       g_autofree char *s = ep_shape_to_string (shape, ndim);
 
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("%s: the %s must have 4 dimensions, not shape %s"),
+                   _("%s: %s: 4 dimensions expected, not shape %s"),
                    call->op->name, what, s);
       return FALSE;
     }
