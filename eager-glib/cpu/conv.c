@@ -568,7 +568,25 @@ conv_f32 (EpOpCall             *call,
   return ok;
 }
 
-/* float64: im2col and GEMM */
+/* oneDNN keeps some sizes and offsets in 32 bits and refuses larger
+ * ones: those run by im2col */
+static gboolean
+fits_dnnl (const EpConvGeometry *g)
+{
+  const gint64 sizes[] = {
+    g->n, g->c, g->h, g->w, g->o, g->kh, g->kw, g->oh, g->ow,
+    g->stride_h, g->stride_w, g->pad_h, g->pad_w, g->dilation_h, g->dilation_w,
+    (g->kh - 1) * g->dilation_h, (g->kw - 1) * g->dilation_w,
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    if (sizes[i] > G_MAXINT32 / 2)
+      return FALSE;
+  return TRUE;
+}
+
+/* im2col and GEMM: float64, and float32 where oneDNN refuses a
+ * geometry (sizes past its 32-bit limits) */
 
 /* Element strides of the images (or the output) of one image */
 typedef struct
@@ -590,131 +608,145 @@ typedef struct
   const EpConvGeometry *g;
   Strides   s;
   gint64    cg, k;       /* channels per group, rows of a column matrix */
-  gdouble  *image;       /* the group's first channel of one image */
-  gdouble  *col;         /* k rows of oh * ow */
+  gpointer  image;       /* the group's first channel of one image */
+  gpointer  col;         /* k rows of oh * ow */
 } Columns;
 
-/* One row of the columns: channel ci of the group, tap (i, j) */
-static void
-im2col_row (gpointer data,
-            guint    row)
-{
-  const Columns *cols = data;
-  const EpConvGeometry *g = cols->g;
-  gint64 ci = row / (g->kh * g->kw), i = row / g->kw % g->kh, j = row % g->kw;
-  const gdouble *image = cols->image + ci * cols->s.c;
-  gdouble *out = cols->col + (gint64) row * g->oh * g->ow;
-
-  for (gint64 oy = 0; oy < g->oh; oy++)
-    {
-      gint64 y = oy * g->stride_h - g->pad_h + i * g->dilation_h;
-
-      for (gint64 ox = 0; ox < g->ow; ox++)
-        {
-          gint64 x = ox * g->stride_w - g->pad_w + j * g->dilation_w;
-
-          *out++ = y >= 0 && y < g->h && x >= 0 && x < g->w
-                   ? image[y * cols->s.h + x * cols->s.w] : 0.0;
-        }
-    }
+/* im2col_row_T: one row of the columns, channel ci of the group and tap
+ * (i, j); col2im_channel_T: its mirror for every tap of channel ci,
+ * adding the columns back into the image (channels are disjoint, taps
+ * are not); conv_gemm_T: the pass, image by image and group by group. */
+#define IM2COL(T, gemm)                                                     \
+static void                                                                 \
+im2col_row_##T (gpointer data,                                              \
+                guint    row)                                               \
+{                                                                           \
+  const Columns *cols = data;                                               \
+  const EpConvGeometry *g = cols->g;                                        \
+  gint64 ci = row / (g->kh * g->kw), i = row / g->kw % g->kh, j = row % g->kw; \
+  const T *image = (const T *) cols->image + ci * cols->s.c;                \
+  T *out = (T *) cols->col + (gint64) row * g->oh * g->ow;                  \
+                                                                            \
+  for (gint64 oy = 0; oy < g->oh; oy++)                                     \
+    {                                                                       \
+      gint64 y = oy * g->stride_h - g->pad_h + i * g->dilation_h;           \
+                                                                            \
+      for (gint64 ox = 0; ox < g->ow; ox++)                                 \
+        {                                                                   \
+          gint64 x = ox * g->stride_w - g->pad_w + j * g->dilation_w;       \
+                                                                            \
+          *out++ = y >= 0 && y < g->h && x >= 0 && x < g->w                 \
+                   ? image[y * cols->s.h + x * cols->s.w] : 0;              \
+        }                                                                   \
+    }                                                                       \
+}                                                                           \
+                                                                            \
+static void                                                                 \
+col2im_channel_##T (gpointer data,                                          \
+                    guint    ci)                                            \
+{                                                                           \
+  const Columns *cols = data;                                               \
+  const EpConvGeometry *g = cols->g;                                        \
+  T *image = (T *) cols->image + (gint64) ci * cols->s.c;                   \
+                                                                            \
+  for (gint64 i = 0; i < g->kh; i++)                                        \
+    for (gint64 j = 0; j < g->kw; j++)                                      \
+      {                                                                     \
+        const T *in = (const T *) cols->col + ((ci * g->kh + i) * g->kw + j) * g->oh * g->ow; \
+                                                                            \
+        for (gint64 oy = 0; oy < g->oh; oy++)                               \
+          {                                                                 \
+            gint64 y = oy * g->stride_h - g->pad_h + i * g->dilation_h;     \
+                                                                            \
+            for (gint64 ox = 0; ox < g->ow; ox++, in++)                     \
+              {                                                             \
+                gint64 x = ox * g->stride_w - g->pad_w + j * g->dilation_w; \
+                                                                            \
+                if (y >= 0 && y < g->h && x >= 0 && x < g->w)               \
+                  image[y * cols->s.h + x * cols->s.w] += *in;              \
+              }                                                             \
+          }                                                                 \
+      }                                                                     \
+}                                                                           \
+                                                                            \
+static void                                                                 \
+conv_gemm_##T (Pass                  pass,                                  \
+               const EpConvGeometry *g,                                     \
+               guint8               *data[N_ROLES],                         \
+               Columns              *cols)                                  \
+{                                                                           \
+  T *x = (T *) data[IMAGES], *w = (T *) data[WEIGHT], *y = (T *) data[OUTPUT]; \
+  gint64 og = g->o / g->groups, p = g->oh * g->ow;                          \
+  Strides ys = data_strides (g->nhwc, g->o, g->oh, g->ow);                  \
+  /* the group's outputs of one image: og rows of p (nchw) or p rows of og \
+   * with a row stride of o (nhwc) */                                       \
+  gint64 ldy = g->nhwc ? g->o : p;                                          \
+  CBLAS_TRANSPOSE ty = g->nhwc ? CblasTrans : CblasNoTrans;                 \
+                                                                            \
+  if (pass == PASS_DATA)                                                    \
+    memset (x, 0, (gsize) (g->n * g->c * g->h * g->w) * sizeof (T));        \
+  if (pass == PASS_WEIGHTS)                                                 \
+    memset (w, 0, (gsize) (g->o * cols->k) * sizeof (T));                   \
+                                                                            \
+  for (gint64 n = 0; n < g->n; n++)                                         \
+    for (gint64 grp = 0; grp < g->groups; grp++)                            \
+      {                                                                     \
+        T *wg = w + grp * og * cols->k;                                     \
+        T *yg = y + n * g->o * p + grp * og * ys.c;                         \
+                                                                            \
+        cols->image = x + n * g->c * g->h * g->w + grp * cols->cg * cols->s.c; \
+        switch (pass)                                                       \
+          {                                                                 \
+          case PASS_FORWARD:                                                \
+            ep_cpu_parallel_for ((guint) cols->k, im2col_row_##T, cols);    \
+            if (g->nhwc)   /* y^T (p x og) = col^T w_g^T */                 \
+              gemm (CblasRowMajor, CblasTrans, CblasTrans, p, og, cols->k,  \
+                    1, cols->col, p, wg, cols->k, 0, yg, ldy);              \
+            else           /* y (og x p) = w_g col */                       \
+              gemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, og, p, cols->k, \
+                    1, wg, cols->k, cols->col, p, 0, yg, ldy);              \
+            break;                                                          \
+          case PASS_DATA:   /* col = w_g^T dy_g, added back into dx */      \
+            gemm (CblasRowMajor, CblasTrans, ty, cols->k, p, og,            \
+                  1, wg, cols->k, yg, ldy, 0, cols->col, p);                \
+            ep_cpu_parallel_for ((guint) cols->cg, col2im_channel_##T, cols); \
+            break;                                                          \
+          case PASS_WEIGHTS:   /* dw_g += dy_g col^T, image by image */     \
+            ep_cpu_parallel_for ((guint) cols->k, im2col_row_##T, cols);    \
+            gemm (CblasRowMajor, ty, CblasTrans, og, cols->k, p,            \
+                  1, yg, ldy, cols->col, p, 1, wg, cols->k);                \
+            break;                                                          \
+          }                                                                 \
+      }                                                                     \
 }
 
-/* The mirror of im2col_row for every tap of channel ci: adds the
- * columns back into the image (channels are disjoint, taps are not) */
-static void
-col2im_channel (gpointer data,
-                guint    ci)
-{
-  const Columns *cols = data;
-  const EpConvGeometry *g = cols->g;
-  gdouble *image = cols->image + (gint64) ci * cols->s.c;
-
-  for (gint64 i = 0; i < g->kh; i++)
-    for (gint64 j = 0; j < g->kw; j++)
-      {
-        const gdouble *in = cols->col + ((ci * g->kh + i) * g->kw + j) * g->oh * g->ow;
-
-        for (gint64 oy = 0; oy < g->oh; oy++)
-          {
-            gint64 y = oy * g->stride_h - g->pad_h + i * g->dilation_h;
-
-            for (gint64 ox = 0; ox < g->ow; ox++, in++)
-              {
-                gint64 x = ox * g->stride_w - g->pad_w + j * g->dilation_w;
-
-                if (y >= 0 && y < g->h && x >= 0 && x < g->w)
-                  image[y * cols->s.h + x * cols->s.w] += *in;
-              }
-          }
-      }
-}
+IM2COL (gfloat, cblas_sgemm)
+IM2COL (gdouble, cblas_dgemm)
 
 static gboolean
-conv_f64 (EpOpCall             *call,
-          const EpConvGeometry *g,
-          GError              **error)
+conv_im2col (EpOpCall             *call,
+             const EpConvGeometry *g,
+             GError              **error)
 {
-  Pass pass = pass_of (call);
+  gsize itemsize = ep_dtype_itemsize (call->outputs[0]->layout.dtype);
+  Columns cols = { g, data_strides (g->nhwc, g->c, g->h, g->w), g->c / g->groups, 0, NULL, NULL };
   guint8 *data[N_ROLES];
-  gdouble *x, *w, *y;
-  gint64 og = g->o / g->groups, p = g->oh * g->ow;
-  Strides xs = data_strides (g->nhwc, g->c, g->h, g->w);
-  Strides ys = data_strides (g->nhwc, g->o, g->oh, g->ow);
-  Columns cols = { g, xs, g->c / g->groups, 0, NULL, NULL };
   gsize col_bytes;
   Buffer buffer;
 
   cols.k = cols.cg * g->kh * g->kw;
-  if (__builtin_mul_overflow ((gsize) cols.k, (gsize) p, &col_bytes)
-      || __builtin_mul_overflow (col_bytes, sizeof (gdouble), &col_bytes))
+  if (__builtin_mul_overflow ((gsize) cols.k, (gsize) (g->oh * g->ow), &col_bytes)
+      || __builtin_mul_overflow (col_bytes, itemsize, &col_bytes))
     col_bytes = G_MAXSIZE;
   if (!buffer_alloc (&buffer, col_bytes, call, error))
     return FALSE;
   cols.col = buffer.data;
 
-  operand_data (call, pass, data);
-  x = (gdouble *) data[IMAGES];
-  w = (gdouble *) data[WEIGHT];
-  y = (gdouble *) data[OUTPUT];
-  if (pass == PASS_DATA)
-    memset (x, 0, (gsize) (g->n * g->c * g->h * g->w) * sizeof (gdouble));
-  if (pass == PASS_WEIGHTS)
-    memset (w, 0, (gsize) (g->o * cols.k) * sizeof (gdouble));
-
-  for (gint64 n = 0; n < g->n; n++)
-    for (gint64 grp = 0; grp < g->groups; grp++)
-      {
-        gdouble *wg = w + grp * og * cols.k;
-        /* the group's outputs of image n: og rows of p (nchw) or p rows
-         * of og with a row stride of o (nhwc) */
-        gdouble *yg = y + n * g->o * p + grp * og * ys.c;
-        gint64 ldy = g->nhwc ? g->o : p;
-        CBLAS_TRANSPOSE ty = g->nhwc ? CblasTrans : CblasNoTrans;
-
-        cols.image = x + n * g->c * g->h * g->w + grp * cols.cg * xs.c;
-        switch (pass)
-          {
-          case PASS_FORWARD:
-            ep_cpu_parallel_for ((guint) cols.k, im2col_row, &cols);
-            if (g->nhwc)   /* y^T (p x og) = col^T w_g^T */
-              cblas_dgemm (CblasRowMajor, CblasTrans, CblasTrans, p, og, cols.k,
-                           1.0, cols.col, p, wg, cols.k, 0.0, yg, ldy);
-            else           /* y (og x p) = w_g col */
-              cblas_dgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, og, p, cols.k,
-                           1.0, wg, cols.k, cols.col, p, 0.0, yg, ldy);
-            break;
-          case PASS_DATA:   /* col = w_g^T dy_g, added back into dx */
-            cblas_dgemm (CblasRowMajor, CblasTrans, ty, cols.k, p, og,
-                         1.0, wg, cols.k, yg, ldy, 0.0, cols.col, p);
-            ep_cpu_parallel_for ((guint) cols.cg, col2im_channel, &cols);
-            break;
-          case PASS_WEIGHTS:   /* dw_g += dy_g col^T, image by image */
-            ep_cpu_parallel_for ((guint) cols.k, im2col_row, &cols);
-            cblas_dgemm (CblasRowMajor, ty, CblasTrans, og, cols.k, p,
-                         1.0, yg, ldy, cols.col, p, 1.0, wg, cols.k);
-            break;
-          }
-      }
+  operand_data (call, pass_of (call), data);
+  if (itemsize == sizeof (gfloat))
+    conv_gemm_gfloat (pass_of (call), g, data, &cols);
+  else
+    conv_gemm_gdouble (pass_of (call), g, data, &cols);
 
   buffer_release (&buffer);
   return TRUE;
@@ -736,7 +768,9 @@ conv_kernel (EpOpCall  *call,
       return TRUE;
     }
 
-  return out->dtype == EP_DTYPE_FLOAT32 ? conv_f32 (call, &g, error) : conv_f64 (call, &g, error);
+  if (out->dtype == EP_DTYPE_FLOAT32 && fits_dnnl (&g))
+    return conv_f32 (call, &g, error);
+  return conv_im2col (call, &g, error);
 }
 
 void

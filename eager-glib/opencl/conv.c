@@ -41,6 +41,11 @@ fits_convgemm (const EpOpCall       *call,
   /* (both are element counts of tensors that exist: no overflow) */
   if (__builtin_mul_overflow (outputs, taps, &work))
     work = G_MAXINT64;
+  /* CLBlast computes its offsets in 32 bits */
+  if (MAX (MAX (g->pad_h, g->pad_w), MAX (g->stride_h, g->stride_w)) > G_MAXINT32 / 4
+      || MAX (g->dilation_h, g->dilation_w) > G_MAXINT32 / 4
+      || MAX ((g->kh - 1) * g->dilation_h, (g->kw - 1) * g->dilation_w) > G_MAXINT32 / 4)
+    return FALSE;
   return call->op->id == EP_OP_CONV2D && !g->nhwc && g->groups == 1 && work >= CLBLAST_MIN_WORK;
 }
 

@@ -247,6 +247,36 @@ test_no_channels_gives_zeros (void)
   ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SHAPE (1, 2, 2, 2), EP_VALUES (0, 0, 0, 0, 0, 0, 0, 0));
 }
 
+/* strides, padding and dilation past oneDNN's 32 bits (im2col runs
+ * them): one tap of the kernel lands on the one pixel */
+static void
+test_huge_attributes (void)
+{
+  for (guint t = 0; t < G_N_ELEMENTS (float_types); t++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) x = ep_test_new (float_types[t], EP_SHAPE (1, 1, 1, 1), EP_VALUES (3));
+      g_autoptr(EpTensor) w = ep_test_new (float_types[t], EP_SHAPE (1, 1, 2, 1), EP_VALUES (5, 7));
+      const gint64 strides[] = { G_GINT64_CONSTANT (1) << 50, 1 };
+      const gint64 padding[] = { G_GINT64_CONSTANT (1) << 40, 0 };
+      const gint64 dilation[] = { G_GINT64_CONSTANT (1) << 40, 1 };
+      g_autoptr(EpTensor) y = ep_tensor_conv2d (x, w, strides, 2, padding, 2, dilation, 2, 1,
+                                                EP_DATA_FORMAT_NCHW, &error);
+      g_autoptr(EpTensor) dx = NULL, dw = NULL;
+
+      g_assert_no_error (error);
+      ep_assert_values (y, float_types[t], EP_SHAPE (1, 1, 1, 1), EP_VALUES (21));
+      dx = ep_conv2d_input_grad (y, w, EP_DIMS (1, 1, 1, 1), 4, strides, 2, padding, 2, dilation, 2, 1,
+                                 EP_DATA_FORMAT_NCHW, &error);
+      g_assert_no_error (error);
+      ep_assert_values (dx, float_types[t], EP_SHAPE (1, 1, 1, 1), EP_VALUES (147));
+      dw = ep_conv2d_weight_grad (x, y, EP_DIMS (1, 1, 2, 1), 4, strides, 2, padding, 2, dilation, 2, 1,
+                                  EP_DATA_FORMAT_NCHW, &error);
+      g_assert_no_error (error);
+      ep_assert_values (dw, float_types[t], EP_SHAPE (1, 1, 2, 1), EP_VALUES (0, 63));
+    }
+}
+
 /* Errors */
 
 static EpTensor *
@@ -552,6 +582,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/conv2d/mixed-types-promote", test_mixed_types_promote);
   g_test_add_func ("/conv/conv2d/empty-batch", test_empty_batch);
   g_test_add_func ("/conv/conv2d/no-channels-gives-zeros", test_no_channels_gives_zeros);
+  g_test_add_func ("/conv/conv2d/huge-attributes", test_huge_attributes);
   g_test_add_func ("/conv/input-grad/window-counts", test_input_grad);
   g_test_add_func ("/conv/input-grad/stride-leaves-out", test_input_grad_stride_leaves_out);
   g_test_add_func ("/conv/weight-grad/window-sums", test_weight_grad);
