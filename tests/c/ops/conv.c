@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include "ep-fault-private.h"
 #include "ep-test-gradient.h"
 
 static const EpDType float_types[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
@@ -497,6 +498,47 @@ test_error_gradient_shapes (void)
   g_clear_error (&error);
 }
 
+/* every allocation of each pass (the output, oneDNN's reordered
+ * operands and scratchpad, the columns of im2col) failing in turn: an
+ * out-of-memory error, then the same call succeeds */
+static void
+test_allocation_failures (void)
+{
+  for (guint t = 0; t < G_N_ELEMENTS (float_types); t++)
+    for (guint op = 0; op < 3; op++)
+      {
+        g_autoptr(EpTensor) x = ep_test_random (EP_DIMS (2, 4, 6, 5), 4, float_types[t], 1);
+        g_autoptr(EpTensor) w = ep_test_random (EP_DIMS (8, 4, 3, 3), 4, float_types[t], 2);
+        g_autoptr(EpTensor) dy = ep_test_random (EP_DIMS (2, 8, 6, 5), 4, float_types[t], 3);
+        gboolean fired = TRUE;
+
+        for (guint n = 1; fired; n++)
+          {
+            g_autoptr(GError) error = NULL;
+            g_autoptr(EpTensor) r = NULL;
+
+            ep_fault_fail_allocation (n);
+            r = op == 0 ? ep_tensor_conv2d (x, w, NULL, 0, EP_DIMS (1), 1, NULL, 0, 1, EP_DATA_FORMAT_NCHW, &error)
+                : op == 1 ? ep_conv2d_input_grad (dy, w, EP_DIMS (2, 4, 6, 5), 4, NULL, 0, EP_DIMS (1), 1,
+                                                  NULL, 0, 1, EP_DATA_FORMAT_NCHW, &error)
+                : ep_conv2d_weight_grad (x, dy, EP_DIMS (8, 4, 3, 3), 4, NULL, 0, EP_DIMS (1), 1,
+                                         NULL, 0, 1, EP_DATA_FORMAT_NCHW, &error);
+            fired = ep_fault_fired ();
+            ep_fault_fail_allocation (0);
+            if (fired)
+              {
+                g_assert_null (r);
+                g_assert_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
+              }
+            else
+              {
+                g_assert_no_error (error);
+                g_assert_nonnull (r);
+              }
+          }
+      }
+}
+
 /* Gradients */
 
 typedef struct
@@ -595,6 +637,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/error/kernel-too-large", test_error_kernel_too_large);
   g_test_add_func ("/conv/error/huge-output", test_error_huge_output);
   g_test_add_func ("/conv/error/gradient-shapes", test_error_gradient_shapes);
+  g_test_add_func ("/conv/allocation-failures", test_allocation_failures);
   g_test_add_func ("/conv/gradient/all", test_gradients);
 
   return g_test_run ();
