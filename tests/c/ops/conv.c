@@ -539,6 +539,91 @@ test_allocation_failures (void)
       }
 }
 
+/* Several threads at once on shapes that have no plan yet (plans made
+ * concurrently), then on the same ones (one kept primitive run by
+ * several threads, each with its own scratchpad): the bits of a serial
+ * run, in both data formats */
+#define N_THREADS 4
+#define N_SHAPES 3
+
+typedef struct
+{
+  EpTensor *x[N_SHAPES], *w;
+  EpDataFormat format;
+  GBytes *got[N_THREADS][N_SHAPES];
+  guint next;
+} Shared;
+
+static GBytes *
+conv_bytes (EpTensor     *x,
+            EpTensor     *w,
+            EpDataFormat  format)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) y = ep_tensor_conv2d (x, w, NULL, 0, EP_DIMS (1), 1, NULL, 0, 1, format, &error);
+  GBytes *bytes;
+
+  g_assert_no_error (error);
+  bytes = ep_tensor_to_bytes (y, &error);
+  g_assert_no_error (error);
+  return bytes;
+}
+
+static gpointer
+convolve_in_thread (gpointer data)
+{
+  Shared *shared = data;
+  guint me = g_atomic_int_add (&shared->next, 1);
+
+  for (guint round = 0; round < 10; round++)
+    for (guint i = 0; i < N_SHAPES; i++)
+      {
+        GBytes *bytes = conv_bytes (shared->x[i], shared->w, shared->format);
+
+        if (round == 0)
+          shared->got[me][i] = bytes;
+        else
+          {
+            g_assert_true (g_bytes_equal (bytes, shared->got[me][i]));
+            g_bytes_unref (bytes);
+          }
+      }
+  return NULL;
+}
+
+static void
+test_threads (void)
+{
+  for (EpDataFormat format = EP_DATA_FORMAT_NCHW; format <= EP_DATA_FORMAT_NHWC; format++)
+    {
+      Shared shared = { .format = format };
+      GThread *threads[N_THREADS];
+
+      shared.w = ep_test_random (EP_DIMS (5, 3, 3, 3), 4, EP_DTYPE_FLOAT32, 1);
+      for (guint i = 0; i < N_SHAPES; i++)
+        shared.x[i] = format == EP_DATA_FORMAT_NHWC
+                      ? ep_test_random (EP_DIMS (2, 9 + i, 11, 3), 4, EP_DTYPE_FLOAT32, 2 + i)
+                      : ep_test_random (EP_DIMS (2, 3, 9 + i, 11), 4, EP_DTYPE_FLOAT32, 2 + i);
+      for (guint t = 0; t < N_THREADS; t++)
+        threads[t] = g_thread_new ("conv", convolve_in_thread, &shared);
+      for (guint t = 0; t < N_THREADS; t++)
+        g_thread_join (threads[t]);
+
+      for (guint i = 0; i < N_SHAPES; i++)
+        {
+          g_autoptr(GBytes) serial = conv_bytes (shared.x[i], shared.w, format);
+
+          for (guint t = 0; t < N_THREADS; t++)
+            {
+              g_assert_true (g_bytes_equal (shared.got[t][i], serial));
+              g_bytes_unref (shared.got[t][i]);
+            }
+          g_object_unref (shared.x[i]);
+        }
+      g_object_unref (shared.w);
+    }
+}
+
 /* Gradients */
 
 typedef struct
@@ -638,6 +723,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/error/huge-output", test_error_huge_output);
   g_test_add_func ("/conv/error/gradient-shapes", test_error_gradient_shapes);
   g_test_add_func ("/conv/allocation-failures", test_allocation_failures);
+  g_test_add_func ("/conv/threads", test_threads);
   g_test_add_func ("/conv/gradient/all", test_gradients);
 
   return g_test_run ();
