@@ -132,6 +132,12 @@ def make_calls(Ep, GLib):
         "inv": lambda d: square(d).inv(),
         "slogdet": lambda d: tuple(square(d).slogdet()),
         "solve": lambda d: square(d).solve(square(d)[0]),
+        # images (1, 1, 2, 3), a (1, 1, 1, 2) weight, output (1, 1, 2, 2)
+        "conv2d": lambda d: x(d).reshape(1, 1, 2, 3).conv2d(x(d)[:1, :2].reshape(1, 1, 1, 2)),
+        "conv2d_input_grad": lambda d: Ep.conv2d_input_grad(square(d).reshape(1, 1, 2, 2),
+                                                            x(d)[:1, :2].reshape(1, 1, 1, 2), [1, 1, 2, 3]),
+        "conv2d_weight_grad": lambda d: Ep.conv2d_weight_grad(x(d).reshape(1, 1, 2, 3),
+                                                              square(d).reshape(1, 1, 2, 2), [1, 1, 1, 2]),
         # autodiff
         "identity": None,
         "custom_gradient": lambda d: Ep.custom_gradient(lambda t: t, lambda inputs, y, dy: dy)(x(d)),

@@ -693,6 +693,49 @@ EpTensor      *ep_tensor_solve              (EpTensor       *self,
                                              EpTensor       *b,
                                              GError        **error);
 
+/* Convolution: ops/conv.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_conv2d             (EpTensor       *self,
+                                             EpTensor       *weight,
+                                             const gint64   *strides,
+                                             guint           n_strides,
+                                             const gint64   *padding,
+                                             guint           n_padding,
+                                             const gint64   *dilation,
+                                             guint           n_dilation,
+                                             gint64          groups,
+                                             EpDataFormat    data_format,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_conv2d_input_grad         (EpTensor       *output_grad,
+                                             EpTensor       *weight,
+                                             const gint64   *input_shape,
+                                             guint           n_input_shape,
+                                             const gint64   *strides,
+                                             guint           n_strides,
+                                             const gint64   *padding,
+                                             guint           n_padding,
+                                             const gint64   *dilation,
+                                             guint           n_dilation,
+                                             gint64          groups,
+                                             EpDataFormat    data_format,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_conv2d_weight_grad        (EpTensor       *input,
+                                             EpTensor       *output_grad,
+                                             const gint64   *weight_shape,
+                                             guint           n_weight_shape,
+                                             const gint64   *strides,
+                                             guint           n_strides,
+                                             const gint64   *padding,
+                                             guint           n_padding,
+                                             const gint64   *dilation,
+                                             guint           n_dilation,
+                                             gint64          groups,
+                                             EpDataFormat    data_format,
+                                             GError        **error);
+
 /* Automatic differentiation: ops/autodiff.c */
 
 EP_EXPORT

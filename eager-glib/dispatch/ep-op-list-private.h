@@ -160,6 +160,10 @@ EP_OP (lapack, INV, inv)
 EP_OP (lapack, SLOGDET, slogdet)
 EP_OP (lapack, SOLVE, solve)
 
+EP_OP (conv, CONV2D, conv2d)
+EP_OP (conv, CONV2D_INPUT_GRAD, conv2d_input_grad)
+EP_OP (conv, CONV2D_WEIGHT_GRAD, conv2d_weight_grad)
+
 EP_OP (autodiff, STOP_GRADIENT, stop_gradient)
 EP_OP (autodiff, IDENTITY, identity)
 EP_OP (autodiff, CUSTOM_GRADIENT, custom_gradient)

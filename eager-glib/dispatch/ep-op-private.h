@@ -72,6 +72,15 @@ typedef struct
       gint64 starts[EP_MAX_DIMS], stops[EP_MAX_DIMS], steps[EP_MAX_DIMS];
       guint  n_starts, n_stops, n_steps;
     } slice;
+    /* conv2d and its gradients: (height, width) pairs; an empty list is
+     * the default, one value stands for both (the rule makes them two) */
+    struct
+    {
+      gint64       strides[2], padding[2], dilation[2];
+      guint        n_strides, n_padding, n_dilation;
+      gint64       groups;
+      EpDataFormat data_format;
+    } conv;
   };
 } EpOpAttrs;
 

@@ -76,9 +76,14 @@ check_list_length (const EpOpDef     *op,
                    op->name, length, EP_MAX_DIMS);
       break;
     default:
-      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("%s: %u values given for %s, at most %u fit (a tensor has at most %d dimensions)"),
-                   op->name, length, spec->name, (guint) spec->capacity, EP_MAX_DIMS);
+      if (spec->capacity < EP_MAX_DIMS)   /* a fixed number (conv2d's pairs) */
+        g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                     _("%s: %u values given for %s, at most %u fit"),
+                     op->name, length, spec->name, (guint) spec->capacity);
+      else
+        g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                     _("%s: %u values given for %s, at most %u fit (a tensor has at most %d dimensions)"),
+                     op->name, length, spec->name, (guint) spec->capacity, EP_MAX_DIMS);
       break;
     }
 

@@ -337,5 +337,6 @@ void         ep_opencl_register_join        (EpKernelFunc *kernels);
 void         ep_opencl_register_index       (EpKernelFunc *kernels);
 void         ep_opencl_register_linalg      (EpKernelFunc *kernels);
 void         ep_opencl_register_lapack      (EpKernelFunc *kernels);
+void         ep_opencl_register_conv        (EpKernelFunc *kernels);
 
 G_END_DECLS

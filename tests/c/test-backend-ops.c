@@ -296,6 +296,24 @@ static const Case listed_cases[] = {
   { "matmul", { "37x64", "64x33" } },
   /* large enough for CLBlast (float32 only: each of its routines costs
    * seconds to compile on a cold cache) */
+#define CONV_FLOATS .dtypes = 1 << EP_DTYPE_FLOAT32 | 1 << EP_DTYPE_FLOAT64
+  { "conv2d", { "2x3x7x6", "4x3x3x2" }, NULL, CONV_FLOATS },
+  { "conv2d", { "2x4x7x6t", "6x2x3x3" },
+    "{'strides': <[2, 1]>, 'padding': <[1, 2]>, 'dilation': <[1, 2]>, 'groups': <int64 2>}", CONV_FLOATS },
+  { "conv2d", { "1x6x7x4s", "4x2x2x3" },
+    "{'strides': <[1, 2]>, 'padding': <[1]>, 'groups': <int64 2>, 'data_format': <'nhwc'>}", CONV_FLOATS },
+  /* large enough for CLBlast's convgemm */
+  { "conv2d", { "2x16x24x24", "32x16x3x3" }, "{'padding': <[1]>, 'strides': <[1]>}", CONV_FLOATS },
+  { "conv2d_input_grad", { "2x6x4x6", "6x2x3x3" },
+    "{'input_shape': <[2, 4, 7, 6]>, 'strides': <[2, 1]>, 'padding': <[1, 2]>, 'dilation': <[1, 2]>, "
+    "'groups': <int64 2>}", CONV_FLOATS },
+  { "conv2d_input_grad", { "1x4x3x4t", "4x6x2x2" },
+    "{'input_shape': <[1, 6, 5, 6]>, 'strides': <[2]>, 'data_format': <'nhwc'>}", CONV_FLOATS },
+  { "conv2d_weight_grad", { "2x4x7x6", "2x6x4x6" },
+    "{'weight_shape': <[6, 2, 3, 3]>, 'strides': <[2, 1]>, 'padding': <[1, 2]>, 'dilation': <[1, 2]>, "
+    "'groups': <int64 2>}", CONV_FLOATS },
+  { "conv2d_weight_grad", { "1x6x5x6s", "1x3x4x4" },
+    "{'weight_shape': <[4, 6, 2, 2]>, 'strides': <[2]>, 'data_format': <'nhwc'>}", CONV_FLOATS },
   { "matmul", { "70x80", "80x90" }, .dtypes = 1 << EP_DTYPE_FLOAT32 },
   { "matmul", { "3x1x70x80t", "2x80x90" }, .dtypes = 1 << EP_DTYPE_FLOAT32 },
 };
@@ -577,7 +595,8 @@ tolerance_of (const char *op,
     "softplus", "softmax", "log_softmax", NULL
   };
   static const char *const summed_ops[] = {
-    "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum", NULL
+    "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum",
+    "conv2d", "conv2d_input_grad", "conv2d_weight_grad", NULL
   };
   static const char *const solved_ops[] = { "inv", "slogdet", "solve", NULL };
 

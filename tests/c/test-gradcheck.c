@@ -283,6 +283,32 @@ static EpTensor *op_solve (EpTensor **in, GError **e)
   return a ? ep_tensor_solve (a, in[1], e) : NULL;
 }
 
+/* conv2d: stride 2, padding 1, two groups (NCHW); stride 1, dilation 2
+ * (NHWC); the gradient ops of the first */
+static const gint64 conv_strides[] = { 2, 1 }, conv_padding[] = { 1, 1 }, conv_dilation[] = { 1, 2 };
+#define CONV_ATTRS_NCHW conv_strides, 2, conv_padding, 2, NULL, 0, 2, EP_DATA_FORMAT_NCHW
+static EpTensor *op_conv2d (EpTensor **in, GError **e)
+{
+  return ep_tensor_conv2d (in[0], in[1], CONV_ATTRS_NCHW, e);
+}
+static EpTensor *op_conv2d_nhwc (EpTensor **in, GError **e)
+{
+  return ep_tensor_conv2d (in[0], in[1], NULL, 0, conv_padding, 1, conv_dilation, 2, 1,
+                           EP_DATA_FORMAT_NHWC, e);
+}
+static EpTensor *op_conv2d_input_grad (EpTensor **in, GError **e)
+{
+  const gint64 input_shape[] = { 2, 4, 6, 5 };
+
+  return ep_conv2d_input_grad (in[0], in[1], input_shape, 4, CONV_ATTRS_NCHW, e);
+}
+static EpTensor *op_conv2d_weight_grad (EpTensor **in, GError **e)
+{
+  const gint64 weight_shape[] = { 6, 2, 3, 2 };
+
+  return ep_conv2d_weight_grad (in[0], in[1], weight_shape, 4, CONV_ATTRS_NCHW, e);
+}
+
 static EpTensor *op_add_scalar (EpTensor **in, GError **e) { return ep_tensor_add_scalar (in[0], 1.5, e); }
 static EpTensor *op_rsub_scalar (EpTensor **in, GError **e)
 {
@@ -548,6 +574,12 @@ static const Case cases[] = {
   { "inv", "inv", 1, { S2 (3, 3) }, { ANY }, op_inv },
   { "slogdet", "slogdet", 1, { S2 (3, 3) }, { ANY }, op_slogdet },
   { "solve", "solve", 2, { S2 (3, 3), S2 (3, 2) }, { ANY, ANY }, op_solve },
+  { "conv2d", "conv2d", 2, { S4 (2, 4, 6, 5), S4 (6, 2, 3, 2) }, { ANY, ANY }, op_conv2d },
+  { "conv2d-nhwc", "conv2d", 2, { S4 (1, 6, 5, 3), S4 (2, 3, 2, 2) }, { ANY, ANY }, op_conv2d_nhwc },
+  { "conv2d-input-grad", "conv2d_input_grad", 2, { S4 (2, 6, 3, 6), S4 (6, 2, 3, 2) }, { ANY, ANY },
+    op_conv2d_input_grad },
+  { "conv2d-weight-grad", "conv2d_weight_grad", 2, { S4 (2, 4, 6, 5), S4 (2, 6, 3, 6) }, { ANY, ANY },
+    op_conv2d_weight_grad },
   { "contiguous", "contiguous", 1, { S2 (3, 4) }, { ANY }, op_contiguous },
   { "astype", "astype", 1, { S2 (2, 3) }, { POSITIVE }, op_astype, 1e-3, 1e-3 },
   { "astype-promotion", "astype", 2, { S1 (4), S1 (4) }, { ANY, ANY }, op_mixed_types, 1e-3, 1e-3 },

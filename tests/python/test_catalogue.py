@@ -309,6 +309,15 @@ SAMPLES = {
     ("index_update", "indices"): [1], ("index_update", "values"): np.ones((1, 3)),
     ("scatter_add", "indices"): [1], ("scatter_add", "values"): np.ones((1, 3)),
     ("sparse_softmax_crossentropy", "labels"): [2, 0],
+    # images (2, 2, 4, 4), weight (3, 2, 2, 2), output (2, 3, 3, 3)
+    ("conv2d", "self"): np.linspace(-1, 1, 64).reshape(2, 2, 4, 4),
+    ("conv2d", "weight"): np.linspace(-1, 1, 24).reshape(3, 2, 2, 2),
+    ("conv2d_input_grad", "output_grad"): np.linspace(-1, 1, 54).reshape(2, 3, 3, 3),
+    ("conv2d_input_grad", "weight"): np.linspace(-1, 1, 24).reshape(3, 2, 2, 2),
+    ("conv2d_input_grad", "input_shape"): [2, 2, 4, 4],
+    ("conv2d_weight_grad", "input"): np.linspace(-1, 1, 64).reshape(2, 2, 4, 4),
+    ("conv2d_weight_grad", "output_grad"): np.linspace(-1, 1, 54).reshape(2, 3, 3, 3),
+    ("conv2d_weight_grad", "weight_shape"): [3, 2, 2, 2],
 }
 BY_TYPE = {"shape": [2, 3]}
 
