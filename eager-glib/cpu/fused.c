@@ -58,6 +58,7 @@ typedef enum {
 #define FAMILY_index FAMILY_OTHER
 #define FAMILY_linalg FAMILY_OTHER
 #define FAMILY_lapack FAMILY_OTHER
+#define FAMILY_pool FAMILY_OTHER
 #define FAMILY_autodiff FAMILY_OTHER
 
 static const Family families[EP_N_OPS] = {

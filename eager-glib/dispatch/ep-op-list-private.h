@@ -160,6 +160,12 @@ EP_OP (lapack, INV, inv)
 EP_OP (lapack, SLOGDET, slogdet)
 EP_OP (lapack, SOLVE, solve)
 
+EP_OP (pool, MAX_POOL2D, max_pool2d)
+EP_OP (pool, AVG_POOL2D, avg_pool2d)
+EP_OP (pool, MAX_POOL2D_GRAD, max_pool2d_grad)
+EP_OP (pool, AVG_POOL2D_GRAD, avg_pool2d_grad)
+EP_OP (pool, MAX_POOL2D_INDICES, max_pool2d_indices)
+
 EP_OP (autodiff, STOP_GRADIENT, stop_gradient)
 EP_OP (autodiff, IDENTITY, identity)
 EP_OP (autodiff, CUSTOM_GRADIENT, custom_gradient)

@@ -72,6 +72,15 @@ typedef struct
       gint64 starts[EP_MAX_DIMS], stops[EP_MAX_DIMS], steps[EP_MAX_DIMS];
       guint  n_starts, n_stops, n_steps;
     } slice;
+    /* ops/pool.c: (height, width) pairs once canonical; the input's
+     * shape, for avg_pool2d_grad, in the shared shape */
+    struct
+    {
+      gint64       kernel[2], strides[2], padding[2], dilation[2];
+      guint        n_kernel, n_strides, n_padding, n_dilation;
+      gboolean     ceil_mode, count_include_pad;
+      EpDataFormat format;
+    } pool;
   };
 } EpOpAttrs;
 
