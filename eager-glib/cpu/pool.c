@@ -92,7 +92,10 @@ avg_divisor (const EpPoolGeometry *g,
       h0 = MAX (h0, 0);
       w0 = MAX (w0, 0);
     }
-  return (gdouble) (h1 - h0) * (gdouble) (w1 - w0);
+  /* exact as long as it can be (kernels/pool.cl divides alike) */
+  if (w1 - w0 != 0 && h1 - h0 > G_MAXINT64 / (w1 - w0))
+    return (gdouble) (h1 - h0) * (gdouble) (w1 - w0);
+  return (gdouble) ((h1 - h0) * (w1 - w0));
 }
 
 #define POOL_KERNELS(T, sfx)                                                \

@@ -310,6 +310,14 @@ SAMPLES = {
     ("scatter_add", "indices"): [1], ("scatter_add", "values"): np.ones((1, 3)),
     ("sparse_softmax_crossentropy", "labels"): [2, 0],
 }
+# pooling takes images: 4 dimensions
+_IMAGES = np.sin(np.arange(2 * 2 * 4 * 4.0)).reshape(2, 2, 4, 4)
+_POOLED = np.cos(np.arange(2 * 2 * 2 * 2.0)).reshape(2, 2, 2, 2)
+for _op in ("max_pool2d", "avg_pool2d", "max_pool2d_grad", "avg_pool2d_grad", "max_pool2d_indices"):
+    SAMPLES[(_op, "self")] = _IMAGES
+    SAMPLES[(_op, "grad")] = _POOLED
+    SAMPLES[(_op, "kernel_size")] = [2]
+SAMPLES[("avg_pool2d_grad", "input_shape")] = [2, 2, 4, 4]
 BY_TYPE = {"shape": [2, 3]}
 
 
