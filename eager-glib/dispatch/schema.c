@@ -76,9 +76,15 @@ check_list_length (const EpOpDef     *op,
                    op->name, length, EP_MAX_DIMS);
       break;
     default:
-      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("%s: %u values given for %s, at most %u fit (a tensor has at most %d dimensions)"),
-                   op->name, length, spec->name, (guint) spec->capacity, EP_MAX_DIMS);
+      /* lists per dimension of a tensor, or of an image (pooling: 2) */
+      if (spec->capacity < EP_MAX_DIMS)
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("%s: %u values given for %s, at most %u fit"),
+                     op->name, length, spec->name, (guint) spec->capacity);
+      else
+        g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                     _("%s: %u values given for %s, at most %u fit (a tensor has at most %d dimensions)"),
+                     op->name, length, spec->name, (guint) spec->capacity, EP_MAX_DIMS);
       break;
     }
 
