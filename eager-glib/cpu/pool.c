@@ -98,39 +98,67 @@ avg_divisor (const EpPoolGeometry *g,
   return (gdouble) ((h1 - h0) * (w1 - w0));
 }
 
+/* The column taps kw that land inside the image for some output
+ * column: @kw0 up to @kw1 (bounded by the image, whatever the kernel) */
+static inline void
+column_taps (const EpPoolGeometry *g,
+             gint64               *kw0,
+             gint64               *kw1)
+{
+  gint64 last = (g->out_width - 1) * g->stride_w;
+
+  *kw0 = g->pad_w <= last ? 0 : (g->pad_w - last - 1) / g->dilation_w + 1;
+  *kw1 = MIN (g->kernel_w, (g->width - 1 + g->pad_w) / g->dilation_w + 1);
+}
+
+/* The output columns in [@ow0, @ow1) whose tap at @off (kw * dilation -
+ * padding) lands inside the image: @lo up to @hi */
+static inline void
+tap_columns (const EpPoolGeometry *g,
+             gint64                off,
+             gint64                ow0,
+             gint64                ow1,
+             gint64               *lo,
+             gint64               *hi)
+{
+  gint64 l = off >= 0 ? 0 : (-off - 1) / g->stride_w + 1;
+  gint64 h = off < g->width ? (g->width - 1 - off) / g->stride_w + 1 : 0;
+
+  *lo = MAX (l, ow0);
+  *hi = MIN (h, ow1);
+}
+
+/* Output columns (NCHW) or channels (NHWC) an argmax keeps at once */
+#define CHUNK 256
+
+/* One row of windows of a plane (NCHW): for each tap, the output
+ * columns it lands inside for, contiguous or strided: vectorized across
+ * columns. Each output still takes its taps in window order. */
+#define ROW_TAPS(T, STEP)                                                   \
+  for (gint64 kh = kh0; kh < kh1; kh++)                                     \
+    {                                                                       \
+      const T *restrict row = x + (h0 + kh * g->dilation_h) * g->width;     \
+                                                                            \
+      for (gint64 kw = kw0; kw < kw1; kw++)                                 \
+        {                                                                   \
+          gint64 off = kw * g->dilation_w - g->pad_w, lo, hi;               \
+                                                                            \
+          tap_columns (g, off, 0, g->out_width, &lo, &hi);                  \
+          if (g->stride_w == 1)                                             \
+            for (gint64 ow = lo; ow < hi; ow++)                             \
+              { T v = row[ow + off]; STEP; }                                \
+          else if (g->stride_w == 2)                                        \
+            for (gint64 ow = lo; ow < hi; ow++)                             \
+              { T v = row[2 * ow + off]; STEP; }                            \
+          else                                                              \
+            for (gint64 ow = lo; ow < hi; ow++)                             \
+              { T v = row[ow * g->stride_w + off]; STEP; }                  \
+        }                                                                   \
+    }
+
 #define POOL_KERNELS(T, sfx)                                                \
                                                                             \
-/* The argmax of one window of a plane whose pixels are @cs elements      \
- * apart, as a pixel position (row * width + column), -1 for no tap:      \
- * the first tap, then any larger one or NaN (PyTorch's rule). */          \
-static inline gint64                                                        \
-window_argmax_##sfx (const EpPoolGeometry *g,                               \
-                     const T              *x,                               \
-                     gint64                cs,                              \
-                     gint64                oh,                              \
-                     gint64                ow)                              \
-{                                                                           \
-  gint64 h0 = oh * g->stride_h - g->pad_h, w0 = ow * g->stride_w - g->pad_w; \
-  gint64 kh0, kh1, kw0, kw1, best = -1;                                     \
-  T m = -INFINITY;                                                          \
-                                                                            \
-  ep_pool_taps (h0, g->kernel_h, g->dilation_h, g->height, &kh0, &kh1);     \
-  ep_pool_taps (w0, g->kernel_w, g->dilation_w, g->width, &kw0, &kw1);      \
-  for (gint64 kh = kh0; kh < kh1; kh++)                                     \
-    for (gint64 kw = kw0; kw < kw1; kw++)                                   \
-      {                                                                     \
-        gint64 pos = (h0 + kh * g->dilation_h) * g->width + w0 + kw * g->dilation_w; \
-        T v = x[pos * cs];                                                  \
-                                                                            \
-        if (best < 0 || v > m || isnan (v))                                 \
-          {                                                                 \
-            m = v;                                                          \
-            best = pos;                                                     \
-          }                                                                 \
-      }                                                                     \
-  return best;                                                              \
-}                                                                           \
-                                                                            \
+EP_CPU_CLONES                                                               \
 static void                                                                 \
 max_plane_##sfx (const PoolJob *job,                                        \
                  gint64         plane)                                      \
@@ -138,33 +166,22 @@ max_plane_##sfx (const PoolJob *job,                                        \
   const EpPoolGeometry *g = &job->g;                                        \
   const T *x = (const T *) job->x + plane * g->height * g->width;           \
   T *out = (T *) job->out + plane * g->out_height * g->out_width;           \
+  gint64 kw0, kw1;                                                          \
                                                                             \
+  column_taps (g, &kw0, &kw1);                                              \
   for (gint64 oh = 0; oh < g->out_height; oh++)                             \
     {                                                                       \
+      T *restrict o = out + oh * g->out_width;                              \
       gint64 h0 = oh * g->stride_h - g->pad_h, kh0, kh1;                    \
                                                                             \
       ep_pool_taps (h0, g->kernel_h, g->dilation_h, g->height, &kh0, &kh1); \
       for (gint64 ow = 0; ow < g->out_width; ow++)                          \
-        {                                                                   \
-          gint64 w0 = ow * g->stride_w - g->pad_w, kw0, kw1;                \
-          T m = -INFINITY;                                                  \
-                                                                            \
-          ep_pool_taps (w0, g->kernel_w, g->dilation_w, g->width, &kw0, &kw1); \
-          for (gint64 kh = kh0; kh < kh1; kh++)                             \
-            {                                                               \
-              const T *row = x + (h0 + kh * g->dilation_h) * g->width + w0; \
-                                                                            \
-              for (gint64 kw = kw0; kw < kw1; kw++)                         \
-                {                                                           \
-                  T v = row[kw * g->dilation_w];                            \
-                  m = (v > m || isnan (v)) ? v : m;                         \
-                }                                                           \
-            }                                                               \
-          out[oh * g->out_width + ow] = m;                                  \
-        }                                                                   \
+        o[ow] = -INFINITY;                                                  \
+      ROW_TAPS (T, o[ow] = (v > o[ow] || v != v) ? v : o[ow])                  \
     }                                                                       \
 }                                                                           \
                                                                             \
+EP_CPU_CLONES                                                               \
 static void                                                                 \
 avg_plane_##sfx (const PoolJob *job,                                        \
                  gint64         plane)                                      \
@@ -172,29 +189,113 @@ avg_plane_##sfx (const PoolJob *job,                                        \
   const EpPoolGeometry *g = &job->g;                                        \
   const T *x = (const T *) job->x + plane * g->height * g->width;           \
   T *out = (T *) job->out + plane * g->out_height * g->out_width;           \
+  gint64 kw0, kw1;                                                          \
                                                                             \
+  column_taps (g, &kw0, &kw1);                                              \
   for (gint64 oh = 0; oh < g->out_height; oh++)                             \
     {                                                                       \
+      T *restrict o = out + oh * g->out_width;                              \
       gint64 h0 = oh * g->stride_h - g->pad_h, kh0, kh1;                    \
                                                                             \
       ep_pool_taps (h0, g->kernel_h, 1, g->height, &kh0, &kh1);             \
       for (gint64 ow = 0; ow < g->out_width; ow++)                          \
+        o[ow] = 0;                                                          \
+      ROW_TAPS (T, o[ow] += v)                                                 \
+      for (gint64 ow = 0; ow < g->out_width && kh0 < kh1; ow++)             \
         {                                                                   \
-          gint64 w0 = ow * g->stride_w - g->pad_w, kw0, kw1;                \
-          T sum = 0;                                                        \
+          gint64 w0 = ow * g->stride_w - g->pad_w, c0, c1;                  \
                                                                             \
-          ep_pool_taps (w0, g->kernel_w, 1, g->width, &kw0, &kw1);          \
-          for (gint64 kh = kh0; kh < kh1; kh++)                             \
-            {                                                               \
-              const T *row = x + (h0 + kh) * g->width + w0;                 \
-                                                                            \
-              for (gint64 kw = kw0; kw < kw1; kw++)                         \
-                sum += row[kw];                                             \
-            }                                                               \
-          out[oh * g->out_width + ow] = kh0 < kh1 && kw0 < kw1              \
-                                        ? sum / (T) avg_divisor (g, h0, w0) : 0; \
+          ep_pool_taps (w0, g->kernel_w, 1, g->width, &c0, &c1);            \
+          if (c0 < c1)                                                      \
+            o[ow] /= (T) avg_divisor (g, h0, w0);                           \
         }                                                                   \
     }                                                                       \
+}                                                                           \
+                                                                            \
+/* The argmax of the windows of output columns [@ow0, @ow0 + @n) of row   \
+ * @oh of a plane (NCHW) in @idx (-1: no tap), the taps in window order   \
+ * for each: the first, then any larger one or NaN (PyTorch's rule) */     \
+EP_CPU_CLONES                                                               \
+static void                                                                 \
+argmax_row_##sfx (const EpPoolGeometry *g,                                  \
+                  const T              *x,                                  \
+                  gint64                oh,                                 \
+                  gint64                ow0,                                \
+                  gint64                n,                                  \
+                  gint64               *restrict idx)                       \
+{                                                                           \
+  T m[CHUNK];                                                               \
+  gint64 h0 = oh * g->stride_h - g->pad_h, kh0, kh1, kw0, kw1;              \
+                                                                            \
+  ep_pool_taps (h0, g->kernel_h, g->dilation_h, g->height, &kh0, &kh1);     \
+  column_taps (g, &kw0, &kw1);                                              \
+  for (gint64 i = 0; i < n; i++)                                            \
+    {                                                                       \
+      m[i] = -INFINITY;                                                     \
+      idx[i] = -1;                                                          \
+    }                                                                       \
+  for (gint64 kh = kh0; kh < kh1; kh++)                                     \
+    {                                                                       \
+      gint64 ih = h0 + kh * g->dilation_h;                                  \
+      const T *restrict row = x + ih * g->width;                            \
+                                                                            \
+      for (gint64 kw = kw0; kw < kw1; kw++)                                 \
+        {                                                                   \
+          gint64 off = kw * g->dilation_w - g->pad_w, lo, hi;               \
+          gint64 base = ih * g->width + off ;                      \
+                                                                            \
+          tap_columns (g, off, ow0, ow0 + n, &lo, &hi);                     \
+          for (gint64 ow = lo; ow < hi; ow++)                               \
+            {                                                               \
+              gint64 i = ow - ow0, pos = base + ow * g->stride_w;           \
+              T v = row[ow * g->stride_w + off];                            \
+              gboolean take = v > m[i] || v != v || idx[i] < 0;             \
+                                                                            \
+              m[i] = take ? v : m[i];                                       \
+              idx[i] = take ? pos : idx[i];                                 \
+            }                                                               \
+        }                                                                   \
+    }                                                                       \
+}                                                                           \
+                                                                            \
+/* The same for the channels [@c0, @c0 + @n) of output pixel (@oh, @ow)   \
+ * of an image (NHWC) */                                                   \
+EP_CPU_CLONES                                                               \
+static void                                                                 \
+argmax_pixel_##sfx (const EpPoolGeometry *g,                                \
+                    const T              *x,                                \
+                    gint64                oh,                               \
+                    gint64                ow,                               \
+                    gint64                c0,                               \
+                    gint64                n,                                \
+                    gint64               *restrict idx)                     \
+{                                                                           \
+  T m[CHUNK];                                                               \
+  gint64 h0 = oh * g->stride_h - g->pad_h, w0 = ow * g->stride_w - g->pad_w; \
+  gint64 kh0, kh1, kw0, kw1;                                                \
+                                                                            \
+  ep_pool_taps (h0, g->kernel_h, g->dilation_h, g->height, &kh0, &kh1);     \
+  ep_pool_taps (w0, g->kernel_w, g->dilation_w, g->width, &kw0, &kw1);      \
+  for (gint64 i = 0; i < n; i++)                                            \
+    {                                                                       \
+      m[i] = -INFINITY;                                                     \
+      idx[i] = -1;                                                          \
+    }                                                                       \
+  for (gint64 kh = kh0; kh < kh1; kh++)                                     \
+    for (gint64 kw = kw0; kw < kw1; kw++)                                   \
+      {                                                                     \
+        gint64 pos = (h0 + kh * g->dilation_h) * g->width + w0 + kw * g->dilation_w; \
+        const T *restrict in = x + pos * g->channels + c0;                  \
+                                                                            \
+        for (gint64 i = 0; i < n; i++)                                      \
+          {                                                                 \
+            T v = in[i];                                                    \
+            gboolean take = v > m[i] || v != v || idx[i] < 0;               \
+                                                                            \
+            m[i] = take ? v : m[i];                                         \
+            idx[i] = take ? pos : idx[i];                                   \
+          }                                                                 \
+      }                                                                     \
 }                                                                           \
                                                                             \
 /* NHWC, one output row (n, oh): each pixel's channels at once */         \
@@ -275,15 +376,19 @@ max_grad_plane_##sfx (const PoolJob *job,                                   \
   const T *x = (const T *) job->x + plane * g->height * g->width;           \
   const T *go = (const T *) job->grad + plane * g->out_height * g->out_width; \
   T *gi = (T *) job->out + plane * g->height * g->width;                    \
+  gint64 idx[CHUNK];                                                        \
                                                                             \
   memset (gi, 0, g->height * g->width * sizeof (T));                        \
   for (gint64 oh = 0; oh < g->out_height; oh++)                             \
-    for (gint64 ow = 0; ow < g->out_width; ow++)                            \
+    for (gint64 ow0 = 0; ow0 < g->out_width; ow0 += CHUNK)                  \
       {                                                                     \
-        gint64 best = window_argmax_##sfx (g, x, 1, oh, ow);                \
+        gint64 n = MIN (CHUNK, g->out_width - ow0);                         \
+        const T *d = go + oh * g->out_width + ow0;                          \
                                                                             \
-        if (best >= 0)                                                      \
-          gi[best] += go[oh * g->out_width + ow];                           \
+        argmax_row_##sfx (g, x, oh, ow0, n, idx);                           \
+        for (gint64 i = 0; i < n; i++)                                      \
+          if (idx[i] >= 0)                                                  \
+            gi[idx[i]] += d[i];                                             \
       }                                                                     \
 }                                                                           \
                                                                             \
@@ -296,16 +401,18 @@ max_grad_image_nhwc_##sfx (const PoolJob *job,                              \
   const T *x = (const T *) job->x + n * g->height * g->width * c;           \
   const T *go = (const T *) job->grad + n * g->out_height * g->out_width * c; \
   T *gi = (T *) job->out + n * g->height * g->width * c;                    \
+  gint64 idx[CHUNK];                                                        \
                                                                             \
   memset (gi, 0, g->height * g->width * c * sizeof (T));                    \
   for (gint64 o = 0; o < g->out_height * g->out_width; o++, go += c)        \
-    for (gint64 k = 0; k < c; k++)                                          \
+    for (gint64 c0 = 0; c0 < c; c0 += CHUNK)                                \
       {                                                                     \
-        gint64 best = window_argmax_##sfx (g, x + k, c, o / g->out_width,   \
-                                           o % g->out_width);               \
+        gint64 nc = MIN (CHUNK, c - c0);                                    \
                                                                             \
-        if (best >= 0)                                                      \
-          gi[best * c + k] += go[k];                                        \
+        argmax_pixel_##sfx (g, x, o / g->out_width, o % g->out_width, c0, nc, idx); \
+        for (gint64 i = 0; i < nc; i++)                                     \
+          if (idx[i] >= 0)                                                  \
+            gi[idx[i] * c + c0 + i] += go[c0 + i];                          \
       }                                                                     \
 }                                                                           \
                                                                             \
@@ -318,8 +425,9 @@ indices_plane_##sfx (const PoolJob *job,                                    \
   gint64 *out = (gint64 *) job->out + plane * g->out_height * g->out_width; \
                                                                             \
   for (gint64 oh = 0; oh < g->out_height; oh++)                             \
-    for (gint64 ow = 0; ow < g->out_width; ow++)                            \
-      out[oh * g->out_width + ow] = window_argmax_##sfx (g, x, 1, oh, ow);  \
+    for (gint64 ow0 = 0; ow0 < g->out_width; ow0 += CHUNK)                  \
+      argmax_row_##sfx (g, x, oh, ow0, MIN (CHUNK, g->out_width - ow0),     \
+                        out + oh * g->out_width + ow0);                     \
 }                                                                           \
                                                                             \
 static void                                                                 \
@@ -332,8 +440,9 @@ indices_row_nhwc_##sfx (const PoolJob *job,                                 \
   gint64 *out = (gint64 *) job->out + row * g->out_width * c;               \
                                                                             \
   for (gint64 ow = 0; ow < g->out_width; ow++)                              \
-    for (gint64 k = 0; k < c; k++)                                          \
-      *out++ = window_argmax_##sfx (g, x + k, c, oh, ow);                   \
+    for (gint64 c0 = 0; c0 < c; c0 += CHUNK)                                \
+      argmax_pixel_##sfx (g, x, oh, ow, c0, MIN (CHUNK, c - c0),            \
+                          out + ow * c + c0);                               \
 }                                                                           \
                                                                             \
 /* avg_pool2d_grad: job->x is the output's gradient, job->out the         \
