@@ -9,6 +9,7 @@ eager-glib is faster).
 """
 
 import argparse
+import os
 import time
 
 import gi
@@ -60,6 +61,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     rounds = parser.parse_args().rounds
+    # the same threads: eager-glib takes EP_NUM_THREADS, else one per core
+    threads = int(os.environ.get("EP_NUM_THREADS", os.cpu_count()))
+    torch.set_num_threads(threads)
     rng = np.random.default_rng(0)
     a = rng.standard_normal(SHAPE, dtype=np.float32)
     print(f"{'op':<4} {'window':<6} {'format':<6} {'eager-glib ms':>14} {'PyTorch ms':>11} {'×PyTorch':>9}")
@@ -81,8 +85,7 @@ def main():
                 ours = best(ep_step(kind, x, Ep.astensor(g), k, s, p, data_format), rounds)
                 theirs = best(torch_step(kind, tx, tg, k, s, p), rounds)
                 print(f"{kind:<4} {name:<6} {data_format:<6} {ours:>14.1f} {theirs:>11.1f} {theirs / ours:>9.2f}")
-    print(f"threads: eager-glib {Ep.get_num_threads() if hasattr(Ep, 'get_num_threads') else '?'}, "
-          f"PyTorch {torch.get_num_threads()}")
+    print(f"threads: {threads} (PyTorch {torch.get_num_threads()})")
 
 
 if __name__ == "__main__":
