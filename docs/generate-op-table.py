@@ -70,6 +70,9 @@ def make_calls(Ep, GLib):
         """An invertible 2x2 matrix of the dtype."""
         return tensor([[True, False], [False, True]] if dtype == "bool" else [[2, 1], [1, 2]], dtype)
 
+    def image(dtype):
+        return square(dtype).reshape(1, 1, 2, 2)
+
     def indices(values):
         return tensor(values, "int64")
 
@@ -138,6 +141,12 @@ def make_calls(Ep, GLib):
                                                             x(d)[:1, :2].reshape(1, 1, 1, 2), [1, 1, 2, 3]),
         "conv2d_weight_grad": lambda d: Ep.conv2d_weight_grad(x(d).reshape(1, 1, 2, 3),
                                                               square(d).reshape(1, 1, 2, 2), [1, 1, 1, 2]),
+        # pool: images of one 2x2 channel
+        "max_pool2d": lambda d: image(d).max_pool2d(2, 1),
+        "avg_pool2d": lambda d: image(d).avg_pool2d(2, 1),
+        "max_pool2d_indices": lambda d: image(d).max_pool2d_indices(2, 1),
+        "max_pool2d_grad": lambda d: image(d).max_pool2d_grad(image(d)[:, :, :1, :1], 2, 1),
+        "avg_pool2d_grad": lambda d: Ep.avg_pool2d_grad(image(d)[:, :, :1, :1], [1, 1, 2, 2], 2, 1),
         # autodiff
         "identity": None,
         "custom_gradient": lambda d: Ep.custom_gradient(lambda t: t, lambda inputs, y, dy: dy)(x(d)),

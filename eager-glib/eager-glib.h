@@ -17,6 +17,7 @@
 #include "ep-random.h"
 #include "ep-join.h"
 #include "ep-ops.h"
+#include "ep-pool.h"
 #include "ep-variable.h"
 #include "ep-checkpoint.h"
 #include "ep-optimizer.h"

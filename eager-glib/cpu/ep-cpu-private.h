@@ -208,6 +208,8 @@ void     ep_cpu_register_linalg      (EpKernelFunc *kernels);
 void     ep_cpu_register_lapack      (EpKernelFunc *kernels);
 void     ep_cpu_register_conv        (EpKernelFunc *kernels);
 
+void     ep_cpu_register_pool        (EpKernelFunc *kernels);
+
 /* The inner loops the elementwise kernels run, for graph fusion
  * (cpu/fused.c): NULL where the op has none for that dtype */
 EpCpuLoop ep_cpu_math_loop        (EpOpId         op,

@@ -81,6 +81,15 @@ typedef struct
       gint64       groups;
       EpDataFormat data_format;
     } conv;
+    /* ops/pool.c: (height, width) pairs once canonical; the input's
+     * shape, for avg_pool2d_grad, in the shared shape */
+    struct
+    {
+      gint64       kernel[2], strides[2], padding[2], dilation[2];
+      guint        n_kernel, n_strides, n_padding, n_dilation;
+      gboolean     ceil_mode, count_include_pad;
+      EpDataFormat format;
+    } pool;
   };
 } EpOpAttrs;
 

@@ -76,8 +76,9 @@ check_list_length (const EpOpDef     *op,
                    op->name, length, EP_MAX_DIMS);
       break;
     default:
-      if (spec->capacity < EP_MAX_DIMS)   /* a fixed number (conv2d's pairs) */
-        g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+      /* lists per dimension of a tensor, or of an image (conv2d, pooling: 2) */
+      if (spec->capacity < EP_MAX_DIMS)
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
                      _("%s: %u values given for %s, at most %u fit"),
                      op->name, length, spec->name, (guint) spec->capacity);
       else

@@ -339,4 +339,6 @@ void         ep_opencl_register_linalg      (EpKernelFunc *kernels);
 void         ep_opencl_register_lapack      (EpKernelFunc *kernels);
 void         ep_opencl_register_conv        (EpKernelFunc *kernels);
 
+void         ep_opencl_register_pool        (EpKernelFunc *kernels);
+
 G_END_DECLS

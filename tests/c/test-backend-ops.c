@@ -316,6 +316,22 @@ static const Case listed_cases[] = {
     "{'weight_shape': <[4, 6, 2, 2]>, 'strides': <[2]>, 'data_format': <'nhwc'>}", CONV_FLOATS },
   { "matmul", { "70x80", "80x90" }, .dtypes = 1 << EP_DTYPE_FLOAT32 },
   { "matmul", { "3x1x70x80t", "2x80x90" }, .dtypes = 1 << EP_DTYPE_FLOAT32 },
+
+#define POOL_FLOATS .dtypes = 1 << EP_DTYPE_FLOAT32 | 1 << EP_DTYPE_FLOAT64
+#define POOL_3S2P1 "'kernel_size': <[3]>, 'strides': <[2]>, 'padding': <[1]>"
+  { "max_pool2d", { "2x3x8x9" }, "{" POOL_3S2P1 "}", POOL_FLOATS },
+  { "max_pool2d", { "2x3x8x9t" }, "{'kernel_size': <[2, 3]>, 'dilation': <[2, 1]>, 'ceil_mode': <true>}", POOL_FLOATS },
+  { "max_pool2d", { "2x8x9x3s" }, "{" POOL_3S2P1 ", 'ceil_mode': <true>, 'data_format': <'nhwc'>}", POOL_FLOATS },
+  { "max_pool2d", { "1x2x3x7" }, "{'kernel_size': <[2]>}", .data = DATA_SPECIAL, POOL_FLOATS },
+  { "max_pool2d_indices", { "2x3x8x9" }, "{" POOL_3S2P1 ", 'ceil_mode': <true>}", POOL_FLOATS },
+  { "max_pool2d_indices", { "2x8x9x3" }, "{'kernel_size': <[2]>, 'data_format': <'nhwc'>}", POOL_FLOATS },
+  { "max_pool2d_grad", { "2x3x8x9", "2x3x4x5" }, "{" POOL_3S2P1 "}", POOL_FLOATS },
+  { "max_pool2d_grad", { "2x8x9x3t", "2x4x5x3" }, "{" POOL_3S2P1 ", 'data_format': <'nhwc'>}", POOL_FLOATS },
+  { "avg_pool2d", { "2x3x8x9" }, "{" POOL_3S2P1 "}", POOL_FLOATS },
+  { "avg_pool2d", { "2x3x8x9s" }, "{" POOL_3S2P1 ", 'ceil_mode': <true>, 'count_include_pad': <false>}", POOL_FLOATS },
+  { "avg_pool2d", { "2x8x9x3" }, "{'kernel_size': <[2, 3]>, 'padding': <[1]>, 'data_format': <'nhwc'>}", POOL_FLOATS },
+  { "avg_pool2d_grad", { "2x3x4x5" }, "{'input_shape': <[2, 3, 8, 9]>, " POOL_3S2P1 ", 'count_include_pad': <false>}", POOL_FLOATS },
+  { "avg_pool2d_grad", { "2x4x5x3t" }, "{'input_shape': <[2, 8, 9, 3]>, " POOL_3S2P1 ", 'data_format': <'nhwc'>}", POOL_FLOATS },
 };
 
 typedef struct

@@ -425,6 +425,61 @@ test_results_do_not_depend_on_threads (void)
   ep_cpu_set_n_threads (g_get_num_processors ());
 }
 
+/* pool: every op of the family, split by planes, rows or images */
+static GPtrArray *
+pool_results (EpTensor     *x,
+              EpDataFormat  format)
+{
+  const gint64 k[] = { 3 }, st[] = { 2 }, p[] = { 1 };
+  GPtrArray *results = g_ptr_array_new_with_free_func (g_object_unref);
+  EpTensor *max = ep_tensor_max_pool2d (x, k, 1, st, 1, p, 1, NULL, 0, TRUE, format, NULL);
+  EpTensor *avg = ep_tensor_avg_pool2d (x, k, 1, st, 1, p, 1, TRUE, FALSE, format, NULL);
+
+  g_ptr_array_add (results, max);
+  g_ptr_array_add (results, avg);
+  g_ptr_array_add (results, ep_tensor_max_pool2d_indices (x, k, 1, st, 1, p, 1, NULL, 0, TRUE, format, NULL));
+  g_ptr_array_add (results, ep_tensor_max_pool2d_grad (x, max, k, 1, st, 1, p, 1, NULL, 0, TRUE, format, NULL));
+  g_ptr_array_add (results, ep_avg_pool2d_grad (avg, x->layout.shape, 4, k, 1, st, 1, p, 1, TRUE, FALSE,
+                                                format, NULL));
+  return results;
+}
+
+static void
+test_pool_does_not_depend_on_threads (void)
+{
+  const gint64 shape[] = { 8, 16, 37, 41 };
+  const EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
+  const EpDataFormat formats[] = { EP_DATA_FORMAT_NCHW, EP_DATA_FORMAT_NHWC };
+  const guint thread_counts[] = { 2, 3, 7 };
+
+  for (guint t = 0; t < G_N_ELEMENTS (dtypes); t++)
+    for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+      {
+        g_autoptr(EpTensor) x = random_tensor (shape, 4, dtypes[t], 11 + f);
+        g_autoptr(GPtrArray) serial = NULL;
+
+        ep_cpu_set_n_threads (1);
+        serial = pool_results (x, formats[f]);
+        for (guint c = 0; c < G_N_ELEMENTS (thread_counts); c++)
+          {
+            g_autoptr(GPtrArray) parallel = NULL;
+
+            ep_cpu_set_n_threads (thread_counts[c]);
+            parallel = pool_results (x, formats[f]);
+            for (guint i = 0; i < serial->len; i++)
+              {
+                g_autoptr(GBytes) expected = ep_tensor_to_bytes (g_ptr_array_index (serial, i), NULL);
+                g_autoptr(GBytes) got = ep_tensor_to_bytes (g_ptr_array_index (parallel, i), NULL);
+
+                if (!g_bytes_equal (expected, got))
+                  g_error ("pool result %u of a %s tensor: %u threads differ from one",
+                           i, ep_dtype_get_name (dtypes[t]), thread_counts[c]);
+              }
+          }
+      }
+  ep_cpu_set_n_threads (g_get_num_processors ());
+}
+
 /* A child forked after the workers started makes its own. */
 static void
 test_parallel_after_fork (void)
@@ -810,6 +865,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu/parallel/results-do-not-depend-on-threads", test_results_do_not_depend_on_threads);
   g_test_add_func ("/cpu/reduce/extrema-keep-nan-and-zero-signs", test_extrema_keep_nan_and_zero_signs);
   g_test_add_func ("/cpu/softmax/fast-rows", test_softmax_fast_rows);
+  g_test_add_func ("/cpu/pool/results-do-not-depend-on-threads", test_pool_does_not_depend_on_threads);
   g_test_add_func ("/cpu/vmath/agrees-with-libm", test_vmath_agrees_with_libm);
   g_test_add_func ("/cpu/vmath/tails", test_vmath_tails);
   return g_test_run ();

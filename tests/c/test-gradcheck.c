@@ -202,6 +202,49 @@ static EpTensor *op_tile (EpTensor **in, GError **e)
 
   return ep_tensor_tile (in[0], reps, 3, e);
 }
+static EpTensor *op_max_pool2d (EpTensor **in, GError **e)
+{
+  const gint64 k[] = { 3 }, s[] = { 2 }, p[] = { 1 };
+
+  return ep_tensor_max_pool2d (in[0], k, 1, s, 1, p, 1, NULL, 0, TRUE, EP_DATA_FORMAT_NCHW, e);
+}
+static EpTensor *op_max_pool2d_nhwc (EpTensor **in, GError **e)
+{
+  const gint64 k[] = { 2, 3 }, s[] = { 1 }, d[] = { 2, 1 };
+
+  return ep_tensor_max_pool2d (in[0], k, 2, s, 1, NULL, 0, d, 2, FALSE, EP_DATA_FORMAT_NHWC, e);
+}
+static EpTensor *op_avg_pool2d (EpTensor **in, GError **e)
+{
+  const gint64 k[] = { 3 }, s[] = { 2 }, p[] = { 1 };
+
+  return ep_tensor_avg_pool2d (in[0], k, 1, s, 1, p, 1, TRUE, FALSE, EP_DATA_FORMAT_NCHW, e);
+}
+static EpTensor *op_avg_pool2d_nhwc (EpTensor **in, GError **e)
+{
+  const gint64 k[] = { 2, 3 }, p[] = { 1 };
+
+  return ep_tensor_avg_pool2d (in[0], k, 2, NULL, 0, p, 1, FALSE, TRUE, EP_DATA_FORMAT_NHWC, e);
+}
+/* the gradients as functions of the incoming gradient, at fixed images */
+static EpTensor *op_max_pool2d_grad (EpTensor **in, GError **e)
+{
+  const gint64 k[] = { 3 }, s[] = { 2 }, p[] = { 1 }, shape[] = { 2, 3, 5, 6 };
+  gdouble images[2 * 3 * 5 * 6];
+  g_autoptr(EpTensor) x = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (images); i++)
+    images[i] = sin (1.7 * i);
+  x = ep_tensor_new_from_doubles (images, G_N_ELEMENTS (images), shape, 4, EP_DTYPE_FLOAT64, e);
+  return x != NULL ? ep_tensor_max_pool2d_grad (x, in[0], k, 1, s, 1, p, 1, NULL, 0, FALSE,
+                                                EP_DATA_FORMAT_NCHW, e) : NULL;
+}
+static EpTensor *op_avg_pool2d_grad (EpTensor **in, GError **e)
+{
+  const gint64 k[] = { 3 }, s[] = { 2 }, p[] = { 1 }, shape[] = { 2, 3, 5, 6 };
+
+  return ep_avg_pool2d_grad (in[0], shape, 4, k, 1, s, 1, p, 1, FALSE, FALSE, EP_DATA_FORMAT_NCHW, e);
+}
 static EpTensor *op_pad_constant (EpTensor **in, GError **e)
 {
   const gint64 pads[] = { 1, 2, 0, 1 };
@@ -566,6 +609,12 @@ static const Case cases[] = {
   { "tile", "tile", 1, { S2 (2, 3) }, { ANY }, op_tile },
   { "pad-constant", "pad", 1, { S2 (2, 3) }, { ANY }, op_pad_constant },
   { "pad-reflect", "pad", 1, { S1 (4) }, { ANY }, op_pad_reflect },
+  { "max-pool2d", "max_pool2d", 1, { S4 (2, 3, 5, 6) }, { ANY }, op_max_pool2d },
+  { "max-pool2d-nhwc", "max_pool2d", 1, { S4 (2, 6, 5, 3) }, { ANY }, op_max_pool2d_nhwc },
+  { "avg-pool2d", "avg_pool2d", 1, { S4 (2, 3, 5, 6) }, { ANY }, op_avg_pool2d },
+  { "avg-pool2d-nhwc", "avg_pool2d", 1, { S4 (2, 4, 6, 3) }, { ANY }, op_avg_pool2d_nhwc },
+  { "max-pool2d-grad", "max_pool2d_grad", 1, { S4 (2, 3, 3, 3) }, { ANY }, op_max_pool2d_grad },
+  { "avg-pool2d-grad", "avg_pool2d_grad", 1, { S4 (2, 3, 3, 3) }, { ANY }, op_avg_pool2d_grad },
   { "take", "take", 1, { S2 (2, 3) }, { ANY }, op_take },
   { "take-along-axis", "take_along_axis", 1, { S2 (2, 4) }, { ANY }, op_take_along_axis },
   { "mask", "mask", 1, { S2 (2, 3) }, { ANY }, op_mask },

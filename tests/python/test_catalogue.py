@@ -319,6 +319,14 @@ SAMPLES = {
     ("conv2d_weight_grad", "output_grad"): np.linspace(-1, 1, 54).reshape(2, 3, 3, 3),
     ("conv2d_weight_grad", "weight_shape"): [3, 2, 2, 2],
 }
+# pooling takes images: 4 dimensions
+_IMAGES = np.sin(np.arange(2 * 2 * 4 * 4.0)).reshape(2, 2, 4, 4)
+_POOLED = np.cos(np.arange(2 * 2 * 2 * 2.0)).reshape(2, 2, 2, 2)
+for _op in ("max_pool2d", "avg_pool2d", "max_pool2d_grad", "avg_pool2d_grad", "max_pool2d_indices"):
+    SAMPLES[(_op, "self")] = _IMAGES
+    SAMPLES[(_op, "grad")] = _POOLED
+    SAMPLES[(_op, "kernel_size")] = [2]
+SAMPLES[("avg_pool2d_grad", "input_shape")] = [2, 2, 4, 4]
 BY_TYPE = {"shape": [2, 3]}
 
 

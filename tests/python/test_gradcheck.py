@@ -125,6 +125,18 @@ CASES = {
     "tile": (lambda a: a.tile((2, 1, 3)), [(2, 3)], ["any"]),
     "pad": (lambda a: a.pad(((1, 2), (0, 1)), constant_values=7), [(2, 3)], ["any"]),
     "pad-reflect": (lambda a: a.pad(3, mode="reflect"), [(4,)], ["any"]),
+    # pooling; the gradients as functions of the incoming gradient at fixed images
+    "max_pool2d": (lambda a: a.max_pool2d(3, 2, 1, ceil_mode=True), [(2, 3, 5, 6)], ["any"]),
+    "max_pool2d-nhwc": (lambda a: a.max_pool2d((2, 3), 1, dilation=(2, 1), data_format="nhwc"),
+                        [(2, 6, 5, 3)], ["any"]),
+    "avg_pool2d": (lambda a: a.avg_pool2d(3, 2, 1, ceil_mode=True, count_include_pad=False),
+                   [(2, 3, 5, 6)], ["any"]),
+    "avg_pool2d-nhwc": (lambda a: a.avg_pool2d((2, 3), padding=1, data_format="nhwc"),
+                        [(2, 4, 6, 3)], ["any"]),
+    "max_pool2d_grad": (lambda g: Ep.astensor(np.sin(1.7 * np.arange(180.0)).reshape(2, 3, 5, 6))
+                        .max_pool2d_grad(g, 3, 2, 1), [(2, 3, 3, 3)], ["any"]),
+    "avg_pool2d_grad": (lambda g: Ep.avg_pool2d_grad(g, (2, 3, 5, 6), 3, 2, 1, count_include_pad=False),
+                        [(2, 3, 3, 3)], ["any"]),
     "take": (lambda a: a.take(np.array([2, 0, 2, -1]), axis=1), [(2, 3)], ["any"]),
     "take_along_axis": (lambda a: a.take_along_axis(np.array([[2, 0, 1], [1, 0, 0]]), axis=1),
                         [(2, 4)], ["any"]),
