@@ -489,6 +489,20 @@ EpTensor      *ep_tensor_lp                 (EpTensor       *self,
                                              guint           n_axes,
                                              gboolean        keepdims,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_var                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             gdouble         correction,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_std                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             gdouble         correction,
+                                             GError        **error);
 
 /* Scans: ops/scan.c */
 

@@ -112,6 +112,8 @@ EP_FUNC (reduce, l1)
 EP_FUNC (reduce, l2)
 EP_FUNC (reduce, linf)
 EP_FUNC (reduce, lp)
+EP_FUNC (reduce, var)
+EP_FUNC (reduce, std)
 
 EP_OP (scan, CUMSUM, cumsum)
 

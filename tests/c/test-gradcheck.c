@@ -159,6 +159,13 @@ static EpTensor *op_huber_loss (EpTensor **in, GError **e)
 
 static EpTensor *op_sort (EpTensor **in, GError **e) { return ep_tensor_sort (in[0], 0, e); }
 static EpTensor *op_sort_last (EpTensor **in, GError **e) { return ep_tensor_sort (in[0], -1, e); }
+/* var and std: composites of mean, sub, square, sum */
+static EpTensor *op_var (EpTensor **in, GError **e)
+{
+  return ep_tensor_var (in[0], (const gint[]) { 0, 2 }, 2, FALSE, 1.0, e);
+}
+static EpTensor *op_std (EpTensor **in, GError **e) { return ep_tensor_std (in[0], NULL, 0, TRUE, 0.0, e); }
+
 static EpTensor *op_topk (EpTensor **in, GError **e)
 {
   EpTensor *values = NULL;
@@ -532,6 +539,8 @@ static const Case cases[] = {
   { "sort", "sort", 1, { S3 (4, 2, 3) }, { ANY }, op_sort },
   { "sort-last", "sort", 1, { S1 (6) }, { ANY }, op_sort_last },
   { "topk", "topk", 1, { S2 (3, 5) }, { ANY }, op_topk },
+  { "var", "mean", 1, { S3 (2, 3, 4) }, { ANY }, op_var },
+  { "std", "mean", 1, { S2 (3, 4) }, { ANY }, op_std },
   { "broadcast-to", "broadcast_to", 1, { S2 (3, 1) }, { ANY }, op_broadcast_to },
   { "flip", "flip", 1, { S3 (2, 3, 4) }, { ANY }, op_flip },
   { "slice", "slice", 1, { S3 (5, 9, 2) }, { ANY }, op_slice },

@@ -112,6 +112,8 @@ CASES = {
     "linf": (lambda a: a.linf(axis=1), [(3, 4)], ["any"]),
     "sort": (lambda a: a.sort(axis=0), [(4, 2, 3)], ["any"]),
     "topk": (lambda a: a.topk(2)[0], [(3, 5)], ["any"]),
+    "var": (lambda a: a.var(axis=(0, 2), correction=1), [(2, 3, 4)], ["any"]),
+    "std": (lambda a: a.std(axis=1, keepdims=True), [(3, 4)], ["any"]),
     # the shape family
     "broadcast_to": (lambda a: a.broadcast_to(2, 3, 4), [(3, 1)], ["any"]),
     "flip": (lambda a: a.flip(axis=(0, 2)), [(2, 3, 4)], ["any"]),
