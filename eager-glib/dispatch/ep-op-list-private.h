@@ -131,6 +131,9 @@ EP_FUNC (softmax, sigmoid_crossentropy)
 EP_FUNC (softmax, mse_loss)
 EP_FUNC (softmax, huber_loss)
 
+EP_OP (norm, LAYER_NORM, layer_norm)
+EP_OP (norm, BATCH_NORM, batch_norm)
+
 EP_OP (views, RESHAPE, reshape)
 EP_OP (views, TRANSPOSE, transpose)
 EP_OP (views, EXPAND_DIMS, expand_dims)

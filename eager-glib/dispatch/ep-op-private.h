@@ -72,6 +72,8 @@ typedef struct
       gint64 starts[EP_MAX_DIMS], stops[EP_MAX_DIMS], steps[EP_MAX_DIMS];
       guint  n_starts, n_stops, n_steps;
     } slice;
+    /* norm: layer_norm, batch_norm */
+    struct { gdouble epsilon; gboolean training; EpDataFormat data_format; } norm;
   };
 } EpOpAttrs;
 

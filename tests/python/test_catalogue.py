@@ -309,6 +309,10 @@ SAMPLES = {
     ("index_update", "indices"): [1], ("index_update", "values"): np.ones((1, 3)),
     ("scatter_add", "indices"): [1], ("scatter_add", "values"): np.ones((1, 3)),
     ("sparse_softmax_crossentropy", "labels"): [2, 0],
+    # norm: parameters of the last axis (layer_norm) or of the 3 channels
+    ("layer_norm", "weight"): [1.0, 2.0, 0.5], ("layer_norm", "bias"): [0.0, 1.0, -1.0],
+    ("batch_norm", "running_mean"): [0.0, 1.0, 2.0], ("batch_norm", "running_var"): [1.0, 2.0, 3.0],
+    ("batch_norm", "weight"): [1.0, 2.0, 0.5], ("batch_norm", "bias"): [0.0, 1.0, -1.0],
 }
 BY_TYPE = {"shape": [2, 3]}
 

@@ -114,6 +114,17 @@ CASES = {
     "topk": (lambda a: a.topk(2)[0], [(3, 5)], ["any"]),
     "var": (lambda a: a.var(axis=(0, 2), correction=1), [(2, 3, 4)], ["any"]),
     "std": (lambda a: a.std(axis=1, keepdims=True), [(3, 4)], ["any"]),
+    # the norm family: every output of batch_norm in the objective
+    "layer_norm": (lambda a, w, b: a.layer_norm(w, b, axis=1, epsilon=1e-3), [(2, 3, 4), (3, 4), (3, 4)],
+                   ["any", "any", "any"]),
+    "batch_norm-train": (lambda a, w, b: sum(a.batch_norm(np.zeros(3), np.ones(3), w, b, training=True,
+                                                          epsilon=1e-3, data_format="nhwc")),
+                         [(2, 2, 3), (3,), (3,)], ["any", "any", "any"]),
+    "batch_norm-train-nchw": (lambda a, w: a.batch_norm(np.zeros(3), np.ones(3), w, np.zeros(3),
+                                                        training=True, epsilon=1e-3)[0],
+                              [(2, 3, 2, 2), (3,)], ["any", "any"]),
+    "batch_norm-eval": (lambda a, m, v: sum(a.batch_norm(m, v, np.full(3, 0.5), np.ones(3), epsilon=1e-3)),
+                        [(4, 3), (3,), (3,)], ["any", "any", "positive"]),
     # the shape family
     "broadcast_to": (lambda a: a.broadcast_to(2, 3, 4), [(3, 1)], ["any"]),
     "flip": (lambda a: a.flip(axis=(0, 2)), [(2, 3, 4)], ["any"]),
