@@ -372,27 +372,52 @@ per_channel (EpTensor        *t,
   return ep_tensor_reshape (t, shape, like->ndim, error);
 }
 
-/* The gradient that reaches x through the batch mean and variance
- * outputs: gm / M + gv 2 (x - mean) / M */
+/* -@scale @total / M + @extra / M, per channel */
 static EpTensor *
-statistics_grad (EpTensor        *x,
-                 EpTensor        *mean,
-                 EpTensor        *gm,
-                 EpTensor        *gv,
-                 gdouble          count,
-                 GError         **error)
+channel_term (EpTensor  *scale,
+              EpTensor  *total,
+              EpTensor  *extra,
+              gdouble    count,
+              GError   **error)
 {
-  g_autoptr(EpTensor) centered = NULL, scaled = NULL, spread = NULL, mean_part = NULL;
+  g_autoptr(EpTensor) prod = NULL, diff = NULL;
 
-  if ((centered = ep_tensor_sub (x, mean, error)) == NULL
-      || (scaled = ep_tensor_mul_scalar (gv, 2.0 / count, error)) == NULL
-      || (spread = ep_tensor_mul (centered, scaled, error)) == NULL
-      || (mean_part = ep_tensor_div_scalar (gm, count, error)) == NULL)
+  if ((prod = ep_tensor_mul (scale, total, error)) == NULL
+      || (diff = ep_tensor_sub (extra, prod, error)) == NULL)
     return NULL;
-
-  return ep_tensor_add (spread, mean_part, error);
+  return ep_tensor_div_scalar (diff, count, error);
 }
 
+/* The parameters' gradients from the per-channel sums (kept as C-sized
+ * tensors that broadcast) reshaped to (C,) */
+static gboolean
+set_channel_grad (const EpOpCall  *call,
+                  guint            i,
+                  EpTensor        *value,
+                  EpTensor       **input_grads,
+                  GError         **error)
+{
+  const EpLayout *l = &call->inputs[i]->layout;
+
+  if (!ep_grad_needed (call, i))
+    return TRUE;
+  input_grads[i] = ep_tensor_reshape (value, l->shape, l->ndim, error);
+  return input_grads[i] != NULL;
+}
+
+/* With w, m, v per channel, xhat = (x - m) rstd and M elements per
+ * channel, the sums gb = sum (g) and gw = sum (g xhat) over the other
+ * axes are all the full-size work besides xhat: they are the bias's and
+ * the weight's gradients, and, as w and rstd are constant over a
+ * channel, give the means of the normalised gradient (mean (g w) =
+ * w gb / M, mean (g w xhat) = w gw / M). So
+ *
+ *   training:  gx = g w rstd + A + xhat B, with
+ *              A = (gm - w rstd gb) / M
+ *              B = (2 gv / rstd - w rstd gw) / M
+ *              (gm, gv: the gradients of the mean and var outputs)
+ *   inference: gx = g w rstd, gm' = gm - w rstd gb,
+ *              gv' = gv - w rstd rstd gw / 2 */
 static gboolean
 batch_norm_grad (const EpOpCall   *call,
                  EpTensor *const  *output_grads,
@@ -407,7 +432,7 @@ batch_norm_grad (const EpOpCall   *call,
   guint n_axes = 0;
   gdouble count = 1.0;
   g_autoptr(EpTensor) mean = NULL, var = NULL, weight = NULL, rstd = NULL, xhat = NULL;
-  g_autoptr(EpTensor) gm = NULL, gv = NULL, gxhat = NULL;
+  g_autoptr(EpTensor) gm = NULL, gv = NULL, gxhat = NULL, gb = NULL, gw = NULL, scale = NULL;
 
   for (guint d = 0; d < in->ndim; d++)
     if (d != channel)
@@ -422,13 +447,18 @@ batch_norm_grad (const EpOpCall   *call,
       || (gm = per_channel (output_grads[1], in, channel, error)) == NULL
       || (gv = per_channel (output_grads[2], in, channel, error)) == NULL
       || !standardize (x, mean, var, call->attrs.norm.epsilon, &rstd, &xhat, error)
-      || !affine_grads (call, g, xhat, axes, n_axes, 3, 4, input_grads, error)
-      || (gxhat = ep_tensor_mul (g, weight, error)) == NULL)
+      || (gb = ep_tensor_sum (g, axes, n_axes, TRUE, error)) == NULL
+      || (gxhat = ep_tensor_mul (g, xhat, error)) == NULL
+      || (gw = ep_tensor_sum (gxhat, axes, n_axes, TRUE, error)) == NULL
+      || (scale = ep_tensor_mul (weight, rstd, error)) == NULL
+      || !set_channel_grad (call, 3, gw, input_grads, error)
+      || !set_channel_grad (call, 4, gb, input_grads, error))
     return FALSE;
 
   if (training)
     {
-      g_autoptr(EpTensor) through = NULL, stats = NULL;
+      g_autoptr(EpTensor) a = NULL, twice = NULL, over = NULL, b = NULL;
+      g_autoptr(EpTensor) direct = NULL, shifted = NULL, spread = NULL;
 
       /* the running statistics are not used: zeros */
       for (guint i = 1; i <= 2; i++)
@@ -437,46 +467,40 @@ batch_norm_grad (const EpOpCall   *call,
           return FALSE;
       if (!ep_grad_needed (call, 0))
         return TRUE;
-      if ((through = normalized_grad (gxhat, xhat, rstd, axes, n_axes, error)) == NULL
-          || (stats = statistics_grad (x, mean, gm, gv, count, error)) == NULL)
+
+      if ((a = channel_term (scale, gb, gm, count, error)) == NULL
+          || (twice = ep_tensor_mul_scalar (gv, 2.0, error)) == NULL
+          || (over = ep_tensor_div (twice, rstd, error)) == NULL
+          || (b = channel_term (scale, gw, over, count, error)) == NULL
+          || (direct = ep_tensor_mul (g, scale, error)) == NULL
+          || (shifted = ep_tensor_add (direct, a, error)) == NULL
+          || (spread = ep_tensor_mul (xhat, b, error)) == NULL)
         return FALSE;
-      input_grads[0] = ep_tensor_add (through, stats, error);
+      input_grads[0] = ep_tensor_add (shifted, spread, error);
       return input_grads[0] != NULL;
     }
 
-  /* inference: y = (x - m) rstd w + b with m and v the running
-   * statistics, which the mean and var outputs pass on as they are */
-  {
-    g_autoptr(EpTensor) gx = NULL;
+  if (ep_grad_needed (call, 1))
+    {
+      g_autoptr(EpTensor) gm_in = channel_term (scale, gb, gm, 1.0, error);
 
-    if ((gx = ep_tensor_mul (gxhat, rstd, error)) == NULL)
-      return FALSE;
+      if (gm_in == NULL || !set_channel_grad (call, 1, gm_in, input_grads, error))
+        return FALSE;
+    }
+  if (ep_grad_needed (call, 2))
+    {
+      g_autoptr(EpTensor) half = NULL, half_scale = NULL, gv_in = NULL;
 
-    if (ep_grad_needed (call, 1))
-      {
-        g_autoptr(EpTensor) total = NULL, neg = NULL;
-
-        if ((total = ep_tensor_sum (gx, axes, n_axes, FALSE, error)) == NULL
-            || (neg = ep_tensor_neg (total, error)) == NULL
-            || (input_grads[1] = ep_tensor_add (neg, output_grads[1], error)) == NULL)
-          return FALSE;
-      }
-    if (ep_grad_needed (call, 2))
-      {
-        g_autoptr(EpTensor) prod = NULL, scaled = NULL, total = NULL, half = NULL;
-
-        /* -1/2 sum (g w (x - m)) rstd^3 = -1/2 sum (gx xhat) rstd */
-        if ((prod = ep_tensor_mul (gx, xhat, error)) == NULL
-            || (scaled = ep_tensor_mul (prod, rstd, error)) == NULL
-            || (total = ep_tensor_sum (scaled, axes, n_axes, FALSE, error)) == NULL
-            || (half = ep_tensor_mul_scalar (total, -0.5, error)) == NULL
-            || (input_grads[2] = ep_tensor_add (half, output_grads[2], error)) == NULL)
-          return FALSE;
-      }
-    if (ep_grad_needed (call, 0))
-      input_grads[0] = g_steal_pointer (&gx);
-  }
-  return TRUE;
+      /* gv - (w rstd) (rstd / 2) gw */
+      if ((half = ep_tensor_mul_scalar (rstd, 0.5, error)) == NULL
+          || (half_scale = ep_tensor_mul (scale, half, error)) == NULL
+          || (gv_in = channel_term (half_scale, gw, gv, 1.0, error)) == NULL
+          || !set_channel_grad (call, 2, gv_in, input_grads, error))
+        return FALSE;
+    }
+  if (ep_grad_needed (call, 0))
+    input_grads[0] = ep_tensor_mul (g, scale, error);
+  return !ep_grad_needed (call, 0) || input_grads[0] != NULL;
 }
 
 const EpOpDef ep_op_batch_norm = {
