@@ -96,10 +96,9 @@ norm_check_param (const EpOpCall  *call,
   return TRUE;
 }
 
-/* 1 / sqrt (var + epsilon) and (x - mean) times it */
+/* 1 / sqrt (var + epsilon), and @centered (x - mean) times it */
 static gboolean
-standardize (EpTensor   *x,
-             EpTensor   *mean,
+standardize (EpTensor   *centered,
              EpTensor   *var,
              gdouble     epsilon,
              EpTensor  **rstd,
@@ -107,12 +106,11 @@ standardize (EpTensor   *x,
              GError    **error)
 {
   g_autoptr(EpTensor) one = ep_grad_literal (1.0);
-  g_autoptr(EpTensor) shifted = NULL, root = NULL, centered = NULL;
+  g_autoptr(EpTensor) shifted = NULL, root = NULL;
 
   if ((shifted = ep_tensor_add_scalar (var, epsilon, error)) == NULL
       || (root = ep_tensor_sqrt (shifted, error)) == NULL
-      || (*rstd = ep_tensor_div (one, root, error)) == NULL
-      || (centered = ep_tensor_sub (x, mean, error)) == NULL)
+      || (*rstd = ep_tensor_div (one, root, error)) == NULL)
     return FALSE;
 
   *xhat = ep_tensor_mul (centered, *rstd, error);
@@ -121,7 +119,8 @@ standardize (EpTensor   *x,
 
 /* The gradient of x through xhat = (x - mean (x)) rstd, with the
  * statistics taken over @axes: rstd (gxhat - mean (gxhat) - xhat mean
- * (gxhat xhat)). */
+ * (gxhat xhat)), with rstd taken into the row-sized means first so
+ * that four full-size ops remain. */
 static EpTensor *
 normalized_grad (EpTensor    *gxhat,
                  EpTensor    *xhat,
@@ -130,18 +129,20 @@ normalized_grad (EpTensor    *gxhat,
                  guint        n_axes,
                  GError     **error)
 {
-  g_autoptr(EpTensor) a = NULL, gx_xhat = NULL, b = NULL, bx = NULL;
-  g_autoptr(EpTensor) d1 = NULL, d2 = NULL;
+  g_autoptr(EpTensor) a = NULL, ra = NULL, gx_xhat = NULL, b = NULL, rb = NULL;
+  g_autoptr(EpTensor) scaled = NULL, shifted = NULL, bx = NULL;
 
   if ((a = ep_tensor_mean (gxhat, axes, n_axes, TRUE, error)) == NULL
+      || (ra = ep_tensor_mul (a, rstd, error)) == NULL
       || (gx_xhat = ep_tensor_mul (gxhat, xhat, error)) == NULL
       || (b = ep_tensor_mean (gx_xhat, axes, n_axes, TRUE, error)) == NULL
-      || (bx = ep_tensor_mul (xhat, b, error)) == NULL
-      || (d1 = ep_tensor_sub (gxhat, a, error)) == NULL
-      || (d2 = ep_tensor_sub (d1, bx, error)) == NULL)
+      || (rb = ep_tensor_mul (b, rstd, error)) == NULL
+      || (scaled = ep_tensor_mul (gxhat, rstd, error)) == NULL
+      || (shifted = ep_tensor_sub (scaled, ra, error)) == NULL
+      || (bx = ep_tensor_mul (xhat, rb, error)) == NULL)
     return NULL;
 
-  return ep_tensor_mul (d2, rstd, error);
+  return ep_tensor_sub (shifted, bx, error);
 }
 
 /* The affine part's gradients, summed over @axes and shaped like
@@ -232,7 +233,7 @@ layer_norm_grad (const EpOpCall   *call,
       || (centered = ep_tensor_sub (x, mean, error)) == NULL
       || (squares = ep_tensor_square (centered, error)) == NULL
       || (var = ep_tensor_mean (squares, axes, n_axes, TRUE, error)) == NULL
-      || !standardize (x, mean, var, call->attrs.norm.epsilon, &rstd, &xhat, error))
+      || !standardize (centered, var, call->attrs.norm.epsilon, &rstd, &xhat, error))
     return FALSE;
 
   /* the parameters' gradients sum over the leading axes; with none,
@@ -431,7 +432,7 @@ batch_norm_grad (const EpOpCall   *call,
   gint axes[EP_MAX_DIMS];
   guint n_axes = 0;
   gdouble count = 1.0;
-  g_autoptr(EpTensor) mean = NULL, var = NULL, weight = NULL, rstd = NULL, xhat = NULL;
+  g_autoptr(EpTensor) mean = NULL, var = NULL, weight = NULL, centered = NULL, rstd = NULL, xhat = NULL;
   g_autoptr(EpTensor) gm = NULL, gv = NULL, gxhat = NULL, gb = NULL, gw = NULL, scale = NULL;
 
   for (guint d = 0; d < in->ndim; d++)
@@ -446,7 +447,8 @@ batch_norm_grad (const EpOpCall   *call,
       || (weight = per_channel (call->inputs[3], in, channel, error)) == NULL
       || (gm = per_channel (output_grads[1], in, channel, error)) == NULL
       || (gv = per_channel (output_grads[2], in, channel, error)) == NULL
-      || !standardize (x, mean, var, call->attrs.norm.epsilon, &rstd, &xhat, error)
+      || (centered = ep_tensor_sub (x, mean, error)) == NULL
+      || !standardize (centered, var, call->attrs.norm.epsilon, &rstd, &xhat, error)
       || (gb = ep_tensor_sum (g, axes, n_axes, TRUE, error)) == NULL
       || (gxhat = ep_tensor_mul (g, xhat, error)) == NULL
       || (gw = ep_tensor_sum (gxhat, axes, n_axes, TRUE, error)) == NULL
