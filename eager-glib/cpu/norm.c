@@ -294,11 +294,16 @@ cpu_batch_norm (EpOpCall  *call,
   shift = scale + job.c;
   job.partial = shift + job.c;
 
-  if (call->attrs.norm.training)
+  if (call->attrs.norm.training && count == 0)
+    {
+      /* no element per channel: 0 / 0, NaN statistics */
+      for (gint64 k = 0; k < job.c; k++)
+        mean[k] = var[k] = NAN;
+    }
+  else if (call->attrs.norm.training)
     {
       EpCpuTaskFunc sums = f32 ? batch_sums_f32 : batch_sums_f64;
 
-      /* an empty batch: 0 / 0, NaN statistics */
       ep_cpu_parallel_for (n_tasks, sums, &job);
       fold_partials (&job, n_tasks, count, mean);
       job.center = mean;

@@ -216,6 +216,7 @@ static const Case listed_cases[] = {
   { "batch_norm", { "6x7t", "7", "7", "7", "7" }, "{'training': <true>}" },
   { "batch_norm", { "5x300x3s", "300", "300", "300", "300" }, "{'training': <true>}" },
   { "batch_norm", { "0x3", "3", "3", "3", "3" }, "{'training': <true>}" },
+  { "batch_norm", { "2x3x0", "3", "3", "3", "3" }, "{'training': <true>}" },
   { "batch_norm", { "2x3x4x5", "3", "3", "3", "3" } },
   { "batch_norm", { "2x3x4x5", "5", "5s", "5", "5" }, "{'data_format': <'nhwc'>}" },
   ROW_CASES ("softmax"),
