@@ -113,6 +113,9 @@ def make_calls(Ep, GLib):
         "clip": lambda d: x(d).clip(0, 1),
         "lp": lambda d: x(d).lp(3.0, axis=1),
         "topk": lambda d: x(d).topk(2),
+        # norm: parameters of the 3 columns (layer_norm) or channels (batch_norm)
+        "layer_norm": lambda d: x(d).layer_norm(x(d)[0], x(d)[1]),
+        "batch_norm": lambda d: tuple(x(d).batch_norm(x(d)[0], x(d)[1], x(d)[0], x(d)[1], training=True)),
         # views, join, index
         "reshape": lambda d: x(d).reshape(3, 2),
         "expand_dims": lambda d: x(d).expand_dims(0),

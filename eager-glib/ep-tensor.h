@@ -489,6 +489,20 @@ EpTensor      *ep_tensor_lp                 (EpTensor       *self,
                                              guint           n_axes,
                                              gboolean        keepdims,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_var                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             gdouble         correction,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_std                (EpTensor       *self,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             gdouble         correction,
+                                             GError        **error);
 
 /* Scans: ops/scan.c */
 
@@ -560,6 +574,29 @@ EpTensor      *ep_tensor_huber_loss         (EpTensor       *self,
                                              EpTensor       *target,
                                              gdouble         delta,
                                              EpReduction     reduction,
+                                             GError        **error);
+
+/* Normalisation: ops/norm.c */
+
+EP_EXPORT
+EpTensor      *ep_tensor_layer_norm         (EpTensor       *self,
+                                             EpTensor       *weight,
+                                             EpTensor       *bias,
+                                             gint            axis,
+                                             gdouble         epsilon,
+                                             GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_batch_norm         (EpTensor       *self,
+                                             EpTensor       *running_mean,
+                                             EpTensor       *running_var,
+                                             EpTensor       *weight,
+                                             EpTensor       *bias,
+                                             gboolean        training,
+                                             gdouble         epsilon,
+                                             EpDataFormat    data_format,
+                                             EpTensor      **out,
+                                             EpTensor      **mean,
+                                             EpTensor      **var,
                                              GError        **error);
 
 /* Views: ops/views.c */

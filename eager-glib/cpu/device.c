@@ -120,6 +120,7 @@ ep_cpu_device_new (void)
   ep_cpu_register_scan (cpu_backend.kernels);
   ep_cpu_register_sort (cpu_backend.kernels);
   ep_cpu_register_softmax (cpu_backend.kernels);
+  ep_cpu_register_norm (cpu_backend.kernels);
   ep_cpu_register_join (cpu_backend.kernels);
   ep_cpu_register_index (cpu_backend.kernels);
   ep_cpu_register_linalg (cpu_backend.kernels);

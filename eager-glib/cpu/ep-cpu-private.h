@@ -202,6 +202,7 @@ void     ep_cpu_register_reduce      (EpKernelFunc *kernels);
 void     ep_cpu_register_scan        (EpKernelFunc *kernels);
 void     ep_cpu_register_sort        (EpKernelFunc *kernels);
 void     ep_cpu_register_softmax     (EpKernelFunc *kernels);
+void     ep_cpu_register_norm        (EpKernelFunc *kernels);
 void     ep_cpu_register_join        (EpKernelFunc *kernels);
 void     ep_cpu_register_index       (EpKernelFunc *kernels);
 void     ep_cpu_register_linalg      (EpKernelFunc *kernels);

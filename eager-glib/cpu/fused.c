@@ -53,6 +53,7 @@ typedef enum {
 #define FAMILY_scan FAMILY_OTHER
 #define FAMILY_sort FAMILY_OTHER
 #define FAMILY_softmax FAMILY_OTHER
+#define FAMILY_norm FAMILY_OTHER
 #define FAMILY_views FAMILY_OTHER
 #define FAMILY_join FAMILY_OTHER
 #define FAMILY_index FAMILY_OTHER

@@ -112,6 +112,8 @@ EP_FUNC (reduce, l1)
 EP_FUNC (reduce, l2)
 EP_FUNC (reduce, linf)
 EP_FUNC (reduce, lp)
+EP_FUNC (reduce, var)
+EP_FUNC (reduce, std)
 
 EP_OP (scan, CUMSUM, cumsum)
 
@@ -128,6 +130,9 @@ EP_FUNC (softmax, sparse_softmax_crossentropy)
 EP_FUNC (softmax, sigmoid_crossentropy)
 EP_FUNC (softmax, mse_loss)
 EP_FUNC (softmax, huber_loss)
+
+EP_OP (norm, LAYER_NORM, layer_norm)
+EP_OP (norm, BATCH_NORM, batch_norm)
 
 EP_OP (views, RESHAPE, reshape)
 EP_OP (views, TRANSPOSE, transpose)

@@ -90,6 +90,8 @@ typedef struct
       gboolean     ceil_mode, count_include_pad;
       EpDataFormat format;
     } pool;
+    /* norm: layer_norm, batch_norm */
+    struct { gdouble epsilon; gboolean training; EpDataFormat data_format; } norm;
   };
 } EpOpAttrs;
 

@@ -1027,6 +1027,7 @@ register_kernels (void)
   ep_opencl_register_scan (opencl_backend.kernels);
   ep_opencl_register_sort (opencl_backend.kernels);
   ep_opencl_register_softmax (opencl_backend.kernels);
+  ep_opencl_register_norm (opencl_backend.kernels);
   ep_opencl_register_join (opencl_backend.kernels);
   ep_opencl_register_index (opencl_backend.kernels);
   ep_opencl_register_linalg (opencl_backend.kernels);

@@ -333,6 +333,7 @@ void         ep_opencl_register_reduce      (EpKernelFunc *kernels);
 void         ep_opencl_register_scan        (EpKernelFunc *kernels);
 void         ep_opencl_register_sort        (EpKernelFunc *kernels);
 void         ep_opencl_register_softmax     (EpKernelFunc *kernels);
+void         ep_opencl_register_norm        (EpKernelFunc *kernels);
 void         ep_opencl_register_join        (EpKernelFunc *kernels);
 void         ep_opencl_register_index       (EpKernelFunc *kernels);
 void         ep_opencl_register_linalg      (EpKernelFunc *kernels);

@@ -1,4 +1,4 @@
-/* ops/reduce.c: reductions: sum mean max min prod all any argmin argmax, and the norms
+/* ops/reduce.c: reductions: sum mean max min prod all any argmin argmax, the norms, var and std
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -924,4 +924,148 @@ ep_tensor_lp (EpTensor    *self,
   return ep_error_named_result (p > 1 ? power_zero_at_zero (total, 1.0 / p, error)
                                       : ep_tensor_pow_scalar (total, 1.0 / p, error),
                                 error, "lp");
+}
+
+
+/* Variance and standard deviation: composites, two passes as NumPy's
+ * (the mean, then the sum of squared deviations from it), so they are
+ * as accurate as NumPy's and their gradients, 2 (x - mean) / (N - c),
+ * come from the ops they are made of (second derivatives included). A
+ * staged call fuses the subtraction, the square and the sum into one
+ * pass. */
+
+#define MOMENT_FUNC(op_name)                                                \
+  const EpOpDef ep_func_##op_name = {                                       \
+    .id = EP_N_OPS, .name = #op_name,                                       \
+    EP_INPUTS (EP_INPUT ("self")),                                          \
+    EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG,                       \
+              EP_ATTR ("correction", EP_ATTR_FLOAT, EP_NO_FIELD,            \
+                       EP_DEFAULT (0.0), .flags = EP_ATTR_FINITE)),         \
+  };
+
+MOMENT_FUNC (var)
+MOMENT_FUNC (std)
+
+static EpTensor *
+variance (EpTensor    *self,
+          const gint  *axes,
+          guint        n_axes,
+          gboolean     keepdims,
+          gdouble      correction,
+          const char  *name,
+          GError     **error)
+{
+  g_autoptr(EpTensor) floating = NULL;
+  g_autoptr(EpTensor) mean = NULL;
+  g_autoptr(EpTensor) deviations = NULL;
+  g_autoptr(EpTensor) squares = NULL;
+  g_autoptr(EpTensor) total = NULL;
+  gdouble count = 1.0;
+
+  if (!isfinite (correction))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("%s: the correction must be a finite number, not %g"),
+                   name, correction);
+      return NULL;
+    }
+
+  /* NumPy: integers and bools give float64 */
+  if (ep_dtype_is_floating (self->layout.dtype))
+    floating = g_object_ref (self);
+  else if ((floating = ep_tensor_astype (self, EP_DTYPE_FLOAT64, error)) == NULL)
+    return NULL;
+
+  if ((mean = ep_tensor_mean (floating, axes, n_axes, TRUE, error)) == NULL)
+    return NULL;
+
+  /* the reduced axes are those where the kept mean has extent 1 and the
+   * input another (an extent of 1 counts once either way) */
+  for (guint d = 0; d < floating->layout.ndim; d++)
+    if (mean->layout.shape[d] != floating->layout.shape[d])
+      count *= (gdouble) floating->layout.shape[d];
+
+  if ((deviations = ep_tensor_sub (floating, mean, error)) == NULL
+      || (squares = ep_tensor_square (deviations, error)) == NULL
+      || (total = ep_tensor_sum (squares, axes, n_axes, keepdims, error)) == NULL)
+    return NULL;
+
+  /* NumPy divides by max (N - ddof, 0): inf or NaN past the count */
+  return ep_tensor_div_scalar (total, MAX (count - correction, 0.0), error);
+}
+
+/**
+ * ep_tensor_var:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
+ *   all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @correction: subtracted from the number of elements N in the divisor:
+ *   0 for the biased (population) variance, 1 for the unbiased one
+ *   (NumPy's `ddof`, PyTorch's `correction`)
+ * @error: return location for an error
+ *
+ * The variance `sum ((self - mean) ** 2) / (N - correction)` over @axes,
+ * computed as NumPy does: the mean first, then the squared deviations
+ * from it (floats accumulate in their own type, pairwise). Integer and
+ * bool tensors give float64. As in NumPy, a @correction of N or more
+ * divides by 0 (inf, or NaN where every deviation is 0), and an empty
+ * selection gives NaN. The gradient is `2 (self - mean) / (N - correction)`
+ * times the output's.
+ *
+ * Returns: (transfer full): the variances, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @correction is not finite, or
+ *   %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_var (EpTensor    *self,
+               const gint  *axes,
+               guint        n_axes,
+               gboolean     keepdims,
+               gdouble      correction,
+               GError     **error)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  return ep_error_named_result (variance (self, axes, n_axes, keepdims, correction, "var", error),
+                                error, "var");
+}
+
+/**
+ * ep_tensor_std:
+ * @self: a tensor
+ * @axes: (array length=n_axes) (nullable): the axes to reduce; %NULL or empty for
+ *   all of them. Negative axes count from the end.
+ * @n_axes: the number of axes
+ * @keepdims: whether to keep the reduced axes with extent 1
+ * @correction: subtracted from the number of elements in the divisor, as
+ *   in [method@Tensor.var]
+ * @error: return location for an error
+ *
+ * The standard deviation: the square root of [method@Tensor.var], with
+ * its rules for types, empty selections and @correction. Where it is 0
+ * its gradient is NaN, as in NumPy's and PyTorch's derivative of the
+ * square root.
+ *
+ * Returns: (transfer full): the standard deviations, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @correction is not finite, or
+ *   %EP_ERROR_AXIS
+ */
+EpTensor *
+ep_tensor_std (EpTensor    *self,
+               const gint  *axes,
+               guint        n_axes,
+               gboolean     keepdims,
+               gdouble      correction,
+               GError     **error)
+{
+  g_autoptr(EpTensor) var = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if ((var = variance (self, axes, n_axes, keepdims, correction, "std", error)) == NULL)
+    return ep_error_named_result (NULL, error, "std");
+
+  return ep_error_named_result (ep_tensor_sqrt (var, error), error, "std");
 }

@@ -24,7 +24,7 @@
 
 G_BEGIN_DECLS
 
-#define EP_TEST_MAX_INPUTS 4
+#define EP_TEST_MAX_INPUTS 5
 
 /* The function under test, of an array of inputs */
 typedef EpTensor *(*EpTestFunction) (EpTensor **x, GError **error);

@@ -42,7 +42,7 @@ typedef enum {
 typedef struct
 {
   const char *op;
-  const char *inputs[3];
+  const char *inputs[5];
   const char *attrs;      /* by name, in GVariant text; NULL: the defaults */
   DataKind    data;
   gint64      classes;    /* with DATA_LABELS */
@@ -203,6 +203,22 @@ static const Case listed_cases[] = {
   { "topk", { "4x3s" }, "{'k': <0>, 'sorted': <true>}" },
   { "topk", { "2x7" }, "{'k': <7>, 'sorted': <true>}", .data = DATA_SPECIAL },
   { "topk", { "" }, "{'k': <1>, 'sorted': <true>}" },
+  /* norm */
+  { "layer_norm", { "3x4x5", "5", "5" } },
+  { "layer_norm", { "3x4x5", "4x5", "4x5" }, "{" AXIS (1) ", 'epsilon': <0.5>}" },
+  { "layer_norm", { "6x7t", "7", "7s" } },
+  { "layer_norm", { "4x5s", "4x5", "4x5" }, "{" AXIS (0) "}" },
+  { "layer_norm", { "2x3000", "3000", "3000" } },
+  { "layer_norm", { "0x3", "3", "3" } },
+  { "batch_norm", { "4x3", "3", "3", "3", "3" }, "{'training': <true>}" },
+  { "batch_norm", { "2x3x4x5", "3", "3", "3", "3" }, "{'training': <true>}" },
+  { "batch_norm", { "2x3x4x5", "5", "5", "5", "5" }, "{'training': <true>, 'data_format': <'nhwc'>}" },
+  { "batch_norm", { "6x7t", "7", "7", "7", "7" }, "{'training': <true>}" },
+  { "batch_norm", { "5x300x3s", "300", "300", "300", "300" }, "{'training': <true>}" },
+  { "batch_norm", { "0x3", "3", "3", "3", "3" }, "{'training': <true>}" },
+  { "batch_norm", { "2x3x0", "3", "3", "3", "3" }, "{'training': <true>}" },
+  { "batch_norm", { "2x3x4x5", "3", "3", "3", "3" } },
+  { "batch_norm", { "2x3x4x5", "5", "5s", "5", "5" }, "{'data_format': <'nhwc'>}" },
   ROW_CASES ("softmax"),
   ROW_CASES ("log_softmax"),
 #define LABELS(n) .data = DATA_LABELS, .classes = (n), .indexed = 2
@@ -612,7 +628,8 @@ tolerance_of (const char *op,
   };
   static const char *const summed_ops[] = {
     "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum",
-    "conv2d", "conv2d_input_grad", "conv2d_weight_grad", NULL
+    "conv2d", "conv2d_input_grad", "conv2d_weight_grad",
+    "layer_norm", "batch_norm", NULL
   };
   static const char *const solved_ops[] = { "inv", "slogdet", "solve", NULL };
 
@@ -766,7 +783,7 @@ test_case (gconstpointer data)
   const EpOpDef *op = ep_op_lookup (c->op);
   EpDevice *cpu = ep_device_get_cpu ();
   g_autoptr(GRand) rand = g_rand_new_with_seed (20261122);
-  EpTensor *cpu_inputs[3] = { NULL }, *device_inputs[3] = { NULL };
+  EpTensor *cpu_inputs[5] = { NULL }, *device_inputs[5] = { NULL };
   g_auto(Outputs) expected = { { NULL } };
   g_auto(Outputs) got = { { NULL } };
   g_autoptr(GError) cpu_error = NULL;

@@ -376,6 +376,44 @@ static EpTensor *w_log_softmax (EpTensor *x, EpTensor *y) { return ep_tensor_log
 static EpTensor *w_softmax_columns (EpTensor *x, EpTensor *y) { return ep_tensor_softmax (x, 0, NULL); }
 static EpTensor *w_sin (EpTensor *x, EpTensor *y) { return ep_tensor_sin (x, NULL); }
 
+/* norm: parameters made from y, so that every element differs */
+static EpTensor *
+w_layer_norm (EpTensor *x, EpTensor *y)
+{
+  const gint axis = 0;
+  g_autoptr(EpTensor) w = ep_tensor_mean (y, &axis, 1, FALSE, NULL);
+  g_autoptr(EpTensor) b = ep_tensor_max (y, &axis, 1, FALSE, NULL);
+
+  return ep_tensor_layer_norm (x, w, b, -1, 1e-5, NULL);
+}
+
+/* batch_norm in training of x as (N, C) (channels last in memory) or
+ * as (1, C, L) (channels of contiguous rows); every output, one after
+ * the other */
+static EpTensor *
+batch_norm_of (EpTensor *x, EpTensor *y, gboolean rows)
+{
+  const gint axis = rows ? 1 : 0;
+  g_autoptr(EpTensor) w = ep_tensor_mean (y, &axis, 1, FALSE, NULL);
+  g_autoptr(EpTensor) b = ep_tensor_max (y, &axis, 1, FALSE, NULL);
+  const gint64 *shape = x->layout.shape;
+  g_autoptr(EpTensor) input = rows ? ep_tensor_reshape (x, (const gint64[]) { 1, shape[0], shape[1] }, 3, NULL)
+                                   : g_object_ref (x);
+  g_autoptr(EpTensor) out = NULL, mean = NULL, var = NULL, flat = NULL;
+  EpTensor *parts[3];
+
+  if (!ep_tensor_batch_norm (input, w, b, w, b, TRUE, 1e-5, EP_DATA_FORMAT_NCHW, &out, &mean, &var, NULL))
+    return NULL;
+  flat = ep_tensor_reshape (out, (const gint64[]) { -1 }, 1, NULL);
+  parts[0] = flat;
+  parts[1] = mean;
+  parts[2] = var;
+  return ep_concatenate (parts, 3, 0, NULL);
+}
+
+static EpTensor *w_batch_norm (EpTensor *x, EpTensor *y) { return batch_norm_of (x, y, FALSE); }
+static EpTensor *w_batch_norm_rows (EpTensor *x, EpTensor *y) { return batch_norm_of (x, y, TRUE); }
+
 static void
 test_results_do_not_depend_on_threads (void)
 {
@@ -386,6 +424,8 @@ test_results_do_not_depend_on_threads (void)
     { "sum transposed", w_sum_transposed }, { "sub broadcast", w_add_broadcast },
     { "softmax", w_softmax }, { "log_softmax", w_log_softmax },
     { "softmax columns", w_softmax_columns }, { "sin", w_sin },
+    { "layer_norm", w_layer_norm }, { "batch_norm", w_batch_norm },
+    { "batch_norm rows", w_batch_norm_rows },
   };
   const gint64 shapes[][2] = { { 1, 1000003 }, { 517, 1031 }, { 3001, 64 }, { 64, 3001 } };
   const EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };

@@ -159,6 +159,56 @@ static EpTensor *op_huber_loss (EpTensor **in, GError **e)
 
 static EpTensor *op_sort (EpTensor **in, GError **e) { return ep_tensor_sort (in[0], 0, e); }
 static EpTensor *op_sort_last (EpTensor **in, GError **e) { return ep_tensor_sort (in[0], -1, e); }
+/* var and std: composites of mean, sub, square, sum */
+static EpTensor *op_var (EpTensor **in, GError **e)
+{
+  return ep_tensor_var (in[0], (const gint[]) { 0, 2 }, 2, FALSE, 1.0, e);
+}
+static EpTensor *op_std (EpTensor **in, GError **e) { return ep_tensor_std (in[0], NULL, 0, TRUE, 0.0, e); }
+
+/* norm: every output of batch_norm enters the objective (out + mean +
+ * var, the channels last); parameters that are not inputs are constants */
+static EpTensor *op_layer_norm (EpTensor **in, GError **e)
+{
+  return ep_tensor_layer_norm (in[0], in[1], in[2], 1, 1e-3, e);
+}
+static EpTensor *
+batch_norm_sum (EpTensor *x, EpTensor *rm, EpTensor *rv, EpTensor *w, EpTensor *b,
+                gboolean training, EpDataFormat format, GError **e)
+{
+  g_autoptr(EpTensor) out = NULL, mean = NULL, var = NULL, partial = NULL;
+
+  if (!ep_tensor_batch_norm (x, rm, rv, w, b, training, 1e-3, format, &out, &mean, &var, e)
+      || (partial = ep_tensor_add (out, mean, e)) == NULL)
+    return NULL;
+  return ep_tensor_add (partial, var, e);
+}
+static EpTensor *
+channel_constant (gdouble first, GError **e)
+{
+  const gint64 shape[] = { 3 };
+
+  return ep_tensor_new_from_doubles ((const gdouble[]) { first, first + 0.5, first + 1 }, 3,
+                                     shape, 1, EP_DTYPE_FLOAT64, e);
+}
+static EpTensor *op_batch_norm_train (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) rm = channel_constant (0.0, e), rv = channel_constant (1.0, e);
+
+  return batch_norm_sum (in[0], rm, rv, in[1], in[2], TRUE, EP_DATA_FORMAT_NCHW, e);
+}
+static EpTensor *op_batch_norm_train_nhwc (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) rm = channel_constant (0.0, e), rv = channel_constant (1.0, e);
+
+  return batch_norm_sum (in[0], rm, rv, in[1], in[2], TRUE, EP_DATA_FORMAT_NHWC, e);
+}
+static EpTensor *op_batch_norm_eval (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) w = channel_constant (0.5, e), b = channel_constant (-1.0, e);
+
+  return batch_norm_sum (in[0], in[1], in[2], w, b, FALSE, EP_DATA_FORMAT_NHWC, e);
+}
 static EpTensor *op_topk (EpTensor **in, GError **e)
 {
   EpTensor *values = NULL;
@@ -601,6 +651,14 @@ static const Case cases[] = {
   { "sort", "sort", 1, { S3 (4, 2, 3) }, { ANY }, op_sort },
   { "sort-last", "sort", 1, { S1 (6) }, { ANY }, op_sort_last },
   { "topk", "topk", 1, { S2 (3, 5) }, { ANY }, op_topk },
+  { "var", "mean", 1, { S3 (2, 3, 4) }, { ANY }, op_var },
+  { "std", "mean", 1, { S2 (3, 4) }, { ANY }, op_std },
+  { "layer-norm", "layer_norm", 3, { S3 (2, 3, 4), S2 (3, 4), S2 (3, 4) }, { ANY, ANY, ANY }, op_layer_norm },
+  { "batch-norm-train", "batch_norm", 3, { S2 (4, 3), S1 (3), S1 (3) }, { ANY, ANY, ANY }, op_batch_norm_train },
+  { "batch-norm-train-nhwc", "batch_norm", 3, { S4 (2, 2, 2, 3), S1 (3), S1 (3) }, { ANY, ANY, ANY },
+    op_batch_norm_train_nhwc },
+  { "batch-norm-eval", "batch_norm", 3, { S3 (2, 2, 3), S1 (3), S1 (3) }, { ANY, ANY, POSITIVE },
+    op_batch_norm_eval },
   { "broadcast-to", "broadcast_to", 1, { S2 (3, 1) }, { ANY }, op_broadcast_to },
   { "flip", "flip", 1, { S3 (2, 3, 4) }, { ANY }, op_flip },
   { "slice", "slice", 1, { S3 (5, 9, 2) }, { ANY }, op_slice },

@@ -318,6 +318,10 @@ SAMPLES = {
     ("conv2d_weight_grad", "input"): np.linspace(-1, 1, 64).reshape(2, 2, 4, 4),
     ("conv2d_weight_grad", "output_grad"): np.linspace(-1, 1, 54).reshape(2, 3, 3, 3),
     ("conv2d_weight_grad", "weight_shape"): [3, 2, 2, 2],
+    # norm: parameters of the last axis (layer_norm) or of the 3 channels
+    ("layer_norm", "weight"): [1.0, 2.0, 0.5], ("layer_norm", "bias"): [0.0, 1.0, -1.0],
+    ("batch_norm", "running_mean"): [0.0, 1.0, 2.0], ("batch_norm", "running_var"): [1.0, 2.0, 3.0],
+    ("batch_norm", "weight"): [1.0, 2.0, 0.5], ("batch_norm", "bias"): [0.0, 1.0, -1.0],
 }
 # pooling takes images: 4 dimensions
 _IMAGES = np.sin(np.arange(2 * 2 * 4 * 4.0)).reshape(2, 2, 4, 4)

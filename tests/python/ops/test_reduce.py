@@ -1,5 +1,5 @@
 """The reduce family against NumPy: sum mean max min prod all any argmin
-argmax and the composite norms l0 l1 l2 linf lp, over every axis
+argmax, the composite norms l0 l1 l2 linf lp, and var and std, over every axis
 combination with and without keepdims, on every dtype, 0-d and 0-size
 inputs, non-contiguous views, NaN, and the errors; 0-d tensors along an
 axis (argsort and cumsum there too).
@@ -8,7 +8,7 @@ axis (argsort and cumsum there too).
 import numpy as np
 import pytest
 from conftest import (AXES, DTYPES, Ep, assert_ep_error, assert_matches, layouts, logsumexp_reference, out_dtype,
-                      random_array)
+                      random_array, reference)
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -389,3 +389,56 @@ def test_l2_gradient_of_a_zero_vector_is_zero():
         tape.watch(x)
         y = x.l2()
     assert tape.gradient(y, x).numpy().tolist() == [0.0, 0.0, 0.0]
+
+
+# var and std: NumPy's var and std, ddof as correction
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("correction", [0, 1])
+@pytest.mark.numpy_op
+def test_var_std(rng, name, dtype, axis, keepdims, correction):
+    a = random_array(rng, (3, 4, 5), dtype)
+    expected = reference(getattr(np, name), a, axis=axis, keepdims=keepdims, ddof=correction)
+    for _, t in layouts(a):
+        assert_matches(getattr(t, name)(axis=axis, keepdims=keepdims, correction=correction), expected)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("shape, axis", [((), None), ((0, 3), 0), ((0, 3), 1), ((2, 0), None)])
+@pytest.mark.numpy_op
+def test_var_std_empty_and_0d(name, shape, axis):
+    """0-d: 0; an empty selection: NaN, as in NumPy."""
+    a = np.full(shape, 1.5, np.float32)
+    expected = reference(getattr(np, name), a, axis=axis)
+    assert_matches(getattr(Ep.astensor(a), name)(axis=axis), expected)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("correction", [2, 3, 7.5, -1, 0.5])
+@pytest.mark.numpy_op
+def test_var_std_correction(rng, name, correction):
+    """Past the count NumPy divides by 0: inf, or NaN where every
+    deviation is 0; fractional and negative ddof are taken as they are."""
+    a = np.stack([random_array(rng, (3,), "float64"), np.full(3, 2.0)])
+    expected = reference(getattr(np, name), a, axis=1, ddof=correction)
+    assert_matches(getattr(Ep.astensor(a), name)(axis=1, correction=correction), expected)
+
+
+@pytest.mark.numpy_op("var")
+def test_var_is_two_pass():
+    """A large mean does not swamp the deviations (one-pass E[x²] - E[x]²
+    gives 0 or negative values here)."""
+    a = (1e4 + np.arange(8) * 1e-2).astype(np.float32)
+    assert_matches(Ep.astensor(a).var(), np.var(a), rtol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_errors(name):
+    t = Ep.astensor(np.ones((2, 3)))
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, lambda: getattr(t, name)(correction=float("nan")))
+    assert message.startswith(name + ":")
+    message = assert_ep_error(Ep.Error.AXIS, lambda: getattr(t, name)(axis=2))
+    assert message.startswith(name + ":")

@@ -1,0 +1,124 @@
+"""layer_norm on 8192x1024 and batch_norm (training) on 32x64x56x56, float32,
+forward and forward+backward, eager-glib on cpu:0 against PyTorch on the
+CPU, same process, the best of several rounds; var over the last axis of
+8192x1024 against NumPy and PyTorch.
+
+    meson devenv -C _build --workdir . /usr/bin/python3 bench/norm.py [--rounds N]
+"""
+
+import argparse
+import os
+import time
+
+import gi
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+gi.require_version("Ep", "1.0")
+from gi.repository import Ep  # noqa: E402
+
+REPEATS = 5
+
+
+def best_ms(step, rounds):
+    step()
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(REPEATS):
+            step()
+        best = min(best, (time.perf_counter() - start) / REPEATS)
+    return best * 1e3
+
+
+def ep_backward(f, inputs, weight):
+    def step():
+        with Ep.GradientTape() as tape:
+            for t in inputs:
+                tape.watch(t)
+            loss = (f(*inputs) * weight).sum()
+        grads = tape.gradient(loss, inputs)
+        grads[0].numpy()
+    return step
+
+
+def torch_best(step, rounds):
+    """PyTorch with one thread and with one per core: the better"""
+    times = []
+    for threads in (1, os.cpu_count()):
+        torch.set_num_threads(threads)
+        times.append(best_ms(step, rounds))
+    return min(times)
+
+
+def torch_backward(f, inputs, weight):
+    def step():
+        for t in inputs:
+            t.grad = None
+        (f(*inputs) * weight).sum().backward()
+    return step
+
+
+def row(name, ep_ms, torch_ms):
+    print(f"| {name} | {ep_ms:.1f} | {torch_ms:.1f} | {torch_ms / ep_ms:.2f} |")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    rounds = parser.parse_args().rounds
+    rng = np.random.default_rng(0)
+
+    print(f"torch {torch.__version__} (1 and {os.cpu_count()} threads, the better); eager-glib on cpu:0")
+    print("| workload | eager-glib ms | PyTorch ms | ×PyTorch |")
+    print("|---|---|---|---|")
+
+    # layer_norm over the last axis of 8192x1024
+    a = rng.standard_normal((8192, 1024), np.float32)
+    w, b = rng.standard_normal(1024, np.float32), rng.standard_normal(1024, np.float32)
+    g = rng.standard_normal(a.shape, np.float32)
+    x, wt, bt, gt = (Ep.astensor(v) for v in (a, w, b, g))
+    tx, tw, tb = (torch.tensor(v, requires_grad=True) for v in (a, w, b))
+    tg = torch.tensor(g)
+    row("layer_norm 8192×1024 forward",
+        best_ms(lambda: x.layer_norm(wt, bt).numpy(), rounds),
+        torch_best(lambda: F.layer_norm(tx.detach(), (1024,), tw.detach(), tb.detach()), rounds))
+    row("layer_norm 8192×1024 forward+backward",
+        best_ms(ep_backward(lambda p, q, r: p.layer_norm(q, r), [x, wt, bt], gt), rounds),
+        torch_best(torch_backward(lambda p, q, r: F.layer_norm(p, (1024,), q, r), [tx, tw, tb], tg), rounds))
+
+    # var over the last axis of the same data
+    row("var 8192×1024, last axis (NumPy in the PyTorch column)",
+        best_ms(lambda: x.var(axis=-1).numpy(), rounds), best_ms(lambda: a.var(axis=-1), rounds))
+    row("var 8192×1024, last axis",
+        best_ms(lambda: x.var(axis=-1).numpy(), rounds),
+        torch_best(lambda: torch.var(tx.detach(), dim=-1, unbiased=False), rounds))
+
+    # batch_norm, training, 32x64x56x56 NCHW
+    a = rng.standard_normal((32, 64, 56, 56), np.float32)
+    c = 64
+    rm, rv = np.zeros(c, np.float32), np.ones(c, np.float32)
+    w, b = rng.standard_normal(c, np.float32), rng.standard_normal(c, np.float32)
+    g = rng.standard_normal(a.shape, np.float32)
+    x, wt, bt, gt = (Ep.astensor(v) for v in (a, w, b, g))
+    rmt, rvt = Ep.astensor(rm), Ep.astensor(rv)
+    tx, tw, tb = (torch.tensor(v, requires_grad=True) for v in (a, w, b))
+    tg = torch.tensor(g)
+
+    def ep_bn(p, q, r):
+        return p.batch_norm(rmt, rvt, q, r, training=True)[0]
+
+    def torch_bn(p, q, r):
+        return F.batch_norm(p, None, None, q, r, training=True)
+
+    row("batch_norm 32×64×56×56 training forward",
+        best_ms(lambda: ep_bn(x, wt, bt).numpy(), rounds),
+        torch_best(lambda: torch_bn(tx.detach(), tw.detach(), tb.detach()), rounds))
+    row("batch_norm 32×64×56×56 training forward+backward",
+        best_ms(ep_backward(ep_bn, [x, wt, bt], gt), rounds),
+        torch_best(torch_backward(torch_bn, [tx, tw, tb], tg), rounds))
+
+
+if __name__ == "__main__":
+    main()
