@@ -324,6 +324,13 @@ EpTensor      *ep_tensor_ceil               (EpTensor       *self,
 EP_EXPORT
 EpTensor      *ep_tensor_floor              (EpTensor       *self,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_erf                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_gelu               (EpTensor            *self,
+                                             EpGeluApproximation  approximate,
+                                             GError             **error);
 
 /* Comparisons and logic: ops/logical.c */
 

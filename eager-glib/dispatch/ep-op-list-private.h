@@ -84,6 +84,8 @@ EP_OP (math, SOFTPLUS, softplus)
 EP_OP (math, ROUND, round)
 EP_OP (math, CEIL, ceil)
 EP_OP (math, FLOOR, floor)
+EP_OP (math, ERF, erf)
+EP_OP (math, GELU, gelu)
 
 EP_OP (logical, LESS, less)
 EP_OP (logical, LESS_EQUAL, less_equal)

@@ -106,6 +106,9 @@ UNARY (sign)
 UNARY (round)
 UNARY (ceil)
 UNARY (floor)
+UNARY (erf)
+static EpTensor *op_gelu (EpTensor **in, GError **e) { return ep_tensor_gelu (in[0], EP_GELU_APPROXIMATION_NONE, e); }
+static EpTensor *op_gelu_tanh (EpTensor **in, GError **e) { return ep_tensor_gelu (in[0], EP_GELU_APPROXIMATION_TANH, e); }
 
 static EpTensor *op_clip (EpTensor **in, GError **e) { return ep_tensor_clip (in[0], -1.0, 1.0, e); }
 static EpTensor *op_prod_axis (EpTensor **in, GError **e)
@@ -512,6 +515,9 @@ static const Case cases[] = {
   { "round", "round", 1, { S2 (2, 3) }, { ANY }, op_round },
   { "ceil", "ceil", 1, { S2 (2, 3) }, { ANY }, op_ceil },
   { "floor", "floor", 1, { S2 (2, 3) }, { ANY }, op_floor },
+  { "erf", "erf", 1, { S2 (2, 3) }, { ANY }, op_erf },
+  { "gelu", "gelu", 1, { S2 (2, 3) }, { ANY }, op_gelu },
+  { "gelu-tanh", "gelu", 1, { S2 (2, 3) }, { ANY }, op_gelu_tanh },
   { "prod-axis", "prod", 1, { S3 (2, 3, 4) }, { ANY }, op_prod_axis },
   { "prod-all", "prod", 1, { S2 (2, 3) }, { NONZERO }, op_prod_all },
   { "cumsum-axis", "cumsum", 1, { S2 (3, 4) }, { ANY }, op_cumsum_axis },
@@ -899,6 +905,9 @@ static const Elementwise elementwise[] = {
   { "round", 1, { ANY }, op_round },
   { "ceil", 1, { ANY }, op_ceil },
   { "floor", 1, { ANY }, op_floor },
+  { "erf", 1, { ANY }, op_erf },
+  { "gelu", 1, { ANY }, op_gelu },
+  { "gelu-tanh", 1, { ANY }, op_gelu_tanh },
 };
 
 #define N_ELEMENTS 5
