@@ -35,6 +35,7 @@ EP_FUNC (random, glorot_uniform)
 EP_FUNC (random, glorot_normal)
 EP_FUNC (random, he_uniform)
 EP_FUNC (random, he_normal)
+EP_FUNC (random, dropout)
 
 EP_OP (cast, ASTYPE, astype)
 EP_OP (cast, CONTIGUOUS, contiguous)

@@ -27,7 +27,7 @@ API_OPS = {
     "Creation and conversion": [
         "new_from_bytes", "to_bytes", "new_from_doubles", "new_scalar",
         "zeros", "ones", "full", "zeros_like", "ones_like", "full_like",
-        "arange", "linspace", "eye", "uniform", "normal",
+        "arange", "linspace", "eye", "uniform", "normal", "dropout",
         "astype", "float32", "float64", "bool", "item", "to_string",
         "shape", "ndim", "dtype", "size", "onehot_like",
     ],
