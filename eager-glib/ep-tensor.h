@@ -669,6 +669,10 @@ EpTensor      *ep_tensor_scatter_add        (EpTensor       *self,
                                              EpTensor       *values,
                                              gint            axis,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_embedding                 (EpTensor       *indices,
+                                             EpTensor       *weight,
+                                             GError        **error);
 
 /* Matrix products: ops/linalg.c */
 

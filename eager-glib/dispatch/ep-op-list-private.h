@@ -154,6 +154,7 @@ EP_OP (index, TAKE_ALONG_AXIS, take_along_axis)
 EP_OP (index, MASK, mask)
 EP_OP (index, INDEX_UPDATE, index_update)
 EP_OP (index, SCATTER_ADD, scatter_add)
+EP_FUNC (index, embedding)
 
 EP_OP (linalg, MATMUL, matmul)
 EP_FUNC (linalg, dot)

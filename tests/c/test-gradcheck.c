@@ -224,6 +224,14 @@ static EpTensor *op_take (EpTensor **in, GError **e)
 
   return indices ? ep_tensor_take (in[0], indices, 1, e) : NULL;
 }
+static EpTensor *op_embedding (EpTensor **in, GError **e)
+{
+  const gdouble idx[] = { 2, 0, 2, 1, 2, 0 };
+  g_autoptr(EpTensor) indices = int_tensor (idx, 6, e);
+  g_autoptr(EpTensor) rows = indices ? ep_tensor_reshape (indices, (const gint64[]) { 2, 3 }, 2, e) : NULL;
+
+  return rows ? ep_embedding (rows, in[0], e) : NULL;
+}
 static EpTensor *op_take_along_axis (EpTensor **in, GError **e)
 {
   const gdouble idx[] = { 2, 0, 1, 1, 0, 0 };
@@ -547,6 +555,7 @@ static const Case cases[] = {
   { "pad-constant", "pad", 1, { S2 (2, 3) }, { ANY }, op_pad_constant },
   { "pad-reflect", "pad", 1, { S1 (4) }, { ANY }, op_pad_reflect },
   { "take", "take", 1, { S2 (2, 3) }, { ANY }, op_take },
+  { "embedding", "take", 1, { S2 (4, 3) }, { ANY }, op_embedding },
   { "take-along-axis", "take_along_axis", 1, { S2 (2, 4) }, { ANY }, op_take_along_axis },
   { "mask", "mask", 1, { S2 (2, 3) }, { ANY }, op_mask },
   { "index-update", "index_update", 2, { S2 (4, 3), S2 (2, 3) }, { ANY, ANY }, op_index_update },

@@ -129,6 +129,7 @@ CASES = {
     "pad": (lambda a: a.pad(((1, 2), (0, 1)), constant_values=7), [(2, 3)], ["any"]),
     "pad-reflect": (lambda a: a.pad(3, mode="reflect"), [(4,)], ["any"]),
     "take": (lambda a: a.take(np.array([2, 0, 2, -1]), axis=1), [(2, 3)], ["any"]),
+    "embedding": (lambda a: Ep.embedding(np.array([[2, 0, 2], [1, 2, 0]]), a), [(4, 3)], ["any"]),
     "take_along_axis": (lambda a: a.take_along_axis(np.array([[2, 0, 1], [1, 0, 0]]), axis=1),
                         [(2, 4)], ["any"]),
     "index_update": (lambda a, v: a.index_update(np.array([0, 2]), v), [(4, 3), (2, 3)],
