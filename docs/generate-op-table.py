@@ -130,6 +130,7 @@ def make_calls(Ep, GLib):
         "take_along_axis": lambda d: x(d).take_along_axis(indices([[2], [0]]), 1),
         "index_update": lambda d: x(d).index_update(indices([1]), x(d)[:, 1:2], 1),
         "scatter_add": lambda d: x(d).scatter_add(indices([1]), x(d)[:, 1:2], 1),
+        "embedding": lambda d: Ep.embedding(indices([1, 0]), x(d)),
         "where": lambda d: x("bool").where(x(d), x(d)),
         # linalg, lapack
         "matmul": lambda d: x(d) @ x(d).T,

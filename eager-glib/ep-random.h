@@ -54,5 +54,9 @@ EpTensor *ep_he_normal      (const gint64  *shape,
                              guint          ndim,
                              EpDType        dtype,
                              GError       **error);
+EP_EXPORT
+EpTensor *ep_tensor_dropout (EpTensor      *self,
+                             gdouble        rate,
+                             GError       **error);
 
 G_END_DECLS

@@ -324,6 +324,13 @@ EpTensor      *ep_tensor_ceil               (EpTensor       *self,
 EP_EXPORT
 EpTensor      *ep_tensor_floor              (EpTensor       *self,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_erf                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_gelu               (EpTensor            *self,
+                                             EpGeluApproximation  approximate,
+                                             GError             **error);
 
 /* Comparisons and logic: ops/logical.c */
 
@@ -698,6 +705,10 @@ EpTensor      *ep_tensor_scatter_add        (EpTensor       *self,
                                              EpTensor       *indices,
                                              EpTensor       *values,
                                              gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_embedding                 (EpTensor       *indices,
+                                             EpTensor       *weight,
                                              GError        **error);
 
 /* Matrix products: ops/linalg.c */

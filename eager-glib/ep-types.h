@@ -105,6 +105,21 @@ typedef enum {
 } EpReduction;
 
 /**
+ * EpGeluApproximation:
+ * @EP_GELU_APPROXIMATION_NONE: the exact function `x Φ(x)`, through the
+ *   error function
+ * @EP_GELU_APPROXIMATION_TANH: the approximation
+ *   `x/2 (1 + tanh (√(2/π) (x + 0.044715 x³)))`
+ *
+ * Which GELU [method@Tensor.gelu] computes: PyTorch's `approximate`
+ * argument of `torch.nn.functional.gelu`, `"none"` or `"tanh"`.
+ */
+typedef enum {
+  EP_GELU_APPROXIMATION_NONE,
+  EP_GELU_APPROXIMATION_TANH,
+} EpGeluApproximation;
+
+/**
  * EpDataFormat:
  * @EP_DATA_FORMAT_NCHW: batch, channels, height, width (PyTorch's default)
  * @EP_DATA_FORMAT_NHWC: batch, height, width, channels (TensorFlow's default,

@@ -1,7 +1,7 @@
 /* math.c: the unary math functions on the CPU: neg, abs, sign, square,
  * sqrt, exp, expm1, log, log1p, log2, log10, the trigonometric and
  * hyperbolic functions and their inverses, sigmoid, relu, softplus,
- * round, ceil and floor
+ * round, ceil, floor and erf; gelu
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -85,6 +85,7 @@ FLOAT_FUNCTION (softplus, stable_softplus_f32 (x), stable_softplus_f64 (x))
 FLOAT_FUNCTION (round, rintf (x), rint (x))
 FLOAT_FUNCTION (ceil, ceilf (x), ceil (x))
 FLOAT_FUNCTION (floor, floorf (x), floor (x))
+FLOAT_FUNCTION (erf, erff (x), erf (x))
 FLOAT_FUNCTION (sign, FSIGN (x, gfloat), FSIGN (x, gdouble))
 
 UNARY_LOOP (sign_i32, gint32, (x > 0) - (x < 0))
@@ -120,6 +121,7 @@ static const EpCpuLoopTable unary_loops = {
   [EP_OP_SOFTPLUS] = ROW_FLOAT (softplus),
   [EP_OP_CEIL] = ROW_FLOAT (ceil),
   [EP_OP_FLOOR] = ROW_FLOAT (floor),
+  [EP_OP_ERF] = ROW_FLOAT (erf),
   [EP_OP_SIGN] = ROW_NUMERIC (sign),
   [EP_OP_ROUND] = ROW_NUMERIC (round),
 };
@@ -146,8 +148,87 @@ ep_cpu_math_loop (EpOpId         op,
   return unary_loops[op][dtype];
 }
 
+/* gelu: PyTorch's formulas (aten/src/ATen/native/cpu/Activation.cpp),
+ * x/2 (1 + erf (x/√2)) or x/2 (1 + tanh (√(2/π) (x + κ x³))), in one
+ * pass: a chunk at a time, the inner value, then erf or tanh of it
+ * through SLEEF's vector loop where there is one (vmath.c), then the
+ * product, while the chunk is in cache. */
+#define GELU_CHUNK 256
+#define GELU_BETA (M_SQRT2 * M_2_SQRTPI * 0.5)
+#define GELU_KAPPA 0.044715
+
+typedef struct
+{
+  gboolean      tanh;
+  EpCpuLoop     vector;       /* erf or tanh of a contiguous chunk, or NULL */
+  gconstpointer vector_data;
+} GeluLoop;
+
+#define GELU_LOOP(name, T, ERF, TANH)                                       \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 n, gconstpointer user_data)       \
+{                                                                           \
+  const GeluLoop *g = user_data;                                            \
+  T *out = (T *) p[0];                                                      \
+  const T beta = (T) GELU_BETA, kappa = (T) GELU_KAPPA;                     \
+                                                                            \
+  for (gint64 i = 0; i < n; i += GELU_CHUNK)                                \
+    {                                                                       \
+      T x[GELU_CHUNK], v[GELU_CHUNK];                                       \
+      gint64 m = MIN (GELU_CHUNK, n - i);                                   \
+                                                                            \
+      for (gint64 j = 0; j < m; j++)                                        \
+        x[j] = *(const T *) (p[1] + (i + j) * s[1]);                        \
+      if (g->tanh)                                                          \
+        for (gint64 j = 0; j < m; j++)                                      \
+          {                                                                 \
+            T cube = x[j] * x[j] * x[j];                                    \
+            v[j] = beta * (x[j] + kappa * cube);                            \
+          }                                                                 \
+      else                                                                  \
+        for (gint64 j = 0; j < m; j++)                                      \
+          v[j] = x[j] * (T) M_SQRT1_2;                                      \
+      if (g->vector != NULL)                                                \
+        {                                                                   \
+          guint8 *q[2] = { (guint8 *) v, (guint8 *) v };                    \
+          const gint64 qs[2] = { sizeof (T), sizeof (T) };                  \
+                                                                            \
+          g->vector (q, qs, m, g->vector_data);                             \
+        }                                                                   \
+      else if (g->tanh)                                                     \
+        for (gint64 j = 0; j < m; j++)                                      \
+          v[j] = TANH (v[j]);                                               \
+      else                                                                  \
+        for (gint64 j = 0; j < m; j++)                                      \
+          v[j] = ERF (v[j]);                                                \
+      for (gint64 j = 0; j < m; j++)                                        \
+        {                                                                   \
+          T half = (T) 0.5 * x[j];                                          \
+          out[i + j] = half * ((T) 1 + v[j]);                               \
+        }                                                                   \
+    }                                                                       \
+}
+
+GELU_LOOP (gelu_f32, gfloat, erff, tanhf)
+GELU_LOOP (gelu_f64, gdouble, erf, tanh)
+
+static gboolean
+cpu_gelu (EpOpCall  *call,
+          GError   **error)
+{
+  EpDType dtype = call->inputs[0]->layout.dtype;
+  GeluLoop g = { call->attrs.gelu.approximate == EP_GELU_APPROXIMATION_TANH, NULL, NULL };
+
+  if (!ep_cpu_vmath_lookup (g.tanh ? EP_CPU_VMATH_TANH : EP_CPU_VMATH_ERF, dtype,
+                            &g.vector, &g.vector_data))
+    g.vector = NULL;
+
+  return ep_cpu_map_loop (call, dtype == EP_DTYPE_FLOAT32 ? gelu_f32 : gelu_f64, &g, error);
+}
+
 void
 ep_cpu_register_math (EpKernelFunc *kernels)
 {
   ep_cpu_register_table (kernels, unary_loops, cpu_unary);
+  kernels[EP_OP_GELU] = cpu_gelu;
 }

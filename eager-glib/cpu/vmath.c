@@ -155,6 +155,7 @@ SLEEF (atan, 0, 0)
 SLEEF (asinh, 1e19f, 1e154)
 SLEEF (acosh, 1e19f, 1e154)
 SLEEF (atanh, 0, 0)
+SLEEF (erf, 0, 0)
 
 /* sigmoid (x) = 1 / (1 + exp (-x)), as the libm loop computes it */
 static inline gfloat sigmoid_scalar_f32 (gfloat x) { return 1.0f / (1.0f + expf (-x)); }
@@ -204,6 +205,7 @@ static const Kernels kernels[EP_CPU_N_VMATH] = {
   [EP_CPU_VMATH_ARCCOSH] = KERNELS (acosh),
   [EP_CPU_VMATH_ARCTANH] = KERNELS (atanh),
   [EP_CPU_VMATH_SIGMOID] = KERNELS (sigmoid),
+  [EP_CPU_VMATH_ERF] = KERNELS (erf),
 };
 
 /* What this processor has: 0 AVX-512F, 1 AVX2 and FMA, 2 SSE2 only. */
@@ -350,6 +352,7 @@ static const struct
   { EP_OP_ARCCOSH, EP_CPU_VMATH_ARCCOSH },
   { EP_OP_ARCTANH, EP_CPU_VMATH_ARCTANH },
   { EP_OP_SIGMOID, EP_CPU_VMATH_SIGMOID },
+  { EP_OP_ERF, EP_CPU_VMATH_ERF },
 };
 
 typedef struct

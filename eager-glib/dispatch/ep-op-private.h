@@ -64,6 +64,7 @@ typedef struct
     /* a, b: low and high (uniform), mean and stddev (normal) */
     struct { guint64 seed, stream; gdouble a, b; } random;
     struct { gdouble min, max; } clip;
+    struct { EpGeluApproximation approximate; } gelu;
     struct { gint64 k; gboolean sorted; } topk;
     struct { gint64 reps[EP_MAX_DIMS]; guint n_reps; } tile;
     struct { gint64 paddings[2 * EP_MAX_DIMS]; guint n_paddings; EpPadMode mode; gdouble value; } pad;

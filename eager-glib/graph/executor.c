@@ -262,7 +262,7 @@ op_runs_in_place (EpOpId id)
     case EP_OP_SIN: case EP_OP_COS: case EP_OP_TAN: case EP_OP_TANH:
     case EP_OP_ARCSIN: case EP_OP_ARCCOS: case EP_OP_ARCTAN: case EP_OP_ARCTANH:
     case EP_OP_SIGMOID: case EP_OP_RELU: case EP_OP_SOFTPLUS:
-    case EP_OP_ROUND: case EP_OP_CEIL: case EP_OP_FLOOR:
+    case EP_OP_ROUND: case EP_OP_CEIL: case EP_OP_FLOOR: case EP_OP_ERF:
       return TRUE;
     default:
       return FALSE;

@@ -1,6 +1,6 @@
 /* math.c: neg, abs, sign, square, sqrt, exp, expm1, log, log1p, log2,
  * log10, the trigonometric and hyperbolic functions and their inverses,
- * sigmoid, relu, softplus, round, ceil and floor on OpenCL
+ * sigmoid, relu, softplus, round, ceil, floor, erf and gelu on OpenCL
  * (kernels/math.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -18,11 +18,28 @@ static const EpCLGroup groups[] = {
   { "math1", { EP_OP_EXPM1, EP_OP_LOG1P, EP_OP_LOG2, EP_OP_LOG10, EP_OP_SIN, EP_OP_COS,
                EP_OP_TAN, EP_OP_SINH, EP_OP_COSH, EP_OP_ARCSIN, EP_OP_ARCCOS,
                EP_OP_ARCTAN, EP_OP_ARCSINH, EP_OP_ARCCOSH, EP_OP_ARCTANH,
-               EP_OP_SOFTPLUS, EP_OP_SIGN, EP_OP_ROUND, EP_OP_CEIL, EP_OP_FLOOR } },
+               EP_OP_SOFTPLUS, EP_OP_SIGN, EP_OP_ROUND, EP_OP_CEIL, EP_OP_FLOOR,
+               EP_OP_ERF } },
 };
+
+/* gelu: its own kernel, the approximation as its selector */
+static gboolean
+opencl_gelu (EpOpCall  *call,
+             GError   **error)
+{
+  EpDType dtype = call->inputs[0]->layout.dtype;
+  char name[16];
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, dtype, error))
+    return FALSE;
+
+  g_snprintf (name, sizeof name, "gelu_%s", ep_cl_dtype_suffix (dtype));
+  return ep_cl_map_kernel_with (call, "math", name, (cl_int) call->attrs.gelu.approximate, error);
+}
 
 void
 ep_opencl_register_math (EpKernelFunc *kernels)
 {
   ep_cl_register_groups (kernels, "math", groups, G_N_ELEMENTS (groups));
+  kernels[EP_OP_GELU] = opencl_gelu;
 }

@@ -1,4 +1,5 @@
-/* ops/index.c: take, take_along_axis, mask, index_update, scatter_add
+/* ops/index.c: take, take_along_axis, mask, index_update, scatter_add;
+ * embedding (take along axis 0)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -19,6 +20,7 @@
 #include "ep-creation-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
 #include "ep-shape-private.h"
 
@@ -754,4 +756,56 @@ ep_tensor_scatter_add (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (values), NULL);
 
   return ep_dispatch_axis (&ep_op_scatter_add, inputs, 3, axis, error);
+}
+
+/* embedding: PyTorch's torch.nn.functional.embedding, rows of a table */
+
+const EpOpDef ep_func_embedding = {
+  .id = EP_N_OPS, .name = "embedding",
+  EP_INPUTS (EP_INPUT_OF ("indices", EP_INPUT_INTEGER), EP_INPUT ("weight")),
+};
+
+/**
+ * ep_embedding:
+ * @indices: an int32 or int64 tensor of any shape: rows of @weight
+ * @weight: the table, of shape (rows, dim)
+ * @error: return location for an error
+ *
+ * Looks up rows of a table, as PyTorch's
+ * `torch.nn.functional.embedding`: the result has shape
+ * `indices.shape + (dim,)`, its element `[i…, j]` is `weight[indices[i…], j]`.
+ * It is [method@Tensor.take] along axis 0, and so is its gradient: the
+ * output's gradient summed into the rows it came from
+ * ([method@Tensor.scatter_add]), a row that no index names getting 0.
+ * As in `take`, a negative index counts from the end (PyTorch refuses
+ * them).
+ *
+ * Returns: (transfer full): the rows, or %NULL with %EP_ERROR_INDEX set
+ *   for an index out of range (the first in C order), %EP_ERROR_DTYPE if
+ *   @indices are not integers, or %EP_ERROR_SHAPE if @weight is not 2-D
+ */
+EpTensor *
+ep_embedding (EpTensor  *indices,
+              EpTensor  *weight,
+              GError   **error)
+{
+  g_return_val_if_fail (EP_IS_TENSOR (indices), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (weight), NULL);
+
+  if (!ep_dtype_is_integer (indices->layout.dtype))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("embedding: the indices must be a tensor of type int32 or int64, not %s"),
+                   ep_dtype_get_name (indices->layout.dtype));
+      return NULL;
+    }
+  if (weight->layout.ndim != 2)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("embedding: the weight must have 2 dimensions (rows, dim), not %u"),
+                   weight->layout.ndim);
+      return NULL;
+    }
+
+  return ep_error_named_result (ep_tensor_take (weight, indices, 0, error), error, "embedding");
 }

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "ep-dispatch-private.h"
+#include "ep-enum-types.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
 #include "ep-math-private.h"
@@ -381,6 +382,15 @@ unary_derivative (const EpOpCall  *call,
       return ep_tensor_add_scalar (u, 1.0, error);
     case EP_OP_SOFTPLUS:
       return ep_tensor_sigmoid (x, error);
+    case EP_OP_ERF:
+      /* 2/√π · exp (-x²) */
+      t = ep_tensor_square (x, error);
+      if (t == NULL || (u = ep_tensor_mul_scalar (t, -1.0, error)) == NULL)
+        return NULL;
+      g_clear_object (&t);
+      if ((t = ep_tensor_exp (u, error)) == NULL)
+        return NULL;
+      return ep_tensor_mul_scalar (t, M_2_SQRTPI, error);
     default:
       /* sign, round, ceil, floor: piecewise constant */
       return ep_tensor_zeros_like (x, error);
@@ -644,3 +654,127 @@ UNARY_OP (CEIL, ceil, ep_op_float_infer, unary_math_grad)
  * Returns: (transfer full): the values
  */
 UNARY_OP (FLOOR, floor, ep_op_float_infer, unary_math_grad)
+
+/**
+ * ep_tensor_erf:
+ * @self: a tensor
+ * @error: return location for an error
+ *
+ * The error function `2/√π ∫₀ˣ e^(-t²) dt`, elementwise (SciPy's
+ * `scipy.special.erf`, PyTorch's `torch.erf`): odd, from -1 at -inf to
+ * 1 at inf. Its derivative is `2/√π · e^(-x²)`. Integer tensors give
+ * float64, bool float32.
+ *
+ * Returns: (transfer full): the values, in [-1, 1]
+ */
+UNARY_OP (ERF, erf, ep_op_float_infer, unary_math_grad)
+
+
+/* GELU: PyTorch's torch.nn.functional.gelu */
+
+/* The tanh approximation's constants, as PyTorch's: √(2/π) and κ */
+#define GELU_BETA (M_SQRT2 * M_2_SQRTPI * 0.5)
+#define GELU_KAPPA 0.044715
+
+/* Φ(x) + x φ(x) = (1 + erf (x/√2)) / 2 + x e^(-x²/2) / √(2π) */
+static EpTensor *
+gelu_exact_slope (EpTensor  *x,
+                  GError   **error)
+{
+  g_autoptr(EpTensor) scaled = ep_tensor_mul_scalar (x, M_SQRT1_2, error);
+  g_autoptr(EpTensor) e = scaled ? ep_tensor_erf (scaled, error) : NULL;
+  g_autoptr(EpTensor) e1 = e ? ep_tensor_add_scalar (e, 1.0, error) : NULL;
+  g_autoptr(EpTensor) cdf = e1 ? ep_tensor_mul_scalar (e1, 0.5, error) : NULL;
+  g_autoptr(EpTensor) x2 = cdf ? ep_tensor_square (x, error) : NULL;
+  g_autoptr(EpTensor) half = x2 ? ep_tensor_mul_scalar (x2, -0.5, error) : NULL;
+  g_autoptr(EpTensor) g = half ? ep_tensor_exp (half, error) : NULL;
+  g_autoptr(EpTensor) pdf = g ? ep_tensor_mul_scalar (g, M_2_SQRTPI * M_SQRT1_2 * 0.5, error) : NULL;
+  g_autoptr(EpTensor) xpdf = pdf ? ep_tensor_mul (x, pdf, error) : NULL;
+
+  return xpdf ? ep_tensor_add (cdf, xpdf, error) : NULL;
+}
+
+/* With u = β (x + κ x³) and t = tanh (u):
+ * (1 + t) / 2 + x/2 (1 - t²) β (1 + 3κ x²) */
+static EpTensor *
+gelu_tanh_slope (EpTensor  *x,
+                 GError   **error)
+{
+  g_autoptr(EpTensor) one = ep_grad_literal (1.0);
+  g_autoptr(EpTensor) x2 = ep_tensor_square (x, error);
+  g_autoptr(EpTensor) k = x2 ? ep_tensor_mul_scalar (x2, GELU_KAPPA, error) : NULL;
+  g_autoptr(EpTensor) k1 = k ? ep_tensor_add_scalar (k, 1.0, error) : NULL;
+  g_autoptr(EpTensor) inner = k1 ? ep_tensor_mul (x, k1, error) : NULL;
+  g_autoptr(EpTensor) u = inner ? ep_tensor_mul_scalar (inner, GELU_BETA, error) : NULL;
+  g_autoptr(EpTensor) t = u ? ep_tensor_tanh (u, error) : NULL;
+  g_autoptr(EpTensor) t1 = t ? ep_tensor_add_scalar (t, 1.0, error) : NULL;
+  g_autoptr(EpTensor) first = t1 ? ep_tensor_mul_scalar (t1, 0.5, error) : NULL;
+  g_autoptr(EpTensor) t2 = first ? ep_tensor_square (t, error) : NULL;
+  g_autoptr(EpTensor) sech2 = t2 ? ep_tensor_sub (one, t2, error) : NULL;
+  g_autoptr(EpTensor) k3 = sech2 ? ep_tensor_mul_scalar (x2, 3 * GELU_KAPPA, error) : NULL;
+  g_autoptr(EpTensor) k31 = k3 ? ep_tensor_add_scalar (k3, 1.0, error) : NULL;
+  g_autoptr(EpTensor) du = k31 ? ep_tensor_mul_scalar (k31, GELU_BETA * 0.5, error) : NULL;
+  g_autoptr(EpTensor) xdu = du ? ep_tensor_mul (x, du, error) : NULL;
+  g_autoptr(EpTensor) second = xdu ? ep_tensor_mul (xdu, sech2, error) : NULL;
+
+  return second ? ep_tensor_add (first, second, error) : NULL;
+}
+
+static gboolean
+gelu_gradient (const EpOpCall   *call,
+               EpTensor *const  *output_grads,
+               EpTensor        **input_grads,
+               GError          **error)
+{
+  g_autoptr(EpTensor) slope = NULL;
+
+  if (!ep_grad_needed (call, 0))
+    return TRUE;
+
+  slope = call->attrs.gelu.approximate == EP_GELU_APPROXIMATION_TANH
+          ? gelu_tanh_slope (call->inputs[0], error)
+          : gelu_exact_slope (call->inputs[0], error);
+  input_grads[0] = slope ? ep_tensor_mul (output_grads[0], slope, error) : NULL;
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_gelu = {
+  .id = EP_OP_GELU, .name = "gelu",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("approximate", EP_ATTR_ENUM, EP_FIELD (gelu.approximate),
+                     EP_DEFAULT (EP_GELU_APPROXIMATION_NONE),
+                     .enum_type = ep_gelu_approximation_get_type)),
+  .infer = ep_op_float_infer,
+  .gradient = gelu_gradient,
+};
+
+/**
+ * ep_tensor_gelu:
+ * @self: a tensor
+ * @approximate: the exact function or its tanh approximation
+ * @error: return location for an error
+ *
+ * The Gaussian error linear unit, elementwise, as PyTorch's
+ * `torch.nn.functional.gelu`: `x Φ(x) = x/2 (1 + erf (x/√2))` with
+ * %EP_GELU_APPROXIMATION_NONE, `x/2 (1 + tanh (√(2/π) (x + 0.044715 x³)))`
+ * with %EP_GELU_APPROXIMATION_TANH. One pass over the data on every
+ * device; its gradient is made of public ops. Integer tensors give
+ * float64, bool float32.
+ *
+ * Returns: (transfer full): the values, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set for an unknown @approximate
+ */
+EpTensor *
+ep_tensor_gelu (EpTensor             *self,
+                EpGeluApproximation   approximate,
+                GError              **error)
+{
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  ep_op_attrs_init (&attrs);
+  attrs.gelu.approximate = approximate;
+
+  return ep_dispatch1 (&ep_op_gelu, &self, 1, &attrs, error);
+}

@@ -17,8 +17,10 @@
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-random.h"
+#include "ep-context-private.h"
 #include "ep-error-private.h"
 #include "ep-random-private.h"
+#include "ep-tensor-private.h"
 
 G_LOCK_DEFINE_STATIC (random_state);
 static gboolean random_seeded;
@@ -419,4 +421,94 @@ ep_he_normal (const gint64  *shape,
               GError       **error)
 {
   return he ("he_normal", TRUE, shape, ndim, dtype, error);
+}
+
+/* Dropout: PyTorch's torch.nn.functional.dropout in training */
+
+const EpOpDef ep_func_dropout = {
+  .id = EP_N_OPS, .name = "dropout",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("rate", EP_ATTR_FLOAT, EP_NO_FIELD, EP_DEFAULT (0.5))),
+};
+
+/* A uniform draw shaped like @self, where an op on @self would run: the
+ * innermost device scope, else @self's device. */
+static EpTensor *
+uniform_like (EpTensor  *self,
+              GError   **error)
+{
+  EpDevice *scoped = ep_context_get_device ();
+  EpOpAttrs attrs;
+
+  ep_op_attrs_init (&attrs);
+  ep_op_attrs_set_list (attrs.shape, attrs.ndim, self->layout.shape, self->layout.ndim);
+  ep_random_next_stream (&attrs.random.seed, &attrs.random.stream);
+  attrs.random.a = 0;
+  attrs.random.b = 1;
+  attrs.dtype = self->layout.dtype;
+  attrs.device = scoped != NULL ? scoped : ep_tensor_get_device (self);
+
+  return ep_dispatch1 (&ep_op_uniform, NULL, 0, &attrs, error);
+}
+
+/**
+ * ep_tensor_dropout:
+ * @self: a float32 or float64 tensor
+ * @rate: the probability of zeroing each element, in [0, 1]
+ * @error: return location for an error
+ *
+ * Dropout as PyTorch's `torch.nn.functional.dropout` in training: each
+ * element is zeroed with probability @rate and the others are scaled by
+ * `1 / (1 - rate)`, so that the expected value stays the same. A @rate
+ * of 0 gives the values as they are; 1 multiplies them by 0 (NaN stays
+ * NaN), as PyTorch does. Every call draws once from the random
+ * sequence, whatever the rate.
+ *
+ * The mask is `u >= rate` for u drawn by [func@uniform] in @self's type
+ * on the device that computes: it follows [func@set_seed], and the same
+ * seed gives the same mask on every device. The gradient is the same
+ * mask, scaled, applied to the output's gradient. Inside a staged
+ * function ([class@Function]) each call draws a fresh mask, and the
+ * gradient of a staged call uses the mask of its forward pass.
+ *
+ * Returns: (transfer full): the result, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @rate is not in [0, 1], or
+ *   %EP_ERROR_DTYPE if @self is not floating-point
+ */
+EpTensor *
+ep_tensor_dropout (EpTensor  *self,
+                   gdouble    rate,
+                   GError   **error)
+{
+  g_autoptr(EpTensor) u = NULL;
+  g_autoptr(EpTensor) keep = NULL;
+  g_autoptr(EpTensor) kept = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if (!(rate >= 0 && rate <= 1))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("dropout: the rate must be in [0, 1], not %g"), rate);
+      return NULL;
+    }
+  if (!ep_dtype_is_floating (self->layout.dtype))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("dropout: takes a tensor of type float32 or float64, not %s"),
+                   ep_dtype_get_name (self->layout.dtype));
+      return NULL;
+    }
+
+  /* x · mask / (1 - rate), as PyTorch: x / (1 - rate) where kept, x · 0
+   * where dropped. Every rate draws, so that the random sequence (and a
+   * staged call's) does not depend on it: 0 keeps everything (x · 1 is
+   * x), 1 nothing (u < 1), scaled by 1 then. */
+  if ((u = uniform_like (self, error)) == NULL
+      || (keep = ep_tensor_greater_equal_scalar (u, rate, error)) == NULL
+      || (kept = ep_tensor_mul (self, keep, error)) == NULL)
+    return ep_error_named_result (NULL, error, "dropout");
+
+  return ep_error_named_result (ep_tensor_mul_scalar (kept, rate < 1 ? 1.0 / (1.0 - rate) : 1.0, error),
+                                error, "dropout");
 }

@@ -169,6 +169,11 @@ static const Case listed_cases[] = {
   { "squeeze", { "1x3x1" } },
 
   /* functions and reductions */
+  { "gelu", { "3x4" }, "{'approximate': <'none'>}" },
+  { "gelu", { "5x6t" }, "{'approximate': <'tanh'>}" },
+  { "gelu", { "4x3s" }, "{'approximate': <'none'>}" },
+  { "gelu", { "14" }, "{'approximate': <'tanh'>}", .data = DATA_SPECIAL },
+  { "gelu", { "14" }, "{'approximate': <'none'>}", .data = DATA_SPECIAL },
   { "clip", { "3x4" }, "{'min': <-1.0>, 'max': <1.5>}" },
   { "clip", { "5x6t" }, "{'min': <-inf>, 'max': <0.0>}" },
   { "clip", { "4x3s" }, "{'min': <nan>, 'max': <2.0>}" },
@@ -624,7 +629,7 @@ tolerance_of (const char *op,
   static const char *const ulp_ops[] = {
     "exp", "log", "tanh", "sigmoid", "pow", "expm1", "log1p", "log2", "log10", "sin", "cos",
     "tan", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-    "softplus", "softmax", "log_softmax", NULL
+    "softplus", "softmax", "log_softmax", "erf", "gelu", NULL
   };
   static const char *const summed_ops[] = {
     "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum",

@@ -678,6 +678,7 @@ static const struct
   { EP_CPU_VMATH_ARCTANH, "arctanh", atanhl, 2 },
   /* 1 / (1 + exp (-x)) in the element type: three roundings */
   { EP_CPU_VMATH_SIGMOID, "sigmoid", sigmoid32, 4, sigmoid64 },
+  { EP_CPU_VMATH_ERF, "erf", erfl, 2 },
 };
 
 /* Floats as integers in the order of their values: the difference of

@@ -106,6 +106,9 @@ UNARY (sign)
 UNARY (round)
 UNARY (ceil)
 UNARY (floor)
+UNARY (erf)
+static EpTensor *op_gelu (EpTensor **in, GError **e) { return ep_tensor_gelu (in[0], EP_GELU_APPROXIMATION_NONE, e); }
+static EpTensor *op_gelu_tanh (EpTensor **in, GError **e) { return ep_tensor_gelu (in[0], EP_GELU_APPROXIMATION_TANH, e); }
 
 static EpTensor *op_clip (EpTensor **in, GError **e) { return ep_tensor_clip (in[0], -1.0, 1.0, e); }
 static EpTensor *op_prod_axis (EpTensor **in, GError **e)
@@ -313,6 +316,14 @@ static EpTensor *op_take (EpTensor **in, GError **e)
   g_autoptr(EpTensor) indices = int_tensor (idx, 4, e);
 
   return indices ? ep_tensor_take (in[0], indices, 1, e) : NULL;
+}
+static EpTensor *op_embedding (EpTensor **in, GError **e)
+{
+  const gdouble idx[] = { 2, 0, 2, 1, 2, 0 };
+  g_autoptr(EpTensor) indices = int_tensor (idx, 6, e);
+  g_autoptr(EpTensor) rows = indices ? ep_tensor_reshape (indices, (const gint64[]) { 2, 3 }, 2, e) : NULL;
+
+  return rows ? ep_embedding (rows, in[0], e) : NULL;
 }
 static EpTensor *op_take_along_axis (EpTensor **in, GError **e)
 {
@@ -631,6 +642,9 @@ static const Case cases[] = {
   { "round", "round", 1, { S2 (2, 3) }, { ANY }, op_round },
   { "ceil", "ceil", 1, { S2 (2, 3) }, { ANY }, op_ceil },
   { "floor", "floor", 1, { S2 (2, 3) }, { ANY }, op_floor },
+  { "erf", "erf", 1, { S2 (2, 3) }, { ANY }, op_erf },
+  { "gelu", "gelu", 1, { S2 (2, 3) }, { ANY }, op_gelu },
+  { "gelu-tanh", "gelu", 1, { S2 (2, 3) }, { ANY }, op_gelu_tanh },
   { "prod-axis", "prod", 1, { S3 (2, 3, 4) }, { ANY }, op_prod_axis },
   { "prod-all", "prod", 1, { S2 (2, 3) }, { NONZERO }, op_prod_all },
   { "cumsum-axis", "cumsum", 1, { S2 (3, 4) }, { ANY }, op_cumsum_axis },
@@ -674,6 +688,7 @@ static const Case cases[] = {
   { "max-pool2d-grad", "max_pool2d_grad", 1, { S4 (2, 3, 3, 3) }, { ANY }, op_max_pool2d_grad },
   { "avg-pool2d-grad", "avg_pool2d_grad", 1, { S4 (2, 3, 3, 3) }, { ANY }, op_avg_pool2d_grad },
   { "take", "take", 1, { S2 (2, 3) }, { ANY }, op_take },
+  { "embedding", "take", 1, { S2 (4, 3) }, { ANY }, op_embedding },
   { "take-along-axis", "take_along_axis", 1, { S2 (2, 4) }, { ANY }, op_take_along_axis },
   { "mask", "mask", 1, { S2 (2, 3) }, { ANY }, op_mask },
   { "index-update", "index_update", 2, { S2 (4, 3), S2 (2, 3) }, { ANY, ANY }, op_index_update },
@@ -1038,6 +1053,9 @@ static const Elementwise elementwise[] = {
   { "round", 1, { ANY }, op_round },
   { "ceil", 1, { ANY }, op_ceil },
   { "floor", 1, { ANY }, op_floor },
+  { "erf", 1, { ANY }, op_erf },
+  { "gelu", 1, { ANY }, op_gelu },
+  { "gelu-tanh", 1, { ANY }, op_gelu_tanh },
 };
 
 #define N_ELEMENTS 5

@@ -367,7 +367,7 @@ _fresh_rng = np.random.default_rng(20261123)
 
 # The ops tests call, besides the op wrappers: NumPy forms, operators and
 # properties of Tensor (each operator counts as its op).
-_RANDOM_OPS = ("uniform", "normal", "glorot_uniform", "glorot_normal", "he_uniform", "he_normal")
+_RANDOM_OPS = ("uniform", "normal", "glorot_uniform", "glorot_normal", "he_uniform", "he_normal", "dropout")
 _NOT_STAGED = {
     # not ops: what makes the inputs, the random sequence, Python functions
     "astensor", "set_seed", "function", "value_and_grad", "value_aux_and_grad", "grad",

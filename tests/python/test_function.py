@@ -589,6 +589,33 @@ def test_random_ops_draw_new_numbers_as_eager_calls():
     assert staged.python_function.calls == 1
 
 
+def test_dropout_draws_a_fresh_mask_each_call_and_differentiates_with_its_own():
+    x = Ep.astensor(np.random.default_rng(5).normal(size=(40, 30)))
+    f = Ep.function(lambda t: t.dropout(0.5))
+    Ep.set_seed(31)
+    a, b = f(x).numpy(), f(x).numpy()
+    assert not np.array_equal(a != 0, b != 0)
+    Ep.set_seed(31)
+    np.testing.assert_array_equal(f(x).numpy(), a)  # staged draws follow set_seed as eager ones
+    Ep.set_seed(31)
+    np.testing.assert_array_equal(x.dropout(0.5).numpy(), a)
+    with Ep.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+        loss = (y * y).sum()
+    grad = tape.gradient(loss, x).numpy()
+    # d/dx sum((2 x m)^2) = 8 x m = 4 y for the forward's own mask m
+    np.testing.assert_allclose(grad, 4 * y.numpy(), rtol=1e-12)
+    masks = []
+    for _ in range(2):   # each call its own mask, and its gradient that mask (x has no zeros)
+        with Ep.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        masks.append(y.numpy() != 0)
+        np.testing.assert_array_equal(tape.gradient(y, x).numpy(), 2.0 * masks[-1])
+    assert not np.array_equal(masks[0], masks[1])
+
+
 # tapes around and inside
 
 def test_tape_around_a_staged_call():

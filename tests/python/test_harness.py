@@ -27,7 +27,7 @@ API_OPS = {
     "Creation and conversion": [
         "new_from_bytes", "to_bytes", "new_from_doubles", "new_scalar",
         "zeros", "ones", "full", "zeros_like", "ones_like", "full_like",
-        "arange", "linspace", "eye", "uniform", "normal",
+        "arange", "linspace", "eye", "uniform", "normal", "dropout",
         "astype", "float32", "float64", "bool", "item", "to_string",
         "shape", "ndim", "dtype", "size", "onehot_like",
     ],
@@ -36,7 +36,7 @@ API_OPS = {
         "neg", "abs", "sign", "square", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10",
         "sin", "cos", "tan", "sinh", "cosh", "tanh",
         "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-        "sigmoid", "relu", "softplus", "round", "ceil", "floor",
+        "sigmoid", "relu", "softplus", "round", "ceil", "floor", "erf", "gelu",
         "clip", "minimum", "maximum", "where", "isnan", "isinf", "isfinite",
         "less", "less_equal", "equal", "not_equal", "greater", "greater_equal",
         "logical_and", "logical_or", "logical_not",
@@ -49,7 +49,7 @@ API_OPS = {
     "Shape and indexing": [
         "reshape", "flatten", "transpose", "T", "expand_dims", "squeeze", "broadcast_to",
         "concatenate", "stack", "split", "tile", "flip", "pad", "meshgrid",
-        "slice", "take", "take_along_axis", "mask", "index_update", "scatter_add",
+        "slice", "take", "take_along_axis", "mask", "index_update", "scatter_add", "embedding",
     ],
     "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve"],
 }

@@ -1,7 +1,7 @@
 /* math.cl: functions of one tensor: neg, abs, sign, square, sqrt, exp,
  * expm1, log, log1p, log2, log10, the trigonometric and hyperbolic
  * functions and their inverses, sigmoid, relu, softplus, round, ceil,
- * floor
+ * floor, erf
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -63,6 +63,7 @@ UNARY_KERNEL (unary_b, uchar, uchar,
   UN (T, T, round, rint (x))                                                \
   UN (T, T, ceil, ceil (x))                                                 \
   UN (T, T, floor, floor (x))                                               \
+  UN (T, T, erf, erf (x))                                                   \
   UN (T, T, sign, FSIGN (x))
 
 UNARY_KERNEL (math1_f32, float, float, FLOAT_MATH1 (float))
@@ -73,3 +74,44 @@ UNARY_KERNEL (math1_i32, int, int,
 UNARY_KERNEL (math1_i64, long, long,
   UN (long, long, sign, (x > 0) - (x < 0))
   UN (long, long, round, x))
+
+/* gelu: as cpu/math.c, @approximate an EpGeluApproximation (0: erf,
+ * 1: tanh). Beyond @TANH_ONE and @ERF_ONE, tanh and erf round to ±1
+ * (correctly rounded, as on the CPU), which PoCL's tanh misses by an ulp:
+ * gelu (-inf) would be -inf, not NaN, and gelu (-100) not -0. */
+#ifndef EP_FUSED
+#define GELU_KERNEL(name, T, TANH_ONE, ERF_ONE)                             \
+__kernel void                                                               \
+name (__global T *out,                                                      \
+      __global const T *pa,                                                 \
+      const EpMap g,                                                        \
+      int approximate)                                                      \
+{                                                                           \
+  const T beta = (T) 0.7978845608028654, kappa = (T) 0.044715;              \
+                                                                            \
+  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+    {                                                                       \
+      T x = pa[ep_map_offset (&g, 1, i)];                                   \
+      T halved = (T) 0.5 * x;                                               \
+      T v;                                                                  \
+                                                                            \
+      if (approximate)                                                      \
+        {                                                                   \
+          T cube = x * x * x;                                               \
+          T u = beta * (x + kappa * cube);                                  \
+                                                                            \
+          v = fabs (u) > (T) TANH_ONE ? copysign ((T) 1, u) : tanh (u);     \
+        }                                                                   \
+      else                                                                  \
+        {                                                                   \
+          T u = x * (T) 0.7071067811865476;                                 \
+                                                                            \
+          v = fabs (u) > (T) ERF_ONE ? copysign ((T) 1, u) : erf (u);       \
+        }                                                                   \
+      out[i] = halved * ((T) 1 + v);                                        \
+    }                                                                       \
+}
+
+GELU_KERNEL (gelu_f32, float, 9.1f, 4.0f)
+FP64 (GELU_KERNEL (gelu_f64, double, 19.1, 6.0))
+#endif

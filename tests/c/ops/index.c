@@ -440,6 +440,65 @@ test_gradient_scatters (void)
     }
 }
 
+/* embedding: rows of the table, shaped indices.shape + (dim,) */
+static void
+test_embedding (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) w = ep_test_iota (EP_DIMS (4, 2), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) idx = ep_test_iota (EP_DIMS (2, 2), 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) flipped = ep_tensor_flip (idx, NULL, 0, &error);
+  g_autoptr(EpTensor) e = ep_embedding (flipped, w, &error);
+  g_autoptr(EpTensor) scalar = ep_tensor_new_scalar (2, EP_DTYPE_INT64, &error);
+  g_autoptr(EpTensor) row = ep_embedding (scalar, w, &error);
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (e, EP_DIMS (2, 2, 2), 3, EP_DOUBLES (6, 7, 4, 5, 2, 3, 0, 1));
+  ep_test_assert_tensor (row, EP_DIMS (2), 1, EP_DOUBLES (4, 5));
+}
+
+static void
+test_embedding_errors (void)
+{
+  g_autoptr(EpTensor) w = ep_test_iota (EP_DIMS (4, 2), 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) flat = ep_test_iota (EP_DIMS (8), 1, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) far = ep_test_vector (EP_DOUBLES (1, 4), 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) floats = ep_test_vector (EP_DOUBLES (0), 1, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) good = ep_test_vector (EP_DOUBLES (0), 1, EP_DTYPE_INT32);
+  GError *error = NULL;
+  EpTensor *r;
+
+  r = ep_embedding (far, w, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_INDEX, "embedding: ");
+  g_assert_nonnull (strstr (error->message, "index 4"));
+  g_clear_error (&error);
+  r = ep_embedding (floats, w, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_DTYPE, "embedding: ");
+  g_clear_error (&error);
+  r = ep_embedding (good, flat, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "embedding: ");
+  g_clear_error (&error);
+}
+
+/* The gradient is the output's gradient summed into the rows it came
+ * from (scatter_add): against central differences */
+static EpTensor *
+call_embedding (EpTensor **x, GError **error)
+{
+  g_autoptr(EpTensor) idx = ep_test_vector (EP_DOUBLES (2, 0, 2, -1, 1), 5, EP_DTYPE_INT64);
+
+  return ep_embedding (idx, x[0], error);
+}
+
+static void
+test_embedding_gradient (void)
+{
+  g_autoptr(EpTensor) w = ep_test_float64 (ep_test_grad_a, ep_test_shape_34, 2);
+  EpTensor *x[1] = { w };
+
+  ep_test_check_gradient (&ep_op_take, call_embedding, x, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -449,6 +508,9 @@ main (int argc, char **argv)
 
   g_test_add_func ("/index/take", test_take);
   g_test_add_func ("/index/take/errors", test_take_errors);
+  g_test_add_func ("/index/embedding", test_embedding);
+  g_test_add_func ("/index/embedding/errors", test_embedding_errors);
+  g_test_add_func ("/index/gradient/embedding", test_embedding_gradient);
   g_test_add_func ("/index/take-along-axis", test_take_along_axis);
   g_test_add_func ("/index/mask", test_mask);
   g_test_add_func ("/index/scatters", test_scatters);

@@ -1,7 +1,7 @@
 /* ops/math.c: the math family, the unary functions: neg, abs, sign,
  * square, sqrt, exp, expm1, the logarithms, the trigonometric and
  * hyperbolic functions and their inverses, sigmoid, relu, softplus,
- * round, ceil, floor: values, result dtypes, special values, every error
+ * round, ceil, floor, erf, gelu: values, result dtypes, special values, every error
  * path, the gradient rules
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -207,6 +207,7 @@ test_unary_values (void)
     { ep_tensor_arcsin, asin }, { ep_tensor_arccos, acos }, { ep_tensor_arctan, atan },
     { ep_tensor_arcsinh, asinh }, { ep_tensor_arccosh, acosh }, { ep_tensor_arctanh, atanh },
     { ep_tensor_ceil, ceil }, { ep_tensor_floor, floor }, { ep_tensor_round, rint },
+    { ep_tensor_erf, erf },
   };
   const gdouble x[] = { 0.25, 0.5, 1.5, 2.5, -0.75, 3.0 };
 
@@ -240,6 +241,84 @@ test_special_unary (void)
   ep_test_assert_close (sign, sign_expected, 6);
 }
 
+/* erf keeps its sign and saturates at ±1; NaN stays NaN, in both types */
+static void
+test_erf_special (void)
+{
+  const gdouble x[] = { -INFINITY, -10, -0.0, 0, 1e-30, NAN, 10, INFINITY };
+  const gdouble expected[] = { -1, -1, -0.0, 0, 1e-30 * M_2_SQRTPI, NAN, 1, 1 };
+
+  for (EpDType dtype = EP_DTYPE_FLOAT32; dtype <= EP_DTYPE_FLOAT64; dtype++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) t = ep_test_vector (x, 8, dtype);
+      g_autoptr(EpTensor) y = ep_tensor_erf (t, &error);
+
+      g_assert_no_error (error);
+      ep_assert_values (y, dtype, EP_SHAPE (8), expected, 8);
+    }
+}
+
+/* Integers compute in float64, bool in float32, as the other functions */
+static void
+test_erf_integer (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (3), EP_VALUES (-1, 0, 2));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (0, 1));
+  g_autoptr(EpTensor) yi = ep_tensor_erf (i, &error);
+  g_autoptr(EpTensor) yb = ep_tensor_erf (b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (yi, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (erf (-1.0), 0, erf (2.0)));
+  ep_assert_values (yb, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (0, erf (1.0)));
+}
+
+/* gelu against its formulas, in float64 (PyTorch's, exactly) */
+static void
+test_gelu_values (void)
+{
+  const gdouble x[] = { -3, -1, -0.5, 0, 0.25, 1, 2.5, 6 };
+  g_autoptr(EpTensor) t = ep_test_vector (x, 8, EP_DTYPE_FLOAT64);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) exact = ep_tensor_gelu (t, EP_GELU_APPROXIMATION_NONE, &error);
+  g_autoptr(EpTensor) approx = ep_tensor_gelu (t, EP_GELU_APPROXIMATION_TANH, &error);
+  gdouble want_exact[8], want_approx[8];
+
+  g_assert_no_error (error);
+  for (guint k = 0; k < 8; k++)
+    {
+      gdouble inner = 0.7978845608028654 * (x[k] + 0.044715 * x[k] * x[k] * x[k]);
+
+      want_exact[k] = 0.5 * x[k] * (1 + erf (x[k] * M_SQRT1_2));
+      want_approx[k] = 0.5 * x[k] * (1 + tanh (inner));
+    }
+  ep_test_assert_close (exact, want_exact, 8);
+  ep_test_assert_close (approx, want_approx, 8);
+}
+
+/* float32 stays float32 (and int32 gives float64); NaN and the
+ * infinities as PyTorch: gelu (-inf) is NaN there too (-inf · 0) */
+static void
+test_gelu_special (void)
+{
+  const gdouble x[] = { NAN, INFINITY, -INFINITY, -0.0, 0 };
+  const gdouble want[] = { NAN, INFINITY, NAN, -0.0, 0 };
+
+  for (EpGeluApproximation a = EP_GELU_APPROXIMATION_NONE; a <= EP_GELU_APPROXIMATION_TANH; a++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) t = ep_test_vector (x, 5, EP_DTYPE_FLOAT32);
+      g_autoptr(EpTensor) y = ep_tensor_gelu (t, a, &error);
+      g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (-1, 2));
+      g_autoptr(EpTensor) yi = ep_tensor_gelu (i, a, &error);
+
+      g_assert_no_error (error);
+      ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SHAPE (5), want, 5);
+      g_assert_cmpint (ep_tensor_get_dtype (yi), ==, EP_DTYPE_FLOAT64);
+    }
+}
+
 /* Every error path of the math ops, with its code */
 static void
 test_error_codes (void)
@@ -256,6 +335,8 @@ test_error_codes (void)
 #define E (&errors[n])
 
   EXPECT (ep_tensor_sign (b, E), EP_ERROR_DTYPE);
+  EXPECT (ep_tensor_gelu (f, (EpGeluApproximation) 2, E), EP_ERROR_INVALID_ARGUMENT);
+  EXPECT (ep_tensor_gelu (f, (EpGeluApproximation) -1, E), EP_ERROR_INVALID_ARGUMENT);
 
 #undef EXPECT
 #undef E
@@ -296,7 +377,19 @@ call_##name (EpTensor **x, GError **error)                                  \
 UNARY (expm1) UNARY (log1p) UNARY (log2) UNARY (log10) UNARY (sin) UNARY (cos)
 UNARY (tan) UNARY (sinh) UNARY (cosh) UNARY (arcsin) UNARY (arccos) UNARY (arctan)
 UNARY (arcsinh) UNARY (arccosh) UNARY (arctanh) UNARY (softplus) UNARY (sign)
-UNARY (round) UNARY (ceil) UNARY (floor)
+UNARY (round) UNARY (ceil) UNARY (floor) UNARY (erf)
+
+static EpTensor *
+call_gelu (EpTensor **x, GError **error)
+{
+  return ep_tensor_gelu (x[0], EP_GELU_APPROXIMATION_NONE, error);
+}
+
+static EpTensor *
+call_gelu_tanh (EpTensor **x, GError **error)
+{
+  return ep_tensor_gelu (x[0], EP_GELU_APPROXIMATION_TANH, error);
+}
 
 static void
 test_gradient_unary (void)
@@ -311,6 +404,8 @@ test_gradient_unary (void)
     { &ep_op_arccosh, call_arccosh, 2 }, { &ep_op_arctanh, call_arctanh, 0 },
     { &ep_op_softplus, call_softplus, 0 }, { &ep_op_sign, call_sign, 0 },
     { &ep_op_round, call_round, 0 }, { &ep_op_ceil, call_ceil, 0 }, { &ep_op_floor, call_floor, 0 },
+    { &ep_op_erf, call_erf, 0 }, { &ep_op_gelu, call_gelu, 0 },
+    { &ep_op_gelu, call_gelu_tanh, 0 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -345,6 +440,10 @@ main (int argc, char **argv)
   g_test_add_func ("/math/unary/empty", test_unary_empty);
   g_test_add_func ("/math/unary/libm", test_unary_values);
   g_test_add_func ("/math/unary/softplus-sign", test_special_unary);
+  g_test_add_func ("/math/erf/special", test_erf_special);
+  g_test_add_func ("/math/erf/integer", test_erf_integer);
+  g_test_add_func ("/math/gelu/values", test_gelu_values);
+  g_test_add_func ("/math/gelu/special", test_gelu_special);
   g_test_add_func ("/math/error/codes", test_error_codes);
   g_test_add_func ("/math/chain/norm", test_norm_chain);
   g_test_add_func ("/math/gradient/unary", test_gradient_unary);

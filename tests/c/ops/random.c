@@ -1,5 +1,5 @@
 /* ops/random.c: the random family: uniform and normal, and the Philox
- * generator's known answers under them, every error path
+ * generator's known answers under them, dropout, every error path
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -193,6 +193,94 @@ test_initializer_errors (void)
   ep_test_assert_failed (w, error, EP_ERROR_DTYPE, "he_uniform: ");
 }
 
+/* dropout: the mask is uniform's draw u >= rate, the kept values scaled
+ * by 1 / (1 - rate), the same on every device for one seed; its
+ * gradient is the same mask, scaled */
+static void
+test_dropout_same_on_every_device (void)
+{
+  g_autoptr(GPtrArray) devices = ep_list_devices ();
+  const gint64 shape[] = { 37, 11 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_normal (shape, 2, 0, 1, EP_DTYPE_FLOAT32, &error);
+  g_autoptr(EpTensor) u = NULL;
+  g_autofree gdouble *xs = NULL, *us = NULL;
+  gsize n;
+
+  ep_set_seed (3);
+  u = ep_uniform (shape, 2, 0, 1, EP_DTYPE_FLOAT32, &error);
+  g_assert_no_error (error);
+  xs = ep_test_read_doubles (x, &n);
+  us = ep_test_read_doubles (u, &n);
+  for (guint d = 0; d < devices->len; d++)
+    {
+      EpDevice *device = g_ptr_array_index (devices, d);
+      g_autoptr(EpTensor) y = NULL;
+      g_autoptr(GPtrArray) grads = NULL;
+      g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+      g_autofree gdouble *ys = NULL, *gs = NULL;
+
+      ep_set_seed (3);
+      ep_test_push (device);
+      g_assert_true (ep_gradient_tape_start (tape, &error));
+      ep_gradient_tape_watch (tape, x);
+      y = ep_tensor_dropout (x, 0.25, &error);
+      g_assert_true (ep_gradient_tape_stop (tape, NULL));
+      ep_test_pop (device);
+      g_assert_no_error (error);
+      g_assert_true (ep_tensor_get_device (y) == device);
+      grads = ep_gradient_tape_gradient (tape, &y, 1, (GObject **) &x, 1, NULL, 0, &error);
+      g_assert_no_error (error);
+      ys = ep_test_read_doubles (y, &n);
+      gs = ep_test_read_doubles (g_ptr_array_index (grads, 0), &n);
+      for (gsize i = 0; i < n; i++)
+        {
+          gfloat scale = (gfloat) (1 / 0.75);
+          gfloat want = (gfloat) us[i] >= 0.25f ? (gfloat) xs[i] * scale : 0.0f;
+
+          g_assert_cmpfloat (ys[i], ==, want);
+          g_assert_cmpfloat (gs[i], ==, (gfloat) us[i] >= 0.25f ? scale : 0.0f);
+        }
+    }
+}
+
+static void
+test_dropout_errors (void)
+{
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (1, 2, 3));
+  const gdouble bad[] = { -0.5, 1.0000001, NAN, INFINITY };
+
+  for (guint k = 0; k < G_N_ELEMENTS (bad); k++)
+    {
+      g_autoptr(GError) error = NULL;
+      EpTensor *y = ep_tensor_dropout (x, bad[k], &error);
+
+      ep_test_assert_failed (y, error, EP_ERROR_INVALID_ARGUMENT, "dropout: ");
+    }
+  {
+    g_autoptr(GError) error = NULL;
+    EpTensor *y = ep_tensor_dropout (i, 0.5, &error);
+
+    ep_test_assert_failed (y, error, EP_ERROR_DTYPE, "dropout: ");
+  }
+}
+
+/* rate 0 keeps the values, rate 1 multiplies them by 0 (NaN stays) */
+static void
+test_dropout_edges (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (1.5, NAN, -2));
+  g_autoptr(EpTensor) kept = ep_tensor_dropout (x, 0, &error);
+  g_autoptr(EpTensor) dropped = ep_tensor_dropout (x, 1, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (kept != x);
+  ep_assert_values (kept, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (1.5, NAN, -2));
+  ep_assert_values (dropped, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (0, NAN, 0));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -204,6 +292,9 @@ main (int argc, char **argv)
   g_test_add_func ("/random/initializers/every-device", test_initializers_same_on_every_device);
   g_test_add_func ("/random/initializers/bounds", test_initializer_bounds);
   g_test_add_func ("/random/initializers/errors", test_initializer_errors);
+  g_test_add_func ("/random/dropout/every-device", test_dropout_same_on_every_device);
+  g_test_add_func ("/random/dropout/errors", test_dropout_errors);
+  g_test_add_func ("/random/dropout/edges", test_dropout_edges);
 
   return g_test_run ();
 }

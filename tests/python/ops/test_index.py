@@ -1,7 +1,7 @@
 """The index family against NumPy: take, take_along_axis, mask,
 index_update and scatter_add on every dtype, with negative, empty and
 broadcast indices, and their errors (Python's x[...] built on them: in
-test_indexing.py)."""
+test_indexing.py); embedding against torch.nn.functional.embedding."""
 
 import numpy as np
 import pytest
@@ -174,3 +174,55 @@ def test_scatter_errors(name):
 def test_index_errors_are_glib_errors():
     with pytest.raises(GLib.Error):
         Ep.zeros([2]).take([5])
+
+
+# embedding: torch.nn.functional.embedding, values and gradients
+
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("index_shape", [(), (0,), (5,), (3, 4), (2, 0, 3)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+@pytest.mark.numpy_op("embedding")
+def test_embedding_matches_torch(rng, index_dtype, index_shape, dtype):
+    torch = pytest.importorskip("torch")
+    weight = random_array(rng, (7, 3), dtype)
+    indices = rng.integers(0, 7, index_shape).astype(index_dtype)
+    expected = torch.nn.functional.embedding(torch.from_numpy(np.array(indices, np.int64)),
+                                             torch.from_numpy(weight)).numpy()
+    assert_matches(Ep.embedding(Ep.astensor(indices), Ep.astensor(weight)), expected, exact=True)
+
+
+@pytest.mark.numpy_op("embedding")
+def test_embedding_non_contiguous(rng):
+    weight = random_array(rng, (6, 4), "float32")
+    indices = rng.integers(0, 6, (4, 5)).astype(np.int64)
+    for layout in LAYOUTS:
+        assert_matches(Ep.embedding(as_layout(indices, layout), as_layout(weight, layout)),
+                       weight[indices], exact=True)
+
+
+def test_embedding_gradient_matches_torch(rng):
+    torch = pytest.importorskip("torch")
+    weight = rng.normal(size=(10, 4))
+    indices = np.array([[1, 3, 1], [9, 0, 1]], np.int64)   # row 1 three times, rows 2, 4-8 never
+    upstream = rng.normal(size=(2, 3, 4))
+    w = Ep.astensor(weight)
+    with Ep.GradientTape() as tape:
+        tape.watch(w)
+        loss = (Ep.embedding(Ep.astensor(indices), w) * Ep.astensor(upstream)).sum()
+    tw = torch.tensor(weight, requires_grad=True)
+    (torch.nn.functional.embedding(torch.from_numpy(indices), tw) * torch.from_numpy(upstream)).sum().backward()
+    assert_matches(tape.gradient(loss, w), tw.grad.numpy(), rtol=1e-15, atol=0)
+
+
+def test_embedding_errors():
+    w = Ep.zeros([5, 3])
+    message = assert_ep_error(Ep.Error.INDEX, Ep.embedding, Ep.astensor([0, 5, 7]), w)
+    assert message.startswith("embedding: ") and "5" in message
+    assert_ep_error(Ep.Error.INDEX, Ep.embedding, Ep.astensor([[0], [-6]]), w)
+    message = assert_ep_error(Ep.Error.DTYPE, Ep.embedding, Ep.astensor([0.0]), w)
+    assert message.startswith("embedding: ") and "float32" in message
+    assert_ep_error(Ep.Error.DTYPE, Ep.embedding, Ep.astensor([True]), w)
+    for bad in (Ep.zeros([5]), Ep.zeros([5, 3, 2]), Ep.zeros([])):
+        message = assert_ep_error(Ep.Error.SHAPE, Ep.embedding, Ep.astensor([0]), bad)
+        assert message.startswith("embedding: ")
+    assert_ep_error(Ep.Error.INDEX, Ep.embedding, Ep.astensor([0]), Ep.zeros([0, 3]))

@@ -1,9 +1,11 @@
 """The math family (functions of one tensor) against NumPy: neg abs sign
 square sqrt exp expm1 log log1p log2 log10, the trigonometric and
 hyperbolic functions and their inverses, sigmoid relu softplus, round
-ceil floor: every dtype, 0-d and 0-size shapes, non-contiguous views,
+ceil floor erf: every dtype, 0-d and 0-size shapes, non-contiguous views,
 special values (NaN, infinities, signed zeros), and the errors.
 """
+
+import math
 
 import numpy as np
 import pytest
@@ -82,13 +84,19 @@ def in_domain(name, a):
     return a
 
 
+def erf_reference(x):
+    """math.erf elementwise (NumPy has none), in the type NumPy's functions give."""
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64
+    return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(dtype)
+
+
 FLOAT_FUNCTIONS = {
     "expm1": np.expm1, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
     "arcsin": np.arcsin, "arccos": np.arccos, "arctan": np.arctan,
     "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
     "softplus": lambda x: np.logaddexp(np.zeros((), x.dtype if x.dtype.kind == "f" else np.float64), x),
-    "ceil": np.ceil, "floor": np.floor,
+    "ceil": np.ceil, "floor": np.floor, "erf": erf_reference,
 }
 
 
@@ -174,3 +182,78 @@ def test_round(rng, dtype):
     b = a.reshape(4, -1)
     for _, t in layouts(b):
         assert_matches(t.round(), float_expected(np.round, b))
+
+
+# gelu: against torch.nn.functional.gelu, both approximations
+
+def torch_gelu(a, approximate):
+    torch = pytest.importorskip("torch")
+    return torch.nn.functional.gelu(torch.from_numpy(np.array(a, copy=True)), approximate=approximate).numpy()
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4), (600,)])
+@pytest.mark.numpy_op("gelu")
+def test_gelu_matches_torch(rng, approximate, dtype, shape):
+    a = np.asarray(random_array(rng, shape, dtype) * 2, dtype)
+    tolerance = {"rtol": 4e-6, "atol": 1e-6} if dtype == "float32" else {"rtol": 1e-14, "atol": 1e-15}
+    assert_matches(Ep.astensor(a).gelu(approximate=approximate), torch_gelu(a, approximate), **tolerance)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.numpy_op("gelu")
+def test_gelu_non_contiguous(rng, approximate):
+    a = random_array(rng, (5, 4), "float64")
+    for _, t in layouts(a):
+        assert_matches(t.gelu(approximate=approximate), torch_gelu(a, approximate), rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.numpy_op("gelu")
+def test_gelu_special_values_and_types(approximate):
+    a = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, -100.0, 100.0, 1e-30], np.float32)
+    assert_matches(Ep.astensor(a).gelu(approximate=approximate), torch_gelu(a, approximate), rtol=4e-6)
+    ints = np.array([-2, 0, 3], np.int32)
+    assert_matches(Ep.astensor(ints).gelu(approximate=approximate),
+                   torch_gelu(ints.astype(np.float64), approximate), rtol=1e-14)
+    assert Ep.astensor(np.array([True])).gelu().dtype == Ep.DType.FLOAT32
+
+
+def test_gelu_default_is_exact(rng):
+    a = random_array(rng, (6,), "float64")
+    assert_matches(Ep.astensor(a).gelu(), torch_gelu(a, "none"), rtol=1e-14, atol=1e-15)
+
+
+def test_gelu_bad_approximation():
+    """The wrapper names the choices (the C error is tested in tests/c/ops/math.c)."""
+    for bad in ("fast", 5):
+        with pytest.raises(ValueError, match="'none', 'tanh'"):
+            Ep.astensor([1.0]).gelu(approximate=bad)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_gradient_matches_torch(rng, approximate):
+    torch = pytest.importorskip("torch")
+    a = rng.normal(size=(4, 5)) * 2
+    x = Ep.astensor(a)
+    g = rng.normal(size=(4, 5))
+    with Ep.GradientTape() as tape:
+        tape.watch(x)
+        loss = (x.gelu(approximate=approximate) * Ep.astensor(g)).sum()
+    grad = tape.gradient(loss, x)
+    tx = torch.tensor(a, requires_grad=True)
+    (torch.nn.functional.gelu(tx, approximate=approximate) * torch.from_numpy(g)).sum().backward()
+    assert_matches(grad, tx.grad.numpy(), rtol=1e-12, atol=1e-13)
+
+
+def test_erf_gradient_matches_torch(rng):
+    torch = pytest.importorskip("torch")
+    a = rng.normal(size=(3, 4)) * 2
+    x = Ep.astensor(a)
+    with Ep.GradientTape() as tape:
+        tape.watch(x)
+        loss = x.erf().sum()
+    tx = torch.tensor(a, requires_grad=True)
+    torch.erf(tx).sum().backward()
+    assert_matches(tape.gradient(loss, x), tx.grad.numpy(), rtol=1e-13, atol=1e-15)

@@ -1,12 +1,12 @@
 """The random family: the seeded Philox uniform and normal against a
 NumPy implementation of the recipe in ops/ep-philox-private.h, and on
 their own (reproducibility, independence from the shape, distribution),
-with their errors.
+with their errors; dropout, which draws through uniform.
 """
 
 import numpy as np
 import pytest
-from conftest import Ep, assert_ep_error, assert_matches
+from conftest import DEVICES, Ep, assert_ep_error, assert_matches, layouts
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -247,3 +247,103 @@ def test_initializer_errors():
     assert message.startswith("glorot_normal: ")
     message = assert_ep_error(Ep.Error.DTYPE, Ep.he_uniform, [2, 3], "int32")
     assert message.startswith("he_uniform: ")
+
+
+# Dropout: torch.nn.functional.dropout in training, its mask uniform's
+# draw (u >= rate)
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (2, 3, 4)])
+@pytest.mark.numpy_op("dropout")
+def test_dropout_is_the_scaled_uniform_mask(dtype, shape):
+    seed, rate = 0x5EED, 0.3
+    x = np.asarray(np.random.default_rng(1).normal(size=shape), dtype)
+    Ep.set_seed(seed)
+    got = Ep.astensor(x).dropout(rate)
+    u = uniform_reference(seed, 0, int(np.prod(shape)), 0.0, 1.0, dtype).astype(dtype).reshape(shape)
+    expected = x * (u >= rate).astype(dtype) * np.asarray(1 / (1 - rate), dtype)
+    assert_matches(got, np.asarray(expected, dtype), exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.numpy_op("dropout")
+def test_dropout_non_contiguous(dtype):
+    x = np.asarray(np.random.default_rng(2).normal(size=(5, 4)), dtype)
+    for name, t in layouts(x):
+        Ep.set_seed(11)
+        u = uniform_reference(11, 0, 20, 0.0, 1.0, dtype).astype(dtype).reshape(t.shape)
+        view = t.numpy()
+        expected = view * (u >= 0.5).astype(dtype) * np.asarray(2.0, dtype)
+        assert_matches(t.dropout(0.5), np.asarray(expected, dtype), exact=True)
+
+
+def test_dropout_same_mask_on_every_device():
+    x = np.random.default_rng(3).normal(size=(64, 33)).astype(np.float32)
+    results = []
+    for name in DEVICES:
+        Ep.set_seed(2024)
+        with Ep.device(name):
+            y = Ep.astensor(x).dropout(0.25)
+        assert y.device.get_name() == name
+        results.append(y.numpy())
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
+
+
+@pytest.mark.parametrize("rate", [0.1, 0.5, 0.9])
+def test_dropout_statistics(rate):
+    Ep.set_seed(77)
+    y = Ep.ones([400_000]).dropout(rate).numpy()
+    kept = y != 0
+    assert abs(1 - kept.mean() - rate) < 0.004
+    np.testing.assert_allclose(y[kept], np.float32(1 / (1 - rate)), rtol=1e-7)
+    assert abs(y.mean() - 1) < 0.02
+
+
+def test_dropout_matches_torch_statistics():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    Ep.set_seed(0)
+    ones = np.ones(200_000, np.float32)
+    ours = Ep.astensor(ones).dropout(0.4).numpy()
+    theirs = torch.nn.functional.dropout(torch.from_numpy(ones), p=0.4, training=True).numpy()
+    assert set(np.unique(ours)) == set(np.unique(theirs))
+    assert abs((ours == 0).mean() - (theirs == 0).mean()) < 0.006
+
+
+def test_dropout_rate_zero_and_one():
+    torch = pytest.importorskip("torch")
+    x = np.array([1.5, -2.0, np.nan, np.inf, 0.0], np.float32)
+    assert_matches(Ep.astensor(x).dropout(0.0), x)
+    expected = torch.nn.functional.dropout(torch.from_numpy(x.copy()), p=1.0, training=True).numpy()
+    assert_matches(Ep.astensor(x).dropout(1.0), expected)
+
+
+def test_dropout_draws_a_fresh_mask_each_call():
+    Ep.set_seed(9)
+    x = Ep.ones([1000])
+    first, second = x.dropout(0.5).numpy(), x.dropout(0.5).numpy()
+    assert not np.array_equal(first, second)
+    Ep.set_seed(9)
+    np.testing.assert_array_equal(x.dropout(0.5).numpy(), first)
+
+
+def test_dropout_gradient_is_the_mask():
+    x = Ep.astensor(np.random.default_rng(4).normal(size=(50, 20)))
+    Ep.set_seed(123)
+    with Ep.GradientTape() as tape:
+        tape.watch(x)
+        y = x.dropout(0.3)
+        loss = y.sum()
+    grad = tape.gradient(loss, x).numpy()
+    mask = (y.numpy() != 0) * (1 / 0.7)
+    np.testing.assert_allclose(grad, mask, rtol=1e-15)
+
+
+def test_dropout_errors():
+    x = Ep.ones([3])
+    for bad in (-0.1, 1.5, float("nan"), float("inf")):
+        message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.dropout, x, bad)
+        assert message.startswith("dropout: ")
+    message = assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.dropout, Ep.astensor(np.array([1, 2], np.int32)), 0.5)
+    assert message.startswith("dropout: ") and "int32" in message
