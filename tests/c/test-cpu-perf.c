@@ -375,6 +375,8 @@ static EpTensor *w_softmax (EpTensor *x, EpTensor *y) { return ep_tensor_softmax
 static EpTensor *w_log_softmax (EpTensor *x, EpTensor *y) { return ep_tensor_log_softmax (x, -1, NULL); }
 static EpTensor *w_softmax_columns (EpTensor *x, EpTensor *y) { return ep_tensor_softmax (x, 0, NULL); }
 static EpTensor *w_sin (EpTensor *x, EpTensor *y) { return ep_tensor_sin (x, NULL); }
+static EpTensor *w_gelu (EpTensor *x, EpTensor *y) { return ep_tensor_gelu (x, EP_GELU_APPROXIMATION_NONE, NULL); }
+static EpTensor *w_gelu_tanh (EpTensor *x, EpTensor *y) { return ep_tensor_gelu (x, EP_GELU_APPROXIMATION_TANH, NULL); }
 
 static void
 test_results_do_not_depend_on_threads (void)
@@ -386,6 +388,7 @@ test_results_do_not_depend_on_threads (void)
     { "sum transposed", w_sum_transposed }, { "sub broadcast", w_add_broadcast },
     { "softmax", w_softmax }, { "log_softmax", w_log_softmax },
     { "softmax columns", w_softmax_columns }, { "sin", w_sin },
+    { "gelu", w_gelu }, { "gelu tanh", w_gelu_tanh },
   };
   const gint64 shapes[][2] = { { 1, 1000003 }, { 517, 1031 }, { 3001, 64 }, { 64, 3001 } };
   const EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
