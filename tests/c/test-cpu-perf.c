@@ -375,6 +375,8 @@ static EpTensor *w_softmax (EpTensor *x, EpTensor *y) { return ep_tensor_softmax
 static EpTensor *w_log_softmax (EpTensor *x, EpTensor *y) { return ep_tensor_log_softmax (x, -1, NULL); }
 static EpTensor *w_softmax_columns (EpTensor *x, EpTensor *y) { return ep_tensor_softmax (x, 0, NULL); }
 static EpTensor *w_sin (EpTensor *x, EpTensor *y) { return ep_tensor_sin (x, NULL); }
+static EpTensor *w_gelu (EpTensor *x, EpTensor *y) { return ep_tensor_gelu (x, EP_GELU_APPROXIMATION_NONE, NULL); }
+static EpTensor *w_gelu_tanh (EpTensor *x, EpTensor *y) { return ep_tensor_gelu (x, EP_GELU_APPROXIMATION_TANH, NULL); }
 
 /* norm: parameters made from y, so that every element differs */
 static EpTensor *
@@ -426,6 +428,7 @@ test_results_do_not_depend_on_threads (void)
     { "softmax columns", w_softmax_columns }, { "sin", w_sin },
     { "layer_norm", w_layer_norm }, { "batch_norm", w_batch_norm },
     { "batch_norm rows", w_batch_norm_rows },
+    { "gelu", w_gelu }, { "gelu tanh", w_gelu_tanh },
   };
   const gint64 shapes[][2] = { { 1, 1000003 }, { 517, 1031 }, { 3001, 64 }, { 64, 3001 } };
   const EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
