@@ -22,6 +22,8 @@
 #include "ep-optimizer.h"
 #include "ep-sgd.h"
 #include "ep-adam.h"
+#include "ep-rmsprop.h"
+#include "ep-adagrad.h"
 #include "ep-gradient-tape.h"
 #include "ep-autodiff.h"
 #include "ep-custom-gradient-fn.h"

@@ -29,7 +29,8 @@
  * ```
  *
  * t is the optimizer's [property@Optimizer:iterations]. The moments m
- * and v are the slots `"m"` and `"v"`.
+ * and v are the slots `"exp_avg"` and `"exp_avg_sq"` (the keys of
+ * PyTorch's state dict).
  *
  * ```python
  * opt = Ep.Adam(learning_rate=1e-3)
@@ -62,41 +63,6 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
-
-/* PyTorch's lerp, a + w (b - a), computed from the nearer end as its
- * kernels do, so that results agree to the last bit. */
-static EpTensor *
-lerp (EpTensor  *a,
-      EpTensor  *b,
-      gdouble    w,
-      GError   **error)
-{
-  g_autoptr(EpTensor) diff = ep_tensor_sub (b, a, error);
-  g_autoptr(EpTensor) scaled = NULL;
-
-  if (diff == NULL)
-    return NULL;
-  if (w < 0.5)
-    {
-      scaled = ep_optimizer_scale (diff, w, error);
-      return scaled != NULL ? ep_tensor_add (a, scaled, error) : NULL;
-    }
-  scaled = ep_optimizer_scale (diff, 1.0 - w, error);
-  return scaled != NULL ? ep_tensor_sub (b, scaled, error) : NULL;
-}
-
-/* Updates @slot to @value (transfer full, may be NULL after an error)
- * and gives the value back. */
-static EpTensor *
-store (EpVariable  *slot,
-       EpTensor    *value,
-       GError     **error)
-{
-  if (value != NULL && !ep_variable_assign (slot, value, error))
-    g_clear_object (&value);
-
-  return value;
-}
 
 static EpTensor *
 decayed_gradient (EpAdam      *self,
@@ -169,8 +135,8 @@ adam_in_place (EpAdam      *self,
   EpOptimizer *optimizer = EP_OPTIMIZER (self);
   gconstpointer g = ep_optimizer_host_gradient (gradient);
   gint64 n = ep_layout_get_size (&gradient->layout);
-  EpVariable *m_slot = ep_optimizer_get_slot (optimizer, variable, "m");
-  EpVariable *v_slot = ep_optimizer_get_slot (optimizer, variable, "v");
+  EpVariable *m_slot = ep_optimizer_get_slot (optimizer, variable, "exp_avg");
+  EpVariable *v_slot = ep_optimizer_get_slot (optimizer, variable, "exp_avg_sq");
   gpointer p, m, v;
   gdouble lr = ep_optimizer_get_learning_rate (optimizer);
 
@@ -221,8 +187,8 @@ ep_adam_update (EpOptimizer  *optimizer,
   if (adam_in_place (self, variable, gradient, step_size, correction2_sqrt))
     return TRUE;
 
-  m_slot = ep_optimizer_ensure_slot (optimizer, variable, "m", NULL, error);
-  v_slot = m_slot != NULL ? ep_optimizer_ensure_slot (optimizer, variable, "v", NULL, error) : NULL;
+  m_slot = ep_optimizer_ensure_slot (optimizer, variable, "exp_avg", NULL, error);
+  v_slot = m_slot != NULL ? ep_optimizer_ensure_slot (optimizer, variable, "exp_avg_sq", NULL, error) : NULL;
   if (v_slot == NULL)
     return FALSE;
   g = decayed_gradient (self, variable, gradient, error);
@@ -231,14 +197,14 @@ ep_adam_update (EpOptimizer  *optimizer,
 
   m0 = ep_variable_read_for_update (m_slot);
   v0 = ep_variable_read_for_update (v_slot);
-  m = store (m_slot, lerp (m0, g, 1.0 - self->beta1, error), error);
+  m = ep_optimizer_store (m_slot, ep_optimizer_lerp (m0, g, 1.0 - self->beta1, error), error);
   if (m == NULL)
     return FALSE;
   /* PyTorch's addcmul: v * beta2 + ((1 - beta2) * g) * g */
   v_part = ep_optimizer_scale (v0, self->beta2, error);
   g_part = v_part != NULL ? ep_optimizer_scale (g, 1.0 - self->beta2, error) : NULL;
   gg = g_part != NULL ? ep_tensor_mul (g_part, g, error) : NULL;
-  v = gg != NULL ? store (v_slot, ep_tensor_add (v_part, gg, error), error) : NULL;
+  v = gg != NULL ? ep_optimizer_store (v_slot, ep_tensor_add (v_part, gg, error), error) : NULL;
   if (v == NULL)
     return FALSE;
 

@@ -70,4 +70,25 @@ void       ep_variable_end_in_place    (EpVariable       *self);
  * them (contiguous, on the CPU); NULL otherwise */
 gconstpointer ep_optimizer_host_gradient (EpTensor       *gradient);
 
+/* optimizer.c: for the subclasses */
+typedef struct _EpOptimizer EpOptimizer;
+EpVariable *ep_optimizer_ensure_slot_full (EpOptimizer  *self,
+                                           EpVariable   *variable,
+                                           const char   *name,
+                                           gdouble       fill,
+                                           gboolean     *created,
+                                           GError      **error);
+EpTensor  *ep_optimizer_lerp           (EpTensor         *a,
+                                        EpTensor         *b,
+                                        gdouble           w,
+                                        GError          **error);
+EpTensor  *ep_optimizer_store          (EpVariable       *slot,
+                                        EpTensor         *value,
+                                        GError          **error);
+gboolean   ep_optimizer_begin_in_place (EpVariable      **variables,
+                                        gpointer         *data,
+                                        guint             n);
+void       ep_optimizer_end_in_place   (EpVariable      **variables,
+                                        guint             n);
+
 G_END_DECLS

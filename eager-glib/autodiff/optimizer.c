@@ -342,8 +342,10 @@ ep_optimizer_get_iterations (EpOptimizer *self)
  * ep_optimizer_get_slot:
  * @self: an optimizer
  * @variable: a variable it has updated
- * @name: the slot's name (`"momentum"` for [class@Sgd], `"m"` and `"v"`
- *   for [class@Adam])
+ * @name: the slot's name, a key of the state dict of PyTorch's
+ *   optimizer (`"momentum_buffer"` for [class@Sgd], `"exp_avg"` and
+ *   `"exp_avg_sq"` for [class@Adam], `"square_avg"`, `"momentum_buffer"`
+ *   and `"grad_avg"` for [class@Rmsprop], `"sum"` for [class@Adagrad])
  *
  * Gives the state the optimizer keeps for @variable under @name.
  *
@@ -389,16 +391,28 @@ ep_optimizer_ensure_slot (EpOptimizer  *self,
                           gboolean     *created,
                           GError      **error)
 {
+  g_return_val_if_fail (EP_IS_OPTIMIZER (self), NULL);
+  g_return_val_if_fail (EP_IS_VARIABLE (variable), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return ep_optimizer_ensure_slot_full (self, variable, name, 0.0, created, error);
+}
+
+/* ep_optimizer_ensure_slot() with a slot made full of @fill. */
+EpVariable *
+ep_optimizer_ensure_slot_full (EpOptimizer  *self,
+                               EpVariable   *variable,
+                               const char   *name,
+                               gdouble       fill,
+                               gboolean     *created,
+                               GError      **error)
+{
   EpOptimizerPrivate *priv;
   GHashTable *named;
   EpVariable *slot;
   g_autoptr(EpTensor) current = NULL;
-  g_autoptr(EpTensor) zeros = NULL;
+  g_autoptr(EpTensor) initial = NULL;
   g_autofree char *slot_name = NULL;
-
-  g_return_val_if_fail (EP_IS_OPTIMIZER (self), NULL);
-  g_return_val_if_fail (EP_IS_VARIABLE (variable), NULL);
-  g_return_val_if_fail (name != NULL, NULL);
 
   if (created != NULL)
     *created = FALSE;
@@ -407,12 +421,12 @@ ep_optimizer_ensure_slot (EpOptimizer  *self,
     return slot;
 
   current = ep_variable_read_for_update (variable);
-  zeros = ep_tensor_zeros_like (current, error);
-  if (zeros == NULL)
+  initial = ep_tensor_full_like (current, fill, error);
+  if (initial == NULL)
     return NULL;
   if (ep_variable_get_name (variable) != NULL)
     slot_name = g_strdup_printf ("%s/%s", ep_variable_get_name (variable), name);
-  slot = ep_variable_new (zeros, slot_name != NULL ? slot_name : name);
+  slot = ep_variable_new (initial, slot_name != NULL ? slot_name : name);
   ep_variable_set_trainable (slot, FALSE);
 
   priv = ep_optimizer_get_instance_private (self);
@@ -427,6 +441,77 @@ ep_optimizer_ensure_slot (EpOptimizer  *self,
     *created = TRUE;
 
   return slot;
+}
+
+/* PyTorch's lerp, a + w (b - a), computed from the nearer end as its
+ * kernels do, so that results agree to the last bit. */
+EpTensor *
+ep_optimizer_lerp (EpTensor  *a,
+                   EpTensor  *b,
+                   gdouble    w,
+                   GError   **error)
+{
+  g_autoptr(EpTensor) diff = ep_tensor_sub (b, a, error);
+  g_autoptr(EpTensor) scaled = NULL;
+
+  if (diff == NULL)
+    return NULL;
+  if (w < 0.5)
+    {
+      scaled = ep_optimizer_scale (diff, w, error);
+      return scaled != NULL ? ep_tensor_add (a, scaled, error) : NULL;
+    }
+  scaled = ep_optimizer_scale (diff, 1.0 - w, error);
+  return scaled != NULL ? ep_tensor_sub (b, scaled, error) : NULL;
+}
+
+/* Updates @slot to @value (transfer full, may be NULL after an error)
+ * and gives the value back. */
+EpTensor *
+ep_optimizer_store (EpVariable  *slot,
+                    EpTensor    *value,
+                    GError     **error)
+{
+  if (value != NULL && !ep_variable_assign (slot, value, error))
+    g_clear_object (&value);
+
+  return value;
+}
+
+/* Locks the storage of each of @variables for a fused in-place update
+ * and gives its elements in @data: all of them, or none (FALSE, nothing
+ * locked). A %NULL variable gives %NULL data. */
+gboolean
+ep_optimizer_begin_in_place (EpVariable **variables,
+                             gpointer    *data,
+                             guint        n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      if (variables[i] == NULL)
+        {
+          data[i] = NULL;
+          continue;
+        }
+      data[i] = ep_variable_begin_in_place (variables[i]);
+      if (data[i] == NULL)
+        {
+          ep_optimizer_end_in_place (variables, i);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* Unlocks what ep_optimizer_begin_in_place() locked, last first. */
+void
+ep_optimizer_end_in_place (EpVariable **variables,
+                           guint        n)
+{
+  for (guint i = n; i > 0; i--)
+    if (variables[i - 1] != NULL)
+      ep_variable_end_in_place (variables[i - 1]);
 }
 
 /* `t * s` for a float literal s, which keeps t's type (a weak scalar). */

@@ -27,7 +27,7 @@
  * p = p - learning_rate * g
  * ```
  *
- * The momentum buffer b is the slot `"momentum"` (only with a momentum
+ * The momentum buffer b is the slot `"momentum_buffer"` (only with a momentum
  * other than 0).
  *
  * ```python
@@ -88,7 +88,7 @@ direction (EpSgd       *self,
   if (self->momentum == 0.0)
     return g_object_ref (g);
 
-  slot = ep_optimizer_ensure_slot (EP_OPTIMIZER (self), variable, "momentum", &created, error);
+  slot = ep_optimizer_ensure_slot (EP_OPTIMIZER (self), variable, "momentum_buffer", &created, error);
   if (slot == NULL)
     return NULL;
   if (created)
@@ -155,7 +155,7 @@ sgd_in_place (EpSgd       *self,
   if (self->momentum != 0.0)
     {
       /* the first step sets the momentum to the gradient: by ops */
-      slot = ep_optimizer_get_slot (optimizer, variable, "momentum");
+      slot = ep_optimizer_get_slot (optimizer, variable, "momentum_buffer");
       if (slot == NULL)
         return FALSE;
     }

@@ -4,6 +4,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <math.h>
+
 #include "ep-test-util.h"
 
 #include "ep-device-private.h"
@@ -33,7 +35,7 @@ test_sgd_momentum (void)
   step (opt, w, g);   /* b = 1.5 g; w = w - 0.75 g */
   value = ep_variable_read (w);
   ep_assert_values (value, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (-0.25, 3.25));
-  moment = ep_variable_read (ep_optimizer_get_slot (opt, w, "momentum"));
+  moment = ep_variable_read (ep_optimizer_get_slot (opt, w, "momentum_buffer"));
   ep_assert_values (moment, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (1.5, -1.5));
   g_assert_cmpuint (ep_optimizer_get_iterations (opt), ==, 2);
 }
@@ -51,6 +53,51 @@ test_adam_first_step (void)
   step (opt, w, g);
   value = ep_variable_read (w);
   ep_assert_values (value, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (-0.1, 0.1));
+}
+
+static void
+test_rmsprop_first_step (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (0, 0), EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) g = ep_test_vector (EP_VALUES (2, -0.5), EP_DTYPE_FLOAT64);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpOptimizer) opt = g_object_new (EP_TYPE_RMSPROP, "learning-rate", 0.1,
+                                             "alpha", 0.75, "epsilon", 0.0, NULL);
+  g_autoptr(EpTensor) value = NULL;
+  g_autoptr(EpTensor) square_avg = NULL;
+
+  /* s = 0.25 g^2, so the step is learning_rate * g / (0.5 |g|) */
+  step (opt, w, g);
+  value = ep_variable_read (w);
+  ep_assert_values (value, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (-0.2, 0.2));
+  square_avg = ep_variable_read (ep_optimizer_get_slot (opt, w, "square_avg"));
+  ep_assert_values (square_avg, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (1, 0.0625));
+  g_assert_null (ep_optimizer_get_slot (opt, w, "momentum_buffer"));
+  g_assert_null (ep_optimizer_get_slot (opt, w, "grad_avg"));
+}
+
+static void
+test_adagrad_decay (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (0, 0), EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) g = ep_test_vector (EP_VALUES (3, -4), EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) g2 = ep_test_vector (EP_VALUES (0, 3), EP_DTYPE_FLOAT64);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpOptimizer) opt = g_object_new (EP_TYPE_ADAGRAD, "learning-rate", 0.5,
+                                             "learning-rate-decay", 1.0, "epsilon", 0.0,
+                                             "initial-accumulator-value", 9.0, NULL);
+  g_autoptr(EpTensor) value = NULL;
+  g_autoptr(EpTensor) sum = NULL;
+
+  /* s = 9 + g^2 = (18, 25): p = -0.5 g / sqrt (s) */
+  step (opt, w, g);
+  /* s = (18, 34); the second step's rate is 0.5 / (1 + 1 * 1) = 0.25 */
+  step (opt, w, g2);
+  value = ep_variable_read (w);
+  ep_assert_values (value, EP_DTYPE_FLOAT64, EP_SHAPE (2),
+                    EP_VALUES (-1.5 / sqrt (18.0), 0.4 - 0.75 / sqrt (34.0)));
+  sum = ep_variable_read (ep_optimizer_get_slot (opt, w, "sum"));
+  ep_assert_values (sum, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (18, 34));
 }
 
 static void
@@ -83,7 +130,7 @@ test_shape_mismatch (void)
 static void
 test_bare_objects (void)
 {
-  GType types[] = { EP_TYPE_SGD, EP_TYPE_ADAM };
+  GType types[] = { EP_TYPE_SGD, EP_TYPE_ADAM, EP_TYPE_RMSPROP, EP_TYPE_ADAGRAD };
 
   for (guint i = 0; i < G_N_ELEMENTS (types); i++)
     {
@@ -129,7 +176,14 @@ test_allocations_per_step (void)
 
   assert_no_allocations (adam);
   assert_no_allocations (adamw);
+  g_autoptr(EpOptimizer) rmsprop = g_object_new (EP_TYPE_RMSPROP, "momentum", 0.9, "centered", TRUE,
+                                                 "weight-decay", 0.1, NULL);
+  g_autoptr(EpOptimizer) adagrad = g_object_new (EP_TYPE_ADAGRAD, "learning-rate-decay", 0.1,
+                                                 "weight-decay", 0.1, NULL);
+
   assert_no_allocations (sgd);
+  assert_no_allocations (rmsprop);
+  assert_no_allocations (adagrad);
 }
 
 /* A read of the variable kept alive shares its storage: the update must
@@ -160,6 +214,8 @@ main (int    argc,
 
   g_test_add_func ("/optimizers/sgd/momentum", test_sgd_momentum);
   g_test_add_func ("/optimizers/adam/first-step", test_adam_first_step);
+  g_test_add_func ("/optimizers/rmsprop/first-step", test_rmsprop_first_step);
+  g_test_add_func ("/optimizers/adagrad/decay", test_adagrad_decay);
   g_test_add_func ("/optimizers/errors/lengths", test_mismatched_lengths);
   g_test_add_func ("/optimizers/errors/shape", test_shape_mismatch);
   g_test_add_func ("/optimizers/bare-objects", test_bare_objects);

@@ -61,6 +61,8 @@ def sound_objects():
         "Optimizer": Ep.Sgd.new(0.1, 0.9),
         "Sgd": Ep.Sgd.new(0.1, 0.9),
         "Adam": Ep.Adam.new(0.1),
+        "Rmsprop": Ep.Rmsprop.new(0.1),
+        "Adagrad": Ep.Adagrad.new(0.1),
     }
 
 

@@ -27,7 +27,8 @@ def run_bare(class_name, mode):
 
 def test_every_class_is_walked():
     assert sorted(bare_objects.ep_classes()) == [
-        "Adam", "CustomGradientFn", "Device", "Function", "GradientTape", "Optimizer", "Sgd",
+        "Adagrad", "Adam", "CustomGradientFn", "Device", "Function", "GradientTape", "Optimizer",
+        "Rmsprop", "Sgd",
         "Tensor", "TensorSpec", "ValueAndGradFn", "Variable"]
 
 
