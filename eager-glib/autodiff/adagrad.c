@@ -84,6 +84,19 @@ name (EpAdagrad *self, gpointer *state, const T *g, gint64 n, gdouble clr)  \
 DEFINE_ADAGRAD_KERNEL (gfloat, sqrtf, adagrad_kernel_float32)
 DEFINE_ADAGRAD_KERNEL (gdouble, sqrt, adagrad_kernel_float64)
 
+/* The one scalar of step t: the decayed learning rate. */
+static guint
+adagrad_scalars (EpOptimizer *optimizer,
+                 gdouble      lr,
+                 guint64      step,
+                 gdouble     *scalars)
+{
+  EpAdagrad *self = EP_ADAGRAD (optimizer);
+
+  scalars[0] = lr / (1.0 + ((gdouble) step - 1.0) * self->lr_decay);
+  return 1;
+}
+
 static gboolean
 ep_adagrad_update (EpOptimizer  *optimizer,
                    EpVariable   *variable,
@@ -91,8 +104,7 @@ ep_adagrad_update (EpOptimizer  *optimizer,
                    GError      **error)
 {
   EpAdagrad *self = EP_ADAGRAD (optimizer);
-  gdouble t = (gdouble) ep_optimizer_get_iterations (optimizer);
-  gdouble clr = ep_optimizer_get_learning_rate (optimizer) / (1.0 + (t - 1.0) * self->lr_decay);
+  gdouble clr = ep_optimizer_get_scalar (optimizer, 0);
   EpVariable *vars[N_STATE] = { variable, NULL };
   gconstpointer host = ep_optimizer_host_gradient (gradient);
   gpointer state[N_STATE];
@@ -131,7 +143,7 @@ ep_adagrad_update (EpOptimizer  *optimizer,
   eps = ep_tensor_new_weak_scalar (self->epsilon, EP_DTYPE_FLOAT64);
   d = root != NULL ? ep_tensor_add (root, eps, error) : NULL;
   /* PyTorch's addcdiv: p + (-clr * g) / d */
-  numer = d != NULL ? ep_optimizer_scale (g, clr, error) : NULL;
+  numer = d != NULL ? ep_optimizer_scale_by (optimizer, g, 0, error) : NULL;
   step = numer != NULL ? ep_tensor_div (numer, d, error) : NULL;
 
   return step != NULL && ep_variable_assign_sub (variable, step, error);
@@ -200,6 +212,7 @@ ep_adagrad_class_init (EpAdagradClass *klass)
   object_class->get_property = ep_adagrad_get_property;
   object_class->set_property = ep_adagrad_set_property;
   optimizer_class->update = ep_adagrad_update;
+  ep_optimizer_class_set_scalars_func (optimizer_class, adagrad_scalars);
 
   /**
    * EpAdagrad:learning-rate-decay:

@@ -64,6 +64,25 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+/* The scalars of step t: what the bias corrections and the decoupled
+ * decay make of the learning rate. */
+enum { STEP_SIZE, CORRECTION2_SQRT, SHRINK, N_SCALARS };
+
+static guint
+adam_scalars (EpOptimizer *optimizer,
+              gdouble      lr,
+              guint64      step,
+              gdouble     *scalars)
+{
+  EpAdam *self = EP_ADAM (optimizer);
+  gdouble t = (gdouble) step;
+
+  scalars[STEP_SIZE] = lr / (1.0 - pow (self->beta1, t));
+  scalars[CORRECTION2_SQRT] = sqrt (1.0 - pow (self->beta2, t));
+  scalars[SHRINK] = 1.0 - lr * self->weight_decay;
+  return N_SCALARS;
+}
+
 static EpTensor *
 decayed_gradient (EpAdam      *self,
                   EpVariable  *variable,
@@ -72,7 +91,6 @@ decayed_gradient (EpAdam      *self,
 {
   g_autoptr(EpTensor) p = NULL;
   g_autoptr(EpTensor) decay = NULL;
-  gdouble lr = ep_optimizer_get_learning_rate (EP_OPTIMIZER (self));
 
   if (self->weight_decay == 0.0)
     return g_object_ref (gradient);
@@ -80,7 +98,7 @@ decayed_gradient (EpAdam      *self,
   p = ep_variable_read_for_update (variable);
   if (self->decoupled)
     {
-      g_autoptr(EpTensor) shrunk = ep_optimizer_scale (p, 1.0 - lr * self->weight_decay, error);
+      g_autoptr(EpTensor) shrunk = ep_optimizer_scale_by (EP_OPTIMIZER (self), p, SHRINK, error);
 
       if (shrunk == NULL || !ep_variable_assign (variable, shrunk, error))
         return NULL;
@@ -95,11 +113,11 @@ decayed_gradient (EpAdam      *self,
 #define DEFINE_ADAM_KERNEL(T, SQRT, name)                                    \
 static void                                                                 \
 name (EpAdam *self, T *p, T *m, T *v, const T *g, gint64 n,                 \
-      gdouble lr, gdouble step_size, gdouble correction2_sqrt)              \
+      gdouble shrinking, gdouble step_size, gdouble correction2_sqrt)       \
 {                                                                           \
   const gdouble w = 1.0 - self->beta1;                                      \
   const T wd = (T) self->weight_decay;                                      \
-  const T shrink = (T) (1.0 - lr * self->weight_decay);                     \
+  const T shrink = (T) shrinking;                                           \
   const T near = (T) (w < 0.5 ? w : 1.0 - w);                               \
   const T b2 = (T) self->beta2;                                             \
   const T one_b2 = (T) (1.0 - self->beta2);                                 \
@@ -128,9 +146,7 @@ DEFINE_ADAM_KERNEL (gdouble, sqrt, adam_kernel_float64)
 static gboolean
 adam_in_place (EpAdam      *self,
                EpVariable  *variable,
-               EpTensor    *gradient,
-               gdouble      step_size,
-               gdouble      correction2_sqrt)
+               EpTensor    *gradient)
 {
   EpOptimizer *optimizer = EP_OPTIMIZER (self);
   gconstpointer g = ep_optimizer_host_gradient (gradient);
@@ -138,7 +154,9 @@ adam_in_place (EpAdam      *self,
   EpVariable *m_slot = ep_optimizer_get_slot (optimizer, variable, "exp_avg");
   EpVariable *v_slot = ep_optimizer_get_slot (optimizer, variable, "exp_avg_sq");
   gpointer p, m, v;
-  gdouble lr = ep_optimizer_get_learning_rate (optimizer);
+  gdouble shrink = ep_optimizer_get_scalar (optimizer, SHRINK);
+  gdouble step_size = ep_optimizer_get_scalar (optimizer, STEP_SIZE);
+  gdouble correction2_sqrt = ep_optimizer_get_scalar (optimizer, CORRECTION2_SQRT);
 
   /* the first step makes the slots: by ops */
   if (g == NULL || m_slot == NULL || v_slot == NULL)
@@ -157,9 +175,9 @@ adam_in_place (EpAdam      *self,
     }
 
   if (gradient->layout.dtype == EP_DTYPE_FLOAT32)
-    adam_kernel_float32 (self, p, m, v, g, n, lr, step_size, correction2_sqrt);
+    adam_kernel_float32 (self, p, m, v, g, n, shrink, step_size, correction2_sqrt);
   else
-    adam_kernel_float64 (self, p, m, v, g, n, lr, step_size, correction2_sqrt);
+    adam_kernel_float64 (self, p, m, v, g, n, shrink, step_size, correction2_sqrt);
 
   ep_variable_end_in_place (v_slot);
   ep_variable_end_in_place (m_slot);
@@ -174,9 +192,6 @@ ep_adam_update (EpOptimizer  *optimizer,
                 GError      **error)
 {
   EpAdam *self = EP_ADAM (optimizer);
-  gdouble t = (gdouble) ep_optimizer_get_iterations (optimizer);
-  gdouble step_size = ep_optimizer_get_learning_rate (optimizer) / (1.0 - pow (self->beta1, t));
-  gdouble correction2_sqrt = sqrt (1.0 - pow (self->beta2, t));
   EpVariable *m_slot, *v_slot;
   g_autoptr(EpTensor) g = NULL;
   g_autoptr(EpTensor) m0 = NULL, v0 = NULL, m = NULL, v = NULL;
@@ -184,7 +199,7 @@ ep_adam_update (EpOptimizer  *optimizer,
   g_autoptr(EpTensor) root = NULL, scaled_root = NULL, denom = NULL;
   g_autoptr(EpTensor) eps = NULL, numer = NULL, step = NULL;
 
-  if (adam_in_place (self, variable, gradient, step_size, correction2_sqrt))
+  if (adam_in_place (self, variable, gradient))
     return TRUE;
 
   m_slot = ep_optimizer_ensure_slot (optimizer, variable, "exp_avg", NULL, error);
@@ -212,13 +227,13 @@ ep_adam_update (EpOptimizer  *optimizer,
   root = ep_tensor_sqrt (v, error);
   if (root != NULL)
     {
-      g_autoptr(EpTensor) divisor = ep_tensor_new_weak_scalar (correction2_sqrt, EP_DTYPE_FLOAT64);
+      g_autoptr(EpTensor) divisor = ep_optimizer_factor (optimizer, CORRECTION2_SQRT, root, error);
 
-      scaled_root = ep_tensor_div (root, divisor, error);
+      scaled_root = divisor != NULL ? ep_tensor_div (root, divisor, error) : NULL;
     }
   denom = scaled_root != NULL ? ep_tensor_add (scaled_root, eps, error) : NULL;
   /* PyTorch's addcdiv: p + (-step_size * m) / denom */
-  numer = denom != NULL ? ep_optimizer_scale (m, step_size, error) : NULL;
+  numer = denom != NULL ? ep_optimizer_scale_by (optimizer, m, STEP_SIZE, error) : NULL;
   step = numer != NULL ? ep_tensor_div (numer, denom, error) : NULL;
 
   return step != NULL && ep_variable_assign_sub (variable, step, error);
@@ -293,6 +308,7 @@ ep_adam_class_init (EpAdamClass *klass)
   object_class->get_property = ep_adam_get_property;
   object_class->set_property = ep_adam_set_property;
   optimizer_class->update = ep_adam_update;
+  ep_optimizer_class_set_scalars_func (optimizer_class, adam_scalars);
 
   /**
    * EpAdam:beta1:

@@ -85,6 +85,26 @@ EpTensor  *ep_optimizer_lerp           (EpTensor         *a,
 EpTensor  *ep_optimizer_store          (EpVariable       *slot,
                                         EpTensor         *value,
                                         GError          **error);
+/* The scalars a subclass computes on the host for step @step (1 for the
+ * first) at @learning_rate: at most EP_HOST_CALL_MAX_RESULTS; returns how
+ * many. Staged, they are computed by a host call at each replay. */
+typedef guint (*EpOptimizerScalarsFunc) (EpOptimizer *self,
+                                         gdouble      learning_rate,
+                                         guint64      step,
+                                         gdouble     *scalars);
+typedef struct _EpOptimizerClass EpOptimizerClass;
+void       ep_optimizer_class_set_scalars_func (EpOptimizerClass       *klass,
+                                                EpOptimizerScalarsFunc  func);
+gdouble    ep_optimizer_get_scalar     (EpOptimizer      *self,
+                                        guint             index);
+EpTensor  *ep_optimizer_factor         (EpOptimizer      *self,
+                                        guint             index,
+                                        EpTensor         *like,
+                                        GError          **error);
+EpTensor  *ep_optimizer_scale_by       (EpOptimizer      *self,
+                                        EpTensor         *t,
+                                        guint             index,
+                                        GError          **error);
 gboolean   ep_optimizer_begin_in_place (EpVariable      **variables,
                                         gpointer         *data,
                                         guint             n);

@@ -6,12 +6,16 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "ep-autodiff-private.h"
 #include "ep-error.h"
 #include "ep-device-private.h"
+#include "ep-host-call.h"
 #include "ep-optimizer.h"
+#include "ep-recorder-private.h"
 #include "ep-storage-private.h"
 #include "ep-tensor-private.h"
 
@@ -19,7 +23,8 @@
  * EpOptimizer:
  *
  * The base class of optimizers: objects that turn gradients into updates
- * of variables ([class@Sgd], [class@Adam]).
+ * of variables ([class@Sgd], [class@Adam], [class@Rmsprop],
+ * [class@Adagrad]).
  *
  * [method@Optimizer.apply_gradients] takes the gradients and the
  * variables they belong to, in the same order, and updates each variable.
@@ -27,6 +32,12 @@
  * slot variables, made the first time the variable is updated and found
  * with [method@Optimizer.get_slot]. Updates are not differentiable and
  * no gradient tape records them.
+ *
+ * The learning rate is [property@Optimizer:learning-rate], or the value
+ * of [property@Optimizer:learning-rate-schedule] at the step count. The
+ * step count is a variable too ([method@Optimizer.get_iterations_variable]):
+ * a training step staged with [class@Function] reads it, the schedule and
+ * the learning rate at each replay, as the eager step does.
  *
  * ```python
  * opt = Ep.Adam(learning_rate=1e-3)
@@ -39,9 +50,15 @@
 
 typedef struct
 {
-  gdouble      learning_rate;
-  guint64      iterations;
-  GHashTable  *slots;        /* EpVariable → (name → EpVariable) */
+  gdouble                  learning_rate;
+  EpLearningRateSchedule  *schedule;
+  EpVariable              *iterations;   /* int64, 0-d, on the CPU */
+  GHashTable              *slots;        /* EpVariable → (name → EpVariable) */
+
+  /* the running step: its scalars, and while a recorder is active the
+   * same as tensors that a host call computes at each replay */
+  gdouble                  scalars[EP_HOST_CALL_MAX_RESULTS];
+  EpTensor                *traced[EP_HOST_CALL_MAX_RESULTS];
 } EpOptimizerPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (EpOptimizer, ep_optimizer, G_TYPE_OBJECT)
@@ -50,11 +67,25 @@ enum
 {
   PROP_0,
   PROP_LEARNING_RATE,
+  PROP_LEARNING_RATE_SCHEDULE,
   PROP_ITERATIONS,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
+
+static GQuark scalars_quark;
+
+static void
+ep_optimizer_dispose (GObject *object)
+{
+  EpOptimizerPrivate *priv = ep_optimizer_get_instance_private (EP_OPTIMIZER (object));
+
+  g_clear_object (&priv->schedule);
+  g_hash_table_remove_all (priv->slots);
+
+  G_OBJECT_CLASS (ep_optimizer_parent_class)->dispose (object);
+}
 
 static void
 ep_optimizer_finalize (GObject *object)
@@ -62,6 +93,7 @@ ep_optimizer_finalize (GObject *object)
   EpOptimizerPrivate *priv = ep_optimizer_get_instance_private (EP_OPTIMIZER (object));
 
   g_hash_table_unref (priv->slots);
+  g_clear_object (&priv->iterations);
 
   G_OBJECT_CLASS (ep_optimizer_parent_class)->finalize (object);
 }
@@ -78,6 +110,9 @@ ep_optimizer_get_property (GObject    *object,
     {
     case PROP_LEARNING_RATE:
       g_value_set_double (value, ep_optimizer_get_learning_rate (self));
+      break;
+    case PROP_LEARNING_RATE_SCHEDULE:
+      g_value_set_object (value, ep_optimizer_get_learning_rate_schedule (self));
       break;
     case PROP_ITERATIONS:
       g_value_set_uint64 (value, ep_optimizer_get_iterations (self));
@@ -100,6 +135,9 @@ ep_optimizer_set_property (GObject      *object,
     case PROP_LEARNING_RATE:
       ep_optimizer_set_learning_rate (self, g_value_get_double (value));
       break;
+    case PROP_LEARNING_RATE_SCHEDULE:
+      ep_optimizer_set_learning_rate_schedule (self, g_value_get_object (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -110,6 +148,7 @@ ep_optimizer_class_init (EpOptimizerClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->dispose = ep_optimizer_dispose;
   object_class->finalize = ep_optimizer_finalize;
   object_class->get_property = ep_optimizer_get_property;
   object_class->set_property = ep_optimizer_set_property;
@@ -117,13 +156,27 @@ ep_optimizer_class_init (EpOptimizerClass *klass)
   /**
    * EpOptimizer:learning-rate:
    *
-   * The step size. It can change between steps (a schedule).
+   * The step size. It can change between steps, also between the replays
+   * of a staged training step. With a
+   * [property@Optimizer:learning-rate-schedule] it is the value the
+   * schedule gave for the latest step.
    */
   properties[PROP_LEARNING_RATE] =
     g_param_spec_double ("learning-rate", NULL, NULL,
                          0.0, G_MAXDOUBLE, 1e-3,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY
                          | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * EpOptimizer:learning-rate-schedule:
+   *
+   * The schedule that gives the learning rate of each step, asked at the
+   * step count (0 for the first step); %NULL (the default) for
+   * [property@Optimizer:learning-rate] at every step.
+   */
+  properties[PROP_LEARNING_RATE_SCHEDULE] =
+    g_param_spec_object ("learning-rate-schedule", NULL, NULL, EP_TYPE_LEARNING_RATE_SCHEDULE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * EpOptimizer:iterations:
@@ -137,16 +190,237 @@ ep_optimizer_class_init (EpOptimizerClass *klass)
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  scalars_quark = g_quark_from_static_string ("ep-optimizer-scalars");
 }
 
 static void
 ep_optimizer_init (EpOptimizer *self)
 {
   EpOptimizerPrivate *priv = ep_optimizer_get_instance_private (self);
+  EpLayout layout = { .dtype = EP_DTYPE_INT64, .ndim = 0 };
+  gint64 zero = 0;
+  g_autoptr(EpTensor) initial = NULL;
 
   priv->slots = g_hash_table_new_full (g_direct_hash, g_direct_equal,
                                        g_object_unref,
                                        (GDestroyNotify) g_hash_table_unref);
+  /* 8 bytes on the CPU: cannot fail short of memory */
+  initial = ep_tensor_new_from_host (ep_device_get_cpu (), &layout, &zero, "optimizer", NULL);
+  g_assert (initial != NULL);
+  priv->iterations = ep_variable_new (initial, "iterations");
+  ep_variable_set_trainable (priv->iterations, FALSE);
+}
+
+/* What a subclass computes on the host for each step: its scalars. */
+void
+ep_optimizer_class_set_scalars_func (EpOptimizerClass       *klass,
+                                     EpOptimizerScalarsFunc  func)
+{
+  g_type_set_qdata (G_TYPE_FROM_CLASS (klass), scalars_quark, func);
+}
+
+/* The default: the learning rate. */
+static guint
+learning_rate_only (EpOptimizer *self,
+                    gdouble      learning_rate,
+                    guint64      step,
+                    gdouble     *scalars)
+{
+  scalars[0] = learning_rate;
+  return 1;
+}
+
+static guint
+compute_scalars (EpOptimizer *self,
+                 gdouble      learning_rate,
+                 guint64      step,
+                 gdouble     *scalars)
+{
+  EpOptimizerScalarsFunc func = NULL;
+
+  for (GType type = G_OBJECT_TYPE (self); func == NULL && type != EP_TYPE_OPTIMIZER;
+       type = g_type_parent (type))
+    func = g_type_get_qdata (type, scalars_quark);
+  if (func == NULL)
+    func = learning_rate_only;
+
+  return func (self, learning_rate, step, scalars);
+}
+
+/* The learning rate of the step after @done steps, checked. */
+static gboolean
+learning_rate_at (EpOptimizer  *self,
+                  guint64       done,
+                  gdouble      *learning_rate,
+                  GError      **error)
+{
+  EpOptimizerPrivate *priv = ep_optimizer_get_instance_private (self);
+
+  if (priv->schedule == NULL)
+    {
+      *learning_rate = priv->learning_rate;
+      return TRUE;
+    }
+  *learning_rate = ep_learning_rate_schedule_get_value (priv->schedule, done);
+  if (!isfinite (*learning_rate) || *learning_rate < 0.0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("apply_gradients: the learning-rate schedule gave %g for step %" PRIu64
+                     "; a learning rate is finite and not negative"),
+                   *learning_rate, done);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A schedule's value becomes the learning rate of the latest step. */
+static void
+note_learning_rate (EpOptimizer *self,
+                    gdouble      learning_rate)
+{
+  EpOptimizerPrivate *priv = ep_optimizer_get_instance_private (self);
+
+  if (priv->schedule != NULL && priv->learning_rate != learning_rate)
+    {
+      priv->learning_rate = learning_rate;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LEARNING_RATE]);
+    }
+}
+
+/* The host call of a staged step: from the step count, the learning
+ * rate (the schedule's, or the property's at the time of the replay) and
+ * the subclass's scalars, each a 0-d float64 tensor. */
+static GPtrArray *
+step_scalars_callback (EpTensor **inputs,
+                       guint      n_inputs,
+                       gpointer   user_data,
+                       GError   **error)
+{
+  EpOptimizer *self = user_data;
+  guint64 done = (guint64) ep_tensor_item_int64 (inputs[0], NULL);
+  gdouble learning_rate;
+  gdouble scalars[EP_HOST_CALL_MAX_RESULTS];
+  guint n;
+  GPtrArray *results;
+
+  if (!learning_rate_at (self, done, &learning_rate, error))
+    return NULL;
+  note_learning_rate (self, learning_rate);
+  n = compute_scalars (self, learning_rate, done + 1, scalars);
+  results = ep_tensor_array_new (n);
+  for (guint i = 0; i < n; i++)
+    {
+      EpLayout layout = { .dtype = EP_DTYPE_FLOAT64, .ndim = 0 };
+      EpTensor *t = ep_tensor_new_from_host (ep_device_get_cpu (), &layout, &scalars[i],
+                                             "apply_gradients", error);
+
+      if (t == NULL)
+        {
+          g_ptr_array_unref (results);
+          return NULL;
+        }
+      g_ptr_array_add (results, t);
+    }
+  return results;
+}
+
+static void
+clear_traced (EpOptimizerPrivate *priv)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (priv->traced); i++)
+    g_clear_object (&priv->traced[i]);
+}
+
+/* Computes the scalars of the step after @done steps; while a recorder
+ * is active, also as tensors of a host call on the step count, so that
+ * a tracer stages their computation rather than their values. */
+static gboolean
+begin_step (EpOptimizer  *self,
+            guint64       done,
+            GError      **error)
+{
+  EpOptimizerPrivate *priv = ep_optimizer_get_instance_private (self);
+  gdouble learning_rate;
+  g_autoptr(EpTensor) count = NULL;
+  g_autoptr(GPtrArray) traced = NULL;
+
+  if (!learning_rate_at (self, done, &learning_rate, error))
+    return FALSE;
+  note_learning_rate (self, learning_rate);
+  compute_scalars (self, learning_rate, done + 1, priv->scalars);
+  if (!ep_recorders_any ())
+    return TRUE;
+
+  count = ep_variable_read (priv->iterations);
+  traced = ep_host_call (step_scalars_callback, g_object_ref (self), g_object_unref,
+                         NULL, NULL, NULL, &count, 1, error);
+  if (traced == NULL)
+    return FALSE;
+  for (guint i = 0; i < traced->len && i < G_N_ELEMENTS (priv->traced); i++)
+    priv->traced[i] = g_object_ref (g_ptr_array_index (traced, i));
+
+  return TRUE;
+}
+
+/* Counts the step: in place when it can (no allocation), else by an op
+ * that a tracer stages. */
+static gboolean
+count_step (EpOptimizer  *self,
+            GError      **error)
+{
+  EpOptimizerPrivate *priv = ep_optimizer_get_instance_private (self);
+  gint64 *count = ep_variable_begin_in_place (priv->iterations);
+  g_autoptr(EpTensor) one = NULL;
+
+  if (count != NULL)
+    {
+      (*count)++;
+      ep_variable_end_in_place (priv->iterations);
+      return TRUE;
+    }
+  one = ep_tensor_new_weak_int (1);
+  return ep_variable_assign_add (priv->iterations, one, error);
+}
+
+/* The scalar @index of the running step, as a factor for @like: a weak
+ * literal, or the staged tensor cast to @like's type. */
+EpTensor *
+ep_optimizer_factor (EpOptimizer  *self,
+                     guint         index,
+                     EpTensor     *like,
+                     GError      **error)
+{
+  EpOptimizerPrivate *priv = ep_optimizer_get_instance_private (self);
+
+  g_assert (index < G_N_ELEMENTS (priv->scalars));
+  if (priv->traced[index] == NULL)
+    return ep_tensor_new_weak_scalar (priv->scalars[index], EP_DTYPE_FLOAT64);
+
+  return ep_tensor_astype (priv->traced[index], like->layout.dtype, error);
+}
+
+/* `t * scalar[index]` */
+EpTensor *
+ep_optimizer_scale_by (EpOptimizer  *self,
+                       EpTensor     *t,
+                       guint         index,
+                       GError      **error)
+{
+  g_autoptr(EpTensor) factor = ep_optimizer_factor (self, index, t, error);
+
+  return factor != NULL ? ep_tensor_mul (t, factor, error) : NULL;
+}
+
+/* The scalar @index of the running step, on the host. */
+gdouble
+ep_optimizer_get_scalar (EpOptimizer *self,
+                         guint        index)
+{
+  EpOptimizerPrivate *priv = ep_optimizer_get_instance_private (self);
+
+  g_assert (index < G_N_ELEMENTS (priv->scalars));
+  return priv->scalars[index];
 }
 
 /* Every pair is checked before any variable changes, so that a bad call
@@ -256,7 +530,8 @@ ep_optimizer_apply_gradients (EpOptimizer  *self,
         }
     }
 
-  priv->iterations++;
+  if (!begin_step (self, ep_optimizer_get_iterations (self), error))
+    return FALSE;
   for (guint i = 0; i < n_variables; i++)
     {
       g_autoptr(EpTensor) plain = NULL;
@@ -268,10 +543,13 @@ ep_optimizer_apply_gradients (EpOptimizer  *self,
       plain = ep_tensor_stop_gradient (gradients[i], error);
       if (plain == NULL || !klass->update (self, variables[i], plain, error))
         {
-          priv->iterations--;
+          clear_traced (priv);
           return FALSE;
         }
     }
+  clear_traced (priv);
+  if (!count_step (self, error))
+    return FALSE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITERATIONS]);
 
   return TRUE;
@@ -331,11 +609,77 @@ guint64
 ep_optimizer_get_iterations (EpOptimizer *self)
 {
   EpOptimizerPrivate *priv;
+  g_autoptr(EpTensor) value = NULL;
 
   g_return_val_if_fail (EP_IS_OPTIMIZER (self), 0);
 
   priv = ep_optimizer_get_instance_private (self);
+  value = ep_variable_read_for_update (priv->iterations);
+  return (guint64) ep_tensor_item_int64 (value, NULL);
+}
+
+/**
+ * ep_optimizer_get_iterations_variable:
+ * @self: an optimizer
+ *
+ * Gives the variable that holds the step count: an int64 scalar on the
+ * CPU, not trainable, named `iterations`. A staged training step reads
+ * and increments it at each replay.
+ *
+ * Returns: (transfer none): the step count's variable
+ */
+EpVariable *
+ep_optimizer_get_iterations_variable (EpOptimizer *self)
+{
+  EpOptimizerPrivate *priv;
+
+  g_return_val_if_fail (EP_IS_OPTIMIZER (self), NULL);
+
+  priv = ep_optimizer_get_instance_private (self);
   return priv->iterations;
+}
+
+/**
+ * ep_optimizer_get_learning_rate_schedule:
+ * @self: an optimizer
+ *
+ * Gives the schedule of the learning rate.
+ *
+ * Returns: (transfer none) (nullable): the schedule, or %NULL if the
+ *   learning rate is [property@Optimizer:learning-rate] at every step
+ */
+EpLearningRateSchedule *
+ep_optimizer_get_learning_rate_schedule (EpOptimizer *self)
+{
+  EpOptimizerPrivate *priv;
+
+  g_return_val_if_fail (EP_IS_OPTIMIZER (self), NULL);
+
+  priv = ep_optimizer_get_instance_private (self);
+  return priv->schedule;
+}
+
+/**
+ * ep_optimizer_set_learning_rate_schedule:
+ * @self: an optimizer
+ * @schedule: (nullable): the schedule, or %NULL for a constant
+ *   [property@Optimizer:learning-rate]
+ *
+ * Sets the schedule that gives the learning rate of the steps to come,
+ * asked at the step count.
+ */
+void
+ep_optimizer_set_learning_rate_schedule (EpOptimizer            *self,
+                                         EpLearningRateSchedule *schedule)
+{
+  EpOptimizerPrivate *priv;
+
+  g_return_if_fail (EP_IS_OPTIMIZER (self));
+  g_return_if_fail (schedule == NULL || EP_IS_LEARNING_RATE_SCHEDULE (schedule));
+
+  priv = ep_optimizer_get_instance_private (self);
+  if (g_set_object (&priv->schedule, schedule))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LEARNING_RATE_SCHEDULE]);
 }
 
 /**
@@ -413,6 +757,7 @@ ep_optimizer_ensure_slot_full (EpOptimizer  *self,
   g_autoptr(EpTensor) current = NULL;
   g_autoptr(EpTensor) initial = NULL;
   g_autofree char *slot_name = NULL;
+  EpRecorder *recorders;
 
   if (created != NULL)
     *created = FALSE;
@@ -420,13 +765,17 @@ ep_optimizer_ensure_slot_full (EpOptimizer  *self,
   if (slot != NULL)
     return slot;
 
+  /* made, not computed: a tracer must not stage the slot's making (its
+   * first value, its first assignment), the replays find it made */
+  recorders = ep_recorders_set_aside ();
   current = ep_variable_read_for_update (variable);
   initial = ep_tensor_full_like (current, fill, error);
-  if (initial == NULL)
-    return NULL;
-  if (ep_variable_get_name (variable) != NULL)
+  if (initial != NULL && ep_variable_get_name (variable) != NULL)
     slot_name = g_strdup_printf ("%s/%s", ep_variable_get_name (variable), name);
-  slot = ep_variable_new (initial, slot_name != NULL ? slot_name : name);
+  slot = initial != NULL ? ep_variable_new (initial, slot_name != NULL ? slot_name : name) : NULL;
+  ep_recorders_put_back (recorders);
+  if (slot == NULL)
+    return NULL;
   ep_variable_set_trainable (slot, FALSE);
 
   priv = ep_optimizer_get_instance_private (self);

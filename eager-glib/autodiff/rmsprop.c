@@ -117,7 +117,7 @@ rmsprop_in_place (EpRmsprop    *self,
 {
   gconstpointer g = ep_optimizer_host_gradient (gradient);
   gint64 n = ep_layout_get_size (&gradient->layout);
-  gdouble lr = ep_optimizer_get_learning_rate (EP_OPTIMIZER (self));
+  gdouble lr = ep_optimizer_get_scalar (EP_OPTIMIZER (self), 0);
   gpointer state[N_STATE];
 
   if (g == NULL || !ep_optimizer_begin_in_place (vars, state, N_STATE))
@@ -138,7 +138,6 @@ ep_rmsprop_update (EpOptimizer  *optimizer,
                    GError      **error)
 {
   EpRmsprop *self = EP_RMSPROP (optimizer);
-  gdouble lr = ep_optimizer_get_learning_rate (optimizer);
   EpVariable *vars[N_STATE] = { variable, NULL, NULL, NULL };
   g_autoptr(EpTensor) p = NULL, g = NULL, s0 = NULL, s_part = NULL, g_part = NULL;
   g_autoptr(EpTensor) gg = NULL, s = NULL, centre = NULL, root = NULL;
@@ -205,12 +204,12 @@ ep_rmsprop_update (EpOptimizer  *optimizer,
         ? ep_optimizer_store (vars[MOMENTUM_BUFFER], ep_tensor_add (b_part, ratio, error), error)
         : NULL;
 
-      step = b != NULL ? ep_optimizer_scale (b, lr, error) : NULL;
+      step = b != NULL ? ep_optimizer_scale_by (optimizer, b, 0, error) : NULL;
     }
   else
     {
       /* PyTorch's addcdiv: p + (-lr * g) / d */
-      g_autoptr(EpTensor) numer = ep_optimizer_scale (g, lr, error);
+      g_autoptr(EpTensor) numer = ep_optimizer_scale_by (optimizer, g, 0, error);
 
       step = numer != NULL ? ep_tensor_div (numer, d, error) : NULL;
     }

@@ -101,6 +101,66 @@ test_adagrad_decay (void)
 }
 
 static void
+test_schedules (void)
+{
+  g_autoptr(EpLearningRateSchedule) cosine = ep_cosine_decay_schedule_new (1.0, 4, 0.5);
+  g_autoptr(EpLearningRateSchedule) warmup = ep_linear_warmup_schedule_new (cosine, 0.25, 2);
+  g_autoptr(EpLearningRateSchedule) decay = ep_step_decay_schedule_new (8.0, 3, 0.5);
+  g_autoptr(EpLearningRateSchedule) constant = ep_constant_schedule_new (0.75);
+
+  g_assert_cmpfloat (ep_learning_rate_schedule_get_value (cosine, 0), ==, 1.0);
+  g_assert_cmpfloat_with_epsilon (ep_learning_rate_schedule_get_value (cosine, 2), 0.75, 1e-15);
+  g_assert_cmpfloat (ep_learning_rate_schedule_get_value (cosine, 4), ==, 0.5);
+  g_assert_cmpfloat (ep_learning_rate_schedule_get_value (warmup, 0), ==, 0.25);
+  g_assert_cmpfloat (ep_learning_rate_schedule_get_value (warmup, 1), ==, 0.625);
+  g_assert_cmpfloat (ep_learning_rate_schedule_get_value (warmup, 2), ==, 1.0);
+  g_assert_cmpfloat (ep_learning_rate_schedule_get_value (warmup, 6), ==, 0.5);
+  g_assert_cmpfloat (ep_learning_rate_schedule_get_value (decay, 2), ==, 8.0);
+  g_assert_cmpfloat (ep_learning_rate_schedule_get_value (decay, 3), ==, 4.0);
+  g_assert_cmpfloat (ep_learning_rate_schedule_get_value (decay, 10), ==, 1.0);
+  g_assert_cmpfloat (ep_learning_rate_schedule_get_value (constant, 1000), ==, 0.75);
+}
+
+static void
+test_optimizer_with_schedule (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (0), EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) g = ep_test_vector (EP_VALUES (1), EP_DTYPE_FLOAT64);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpLearningRateSchedule) decay = ep_step_decay_schedule_new (1.0, 1, 0.5);
+  g_autoptr(EpOptimizer) opt = ep_sgd_new (7.0, 0.0);
+  g_autoptr(EpTensor) value = NULL;
+  g_autoptr(EpTensor) count = NULL;
+
+  ep_optimizer_set_learning_rate_schedule (opt, decay);
+  g_assert_true (ep_optimizer_get_learning_rate_schedule (opt) == decay);
+  step (opt, w, g);
+  step (opt, w, g);
+  step (opt, w, g);
+  value = ep_variable_read (w);
+  ep_assert_values (value, EP_DTYPE_FLOAT64, EP_SHAPE (1), EP_VALUES (-1.75));
+  g_assert_cmpfloat (ep_optimizer_get_learning_rate (opt), ==, 0.25);
+  count = ep_variable_read (ep_optimizer_get_iterations_variable (opt));
+  g_assert_cmpint (ep_tensor_item_int64 (count, NULL), ==, 3);
+}
+
+static void
+test_schedule_without_value (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (0), EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) g = ep_test_vector (EP_VALUES (1), EP_DTYPE_FLOAT64);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpLearningRateSchedule) empty = g_object_new (EP_TYPE_LINEAR_WARMUP_SCHEDULE, NULL);
+  g_autoptr(EpOptimizer) opt = g_object_new (EP_TYPE_ADAM, "learning-rate-schedule", empty, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (ep_optimizer_apply_gradients (opt, &g, 1, &w, 1, &error));
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "schedule gave nan"));
+  g_assert_cmpuint (ep_optimizer_get_iterations (opt), ==, 0);
+}
+
+static void
 test_mismatched_lengths (void)
 {
   g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (0, 0), EP_DTYPE_FLOAT64);
@@ -216,6 +276,9 @@ main (int    argc,
   g_test_add_func ("/optimizers/adam/first-step", test_adam_first_step);
   g_test_add_func ("/optimizers/rmsprop/first-step", test_rmsprop_first_step);
   g_test_add_func ("/optimizers/adagrad/decay", test_adagrad_decay);
+  g_test_add_func ("/optimizers/schedules/values", test_schedules);
+  g_test_add_func ("/optimizers/schedules/in-optimizer", test_optimizer_with_schedule);
+  g_test_add_func ("/optimizers/schedules/no-value", test_schedule_without_value);
   g_test_add_func ("/optimizers/errors/lengths", test_mismatched_lengths);
   g_test_add_func ("/optimizers/errors/shape", test_shape_mismatch);
   g_test_add_func ("/optimizers/bare-objects", test_bare_objects);

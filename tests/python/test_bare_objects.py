@@ -27,9 +27,9 @@ def run_bare(class_name, mode):
 
 def test_every_class_is_walked():
     assert sorted(bare_objects.ep_classes()) == [
-        "Adagrad", "Adam", "CustomGradientFn", "Device", "Function", "GradientTape", "Optimizer",
-        "Rmsprop", "Sgd",
-        "Tensor", "TensorSpec", "ValueAndGradFn", "Variable"]
+        "Adagrad", "Adam", "ConstantSchedule", "CosineDecaySchedule", "CustomGradientFn", "Device",
+        "Function", "GradientTape", "LearningRateSchedule", "LinearWarmupSchedule", "Optimizer",
+        "Rmsprop", "Sgd", "StepDecaySchedule", "Tensor", "TensorSpec", "ValueAndGradFn", "Variable"]
 
 
 @pytest.mark.parametrize("mode", ["self", "argument"])
