@@ -68,6 +68,14 @@ EpVariable    *ep_optimizer_get_slot          (EpOptimizer  *self,
                                                EpVariable   *variable,
                                                const char   *name);
 EP_EXPORT
+GPtrArray     *ep_optimizer_list_state        (EpOptimizer        *self,
+                                               const char         *prefix,
+                                               const char *const  *names,
+                                               EpVariable *const  *variables,
+                                               guint               n_variables,
+                                               char             ***state_names,
+                                               GError            **error);
+EP_EXPORT
 EpVariable    *ep_optimizer_ensure_slot       (EpOptimizer  *self,
                                                EpVariable   *variable,
                                                const char   *name,

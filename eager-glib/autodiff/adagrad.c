@@ -149,6 +149,14 @@ ep_adagrad_update (EpOptimizer  *optimizer,
   return step != NULL && ep_variable_assign_sub (variable, step, error);
 }
 
+static guint
+adagrad_slots (EpOptimizer     *optimizer,
+               EpOptimizerSlot *slots)
+{
+  slots[0] = (EpOptimizerSlot) { "sum", EP_ADAGRAD (optimizer)->initial };
+  return 1;
+}
+
 static void
 ep_adagrad_get_property (GObject    *object,
                          guint       prop_id,
@@ -213,6 +221,7 @@ ep_adagrad_class_init (EpAdagradClass *klass)
   object_class->set_property = ep_adagrad_set_property;
   optimizer_class->update = ep_adagrad_update;
   ep_optimizer_class_set_scalars_func (optimizer_class, adagrad_scalars);
+  ep_optimizer_class_set_slots_func (optimizer_class, adagrad_slots);
 
   /**
    * EpAdagrad:learning-rate-decay:

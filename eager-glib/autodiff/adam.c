@@ -239,6 +239,15 @@ ep_adam_update (EpOptimizer  *optimizer,
   return step != NULL && ep_variable_assign_sub (variable, step, error);
 }
 
+static guint
+adam_slots (EpOptimizer     *optimizer,
+            EpOptimizerSlot *slots)
+{
+  slots[0] = (EpOptimizerSlot) { "exp_avg", 0.0 };
+  slots[1] = (EpOptimizerSlot) { "exp_avg_sq", 0.0 };
+  return 2;
+}
+
 static void
 ep_adam_get_property (GObject    *object,
                       guint       prop_id,
@@ -309,6 +318,7 @@ ep_adam_class_init (EpAdamClass *klass)
   object_class->set_property = ep_adam_set_property;
   optimizer_class->update = ep_adam_update;
   ep_optimizer_class_set_scalars_func (optimizer_class, adam_scalars);
+  ep_optimizer_class_set_slots_func (optimizer_class, adam_slots);
 
   /**
    * EpAdam:beta1:

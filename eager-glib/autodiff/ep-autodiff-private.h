@@ -95,6 +95,18 @@ typedef guint (*EpOptimizerScalarsFunc) (EpOptimizer *self,
 typedef struct _EpOptimizerClass EpOptimizerClass;
 void       ep_optimizer_class_set_scalars_func (EpOptimizerClass       *klass,
                                                 EpOptimizerScalarsFunc  func);
+/* The slots a subclass keeps for a variable with its settings, and the
+ * value each starts from. */
+#define EP_OPTIMIZER_MAX_SLOTS 4
+typedef struct
+{
+  const char *name;
+  gdouble     fill;
+} EpOptimizerSlot;
+typedef guint (*EpOptimizerSlotsFunc) (EpOptimizer     *self,
+                                       EpOptimizerSlot *slots);
+void       ep_optimizer_class_set_slots_func (EpOptimizerClass     *klass,
+                                              EpOptimizerSlotsFunc  func);
 gdouble    ep_optimizer_get_scalar     (EpOptimizer      *self,
                                         guint             index);
 EpTensor  *ep_optimizer_factor         (EpOptimizer      *self,

@@ -75,6 +75,7 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static GQuark scalars_quark;
+static GQuark slots_quark;
 
 static void
 ep_optimizer_dispose (GObject *object)
@@ -192,6 +193,7 @@ ep_optimizer_class_init (EpOptimizerClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   scalars_quark = g_quark_from_static_string ("ep-optimizer-scalars");
+  slots_quark = g_quark_from_static_string ("ep-optimizer-slots");
 }
 
 static void
@@ -220,6 +222,27 @@ ep_optimizer_class_set_scalars_func (EpOptimizerClass       *klass,
   g_type_set_qdata (G_TYPE_FROM_CLASS (klass), scalars_quark, func);
 }
 
+/* What a subclass keeps for each variable: its slots. */
+void
+ep_optimizer_class_set_slots_func (EpOptimizerClass     *klass,
+                                   EpOptimizerSlotsFunc  func)
+{
+  g_type_set_qdata (G_TYPE_FROM_CLASS (klass), slots_quark, func);
+}
+
+static gpointer
+class_func (EpOptimizer *self,
+            GQuark       quark)
+{
+  gpointer func = NULL;
+
+  for (GType type = G_OBJECT_TYPE (self); func == NULL && type != EP_TYPE_OPTIMIZER;
+       type = g_type_parent (type))
+    func = g_type_get_qdata (type, quark);
+
+  return func;
+}
+
 /* The default: the learning rate. */
 static guint
 learning_rate_only (EpOptimizer *self,
@@ -237,11 +260,8 @@ compute_scalars (EpOptimizer *self,
                  guint64      step,
                  gdouble     *scalars)
 {
-  EpOptimizerScalarsFunc func = NULL;
+  EpOptimizerScalarsFunc func = class_func (self, scalars_quark);
 
-  for (GType type = G_OBJECT_TYPE (self); func == NULL && type != EP_TYPE_OPTIMIZER;
-       type = g_type_parent (type))
-    func = g_type_get_qdata (type, scalars_quark);
   if (func == NULL)
     func = learning_rate_only;
 
@@ -624,7 +644,8 @@ ep_optimizer_get_iterations (EpOptimizer *self)
  *
  * Gives the variable that holds the step count: an int64 scalar on the
  * CPU, not trainable, named `iterations`. A staged training step reads
- * and increments it at each replay.
+ * and increments it at each replay; [method@Optimizer.list_state] lists
+ * it for checkpoints.
  *
  * Returns: (transfer none): the step count's variable
  */
@@ -861,6 +882,112 @@ ep_optimizer_end_in_place (EpVariable **variables,
   for (guint i = n; i > 0; i--)
     if (variables[i - 1] != NULL)
       ep_variable_end_in_place (variables[i - 1]);
+}
+
+/**
+ * ep_optimizer_list_state:
+ * @self: an optimizer
+ * @prefix: (nullable): the first part of each name, `optimizer` if %NULL
+ * @names: (array zero-terminated=1): the names of @variables, distinct
+ *   (object-graph paths such as `encoder.layers.0.weight`)
+ * @variables: (array length=n_variables): the variables the optimizer
+ *   updates, one per name
+ * @n_variables: the length of @variables, that of @names
+ * @state_names: (out) (array zero-terminated=1) (transfer full): the
+ *   names of the state's variables, one per element of the result
+ * @error: return location for an error
+ *
+ * Lists the optimizer's state as named variables, for a checkpoint
+ * ([func@checkpoint_save], [func@checkpoint_restore]): the step count,
+ * named `PREFIX.iterations`, and the slots of each floating-point
+ * variable of @variables, named `PREFIX.NAME.SLOT` with the slot names of
+ * PyTorch's state dicts (`optimizer.encoder.layers.0.weight.exp_avg`).
+ * Variables of other types have no state and are skipped.
+ *
+ * Slots that do not exist yet are made, with the values the first step
+ * would start from: a fresh optimizer restored from a checkpoint before
+ * its first step continues exactly where the saved one stopped.
+ *
+ * ```python
+ * names, variables = model_names, model_variables
+ * state, state_names = opt.list_state(None, names, variables)
+ * Ep.checkpoint_save(names + state_names, variables + state, file, None)
+ * ```
+ *
+ * Returns: (transfer container) (element-type EpVariable) (nullable):
+ *   the state's variables, or %NULL with %EP_ERROR_INVALID_ARGUMENT set
+ *   (lengths)
+ */
+GPtrArray *
+ep_optimizer_list_state (EpOptimizer        *self,
+                         const char         *prefix,
+                         const char *const  *names,
+                         EpVariable *const  *variables,
+                         guint               n_variables,
+                         char             ***state_names,
+                         GError            **error)
+{
+  EpOptimizerPrivate *priv;
+  EpOptimizerSlotsFunc slots_func;
+  g_autoptr(GPtrArray) state = NULL;
+  g_autoptr(GPtrArray) state_names_array = NULL;
+  guint n_names;
+
+  g_return_val_if_fail (EP_IS_OPTIMIZER (self), NULL);
+  g_return_val_if_fail (names != NULL, NULL);
+  g_return_val_if_fail (n_variables == 0 || variables != NULL, NULL);
+  g_return_val_if_fail (state_names != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  *state_names = NULL;
+  priv = ep_optimizer_get_instance_private (self);
+  n_names = g_strv_length ((char **) names);
+  if (n_names != n_variables)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("list_state: %u names for %u variables"), n_names, n_variables);
+      return NULL;
+    }
+  for (guint i = 0; i < n_variables; i++)
+    if (!EP_IS_VARIABLE (variables[i]))
+      {
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("list_state: variable %u is not a variable"), i);
+        return NULL;
+      }
+  if (prefix == NULL)
+    prefix = "optimizer";
+
+  state = g_ptr_array_new_with_free_func (g_object_unref);
+  state_names_array = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (state, g_object_ref (priv->iterations));
+  g_ptr_array_add (state_names_array, g_strdup_printf ("%s.iterations", prefix));
+
+  slots_func = class_func (self, slots_quark);
+  for (guint i = 0; i < n_variables && slots_func != NULL; i++)
+    {
+      EpOptimizerSlot slots[EP_OPTIMIZER_MAX_SLOTS];
+      guint n_slots;
+
+      if (!ep_dtype_is_floating (ep_variable_get_dtype (variables[i])))
+        continue;
+      n_slots = slots_func (self, slots);
+      for (guint k = 0; k < n_slots; k++)
+        {
+          EpVariable *slot = ep_optimizer_ensure_slot_full (self, variables[i], slots[k].name,
+                                                            slots[k].fill, NULL, error);
+
+          if (slot == NULL)
+            return NULL;
+          g_ptr_array_add (state, g_object_ref (slot));
+          g_ptr_array_add (state_names_array,
+                           g_strdup_printf ("%s.%s.%s", prefix, names[i], slots[k].name));
+        }
+    }
+
+  g_ptr_array_add (state_names_array, NULL);
+  *state_names = (char **) g_ptr_array_steal (state_names_array, NULL);
+  return g_steal_pointer (&state);
 }
 
 /* `t * s` for a float literal s, which keeps t's type (a weak scalar). */

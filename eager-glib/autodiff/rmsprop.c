@@ -217,6 +217,21 @@ ep_rmsprop_update (EpOptimizer  *optimizer,
   return step != NULL && ep_variable_assign_sub (variable, step, error);
 }
 
+static guint
+rmsprop_slots (EpOptimizer     *optimizer,
+               EpOptimizerSlot *slots)
+{
+  EpRmsprop *self = EP_RMSPROP (optimizer);
+  guint n = 0;
+
+  slots[n++] = (EpOptimizerSlot) { "square_avg", 0.0 };
+  if (self->momentum > 0.0)
+    slots[n++] = (EpOptimizerSlot) { "momentum_buffer", 0.0 };
+  if (self->centered)
+    slots[n++] = (EpOptimizerSlot) { "grad_avg", 0.0 };
+  return n;
+}
+
 static void
 ep_rmsprop_get_property (GObject    *object,
                          guint       prop_id,
@@ -286,6 +301,7 @@ ep_rmsprop_class_init (EpRmspropClass *klass)
   object_class->get_property = ep_rmsprop_get_property;
   object_class->set_property = ep_rmsprop_set_property;
   optimizer_class->update = ep_rmsprop_update;
+  ep_optimizer_class_set_slots_func (optimizer_class, rmsprop_slots);
 
   /**
    * EpRmsprop:alpha:

@@ -240,6 +240,16 @@ ep_sgd_update (EpOptimizer  *optimizer,
   return step != NULL && ep_variable_assign_sub (variable, step, error);
 }
 
+static guint
+sgd_slots (EpOptimizer     *optimizer,
+           EpOptimizerSlot *slots)
+{
+  if (EP_SGD (optimizer)->momentum == 0.0)
+    return 0;
+  slots[0] = (EpOptimizerSlot) { "momentum_buffer", 0.0 };
+  return 1;
+}
+
 static void
 ep_sgd_get_property (GObject    *object,
                      guint       prop_id,
@@ -304,6 +314,7 @@ ep_sgd_class_init (EpSgdClass *klass)
   object_class->set_property = ep_sgd_set_property;
   optimizer_class->update = ep_sgd_update;
   ep_optimizer_class_set_scalars_func (optimizer_class, sgd_scalars);
+  ep_optimizer_class_set_slots_func (optimizer_class, sgd_slots);
 
   /**
    * EpSgd:momentum:

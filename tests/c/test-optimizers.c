@@ -161,6 +161,49 @@ test_schedule_without_value (void)
 }
 
 static void
+test_list_state (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (1, 2), EP_DTYPE_FLOAT32);
+  g_autoptr(EpVariable) w = ep_variable_new (init, NULL);
+  EpVariable *variables[] = { w };
+  const char *names[] = { "layers.0.weight", NULL };
+  g_autoptr(EpOptimizer) opt = g_object_new (EP_TYPE_RMSPROP, "centered", TRUE, NULL);
+  g_auto(GStrv) state_names = NULL;
+  g_autoptr(GPtrArray) state = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) grad_avg = NULL;
+
+  state = ep_optimizer_list_state (opt, NULL, names, variables, 1, &state_names, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (state->len, ==, 3);
+  g_assert_cmpuint (g_strv_length (state_names), ==, 3);
+  g_assert_cmpstr (state_names[0], ==, "optimizer.iterations");
+  g_assert_cmpstr (state_names[1], ==, "optimizer.layers.0.weight.square_avg");
+  g_assert_cmpstr (state_names[2], ==, "optimizer.layers.0.weight.grad_avg");
+  g_assert_true (g_ptr_array_index (state, 0) == ep_optimizer_get_iterations_variable (opt));
+  g_assert_true (g_ptr_array_index (state, 2) == ep_optimizer_get_slot (opt, w, "grad_avg"));
+  grad_avg = ep_variable_read (g_ptr_array_index (state, 2));
+  ep_assert_values (grad_avg, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (0, 0));
+}
+
+static void
+test_list_state_lengths (void)
+{
+  g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (1, 2), EP_DTYPE_FLOAT32);
+  g_autoptr(EpVariable) w = ep_variable_new (init, NULL);
+  EpVariable *variables[] = { w };
+  const char *names[] = { "a", "b", NULL };
+  g_autoptr(EpOptimizer) opt = ep_adam_new (0.1);
+  g_auto(GStrv) state_names = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_null (ep_optimizer_list_state (opt, NULL, names, variables, 1, &state_names, &error));
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "list_state: 2 names for 1 variables"));
+  g_assert_null (state_names);
+}
+
+static void
 test_mismatched_lengths (void)
 {
   g_autoptr(EpTensor) init = ep_test_vector (EP_VALUES (0, 0), EP_DTYPE_FLOAT64);
@@ -279,6 +322,8 @@ main (int    argc,
   g_test_add_func ("/optimizers/schedules/values", test_schedules);
   g_test_add_func ("/optimizers/schedules/in-optimizer", test_optimizer_with_schedule);
   g_test_add_func ("/optimizers/schedules/no-value", test_schedule_without_value);
+  g_test_add_func ("/optimizers/state/list", test_list_state);
+  g_test_add_func ("/optimizers/state/lengths", test_list_state_lengths);
   g_test_add_func ("/optimizers/errors/lengths", test_mismatched_lengths);
   g_test_add_func ("/optimizers/errors/shape", test_shape_mismatch);
   g_test_add_func ("/optimizers/bare-objects", test_bare_objects);
