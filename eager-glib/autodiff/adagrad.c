@@ -123,6 +123,17 @@ ep_adagrad_update (EpOptimizer  *optimizer,
       ep_optimizer_end_in_place (vars, N_STATE);
       return TRUE;
     }
+  {
+    EpVariable *device_state[4] = { variable, vars[SUM] };
+    gdouble constants[8] = { self->weight_decay, self->epsilon, clr };
+    gboolean ran;
+
+    if (!ep_optimizer_update_on_device ("adagrad_update", device_state, gradient, constants,
+                                        self->weight_decay != 0.0 ? EP_OPT_DECAY : 0, &ran, error))
+      return FALSE;
+    if (ran)
+      return TRUE;
+  }
 
   p = ep_variable_read_for_update (variable);
   if (self->weight_decay != 0.0)

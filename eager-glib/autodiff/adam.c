@@ -201,6 +201,30 @@ ep_adam_update (EpOptimizer  *optimizer,
 
   if (adam_in_place (self, variable, gradient))
     return TRUE;
+  if (ep_optimizer_get_slot (optimizer, variable, "exp_avg") != NULL
+      && ep_optimizer_get_slot (optimizer, variable, "exp_avg_sq") != NULL)
+    {
+      const gdouble w = 1.0 - self->beta1;
+      EpVariable *state[4] = {
+        variable,
+        ep_optimizer_get_slot (optimizer, variable, "exp_avg"),
+        ep_optimizer_get_slot (optimizer, variable, "exp_avg_sq"),
+      };
+      gdouble constants[8] = {
+        self->weight_decay, ep_optimizer_get_scalar (optimizer, SHRINK), w < 0.5 ? w : 1.0 - w,
+        self->beta2, 1.0 - self->beta2, ep_optimizer_get_scalar (optimizer, CORRECTION2_SQRT),
+        self->epsilon, ep_optimizer_get_scalar (optimizer, STEP_SIZE),
+      };
+      gint flags = (self->weight_decay != 0.0 ? EP_OPT_DECAY : 0)
+                   | (self->decoupled ? EP_OPT_DECOUPLED : 0)
+                   | (w < 0.5 ? EP_OPT_NEAR_LOW : 0);
+      gboolean ran;
+
+      if (!ep_optimizer_update_on_device ("adam_update", state, gradient, constants, flags, &ran, error))
+        return FALSE;
+      if (ran)
+        return TRUE;
+    }
 
   m_slot = ep_optimizer_ensure_slot (optimizer, variable, "exp_avg", NULL, error);
   v_slot = m_slot != NULL ? ep_optimizer_ensure_slot (optimizer, variable, "exp_avg_sq", NULL, error) : NULL;

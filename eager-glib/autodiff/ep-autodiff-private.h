@@ -64,6 +64,8 @@ EpTensor  *ep_optimizer_blend          (EpTensor         *a,
 EpTensor  *ep_variable_exchange_value  (EpVariable       *self,
                                         EpTensor         *value);
 gpointer   ep_variable_begin_in_place  (EpVariable       *self);
+EpTensor  *ep_variable_begin_in_place_on (EpVariable     *self,
+                                          EpDevice       *device);
 void       ep_variable_end_in_place    (EpVariable       *self);
 
 /* optimizer.c: the gradient's elements, if a fused CPU update can read
@@ -120,6 +122,19 @@ EpTensor  *ep_optimizer_scale_by       (EpOptimizer      *self,
 gboolean   ep_optimizer_begin_in_place (EpVariable      **variables,
                                         gpointer         *data,
                                         guint             n);
+/* flags of the fused device kernels (opencl/kernels/optimizer.cl) */
+#define EP_OPT_DECAY      1
+#define EP_OPT_DECOUPLED  2
+#define EP_OPT_SLOT_A     4
+#define EP_OPT_SLOT_B     8
+#define EP_OPT_NEAR_LOW  16
+gboolean   ep_optimizer_update_on_device (const char     *kernel,
+                                          EpVariable    **state,
+                                          EpTensor       *gradient,
+                                          const gdouble  *constants,
+                                          gint            flags,
+                                          gboolean       *ran,
+                                          GError        **error);
 void       ep_optimizer_end_in_place   (EpVariable      **variables,
                                         guint             n);
 

@@ -16,6 +16,9 @@
 #include "ep-host-call.h"
 #include "ep-optimizer.h"
 #include "ep-recorder-private.h"
+#ifdef EP_HAVE_OPENCL
+#include "ep-opencl-private.h"
+#endif
 #include "ep-storage-private.h"
 #include "ep-tensor-private.h"
 
@@ -871,6 +874,25 @@ ep_optimizer_begin_in_place (EpVariable **variables,
         }
     }
 
+  return TRUE;
+}
+
+/* The fused update on the device of @gradient (OpenCL), if it can run
+ * there: see ep_opencl_optimizer_update(). */
+gboolean
+ep_optimizer_update_on_device (const char     *kernel,
+                               EpVariable    **state,
+                               EpTensor       *gradient,
+                               const gdouble  *constants,
+                               gint            flags,
+                               gboolean       *ran,
+                               GError        **error)
+{
+  *ran = FALSE;
+#ifdef EP_HAVE_OPENCL
+  if (!ep_recorders_any ())
+    return ep_opencl_optimizer_update (kernel, state, gradient, constants, flags, ran, error);
+#endif
   return TRUE;
 }
 

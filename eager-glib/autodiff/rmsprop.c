@@ -155,6 +155,23 @@ ep_rmsprop_update (EpOptimizer  *optimizer,
     return FALSE;
   if (rmsprop_in_place (self, vars, gradient))
     return TRUE;
+  {
+    const gdouble w = 1.0 - self->alpha;
+    gdouble constants[8] = {
+      self->weight_decay, self->alpha, 1.0 - self->alpha, w < 0.5 ? w : 1.0 - w,
+      self->epsilon, self->momentum, ep_optimizer_get_scalar (optimizer, 0),
+    };
+    gint flags = (self->weight_decay != 0.0 ? EP_OPT_DECAY : 0)
+                 | (vars[GRAD_AVG] != NULL ? EP_OPT_SLOT_A : 0)
+                 | (vars[MOMENTUM_BUFFER] != NULL ? EP_OPT_SLOT_B : 0)
+                 | (w < 0.5 ? EP_OPT_NEAR_LOW : 0);
+    gboolean ran;
+
+    if (!ep_optimizer_update_on_device ("rmsprop_update", vars, gradient, constants, flags, &ran, error))
+      return FALSE;
+    if (ran)
+      return TRUE;
+  }
 
   p = ep_variable_read_for_update (variable);
   if (self->weight_decay != 0.0)

@@ -111,7 +111,9 @@ direction (EpSgd       *self,
   if (slot == NULL)
     return NULL;
   if (created && !ep_recorders_any ())
-    updated = g_object_ref (g);
+    /* g * 1, g exactly in a buffer of the slot's own (sharing the
+     * gradient's would keep later steps off the fused loops) */
+    updated = ep_optimizer_scale (g, 1.0, error);
   else
     {
       /* staged, from a zero buffer made now: `momentum * 0 + g` at the
@@ -223,6 +225,23 @@ ep_sgd_update (EpOptimizer  *optimizer,
     return FALSE;
   if (sgd_in_place (self, variable, gradient))
     return TRUE;
+  if (self->momentum == 0.0 || ep_optimizer_get_slot (optimizer, variable, "momentum_buffer") != NULL)
+    {
+      EpVariable *state[4] = { variable, ep_optimizer_get_slot (optimizer, variable, "momentum_buffer") };
+      gdouble constants[8] = {
+        self->weight_decay, self->momentum, ep_optimizer_get_scalar (optimizer, KEEP),
+        ep_optimizer_get_scalar (optimizer, LEARNING_RATE),
+      };
+      gint flags = (self->weight_decay != 0.0 ? EP_OPT_DECAY : 0)
+                   | (state[1] != NULL ? EP_OPT_SLOT_A : 0)
+                   | (self->nesterov ? EP_OPT_DECOUPLED : 0);
+      gboolean ran;
+
+      if (!ep_optimizer_update_on_device ("sgd_update", state, gradient, constants, flags, &ran, error))
+        return FALSE;
+      if (ran)
+        return TRUE;
+    }
 
   p = ep_variable_read_for_update (variable);
   if (self->weight_decay != 0.0)

@@ -309,6 +309,87 @@ test_kept_read_is_unchanged (void)
   ep_assert_values (after, EP_DTYPE_FLOAT64, EP_SHAPE (2), EP_VALUES (-1, 0));
 }
 
+static EpOptimizer *make_sgd (void) { return g_object_new (EP_TYPE_SGD, "learning-rate", 0.1, "momentum", 0.9, "dampening", 0.1, "weight-decay", 0.01, NULL); }
+static EpOptimizer *make_nesterov (void) { return g_object_new (EP_TYPE_SGD, "learning-rate", 0.1, "momentum", 0.9, "nesterov", TRUE, NULL); }
+static EpOptimizer *make_adam (void) { return g_object_new (EP_TYPE_ADAM, "learning-rate", 0.01, "weight-decay", 0.1, NULL); }
+static EpOptimizer *make_adamw (void) { return ep_adam_new_adamw (0.01, 0.1); }
+static EpOptimizer *make_rmsprop (void) { return ep_rmsprop_new (0.01); }
+static EpOptimizer *make_rmsprop_all (void) { return g_object_new (EP_TYPE_RMSPROP, "learning-rate", 0.01, "momentum", 0.5, "centered", TRUE, "alpha", 0.3, "weight-decay", 0.1, NULL); }
+static EpOptimizer *make_adagrad (void) { return g_object_new (EP_TYPE_ADAGRAD, "learning-rate", 0.1, "learning-rate-decay", 0.1, "initial-accumulator-value", 0.1, "weight-decay", 0.1, NULL); }
+
+/* A variable of 1000 elements on @device, updated 5 times by @opt from
+ * gradients that change sign: its value, as bytes. Steps after the
+ * first allocate nothing. */
+static GBytes *
+train_on (EpOptimizer *opt,
+          EpDevice    *device,
+          EpDType      dtype)
+{
+  g_autoptr(EpTensor) init_host = ep_test_iota (EP_DIMS (1000), 1, dtype);
+  g_autoptr(EpTensor) g_host = ep_test_iota (EP_DIMS (1000), 1, dtype);
+  g_autoptr(EpTensor) init = ep_tensor_to_device (init_host, device, NULL);
+  g_autoptr(EpTensor) scaled = ep_tensor_to_device (g_host, device, NULL);
+  g_autoptr(EpTensor) factor = ep_tensor_new_weak_scalar (-0.003, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) g = ep_tensor_mul (scaled, factor, NULL);
+  g_autoptr(EpTensor) g2 = ep_tensor_neg (g, NULL);
+  g_autoptr(EpVariable) w = ep_variable_new (init, "w");
+  g_autoptr(EpTensor) value = NULL;
+
+  step (opt, w, g);
+  for (guint k = 0; k < 4; k++)
+    {
+      gsize before = ep_device_count_allocations ();
+
+
+      step (opt, w, k % 2 == 0 ? g2 : g);
+      g_assert_cmpuint (ep_device_count_allocations () - before, ==, 0);
+    }
+  value = ep_variable_read (w);
+  return ep_tensor_to_bytes (value, NULL);
+}
+
+/* On OpenCL a step is one fused kernel per variable, in place: no
+ * allocation, and the CPU's results to the last bit. */
+static void
+test_opencl_fused (void)
+{
+  EpDevice *gpu = ep_device_get ("opencl:0", NULL);
+  EpDType dtypes[] = { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64 };
+
+  if (gpu == NULL)
+    {
+      g_test_skip ("no OpenCL device");
+      return;
+    }
+  for (guint d = 0; d < G_N_ELEMENTS (dtypes); d++)
+    for (guint i = 0; i < 7; i++)
+      {
+        EpOptimizer *(*make) (void);
+        g_autoptr(EpOptimizer) cpu_opt = NULL;
+        g_autoptr(EpOptimizer) gpu_opt = NULL;
+        g_autoptr(GBytes) on_cpu = NULL;
+        g_autoptr(GBytes) on_gpu = NULL;
+
+        if (dtypes[d] == EP_DTYPE_FLOAT64 && !ep_device_supports_dtype (gpu, EP_DTYPE_FLOAT64))
+          continue;
+        switch (i)
+          {
+          case 0: make = make_sgd; break;
+          case 1: make = make_adam; break;
+          case 2: make = make_adamw; break;
+          case 3: make = make_rmsprop; break;
+          case 4: make = make_rmsprop_all; break;
+          case 5: make = make_adagrad; break;
+          default: make = make_nesterov; break;
+          }
+        cpu_opt = make ();
+        gpu_opt = make ();
+        on_cpu = train_on (cpu_opt, ep_device_get_cpu (), dtypes[d]);
+        on_gpu = train_on (gpu_opt, gpu, dtypes[d]);
+        g_assert_true (g_bytes_equal (on_cpu, on_gpu));
+      }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -324,6 +405,7 @@ main (int    argc,
   g_test_add_func ("/optimizers/schedules/no-value", test_schedule_without_value);
   g_test_add_func ("/optimizers/state/list", test_list_state);
   g_test_add_func ("/optimizers/state/lengths", test_list_state_lengths);
+  g_test_add_func ("/optimizers/opencl/fused", test_opencl_fused);
   g_test_add_func ("/optimizers/errors/lengths", test_mismatched_lengths);
   g_test_add_func ("/optimizers/errors/shape", test_shape_mismatch);
   g_test_add_func ("/optimizers/bare-objects", test_bare_objects);
