@@ -11,6 +11,7 @@
 
 #include <glib-object.h>
 
+#include "ep-learning-rate-schedule.h"
 #include "ep-tensor.h"
 #include "ep-variable.h"
 
@@ -54,11 +55,26 @@ EP_EXPORT
 void           ep_optimizer_set_learning_rate (EpOptimizer  *self,
                                                gdouble       learning_rate);
 EP_EXPORT
+EpLearningRateSchedule *ep_optimizer_get_learning_rate_schedule (EpOptimizer            *self);
+EP_EXPORT
+void           ep_optimizer_set_learning_rate_schedule (EpOptimizer            *self,
+                                                        EpLearningRateSchedule *schedule);
+EP_EXPORT
 guint64        ep_optimizer_get_iterations    (EpOptimizer  *self);
+EP_EXPORT
+EpVariable    *ep_optimizer_get_iterations_variable (EpOptimizer *self);
 EP_EXPORT
 EpVariable    *ep_optimizer_get_slot          (EpOptimizer  *self,
                                                EpVariable   *variable,
                                                const char   *name);
+EP_EXPORT
+GPtrArray     *ep_optimizer_list_state        (EpOptimizer        *self,
+                                               const char         *prefix,
+                                               const char *const  *names,
+                                               EpVariable *const  *variables,
+                                               guint               n_variables,
+                                               char             ***state_names,
+                                               GError            **error);
 EP_EXPORT
 EpVariable    *ep_optimizer_ensure_slot       (EpOptimizer  *self,
                                                EpVariable   *variable,

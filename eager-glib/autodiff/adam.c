@@ -29,7 +29,8 @@
  * ```
  *
  * t is the optimizer's [property@Optimizer:iterations]. The moments m
- * and v are the slots `"m"` and `"v"`.
+ * and v are the slots `"exp_avg"` and `"exp_avg_sq"` (the keys of
+ * PyTorch's state dict).
  *
  * ```python
  * opt = Ep.Adam(learning_rate=1e-3)
@@ -63,39 +64,23 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-/* PyTorch's lerp, a + w (b - a), computed from the nearer end as its
- * kernels do, so that results agree to the last bit. */
-static EpTensor *
-lerp (EpTensor  *a,
-      EpTensor  *b,
-      gdouble    w,
-      GError   **error)
+/* The scalars of step t: what the bias corrections and the decoupled
+ * decay make of the learning rate. */
+enum { STEP_SIZE, CORRECTION2_SQRT, SHRINK, N_SCALARS };
+
+static guint
+adam_scalars (EpOptimizer *optimizer,
+              gdouble      lr,
+              guint64      step,
+              gdouble     *scalars)
 {
-  g_autoptr(EpTensor) diff = ep_tensor_sub (b, a, error);
-  g_autoptr(EpTensor) scaled = NULL;
+  EpAdam *self = EP_ADAM (optimizer);
+  gdouble t = (gdouble) step;
 
-  if (diff == NULL)
-    return NULL;
-  if (w < 0.5)
-    {
-      scaled = ep_optimizer_scale (diff, w, error);
-      return scaled != NULL ? ep_tensor_add (a, scaled, error) : NULL;
-    }
-  scaled = ep_optimizer_scale (diff, 1.0 - w, error);
-  return scaled != NULL ? ep_tensor_sub (b, scaled, error) : NULL;
-}
-
-/* Updates @slot to @value (transfer full, may be NULL after an error)
- * and gives the value back. */
-static EpTensor *
-store (EpVariable  *slot,
-       EpTensor    *value,
-       GError     **error)
-{
-  if (value != NULL && !ep_variable_assign (slot, value, error))
-    g_clear_object (&value);
-
-  return value;
+  scalars[STEP_SIZE] = lr / (1.0 - pow (self->beta1, t));
+  scalars[CORRECTION2_SQRT] = sqrt (1.0 - pow (self->beta2, t));
+  scalars[SHRINK] = 1.0 - lr * self->weight_decay;
+  return N_SCALARS;
 }
 
 static EpTensor *
@@ -106,7 +91,6 @@ decayed_gradient (EpAdam      *self,
 {
   g_autoptr(EpTensor) p = NULL;
   g_autoptr(EpTensor) decay = NULL;
-  gdouble lr = ep_optimizer_get_learning_rate (EP_OPTIMIZER (self));
 
   if (self->weight_decay == 0.0)
     return g_object_ref (gradient);
@@ -114,7 +98,7 @@ decayed_gradient (EpAdam      *self,
   p = ep_variable_read_for_update (variable);
   if (self->decoupled)
     {
-      g_autoptr(EpTensor) shrunk = ep_optimizer_scale (p, 1.0 - lr * self->weight_decay, error);
+      g_autoptr(EpTensor) shrunk = ep_optimizer_scale_by (EP_OPTIMIZER (self), p, SHRINK, error);
 
       if (shrunk == NULL || !ep_variable_assign (variable, shrunk, error))
         return NULL;
@@ -129,11 +113,11 @@ decayed_gradient (EpAdam      *self,
 #define DEFINE_ADAM_KERNEL(T, SQRT, name)                                    \
 static void                                                                 \
 name (EpAdam *self, T *p, T *m, T *v, const T *g, gint64 n,                 \
-      gdouble lr, gdouble step_size, gdouble correction2_sqrt)              \
+      gdouble shrinking, gdouble step_size, gdouble correction2_sqrt)       \
 {                                                                           \
   const gdouble w = 1.0 - self->beta1;                                      \
   const T wd = (T) self->weight_decay;                                      \
-  const T shrink = (T) (1.0 - lr * self->weight_decay);                     \
+  const T shrink = (T) shrinking;                                           \
   const T near = (T) (w < 0.5 ? w : 1.0 - w);                               \
   const T b2 = (T) self->beta2;                                             \
   const T one_b2 = (T) (1.0 - self->beta2);                                 \
@@ -162,17 +146,17 @@ DEFINE_ADAM_KERNEL (gdouble, sqrt, adam_kernel_float64)
 static gboolean
 adam_in_place (EpAdam      *self,
                EpVariable  *variable,
-               EpTensor    *gradient,
-               gdouble      step_size,
-               gdouble      correction2_sqrt)
+               EpTensor    *gradient)
 {
   EpOptimizer *optimizer = EP_OPTIMIZER (self);
   gconstpointer g = ep_optimizer_host_gradient (gradient);
   gint64 n = ep_layout_get_size (&gradient->layout);
-  EpVariable *m_slot = ep_optimizer_get_slot (optimizer, variable, "m");
-  EpVariable *v_slot = ep_optimizer_get_slot (optimizer, variable, "v");
+  EpVariable *m_slot = ep_optimizer_get_slot (optimizer, variable, "exp_avg");
+  EpVariable *v_slot = ep_optimizer_get_slot (optimizer, variable, "exp_avg_sq");
   gpointer p, m, v;
-  gdouble lr = ep_optimizer_get_learning_rate (optimizer);
+  gdouble shrink = ep_optimizer_get_scalar (optimizer, SHRINK);
+  gdouble step_size = ep_optimizer_get_scalar (optimizer, STEP_SIZE);
+  gdouble correction2_sqrt = ep_optimizer_get_scalar (optimizer, CORRECTION2_SQRT);
 
   /* the first step makes the slots: by ops */
   if (g == NULL || m_slot == NULL || v_slot == NULL)
@@ -191,9 +175,9 @@ adam_in_place (EpAdam      *self,
     }
 
   if (gradient->layout.dtype == EP_DTYPE_FLOAT32)
-    adam_kernel_float32 (self, p, m, v, g, n, lr, step_size, correction2_sqrt);
+    adam_kernel_float32 (self, p, m, v, g, n, shrink, step_size, correction2_sqrt);
   else
-    adam_kernel_float64 (self, p, m, v, g, n, lr, step_size, correction2_sqrt);
+    adam_kernel_float64 (self, p, m, v, g, n, shrink, step_size, correction2_sqrt);
 
   ep_variable_end_in_place (v_slot);
   ep_variable_end_in_place (m_slot);
@@ -208,9 +192,6 @@ ep_adam_update (EpOptimizer  *optimizer,
                 GError      **error)
 {
   EpAdam *self = EP_ADAM (optimizer);
-  gdouble t = (gdouble) ep_optimizer_get_iterations (optimizer);
-  gdouble step_size = ep_optimizer_get_learning_rate (optimizer) / (1.0 - pow (self->beta1, t));
-  gdouble correction2_sqrt = sqrt (1.0 - pow (self->beta2, t));
   EpVariable *m_slot, *v_slot;
   g_autoptr(EpTensor) g = NULL;
   g_autoptr(EpTensor) m0 = NULL, v0 = NULL, m = NULL, v = NULL;
@@ -218,11 +199,35 @@ ep_adam_update (EpOptimizer  *optimizer,
   g_autoptr(EpTensor) root = NULL, scaled_root = NULL, denom = NULL;
   g_autoptr(EpTensor) eps = NULL, numer = NULL, step = NULL;
 
-  if (adam_in_place (self, variable, gradient, step_size, correction2_sqrt))
+  if (adam_in_place (self, variable, gradient))
     return TRUE;
+  if (ep_optimizer_get_slot (optimizer, variable, "exp_avg") != NULL
+      && ep_optimizer_get_slot (optimizer, variable, "exp_avg_sq") != NULL)
+    {
+      const gdouble w = 1.0 - self->beta1;
+      EpVariable *state[4] = {
+        variable,
+        ep_optimizer_get_slot (optimizer, variable, "exp_avg"),
+        ep_optimizer_get_slot (optimizer, variable, "exp_avg_sq"),
+      };
+      gdouble constants[8] = {
+        self->weight_decay, ep_optimizer_get_scalar (optimizer, SHRINK), w < 0.5 ? w : 1.0 - w,
+        self->beta2, 1.0 - self->beta2, ep_optimizer_get_scalar (optimizer, CORRECTION2_SQRT),
+        self->epsilon, ep_optimizer_get_scalar (optimizer, STEP_SIZE),
+      };
+      gint flags = (self->weight_decay != 0.0 ? EP_OPT_DECAY : 0)
+                   | (self->decoupled ? EP_OPT_DECOUPLED : 0)
+                   | (w < 0.5 ? EP_OPT_NEAR_LOW : 0);
+      gboolean ran;
 
-  m_slot = ep_optimizer_ensure_slot (optimizer, variable, "m", NULL, error);
-  v_slot = m_slot != NULL ? ep_optimizer_ensure_slot (optimizer, variable, "v", NULL, error) : NULL;
+      if (!ep_optimizer_update_on_device ("adam_update", state, gradient, constants, flags, &ran, error))
+        return FALSE;
+      if (ran)
+        return TRUE;
+    }
+
+  m_slot = ep_optimizer_ensure_slot (optimizer, variable, "exp_avg", NULL, error);
+  v_slot = m_slot != NULL ? ep_optimizer_ensure_slot (optimizer, variable, "exp_avg_sq", NULL, error) : NULL;
   if (v_slot == NULL)
     return FALSE;
   g = decayed_gradient (self, variable, gradient, error);
@@ -231,14 +236,14 @@ ep_adam_update (EpOptimizer  *optimizer,
 
   m0 = ep_variable_read_for_update (m_slot);
   v0 = ep_variable_read_for_update (v_slot);
-  m = store (m_slot, lerp (m0, g, 1.0 - self->beta1, error), error);
+  m = ep_optimizer_store (m_slot, ep_optimizer_lerp (m0, g, 1.0 - self->beta1, error), error);
   if (m == NULL)
     return FALSE;
   /* PyTorch's addcmul: v * beta2 + ((1 - beta2) * g) * g */
   v_part = ep_optimizer_scale (v0, self->beta2, error);
   g_part = v_part != NULL ? ep_optimizer_scale (g, 1.0 - self->beta2, error) : NULL;
   gg = g_part != NULL ? ep_tensor_mul (g_part, g, error) : NULL;
-  v = gg != NULL ? store (v_slot, ep_tensor_add (v_part, gg, error), error) : NULL;
+  v = gg != NULL ? ep_optimizer_store (v_slot, ep_tensor_add (v_part, gg, error), error) : NULL;
   if (v == NULL)
     return FALSE;
 
@@ -246,16 +251,25 @@ ep_adam_update (EpOptimizer  *optimizer,
   root = ep_tensor_sqrt (v, error);
   if (root != NULL)
     {
-      g_autoptr(EpTensor) divisor = ep_tensor_new_weak_scalar (correction2_sqrt, EP_DTYPE_FLOAT64);
+      g_autoptr(EpTensor) divisor = ep_optimizer_factor (optimizer, CORRECTION2_SQRT, root, error);
 
-      scaled_root = ep_tensor_div (root, divisor, error);
+      scaled_root = divisor != NULL ? ep_tensor_div (root, divisor, error) : NULL;
     }
   denom = scaled_root != NULL ? ep_tensor_add (scaled_root, eps, error) : NULL;
   /* PyTorch's addcdiv: p + (-step_size * m) / denom */
-  numer = denom != NULL ? ep_optimizer_scale (m, step_size, error) : NULL;
+  numer = denom != NULL ? ep_optimizer_scale_by (optimizer, m, STEP_SIZE, error) : NULL;
   step = numer != NULL ? ep_tensor_div (numer, denom, error) : NULL;
 
   return step != NULL && ep_variable_assign_sub (variable, step, error);
+}
+
+static guint
+adam_slots (EpOptimizer     *optimizer,
+            EpOptimizerSlot *slots)
+{
+  slots[0] = (EpOptimizerSlot) { "exp_avg", 0.0 };
+  slots[1] = (EpOptimizerSlot) { "exp_avg_sq", 0.0 };
+  return 2;
 }
 
 static void
@@ -327,6 +341,8 @@ ep_adam_class_init (EpAdamClass *klass)
   object_class->get_property = ep_adam_get_property;
   object_class->set_property = ep_adam_set_property;
   optimizer_class->update = ep_adam_update;
+  ep_optimizer_class_set_scalars_func (optimizer_class, adam_scalars);
+  ep_optimizer_class_set_slots_func (optimizer_class, adam_slots);
 
   /**
    * EpAdam:beta1:

@@ -9,6 +9,7 @@
 
 #include "ep-autodiff-private.h"
 #include "ep-error.h"
+#include "ep-recorder-private.h"
 #include "ep-sgd.h"
 #include "ep-tensor-private.h"
 
@@ -27,7 +28,7 @@
  * p = p - learning_rate * g
  * ```
  *
- * The momentum buffer b is the slot `"momentum"` (only with a momentum
+ * The momentum buffer b is the slot `"momentum_buffer"` (only with a momentum
  * other than 0).
  *
  * ```python
@@ -73,6 +74,24 @@ check_nesterov (EpSgd   *self,
   return TRUE;
 }
 
+/* The scalars of a step: the learning rate, and the share of the
+ * gradient the momentum takes (all of it at the first step: from a zero
+ * buffer that makes the buffer the gradient, also in a staged step). */
+enum { LEARNING_RATE, KEEP, N_SCALARS };
+
+static guint
+sgd_scalars (EpOptimizer *optimizer,
+             gdouble      lr,
+             guint64      step,
+             gdouble     *scalars)
+{
+  EpSgd *self = EP_SGD (optimizer);
+
+  scalars[LEARNING_RATE] = lr;
+  scalars[KEEP] = step == 1 ? 1.0 : 1.0 - self->dampening;
+  return N_SCALARS;
+}
+
 /* The direction of the step: g, or what momentum makes of it. */
 static EpTensor *
 direction (EpSgd       *self,
@@ -88,15 +107,23 @@ direction (EpSgd       *self,
   if (self->momentum == 0.0)
     return g_object_ref (g);
 
-  slot = ep_optimizer_ensure_slot (EP_OPTIMIZER (self), variable, "momentum", &created, error);
+  slot = ep_optimizer_ensure_slot (EP_OPTIMIZER (self), variable, "momentum_buffer", &created, error);
   if (slot == NULL)
     return NULL;
-  if (created)
-    updated = g_object_ref (g);
+  if (created && !ep_recorders_any ())
+    /* g * 1, g exactly in a buffer of the slot's own (sharing the
+     * gradient's would keep later steps off the fused loops) */
+    updated = ep_optimizer_scale (g, 1.0, error);
   else
     {
+      /* staged, from a zero buffer made now: `momentum * 0 + g` at the
+       * first step is g */
+      g_autoptr(EpTensor) kept = ep_optimizer_scale_by (EP_OPTIMIZER (self), g, KEEP, error);
+      g_autoptr(EpTensor) decayed = NULL;
+
       buf = ep_variable_read_for_update (slot);
-      updated = ep_optimizer_blend (buf, self->momentum, g, 1.0 - self->dampening, error);
+      decayed = kept != NULL ? ep_optimizer_scale (buf, self->momentum, error) : NULL;
+      updated = decayed != NULL ? ep_tensor_add (decayed, kept, error) : NULL;
     }
   if (updated == NULL || !ep_variable_assign (slot, updated, error))
     return NULL;
@@ -114,11 +141,12 @@ direction (EpSgd       *self,
  * gradient, written in place, the same arithmetic as the ops below. */
 #define DEFINE_SGD_KERNEL(T, name)                                          \
 static void                                                                 \
-name (EpSgd *self, T *p, T *b, const T *g, gint64 n, gdouble lr)            \
+name (EpSgd *self, T *p, T *b, const T *g, gint64 n, gdouble lr,           \
+      gdouble keeping)                                                      \
 {                                                                           \
   const T wd = (T) self->weight_decay;                                      \
   const T mom = (T) self->momentum;                                         \
-  const T keep = (T) (1.0 - self->dampening);                               \
+  const T keep = (T) keeping;                                               \
   const T rate = (T) lr;                                                    \
                                                                             \
   for (gint64 i = 0; i < n; i++)                                            \
@@ -155,7 +183,7 @@ sgd_in_place (EpSgd       *self,
   if (self->momentum != 0.0)
     {
       /* the first step sets the momentum to the gradient: by ops */
-      slot = ep_optimizer_get_slot (optimizer, variable, "momentum");
+      slot = ep_optimizer_get_slot (optimizer, variable, "momentum_buffer");
       if (slot == NULL)
         return FALSE;
     }
@@ -169,9 +197,11 @@ sgd_in_place (EpSgd       *self,
     }
 
   if (gradient->layout.dtype == EP_DTYPE_FLOAT32)
-    sgd_kernel_float32 (self, p, b, g, n, ep_optimizer_get_learning_rate (optimizer));
+    sgd_kernel_float32 (self, p, b, g, n, ep_optimizer_get_scalar (optimizer, LEARNING_RATE),
+                        ep_optimizer_get_scalar (optimizer, KEEP));
   else
-    sgd_kernel_float64 (self, p, b, g, n, ep_optimizer_get_learning_rate (optimizer));
+    sgd_kernel_float64 (self, p, b, g, n, ep_optimizer_get_scalar (optimizer, LEARNING_RATE),
+                        ep_optimizer_get_scalar (optimizer, KEEP));
 
   if (slot != NULL)
     ep_variable_end_in_place (slot);
@@ -195,6 +225,23 @@ ep_sgd_update (EpOptimizer  *optimizer,
     return FALSE;
   if (sgd_in_place (self, variable, gradient))
     return TRUE;
+  if (self->momentum == 0.0 || ep_optimizer_get_slot (optimizer, variable, "momentum_buffer") != NULL)
+    {
+      EpVariable *state[4] = { variable, ep_optimizer_get_slot (optimizer, variable, "momentum_buffer") };
+      gdouble constants[8] = {
+        self->weight_decay, self->momentum, ep_optimizer_get_scalar (optimizer, KEEP),
+        ep_optimizer_get_scalar (optimizer, LEARNING_RATE),
+      };
+      gint flags = (self->weight_decay != 0.0 ? EP_OPT_DECAY : 0)
+                   | (state[1] != NULL ? EP_OPT_SLOT_A : 0)
+                   | (self->nesterov ? EP_OPT_DECOUPLED : 0);
+      gboolean ran;
+
+      if (!ep_optimizer_update_on_device ("sgd_update", state, gradient, constants, flags, &ran, error))
+        return FALSE;
+      if (ran)
+        return TRUE;
+    }
 
   p = ep_variable_read_for_update (variable);
   if (self->weight_decay != 0.0)
@@ -207,9 +254,19 @@ ep_sgd_update (EpOptimizer  *optimizer,
     g = g_object_ref (gradient);
 
   d = g != NULL ? direction (self, variable, g, error) : NULL;
-  step = d != NULL ? ep_optimizer_scale (d, ep_optimizer_get_learning_rate (optimizer), error) : NULL;
+  step = d != NULL ? ep_optimizer_scale_by (optimizer, d, LEARNING_RATE, error) : NULL;
 
   return step != NULL && ep_variable_assign_sub (variable, step, error);
+}
+
+static guint
+sgd_slots (EpOptimizer     *optimizer,
+           EpOptimizerSlot *slots)
+{
+  if (EP_SGD (optimizer)->momentum == 0.0)
+    return 0;
+  slots[0] = (EpOptimizerSlot) { "momentum_buffer", 0.0 };
+  return 1;
 }
 
 static void
@@ -275,6 +332,8 @@ ep_sgd_class_init (EpSgdClass *klass)
   object_class->get_property = ep_sgd_get_property;
   object_class->set_property = ep_sgd_set_property;
   optimizer_class->update = ep_sgd_update;
+  ep_optimizer_class_set_scalars_func (optimizer_class, sgd_scalars);
+  ep_optimizer_class_set_slots_func (optimizer_class, sgd_slots);
 
   /**
    * EpSgd:momentum:

@@ -652,6 +652,17 @@ ep_variable_get_device (EpVariable *self)
 gpointer
 ep_variable_begin_in_place (EpVariable *self)
 {
+  EpTensor *value = ep_variable_begin_in_place_on (self, ep_device_get_cpu ());
+
+  return value != NULL ? ep_tensor_host_data (value) : NULL;
+}
+
+/* The same for a value on @device (its buffer written by a kernel
+ * there): the value object, not referenced, or NULL, unlocked. */
+EpTensor *
+ep_variable_begin_in_place_on (EpVariable *self,
+                               EpDevice   *device)
+{
   EpTensor *value;
 
   if (self->no_value || ep_recorders_any ())
@@ -660,13 +671,13 @@ ep_variable_begin_in_place (EpVariable *self)
   g_mutex_lock (&self->lock);
   value = self->value;
   if (value->storage != NULL
-      && value->storage->data != NULL
+      && (value->storage->data != NULL || device != ep_device_get_cpu ())
       && value->storage->borrowed == NULL
-      && value->storage->device == ep_device_get_cpu ()
+      && value->storage->device == device
       && ep_layout_is_contiguous (&value->layout)
       && g_atomic_ref_count_compare (&value->storage->ref_count, 1)
       && G_OBJECT (value)->ref_count == 1)
-    return ep_tensor_host_data (value);
+    return value;
   g_mutex_unlock (&self->lock);
 
   return NULL;

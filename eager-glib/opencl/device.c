@@ -727,6 +727,19 @@ ep_cl_launch_init (EpCLLaunch  *launch,
   return launch_init (launch, call->device, call->op->name, program, kernel_name, NULL, NULL, error);
 }
 
+/* A launch of @kernel_name of the program @program on @device, for code
+ * that is not an op's kernel (the optimizers' updates). */
+gboolean
+ep_cl_launch_init_on (EpCLLaunch  *launch,
+                      EpDevice    *device,
+                      const char  *op_name,
+                      const char  *program,
+                      const char  *kernel_name,
+                      GError     **error)
+{
+  return launch_init (launch, device, op_name, program, kernel_name, NULL, NULL, error);
+}
+
 /* A launch of the kernel @name of a program of its own, named @name
  * too, whose source @generate makes from @data on first use (a fused
  * group's, opencl/fused.c): one program per source, cached as the

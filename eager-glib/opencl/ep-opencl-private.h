@@ -15,6 +15,7 @@
 
 #include "ep-device-private.h"
 #include "ep-op-private.h"
+#include "ep-variable.h"
 
 G_BEGIN_DECLS
 
@@ -232,6 +233,12 @@ gboolean     ep_cl_launch_init           (EpCLLaunch     *launch,
                                           const char     *program,
                                           const char     *kernel_name,
                                           GError        **error);
+gboolean     ep_cl_launch_init_on        (EpCLLaunch     *launch,
+                                          EpDevice       *device,
+                                          const char     *op_name,
+                                          const char     *program,
+                                          const char     *kernel_name,
+                                          GError        **error);
 gboolean     ep_cl_launch_init_generated (EpCLLaunch      *launch,
                                           EpDevice        *device,
                                           const char      *op_name,
@@ -262,6 +269,20 @@ gboolean     ep_cl_launch_init_by_size   (EpCLLaunch     *launch,
                                           GError        **error);
 gboolean     ep_cl_launch_run_items      (EpCLLaunch     *launch,
                                           gint64          n,
+                                          GError        **error);
+
+/* optimizer.c: the fused update @kernel ("adam_update", …) of a
+ * variable and its slots (@state: the variable, then up to three slots,
+ * NULL where absent), in place. @ran is FALSE when it cannot run (a
+ * value not on an OpenCL device, shared, not contiguous; no float64 on
+ * the device): the caller's ops do the update then. FALSE with @error
+ * set if the launch failed. */
+gboolean     ep_opencl_optimizer_update  (const char     *kernel,
+                                          EpVariable    **state,
+                                          EpTensor       *gradient,
+                                          const gdouble  *constants,
+                                          gint            flags,
+                                          gboolean       *ran,
                                           GError        **error);
 
 /* geometry.c */

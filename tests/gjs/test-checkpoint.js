@@ -55,4 +55,32 @@ test('async save and restore on a main loop', () => withFile(file => {
     assertEqual(fresh[1].read().to_string(), '[5. 6.]', 'bias');
 }));
 
+test('the state of an optimizer is saved with the model and restored', () => withFile(file => {
+    const grad = [matrix([1, -1, 0.5, 2], [2, 2]), matrix([0.25, -3], [2])];
+    const straight = model([1, 2, 3, 4], [5, 6]);
+    const opt = Ep.Adam.new(0.1);
+    for (let i = 0; i < 4; i++)
+        opt.apply_gradients(grad, straight);
+
+    const saved = model([1, 2, 3, 4], [5, 6]);
+    const savedOpt = Ep.Adam.new(0.1);
+    for (let i = 0; i < 2; i++)
+        savedOpt.apply_gradients(grad, saved);
+    const [state, stateNames] = savedOpt.list_state(null, names, saved);
+    assertEqual(stateNames.join(' '), 'optimizer.iterations ' +
+        'optimizer.encoder.layers.0.weight.exp_avg optimizer.encoder.layers.0.weight.exp_avg_sq ' +
+        'optimizer.encoder.layers.0.bias.exp_avg optimizer.encoder.layers.0.bias.exp_avg_sq', 'names');
+    Ep.checkpoint_save(names.concat(stateNames), saved.concat(state), file, null);
+
+    const fresh = model([0, 0, 0, 0], [0, 0]);
+    const freshOpt = Ep.Adam.new(0.1);
+    const [freshState, freshNames] = freshOpt.list_state(null, names, fresh);
+    Ep.checkpoint_restore(names.concat(freshNames), fresh.concat(freshState), file,
+        Ep.CheckpointFlags.NONE, null);
+    for (let i = 0; i < 2; i++)
+        freshOpt.apply_gradients(grad, fresh);
+    assertEqual(fresh[0].read().to_string(), straight[0].read().to_string(), 'weight');
+    assertEqual(fresh[1].read().to_string(), straight[1].read().to_string(), 'bias');
+}));
+
 run();

@@ -66,6 +66,13 @@ def sound_objects():
         "Relu": Ep.Relu.new(),
         "Tanh": Ep.Tanh.new(),
         "Sequential": Ep.Sequential.new(),
+        "Rmsprop": Ep.Rmsprop.new(0.1),
+        "Adagrad": Ep.Adagrad.new(0.1),
+        "LearningRateSchedule": Ep.ConstantSchedule.new(0.1),
+        "ConstantSchedule": Ep.ConstantSchedule.new(0.1),
+        "StepDecaySchedule": Ep.StepDecaySchedule.new(0.1, 2, 0.5),
+        "CosineDecaySchedule": Ep.CosineDecaySchedule.new(0.1, 10, 0.0),
+        "LinearWarmupSchedule": Ep.LinearWarmupSchedule.new(Ep.ConstantSchedule.new(0.1), 0.5, 3),
     }
 
 

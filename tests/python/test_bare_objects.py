@@ -27,9 +27,10 @@ def run_bare(class_name, mode):
 
 def test_every_class_is_walked():
     assert sorted(bare_objects.ep_classes()) == [
-        "Adam", "CustomGradientFn", "Device", "Function", "GradientTape", "Linear", "Module",
-        "Optimizer", "Relu", "Sequential", "Sgd", "Tanh", "Tensor", "TensorSpec", "ValueAndGradFn",
-        "Variable"]
+        "Adagrad", "Adam", "ConstantSchedule", "CosineDecaySchedule", "CustomGradientFn", "Device",
+        "Function", "GradientTape", "LearningRateSchedule", "Linear", "LinearWarmupSchedule",
+        "Module", "Optimizer", "Relu", "Rmsprop", "Sequential", "Sgd", "StepDecaySchedule", "Tanh",
+        "Tensor", "TensorSpec", "ValueAndGradFn", "Variable"]
 
 
 @pytest.mark.parametrize("mode", ["self", "argument"])

@@ -45,12 +45,27 @@ CASES = [
      lambda t, p: t.optim.AdamW(p, lr=1e-2, weight_decay=0.05)),
     ("adam-beta1-small", dict(learning_rate=1e-2, beta1=0.3),
      lambda t, p: t.optim.Adam(p, lr=1e-2, betas=(0.3, 0.999))),
+    ("rmsprop", dict(learning_rate=1e-2), lambda t, p: t.optim.RMSprop(p, lr=1e-2)),
+    ("rmsprop-all", dict(learning_rate=1e-2, alpha=0.9, epsilon=1e-6, weight_decay=0.1,
+                         momentum=0.8, centered=True),
+     lambda t, p: t.optim.RMSprop(p, lr=1e-2, alpha=0.9, eps=1e-6, weight_decay=0.1,
+                                  momentum=0.8, centered=True)),
+    ("rmsprop-centered", dict(learning_rate=1e-3, centered=True),
+     lambda t, p: t.optim.RMSprop(p, lr=1e-3, centered=True)),
+    ("rmsprop-momentum", dict(learning_rate=1e-2, momentum=0.9, alpha=0.3),
+     lambda t, p: t.optim.RMSprop(p, lr=1e-2, momentum=0.9, alpha=0.3)),
+    ("adagrad", dict(learning_rate=1e-1), lambda t, p: t.optim.Adagrad(p, lr=1e-1)),
+    ("adagrad-all", dict(learning_rate=1e-1, learning_rate_decay=0.05, weight_decay=0.1,
+                         initial_accumulator_value=0.5, epsilon=1e-6),
+     lambda t, p: t.optim.Adagrad(p, lr=1e-1, lr_decay=0.05, weight_decay=0.1,
+                                  initial_accumulator_value=0.5, eps=1e-6)),
 ]
+
+CLASSES = {"sgd": "Sgd", "adam": "Adam", "adamw": "Adam", "rmsprop": "Rmsprop", "adagrad": "Adagrad"}
 
 
 def make_ours(name, kwargs):
-    cls = Ep.Sgd if name.startswith("sgd") else Ep.Adam
-    return cls(**kwargs)
+    return getattr(Ep, CLASSES[name.split("-")[0]])(**kwargs)
 
 
 @pytest.mark.on_every_device
@@ -78,14 +93,14 @@ def test_step_count_and_slots():
     w = Ep.Variable(np.zeros(3), name="w")
     opt = Ep.Sgd(learning_rate=0.1, momentum=0.5)
     assert opt.props.iterations == 0
-    assert opt.get_slot(w, "momentum") is None
+    assert opt.get_slot(w, "momentum_buffer") is None
     opt.apply_gradients([Ep.astensor(np.ones(3))], [w])
     opt.apply_gradients([Ep.astensor(np.ones(3))], [w])
     assert opt.props.iterations == 2
-    slot = opt.get_slot(w, "momentum")
+    slot = opt.get_slot(w, "momentum_buffer")
     np.testing.assert_array_equal(np.asarray(slot.read()), [1.5, 1.5, 1.5])
     assert not slot.props.trainable
-    assert slot.props.name == "w/momentum"
+    assert slot.props.name == "w/momentum_buffer"
 
 
 def test_none_gradient_leaves_variable():
@@ -173,12 +188,55 @@ def test_nesterov_without_momentum():
     assert "Nesterov" in message
 
 
-@pytest.mark.parametrize("cls", ["Sgd", "Adam"])
+@pytest.mark.parametrize("cls", ["Sgd", "Adam", "Rmsprop", "Adagrad"])
 def test_bare_object_steps(cls):
     opt = getattr(Ep, cls)()
     w = Ep.Variable(np.zeros(2))
     opt.apply_gradients([Ep.astensor(np.ones(2))], [w])
     assert np.all(np.asarray(w.read()) < 0)
+
+
+@pytest.mark.parametrize("cls,kwargs,slots", [
+    ("Rmsprop", dict(), ["square_avg"]),
+    ("Rmsprop", dict(momentum=0.5, centered=True), ["square_avg", "momentum_buffer", "grad_avg"]),
+    ("Adagrad", dict(initial_accumulator_value=0.25), ["sum"]),
+    ("Adam", dict(), ["exp_avg", "exp_avg_sq"]),
+])
+def test_slot_names(cls, kwargs, slots):
+    w = Ep.Variable(np.zeros(2), name="w")
+    opt = getattr(Ep, cls)(**kwargs)
+    opt.apply_gradients([Ep.astensor(np.ones(2))], [w])
+    for name in slots:
+        assert opt.get_slot(w, name).props.name == f"w/{name}"
+    for name in {"square_avg", "momentum_buffer", "grad_avg", "sum", "exp_avg", "exp_avg_sq"} - set(slots):
+        assert opt.get_slot(w, name) is None
+
+
+def test_adagrad_sum_starts_at_initial_value():
+    w = Ep.Variable(np.zeros(2), name="w")
+    opt = Ep.Adagrad(learning_rate=0.1, initial_accumulator_value=0.75)
+    opt.apply_gradients([Ep.astensor(np.array([1.0, 2.0]))], [w])
+    np.testing.assert_array_equal(np.asarray(opt.get_slot(w, "sum").read()), [1.75, 4.75])
+
+
+@pytest.mark.parametrize("cls", ["Rmsprop", "Adagrad"])
+def test_fused_and_op_paths_agree_bitwise(rng, cls):
+    """A variable whose value is shared (read and kept) takes the op path;
+    one alone takes the fused loop: the two give the same bits."""
+    kwargs = dict(momentum=0.7, centered=True, weight_decay=0.05) if cls == "Rmsprop" \
+        else dict(learning_rate_decay=0.1, weight_decay=0.05, initial_accumulator_value=0.1)
+    init = rng.standard_normal(64).astype(np.float32)
+    grads = [rng.standard_normal(64).astype(np.float32) for _ in range(5)]
+    fused = Ep.Variable(init.copy())
+    by_ops = Ep.Variable(init.copy())
+    opt_fused = getattr(Ep, cls)(learning_rate=0.01, **kwargs)
+    opt_ops = getattr(Ep, cls)(learning_rate=0.01, **kwargs)
+    kept = []
+    for g in grads:
+        opt_fused.apply_gradients([Ep.astensor(g)], [fused])
+        kept.append(by_ops.read())
+        opt_ops.apply_gradients([Ep.astensor(g)], [by_ops])
+    np.testing.assert_array_equal(np.asarray(fused.read()), np.asarray(by_ops.read()))
 
 
 def test_base_class_is_abstract():

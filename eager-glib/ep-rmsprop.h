@@ -1,0 +1,24 @@
+/* ep-rmsprop.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(EP_INSIDE) && !defined(EP_COMPILATION)
+# error "Only <eager-glib/eager-glib.h> can be included directly."
+#endif
+
+#include "ep-optimizer.h"
+
+G_BEGIN_DECLS
+
+#define EP_TYPE_RMSPROP (ep_rmsprop_get_type ())
+
+EP_EXPORT
+G_DECLARE_FINAL_TYPE (EpRmsprop, ep_rmsprop, EP, RMSPROP, EpOptimizer)
+
+EP_EXPORT
+EpOptimizer   *ep_rmsprop_new  (gdouble   learning_rate);
+
+G_END_DECLS
