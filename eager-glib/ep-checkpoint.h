@@ -11,6 +11,8 @@
 
 #include <gio/gio.h>
 
+#include "ep-module.h"
+#include "ep-optimizer.h"
 #include "ep-variable.h"
 
 G_BEGIN_DECLS
@@ -71,5 +73,41 @@ void      ep_checkpoint_restore_async   (const char *const   *names,
 EP_EXPORT
 gboolean  ep_checkpoint_restore_finish  (GAsyncResult        *result,
                                          GError             **error);
+
+
+EP_EXPORT
+gboolean  ep_checkpoint_save_module            (EpModule            *module,
+                                                EpOptimizer         *optimizer,
+                                                GFile               *file,
+                                                GCancellable        *cancellable,
+                                                GError             **error);
+EP_EXPORT
+void      ep_checkpoint_save_module_async      (EpModule            *module,
+                                                EpOptimizer         *optimizer,
+                                                GFile               *file,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+EP_EXPORT
+gboolean  ep_checkpoint_save_module_finish     (GAsyncResult        *result,
+                                                GError             **error);
+EP_EXPORT
+gboolean  ep_checkpoint_restore_module         (EpModule            *module,
+                                                EpOptimizer         *optimizer,
+                                                GFile               *file,
+                                                EpCheckpointFlags    flags,
+                                                GCancellable        *cancellable,
+                                                GError             **error);
+EP_EXPORT
+void      ep_checkpoint_restore_module_async   (EpModule            *module,
+                                                EpOptimizer         *optimizer,
+                                                GFile               *file,
+                                                EpCheckpointFlags    flags,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+EP_EXPORT
+gboolean  ep_checkpoint_restore_module_finish  (GAsyncResult        *result,
+                                                GError             **error);
 
 G_END_DECLS

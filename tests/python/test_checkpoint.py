@@ -153,3 +153,90 @@ def test_async(tmp_path, rng):
     assert results == [True, True]
     for name, v in variables.items():
         np.testing.assert_array_equal(fresh[name].numpy(), v.numpy())
+
+
+def mlp(seed):
+    Ep.set_seed(seed)
+    return Ep.Sequential(Ep.Linear(4, 8), Ep.Relu(), Ep.Linear(8, 3))
+
+
+def train(net, optimizer, x, y, steps):
+    for _ in range(steps):
+        with Ep.GradientTape() as tape:
+            loss = net(x).sparse_softmax_crossentropy(y)
+        variables = net.trainable_variables
+        optimizer.apply_gradients(tape.gradient(loss, variables), variables)
+
+
+def test_module_and_optimizer_resume_exactly(tmp_path, rng):
+    """A fresh module and optimizer restored from a checkpoint take the
+    very steps the saved ones would have taken."""
+    x = Ep.astensor(rng.standard_normal((16, 4)).astype(np.float32))
+    y = Ep.astensor(rng.integers(0, 3, 16))
+    net, adam = mlp(1), Ep.Adam.new(0.01)
+    train(net, adam, x, y, 3)
+    net.save_checkpoint(tmp_path / "m.safetensors", adam)
+    train(net, adam, x, y, 3)
+
+    fresh, fresh_adam = mlp(2), Ep.Adam.new(0.01)
+    fresh.restore_checkpoint(tmp_path / "m.safetensors", fresh_adam)
+    assert fresh_adam.get_iterations() == 3
+    train(fresh, fresh_adam, x, y, 3)
+    for (name, a), (_, b) in zip(net.named_variables(), fresh.named_variables()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=name)
+
+
+def test_module_checkpoint_names_are_paths(tmp_path, rng):
+    net, adam = mlp(1), Ep.Adam.new(0.01)
+    net.save_checkpoint(tmp_path / "m.safetensors", adam)
+    _, tensors = np_read(tmp_path / "m.safetensors")
+    assert sorted(tensors) == sorted(
+        ["0.weight", "0.bias", "2.weight", "2.bias", "optimizer.iterations"]
+        + [f"optimizer.{p}.{s}" for p in ("0.weight", "0.bias", "2.weight", "2.bias")
+           for s in ("exp_avg", "exp_avg_sq")])
+    np.testing.assert_array_equal(tensors["2.weight"], net[2].get_weight().numpy())
+
+
+def test_module_checkpoint_mismatches(tmp_path):
+    net, adam = mlp(1), Ep.Adam.new(0.01)
+    net.save_checkpoint(tmp_path / "m.safetensors", adam)
+    wider = Ep.Sequential(Ep.Linear(4, 9), Ep.Relu(), Ep.Linear(9, 3))
+    before = wider[0].get_weight().numpy()
+    with assert_format_error("0.weight"):
+        wider.restore_checkpoint(tmp_path / "m.safetensors", Ep.Adam.new(0.01))
+    np.testing.assert_array_equal(wider[0].get_weight().numpy(), before)
+    # the optimizer's entries have no variable without an optimizer
+    with assert_format_error("optimizer.iterations"):
+        mlp(2).restore_checkpoint(tmp_path / "m.safetensors")
+    other = mlp(2)
+    other.restore_checkpoint(tmp_path / "m.safetensors", partial=True)
+    np.testing.assert_array_equal(other[0].get_weight().numpy(), net[0].get_weight().numpy())
+
+
+def test_module_checkpoint_async(tmp_path):
+    net, adam = mlp(1), Ep.Adam.new(0.01)
+    path = gfile(tmp_path / "a.safetensors")
+    loop = GLib.MainLoop()
+    results = []
+
+    def done(source, result, finish):
+        try:
+            results.append(finish(result))
+        except GLib.Error as error:
+            results.append(error)
+        loop.quit()
+
+    Ep.checkpoint_save_module_async(net, adam, path, None, done, Ep.checkpoint_save_module_finish)
+    loop.run()
+    fresh = mlp(2)
+    Ep.checkpoint_restore_module_async(fresh, Ep.Adam.new(0.01), path, Ep.CheckpointFlags.NONE, None,
+                                       done, Ep.checkpoint_restore_module_finish)
+    loop.run()
+    assert results == [True, True]
+    np.testing.assert_array_equal(fresh[2].get_bias().numpy(), net[2].get_bias().numpy())
+    Ep.checkpoint_restore_module_async(fresh, None, gfile(tmp_path / "missing.safetensors"),
+                                       Ep.CheckpointFlags.NONE, None, done,
+                                       Ep.checkpoint_restore_module_finish)
+    loop.run()
+    assert isinstance(results[-1], GLib.Error)
+    assert "missing.safetensors" in results[-1].message

@@ -473,6 +473,10 @@ def _read_into_array(tensor, array) -> None:
         _raise_gerror(error)
 
 
+def _gfile(path: Union[str, os.PathLike[str], Gio.File]) -> Gio.File:
+    return path if isinstance(path, Gio.File) else Gio.File.new_for_path(os.fspath(path))
+
+
 def astensor(value: ArrayLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     """A tensor from a tensor, a NumPy array, a nested list or a scalar.
 
@@ -2669,8 +2673,7 @@ class ConcreteFunction(Generic[_P, _R]):
         (or examples/c/run-graph.c) runs it with no Python. A relaxed
         signature is saved relaxed once a second batch size has verified
         the graph."""
-        file = path if isinstance(path, Gio.File) else Gio.File.new_for_path(os.fspath(path))
-        _call(self.function.save, list(self.inputs), file, None)
+        _call(self.function.save, list(self.inputs), _gfile(path), None)
 
     def __repr__(self) -> str:
         return f"<Ep.ConcreteFunction {self._staged.__qualname__}{self._describe()}>"
@@ -2915,6 +2918,20 @@ class Module(Ep.Module):
 
     def named_children(self) -> list[tuple[str, Module]]:
         return _paired(Ep.Module.get_children(self))
+
+    def save_checkpoint(self, path: Union[str, os.PathLike[str], Gio.File],
+                        optimizer: Optional[Ep.Optimizer] = None) -> None:
+        """ep_checkpoint_save_module: every variable under its path and,
+        with optimizer, its state, written atomically as safetensors."""
+        _call(Ep.checkpoint_save_module, self, optimizer, _gfile(path), None)
+
+    def restore_checkpoint(self, path: Union[str, os.PathLike[str], Gio.File],
+                           optimizer: Optional[Ep.Optimizer] = None, partial: bool = False) -> None:
+        """ep_checkpoint_restore_module: the variables (and optimizer's
+        state) from path, every entry checked first; partial skips the
+        entries and variables that have no counterpart."""
+        flags = Ep.CheckpointFlags.PARTIAL if partial else Ep.CheckpointFlags.NONE
+        _call(Ep.checkpoint_restore_module, self, optimizer, _gfile(path), flags, None)
 
     def _extra_repr(self) -> str:
         return ""
