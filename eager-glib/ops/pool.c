@@ -374,6 +374,28 @@ avg_pool2d_gradient (const EpOpCall  *call,
   return input_grads[0] != NULL;
 }
 
+/* Whether some window has no tap inside the image: possible with a
+ * dilation (taps that step over the image), never without */
+static gboolean
+has_empty_windows (const EpPoolGeometry *g)
+{
+  gint64 first, end;
+
+  for (gint64 o = 0; o < g->out_height; o++)
+    {
+      ep_pool_taps (o * g->stride_h - g->pad_h, g->kernel_h, g->dilation_h, g->height, &first, &end);
+      if (first >= end)
+        return TRUE;
+    }
+  for (gint64 o = 0; o < g->out_width; o++)
+    {
+      ep_pool_taps (o * g->stride_w - g->pad_w, g->kernel_w, g->dilation_w, g->width, &first, &end);
+      if (first >= end)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* max_pool2d_grad (x, g) is piecewise constant in x (no gradient) and
  * linear in g: its adjoint reads the incoming gradient at each window's
  * argmax, a take_along_axis over the flattened image with
@@ -409,6 +431,18 @@ max_pool2d_grad_gradient (const EpOpCall  *call,
              ? ep_tensor_take_along_axis (flat_grad, flat_indices, nhwc ? 1 : 2, error) : NULL;
   if (gathered == NULL)
     return FALSE;
+  if (has_empty_windows (&g))
+    {
+      /* such a window's index is -1 and sent nothing: it gets nothing */
+      g_autoptr(EpTensor) found = ep_tensor_greater_equal_scalar (flat_indices, 0, error);
+      g_autoptr(EpTensor) zeros = found != NULL ? ep_tensor_zeros_like (gathered, error) : NULL;
+      EpTensor *kept = zeros != NULL ? ep_tensor_where (found, gathered, zeros, error) : NULL;
+
+      if (kept == NULL)
+        return FALSE;
+      g_object_unref (gathered);
+      gathered = kept;
+    }
   input_grads[1] = ep_tensor_reshape (gathered, out_shape, 4, error);
   return input_grads[1] != NULL;
 }
@@ -763,7 +797,8 @@ ep_avg_pool2d_grad (EpTensor      *grad,
  * Where [method@Tensor.max_pool2d] takes each output element from: its
  * window's argmax as a position in the flattened image, `row * width +
  * column`, as PyTorch's `return_indices=True` gives it (for both data
- * formats). Not differentiable.
+ * formats); -1 for a window with no element inside the image (which a
+ * dilation can make; its maximum is -inf). Not differentiable.
  *
  * Returns: (transfer full): the positions, int64, shaped like the
  *   pooled images, or %NULL with the errors of

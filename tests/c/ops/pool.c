@@ -329,6 +329,37 @@ test_second_derivative (void)
                     EP_VALUES (0, 4, 0, 0, 0, 0, 14, 0));
 }
 
+/* A dilated window can step over the image: -inf, index -1, no gradient
+ * either way (the gradient's own gradient included) */
+static void
+test_window_without_taps (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (1, 1, 1, 2), EP_VALUES (3, 4));
+  g_autoptr(EpTensor) g = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (1, 1, 1, 2), EP_VALUES (5, 6));
+  g_autoptr(EpTensor) w = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (1, 1, 1, 2), EP_VALUES (7, 8));
+  const gint64 k[] = { 3, 1 }, s[] = { 3, 1 }, p[] = { 1, 0 }, d[] = { 2, 1 };
+  g_autoptr(EpTensor) y = ep_tensor_max_pool2d (x, k, 2, s, 2, p, 2, d, 2, TRUE, NCHW, &error);
+  g_autoptr(EpTensor) indices = ep_tensor_max_pool2d_indices (x, k, 2, s, 2, p, 2, d, 2, TRUE, NCHW, &error);
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) dx = NULL;
+  g_autoptr(GPtrArray) dg = NULL;
+  GObject *sources[] = { G_OBJECT (g) };
+
+  g_assert_no_error (error);
+  ep_assert_values (y, EP_DTYPE_FLOAT64, EP_SHAPE (1, 1, 1, 2), EP_VALUES (-INFINITY, -INFINITY));
+  ep_assert_values (indices, EP_DTYPE_INT64, EP_SHAPE (1, 1, 1, 2), EP_VALUES (-1, -1));
+  ep_gradient_tape_start (tape, &error);
+  ep_gradient_tape_watch (tape, g);
+  dx = ep_tensor_max_pool2d_grad (x, g, k, 2, s, 2, p, 2, d, 2, TRUE, NCHW, &error);
+  ep_gradient_tape_stop (tape, &error);
+  g_assert_no_error (error);
+  ep_assert_values (dx, EP_DTYPE_FLOAT64, EP_SHAPE (1, 1, 1, 2), EP_VALUES (0, 0));
+  dg = ep_gradient_tape_gradient (tape, &dx, 1, sources, 1, &w, 1, &error);
+  g_assert_no_error (error);
+  ep_assert_values (g_ptr_array_index (dg, 0), EP_DTYPE_FLOAT64, EP_SHAPE (1, 1, 1, 2), EP_VALUES (0, 0));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -341,6 +372,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pool/nhwc", test_nhwc);
   g_test_add_func ("/pool/gradient-values", test_gradient_values);
   g_test_add_func ("/pool/errors", test_errors);
+  g_test_add_func ("/pool/window-without-taps", test_window_without_taps);
   g_test_add_func ("/pool/gradient/second-derivative", test_second_derivative);
 
   return g_test_run ();
