@@ -1,7 +1,8 @@
 """layer_norm on 8192x1024 and batch_norm (training) on 32x64x56x56, float32,
-forward and forward+backward, eager-glib on cpu:0 against PyTorch on the
-CPU, same process, the best of several rounds; var over the last axis of
-8192x1024 against NumPy and PyTorch.
+forward and forward+backward (eager, and staged as one Ep.function),
+eager-glib on cpu:0 against PyTorch on the CPU, same process, the best
+of several rounds; var over the last axis of 8192x1024 against NumPy
+and PyTorch.
 
     meson devenv -C _build --workdir . /usr/bin/python3 bench/norm.py [--rounds N]
 """
@@ -40,6 +41,23 @@ def ep_backward(f, inputs, weight):
             loss = (f(*inputs) * weight).sum()
         grads = tape.gradient(loss, inputs)
         grads[0].numpy()
+    return step
+
+
+def ep_staged_backward(f, inputs, weight):
+    """The same step as one Ep.function: the replay recycles its buffers
+    and fuses the rule's elementwise ops."""
+    @Ep.function
+    def grads(*args):
+        *tensors, w = args
+        with Ep.GradientTape() as tape:
+            for t in tensors:
+                tape.watch(t)
+            loss = (f(*tensors) * w).sum()
+        return tape.gradient(loss, tensors)
+
+    def step():
+        grads(*inputs, weight)[0].numpy()
     return step
 
 
@@ -87,6 +105,9 @@ def main():
     row("layer_norm 8192×1024 forward+backward",
         best_ms(ep_backward(lambda p, q, r: p.layer_norm(q, r), [x, wt, bt], gt), rounds),
         torch_best(torch_backward(lambda p, q, r: F.layer_norm(p, (1024,), q, r), [tx, tw, tb], tg), rounds))
+    row("layer_norm 8192×1024 forward+backward, staged",
+        best_ms(ep_staged_backward(lambda p, q, r: p.layer_norm(q, r), [x, wt, bt], gt), rounds),
+        torch_best(torch_backward(lambda p, q, r: F.layer_norm(p, (1024,), q, r), [tx, tw, tb], tg), rounds))
 
     # var over the last axis of the same data
     row("var 8192×1024, last axis (NumPy in the PyTorch column)",
@@ -117,6 +138,9 @@ def main():
         torch_best(lambda: torch_bn(tx.detach(), tw.detach(), tb.detach()), rounds))
     row("batch_norm 32×64×56×56 training forward+backward",
         best_ms(ep_backward(ep_bn, [x, wt, bt], gt), rounds),
+        torch_best(torch_backward(torch_bn, [tx, tw, tb], tg), rounds))
+    row("batch_norm 32×64×56×56 training forward+backward, staged",
+        best_ms(ep_staged_backward(ep_bn, [x, wt, bt], gt), rounds),
         torch_best(torch_backward(torch_bn, [tx, tw, tb], tg), rounds))
 
 

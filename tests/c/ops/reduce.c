@@ -906,6 +906,40 @@ test_not_differentiable (void)
     }
 }
 
+/* var and std: NumPy's two-pass values, the correction, division by 0
+ * past the count, integers as float64, the errors under their names */
+static void
+test_var_std (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (1, 2, 3, 10, 10, 10));
+  g_autoptr(EpTensor) big = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4), EP_VALUES (1e4, 1e4 + 0.5, 1e4 + 1, 1e4 + 1.5));
+  g_autoptr(EpTensor) ints = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (4), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) var_rows = ep_tensor_var (x, EP_AXES (1), FALSE, 0.0, &error);
+  g_autoptr(EpTensor) var_rows1 = ep_tensor_var (x, EP_AXES (-1), TRUE, 1.0, &error);
+  g_autoptr(EpTensor) var_past = ep_tensor_var (x, EP_AXES (1), FALSE, 3.0, &error);
+  g_autoptr(EpTensor) std_all = ep_tensor_std (x, NULL, 0, FALSE, 0.0, &error);
+  g_autoptr(EpTensor) var_big = ep_tensor_var (big, NULL, 0, FALSE, 0.0, &error);
+  g_autoptr(EpTensor) var_ints = ep_tensor_var (ints, NULL, 0, FALSE, 1.0, &error);
+  g_autoptr(EpTensor) bad = NULL;
+
+  g_assert_no_error (error);
+  ep_assert_values (var_rows, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (2.0 / 3, 0));
+  ep_assert_values (var_rows1, EP_DTYPE_FLOAT32, EP_SHAPE (2, 1), EP_VALUES (1, 0));
+  ep_assert_values (var_past, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (INFINITY, NAN));
+  ep_assert_values (std_all, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (sqrt (98.0 / 6)));
+  ep_assert_values (var_big, EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (0.3125));
+  ep_assert_values (var_ints, EP_DTYPE_FLOAT64, EP_SCALAR, EP_VALUES (5.0 / 3));
+
+  bad = ep_tensor_std (x, NULL, 0, FALSE, NAN, &error);
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "std", "correction");
+  g_assert_null (bad);
+  g_clear_error (&error);
+  bad = ep_tensor_var (x, EP_AXES (2), FALSE, 0.0, &error);
+  ep_assert_error (error, EP_ERROR_AXIS, "var", NULL);
+  g_assert_null (bad);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -946,6 +980,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reduce/norms", test_norms);
   g_test_add_func ("/reduce/short-rows/bit-identical", test_short_rows_bit_identical);
   g_test_add_func ("/reduce/error/codes", test_error_codes);
+  g_test_add_func ("/reduce/var-std", test_var_std);
   g_test_add_func ("/reduce/gradient/prod", test_gradient_prod);
   g_test_add_func ("/reduce/gradient/norms-at-zero", test_gradient_norms_at_zero);
   g_test_add_func ("/reduce/gradient/not-differentiable", test_not_differentiable);
