@@ -70,8 +70,8 @@ make_variables (EpLayerNorm  *self,
   if (n == 0 || n > EP_MAX_DIMS)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                   _("LayerNorm: the normalised shape has 1 to %d dimensions, not %" G_GSIZE_FORMAT),
-                   EP_MAX_DIMS, n);
+                   _("LayerNorm: the normalised shape has 1 to %d dimensions, not %" PRIu64),
+                   EP_MAX_DIMS, (guint64) n);
       return FALSE;
     }
   for (gsize i = 0; i < n; i++)
