@@ -3025,7 +3025,7 @@ class Conv2d(Ep.Conv2d):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, int],
                  stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] = 0,
                  dilation: int | tuple[int, int] = 1, groups: int = 1, bias: bool = True,
-                 data_format: Any = "nchw", dtype: DTypeLike = "float32") -> None:
+                 data_format: _DataFormatLike = "nchw", dtype: DTypeLike = "float32") -> None:
         Ep.Conv2d.__init__(self, in_channels=operator.index(in_channels),
                            out_channels=operator.index(out_channels),
                            **_pair_properties("kernel", kernel_size),
@@ -3053,7 +3053,7 @@ class MaxPool2d(Ep.MaxPool2d):
 
     def __init__(self, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None,
                  padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1,
-                 ceil_mode: bool = False, data_format: Any = "nchw") -> None:
+                 ceil_mode: bool = False, data_format: _DataFormatLike = "nchw") -> None:
         Ep.MaxPool2d.__init__(self, **_pair_properties("kernel", kernel_size),
                               **_pair_properties("stride", kernel_size if stride is None else stride),
                               **_pair_properties("padding", padding),
@@ -3077,7 +3077,7 @@ class AvgPool2d(Ep.AvgPool2d):
 
     def __init__(self, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None,
                  padding: int | tuple[int, int] = 0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, data_format: Any = "nchw") -> None:
+                 count_include_pad: bool = True, data_format: _DataFormatLike = "nchw") -> None:
         Ep.AvgPool2d.__init__(self, **_pair_properties("kernel", kernel_size),
                               **_pair_properties("stride", kernel_size if stride is None else stride),
                               **_pair_properties("padding", padding),
@@ -3101,7 +3101,7 @@ class BatchNorm(Ep.BatchNorm):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
-                 data_format: Any = "nchw", dtype: DTypeLike = "float32") -> None:
+                 data_format: _DataFormatLike = "nchw", dtype: DTypeLike = "float32") -> None:
         Ep.BatchNorm.__init__(self, num_features=operator.index(num_features),
                               epsilon=_not_nan(eps, "eps"), momentum=_not_nan(momentum, "momentum"), affine=bool(affine),
                               track_running_stats=bool(track_running_stats),
@@ -3176,7 +3176,7 @@ Embedding = override(Embedding)
 class Gelu(Ep.Gelu):
     """Ep.Gelu(approximate="none"): torch.nn.GELU, exact or "tanh"."""
 
-    def __init__(self, approximate: Any = "none") -> None:
+    def __init__(self, approximate: _GeluApproximationLike = "none") -> None:
         Ep.Gelu.__init__(self, approximate=_enum("EpGeluApproximation")(approximate))
 
     def _extra_repr(self) -> str:
