@@ -490,3 +490,38 @@ def test_layers_repr():
         "data_format='nchw')")
     assert repr(Ep.Dropout(0.1)) == "Dropout(p=0.1)"
     assert repr(Ep.Flatten()) == "Flatten()"
+
+
+def test_checkpoint_restores_a_cnn_with_its_running_statistics(rng, tmp_path):
+    from gi.repository import Gio
+    trained = cnn(batch_norm=True)
+    for _ in range(3):
+        trained(rng.standard_normal((4, 1, 8, 8)).astype(np.float32))
+    names, variables = zip(*trained.named_variables())
+    assert "1.num_batches_tracked" in names and "1.running_var" in names
+    file = Gio.File.new_for_path(str(tmp_path / "cnn.safetensors"))
+    Ep.checkpoint_save(list(names), list(variables), file, None)
+    Ep.set_seed(123)
+    fresh = cnn(batch_norm=True)
+    fresh_names, fresh_variables = zip(*fresh.named_variables())
+    assert fresh_names == names
+    Ep.checkpoint_restore(list(fresh_names), list(fresh_variables), file, Ep.CheckpointFlags.NONE, None)
+    for name, a, b in zip(names, variables, fresh_variables):
+        np.testing.assert_array_equal(values(b), values(a), err_msg=name)
+    assert values(fresh.get_variable("1.num_batches_tracked")) == 3
+    trained.eval()
+    fresh.eval()
+    x = rng.standard_normal((2, 1, 8, 8)).astype(np.float32)
+    np.testing.assert_array_equal(values(fresh(x)), values(trained(x)))
+
+
+def test_a_staged_function_keeps_the_mode_it_was_traced_in(rng):
+    # the training flag is read while tracing: a function traced in
+    # training keeps normalising with the batch's statistics
+    model = cnn(batch_norm=True)
+    forward = Ep.function(lambda x: model(x))
+    x = rng.standard_normal((4, 1, 8, 8)).astype(np.float32)
+    forward(x)
+    model.eval()
+    forward(x)
+    assert values(model.get_variable("1.num_batches_tracked")) == 2
