@@ -19,8 +19,8 @@ EP_EXPORT
 G_DECLARE_FINAL_TYPE (EpAvgPool2d, ep_avg_pool2d_layer, EP, AVG_POOL2D, EpModule)
 
 EP_EXPORT
-EpModule     *ep_avg_pool2d_layer_new          (gint64      kernel_height,
-                                          gint64      kernel_width,
-                                          GError    **error);
+EpModule     *ep_avg_pool2d_layer_new (gint64      kernel_height,
+                                       gint64      kernel_width,
+                                       GError    **error);
 
 G_END_DECLS

@@ -20,14 +20,14 @@ EP_EXPORT
 G_DECLARE_FINAL_TYPE (EpConv2d, ep_conv2d_layer, EP, CONV2D, EpModule)
 
 EP_EXPORT
-EpModule     *ep_conv2d_layer_new              (gint64      in_channels,
+EpModule     *ep_conv2d_layer_new        (gint64      in_channels,
                                           gint64      out_channels,
                                           gint64      kernel_height,
                                           gint64      kernel_width,
                                           GError    **error);
 EP_EXPORT
-EpVariable   *ep_conv2d_layer_get_weight       (EpConv2d   *self);
+EpVariable   *ep_conv2d_layer_get_weight (EpConv2d   *self);
 EP_EXPORT
-EpVariable   *ep_conv2d_layer_get_bias         (EpConv2d   *self);
+EpVariable   *ep_conv2d_layer_get_bias   (EpConv2d   *self);
 
 G_END_DECLS

@@ -19,8 +19,8 @@ EP_EXPORT
 G_DECLARE_FINAL_TYPE (EpMaxPool2d, ep_max_pool2d_layer, EP, MAX_POOL2D, EpModule)
 
 EP_EXPORT
-EpModule     *ep_max_pool2d_layer_new          (gint64      kernel_height,
-                                          gint64      kernel_width,
-                                          GError    **error);
+EpModule     *ep_max_pool2d_layer_new (gint64      kernel_height,
+                                       gint64      kernel_width,
+                                       GError    **error);
 
 G_END_DECLS
