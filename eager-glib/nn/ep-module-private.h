@@ -18,4 +18,36 @@ void ep_module_take_construct_error (EpModule *self,
 /* nn/module.c: the children in registration order, held by @self */
 GPtrArray *ep_module_peek_children (EpModule *self);
 
+/* nn/module.c: the variable @name of a layer, trainable, drawn from
+ * U(−@bound, @bound) through ep_uniform(); an error of the draw is
+ * renamed to @layer ("Conv2d") */
+EpVariable *ep_module_create_uniform_variable (EpModule      *self,
+                                               const char    *name,
+                                               const gint64  *shape,
+                                               guint          ndim,
+                                               gdouble        bound,
+                                               EpDType        dtype,
+                                               const char    *layer,
+                                               GError       **error);
+
+/* nn/module.c: likewise, filled with @value (ones, zeros) */
+EpVariable *ep_module_create_filled_variable  (EpModule      *self,
+                                               const char    *name,
+                                               const gint64  *shape,
+                                               guint          ndim,
+                                               gdouble        value,
+                                               EpDType        dtype,
+                                               gboolean       trainable,
+                                               const char    *layer,
+                                               GError       **error);
+
+/* nn/module.c: likewise, trainable, drawn from N(0, 1) by ep_normal() */
+EpVariable *ep_module_create_normal_variable  (EpModule      *self,
+                                               const char    *name,
+                                               const gint64  *shape,
+                                               guint          ndim,
+                                               EpDType        dtype,
+                                               const char    *layer,
+                                               GError       **error);
+
 G_END_DECLS

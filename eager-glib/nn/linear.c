@@ -15,7 +15,6 @@
 #include "ep-error-private.h"
 #include "ep-linear.h"
 #include "ep-module-private.h"
-#include "ep-random.h"
 #include "ep-tensor-private.h"
 
 /**
@@ -63,25 +62,6 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-/* U(−bound, bound) of @shape, registered as @name */
-static EpVariable *
-draw (EpLinear      *self,
-      const char    *name,
-      const gint64  *shape,
-      guint          ndim,
-      gdouble        bound,
-      GError       **error)
-{
-  g_autoptr(EpTensor) value = ep_uniform (shape, ndim, -bound, bound, self->dtype, error);
-
-  if (value == NULL)
-    {
-      ep_error_rename_call (error, NULL, "Linear");
-      return NULL;
-    }
-  return ep_module_create_variable (EP_MODULE (self), name, value, TRUE, error);
-}
-
 static gboolean
 make_variables (EpLinear  *self,
                 GError   **error)
@@ -104,12 +84,15 @@ make_variables (EpLinear  *self,
       return FALSE;
     }
 
-  self->weight = draw (self, "weight", weight_shape, 2, bound, error);
+  self->weight = ep_module_create_uniform_variable (EP_MODULE (self), "weight", weight_shape, 2,
+                                                    bound, self->dtype, "Linear", error);
   if (self->weight == NULL)
     return FALSE;
   if (self->use_bias)
     {
-      self->bias = draw (self, "bias", &self->out_features, 1, bound, error);
+      self->bias = ep_module_create_uniform_variable (EP_MODULE (self), "bias",
+                                                    &self->out_features, 1, bound,
+                                                    self->dtype, "Linear", error);
       if (self->bias == NULL)
         return FALSE;
     }

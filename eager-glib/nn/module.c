@@ -10,9 +10,12 @@
 #include <string.h>
 
 #include "ep-autodiff-private.h"
+#include "ep-creation.h"
+#include "ep-error-private.h"
 #include "ep-error.h"
 #include "ep-module.h"
 #include "ep-module-private.h"
+#include "ep-random.h"
 #include "ep-tensor-private.h"
 
 /**
@@ -227,6 +230,69 @@ ep_module_take_construct_error (EpModule *self,
     priv->construct_error = error;
   else
     g_error_free (error);
+}
+
+/* A layer's variable made from @value (which it takes), or %NULL with
+ * @error renamed to @layer when @value is %NULL (the op that should have
+ * made it failed). */
+static EpVariable *
+create_from (EpModule    *self,
+             const char  *name,
+             EpTensor    *value,
+             gboolean     trainable,
+             const char  *layer,
+             GError     **error)
+{
+  g_autoptr(EpTensor) owned = value;
+
+  if (owned == NULL)
+    {
+      ep_error_rename_call (error, NULL, layer);
+      return NULL;
+    }
+  return ep_module_create_variable (self, name, owned, trainable, error);
+}
+
+EpVariable *
+ep_module_create_uniform_variable (EpModule      *self,
+                                   const char    *name,
+                                   const gint64  *shape,
+                                   guint          ndim,
+                                   gdouble        bound,
+                                   EpDType        dtype,
+                                   const char    *layer,
+                                   GError       **error)
+{
+  return create_from (self, name, ep_uniform (shape, ndim, -bound, bound, dtype, error),
+                      TRUE, layer, error);
+}
+
+EpVariable *
+ep_module_create_filled_variable (EpModule      *self,
+                                  const char    *name,
+                                  const gint64  *shape,
+                                  guint          ndim,
+                                  gdouble        value,
+                                  EpDType        dtype,
+                                  gboolean       trainable,
+                                  const char    *layer,
+                                  GError       **error)
+{
+  return create_from (self, name, ep_full (shape, ndim, value, dtype, error),
+                      trainable, layer, error);
+}
+
+EpVariable *
+ep_module_create_normal_variable (EpModule      *self,
+                                  const char    *name,
+                                  const gint64  *shape,
+                                  guint          ndim,
+                                  EpDType        dtype,
+                                  const char    *layer,
+                                  GError       **error)
+{
+  return create_from (self, name, ep_normal (shape, ndim, 0.0, 1.0, dtype, error),
+                      TRUE, layer, error);
 }
 
 GPtrArray *

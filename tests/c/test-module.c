@@ -1,5 +1,6 @@
 /* test-module.c: EpModule (names, paths, order, training, calls) and the
- * layers EpLinear, EpRelu, EpTanh and EpSequential from C. PyTorch
+ * layers (EpLinear, EpConv2d, the pooling and normalisation layers,
+ * EpDropout, EpEmbedding, the activations, EpFlatten, EpSequential) from C. PyTorch
  * comparisons and Python subclasses are in tests/python/test_module.py.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -483,7 +484,8 @@ test_linear_bad_inputs (void)
 static void
 test_bare_objects (void)
 {
-  GType types[] = { EP_TYPE_MODULE, EP_TYPE_LINEAR, EP_TYPE_RELU, EP_TYPE_TANH, EP_TYPE_SEQUENTIAL };
+  GType types[] = { EP_TYPE_MODULE, EP_TYPE_LINEAR, EP_TYPE_RELU, EP_TYPE_TANH, EP_TYPE_SEQUENTIAL,
+                    EP_TYPE_GELU, EP_TYPE_FLATTEN, EP_TYPE_DROPOUT };
   g_autoptr(EpTensor) x = ep_test_matrix (EP_DOUBLES (1, 2), 1, 2, EP_DTYPE_FLOAT32);
 
   for (guint i = 0; i < G_N_ELEMENTS (types); i++)
@@ -500,6 +502,420 @@ test_bare_objects (void)
         ep_assert_shape (y, EP_SHAPE (1, 2));
       g_assert_cmpuint (all->len, ==, types[i] == EP_TYPE_LINEAR ? 2 : 0);
     }
+}
+
+/* A layer made by g_initable_new() from @first_property and the rest, with
+ * no error */
+static EpModule *
+layer (GType       type,
+       const char *first_property,
+       ...)
+{
+  g_autoptr(GError) error = NULL;
+  va_list args;
+  GObject *made;
+
+  va_start (args, first_property);
+  made = g_initable_new_valist (type, first_property, args, NULL, &error);
+  va_end (args);
+  g_assert_no_error (error);
+  g_assert_nonnull (made);
+  return EP_MODULE (made);
+}
+
+/* Construction failed with @code and a message starting with @name; a
+ * bare object made with g_object_new() and the same properties gives the
+ * same error at each call. */
+static void
+assert_bad_construction (gint        code,
+                         const char *name,
+                         GType       type,
+                         const char *first_property,
+                         ...)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) call_error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1, 1, 4, 4),
+                                       EP_VALUES (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16));
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(GObject) bare = NULL;
+  GObject *made;
+  va_list args;
+
+  va_start (args, first_property);
+  made = g_initable_new_valist (type, first_property, args, NULL, &error);
+  va_end (args);
+  g_assert_null (made);
+  g_assert_error (error, EP_ERROR, code);
+  g_assert_true (g_str_has_prefix (error->message, name));
+
+  va_start (args, first_property);
+  bare = g_object_new_valist (type, first_property, args);
+  va_end (args);
+  y = ep_module_call (EP_MODULE (bare), x, &call_error);
+  g_assert_null (y);
+  g_assert_error (call_error, EP_ERROR, code);
+  g_assert_cmpstr (call_error->message, ==, error->message);
+}
+
+static void
+assert_call_fails (EpModule   *module,
+                   EpTensor   *x,
+                   gint        code,
+                   const char *fragment)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) y = ep_module_call (module, x, &error);
+
+  g_assert_null (y);
+  g_assert_error (error, EP_ERROR, code);
+  if (strstr (error->message, fragment) == NULL)
+    g_error ("\"%s\" does not contain \"%s\"", error->message, fragment);
+}
+
+static void
+test_conv2d_values (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpModule) conv = NULL;
+  g_autoptr(EpModule) channels_last = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1, 1, 3, 3),
+                                       EP_VALUES (1, 2, 3, 4, 5, 6, 7, 8, 9));
+  g_autoptr(EpTensor) x_last = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1, 3, 3, 1),
+                                            EP_VALUES (1, 2, 3, 4, 5, 6, 7, 8, 9));
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(EpTensor) y_last = NULL;
+  gint64 bound_check;
+
+  conv = ep_conv2d_layer_new (1, 2, 2, 2, &error);
+  g_assert_no_error (error);
+  channels_last = layer (EP_TYPE_CONV2D, "in-channels", (gint64) 1, "out-channels", (gint64) 2,
+                         "kernel-height", (gint64) 2, "kernel-width", (gint64) 2,
+                         "data-format", EP_DATA_FORMAT_NHWC, NULL);
+  for (guint i = 0; i < 2; i++)
+    {
+      EpConv2d *c = EP_CONV2D (i == 0 ? conv : channels_last);
+
+      /* channel 0 sums the window, channel 1 takes its top left */
+      set_value (ep_conv2d_layer_get_weight (c), EP_VALUES (1, 1, 1, 1, 1, 0, 0, 0));
+      set_value (ep_conv2d_layer_get_bias (c), EP_VALUES (0.5, -1));
+    }
+  y = call (conv, x);
+  ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SHAPE (1, 2, 2, 2),
+                    EP_VALUES (12.5, 16.5, 24.5, 28.5, 0, 1, 3, 4));
+  /* NHWC: the bias along the last axis */
+  y_last = call (channels_last, x_last);
+  ep_assert_values (y_last, EP_DTYPE_FLOAT32, EP_SHAPE (1, 2, 2, 2),
+                    EP_VALUES (12.5, 0, 16.5, 1, 24.5, 3, 28.5, 4));
+  g_object_get (conv, "stride-height", &bound_check, NULL);
+  g_assert_cmpint (bound_check, ==, 1);
+}
+
+static void
+test_conv2d_initialization (void)
+{
+  g_autoptr(EpModule) a = NULL;
+  g_autoptr(EpModule) b = NULL;
+  g_autoptr(EpTensor) wa = NULL;
+  g_autoptr(EpTensor) wb = NULL;
+  g_autofree gdouble *values = NULL;
+  gdouble bound = 1.0 / sqrt (4.0 * 3 * 3), max = 0;
+  gsize n;
+
+  ep_set_seed (3);
+  a = layer (EP_TYPE_CONV2D, "in-channels", (gint64) 8, "out-channels", (gint64) 16,
+             "kernel-height", (gint64) 3, "kernel-width", (gint64) 3, "groups", (gint64) 2, NULL);
+  ep_set_seed (3);
+  b = layer (EP_TYPE_CONV2D, "in-channels", (gint64) 8, "out-channels", (gint64) 16,
+             "kernel-height", (gint64) 3, "kernel-width", (gint64) 3, "groups", (gint64) 2, NULL);
+  wa = ep_variable_read (ep_conv2d_layer_get_weight (EP_CONV2D (a)));
+  wb = ep_variable_read (ep_conv2d_layer_get_weight (EP_CONV2D (b)));
+  ep_assert_shape (wa, EP_SHAPE (16, 4, 3, 3));
+  assert_same_values (wb, wa);
+  values = ep_test_get_values (wa, &n);
+  for (gsize i = 0; i < n; i++)
+    max = MAX (max, fabs (values[i]));
+  /* U(-1/√fan_in, 1/√fan_in) with fan_in = 8 / 2 × 3 × 3 */
+  g_assert_cmpfloat (max, <=, bound);
+  g_assert_cmpfloat (max, >, 0.95 * bound);
+}
+
+static void
+test_conv2d_errors (void)
+{
+  g_autoptr(EpModule) conv = ep_conv2d_layer_new (2, 2, 3, 3, NULL);
+  g_autoptr(EpTensor) rank3 = ep_zeros (EP_SHAPE (2, 4, 4), EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) channels = ep_zeros (EP_SHAPE (1, 3, 4, 4), EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) small = ep_zeros (EP_SHAPE (1, 2, 2, 2), EP_DTYPE_FLOAT32, NULL);
+
+  assert_bad_construction (EP_ERROR_SHAPE, "Conv2d: ", EP_TYPE_CONV2D, "in-channels", (gint64) 0, NULL);
+  assert_bad_construction (EP_ERROR_SHAPE, "Conv2d: ", EP_TYPE_CONV2D, "out-channels", G_MININT64, NULL);
+  assert_bad_construction (EP_ERROR_SHAPE, "Conv2d: ", EP_TYPE_CONV2D, "kernel-width", (gint64) -3, NULL);
+  assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, "Conv2d: ", EP_TYPE_CONV2D, "stride-height", (gint64) 0, NULL);
+  assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, "Conv2d: ", EP_TYPE_CONV2D, "padding-width", (gint64) -1, NULL);
+  assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, "Conv2d: ", EP_TYPE_CONV2D, "dilation-height", (gint64) 0, NULL);
+  assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, "Conv2d: ", EP_TYPE_CONV2D, "groups", (gint64) 0, NULL);
+  assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, "Conv2d: ", EP_TYPE_CONV2D,
+                           "in-channels", (gint64) 3, "groups", (gint64) 2, NULL);
+  assert_bad_construction (EP_ERROR_DTYPE, "Conv2d: ", EP_TYPE_CONV2D, "dtype", EP_DTYPE_BOOL, NULL);
+  assert_bad_construction (EP_ERROR_OUT_OF_MEMORY, "Conv2d: ", EP_TYPE_CONV2D,
+                           "in-channels", EP_TERA, "out-channels", EP_TERA, NULL);
+  g_assert_nonnull (conv);
+  assert_call_fails (conv, rank3, EP_ERROR_SHAPE, "Conv2d: takes images of shape (N, 2, H, W), not (2, 4, 4)");
+  assert_call_fails (conv, channels, EP_ERROR_SHAPE, "not (1, 3, 4, 4)");
+  assert_call_fails (conv, small, EP_ERROR_SHAPE, "Conv2d: ");
+}
+
+static void
+test_pooling_values (void)
+{
+  g_autoptr(EpModule) max_pool = ep_max_pool2d_layer_new (2, 2, NULL);
+  g_autoptr(EpModule) avg_pool = ep_avg_pool2d_layer_new (2, 2, NULL);
+  g_autoptr(EpModule) padded = layer (EP_TYPE_AVG_POOL2D, "kernel-height", (gint64) 3, "kernel-width", (gint64) 3,
+                                      "stride-height", (gint64) 2, "stride-width", (gint64) 2,
+                                      "padding-height", (gint64) 1, "padding-width", (gint64) 1,
+                                      "count-include-pad", FALSE, NULL);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (1, 1, 4, 4),
+                                       EP_VALUES (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16));
+  g_autoptr(EpTensor) m = call (max_pool, x);
+  g_autoptr(EpTensor) a = call (avg_pool, x);
+  g_autoptr(EpTensor) p = call (padded, x);
+
+  ep_assert_values (m, EP_DTYPE_FLOAT32, EP_SHAPE (1, 1, 2, 2), EP_VALUES (6, 8, 14, 16));
+  ep_assert_values (a, EP_DTYPE_FLOAT32, EP_SHAPE (1, 1, 2, 2), EP_VALUES (3.5, 5.5, 11.5, 13.5));
+  /* windows over rows/columns {0, 1}, {1, 2, 3}, without the padding */
+  ep_assert_values (p, EP_DTYPE_FLOAT32, EP_SHAPE (1, 1, 2, 2), EP_VALUES (3.5, 5, 9.5, 11));
+}
+
+static void
+test_pooling_errors (void)
+{
+  g_autoptr(EpModule) pool = ep_max_pool2d_layer_new (2, 2, NULL);
+  g_autoptr(EpTensor) rank2 = ep_zeros (EP_SHAPE (4, 4), EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) ints = ep_zeros (EP_SHAPE (1, 1, 4, 4), EP_DTYPE_INT32, NULL);
+  GType types[] = { EP_TYPE_MAX_POOL2D, EP_TYPE_AVG_POOL2D };
+  const char *names[] = { "MaxPool2d: ", "AvgPool2d: " };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, names[i], types[i], "kernel-height", (gint64) 0, NULL);
+      assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, names[i], types[i], "kernel-width", G_MININT64, NULL);
+      assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, names[i], types[i], "stride-width", (gint64) -1, NULL);
+      assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, names[i], types[i],
+                               "kernel-height", (gint64) 2, "padding-height", (gint64) 2, NULL);
+      assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, names[i], types[i], "padding-width", (gint64) -1, NULL);
+    }
+  assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, "MaxPool2d: ", EP_TYPE_MAX_POOL2D,
+                           "dilation-width", (gint64) 0, NULL);
+  /* a huge kernel is the op's error at the call */
+  {
+    g_autoptr(EpModule) huge = layer (EP_TYPE_MAX_POOL2D, "kernel-height", G_MAXINT64, NULL);
+    g_autoptr(EpTensor) x = ep_zeros (EP_SHAPE (1, 1, 4, 4), EP_DTYPE_FLOAT32, NULL);
+
+    assert_call_fails (huge, x, EP_ERROR_INVALID_ARGUMENT, "MaxPool2d: ");
+  }
+  assert_call_fails (pool, rank2, EP_ERROR_SHAPE, "MaxPool2d: takes images of shape (N, C, H, W), not (4, 4)");
+  assert_call_fails (pool, ints, EP_ERROR_DTYPE, "MaxPool2d: ");
+}
+
+static void
+test_batch_norm_statistics (void)
+{
+  g_autoptr(EpModule) bn = ep_batch_norm_new (1, NULL);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (4, 1), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(EpTensor) z = NULL;
+  g_autoptr(EpTensor) count = NULL;
+  g_autoptr(EpTensor) mean = NULL;
+  g_autoptr(EpTensor) var = NULL;
+  gdouble s = sqrt (1.25 + 1e-5);
+
+  y = call (bn, x);
+  /* the batch's mean 2.5 and biased variance 1.25 */
+  ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SHAPE (4, 1),
+                    EP_VALUES (-1.5 / s, -0.5 / s, 0.5 / s, 1.5 / s));
+  /* running: 0.9 · 0 + 0.1 · 2.5, and 0.9 · 1 + 0.1 · 5/3 (unbiased) */
+  mean = ep_variable_read (ep_batch_norm_get_running_mean (EP_BATCH_NORM (bn)));
+  var = ep_variable_read (ep_batch_norm_get_running_var (EP_BATCH_NORM (bn)));
+  ep_assert_values (mean, EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (0.25));
+  ep_assert_values (var, EP_DTYPE_FLOAT32, EP_SHAPE (1), EP_VALUES (0.9 + 0.1 * 5.0 / 3.0));
+  count = ep_variable_read (ep_module_get_variable (bn, "num_batches_tracked"));
+  ep_assert_values (count, EP_DTYPE_INT64, EP_SCALAR, EP_VALUES (1));
+  /* evaluation: the running statistics, left as they are */
+  ep_module_set_training (bn, FALSE);
+  z = call (bn, x);
+  {
+    gdouble rs = sqrt (0.9 + 0.1 * 5.0 / 3.0 + 1e-5);
+
+    ep_assert_values (z, EP_DTYPE_FLOAT32, EP_SHAPE (4, 1),
+                      EP_VALUES (0.75 / rs, 1.75 / rs, 2.75 / rs, 3.75 / rs));
+  }
+  g_clear_object (&count);
+  count = ep_variable_read (ep_module_get_variable (bn, "num_batches_tracked"));
+  ep_assert_values (count, EP_DTYPE_INT64, EP_SCALAR, EP_VALUES (1));
+}
+
+static void
+test_batch_norm_errors (void)
+{
+  g_autoptr(EpModule) bn = ep_batch_norm_new (2, NULL);
+  g_autoptr(EpModule) plain = layer (EP_TYPE_BATCH_NORM, "num-features", (gint64) 2, "affine", FALSE,
+                                     "track-running-stats", FALSE, NULL);
+  g_autoptr(EpTensor) rank3 = ep_zeros (EP_SHAPE (2, 2, 3), EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) wrong = ep_zeros (EP_SHAPE (2, 3), EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) single = ep_zeros (EP_SHAPE (1, 2), EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(GPtrArray) none = ep_module_get_variables (plain, NULL);
+
+  g_assert_cmpuint (none->len, ==, 0);
+  assert_bad_construction (EP_ERROR_SHAPE, "BatchNorm: ", EP_TYPE_BATCH_NORM, "num-features", (gint64) 0, NULL);
+  assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, "BatchNorm: ", EP_TYPE_BATCH_NORM, "epsilon", -1.0, NULL);
+  assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, "BatchNorm: ", EP_TYPE_BATCH_NORM, "momentum", 2.0, NULL);
+  assert_bad_construction (EP_ERROR_DTYPE, "BatchNorm: ", EP_TYPE_BATCH_NORM, "dtype", EP_DTYPE_INT64, NULL);
+  assert_bad_construction (EP_ERROR_OUT_OF_MEMORY, "BatchNorm: ", EP_TYPE_BATCH_NORM, "num-features",
+                           G_MAXINT64 / 2, NULL);
+  assert_call_fails (bn, rank3, EP_ERROR_SHAPE, "BatchNorm: takes inputs of 2 channels");
+  assert_call_fails (bn, wrong, EP_ERROR_SHAPE, "not (2, 3)");
+  assert_call_fails (bn, single, EP_ERROR_SHAPE, "more than one value per channel");
+  assert_call_fails (plain, single, EP_ERROR_SHAPE, "more than one value per channel");
+}
+
+static void
+test_layer_norm (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpModule) norm = ep_layer_norm_new (EP_DIMS (2), 1, &error);
+  g_autoptr(EpModule) plain = layer (EP_TYPE_LAYER_NORM, "normalized-shape",
+                                     g_variant_new_fixed_array (G_VARIANT_TYPE_INT64, EP_DIMS (2), 1, sizeof (gint64)),
+                                     "elementwise-affine", FALSE, NULL);
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (1, 3, 0, 4));
+  g_autoptr(EpTensor) wrong = ep_zeros (EP_SHAPE (2, 3), EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(EpTensor) z = NULL;
+  gdouble a = 1 / sqrt (1 + 1e-5), b = 2 / sqrt (4 + 1e-5);
+  guint n;
+
+  g_assert_no_error (error);
+  set_value (ep_layer_norm_get_weight (EP_LAYER_NORM (norm)), EP_VALUES (2, 1));
+  set_value (ep_layer_norm_get_bias (EP_LAYER_NORM (norm)), EP_VALUES (0, 10));
+  y = call (norm, x);
+  ep_assert_values (y, EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (-2 * a, 10 + a, -2 * b, 10 + b));
+  z = call (plain, x);
+  ep_assert_values (z, EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (-a, a, -b, b));
+  g_assert_cmpint (ep_layer_norm_get_normalized_shape (EP_LAYER_NORM (norm), &n)[0], ==, 2);
+  g_assert_cmpuint (n, ==, 1);
+  assert_call_fails (norm, wrong, EP_ERROR_SHAPE, "LayerNorm: takes inputs whose last dimensions are (2,), not (2, 3)");
+  {
+    g_autoptr(GError) e1 = NULL;
+    g_autoptr(GError) e2 = NULL;
+    g_autoptr(EpModule) empty = ep_layer_norm_new (NULL, 0, &e1);
+    g_autoptr(EpModule) negative = ep_layer_norm_new (EP_DIMS (2, -1), 2, &e2);
+
+    g_assert_null (empty);
+    g_assert_error (e1, EP_ERROR, EP_ERROR_SHAPE);
+    g_assert_null (negative);
+    g_assert_error (e2, EP_ERROR, EP_ERROR_SHAPE);
+  }
+  assert_bad_construction (EP_ERROR_SHAPE, "LayerNorm: ", EP_TYPE_LAYER_NORM, NULL, NULL);
+  {
+    /* held here: both constructions take it */
+    g_autoptr(GVariant) shape = g_variant_ref_sink (g_variant_new_fixed_array (G_VARIANT_TYPE_INT64, EP_DIMS (2),
+                                                                               1, sizeof (gint64)));
+
+    assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, "LayerNorm: ", EP_TYPE_LAYER_NORM,
+                             "normalized-shape", shape, "epsilon", (gdouble) INFINITY, NULL);
+  }
+}
+
+static void
+test_dropout_embedding_gelu_flatten (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpModule) dropout = ep_dropout_new (0.5, &error);
+  g_autoptr(EpModule) embedding = ep_embedding_new (3, 2, &error);
+  g_autoptr(EpModule) gelu = ep_gelu_new (EP_GELU_APPROXIMATION_TANH);
+  g_autoptr(EpModule) flatten = ep_flatten_new ();
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (2, 1, 2), EP_VALUES (-1, 0, 1, 2));
+  g_autoptr(EpTensor) indices = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (2, 0, 2));
+  g_autoptr(EpTensor) bad = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (1), EP_VALUES (3));
+  g_autoptr(EpTensor) vector = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) dropped = NULL;
+  g_autoptr(EpTensor) kept = NULL;
+  g_autoptr(EpTensor) rows = NULL;
+  g_autoptr(EpTensor) g = NULL;
+  g_autoptr(EpTensor) flat = NULL;
+  g_autofree gdouble *values = NULL;
+  gsize n;
+
+  g_assert_no_error (error);
+  dropped = call (dropout, x);
+  values = ep_test_get_values (dropped, &n);
+  for (gsize i = 0; i < n; i++)
+    g_assert_true (values[i] == 0 || values[i] == 2 * ((gdouble) i - 1));
+  ep_module_set_training (dropout, FALSE);
+  kept = call (dropout, x);
+  assert_same_values (kept, x);
+  g_assert_cmpfloat (ep_dropout_get_rate (EP_DROPOUT (dropout)), ==, 0.5);
+  assert_bad_construction (EP_ERROR_INVALID_ARGUMENT, "Dropout: ", EP_TYPE_DROPOUT, "rate", 1.5, NULL);
+
+  set_value (ep_embedding_get_weight (EP_EMBEDDING (embedding)), EP_VALUES (1, 2, 3, 4, 5, 6));
+  rows = call (embedding, indices);
+  ep_assert_values (rows, EP_DTYPE_FLOAT32, EP_SHAPE (3, 2), EP_VALUES (5, 6, 1, 2, 5, 6));
+  assert_call_fails (embedding, bad, EP_ERROR_INDEX, "Embedding: ");
+  assert_bad_construction (EP_ERROR_SHAPE, "Embedding: ", EP_TYPE_EMBEDDING, "num-embeddings", (gint64) -1, NULL);
+  assert_bad_construction (EP_ERROR_DTYPE, "Embedding: ", EP_TYPE_EMBEDDING, "dtype", EP_DTYPE_INT32, NULL);
+
+  g = call (gelu, x);
+  {
+    gdouble c = sqrt (2 / G_PI);
+    #define GELU_TANH(v) (0.5 * (v) * (1 + tanh (c * ((v) + 0.044715 * (v) * (v) * (v)))))
+    ep_assert_values (g, EP_DTYPE_FLOAT64, EP_SHAPE (2, 1, 2),
+                      EP_VALUES (GELU_TANH (-1.0), 0, GELU_TANH (1.0), GELU_TANH (2.0)));
+    #undef GELU_TANH
+  }
+  flat = call (flatten, x);
+  ep_assert_values (flat, EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (-1, 0, 1, 2));
+  assert_call_fails (flatten, vector, EP_ERROR_AXIS, "Flatten: ");
+}
+
+/* The CNN, trained one step with a tape, runs from C. */
+static void
+test_cnn_sequential (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpModule) model = ep_sequential_new ();
+  g_autoptr(EpModule) conv1 = layer (EP_TYPE_CONV2D, "in-channels", (gint64) 1, "out-channels", (gint64) 4,
+                                     "kernel-height", (gint64) 3, "kernel-width", (gint64) 3,
+                                     "padding-height", (gint64) 1, "padding-width", (gint64) 1, NULL);
+  g_autoptr(EpModule) bn = ep_batch_norm_new (4, NULL);
+  g_autoptr(EpModule) relu = ep_relu_new ();
+  g_autoptr(EpModule) pool = ep_max_pool2d_layer_new (2, 2, NULL);
+  g_autoptr(EpModule) flatten = ep_flatten_new ();
+  g_autoptr(EpModule) head = linear (16, 3, TRUE);
+  g_autoptr(EpTensor) x = ep_ones (EP_SHAPE (2, 1, 4, 4), EP_DTYPE_FLOAT32, NULL);
+  g_autoptr(EpTensor) y = NULL;
+  g_autoptr(EpTensor) loss = NULL;
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(GPtrArray) variables = NULL;
+  g_autoptr(GPtrArray) grads = NULL;
+
+  append (model, conv1);
+  append (model, bn);
+  append (model, relu);
+  append (model, pool);
+  append (model, flatten);
+  append (model, head);
+  variables = ep_module_get_trainable_variables (model, NULL);
+  g_assert_cmpuint (variables->len, ==, 6);
+  ep_gradient_tape_start (tape, &error);
+  y = call (model, x);
+  loss = ep_tensor_sum (y, NULL, 0, FALSE, &error);
+  ep_gradient_tape_stop (tape, &error);
+  g_assert_no_error (error);
+  ep_assert_shape (y, EP_SHAPE (2, 3));
+  grads = ep_gradient_tape_gradient (tape, &loss, 1, (GObject **) variables->pdata, variables->len,
+                                     NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (grads->len, ==, 6);
 }
 
 static void
@@ -760,6 +1176,16 @@ main (int    argc,
   g_test_add_func ("/linear/bad-construction", test_linear_bad_construction);
   g_test_add_func ("/linear/bad-inputs", test_linear_bad_inputs);
   g_test_add_func ("/activations", test_activations);
+  g_test_add_func ("/conv2d/values", test_conv2d_values);
+  g_test_add_func ("/conv2d/initialization", test_conv2d_initialization);
+  g_test_add_func ("/conv2d/errors", test_conv2d_errors);
+  g_test_add_func ("/pooling/values", test_pooling_values);
+  g_test_add_func ("/pooling/errors", test_pooling_errors);
+  g_test_add_func ("/batch-norm/statistics", test_batch_norm_statistics);
+  g_test_add_func ("/batch-norm/errors", test_batch_norm_errors);
+  g_test_add_func ("/layer-norm", test_layer_norm);
+  g_test_add_func ("/dropout-embedding-gelu-flatten", test_dropout_embedding_gelu_flatten);
+  g_test_add_func ("/cnn-sequential", test_cnn_sequential);
   g_test_add_func ("/sequential/runs-in-order", test_sequential_runs_in_order);
   g_test_add_func ("/sequential/empty-and-errors", test_sequential_empty_and_errors);
 

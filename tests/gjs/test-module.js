@@ -122,4 +122,36 @@ test('a module in a staged function reads its variables at each call', () => {
     assertEqual(f.get_trace_count(), 1, 'traced once');
 });
 
+test('a small CNN from the layers trains one step', () => {
+    Ep.set_seed(1);
+    const conv = Ep.Conv2d.new(1, 4, 3, 3);
+    const model = Ep.Sequential.new();
+    model.append(conv);
+    model.append(Ep.BatchNorm.new(4));
+    model.append(Ep.Relu.new());
+    model.append(Ep.MaxPool2d.new(2, 2));
+    model.append(Ep.Flatten.new());
+    model.append(Ep.Dropout.new(0.25));
+    model.append(Ep.Linear.new(16, 2, true));
+    const values = [];
+    for (let i = 0; i < 2 * 6 * 6; i++)
+        values.push(Math.sin(i));
+    const x = Ep.Tensor.new_from_doubles(values, [2, 1, 6, 6], Ep.DType.FLOAT32);
+    const [trainable, paths] = model.get_trainable_variables();
+    assertEqual(paths.join(' '), '0.weight 0.bias 1.weight 1.bias 6.weight 6.bias', 'paths');
+    const tape = Ep.GradientTape.new(false);
+    tape.start();
+    const loss = model.call(x).square().sum(null, false);
+    tape.stop();
+    const grads = tape.gradient([loss], trainable, null);
+    assertEqual(grads.length, 6, 'gradients');
+    assertEqual(grads[0].get_shape().join(','), '4,1,3,3', 'the weight gradient');
+    Ep.Sgd.new(0.1, 0.0).apply_gradients(grads, trainable);
+    assertEqual(model.get_variable('1.num_batches_tracked').read().to_string(), '1', 'one batch tracked');
+    model.set_training(false);
+    assertEqual(model.call(x).get_shape().join(','), '2,2', 'evaluation');
+    const e = assertThrowsEp(Ep, Ep.Error.SHAPE, () => Ep.Conv2d.new(3, 4, 3, 3).call(x));
+    assert(e.message.startsWith('Conv2d: '), e.message);
+});
+
 run();

@@ -3003,6 +3003,209 @@ Sequential = override(Sequential)
 __all__ += ["Module", "Linear", "Sequential"]
 
 
+def _pair(value, name):
+    """(height, width) from one int or a pair, as torch.nn's layers take them."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise ValueError(f"{name} takes one int or a (height, width) pair, not {value!r}")
+        return tuple(operator.index(v) for v in value)
+    v = operator.index(value)
+    return (v, v)
+
+
+def _not_nan(value, name):
+    """float(value); NaN, which a GObject property of type double refuses
+    with a warning only, is a ValueError here."""
+    number = float(value)
+    if math.isnan(number):
+        raise ValueError(f"{name} must be a number, not nan")
+    return number
+
+
+def _pair_properties(name, value):
+    height, width = _pair(value, name)
+    return {f"{name}_height": height, f"{name}_width": width}
+
+
+def _format_pairs(self, *names):
+    def get(name):
+        h, w = self.get_property(f"{name}-height"), self.get_property(f"{name}-width")
+        return h if h == w else (h, w)
+    return ", ".join(f"{name}={get(name)}" for name in names)
+
+
+class Conv2d(Ep.Conv2d):
+    """Ep.Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0,
+    dilation=1, groups=1, bias=True, data_format="nchw", dtype="float32"):
+    torch.nn.Conv2d, initialized as it is; sizes are one int or (h, w)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, int],
+                 stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] = 0,
+                 dilation: int | tuple[int, int] = 1, groups: int = 1, bias: bool = True,
+                 data_format: _DataFormatLike = "nchw", dtype: DTypeLike = "float32") -> None:
+        Ep.Conv2d.__init__(self, in_channels=operator.index(in_channels),
+                           out_channels=operator.index(out_channels),
+                           **_pair_properties("kernel", kernel_size),
+                           **_pair_properties("stride", stride),
+                           **_pair_properties("padding", padding),
+                           **_pair_properties("dilation", dilation),
+                           groups=operator.index(groups), use_bias=bool(bias),
+                           data_format=_enum("EpDataFormat")(data_format), dtype=_dtype(dtype))
+        Gio.Initable.init(self, None)
+
+    def _extra_repr(self) -> str:
+        return (f"{self.props.in_channels}, {self.props.out_channels}, "
+                + _format_pairs(self, "kernel", "stride", "padding", "dilation")
+                + f", groups={self.props.groups}, bias={self.props.use_bias}, "
+                f"data_format={self.props.data_format.value_nick!r}")
+
+
+Conv2d = override(Conv2d)
+
+
+class MaxPool2d(Ep.MaxPool2d):
+    """Ep.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1,
+    ceil_mode=False, data_format="nchw"): torch.nn.MaxPool2d; the stride
+    defaults to the kernel."""
+
+    def __init__(self, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None,
+                 padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1,
+                 ceil_mode: bool = False, data_format: _DataFormatLike = "nchw") -> None:
+        Ep.MaxPool2d.__init__(self, **_pair_properties("kernel", kernel_size),
+                              **_pair_properties("stride", kernel_size if stride is None else stride),
+                              **_pair_properties("padding", padding),
+                              **_pair_properties("dilation", dilation),
+                              ceil_mode=bool(ceil_mode),
+                              data_format=_enum("EpDataFormat")(data_format))
+        Gio.Initable.init(self, None)
+
+    def _extra_repr(self) -> str:
+        return (_format_pairs(self, "kernel", "stride", "padding", "dilation")
+                + f", ceil_mode={self.props.ceil_mode}, data_format={self.props.data_format.value_nick!r}")
+
+
+MaxPool2d = override(MaxPool2d)
+
+
+class AvgPool2d(Ep.AvgPool2d):
+    """Ep.AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False,
+    count_include_pad=True, data_format="nchw"): torch.nn.AvgPool2d; the
+    stride defaults to the kernel."""
+
+    def __init__(self, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None,
+                 padding: int | tuple[int, int] = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, data_format: _DataFormatLike = "nchw") -> None:
+        Ep.AvgPool2d.__init__(self, **_pair_properties("kernel", kernel_size),
+                              **_pair_properties("stride", kernel_size if stride is None else stride),
+                              **_pair_properties("padding", padding),
+                              ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                              data_format=_enum("EpDataFormat")(data_format))
+        Gio.Initable.init(self, None)
+
+    def _extra_repr(self) -> str:
+        return (_format_pairs(self, "kernel", "stride", "padding")
+                + f", ceil_mode={self.props.ceil_mode}, count_include_pad={self.props.count_include_pad}, "
+                f"data_format={self.props.data_format.value_nick!r}")
+
+
+AvgPool2d = override(AvgPool2d)
+
+
+class BatchNorm(Ep.BatchNorm):
+    """Ep.BatchNorm(num_features, eps=1e-5, momentum=0.1, affine=True,
+    track_running_stats=True, data_format="nchw", dtype="float32"):
+    torch.nn.BatchNorm1d on (N, C), BatchNorm2d on images."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 data_format: _DataFormatLike = "nchw", dtype: DTypeLike = "float32") -> None:
+        Ep.BatchNorm.__init__(self, num_features=operator.index(num_features),
+                              epsilon=_not_nan(eps, "eps"), momentum=_not_nan(momentum, "momentum"), affine=bool(affine),
+                              track_running_stats=bool(track_running_stats),
+                              data_format=_enum("EpDataFormat")(data_format), dtype=_dtype(dtype))
+        Gio.Initable.init(self, None)
+
+    def _extra_repr(self) -> str:
+        return (f"{self.props.num_features}, eps={self.props.epsilon}, momentum={self.props.momentum}, "
+                f"affine={self.props.affine}, track_running_stats={self.props.track_running_stats}")
+
+
+BatchNorm = override(BatchNorm)
+
+
+class LayerNorm(Ep.LayerNorm):
+    """Ep.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True,
+    dtype="float32"): torch.nn.LayerNorm over the trailing axes."""
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, dtype: DTypeLike = "float32") -> None:
+        if isinstance(normalized_shape, (tuple, list)):
+            shape = [operator.index(n) for n in normalized_shape]
+        else:
+            shape = [operator.index(normalized_shape)]
+        Ep.LayerNorm.__init__(self, normalized_shape=GLib.Variant("ax", shape),
+                              epsilon=_not_nan(eps, "eps"),
+                              elementwise_affine=bool(elementwise_affine), dtype=_dtype(dtype))
+        Gio.Initable.init(self, None)
+
+    @property
+    def normalized_shape(self) -> tuple[int, ...]:
+        return tuple(self.get_normalized_shape())
+
+    def _extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.props.epsilon}, "
+                f"elementwise_affine={self.props.elementwise_affine}")
+
+
+LayerNorm = override(LayerNorm)
+
+
+class Dropout(Ep.Dropout):
+    """Ep.Dropout(p=0.5): torch.nn.Dropout; the identity in evaluation."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        Ep.Dropout.__init__(self, rate=_not_nan(p, "p"))
+        Gio.Initable.init(self, None)
+
+    def _extra_repr(self) -> str:
+        return f"p={self.get_rate()}"
+
+
+Dropout = override(Dropout)
+
+
+class Embedding(Ep.Embedding):
+    """Ep.Embedding(num_embeddings, embedding_dim, dtype="float32"):
+    torch.nn.Embedding, its weight drawn from N(0, 1)."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, dtype: DTypeLike = "float32") -> None:
+        Ep.Embedding.__init__(self, num_embeddings=operator.index(num_embeddings),
+                              embedding_dim=operator.index(embedding_dim), dtype=_dtype(dtype))
+        Gio.Initable.init(self, None)
+
+    def _extra_repr(self) -> str:
+        return f"{self.props.num_embeddings}, {self.props.embedding_dim}"
+
+
+Embedding = override(Embedding)
+
+
+class Gelu(Ep.Gelu):
+    """Ep.Gelu(approximate="none"): torch.nn.GELU, exact or "tanh"."""
+
+    def __init__(self, approximate: _GeluApproximationLike = "none") -> None:
+        Ep.Gelu.__init__(self, approximate=_enum("EpGeluApproximation")(approximate))
+
+    def _extra_repr(self) -> str:
+        return f"approximate={self.props.approximate.value_nick!r}"
+
+
+Gelu = override(Gelu)
+
+__all__ += ["Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm", "LayerNorm", "Dropout", "Embedding",
+            "Gelu"]
+
+
 # ---------------------------------------------------------------------------
 # the end: the generated wrappers fill what the sections above left
 # ---------------------------------------------------------------------------
