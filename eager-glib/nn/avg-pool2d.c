@@ -157,14 +157,6 @@ ep_avg_pool2d_layer_set_property (GObject      *object,
     }
 }
 
-static GParamSpec *
-size_property (const char *name,
-               gint64      default_value)
-{
-  return g_param_spec_int64 (name, NULL, NULL, G_MININT64, G_MAXINT64, default_value,
-                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-}
-
 static void
 ep_avg_pool2d_layer_class_init (EpAvgPool2dClass *klass)
 {
@@ -183,14 +175,14 @@ ep_avg_pool2d_layer_class_init (EpAvgPool2dClass *klass)
    *
    * The height of the windows, positive.
    */
-  properties[PROP_KERNEL_HEIGHT] = size_property ("kernel-height", 1);
+  properties[PROP_KERNEL_HEIGHT] = ep_module_size_property ("kernel-height", 1);
 
   /**
    * EpAvgPool2d:kernel-width:
    *
    * The width of the windows, positive.
    */
-  properties[PROP_KERNEL_WIDTH] = size_property ("kernel-width", 1);
+  properties[PROP_KERNEL_WIDTH] = ep_module_size_property ("kernel-width", 1);
 
   /**
    * EpAvgPool2d:stride-height:
@@ -198,7 +190,7 @@ ep_avg_pool2d_layer_class_init (EpAvgPool2dClass *klass)
    * The vertical step between windows; 0 (the default) for the kernel's
    * height.
    */
-  properties[PROP_STRIDE_HEIGHT] = size_property ("stride-height", 0);
+  properties[PROP_STRIDE_HEIGHT] = ep_module_size_property ("stride-height", 0);
 
   /**
    * EpAvgPool2d:stride-width:
@@ -206,7 +198,7 @@ ep_avg_pool2d_layer_class_init (EpAvgPool2dClass *klass)
    * The horizontal step between windows; 0 (the default) for the
    * kernel's width.
    */
-  properties[PROP_STRIDE_WIDTH] = size_property ("stride-width", 0);
+  properties[PROP_STRIDE_WIDTH] = ep_module_size_property ("stride-width", 0);
 
   /**
    * EpAvgPool2d:padding-height:
@@ -214,7 +206,7 @@ ep_avg_pool2d_layer_class_init (EpAvgPool2dClass *klass)
    * The implicit rows of zeros above and below, at most half the kernel's
    * height.
    */
-  properties[PROP_PADDING_HEIGHT] = size_property ("padding-height", 0);
+  properties[PROP_PADDING_HEIGHT] = ep_module_size_property ("padding-height", 0);
 
   /**
    * EpAvgPool2d:padding-width:
@@ -222,7 +214,7 @@ ep_avg_pool2d_layer_class_init (EpAvgPool2dClass *klass)
    * The implicit columns of zeros left and right, at most half the
    * kernel's width.
    */
-  properties[PROP_PADDING_WIDTH] = size_property ("padding-width", 0);
+  properties[PROP_PADDING_WIDTH] = ep_module_size_property ("padding-width", 0);
 
   /**
    * EpAvgPool2d:ceil-mode:

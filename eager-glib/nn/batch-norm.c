@@ -355,8 +355,7 @@ ep_batch_norm_class_init (EpBatchNormClass *klass)
    * The number of channels C, positive.
    */
   properties[PROP_NUM_FEATURES] =
-    g_param_spec_int64 ("num-features", NULL, NULL, G_MININT64, G_MAXINT64, 1,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+    ep_module_size_property ("num-features", 1);
 
   /**
    * EpBatchNorm:epsilon:

@@ -276,14 +276,6 @@ ep_conv2d_layer_set_property (GObject      *object,
     }
 }
 
-static GParamSpec *
-size_property (const char *name,
-               gint64      default_value)
-{
-  return g_param_spec_int64 (name, NULL, NULL, G_MININT64, G_MAXINT64, default_value,
-                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-}
-
 static void
 ep_conv2d_layer_class_init (EpConv2dClass *klass)
 {
@@ -304,7 +296,7 @@ ep_conv2d_layer_class_init (EpConv2dClass *klass)
    * The number of channels of the images, positive, a multiple of
    * [property@Conv2d:groups].
    */
-  properties[PROP_IN_CHANNELS] = size_property ("in-channels", 1);
+  properties[PROP_IN_CHANNELS] = ep_module_size_property ("in-channels", 1);
 
   /**
    * EpConv2d:out-channels:
@@ -312,70 +304,70 @@ ep_conv2d_layer_class_init (EpConv2dClass *klass)
    * The number of channels of the output, positive, a multiple of
    * [property@Conv2d:groups].
    */
-  properties[PROP_OUT_CHANNELS] = size_property ("out-channels", 1);
+  properties[PROP_OUT_CHANNELS] = ep_module_size_property ("out-channels", 1);
 
   /**
    * EpConv2d:kernel-height:
    *
    * The height of the kernel, positive.
    */
-  properties[PROP_KERNEL_HEIGHT] = size_property ("kernel-height", 1);
+  properties[PROP_KERNEL_HEIGHT] = ep_module_size_property ("kernel-height", 1);
 
   /**
    * EpConv2d:kernel-width:
    *
    * The width of the kernel, positive.
    */
-  properties[PROP_KERNEL_WIDTH] = size_property ("kernel-width", 1);
+  properties[PROP_KERNEL_WIDTH] = ep_module_size_property ("kernel-width", 1);
 
   /**
    * EpConv2d:stride-height:
    *
    * The vertical step between windows, positive.
    */
-  properties[PROP_STRIDE_HEIGHT] = size_property ("stride-height", 1);
+  properties[PROP_STRIDE_HEIGHT] = ep_module_size_property ("stride-height", 1);
 
   /**
    * EpConv2d:stride-width:
    *
    * The horizontal step between windows, positive.
    */
-  properties[PROP_STRIDE_WIDTH] = size_property ("stride-width", 1);
+  properties[PROP_STRIDE_WIDTH] = ep_module_size_property ("stride-width", 1);
 
   /**
    * EpConv2d:padding-height:
    *
    * The rows of zeros above and below the images, not negative.
    */
-  properties[PROP_PADDING_HEIGHT] = size_property ("padding-height", 0);
+  properties[PROP_PADDING_HEIGHT] = ep_module_size_property ("padding-height", 0);
 
   /**
    * EpConv2d:padding-width:
    *
    * The columns of zeros left and right of the images, not negative.
    */
-  properties[PROP_PADDING_WIDTH] = size_property ("padding-width", 0);
+  properties[PROP_PADDING_WIDTH] = ep_module_size_property ("padding-width", 0);
 
   /**
    * EpConv2d:dilation-height:
    *
    * The vertical spacing of the kernel's elements, positive.
    */
-  properties[PROP_DILATION_HEIGHT] = size_property ("dilation-height", 1);
+  properties[PROP_DILATION_HEIGHT] = ep_module_size_property ("dilation-height", 1);
 
   /**
    * EpConv2d:dilation-width:
    *
    * The horizontal spacing of the kernel's elements, positive.
    */
-  properties[PROP_DILATION_WIDTH] = size_property ("dilation-width", 1);
+  properties[PROP_DILATION_WIDTH] = ep_module_size_property ("dilation-width", 1);
 
   /**
    * EpConv2d:groups:
    *
    * The number of groups the channels are split into, positive.
    */
-  properties[PROP_GROUPS] = size_property ("groups", 1);
+  properties[PROP_GROUPS] = ep_module_size_property ("groups", 1);
 
   /**
    * EpConv2d:use-bias:

@@ -164,8 +164,7 @@ ep_embedding_class_init (EpEmbeddingClass *klass)
    * The number of rows of the table, not negative.
    */
   properties[PROP_NUM_EMBEDDINGS] =
-    g_param_spec_int64 ("num-embeddings", NULL, NULL, G_MININT64, G_MAXINT64, 0,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+    ep_module_size_property ("num-embeddings", 0);
 
   /**
    * EpEmbedding:embedding-dim:
@@ -173,8 +172,7 @@ ep_embedding_class_init (EpEmbeddingClass *klass)
    * The size of each row, not negative.
    */
   properties[PROP_EMBEDDING_DIM] =
-    g_param_spec_int64 ("embedding-dim", NULL, NULL, G_MININT64, G_MAXINT64, 0,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+    ep_module_size_property ("embedding-dim", 0);
 
   /**
    * EpEmbedding:dtype:

@@ -50,4 +50,10 @@ EpVariable *ep_module_create_normal_variable  (EpModule      *self,
                                                const char    *layer,
                                                GError       **error);
 
+/* nn/module.c: a construct-only gint64 property taking any value (a
+ * layer's sizes, checked in its constructed(), so that a bad one is an
+ * error of the construction rather than a GLib warning) */
+GParamSpec *ep_module_size_property (const char *name,
+                                     gint64      default_value);
+
 G_END_DECLS

@@ -217,8 +217,7 @@ ep_linear_class_init (EpLinearClass *klass)
    * The size of the last dimension of the input, not negative.
    */
   properties[PROP_IN_FEATURES] =
-    g_param_spec_int64 ("in-features", NULL, NULL, G_MININT64, G_MAXINT64, 0,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+    ep_module_size_property ("in-features", 0);
 
   /**
    * EpLinear:out-features:
@@ -226,8 +225,7 @@ ep_linear_class_init (EpLinearClass *klass)
    * The size of the last dimension of the output, not negative.
    */
   properties[PROP_OUT_FEATURES] =
-    g_param_spec_int64 ("out-features", NULL, NULL, G_MININT64, G_MAXINT64, 0,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+    ep_module_size_property ("out-features", 0);
 
   /**
    * EpLinear:use-bias:

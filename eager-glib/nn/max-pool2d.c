@@ -150,14 +150,6 @@ ep_max_pool2d_layer_set_property (GObject      *object,
     }
 }
 
-static GParamSpec *
-size_property (const char *name,
-               gint64      default_value)
-{
-  return g_param_spec_int64 (name, NULL, NULL, G_MININT64, G_MAXINT64, default_value,
-                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-}
-
 static void
 ep_max_pool2d_layer_class_init (EpMaxPool2dClass *klass)
 {
@@ -176,14 +168,14 @@ ep_max_pool2d_layer_class_init (EpMaxPool2dClass *klass)
    *
    * The height of the windows, positive.
    */
-  properties[PROP_KERNEL_HEIGHT] = size_property ("kernel-height", 1);
+  properties[PROP_KERNEL_HEIGHT] = ep_module_size_property ("kernel-height", 1);
 
   /**
    * EpMaxPool2d:kernel-width:
    *
    * The width of the windows, positive.
    */
-  properties[PROP_KERNEL_WIDTH] = size_property ("kernel-width", 1);
+  properties[PROP_KERNEL_WIDTH] = ep_module_size_property ("kernel-width", 1);
 
   /**
    * EpMaxPool2d:stride-height:
@@ -191,7 +183,7 @@ ep_max_pool2d_layer_class_init (EpMaxPool2dClass *klass)
    * The vertical step between windows; 0 (the default) for the kernel's
    * height.
    */
-  properties[PROP_STRIDE_HEIGHT] = size_property ("stride-height", 0);
+  properties[PROP_STRIDE_HEIGHT] = ep_module_size_property ("stride-height", 0);
 
   /**
    * EpMaxPool2d:stride-width:
@@ -199,7 +191,7 @@ ep_max_pool2d_layer_class_init (EpMaxPool2dClass *klass)
    * The horizontal step between windows; 0 (the default) for the
    * kernel's width.
    */
-  properties[PROP_STRIDE_WIDTH] = size_property ("stride-width", 0);
+  properties[PROP_STRIDE_WIDTH] = ep_module_size_property ("stride-width", 0);
 
   /**
    * EpMaxPool2d:padding-height:
@@ -207,7 +199,7 @@ ep_max_pool2d_layer_class_init (EpMaxPool2dClass *klass)
    * The implicit rows of −∞ above and below, at most half the kernel's
    * height.
    */
-  properties[PROP_PADDING_HEIGHT] = size_property ("padding-height", 0);
+  properties[PROP_PADDING_HEIGHT] = ep_module_size_property ("padding-height", 0);
 
   /**
    * EpMaxPool2d:padding-width:
@@ -215,21 +207,21 @@ ep_max_pool2d_layer_class_init (EpMaxPool2dClass *klass)
    * The implicit columns of −∞ left and right, at most half the
    * kernel's width.
    */
-  properties[PROP_PADDING_WIDTH] = size_property ("padding-width", 0);
+  properties[PROP_PADDING_WIDTH] = ep_module_size_property ("padding-width", 0);
 
   /**
    * EpMaxPool2d:dilation-height:
    *
    * The vertical spacing of a window's elements, positive.
    */
-  properties[PROP_DILATION_HEIGHT] = size_property ("dilation-height", 1);
+  properties[PROP_DILATION_HEIGHT] = ep_module_size_property ("dilation-height", 1);
 
   /**
    * EpMaxPool2d:dilation-width:
    *
    * The horizontal spacing of a window's elements, positive.
    */
-  properties[PROP_DILATION_WIDTH] = size_property ("dilation-width", 1);
+  properties[PROP_DILATION_WIDTH] = ep_module_size_property ("dilation-width", 1);
 
   /**
    * EpMaxPool2d:ceil-mode:

@@ -842,3 +842,11 @@ ep_module_set_training (EpModule *self,
   priv->training = training;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRAINING]);
 }
+
+GParamSpec *
+ep_module_size_property (const char *name,
+                         gint64      default_value)
+{
+  return g_param_spec_int64 (name, NULL, NULL, G_MININT64, G_MAXINT64, default_value,
+                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+}

@@ -386,4 +386,4 @@ def test_the_pages_python_runs(block):
 
 
 def test_the_page_has_python_examples():
-    assert len(_docs_python_blocks()) == 4
+    assert len(_docs_python_blocks()) == 5
