@@ -20,6 +20,7 @@
  * with 1 when a prediction differs from the file's.
  */
 
+#include <locale.h>
 #include <stdlib.h>
 
 #include <eager-glib/eager-glib.h>
@@ -516,6 +517,8 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   gboolean passed = FALSE;
   gboolean ok;
+
+  setlocale (LC_ALL, "");   /* the library's messages, translated */
 
   if (argc == 3 && g_str_equal (argv[1], "train"))
     ok = train (argv[2], &passed, &error);
