@@ -462,8 +462,8 @@ check (const char  *checkpoint_path,
   g_autoptr(GFile) predictions = g_file_new_for_commandline_arg (predictions_path);
   const gint64 image_shape[] = { N_IMAGES, 1, 8, 8 };
   const gint64 label_shape[] = { N_IMAGES };
-  const char *names[] = { "images", "labels", "predictions" };
-  EpVariable *variables[G_N_ELEMENTS (names)] = { NULL, };
+  const char *names[] = { "images", "labels", "predictions", NULL };   /* NULL-terminated */
+  EpVariable *variables[G_N_ELEMENTS (names) - 1] = { NULL, };
   g_autoptr(EpModule) model = NULL;
   g_autoptr(EpTensor) images = NULL;
   g_autoptr(EpTensor) labels = NULL;
@@ -483,7 +483,7 @@ check (const char  *checkpoint_path,
   variables[1] = variables[0] ? zeros_variable (label_shape, 1, EP_DTYPE_INT64, error) : NULL;
   variables[2] = variables[1] ? zeros_variable (label_shape, 1, EP_DTYPE_INT64, error) : NULL;
   ok = variables[2] != NULL
-       && ep_checkpoint_restore (names, variables, G_N_ELEMENTS (names), predictions,
+       && ep_checkpoint_restore (names, variables, G_N_ELEMENTS (variables), predictions,
                                  EP_CHECKPOINT_NONE, NULL, error);
   if (ok)
     {
