@@ -33,9 +33,8 @@ gather (EpModule     *module,
   g_autoptr(GPtrArray) state = NULL;
   g_autoptr(GStrvBuilder) all_names = g_strv_builder_new ();
 
-  g_ptr_array_set_free_func (variables, g_object_unref);
-  for (guint i = 0; i < variables->len; i++)
-    g_object_ref (g_ptr_array_index (variables, i));
+  /* (transfer container) whose free function unrefs: the references are
+   * the array's already */
   g_strv_builder_addv (all_names, (const char **) paths);
 
   if (optimizer != NULL)

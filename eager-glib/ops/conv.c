@@ -63,6 +63,7 @@ ep_conv_geometry_from_call (const EpOpCall *call,
   const gint64 *shapes[3];
   const gint64 *x, *w, *y;
 
+  memset (g, 0, sizeof *g);   /* the padding too: plan caches key on its bytes */
   role_shapes (call, shapes);
   x = shapes[ROLE_IMAGES];
   w = shapes[ROLE_WEIGHT];

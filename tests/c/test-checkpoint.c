@@ -81,6 +81,32 @@ test_round_trip (void)
   free_vars (b);
 }
 
+/* Saving and restoring a module and its optimizer keeps no reference on
+ * their variables: they go with the module */
+static void
+test_module_keeps_no_reference (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = file_in ("module.safetensors");
+  g_autoptr(EpOptimizer) adam = ep_adam_new (1e-3);
+  EpModule *linear = ep_linear_new (3, 2, TRUE, &error);
+  EpVariable *weight;
+
+  g_assert_no_error (error);
+  weight = ep_linear_get_weight (EP_LINEAR (linear));
+  g_object_add_weak_pointer (G_OBJECT (weight), (gpointer *) &weight);
+  g_assert_true (ep_checkpoint_save_module (linear, adam, file, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (ep_checkpoint_restore_module (linear, adam, file, EP_CHECKPOINT_NONE, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (ep_checkpoint_restore_module (linear, NULL, file, EP_CHECKPOINT_PARTIAL, NULL, &error));
+  g_assert_no_error (error);
+
+  g_object_unref (linear);
+  g_clear_object (&adam);   /* its slots are keyed by the variables */
+  g_assert_null (weight);
+}
+
 /* Each mismatch is an EP_ERROR_FORMAT naming the entry; nothing changes */
 static void
 test_mismatches (void)
@@ -440,6 +466,7 @@ main (int   argc,
   dir = ep_test_make_dir ();
 
   g_test_add_func ("/checkpoint/round-trip", test_round_trip);
+  g_test_add_func ("/checkpoint/module-keeps-no-reference", test_module_keeps_no_reference);
   g_test_add_func ("/checkpoint/mismatches", test_mismatches);
   g_test_add_func ("/checkpoint/bad-files", test_bad_files);
   g_test_add_func ("/checkpoint/async", test_async);

@@ -1,8 +1,14 @@
 """The training story of issue 14, end to end: the digits CNN trained with
 Adam in Python (examples/python/cnn_digits.py, at least 97 % test
 accuracy), saved; a later save killed in the middle leaves a checkpoint
-that loads; a fresh gjs process (examples/gjs/cnn_digits.js) restores it
-and predicts the very digits Python predicted."""
+that loads; a fresh gjs process (examples/gjs/cnn_digits.js), the C
+example (examples/c/cnn_digits.c check) and the Vala one
+(examples/vala/cnn_digits.vala) restore it and predict the very digits
+Python predicted; the C example trains the same network itself, saves it
+and restores it into a fresh model (cnn_digits.c train).
+
+$EP_CNN_DIGITS and $EP_CNN_DIGITS_VALA are the C and Vala examples' paths
+(tests/meson.build sets them); the tests of each are skipped without."""
 
 import os
 import random
@@ -15,6 +21,10 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CNN_DIGITS_C = os.environ.get("EP_CNN_DIGITS")
+CNN_DIGITS_VALA = os.environ.get("EP_CNN_DIGITS_VALA")
+needs_c = pytest.mark.skipif(CNN_DIGITS_C is None, reason="EP_CNN_DIGITS is not set")
+needs_vala = pytest.mark.skipif(CNN_DIGITS_VALA is None, reason="EP_CNN_DIGITS_VALA is not set")
 
 # A later training process: resumes from the checkpoint, trains one more
 # epoch (so its state differs), writes its own predictions, then saves
@@ -59,6 +69,43 @@ def trained(tmp_path_factory):
 def test_gjs_restores_what_python_saved(trained):
     _, checkpoint, predictions = trained
     assert gjs_predicts_the_same(checkpoint, predictions)
+
+
+@needs_c
+def test_c_restores_what_python_saved(trained):
+    _, checkpoint, predictions = trained
+    result = run([CNN_DIGITS_C, "check", str(checkpoint), str(predictions)])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "predictions that differ from the file's: 0\n" in result.stdout
+
+
+@needs_vala
+def test_vala_restores_what_python_saved(trained):
+    _, checkpoint, predictions = trained
+    result = run([CNN_DIGITS_VALA, str(checkpoint), str(predictions)])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "predictions that differ from the file's: 0\n" in result.stdout
+
+
+@needs_c
+def test_c_check_refuses_a_file_without_the_predictions(trained):
+    _, checkpoint, _ = trained
+    # the checkpoint as PREDICTIONS: its entries restore no variable there
+    result = run([CNN_DIGITS_C, "check", str(checkpoint), str(checkpoint)])
+    assert result.returncode == 1
+    assert result.stderr.startswith("cnn-digits: checkpoint_restore: "), result.stderr
+    assert "predictions that differ" not in result.stdout
+
+
+@needs_c
+def test_c_trains_saves_and_restores(tmp_path):
+    checkpoint = tmp_path / "c.safetensors"
+    result = run([CNN_DIGITS_C, "train", str(checkpoint)])
+    print(result.stdout)
+    # exits 1 below 97 % test accuracy or when the restored model differs
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 predictions differ" in result.stdout
+    assert checkpoint.stat().st_size > 0
 
 
 def test_a_save_killed_midway_loses_nothing(trained):
