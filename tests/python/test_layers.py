@@ -462,6 +462,21 @@ def test_staged_cnn_with_batch_norm_equals_eager(rng):
     assert values(staged_model.get_variable("1.num_batches_tracked")) == 3
 
 
+def test_a_staged_function_follows_its_modules_training_flag(rng):
+    model, eager = cnn(batch_norm=True), cnn(batch_norm=True)
+    forward = Ep.function(lambda m, x: m(x))
+    x = rng.standard_normal((4, 1, 8, 8)).astype(np.float32)
+    np.testing.assert_allclose(values(forward(model, x)), values(eager(x)), rtol=1e-5, atol=1e-6)
+    model.eval()
+    eager.eval()
+    np.testing.assert_allclose(values(forward(model, x)), values(eager(x)), rtol=1e-5, atol=1e-6)
+    assert values(model.get_variable("1.num_batches_tracked")) == 1
+    model.train()
+    forward(model, x)
+    assert values(model.get_variable("1.num_batches_tracked")) == 2
+    assert forward.trace_count == 2      # one graph for training, one for evaluation
+
+
 def test_staged_training_step_with_batch_norm(rng):
     eager = cnn(batch_norm=True)
     staged_model = cnn(batch_norm=True)

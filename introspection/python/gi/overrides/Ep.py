@@ -2048,7 +2048,8 @@ __all__ += ["device"]
 # dtypes, slices and any other hashable value by value (1, 1.0 and True
 # apart, 0.0 and -0.0 apart), the nesting of the containers, and
 # Variables, Modules and the `self` of a method by identity, weakly (the key goes
-# with the object). Each key has an Ep.Function of its own, made on its
+# with the object); a Module (argument or `self`) also by the training flags
+# of its tree. Each key has an Ep.Function of its own, made on its
 # first call: a call is a lookup in a dict and a call into C, and a
 # replay never enters Python.
 # ---------------------------------------------------------------------------
@@ -2183,7 +2184,9 @@ def _argument_key(value, tensors):
         return (dict, keys, tuple([_argument_key(value[k], tensors) for k in keys]))
     if kind is slice:   # (not hashable before Python 3.12)
         return (slice, tuple([_argument_key(v, tensors) for v in (value.start, value.stop, value.step)]))
-    if isinstance(value, (Ep.Variable, Ep.Module)):
+    if isinstance(value, Ep.Module):
+        return _module_key(value)
+    if isinstance(value, Ep.Variable):
         return _Identity(value)
     if _is_array(value):
         tensors.append(astensor(value))
@@ -2406,6 +2409,20 @@ def _forget(cache_ref, key):
         cache.forgotten += trace.function.get_trace_count()
 
 
+def _training_flags(module):
+    flags = [Ep.Module.get_training(module)]
+    for child in Ep.Module.get_children(module)[0]:
+        flags.extend(_training_flags(child))
+    return tuple(flags)
+
+
+def _module_key(module):
+    """A module by identity and by the training flags of its tree: a graph
+    traced in training (batch statistics, dropout) is not replayed after
+    eval(), nor the other way round."""
+    return (_Identity(module), _training_flags(module))
+
+
 def _identities(key):
     if type(key) is _Identity:
         yield key
@@ -2502,7 +2519,8 @@ class StagedFunction(Generic[_P, _R]):
         tensors' places."""
         if self._instance is not None:
             args = (self._instance,) + args
-            first = [_Identity(self._instance)]
+            first = [_module_key(self._instance) if isinstance(self._instance, Ep.Module)
+                     else _Identity(self._instance)]
         else:
             first = []
         if self._input_signature is not None:
