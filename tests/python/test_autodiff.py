@@ -351,6 +351,43 @@ def test_variable_api():
     assert "Ep.Variable" in repr(v)
 
 
+def test_variable_in_place_operators_assign():
+    """`v -= lr * g` updates the variable itself, as in PyTorch and
+    TensorFlow, instead of rebinding the name to a tensor."""
+    v = Ep.Variable(np.array([1.0, 2.0], np.float32))
+    same = v
+    v -= Ep.astensor(np.array([0.5, 0.5], np.float32))
+    v += 1
+    v *= 2
+    v /= 4
+    assert v is same and isinstance(v, Ep.Variable)
+    np.testing.assert_allclose(v.numpy(), [0.75, 1.25])
+    assert v.dtype == Ep.DType.FLOAT32
+    n = Ep.Variable(np.array([1, 2]))
+    with pytest.raises(GLib.Error) as info:
+        n /= 2                      # float values into an int64 variable
+    assert info.value.matches(Ep.error_quark(), Ep.Error.DTYPE)
+    assert n.numpy().tolist() == [1, 2]
+    with pytest.raises(GLib.Error):
+        v -= Ep.zeros([3])          # a shape the variable does not have
+    np.testing.assert_allclose(v.numpy(), [0.75, 1.25])
+
+
+def test_variable_in_place_operators_in_a_staged_function():
+    w = Ep.Variable(np.array([1.0, 2.0], np.float32))
+
+    @Ep.function
+    def step(g):
+        nonlocal w
+        w -= g * 0.5
+        return w.read()
+
+    step(Ep.astensor(np.array([1.0, 1.0], np.float32)))
+    step(Ep.astensor(np.array([2.0, 2.0], np.float32)))
+    assert isinstance(w, Ep.Variable) and step.trace_count == 1
+    np.testing.assert_allclose(w.numpy(), [-0.5, 0.5])
+
+
 def test_variable_training_step():
     w = Ep.Variable(np.ones((3, 2), np.float32), name="w")
     b = Ep.Variable(np.zeros(2, np.float32), name="b")

@@ -1946,6 +1946,26 @@ class Variable(Ep.Variable):
     def assign_sub(self, delta: ArrayLike) -> bool:
         return Ep.Variable.assign_sub(self, _operand(delta))
 
+    # In place, as in TensorFlow and PyTorch: `v -= lr * g` updates the
+    # variable (and is traced as an assignment in a staged function); it
+    # never rebinds the name to a tensor. The result keeps the variable's
+    # dtype and shape, or the assignment's error is raised.
+    def __iadd__(self, delta: ArrayLike) -> Variable:
+        self.assign_add(delta)
+        return self
+
+    def __isub__(self, delta: ArrayLike) -> Variable:
+        self.assign_sub(delta)
+        return self
+
+    def __imul__(self, factor: ArrayLike) -> Variable:
+        self.assign(self.read() * factor)
+        return self
+
+    def __itruediv__(self, divisor: ArrayLike) -> Variable:
+        self.assign(self.read() / divisor)
+        return self
+
     def numpy(self) -> _NDArray:
         return self.read().numpy()
 
