@@ -229,3 +229,11 @@ def test_uint64_index_past_int64_is_an_error():
     with pytest.raises(OverflowError, match="out of bounds for int64"):
         t[np.array([2**64 - 1], np.uint64)]
     assert_matches(t[np.array([1, 2], np.uint64)], np.array([1.0, 2.0], np.float32))
+
+
+def test_range_indices_are_integer_arrays(rng):
+    """A range indexes as NumPy's integer array of its values."""
+    a = rng.standard_normal((5, 4)).astype(np.float32)
+    t = Ep.astensor(a)
+    for key in (range(3), range(4, 0, -2), (slice(None), range(1, 3)), range(0)):
+        np.testing.assert_array_equal(t[key].numpy(), a[key])

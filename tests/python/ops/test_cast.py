@@ -48,3 +48,13 @@ def test_cast_shortcuts(rng, name, source):
     for _, t in layouts(a):
         assert_matches(getattr(Ep.Tensor, name)(t), a.astype(name))
     assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a[0, 0])), a[0, 0].astype(name))
+
+
+def test_pytorch_conversion_names(rng):
+    """float(), double(), int(), long(): PyTorch's names for astype."""
+    a = random_array(rng, (3, 4), "float64")
+    t = Ep.astensor(a)
+    assert_matches(t.float(), a.astype(np.float32))
+    assert_matches(t.double(), a)
+    assert_matches(t.int(), a.astype(np.int32))
+    assert_matches(t.long(), a.astype(np.int64))

@@ -207,3 +207,8 @@ def test_onehot_like_errors():
     assert "onehot_like" in message and "4" in message
     assert_ep_error(Ep.Error.INDEX, Ep.Tensor.onehot_like, like, Ep.astensor(np.array([-1, 0, 1])), 1.0)
 
+
+
+def test_arange_step_none_is_one():
+    assert_matches(Ep.arange(0, 5, None), np.arange(0, 5, None), exact=True)
+    assert_matches(Ep.arange(1.5, 4, None), np.arange(1.5, 4, None, dtype=np.float32), exact=True)

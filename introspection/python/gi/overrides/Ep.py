@@ -833,6 +833,8 @@ def _normalize_key(self, key):
         elif isinstance(k, numbers.Integral):
             items.append(int(k))
         else:
+            if isinstance(k, range):   # NumPy's: an integer array
+                k = numpy.arange(k.start, k.stop, k.step, dtype=numpy.int64)
             tensor = _index_array(k)
             if tensor is None:
                 raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and integer "
@@ -1082,6 +1084,23 @@ class Tensor(Ep.Tensor):
     def T(self) -> Tensor:
         return Ep.Tensor.transpose(self, None)
 
+    # PyTorch's conversions by name
+    def float(self) -> Tensor:
+        """astype float32 (PyTorch's float())."""
+        return self.astype(Ep.DType.FLOAT32)
+
+    def double(self) -> Tensor:
+        """astype float64."""
+        return self.astype(Ep.DType.FLOAT64)
+
+    def int(self) -> Tensor:
+        """astype int32."""
+        return self.astype(Ep.DType.INT32)
+
+    def long(self) -> Tensor:
+        """astype int64."""
+        return self.astype(Ep.DType.INT64)
+
     # NumPy protocols
 
     def numpy(self) -> _NDArray:
@@ -1309,12 +1328,14 @@ for _name, _method in vars(_NumPyMethods).items():
         setattr(Tensor, _name, _method)
 
 
-def arange(start: float, stop: Optional[float] = None, step: float = 1,
+def arange(start: float, stop: Optional[float] = None, step: Optional[float] = 1,
            dtype: Optional[DTypeLike] = None) -> Tensor:
-    """NumPy's arange: arange(stop) counts from 0; without dtype, integer
-    arguments give int64, others float32."""
+    """NumPy's arange: arange(stop) counts from 0, a step of None is 1;
+    without dtype, integer arguments give int64, others float32."""
     if stop is None:
         start, stop = 0, start
+    if step is None:
+        step = 1
     integral = all(_is_int(v) for v in (start, stop, step))
     if dtype is None:
         dtype = Ep.DType.INT64 if integral else Ep.DType.FLOAT32
