@@ -1046,7 +1046,6 @@ register_kernels (void)
   ep_opencl_register_linalg (opencl_backend.kernels);
   ep_opencl_register_lapack (opencl_backend.kernels);
   ep_opencl_register_conv (opencl_backend.kernels);
-
   ep_opencl_register_pool (opencl_backend.kernels);
 }
 
