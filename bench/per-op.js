@@ -59,6 +59,6 @@ for (let sample = 0; sample < 11; sample++) {
 }
 
 print(JSON.stringify({
-    ep_gjs_overhead_add4: summary(collected),
+    ep_gjs_overhead_add4: {...summary(collected), every: collector.every},
     ep_gjs_overhead_add4_uncollected: summary(uncollected),
 }));
