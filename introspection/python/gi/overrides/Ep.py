@@ -473,6 +473,184 @@ def _read_into_array(tensor, array) -> None:
         _raise_gerror(error)
 
 
+# DLPack and zero-copy views. ep_tensor_to_dlpack() and
+# ep_tensor_new_from_dlpack() take and give DLPack's DLManagedTensor, an
+# address (skipped by introspection); this layer calls them through
+# ctypes. An export holds a reference on the tensor's buffer, so that
+# releasing the tensor never frees what NumPy or PyTorch still reads. The
+# Python protocol passes a PyCapsule named "dltensor", which a consumer
+# renames "used_dltensor" when it takes the tensor over (then it calls
+# the deleter); the capsule's destructor calls the deleter only if nobody
+# did.
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+_DLDeleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_KDL_CPU = 1
+_KDL_OPENCL = 4
+# DLPack (code, bits) of each dtype, for NumPy's typestr
+_DL_TYPESTR = {(2, 32): "<f4", (2, 64): "<f8", (0, 32): "<i4", (0, 64): "<i8", (6, 8): "|b1"}
+
+
+def _dl_delete(managed):
+    """Calls the deleter of a DLManagedTensor at address managed."""
+    deleter = _DLManagedTensor.from_address(managed).deleter
+    if deleter:
+        _DLDeleter(deleter)(managed)
+
+
+@lru_cache(maxsize=None)
+def _dlpack_functions():
+    lib = ctypes.CDLL("libeager-glib-1.0.so.0")
+    glib = ctypes.CDLL("libglib-2.0.so.0")
+    export = lib.ep_tensor_to_dlpack
+    export.restype = ctypes.c_void_p
+    export.argtypes = [ctypes.c_void_p, _GErrorOut]
+    import_ = lib.ep_tensor_new_from_dlpack
+    import_.restype = ctypes.c_void_p
+    import_.argtypes = [ctypes.c_void_p, _GErrorOut]
+    api = ctypes.pythonapi
+    get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", api))
+    set_name = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(
+        ("PyCapsule_SetName", api))
+    # a capsule keeps its name as a pointer, never a copy: one that lives
+    # as long as the process (a capsule may outlive this module)
+    strdup = glib.g_strdup
+    strdup.restype = ctypes.c_void_p
+    strdup.argtypes = [ctypes.c_char_p]
+    return export, import_, get, set_name, strdup(b"used_dltensor")
+
+
+def _export_dlpack(tensor, caller):
+    """The DLManagedTensor address of a tensor on the CPU (a reference on
+    its buffer), or its GLib.Error renamed to caller."""
+    export = _dlpack_functions()[0]
+    address = _raw_data_functions()[3]
+    error = ctypes.POINTER(_GError)()
+    managed = export(address(tensor.__gpointer__, None), ctypes.byref(error))
+    if not managed:
+        try:
+            _raise_gerror(error)
+        except GLib.Error as raised:
+            raise _renamed(raised, caller) from None
+    return managed
+
+
+def _dlpack_capsule(tensor) -> Any:
+    """A "dltensor" capsule of a tensor on the CPU. NumPy makes it, from an
+    array on the tensor's buffer: a capsule's destructor must run with
+    any exception of the consumer pending, which C code does (PyErr_Fetch)
+    and a ctypes callback cannot. The capsule holds the array, the array
+    the export, the export the buffer."""
+    import numpy
+    if tensor.get_dtype() == Ep.DType.BOOL:
+        raise BufferError("__dlpack__: bool tensors cannot be exported with NumPy "
+                          f"{numpy.__version__}, whose DLPack has no bool; convert them "
+                          "with astype(\"int32\")")
+    return numpy.asarray(_HostView(tensor, writable=True)).__dlpack__()
+
+
+def _tensor_from_capsule(capsule) -> Tensor:
+    """A tensor on the memory of a "dltensor" capsule, which it takes over."""
+    _, import_, get, set_name, used = _dlpack_functions()
+    managed = get(capsule, b"dltensor")   # ValueError if it was used
+    error = ctypes.POINTER(_GError)()
+    pointer = import_(managed, ctypes.byref(error))
+    if not pointer:
+        try:
+            _raise_gerror(error)          # the capsule keeps the data, and frees it
+        except GLib.Error as raised:
+            raise _renamed(raised, "from_dlpack") from None
+    set_name(capsule, used)   # taken over: its destructor leaves the data
+    return gi._gi.pygobject_new_full(pointer, True)
+
+
+class _HostView:
+    """A NumPy view of a tensor's buffer on the CPU: holds the DLPack
+    export (a reference on the buffer) as long as NumPy holds this object
+    (the base of the arrays made from it). Read-only, but for the array
+    that NumPy's __dlpack__ exports (it refuses read-only arrays: DLPack
+    has no flag for it)."""
+
+    __slots__ = ("_managed", "__array_interface__")
+
+    def __init__(self, tensor, writable=False):
+        self._managed = _export_dlpack(tensor, "numpy")
+        dl = _DLManagedTensor.from_address(self._managed).dl_tensor
+        ndim = dl.ndim
+        shape = tuple(dl.shape[i] for i in range(ndim))
+        itemsize = dl.dtype.bits // 8
+        self.__array_interface__ = {
+            "version": 3,
+            "shape": shape,
+            "typestr": _DL_TYPESTR[dl.dtype.code, dl.dtype.bits],
+            "data": (dl.data or 0, not writable),
+            "strides": tuple(dl.strides[i] * itemsize for i in range(ndim)),
+        }
+
+    def __del__(self):
+        managed, self._managed = getattr(self, "_managed", None), None
+        if managed:
+            _dl_delete(managed)
+
+
+def _host_array(tensor):
+    """The read-only NumPy view of a tensor on the CPU."""
+    import numpy
+    return numpy.asarray(_HostView(tensor))
+
+
+def _numpy_copy(tensor):
+    """A new, writable NumPy array of a tensor's elements: one copy, from
+    any device (ep_tensor_read_data through ctypes, into its buffer)."""
+    import numpy
+    array = numpy.empty(tensor.shape, dtype=Ep.dtype_get_name(tensor.get_dtype()))
+    try:
+        if array.nbytes > 0:
+            _read_into_array(tensor, array)
+    except GLib.Error as error:
+        raise _renamed(error, "numpy") from None
+    return array
+
+
+def _on_cpu(tensor) -> bool:
+    """Whether a tensor is on the CPU (a released one has no device: its
+    export gives the error)."""
+    device = tensor.get_device()
+    return device is None or device.get_kind() == "cpu"
+
+
+def _is_device_name(name: str) -> bool:
+    """Whether a string of to() names a device (else a dtype)."""
+    try:
+        _dtype(name)
+    except TypeError:
+        return True
+    return False
+
+
+def _tensor_from_pickle(data: bytes, dtype: str, shape: tuple[int, ...]) -> Tensor:
+    return Ep.Tensor.new_from_bytes(GLib.Bytes.new(data), _dtype(dtype), list(shape))
+
+
 def _gfile(path: Union[str, os.PathLike[str], Gio.File]) -> Gio.File:
     return path if isinstance(path, Gio.File) else Gio.File.new_for_path(os.fspath(path))
 
@@ -1101,18 +1279,102 @@ class Tensor(Ep.Tensor):
         """astype int64."""
         return self.astype(Ep.DType.INT64)
 
+    # zero copy: NumPy views, DLPack, the buffer protocol, constructors,
+    # devices, pickling and copies
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """Ep.Tensor(data, dtype=None, device=None) is Ep.tensor(...);
+        Ep.Tensor() without data is the bare object g_object_new() makes."""
+        if args:
+            return tensor(*args, **kwargs)
+        return super().__new__(cls)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if not args:      # (Ep.Tensor(data) was made by tensor())
+            super().__init__(**kwargs)
+
+    def to(self, target: Union[_DeviceLike, DTypeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+        """PyTorch's to(): to(device) copies to a device ("cpu",
+        "opencl:0" or an Ep.Device), to(dtype) converts, to(device, dtype)
+        does both. A new tensor object in any case."""
+        if isinstance(target, Ep.Device) or (isinstance(target, str) and _is_device_name(target)):
+            moved = Ep.Tensor.to_device(self, _device(target))
+            return moved if dtype is None else moved.astype(_dtype(dtype))
+        if dtype is not None:
+            raise TypeError("to: give a device and a dtype, or a dtype alone")
+        return self.astype(_dtype(target))
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        """NumPy's array interface: the data on the CPU, read-only, zero
+        copy (views with their strides). Tensors on other devices have
+        none (np.asarray copies them through __array__)."""
+        if not _on_cpu(self):
+            raise AttributeError("__array_interface__: only tensors on the CPU have one")
+        # kept with the tensor object: NumPy holds the tensor, this holds
+        # the buffer, whatever release() does to the tensor
+        view = _HostView(self)
+        self.__dict__["_ep_host_view"] = view
+        return view.__array_interface__
+
+    def __dlpack__(self, stream: Optional[int] = None, *, max_version: Optional[tuple[int, int]] = None,
+                   dl_device: Optional[tuple[int, int]] = None, copy: Optional[bool] = None) -> Any:
+        """The DLPack capsule of the data on the CPU, without a copy (with
+        copy=True, of a copy): torch.from_dlpack(t), numpy.from_dlpack(t).
+        Tensors on other devices raise: copy them with .to("cpu")."""
+        if stream is not None and stream != -1:
+            raise BufferError("__dlpack__: a tensor on the CPU takes no stream")
+        if dl_device is not None and tuple(dl_device) != (_KDL_CPU, 0):
+            raise BufferError(f"__dlpack__: cannot export to DLPack device {tuple(dl_device)}, only to the CPU (1, 0)")
+        source = self
+        if copy:
+            source = _tensor_from_array(_numpy_copy(self))
+        return _dlpack_capsule(source)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(device type, index) of DLPack: (1, 0) on the CPU, (4, n) on
+        opencl:n."""
+        if _on_cpu(self):
+            return (_KDL_CPU, 0)
+        name = self.get_device().get_name()
+        return (_KDL_OPENCL, int(name.partition(":")[2] or 0))
+
+    def __buffer__(self, flags: int) -> memoryview:
+        """PEP 688 (Python 3.12): memoryview(t), read-only, zero copy on
+        the CPU; a writable buffer is refused (tensors are immutable)."""
+        if flags & 0x1:   # inspect.BufferFlags.WRITABLE
+            raise BufferError("tensors are immutable: no writable buffer")
+        return memoryview(self.numpy())
+
+    def __release_buffer__(self, buffer: memoryview) -> None:
+        buffer.release()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickles the elements (little-endian, C order), dtype and shape;
+        the tensor comes back on the default device."""
+        try:
+            data = Ep.Tensor.to_bytes(self).get_data()
+        except GLib.Error as error:
+            raise _renamed(error, "pickle") from None
+        return (_tensor_from_pickle, (data, Ep.dtype_get_name(self.get_dtype()), self.shape))
+
+    def __copy__(self) -> Tensor:
+        return self        # immutable: a copy is the same value
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        return self
+
     # NumPy protocols
 
     def numpy(self) -> _NDArray:
-        """The elements as a new, writable NumPy array: one copy, from any
-        device (ep_tensor_read_data through ctypes, into the array's buffer)."""
-        import numpy
-        array = numpy.empty(self.shape, dtype=Ep.dtype_get_name(self.get_dtype()))
-        try:
-            if array.nbytes > 0:
-                _read_into_array(self, array)
-        except GLib.Error as error:
-            raise _renamed(error, "numpy") from None
+        """The elements as a read-only NumPy array: on the CPU a view of the
+        tensor's buffer (zero copy, views with their strides; the array
+        keeps the buffer alive, whatever release() does), from another
+        device a copy. np.array(t) or t.numpy().copy() is writable."""
+        if _on_cpu(self):
+            return _host_array(self)
+        array = _numpy_copy(self)
+        array.flags.writeable = False
         return array
 
     def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
@@ -1350,6 +1612,86 @@ def full(shape: _ShapeLike, fill_value: float, dtype: DTypeLike = "float32") -> 
     if _is_int(fill_value) and (_is_integer_dtype(dtype) or -(1 << 63) <= fill_value < (1 << 63)):
         return _OPS["full_int"](shape, _int64(fill_value, "full: Python integer"), dtype)
     return _OPS["full"](shape, fill_value, dtype)
+
+
+# Constructors in NumPy's and PyTorch's forms: shapes as zeros(3, 4) or
+# zeros((3, 4)), tensor(data, dtype, device), randn and rand with the
+# library's random streams (Ep.set_seed), and from_dlpack.
+
+def _shape_and_dtype(name, args, dtype):
+    """The shape of zeros(3, 4), zeros((3, 4)) or zeros([3, 4]), and the
+    dtype: zeros((3, 4), "int64") keeps its positional dtype."""
+    if len(args) == 2 and not isinstance(args[0], numbers.Integral) and dtype is None:
+        args, dtype = args[:1], args[1]
+    if not args:
+        raise TypeError(f"{name}: a shape is needed, as {name}(3, 4) or {name}((3, 4))")
+    return _shape(args), "float32" if dtype is None else dtype
+
+
+def tensor(data: ArrayLike, dtype: Optional[DTypeLike] = None,
+           device: Optional[_DeviceLike] = None) -> Tensor:
+    """PyTorch's tensor(): a new tensor from a NumPy array, a nested list, a
+    scalar or a tensor (astensor), of dtype, on device (default: the
+    current device)."""
+    made = astensor(data, dtype)
+    return made if device is None else Ep.Tensor.to_device(made, _device(device))
+
+
+def zeros(*shape: Union[int, _ShapeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+    """Zeros of a shape given as zeros(3, 4) or zeros((3, 4))."""
+    dims, dtype = _shape_and_dtype("zeros", shape, dtype)
+    return _OPS["zeros"](dims, dtype)
+
+
+def ones(*shape: Union[int, _ShapeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+    """Ones of a shape given as ones(3, 4) or ones((3, 4))."""
+    dims, dtype = _shape_and_dtype("ones", shape, dtype)
+    return _OPS["ones"](dims, dtype)
+
+
+def empty(*shape: Union[int, _ShapeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+    """NumPy's empty: a tensor of the shape, of zeros (tensors are
+    immutable, so uninitialized data could never be filled in)."""
+    dims, dtype = _shape_and_dtype("empty", shape, dtype)
+    return _OPS["zeros"](dims, dtype)
+
+
+def randn(*shape: Union[int, _ShapeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+    """Standard normal numbers (Ep.normal), shape as randn(3, 4) or
+    randn((3, 4)); Ep.set_seed() makes them repeatable."""
+    dims, dtype = _shape_and_dtype("randn", shape, dtype)
+    return _OPS["normal"](dims, 0.0, 1.0, dtype)
+
+
+def rand(*shape: Union[int, _ShapeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+    """Uniform numbers in [0, 1) (Ep.uniform), shape as rand(3, 4) or
+    rand((3, 4)); Ep.set_seed() makes them repeatable."""
+    dims, dtype = _shape_and_dtype("rand", shape, dtype)
+    return _OPS["uniform"](dims, 0.0, 1.0, dtype)
+
+
+def from_dlpack(obj: Any) -> Tensor:
+    """A tensor on the memory of another library's array, without a copy:
+    any object with __dlpack__ (a PyTorch tensor, a NumPy array, ...) or
+    a "dltensor" capsule, on the CPU. The data must not be written while
+    the tensor lives (tensors are immutable); the other library's memory
+    is freed when the last tensor on it is gone."""
+    if isinstance(obj, Ep.Tensor):
+        return astensor(obj)
+    if type(obj).__name__ == "PyCapsule":
+        return _tensor_from_capsule(obj)
+    if not hasattr(obj, "__dlpack__"):
+        raise TypeError(f"from_dlpack: {type(obj).__name__} has no __dlpack__ method")
+    if hasattr(obj, "__dlpack_device__"):
+        device_type, _ = obj.__dlpack_device__()
+        if int(device_type) != _KDL_CPU:
+            raise _ep_error(Ep.Error.DEVICE,
+                            _("from_dlpack: the data is on DLPack device type %d, not the CPU (1); "
+                              "copy it to the CPU first (.cpu() in PyTorch)") % int(device_type))
+    return _tensor_from_capsule(obj.__dlpack__())
+
+
+__all__ += ["tensor", "zeros", "ones", "empty", "randn", "rand", "from_dlpack"]
 
 
 def _is_integer_dtype(dtype):
