@@ -647,8 +647,12 @@ def _is_device_name(name: str) -> bool:
     return False
 
 
-def _tensor_from_pickle(data: bytes, dtype: str, shape: tuple[int, ...]) -> Tensor:
-    return Ep.Tensor.new_from_bytes(GLib.Bytes.new(data), _dtype(dtype), list(shape))
+def _picklable(function):
+    """A static method that pickles name by gi.repository.Ep, which an
+    unpickling process imports through PyGObject (gi.overrides.Ep cannot
+    be imported on its own)."""
+    function.__module__ = "gi.repository.Ep"
+    return staticmethod(function)
 
 
 def _gfile(path: Union[str, os.PathLike[str], Gio.File]) -> Gio.File:
@@ -1217,6 +1221,29 @@ def _getitem(self: Tensor, key: _Index) -> Tensor:
     return _basic_index(self, items)
 
 
+def _is_numpy_key(key):
+    """Whether an index of index_update/scatter_add is a NumPy index
+    (slices, None, Ellipsis, or a tuple holding one, or index arrays)
+    rather than a list of indices along an axis."""
+    if key is None or isinstance(key, (slice, type(Ellipsis))):
+        return True
+    return isinstance(key, tuple) and not all(_is_int(k) for k in key)
+
+
+def _keyed_update(self, name, key, values, axis):
+    if not _is_numpy_key(key):
+        return _OPS[name](self, key, values, axis)
+    if axis != 0:
+        raise TypeError(f"{name}: a NumPy index names its axes itself; axis is for a list of indices")
+    # the flat positions the key selects, by NumPy's indexing rules, and
+    # the update on the flattened tensor
+    shape = list(self.shape)
+    positions = _getitem(_OPS["arange_int"](0, self.size, 1, Ep.DType.INT64).reshape(shape), key)
+    spread = _OPS["broadcast_to"](_operand(values), list(positions.shape))
+    flat = _OPS[name](self.reshape(-1), positions.reshape(-1), spread.reshape(-1), 0)
+    return flat.reshape(shape)
+
+
 def _slice(self: Tensor, starts: Sequence[Optional[int]], stops: Sequence[Optional[int]],
            steps: Optional[Sequence[Optional[int]]] = None) -> Tensor:
     """ep_tensor_slice with None for omitted bounds, as in Python."""
@@ -1356,13 +1383,35 @@ class Tensor(Ep.Tensor):
             data = Ep.Tensor.to_bytes(self).get_data()
         except GLib.Error as error:
             raise _renamed(error, "pickle") from None
-        return (_tensor_from_pickle, (data, Ep.dtype_get_name(self.get_dtype()), self.shape))
+        return (Tensor._from_pickle, (data, Ep.dtype_get_name(self.get_dtype()), self.shape))
+
+    @_picklable
+    def _from_pickle(data: bytes, dtype: str, shape: tuple[int, ...]) -> Tensor:
+        return Ep.Tensor.new_from_bytes(GLib.Bytes.new(data), _dtype(dtype), list(shape))
 
     def __copy__(self) -> Tensor:
         return self        # immutable: a copy is the same value
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
         return self
+
+    # index_update and scatter_add with NumPy's index tuples:
+    # t.index_update((slice(None), 1), 66.0) is NumPy's a[:, 1] = 66 (and
+    # scatter_add NumPy's np.add.at); integer lists and tensors keep their
+    # meaning of indices along axis.
+
+    def index_update(self, indices: Union[_IndicesLike, _Index], values: ArrayLike,
+                     axis: int = 0) -> Tensor:
+        """A copy with the elements at indices along axis replaced by
+        values; indices may also be a NumPy index (slices, None, ...,
+        integers and index arrays in a tuple), as in a[:, 1] = 66."""
+        return _keyed_update(self, "index_update", indices, values, axis)
+
+    def scatter_add(self, indices: Union[_IndicesLike, _Index], values: ArrayLike,
+                    axis: int = 0) -> Tensor:
+        """A copy with values added at indices along axis (repeated indices
+        add up); indices may also be a NumPy index, as in np.add.at(a, (slice(None), 1), v)."""
+        return _keyed_update(self, "scatter_add", indices, values, axis)
 
     # NumPy protocols
 
@@ -1683,7 +1732,7 @@ def from_dlpack(obj: Any) -> Tensor:
     if not hasattr(obj, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(obj).__name__} has no __dlpack__ method")
     if hasattr(obj, "__dlpack_device__"):
-        device_type, _ = obj.__dlpack_device__()
+        device_type = obj.__dlpack_device__()[0]
         if int(device_type) != _KDL_CPU:
             raise _ep_error(Ep.Error.DEVICE,
                             _("from_dlpack: the data is on DLPack device type %d, not the CPU (1); "
@@ -2328,6 +2377,22 @@ class Variable(Ep.Variable):
     def __itruediv__(self, divisor: ArrayLike) -> Variable:
         self.assign(self.read() / divisor)
         return self
+
+    # copies and pickling (Tensor's would answer through __getattr__ with
+    # the value): a new Variable of the current value, name and trainable
+    # flag; the value is immutable, so a copy and a deep copy are the same
+    def __copy__(self) -> Variable:
+        return Variable(self.read(), name=self.get_name(), trainable=self.get_trainable())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Variable:
+        return self.__copy__()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Variable._from_pickle, (self.read(), self.get_name(), self.get_trainable()))
+
+    @_picklable
+    def _from_pickle(value: Tensor, name: Optional[str], trainable: bool) -> Variable:
+        return Variable(value, name=name, trainable=trainable)
 
     def numpy(self) -> _NDArray:
         return self.read().numpy()
