@@ -639,3 +639,8 @@ def test_tape_stops_when_the_block_raises():
     z = (x * 3.0).sum()
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 4.0, 6.0])
     np.testing.assert_array_equal(tape.gradient(z, x).numpy(), [0.0, 0.0, 0.0])
+
+
+def test_numpy_positional_dtype_stays():
+    assert Ep.zeros(3, "int64").dtype == Ep.DType.INT64
+    assert Ep.ones((2, 2), np.float64).shape == (2, 2)

@@ -1669,12 +1669,13 @@ def full(shape: _ShapeLike, fill_value: float, dtype: DTypeLike = "float32") -> 
 
 def _shape_and_dtype(name, args, dtype):
     """The shape of zeros(3, 4), zeros((3, 4)) or zeros([3, 4]), and the
-    dtype: zeros((3, 4), "int64") keeps its positional dtype."""
-    if len(args) == 2 and not isinstance(args[0], numbers.Integral) and dtype is None:
+    dtype: NumPy's zeros((3, 4), "int64") and zeros(3, "int64") keep
+    their positional dtype (an extent is an integer, a dtype never)."""
+    if len(args) == 2 and not isinstance(args[1], numbers.Integral):
         args, dtype = args[:1], args[1]
     if not args:
         raise TypeError(f"{name}: a shape is needed, as {name}(3, 4) or {name}((3, 4))")
-    return _shape(args), "float32" if dtype is None else dtype
+    return _shape(args), dtype
 
 
 def tensor(data: ArrayLike, dtype: Optional[DTypeLike] = None,
@@ -1686,33 +1687,33 @@ def tensor(data: ArrayLike, dtype: Optional[DTypeLike] = None,
     return made if device is None else Ep.Tensor.to_device(made, _device(device))
 
 
-def zeros(*shape: Union[int, _ShapeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+def zeros(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor:
     """Zeros of a shape given as zeros(3, 4) or zeros((3, 4))."""
     dims, dtype = _shape_and_dtype("zeros", shape, dtype)
     return _OPS["zeros"](dims, dtype)
 
 
-def ones(*shape: Union[int, _ShapeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+def ones(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor:
     """Ones of a shape given as ones(3, 4) or ones((3, 4))."""
     dims, dtype = _shape_and_dtype("ones", shape, dtype)
     return _OPS["ones"](dims, dtype)
 
 
-def empty(*shape: Union[int, _ShapeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+def empty(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor:
     """NumPy's empty: a tensor of the shape, of zeros (tensors are
     immutable, so uninitialized data could never be filled in)."""
     dims, dtype = _shape_and_dtype("empty", shape, dtype)
     return _OPS["zeros"](dims, dtype)
 
 
-def randn(*shape: Union[int, _ShapeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+def randn(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor:
     """Standard normal numbers (Ep.normal), shape as randn(3, 4) or
     randn((3, 4)); Ep.set_seed() makes them repeatable."""
     dims, dtype = _shape_and_dtype("randn", shape, dtype)
     return _OPS["normal"](dims, 0.0, 1.0, dtype)
 
 
-def rand(*shape: Union[int, _ShapeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+def rand(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor:
     """Uniform numbers in [0, 1) (Ep.uniform), shape as rand(3, 4) or
     rand((3, 4)); Ep.set_seed() makes them repeatable."""
     dims, dtype = _shape_and_dtype("rand", shape, dtype)
