@@ -201,12 +201,17 @@ ep_dtype_from_dl (DLDataType  dl,
     *dtype = EP_DTYPE_INT64;
   else if (dl.code == kDLBool && dl.bits == 8)
     *dtype = EP_DTYPE_BOOL;
-  else
+  else if (dl.code < G_N_ELEMENTS (codes) && codes[dl.code] != NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
                    _("new_from_dlpack: elements of type %s%u are not supported (float32, float64, int32, int64 and bool are)"),
-                   dl.code < G_N_ELEMENTS (codes) && codes[dl.code] != NULL ? codes[dl.code] : "code ",
-                   (guint) dl.bits);
+                   codes[dl.code], (guint) dl.bits);
+      return FALSE;
+    }
+  else
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("new_from_dlpack: unknown DLPack type code %u"), (guint) dl.code);
       return FALSE;
     }
 

@@ -377,7 +377,7 @@ test_import_errors (void)
   producer_init (&p, (DLDataType) { kDLComplex, 64, 1 }, 8, 1, (int64_t[]) { 1 }, NULL, 0);
   assert_import_error (&p, EP_ERROR_DTYPE, "complex64");
   producer_init (&p, (DLDataType) { 77, 32, 1 }, 8, 1, (int64_t[]) { 1 }, NULL, 0);
-  assert_import_error (&p, EP_ERROR_DTYPE, "code 32");
+  assert_import_error (&p, EP_ERROR_DTYPE, "type code 77");
   producer_init (&p, (DLDataType) { kDLFloat, 32, 4 }, 16, 1, (int64_t[]) { 1 }, NULL, 0);
   assert_import_error (&p, EP_ERROR_DTYPE, "4 lanes");
 

@@ -554,7 +554,7 @@ def _export_dlpack(tensor, caller):
     return managed
 
 
-def _dlpack_capsule(tensor) -> Any:
+def _dlpack_capsule(tensor):
     """A "dltensor" capsule of a tensor on the CPU. NumPy makes it, from an
     array on the tensor's buffer: a capsule's destructor must run with
     any exception of the consumer pending, which C code does (PyErr_Fetch)
@@ -1309,16 +1309,19 @@ class Tensor(Ep.Tensor):
     # zero copy: NumPy views, DLPack, the buffer protocol, constructors,
     # devices, pickling and copies
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+    def __new__(cls, data: Optional[ArrayLike] = None, dtype: Optional[DTypeLike] = None,
+                device: Optional[_DeviceLike] = None) -> Tensor:
         """Ep.Tensor(data, dtype=None, device=None) is Ep.tensor(...);
-        Ep.Tensor() without data is the bare object g_object_new() makes."""
-        if args:
-            return tensor(*args, **kwargs)
+        Ep.Tensor() without data is the bare object g_object_new() makes.
+        (PyGObject wraps the tensors that C returns without calling these.)"""
+        if data is not None:
+            return tensor(data, dtype, device)
         return super().__new__(cls)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if not args:      # (Ep.Tensor(data) was made by tensor())
-            super().__init__(**kwargs)
+    def __init__(self, data: Optional[ArrayLike] = None, dtype: Optional[DTypeLike] = None,
+                 device: Optional[_DeviceLike] = None) -> None:
+        if data is None:      # (Ep.Tensor(data) was made by tensor())
+            super().__init__()
 
     def to(self, target: Union[_DeviceLike, DTypeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
         """PyTorch's to(): to(device) copies to a device ("cpu",
@@ -1345,7 +1348,7 @@ class Tensor(Ep.Tensor):
         return view.__array_interface__
 
     def __dlpack__(self, stream: Optional[int] = None, *, max_version: Optional[tuple[int, int]] = None,
-                   dl_device: Optional[tuple[int, int]] = None, copy: Optional[bool] = None) -> Any:
+                   dl_device: Optional[tuple[int, int]] = None, copy: Optional[bool] = None) -> object:
         """The DLPack capsule of the data on the CPU, without a copy (with
         copy=True, of a copy): torch.from_dlpack(t), numpy.from_dlpack(t).
         Tensors on other devices raise: copy them with .to("cpu")."""
@@ -1720,7 +1723,7 @@ def rand(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor
     return _OPS["uniform"](dims, 0.0, 1.0, dtype)
 
 
-def from_dlpack(obj: Any) -> Tensor:
+def from_dlpack(obj: object) -> Tensor:
     """A tensor on the memory of another library's array, without a copy:
     any object with __dlpack__ (a PyTorch tensor, a NumPy array, ...) or
     a "dltensor" capsule, on the CPU. The data must not be written while
