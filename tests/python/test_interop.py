@@ -664,3 +664,23 @@ def test_the_pages_python_runs(block):
 
 def test_the_page_has_python_examples():
     assert len(_docs_python_blocks()) == 6
+
+
+def test_array_interface_view_survives_a_later_access_and_release():
+    t = Ep.astensor(arange((512,)))
+    first = np.asarray(t)
+    second = np.asarray(t)                 # the same export, not a new one
+    t.release()
+    gc.collect()
+    np.testing.assert_array_equal(first, arange((512,)))
+    np.testing.assert_array_equal(second, arange((512,)))
+    with pytest.raises(GLib.Error):
+        np.asarray(t)
+
+
+def test_from_dlpack_of_a_read_only_array_copies():
+    a = arange((3,))
+    a.flags.writeable = False
+    t = Ep.from_dlpack(a)
+    np.testing.assert_array_equal(t.numpy(), a)
+    np.testing.assert_array_equal(Ep.from_dlpack(Ep.arange(3.0).numpy()).numpy(), [0.0, 1.0, 2.0])

@@ -606,10 +606,12 @@ class _HostView:
             "strides": tuple(dl.strides[i] * itemsize for i in range(ndim)),
         }
 
+    _delete = staticmethod(_dl_delete)   # (module globals may be gone at exit)
+
     def __del__(self):
         managed, self._managed = getattr(self, "_managed", None), None
         if managed:
-            _dl_delete(managed)
+            self._delete(managed)
 
 
 def _host_array(tensor):
@@ -1341,10 +1343,12 @@ class Tensor(Ep.Tensor):
         none (np.asarray copies them through __array__)."""
         if not _on_cpu(self):
             raise AttributeError("__array_interface__: only tensors on the CPU have one")
-        # kept with the tensor object: NumPy holds the tensor, this holds
-        # the buffer, whatever release() does to the tensor
-        view = _HostView(self)
-        self.__dict__["_ep_host_view"] = view
+        # kept with the tensor object, one for its life (its layout never
+        # changes): NumPy holds the tensor, this holds the buffer, whatever
+        # release() does to the tensor
+        view = self.__dict__.get("_ep_host_view")
+        if view is None or self.is_released():
+            view = self.__dict__["_ep_host_view"] = _HostView(self)
         return view.__array_interface__
 
     def __dlpack__(self, stream: Optional[int] = None, *, max_version: Optional[tuple[int, int]] = None,
@@ -1726,7 +1730,8 @@ def rand(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor
 def from_dlpack(obj: object) -> Tensor:
     """A tensor on the memory of another library's array, without a copy:
     any object with __dlpack__ (a PyTorch tensor, a NumPy array, ...) or
-    a "dltensor" capsule, on the CPU. The data must not be written while
+    a "dltensor" capsule, on the CPU (a read-only NumPy array, which NumPy
+    does not export, is copied). The data must not be written while
     the tensor lives (tensors are immutable); the other library's memory
     is freed when the last tensor on it is gone."""
     if isinstance(obj, Ep.Tensor):
@@ -1735,6 +1740,10 @@ def from_dlpack(obj: object) -> Tensor:
         return _tensor_from_capsule(obj)
     if not hasattr(obj, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(obj).__name__} has no __dlpack__ method")
+    if type(obj).__name__ == "ndarray" and not obj.flags.writeable:
+        # NumPy does not export read-only arrays (DLPack cannot say so): a
+        # copy, which no one can tell from a view of data no one writes
+        return astensor(obj)
     if hasattr(obj, "__dlpack_device__"):
         device_type = obj.__dlpack_device__()[0]
         if int(device_type) != _KDL_CPU:
