@@ -30,6 +30,16 @@ def arange(shape, dtype="float32"):
     return np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
 
 
+def read(a):
+    """The elements of a contiguous array (or PyTorch tensor) read by
+    memcpy: NumPy and PyTorch are not built with AddressSanitizer, but
+    memcpy is intercepted, so under ASan a read of freed (or of cached,
+    poisoned) memory aborts the test."""
+    a = a.numpy() if isinstance(a, torch.Tensor) else a
+    assert a.flags.c_contiguous
+    return np.frombuffer(a.tobytes(), a.dtype).reshape(a.shape)
+
+
 # numpy() and __array_interface__: read-only views of the CPU buffer
 
 def test_numpy_is_a_read_only_view():
@@ -117,7 +127,7 @@ def test_numpy_view_outlives_the_released_tensor():
     t.release()
     del t
     gc.collect()
-    np.testing.assert_array_equal(a, arange((256,)))
+    np.testing.assert_array_equal(read(a), arange((256,)))
 
 
 def test_asarray_view_outlives_the_released_tensor():
@@ -125,7 +135,7 @@ def test_asarray_view_outlives_the_released_tensor():
     a = np.asarray(t)
     t.release()
     assert t.is_released()
-    np.testing.assert_array_equal(a, arange((256,)))
+    np.testing.assert_array_equal(read(a), arange((256,)))
 
 
 def test_numpy_of_a_released_tensor_is_an_error():
@@ -165,7 +175,7 @@ def test_numpy_view_of_a_variable_never_changes():
     v = Ep.Variable(np.ones(64, np.float32))
     a = v.numpy()
     _sgd_step(v)
-    np.testing.assert_array_equal(a, np.ones(64))
+    np.testing.assert_array_equal(read(a), np.ones(64))
     np.testing.assert_allclose(v.numpy(), np.full(64, 0.5))
 
 
@@ -173,7 +183,7 @@ def test_torch_tensor_of_a_variable_never_changes():
     v = Ep.Variable(np.ones(64, np.float32))
     x = torch.from_dlpack(v.read())
     _sgd_step(v)
-    assert x.sum().item() == 64.0
+    np.testing.assert_array_equal(read(x), np.ones(64))
     np.testing.assert_allclose(v.numpy(), np.full(64, 0.5))
 
 
@@ -287,7 +297,7 @@ def test_torch_tensor_outlives_the_ep_tensor():
     t.release()
     del t
     gc.collect()
-    assert x.sum().item() == arange((1024,)).sum()
+    np.testing.assert_array_equal(read(x), arange((1024,)))
 
 
 def test_torch_tensor_freed_first():
@@ -295,7 +305,7 @@ def test_torch_tensor_freed_first():
     x = torch.from_dlpack(t)
     del x
     gc.collect()
-    np.testing.assert_array_equal(t.numpy(), arange((1024,)))
+    np.testing.assert_array_equal(read(t.numpy()), arange((1024,)))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -351,7 +361,7 @@ def test_views_of_an_imported_tensor_keep_the_memory():
     view = Ep.from_dlpack(x)[10:20]
     del x
     gc.collect()
-    np.testing.assert_array_equal(view.numpy(), np.arange(10.0, 20.0))
+    np.testing.assert_array_equal(read(view.numpy()), np.arange(10.0, 20.0))
 
 
 def test_round_trip_ep_torch_ep():
@@ -672,8 +682,8 @@ def test_array_interface_view_survives_a_later_access_and_release():
     second = np.asarray(t)                 # the same export, not a new one
     t.release()
     gc.collect()
-    np.testing.assert_array_equal(first, arange((512,)))
-    np.testing.assert_array_equal(second, arange((512,)))
+    np.testing.assert_array_equal(read(first), arange((512,)))
+    np.testing.assert_array_equal(read(second), arange((512,)))
     with pytest.raises(GLib.Error):
         np.asarray(t)
 
