@@ -694,3 +694,12 @@ def test_from_dlpack_of_a_read_only_array_copies():
     t = Ep.from_dlpack(a)
     np.testing.assert_array_equal(t.numpy(), a)
     np.testing.assert_array_equal(Ep.from_dlpack(Ep.arange(3.0).numpy()).numpy(), [0.0, 1.0, 2.0])
+
+
+def test_torch_from_dlpack_of_a_variable_keeps_its_value():
+    v = Ep.Variable(np.ones(64, np.float32))
+    x = torch.from_dlpack(v)
+    v.assign(np.zeros(64, np.float32))
+    gc.collect()
+    np.testing.assert_array_equal(read(x), np.ones(64))
+    assert v.__dlpack_device__() == (1, 0)

@@ -2410,6 +2410,15 @@ class Variable(Ep.Variable):
     def numpy(self) -> _NDArray:
         return self.read().numpy()
 
+    def __dlpack__(self, stream: Optional[int] = None, *, max_version: Optional[tuple[int, int]] = None,
+                   dl_device: Optional[tuple[int, int]] = None, copy: Optional[bool] = None) -> object:
+        """The current value's DLPack capsule (torch.from_dlpack(v)): it
+        keeps that value whatever the variable is assigned later."""
+        return self.read().__dlpack__(stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.read().__dlpack_device__()
+
     def item(self) -> Union[bool, int, float]:
         return self.read().item()
 
