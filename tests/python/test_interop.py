@@ -654,6 +654,7 @@ def test_tape_stops_when_the_block_raises():
 def test_numpy_positional_dtype_stays():
     assert Ep.zeros(3, "int64").dtype == Ep.DType.INT64
     assert Ep.ones((2, 2), np.float64).shape == (2, 2)
+    assert Ep.zeros([2, 2], Ep.DType.INT32).dtype == Ep.DType.INT32
 
 
 # the page docs/python-interop.md

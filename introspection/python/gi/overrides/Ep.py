@@ -1677,8 +1677,9 @@ def full(shape: _ShapeLike, fill_value: float, dtype: DTypeLike = "float32") -> 
 def _shape_and_dtype(name, args, dtype):
     """The shape of zeros(3, 4), zeros((3, 4)) or zeros([3, 4]), and the
     dtype: NumPy's zeros((3, 4), "int64") and zeros(3, "int64") keep
-    their positional dtype (an extent is an integer, a dtype never)."""
-    if len(args) == 2 and not isinstance(args[1], numbers.Integral):
+    their positional dtype (an extent is an integer, a dtype never: an
+    Ep.DType is an int to Python, but no extent)."""
+    if len(args) == 2 and (isinstance(args[1], Ep.DType) or not isinstance(args[1], numbers.Integral)):
         args, dtype = args[:1], args[1]
     if not args:
         raise TypeError(f"{name}: a shape is needed, as {name}(3, 4) or {name}((3, 4))")
