@@ -13,6 +13,7 @@
 #include "ep-error.h"
 #include "ep-device.h"
 #include "ep-tensor.h"
+#include "ep-dlpack.h"
 #include "ep-creation.h"
 #include "ep-random.h"
 #include "ep-join.h"

@@ -193,8 +193,9 @@ def test_numpy_round_trip(rng, dtype):
     back = t.numpy()
     assert back.dtype == a.dtype and back.shape == a.shape
     np.testing.assert_array_equal(back, a)
-    assert back.flags.writeable and back.flags.c_contiguous
-    back[...] = 0                       # a copy: the tensor is unchanged
+    assert not back.flags.writeable and back.flags.c_contiguous   # a read-only view
+    copied = np.array(t)
+    copied[...] = 0                     # a copy: the tensor is unchanged
     assert_matches(t, a)
 
 

@@ -236,3 +236,20 @@ assert_type(net.trainable_variables, list[Ep.Variable])
 assert_type(net.named_variables(), list[tuple[str, Ep.Variable]])
 assert_type(net.eval(), Ep.Module)
 assert_type(Ep.Sequential(Ep.Linear(2, 3), Ep.Relu(), Ep.Tanh())[0], Ep.Module)
+
+# zero copy, DLPack, constructors, pickling (docs/python-interop.md)
+import copy  # noqa: E402
+import pickle  # noqa: E402
+
+view = Ep.arange(6.0).reshape(2, 3).numpy()
+assert_type(view, npt.NDArray[Any])
+assert_type(Ep.from_dlpack(np.arange(3.0)), Ep.Tensor)
+assert_type(np.from_dlpack(Ep.arange(3.0)), npt.NDArray[Any])
+assert_type(Ep.arange(3.0).__dlpack_device__(), tuple[int, int])
+assert_type(Ep.Tensor([1.0, 2.0]), Ep.Tensor)
+assert_type(Ep.tensor([1, 2], dtype="float64", device="cpu"), Ep.Tensor)
+made = Ep.zeros(3, 4) + Ep.ones((3, 4)) + Ep.empty(3, 4, dtype=Ep.float32) + Ep.randn(3, 4) + Ep.rand(3, 4)
+assert_type(made.to("cpu").to("float64"), Ep.Tensor)
+assert_type(made.index_update((slice(None), 1), 66.0).scatter_add([0], 1.0), Ep.Tensor)
+assert_type(copy.deepcopy(Ep.Variable([1.0])), Ep.Variable)
+restored: Ep.Tensor = pickle.loads(pickle.dumps(made))

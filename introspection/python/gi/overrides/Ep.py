@@ -473,6 +473,190 @@ def _read_into_array(tensor, array) -> None:
         _raise_gerror(error)
 
 
+# DLPack and zero-copy views. ep_tensor_to_dlpack() and
+# ep_tensor_new_from_dlpack() take and give DLPack's DLManagedTensor, an
+# address (skipped by introspection); this layer calls them through
+# ctypes. An export holds a reference on the tensor's buffer, so that
+# releasing the tensor never frees what NumPy or PyTorch still reads. The
+# Python protocol passes a PyCapsule named "dltensor", which a consumer
+# renames "used_dltensor" when it takes the tensor over (then it calls
+# the deleter); the capsule's destructor calls the deleter only if nobody
+# did.
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+_DLDeleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_KDL_CPU = 1
+_KDL_OPENCL = 4
+# DLPack (code, bits) of each dtype, for NumPy's typestr
+_DL_TYPESTR = {(2, 32): "<f4", (2, 64): "<f8", (0, 32): "<i4", (0, 64): "<i8", (6, 8): "|b1"}
+
+
+def _dl_delete(managed):
+    """Calls the deleter of a DLManagedTensor at address managed."""
+    deleter = _DLManagedTensor.from_address(managed).deleter
+    if deleter:
+        _DLDeleter(deleter)(managed)
+
+
+@lru_cache(maxsize=None)
+def _dlpack_functions():
+    lib = ctypes.CDLL("libeager-glib-1.0.so.0")
+    glib = ctypes.CDLL("libglib-2.0.so.0")
+    export = lib.ep_tensor_to_dlpack
+    export.restype = ctypes.c_void_p
+    export.argtypes = [ctypes.c_void_p, _GErrorOut]
+    import_ = lib.ep_tensor_new_from_dlpack
+    import_.restype = ctypes.c_void_p
+    import_.argtypes = [ctypes.c_void_p, _GErrorOut]
+    api = ctypes.pythonapi
+    get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", api))
+    set_name = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(
+        ("PyCapsule_SetName", api))
+    # a capsule keeps its name as a pointer, never a copy: one that lives
+    # as long as the process (a capsule may outlive this module)
+    strdup = glib.g_strdup
+    strdup.restype = ctypes.c_void_p
+    strdup.argtypes = [ctypes.c_char_p]
+    return export, import_, get, set_name, strdup(b"used_dltensor")
+
+
+def _export_dlpack(tensor, caller):
+    """The DLManagedTensor address of a tensor on the CPU (a reference on
+    its buffer), or its GLib.Error renamed to caller."""
+    export = _dlpack_functions()[0]
+    address = _raw_data_functions()[3]
+    error = ctypes.POINTER(_GError)()
+    managed = export(address(tensor.__gpointer__, None), ctypes.byref(error))
+    if not managed:
+        try:
+            _raise_gerror(error)
+        except GLib.Error as raised:
+            raise _renamed(raised, caller) from None
+    return managed
+
+
+def _dlpack_capsule(tensor):
+    """A "dltensor" capsule of a tensor on the CPU. NumPy makes it, from an
+    array on the tensor's buffer: a capsule's destructor must run with
+    any exception of the consumer pending, which C code does (PyErr_Fetch)
+    and a ctypes callback cannot. The capsule holds the array, the array
+    the export, the export the buffer."""
+    import numpy
+    if tensor.get_dtype() == Ep.DType.BOOL:
+        raise BufferError("__dlpack__: bool tensors cannot be exported with NumPy "
+                          f"{numpy.__version__}, whose DLPack has no bool; convert them "
+                          "with astype(\"int32\")")
+    return numpy.asarray(_HostView(tensor, writable=True)).__dlpack__()
+
+
+def _tensor_from_capsule(capsule) -> Tensor:
+    """A tensor on the memory of a "dltensor" capsule, which it takes over."""
+    _, import_, get, set_name, used = _dlpack_functions()
+    managed = get(capsule, b"dltensor")   # ValueError if it was used
+    error = ctypes.POINTER(_GError)()
+    pointer = import_(managed, ctypes.byref(error))
+    if not pointer:
+        try:
+            _raise_gerror(error)          # the capsule keeps the data, and frees it
+        except GLib.Error as raised:
+            raise _renamed(raised, "from_dlpack") from None
+    set_name(capsule, used)   # taken over: its destructor leaves the data
+    return gi._gi.pygobject_new_full(pointer, True)
+
+
+class _HostView:
+    """A NumPy view of a tensor's buffer on the CPU: holds the DLPack
+    export (a reference on the buffer) as long as NumPy holds this object
+    (the base of the arrays made from it). Read-only, but for the array
+    that NumPy's __dlpack__ exports (it refuses read-only arrays: DLPack
+    has no flag for it)."""
+
+    __slots__ = ("_managed", "__array_interface__")
+
+    def __init__(self, tensor, writable=False):
+        self._managed = _export_dlpack(tensor, "numpy")
+        dl = _DLManagedTensor.from_address(self._managed).dl_tensor
+        ndim = dl.ndim
+        shape = tuple(dl.shape[i] for i in range(ndim))
+        itemsize = dl.dtype.bits // 8
+        self.__array_interface__ = {
+            "version": 3,
+            "shape": shape,
+            "typestr": _DL_TYPESTR[dl.dtype.code, dl.dtype.bits],
+            "data": (dl.data or 0, not writable),
+            "strides": tuple(dl.strides[i] * itemsize for i in range(ndim)),
+        }
+
+    _delete = staticmethod(_dl_delete)   # (module globals may be gone at exit)
+
+    def __del__(self):
+        managed, self._managed = getattr(self, "_managed", None), None
+        if managed:
+            self._delete(managed)
+
+
+def _host_array(tensor):
+    """The read-only NumPy view of a tensor on the CPU."""
+    import numpy
+    return numpy.asarray(_HostView(tensor))
+
+
+def _numpy_copy(tensor):
+    """A new, writable NumPy array of a tensor's elements: one copy, from
+    any device (ep_tensor_read_data through ctypes, into its buffer)."""
+    import numpy
+    array = numpy.empty(tensor.shape, dtype=Ep.dtype_get_name(tensor.get_dtype()))
+    try:
+        if array.nbytes > 0:
+            _read_into_array(tensor, array)
+    except GLib.Error as error:
+        raise _renamed(error, "numpy") from None
+    return array
+
+
+def _on_cpu(tensor) -> bool:
+    """Whether a tensor is on the CPU (a released one has no device: its
+    export gives the error)."""
+    device = tensor.get_device()
+    return device is None or device.get_kind() == "cpu"
+
+
+def _is_device_name(name: str) -> bool:
+    """Whether a string of to() names a device (else a dtype)."""
+    try:
+        _dtype(name)
+    except TypeError:
+        return True
+    return False
+
+
+def _picklable(function):
+    """A static method that pickles name by gi.repository.Ep, which an
+    unpickling process imports through PyGObject (gi.overrides.Ep cannot
+    be imported on its own)."""
+    function.__module__ = "gi.repository.Ep"
+    return staticmethod(function)
+
+
 def _gfile(path: Union[str, os.PathLike[str], Gio.File]) -> Gio.File:
     return path if isinstance(path, Gio.File) else Gio.File.new_for_path(os.fspath(path))
 
@@ -1039,6 +1223,29 @@ def _getitem(self: Tensor, key: _Index) -> Tensor:
     return _basic_index(self, items)
 
 
+def _is_numpy_key(key):
+    """Whether an index of index_update/scatter_add is a NumPy index
+    (slices, None, Ellipsis, or a tuple holding one, or index arrays)
+    rather than a list of indices along an axis."""
+    if key is None or isinstance(key, (slice, type(Ellipsis))):
+        return True
+    return isinstance(key, tuple) and not all(_is_int(k) for k in key)
+
+
+def _keyed_update(self, name, key, values, axis):
+    if not _is_numpy_key(key):
+        return _OPS[name](self, key, values, axis)
+    if axis != 0:
+        raise TypeError(f"{name}: a NumPy index names its axes itself; axis is for a list of indices")
+    # the flat positions the key selects, by NumPy's indexing rules, and
+    # the update on the flattened tensor
+    shape = list(self.shape)
+    positions = _getitem(_OPS["arange_int"](0, self.size, 1, Ep.DType.INT64).reshape(shape), key)
+    spread = _OPS["broadcast_to"](_operand(values), list(positions.shape))
+    flat = _OPS[name](self.reshape(-1), positions.reshape(-1), spread.reshape(-1), 0)
+    return flat.reshape(shape)
+
+
 def _slice(self: Tensor, starts: Sequence[Optional[int]], stops: Sequence[Optional[int]],
            steps: Optional[Sequence[Optional[int]]] = None) -> Tensor:
     """ep_tensor_slice with None for omitted bounds, as in Python."""
@@ -1101,18 +1308,129 @@ class Tensor(Ep.Tensor):
         """astype int64."""
         return self.astype(Ep.DType.INT64)
 
+    # zero copy: NumPy views, DLPack, the buffer protocol, constructors,
+    # devices, pickling and copies
+
+    def __new__(cls, data: Optional[ArrayLike] = None, dtype: Optional[DTypeLike] = None,
+                device: Optional[_DeviceLike] = None) -> Tensor:
+        """Ep.Tensor(data, dtype=None, device=None) is Ep.tensor(...);
+        Ep.Tensor() without data is the bare object g_object_new() makes.
+        (PyGObject wraps the tensors that C returns without calling these.)"""
+        if data is not None:
+            return tensor(data, dtype, device)
+        return super().__new__(cls)
+
+    def __init__(self, data: Optional[ArrayLike] = None, dtype: Optional[DTypeLike] = None,
+                 device: Optional[_DeviceLike] = None) -> None:
+        if data is None:      # (Ep.Tensor(data) was made by tensor())
+            super().__init__()
+
+    def to(self, target: Union[_DeviceLike, DTypeLike], dtype: Optional[DTypeLike] = None) -> Tensor:
+        """PyTorch's to(): to(device) copies to a device ("cpu",
+        "opencl:0" or an Ep.Device), to(dtype) converts, to(device, dtype)
+        does both. A new tensor object in any case."""
+        if isinstance(target, Ep.Device) or (isinstance(target, str) and _is_device_name(target)):
+            moved = Ep.Tensor.to_device(self, _device(target))
+            return moved if dtype is None else moved.astype(_dtype(dtype))
+        if dtype is not None:
+            raise TypeError("to: give a device and a dtype, or a dtype alone")
+        return self.astype(_dtype(target))
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        """NumPy's array interface: the data on the CPU, read-only, zero
+        copy (views with their strides). Tensors on other devices have
+        none (np.asarray copies them through __array__)."""
+        if not _on_cpu(self):
+            raise AttributeError("__array_interface__: only tensors on the CPU have one")
+        # kept with the tensor object, one for its life (its layout never
+        # changes): NumPy holds the tensor, this holds the buffer, whatever
+        # release() does to the tensor
+        view = self.__dict__.get("_ep_host_view")
+        if view is None or self.is_released():
+            view = self.__dict__["_ep_host_view"] = _HostView(self)
+        return view.__array_interface__
+
+    def __dlpack__(self, stream: Optional[int] = None, *, max_version: Optional[tuple[int, int]] = None,
+                   dl_device: Optional[tuple[int, int]] = None, copy: Optional[bool] = None) -> object:
+        """The DLPack capsule of the data on the CPU, without a copy (with
+        copy=True, of a copy): torch.from_dlpack(t), numpy.from_dlpack(t).
+        Tensors on other devices raise: copy them with .to("cpu")."""
+        if stream is not None and stream != -1:
+            raise BufferError("__dlpack__: a tensor on the CPU takes no stream")
+        if dl_device is not None and tuple(dl_device) != (_KDL_CPU, 0):
+            raise BufferError(f"__dlpack__: cannot export to DLPack device {tuple(dl_device)}, only to the CPU (1, 0)")
+        source = self
+        if copy:
+            source = _tensor_from_array(_numpy_copy(self))
+        return _dlpack_capsule(source)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(device type, index) of DLPack: (1, 0) on the CPU, (4, n) on
+        opencl:n."""
+        if _on_cpu(self):
+            return (_KDL_CPU, 0)
+        name = self.get_device().get_name()
+        return (_KDL_OPENCL, int(name.partition(":")[2] or 0))
+
+    def __buffer__(self, flags: int) -> memoryview:
+        """PEP 688 (Python 3.12): memoryview(t), read-only, zero copy on
+        the CPU; a writable buffer is refused (tensors are immutable)."""
+        if flags & 0x1:   # inspect.BufferFlags.WRITABLE
+            raise BufferError("tensors are immutable: no writable buffer")
+        return memoryview(self.numpy())
+
+    def __release_buffer__(self, buffer: memoryview) -> None:
+        buffer.release()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickles the elements (little-endian, C order), dtype and shape;
+        the tensor comes back on the default device."""
+        try:
+            data = Ep.Tensor.to_bytes(self).get_data()
+        except GLib.Error as error:
+            raise _renamed(error, "pickle") from None
+        return (Tensor._from_pickle, (data, Ep.dtype_get_name(self.get_dtype()), self.shape))
+
+    @_picklable
+    def _from_pickle(data: bytes, dtype: str, shape: tuple[int, ...]) -> Tensor:
+        return Ep.Tensor.new_from_bytes(GLib.Bytes.new(data), _dtype(dtype), list(shape))
+
+    def __copy__(self) -> Tensor:
+        return self        # immutable: a copy is the same value
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        return self
+
+    # index_update and scatter_add with NumPy's index tuples:
+    # t.index_update((slice(None), 1), 66.0) is NumPy's a[:, 1] = 66 (and
+    # scatter_add NumPy's np.add.at); integer lists and tensors keep their
+    # meaning of indices along axis.
+
+    def index_update(self, indices: Union[_IndicesLike, _Index], values: ArrayLike,
+                     axis: int = 0) -> Tensor:
+        """A copy with the elements at indices along axis replaced by
+        values; indices may also be a NumPy index (slices, None, ...,
+        integers and index arrays in a tuple), as in a[:, 1] = 66."""
+        return _keyed_update(self, "index_update", indices, values, axis)
+
+    def scatter_add(self, indices: Union[_IndicesLike, _Index], values: ArrayLike,
+                    axis: int = 0) -> Tensor:
+        """A copy with values added at indices along axis (repeated indices
+        add up); indices may also be a NumPy index, as in np.add.at(a, (slice(None), 1), v)."""
+        return _keyed_update(self, "scatter_add", indices, values, axis)
+
     # NumPy protocols
 
     def numpy(self) -> _NDArray:
-        """The elements as a new, writable NumPy array: one copy, from any
-        device (ep_tensor_read_data through ctypes, into the array's buffer)."""
-        import numpy
-        array = numpy.empty(self.shape, dtype=Ep.dtype_get_name(self.get_dtype()))
-        try:
-            if array.nbytes > 0:
-                _read_into_array(self, array)
-        except GLib.Error as error:
-            raise _renamed(error, "numpy") from None
+        """The elements as a read-only NumPy array: on the CPU a view of the
+        tensor's buffer (zero copy, views with their strides; the array
+        keeps the buffer alive, whatever release() does), from another
+        device a copy. np.array(t) or t.numpy().copy() is writable."""
+        if _on_cpu(self):
+            return _host_array(self)
+        array = _numpy_copy(self)
+        array.flags.writeable = False
         return array
 
     def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
@@ -1350,6 +1668,93 @@ def full(shape: _ShapeLike, fill_value: float, dtype: DTypeLike = "float32") -> 
     if _is_int(fill_value) and (_is_integer_dtype(dtype) or -(1 << 63) <= fill_value < (1 << 63)):
         return _OPS["full_int"](shape, _int64(fill_value, "full: Python integer"), dtype)
     return _OPS["full"](shape, fill_value, dtype)
+
+
+# Constructors in NumPy's and PyTorch's forms: shapes as zeros(3, 4) or
+# zeros((3, 4)), tensor(data, dtype, device), randn and rand with the
+# library's random streams (Ep.set_seed), and from_dlpack.
+
+def _shape_and_dtype(name, args, dtype):
+    """The shape of zeros(3, 4), zeros((3, 4)) or zeros([3, 4]), and the
+    dtype: NumPy's zeros((3, 4), "int64") and zeros(3, "int64") keep
+    their positional dtype (an extent is an integer, a dtype never: an
+    Ep.DType is an int to Python, but no extent)."""
+    if len(args) == 2 and (isinstance(args[1], Ep.DType) or not isinstance(args[1], numbers.Integral)):
+        args, dtype = args[:1], args[1]
+    if not args:
+        raise TypeError(f"{name}: a shape is needed, as {name}(3, 4) or {name}((3, 4))")
+    return _shape(args), dtype
+
+
+def tensor(data: ArrayLike, dtype: Optional[DTypeLike] = None,
+           device: Optional[_DeviceLike] = None) -> Tensor:
+    """PyTorch's tensor(): a new tensor from a NumPy array, a nested list, a
+    scalar or a tensor (astensor), of dtype, on device (default: the
+    current device)."""
+    made = astensor(data, dtype)
+    return made if device is None else Ep.Tensor.to_device(made, _device(device))
+
+
+def zeros(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor:
+    """Zeros of a shape given as zeros(3, 4) or zeros((3, 4))."""
+    dims, dtype = _shape_and_dtype("zeros", shape, dtype)
+    return _OPS["zeros"](dims, dtype)
+
+
+def ones(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor:
+    """Ones of a shape given as ones(3, 4) or ones((3, 4))."""
+    dims, dtype = _shape_and_dtype("ones", shape, dtype)
+    return _OPS["ones"](dims, dtype)
+
+
+def empty(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor:
+    """NumPy's empty: a tensor of the shape, of zeros (tensors are
+    immutable, so uninitialized data could never be filled in)."""
+    dims, dtype = _shape_and_dtype("empty", shape, dtype)
+    return _OPS["zeros"](dims, dtype)
+
+
+def randn(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor:
+    """Standard normal numbers (Ep.normal), shape as randn(3, 4) or
+    randn((3, 4)); Ep.set_seed() makes them repeatable."""
+    dims, dtype = _shape_and_dtype("randn", shape, dtype)
+    return _OPS["normal"](dims, 0.0, 1.0, dtype)
+
+
+def rand(*shape: Union[int, _ShapeLike], dtype: DTypeLike = "float32") -> Tensor:
+    """Uniform numbers in [0, 1) (Ep.uniform), shape as rand(3, 4) or
+    rand((3, 4)); Ep.set_seed() makes them repeatable."""
+    dims, dtype = _shape_and_dtype("rand", shape, dtype)
+    return _OPS["uniform"](dims, 0.0, 1.0, dtype)
+
+
+def from_dlpack(obj: object) -> Tensor:
+    """A tensor on the memory of another library's array, without a copy:
+    any object with __dlpack__ (a PyTorch tensor, a NumPy array, ...) or
+    a "dltensor" capsule, on the CPU (a read-only NumPy array, which NumPy
+    does not export, is copied). The data must not be written while
+    the tensor lives (tensors are immutable); the other library's memory
+    is freed when the last tensor on it is gone."""
+    if isinstance(obj, Ep.Tensor):
+        return astensor(obj)
+    if type(obj).__name__ == "PyCapsule":
+        return _tensor_from_capsule(obj)
+    if not hasattr(obj, "__dlpack__"):
+        raise TypeError(f"from_dlpack: {type(obj).__name__} has no __dlpack__ method")
+    if type(obj).__name__ == "ndarray" and not obj.flags.writeable:
+        # NumPy does not export read-only arrays (DLPack cannot say so): a
+        # copy, which no one can tell from a view of data no one writes
+        return astensor(obj)
+    if hasattr(obj, "__dlpack_device__"):
+        device_type = obj.__dlpack_device__()[0]
+        if int(device_type) != _KDL_CPU:
+            raise _ep_error(Ep.Error.DEVICE,
+                            _("from_dlpack: the data is on DLPack device type %d, not the CPU (1); "
+                              "copy it to the CPU first (.cpu() in PyTorch)") % int(device_type))
+    return _tensor_from_capsule(obj.__dlpack__())
+
+
+__all__ += ["tensor", "zeros", "ones", "empty", "randn", "rand", "from_dlpack"]
 
 
 def _is_integer_dtype(dtype):
@@ -1987,8 +2392,33 @@ class Variable(Ep.Variable):
         self.assign(self.read() / divisor)
         return self
 
+    # copies and pickling (Tensor's would answer through __getattr__ with
+    # the value): a new Variable of the current value, name and trainable
+    # flag; the value is immutable, so a copy and a deep copy are the same
+    def __copy__(self) -> Variable:
+        return Variable(self.read(), name=self.get_name(), trainable=self.get_trainable())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Variable:
+        return self.__copy__()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Variable._from_pickle, (self.read(), self.get_name(), self.get_trainable()))
+
+    @_picklable
+    def _from_pickle(value: Tensor, name: Optional[str], trainable: bool) -> Variable:
+        return Variable(value, name=name, trainable=trainable)
+
     def numpy(self) -> _NDArray:
         return self.read().numpy()
+
+    def __dlpack__(self, stream: Optional[int] = None, *, max_version: Optional[tuple[int, int]] = None,
+                   dl_device: Optional[tuple[int, int]] = None, copy: Optional[bool] = None) -> object:
+        """The current value's DLPack capsule (torch.from_dlpack(v)): it
+        keeps that value whatever the variable is assigned later."""
+        return self.read().__dlpack__(stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.read().__dlpack_device__()
 
     def item(self) -> Union[bool, int, float]:
         return self.read().item()
