@@ -31,6 +31,35 @@ static void test_variable_sources () {
     }
 }
 
+/* docs/vala.md's training step: a model's trainable variables straight
+ * into the tape and the optimizer; y = 2x + 1 learnt by a Linear layer */
+static void test_training () {
+    try {
+        var model = new Ep.Linear (1, 1, true);
+        var optimizer = new Ep.Sgd (0.1, 0.0);
+        var x = new Ep.Tensor.from_doubles ({ 0, 1, 2, 3 }, { 4, 1 }, Ep.DType.FLOAT32);
+        var y = new Ep.Tensor.from_doubles ({ 1, 3, 5, 7 }, { 4, 1 }, Ep.DType.FLOAT32);
+        string[] paths;
+        var parameters = model.get_trainable_variables (out paths);
+        double first = 0, last = 0;
+        for (int step = 0; step < 200; step++) {
+            var tape = new Ep.GradientTape (false);
+            tape.start ();
+            var loss = model.call (x).mse_loss (y, Ep.Reduction.MEAN);
+            tape.stop ();
+            var grads = tape.gradient_variables ({ loss }, parameters.data, null);
+            optimizer.apply_gradients (grads.data, parameters.data);
+            last = loss.item_double ();
+            if (step == 0)
+                first = last;
+        }
+        assert_cmpuint (parameters.length, CompareOperator.EQ, 2);
+        assert_true (last < first / 100);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
 static void test_tensor_sources () {
     try {
         var x = vector ({ 1, 2, 3 });
@@ -92,6 +121,7 @@ int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tape/variable-sources", test_variable_sources);
     Test.add_func ("/vala/tape/tensor-sources", test_tensor_sources);
+    Test.add_func ("/vala/tape/training", test_training);
     Test.add_func ("/vala/tensor/shapes", test_shapes);
     Test.add_func ("/vala/tensor/slices", test_slices);
     Test.add_func ("/vala/errors", test_errors);
