@@ -112,6 +112,46 @@ static void test_errors () {
         assert_not_reached ();
     } catch (Ep.Error.SHAPE e) {
         assert_true (e.message.has_prefix ("add"));
+    } catch (Ep.Error e) {
+        assert_not_reached ();
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+    // the domain alone catches every code
+    try {
+        vector ({ 1, 2, 3 }).sum ({ 5 }, false);
+        assert_not_reached ();
+    } catch (Ep.Error e) {
+        assert_true (e is Ep.Error.AXIS);
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
+/* docs/vala.md's module */
+class Net : Ep.Module {
+    public Ep.Linear fc;
+
+    public Net () throws GLib.Error {
+        Object ();
+        fc = new Ep.Linear (2, 1, true);
+        add_module ("fc", fc);
+    }
+
+    public override Ep.Tensor call (Ep.Tensor x) throws GLib.Error {
+        return fc.call (x).relu ();
+    }
+}
+
+static void test_module () {
+    try {
+        var net = new Net ();
+        string[] paths;
+        var parameters = net.get_trainable_variables (out paths);
+        var y = net.call (new Ep.Tensor.from_doubles ({ 1, 2 }, { 1, 2 }, Ep.DType.FLOAT32));
+        assert_cmpuint (parameters.length, CompareOperator.EQ, 2);
+        assert_cmpstr (paths[0], CompareOperator.EQ, "fc.weight");
+        assert_cmpint ((int) y.get_shape ()[1], CompareOperator.EQ, 1);
     } catch (GLib.Error e) {
         assert_no_error (e);
     }
@@ -125,5 +165,6 @@ int main (string[] args) {
     Test.add_func ("/vala/tensor/shapes", test_shapes);
     Test.add_func ("/vala/tensor/slices", test_slices);
     Test.add_func ("/vala/errors", test_errors);
+    Test.add_func ("/vala/module", test_module);
     return Test.run ();
 }
