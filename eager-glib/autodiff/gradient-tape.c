@@ -1361,7 +1361,8 @@ ep_gradient_tape_gradient (EpGradientTape  *self,
  *
  * Returns: (transfer container) (element-type EpTensor): one gradient per
  *   variable, shaped like it, or %NULL with an error set, as
- *   [method@GradientTape.gradient] says
+ *   [method@GradientTape.gradient] says (%EP_ERROR_INVALID_ARGUMENT for a
+ *   source that is no variable)
  */
 GPtrArray *
 ep_gradient_tape_gradient_variables (EpGradientTape  *self,
@@ -1374,8 +1375,15 @@ ep_gradient_tape_gradient_variables (EpGradientTape  *self,
                                      GError         **error)
 {
   g_return_val_if_fail (variables != NULL || n_variables == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   for (guint s = 0; s < n_variables; s++)
-    g_return_val_if_fail (EP_IS_VARIABLE (variables[s]), NULL);
+    if (!EP_IS_VARIABLE (variables[s]))
+      {
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("gradient_variables: source %u is %s, not a variable"), s,
+                     variables[s] != NULL ? G_OBJECT_TYPE_NAME (variables[s]) : "NULL");
+        return NULL;
+      }
 
   return ep_gradient_tape_gradient (self, targets, n_targets, (GObject **) variables, n_variables,
                                     output_gradients, n_output_gradients, error);
@@ -1400,7 +1408,8 @@ ep_gradient_tape_gradient_variables (EpGradientTape  *self,
  *
  * Returns: (transfer container) (element-type EpTensor): one gradient per
  *   tensor, shaped like it, or %NULL with an error set, as
- *   [method@GradientTape.gradient] says
+ *   [method@GradientTape.gradient] says (%EP_ERROR_INVALID_ARGUMENT for a
+ *   source that is no tensor)
  */
 GPtrArray *
 ep_gradient_tape_gradient_tensors (EpGradientTape  *self,
@@ -1413,8 +1422,15 @@ ep_gradient_tape_gradient_tensors (EpGradientTape  *self,
                                    GError         **error)
 {
   g_return_val_if_fail (tensors != NULL || n_tensors == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   for (guint s = 0; s < n_tensors; s++)
-    g_return_val_if_fail (EP_IS_TENSOR (tensors[s]), NULL);
+    if (!EP_IS_TENSOR (tensors[s]))
+      {
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("gradient_tensors: source %u is %s, not a tensor"), s,
+                     tensors[s] != NULL ? G_OBJECT_TYPE_NAME (tensors[s]) : "NULL");
+        return NULL;
+      }
 
   return ep_gradient_tape_gradient (self, targets, n_targets, (GObject **) tensors, n_tensors,
                                     output_gradients, n_output_gradients, error);

@@ -1469,6 +1469,19 @@ test_typed_sources (void)
   again = ep_gradient_tape_gradient_variables (tape, &y, 1, variables, 1, weights, 2, &error);
   g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
   g_assert_null (again);
+  g_clear_error (&error);
+
+  /* a source of the other kind, or none, is an error (a C cast gone wrong) */
+  again = ep_gradient_tape_gradient_variables (tape, &y, 1, (EpVariable **) tensors, 1, NULL, 0, &error);
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "gradient_variables: source 0 is EpTensor"));
+  g_assert_null (again);
+  g_clear_error (&error);
+  variables[0] = NULL;
+  again = ep_gradient_tape_gradient_tensors (tape, &y, 1, (EpTensor **) variables, 1, NULL, 0, &error);
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "gradient_tensors: source 0 is NULL"));
+  g_assert_null (again);
 }
 
 int
