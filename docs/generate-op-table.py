@@ -289,6 +289,187 @@ def gi_signature(Ep, name):
     return f"`{name}({', '.join(args)})`"
 
 
+# The calls in each language (issue 15): Python's from the override (what
+# `Ep.Tensor.<name>` or `Ep.<name>` is, with its parameters and defaults:
+# the generated wrapper of the schema or a NumPy form), gjs's and Vala's
+# from the GI data of the C function (the typelib), as those bindings see
+# it: every argument but the lengths of arrays, `?` where null is taken.
+
+GJS_TYPES = {"gboolean": "boolean", "utf8": "string", "filename": "string", "void": "void",
+             "gtype": "GObject.GType"}
+VALA_TYPES = {"gboolean": "bool", "gint8": "int8", "guint8": "uint8", "gint16": "int16",
+              "guint16": "uint16", "gint32": "int", "guint32": "uint", "gint64": "int64",
+              "guint64": "uint64", "gfloat": "float", "gdouble": "double", "utf8": "string",
+              "filename": "string", "gtype": "GLib.Type", "void": "void"}
+# GI's array types: a C array, GArray, GPtrArray, GByteArray
+GI_ARRAY_C, GI_ARRAY_PTR = 0, 2
+
+
+def gi_type_name(type_info, language):
+    """A GI type as gjs (TypeScript's names) or Vala writes it."""
+    tag = type_info.get_tag_as_string()
+    if tag == "interface":
+        interface = type_info.get_interface()
+        namespace = interface.get_namespace()
+        return f"{'GLib' if language == 'vala' and namespace == 'GObject' and interface.get_name() == 'Object' else namespace}.{interface.get_name()}"
+    if tag == "array":
+        element = gi_type_name(type_info.get_param_type(0), language)
+        if language == "vala" and type_info.get_array_type() == GI_ARRAY_PTR:
+            return f"GLib.GenericArray<{element}>"
+        return f"{element}[]"
+    if language == "gjs":
+        return GJS_TYPES.get(tag, "number")
+    return VALA_TYPES.get(tag, tag)
+
+
+def hidden_arguments(info):
+    """The arguments of a GI callable that bindings pass themselves: the
+    lengths of arrays, the data and destroy notifiers of callbacks."""
+    args = list(info.get_arguments())
+    types = [a.get_type() for a in args] + [info.get_return_type()]
+    hidden = {t.get_array_length() for t in types
+              if t.get_tag_as_string() == "array" and t.get_array_length() >= 0}
+    for arg in args:
+        hidden.update(index for index in (arg.get_closure(), arg.get_destroy()) if index >= 0)
+    return hidden
+
+
+def gi_parts(info):
+    """(in arguments, results) of a GI callable: [(name, type info,
+    nullable)] of what a binding passes (not the lengths of arrays), and
+    [type info] of what it gets back (the return value unless skipped,
+    then the out arguments)."""
+    args = list(info.get_arguments())
+    hidden = hidden_arguments(info)
+    inputs = [(a.get_name(), a.get_type(), a.may_be_null()) for i, a in enumerate(args)
+              if i not in hidden and a.get_direction() == 0]
+    results = []
+    if info.get_return_type().get_tag_as_string() != "void" and not info.skip_return():
+        results.append(info.get_return_type())
+    results += [a.get_type() for i, a in enumerate(args) if i not in hidden and a.get_direction() != 0]
+    return inputs, results
+
+
+def gi_info(raw, entry_or_name, method):
+    """The GI callable of a C function: Ep.Tensor.<name> or Ep.<name>."""
+    owner = raw.Tensor if method else raw
+    return getattr(owner, entry_or_name, None)
+
+
+def gjs_call(info, name, method, constructor=False):
+    """`x.sum(axes: number[]?, keepdims: boolean) → Ep.Tensor`"""
+    inputs, results = gi_parts(info)
+    args = ", ".join(f"{n}: {gi_type_name(t, 'gjs')}{'?' if nullable else ''}" for n, t, nullable in inputs)
+    owner = "Ep.Tensor." if constructor else "x." if method else "Ep."
+    names = [gi_type_name(t, "gjs") for t in results]
+    result = names[0] if len(names) == 1 else f"[{', '.join(names)}]" if names else "void"
+    return f"`{owner}{name}({args}) → {result}`"
+
+
+def vala_call(info, name, method, constructor=False):
+    """`Ep.Tensor x.sum (int64[]? axes, bool keepdims) throws GLib.Error`"""
+    args = list(info.get_arguments())
+    hidden = hidden_arguments(info)
+    parts = []
+    for i, a in enumerate(args):
+        if i in hidden:
+            continue
+        text = f"{gi_type_name(a.get_type(), 'vala')}{'?' if a.may_be_null() else ''} {a.get_name()}"
+        parts.append(text if a.get_direction() == 0 else "out " + text)
+    return_type = info.get_return_type()
+    # Vala keeps a return value that GI skips (the gboolean of topk)
+    returns = "void" if return_type.get_tag_as_string() == "void" else gi_type_name(return_type, "vala")
+    throws = " throws GLib.Error" if info.can_throw_gerror() else ""
+    if constructor:
+        call = f"new Ep.Tensor.{name[len('new_'):] if name.startswith('new_') else name}"
+        return f"`{call} ({', '.join(parts)}){throws}`"
+    owner = "x." if method else "Ep."
+    return f"`{returns} {owner}{name} ({', '.join(parts)}){throws}`"
+
+
+def python_default(value):
+    """A default as Python source: None, False, 1.0, 'nchw'."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    nick = getattr(value, "value_nick", None)
+    if nick is not None:
+        return repr(nick)
+    text = str(value)
+    return text if text.replace(".", "").replace("_", "").isalnum() else "…"
+
+
+def python_call(function, name, method, constructor=False, gi_callable=None):
+    """`x.sum(axis=None, keepdims=False)`: the parameters of the Python
+    callable, without the annotations; those of the GI callable where
+    PyGObject's own method is called (it has no Python signature)."""
+    import inspect
+    owner = "Ep.Tensor." if constructor else "x." if method else "Ep."
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        if gi_callable is None:
+            return "—"
+        inputs, _ = gi_parts(gi_callable)
+        return f"`{owner}{name}({', '.join(n for n, _, _ in inputs)})`"
+    if method and parameters and parameters[0].name == "self":
+        parameters = parameters[1:]
+    parts, keyword_only = [], False
+    for p in parameters:
+        if p.kind == p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+            keyword_only = True
+            continue
+        if p.kind == p.VAR_KEYWORD:
+            parts.append(f"**{p.name}")
+            continue
+        if p.kind == p.KEYWORD_ONLY and not keyword_only:
+            parts.append("*")
+            keyword_only = True
+        parts.append(p.name if p.default is p.empty else f"{p.name}={python_default(p.default)}")
+    return f"`{owner}{name}({', '.join(parts)})`"
+
+
+def language_row(Ep, raw, label, python_function, python_name, gi_callable, gi_name, method,
+                 constructor=False):
+    """| op | Python | gjs | Vala | of one function."""
+    python = python_call(python_function, python_name, method, constructor, gi_callable) \
+        if python_function is not None else "—"
+    if gi_callable is None:
+        gjs = vala = "—"
+    else:
+        gjs = gjs_call(gi_callable, gi_name, method, constructor)
+        vala = vala_call(gi_callable, gi_name, method, constructor)
+    return f"| {label} | {python} | {gjs} | {vala} |"
+
+
+def op_language_row(Ep, entry):
+    """The calls of an op in Python, gjs and Vala."""
+    from gi.module import get_introspection_module
+    raw = get_introspection_module("Ep")
+    method = entry["method"]
+    python_function = getattr(Ep.Tensor if method else Ep, entry["name"], None)
+    symbol = entry.get("function")
+    # an op without a function of its own may have a C function of its
+    # name that is no op call (custom_gradient)
+    gi_name = entry["name"] if symbol is None else symbol[len("ep_tensor_" if method else "ep_"):]
+    gi_callable = gi_info(raw, gi_name, method) if gi_name is not None else None
+    return language_row(Ep, raw, op_link(Ep, entry), python_function, entry["name"], gi_callable,
+                        gi_name, method)
+
+
+def data_language_row(Ep, name):
+    """The calls of a function that moves data, by its GI name."""
+    from gi.module import get_introspection_module
+    raw = get_introspection_module("Ep")
+    info = getattr(raw.Tensor, name, None)
+    constructor = info is not None and info.is_constructor()
+    method = info is not None and info.is_method()
+    if info is None:
+        info = getattr(raw, name)
+    python_function = getattr(Ep.Tensor if (method or constructor) else Ep, name, None)
+    return language_row(Ep, raw, link(Ep, name), python_function, name, info, name, method, constructor)
+
+
 HEADER = """\
 Title: Ops and dtypes
 Slug: ops
@@ -334,6 +515,16 @@ as in this table, gives int64, as in NumPy). Index arguments (`take`,
 `take_along_axis`, `index_update`, `scatter_add`, `onehot_like`,
 `crossentropy` labels) are int32 or int64; masks and `where` conditions
 are bool.
+
+Under each table, the same ops as each language calls them: Python's
+call with its parameters and defaults (the override's, which takes
+NumPy's conventions: `axis=` for a list of axes, a string for an enum),
+gjs's and Vala's from the C function's introspection data, as those
+bindings see it: every argument but the lengths of arrays, in the C
+order, `?` where null is taken (gjs: `null`; Vala: a nullable type),
+`x.` a method of the tensor. A C function that fails gives a `GLib.Error`
+whose domain is `Ep.Error` in every language (Vala: `catch (Ep.Error.SHAPE
+e)`; Python: its exception classes).
 """
 
 
@@ -359,11 +550,17 @@ def generate(Ep, GLib):
     lines = [HEADER]
     columns = "| op | signature | " + " | ".join(DTYPES) + " |"
     rule = "|---|---|" + "---|" * len(DTYPES)
+    language_columns = ["", "| op | Python | gjs | Vala |", "|---|---|---|---|"]
     family = None
+    calls_in_languages = []
     for entry in catalogue:
         if entry["family"] != family:
             family = entry["family"]
+            if calls_in_languages:
+                lines += language_columns + calls_in_languages
+                calls_in_languages = []
             lines += [f"\n## {family.capitalize()}\n", columns, rule]
+        calls_in_languages.append(op_language_row(Ep, entry))
         call = calls[entry["name"]]
         if call is None:
             cells = [f"({NO_CALL[entry['name']]})"] + [""] * (len(DTYPES) - 1)
@@ -371,10 +568,12 @@ def generate(Ep, GLib):
             cells = [outcome(Ep, GLib, call, dtype) for dtype in DTYPES]
         lines.append(f"| {op_link(Ep, entry)} | {signature(entry)} | " + " | ".join(cells) + " |")
 
+    lines += language_columns + calls_in_languages
     lines += ["\n## Data in and out (no ops)\n", columns, rule]
     for name, call in data.items():
         cells = [outcome(Ep, GLib, call, dtype) for dtype in DTYPES]
         lines.append(f"| {link(Ep, name)} | {gi_signature(Ep, name)} | " + " | ".join(cells) + " |")
+    lines += language_columns + [data_language_row(Ep, name) for name in data]
     return "\n".join(lines) + "\n"
 
 

@@ -86,6 +86,24 @@ GPtrArray              *ep_gradient_tape_gradient                 (EpGradientTap
                                                                    guint                   n_output_gradients,
                                                                    GError                **error);
 EP_EXPORT
+GPtrArray              *ep_gradient_tape_gradient_variables       (EpGradientTape         *self,
+                                                                   EpTensor              **targets,
+                                                                   guint                   n_targets,
+                                                                   EpVariable            **variables,
+                                                                   guint                   n_variables,
+                                                                   EpTensor              **output_gradients,
+                                                                   guint                   n_output_gradients,
+                                                                   GError                **error);
+EP_EXPORT
+GPtrArray              *ep_gradient_tape_gradient_tensors         (EpGradientTape         *self,
+                                                                   EpTensor              **targets,
+                                                                   guint                   n_targets,
+                                                                   EpTensor              **tensors,
+                                                                   guint                   n_tensors,
+                                                                   EpTensor              **output_gradients,
+                                                                   guint                   n_output_gradients,
+                                                                   GError                **error);
+EP_EXPORT
 EpTensor               *ep_gradient_tape_jacobian                 (EpGradientTape         *self,
                                                                    EpTensor               *target,
                                                                    GObject                *source,

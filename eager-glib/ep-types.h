@@ -34,6 +34,36 @@ G_BEGIN_DECLS
 #define EP_AXIS_NONE (-2147483647 - 1)
 
 /**
+ * EP_SLICE_START:
+ *
+ * A bound of [method@Tensor.slice] at the start of its axis, before the
+ * first element: an omitted bound of Python's `x[start:stop:step]`
+ * where the step walks towards the start (the start of `x[:3]`, the stop
+ * of `x[::-1]`). Bounds clamp to the axis, so any bound further out
+ * than the axis's length means the same (%G_MININT64 in C); this one is
+ * -(2⁵³ - 1), beyond any axis and exact in a JavaScript number.
+ *
+ * ```vala
+ * var reversed = x.slice ({ Ep.SLICE_END }, { Ep.SLICE_START }, { -1 });   // x[::-1]
+ * ```
+ */
+#define EP_SLICE_START ((gint64) -9007199254740991)
+
+/**
+ * EP_SLICE_END:
+ *
+ * A bound of [method@Tensor.slice] at the end of its axis, past the last
+ * element: an omitted bound where the step walks towards the end (the
+ * stop of `x[1:]`, the start of `x[::-1]`). 2⁵³ - 1, exact in a JavaScript
+ * number (which %G_MAXINT64 is not).
+ *
+ * ```vala
+ * var tail = x.slice ({ 1 }, { Ep.SLICE_END }, null);   // x[1:]
+ * ```
+ */
+#define EP_SLICE_END ((gint64) 9007199254740991)
+
+/**
  * EpDType:
  * @EP_DTYPE_FLOAT32: 32-bit IEEE 754 floating point (the default)
  * @EP_DTYPE_FLOAT64: 64-bit IEEE 754 floating point

@@ -1337,6 +1337,105 @@ ep_gradient_tape_gradient (EpGradientTape  *self,
   return g_steal_pointer (&grads);
 }
 
+/**
+ * ep_gradient_tape_gradient_variables:
+ * @self: a tape
+ * @targets: (array length=n_targets): the tensors to differentiate
+ * @n_targets: the number of targets
+ * @variables: (array length=n_variables): the variables to differentiate
+ *   with respect to
+ * @n_variables: the number of variables
+ * @output_gradients: (array length=n_output_gradients) (nullable): a
+ *   weight for each target, shaped like it; %NULL for ones
+ * @n_output_gradients: the number of output gradients: 0, or @n_targets
+ * @error: return location for an error
+ *
+ * [method@GradientTape.gradient] with respect to variables only, for the
+ * languages whose arrays are not covariant: Vala passes an
+ * `Ep.Variable[]` here (a model's trainable variables), where it refuses
+ * one for the `GLib.Object[]` of [method@GradientTape.gradient].
+ *
+ * ```vala
+ * var grads = tape.gradient_variables ({ loss }, { w, b }, null);
+ * ```
+ *
+ * Returns: (transfer container) (element-type EpTensor): one gradient per
+ *   variable, shaped like it, or %NULL with an error set, as
+ *   [method@GradientTape.gradient] says (%EP_ERROR_INVALID_ARGUMENT for a
+ *   source that is no variable)
+ */
+GPtrArray *
+ep_gradient_tape_gradient_variables (EpGradientTape  *self,
+                                     EpTensor       **targets,
+                                     guint            n_targets,
+                                     EpVariable     **variables,
+                                     guint            n_variables,
+                                     EpTensor       **output_gradients,
+                                     guint            n_output_gradients,
+                                     GError         **error)
+{
+  g_return_val_if_fail (variables != NULL || n_variables == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  for (guint s = 0; s < n_variables; s++)
+    if (!EP_IS_VARIABLE (variables[s]))
+      {
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("gradient_variables: source %u is %s, not a variable"), s,
+                     variables[s] != NULL ? G_OBJECT_TYPE_NAME (variables[s]) : "NULL");
+        return NULL;
+      }
+
+  return ep_gradient_tape_gradient (self, targets, n_targets, (GObject **) variables, n_variables,
+                                    output_gradients, n_output_gradients, error);
+}
+
+/**
+ * ep_gradient_tape_gradient_tensors:
+ * @self: a tape
+ * @targets: (array length=n_targets): the tensors to differentiate
+ * @n_targets: the number of targets
+ * @tensors: (array length=n_tensors): the tensors to differentiate with
+ *   respect to (watched, or made by recorded operations)
+ * @n_tensors: the number of tensors
+ * @output_gradients: (array length=n_output_gradients) (nullable): a
+ *   weight for each target, shaped like it; %NULL for ones
+ * @n_output_gradients: the number of output gradients: 0, or @n_targets
+ * @error: return location for an error
+ *
+ * [method@GradientTape.gradient] with respect to tensors only: Vala
+ * passes an `Ep.Tensor[]` here, where it refuses one for the
+ * `GLib.Object[]` of [method@GradientTape.gradient].
+ *
+ * Returns: (transfer container) (element-type EpTensor): one gradient per
+ *   tensor, shaped like it, or %NULL with an error set, as
+ *   [method@GradientTape.gradient] says (%EP_ERROR_INVALID_ARGUMENT for a
+ *   source that is no tensor)
+ */
+GPtrArray *
+ep_gradient_tape_gradient_tensors (EpGradientTape  *self,
+                                   EpTensor       **targets,
+                                   guint            n_targets,
+                                   EpTensor       **tensors,
+                                   guint            n_tensors,
+                                   EpTensor       **output_gradients,
+                                   guint            n_output_gradients,
+                                   GError         **error)
+{
+  g_return_val_if_fail (tensors != NULL || n_tensors == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  for (guint s = 0; s < n_tensors; s++)
+    if (!EP_IS_TENSOR (tensors[s]))
+      {
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("gradient_tensors: source %u is %s, not a tensor"), s,
+                     tensors[s] != NULL ? G_OBJECT_TYPE_NAME (tensors[s]) : "NULL");
+        return NULL;
+      }
+
+  return ep_gradient_tape_gradient (self, targets, n_targets, (GObject **) tensors, n_tensors,
+                                    output_gradients, n_output_gradients, error);
+}
+
 /* Jacobians: one backward pass per element of (an example of) the
  * target, each seeded with a one-hot weight, stacked with an op so that
  * outer tapes differentiate the result too. */

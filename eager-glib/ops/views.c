@@ -869,9 +869,11 @@ ep_tensor_flip (EpTensor    *self,
  * Bounds follow Python: negative ones count from the end and both are
  * clamped to the axis, so out-of-range bounds give short or empty
  * slices rather than errors. A negative step walks backwards. An omitted
- * bound in Python is %G_MININT64 or %G_MAXINT64 here: they clamp to
- * "before the first element" and "past the last one", so
- * `x[::-1]` is `starts = { G_MAXINT64 }`, `stops = { G_MININT64 }`,
+ * bound in Python is %EP_SLICE_START or %EP_SLICE_END here (as any bound
+ * beyond the axis, such as %G_MININT64 and %G_MAXINT64 in C): they clamp
+ * to "before the first element" and "past the last one", so `x[1:]` is
+ * `starts = { 1 }`, `stops = { EP_SLICE_END }`, and `x[::-1]` is
+ * `starts = { EP_SLICE_END }`, `stops = { EP_SLICE_START }`,
  * `steps = { -1 }`.
  *
  * Returns: (transfer full): the view, or %NULL with %EP_ERROR_INDEX set

@@ -1430,6 +1430,60 @@ test_persistent_holds_until_finalized (void)
   g_assert_null (intermediate);
 }
 
+/* The typed forms: gradient_variables and gradient_tensors answer as
+ * gradient does with the same sources, and keep its errors. */
+static void
+test_typed_sources (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble xv[] = { 1, 2, 3 };
+  g_autoptr(EpTensor) x = ep_test_vector (xv, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpVariable) v = ep_variable_new (x, "v");
+  g_autoptr(EpTensor) t = ep_test_vector (xv, 3, EP_DTYPE_FLOAT32);
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (TRUE);
+  g_autoptr(EpTensor) read = NULL, prod = NULL, y = NULL;
+  g_autoptr(GPtrArray) by_variable = NULL, by_tensor = NULL, again = NULL;
+  EpVariable *variables[1] = { v };
+  EpTensor *tensors[1] = { t };
+  EpTensor *weights[2] = { NULL, NULL };
+
+  ep_gradient_tape_start (tape, NULL);
+  ep_gradient_tape_watch (tape, t);
+  read = ep_variable_read (v);
+  prod = ep_tensor_mul (read, t, &error);
+  y = ep_tensor_sum (prod, NULL, 0, FALSE, &error);
+  ep_gradient_tape_stop (tape, NULL);
+  g_assert_no_error (error);
+
+  /* d(sum(v * t))/dv = t, d/dt = v */
+  by_variable = ep_gradient_tape_gradient_variables (tape, &y, 1, variables, 1, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (by_variable->len, ==, 1);
+  assert_values (g_ptr_array_index (by_variable, 0), xv, 3);
+  by_tensor = ep_gradient_tape_gradient_tensors (tape, &y, 1, tensors, 1, NULL, 0, &error);
+  g_assert_no_error (error);
+  assert_values (g_ptr_array_index (by_tensor, 0), xv, 3);
+
+  /* the errors of gradient: two weights for one target */
+  weights[0] = weights[1] = y;
+  again = ep_gradient_tape_gradient_variables (tape, &y, 1, variables, 1, weights, 2, &error);
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_null (again);
+  g_clear_error (&error);
+
+  /* a source of the other kind, or none, is an error (a C cast gone wrong) */
+  again = ep_gradient_tape_gradient_variables (tape, &y, 1, (EpVariable **) tensors, 1, NULL, 0, &error);
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "gradient_variables: source 0 is EpTensor"));
+  g_assert_null (again);
+  g_clear_error (&error);
+  variables[0] = NULL;
+  again = ep_gradient_tape_gradient_tensors (tape, &y, 1, (EpTensor **) variables, 1, NULL, 0, &error);
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "gradient_tensors: source 0 is NULL"));
+  g_assert_null (again);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1440,6 +1494,7 @@ main (int argc, char **argv)
   g_test_add_func ("/autodiff/tape/non-persistent-answers-once", test_non_persistent_answers_once);
   g_test_add_func ("/autodiff/tape/persistent-answers-many-times", test_persistent_answers_many_times);
   g_test_add_func ("/autodiff/tape/targets-and-output-gradients", test_targets_and_output_gradients);
+  g_test_add_func ("/autodiff/tape/typed-sources", test_typed_sources);
   g_test_add_func ("/autodiff/tape/bad-targets-and-sources", test_bad_targets_and_sources);
   g_test_add_func ("/autodiff/tape/unconnected", test_unconnected);
   g_test_add_func ("/autodiff/tape/integer-tensors", test_integer_tensors_have_no_gradient);

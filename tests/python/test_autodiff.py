@@ -591,3 +591,26 @@ def test_custom_gradient_errors():
         through(lambda inputs, y, dy: {}["missing"])
     bad_forward = Ep.custom_gradient(lambda x: 1.0, lambda inputs, y, dy: dy)
     assert_ep_error(Ep.Error.INVALID_ARGUMENT, bad_forward, x)
+
+
+# Typed sources (issue 15): gradient_variables and gradient_tensors are the
+# C API's forms for languages without covariant arrays (Vala); from Python
+# they answer as gradient does.
+
+def test_gradient_variables_and_tensors():
+    w = Ep.Variable.new(Ep.astensor([4.0, 5.0, 6.0]), "w")
+    x = Ep.astensor([1.0, 2.0, 3.0])
+    with Ep.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        loss = (w.read() * x).sum()
+    by_variable = tape.gradient_variables([loss], [w], None)
+    by_tensor = tape.gradient_tensors([loss], [x], None)
+    np.testing.assert_array_equal(by_variable[0].numpy(), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(by_tensor[0].numpy(), [4.0, 5.0, 6.0])
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, tape.gradient_variables, [loss], [w], [loss, loss])
+
+
+def test_slice_constants():
+    x = Ep.astensor([0.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(x.slice([Ep.SLICE_END], [Ep.SLICE_START], [-1]).numpy(), [3, 2, 1, 0])
+    np.testing.assert_array_equal(x.slice([1], [Ep.SLICE_END]).numpy(), [1, 2, 3])

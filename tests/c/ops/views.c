@@ -703,6 +703,27 @@ test_slice (void)
   ep_test_assert_tensor (d, EP_DIMS (1, 5), 2, EP_DOUBLES (15, 16, 17, 18, 19));
 }
 
+/* EP_SLICE_START and EP_SLICE_END are Python's omitted bounds, whatever
+ * the step's sign: x[::-1], x[1:], x[:2] */
+static void
+test_slice_constants (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (4), 1, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) reversed = ep_tensor_slice (x, EP_DIMS (EP_SLICE_END), 1, EP_DIMS (EP_SLICE_START), 1,
+                                                  EP_DIMS (-1), 1, &error);
+  g_autoptr(EpTensor) tail = ep_tensor_slice (x, EP_DIMS (1), 1, EP_DIMS (EP_SLICE_END), 1, NULL, 0, &error);
+  g_autoptr(EpTensor) head = ep_tensor_slice (x, EP_DIMS (EP_SLICE_START), 1, EP_DIMS (2), 1, NULL, 0, &error);
+  g_autoptr(EpTensor) every_other = ep_tensor_slice (x, EP_DIMS (EP_SLICE_END), 1, EP_DIMS (EP_SLICE_START), 1,
+                                                     EP_DIMS (-2), 1, &error);
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (reversed, EP_DIMS (4), 1, EP_DOUBLES (3, 2, 1, 0));
+  ep_test_assert_tensor (tail, EP_DIMS (3), 1, EP_DOUBLES (1, 2, 3));
+  ep_test_assert_tensor (head, EP_DIMS (2), 1, EP_DOUBLES (0, 1));
+  ep_test_assert_tensor (every_other, EP_DIMS (2), 1, EP_DOUBLES (3, 1));
+}
+
 static void
 test_slice_errors (void)
 {
@@ -858,6 +879,7 @@ main (int argc, char **argv)
   g_test_add_func ("/views/flip/empty-huge-extent", test_flip_empty_huge_extent);
   g_test_add_func ("/views/slice", test_slice);
   g_test_add_func ("/views/slice/errors", test_slice_errors);
+  g_test_add_func ("/views/slice/constants", test_slice_constants);
   g_test_add_func ("/views/flatten", test_flatten);
   g_test_add_func ("/views/gradient/broadcast-to", test_gradient_broadcast_to);
   g_test_add_func ("/views/gradient/flip", test_gradient_flip);
