@@ -87,6 +87,122 @@ def _renamed(error: GLib.Error, caller: str) -> GLib.Error:
 __all__ = []
 
 # ---------------------------------------------------------------------------
+# errors: Ep.Error and its subclasses
+#
+# Every error of the library is a GLib.Error of the domain EP_ERROR
+# ("ep-error"); Python raises it as the subclass of Ep.Error that its code
+# names, which also derives from the builtin exception a NumPy user
+# catches: shape, dtype and invalid-argument errors are ValueErrors, axis
+# errors ValueErrors and IndexErrors (as NumPy's AxisError), index errors
+# IndexErrors, out-of-memory errors MemoryErrors. `except GLib.Error`
+# catches them all, with domain, code and message as C set them.
+#
+# One place converts, for every call: PyGObject makes the exception of a
+# GError by calling GLib.Error(message, domain, code) (gi/pygi-error.c;
+# PyGObject 3.42 has no table of exception classes by domain), and so does
+# GLib.Error.new_literal, so GLib.Error.__new__ picks the class here, by
+# domain and code; every other domain keeps GLib.Error. Nothing runs on
+# the success path. (PyGObject's own GLib override patches GLib.Error so:
+# matches, new_literal.) Wrong argument types stay TypeErrors: PyGObject
+# raises those itself, and so does this layer.
+# ---------------------------------------------------------------------------
+
+_ERROR_DOMAIN = GLib.quark_to_string(Ep.error_quark())
+_ERROR_CLASSES = {}       # code -> subclass of Error
+
+
+class Error(GLib.Error):
+    """An error of eager-glib: a GLib.Error of the domain "ep-error"; its
+    subclass says what went wrong (Ep.Error.SHAPE ... are the codes)."""
+
+    _code = Ep.Error.INVALID_ARGUMENT
+
+    def __init__(self, message: str = "unknown error", domain: str = _ERROR_DOMAIN,
+                 code: Optional[int] = None) -> None:
+        super().__init__(message, domain, int(self._code) if code is None else code)
+
+    def __repr__(self) -> str:
+        return f"Ep.{type(self).__name__}({self.message!r}, {self.domain!r}, {self.code})"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _ERROR_CLASSES.setdefault(int(cls._code), cls)
+
+
+# the codes, where they were before this class took the name: Ep.Error.SHAPE
+for _code in Ep.Error.__enum_values__.values():
+    setattr(Error, _code.value_nick.replace("-", "_").upper(), _code)
+del _code
+
+
+class ShapeError(Error, ValueError):
+    """Shapes do not fit together (broadcasting, matmul, reshape): Ep.Error.SHAPE."""
+    _code = Ep.Error.SHAPE
+
+
+class DTypeError(Error, ValueError):
+    """An operation does not take this element type: Ep.Error.DTYPE."""
+    _code = Ep.Error.DTYPE
+
+
+class AxisError(Error, ValueError, IndexError):
+    """An axis is out of range or repeated: Ep.Error.AXIS (as NumPy's
+    AxisError, a ValueError and an IndexError)."""
+    _code = Ep.Error.AXIS
+
+
+class OutOfRangeError(Error, IndexError):
+    """An index is out of range: Ep.Error.INDEX."""
+    _code = Ep.Error.INDEX
+
+
+class DeviceError(Error):
+    """A device is missing, failed, or cannot run an operation: Ep.Error.DEVICE."""
+    _code = Ep.Error.DEVICE
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """A buffer could not be allocated: Ep.Error.OUT_OF_MEMORY."""
+    _code = Ep.Error.OUT_OF_MEMORY
+
+
+class GradientError(Error):
+    """A gradient cannot be computed: Ep.Error.GRADIENT."""
+    _code = Ep.Error.GRADIENT
+
+
+class InvalidArgumentError(Error, ValueError):
+    """Any other invalid argument: Ep.Error.INVALID_ARGUMENT."""
+    _code = Ep.Error.INVALID_ARGUMENT
+
+
+class FileError(Error):
+    """A file could not be read or written: Ep.Error.IO."""
+    _code = Ep.Error.IO
+
+
+class FormatError(Error):
+    """A file was read but is not what it should be: Ep.Error.FORMAT."""
+    _code = Ep.Error.FORMAT
+
+
+def _gerror_new(cls, *args, **kwargs):
+    """GLib.Error.__new__: the subclass of Ep.Error of an ep-error."""
+    if cls is _GError_class:
+        domain = args[1] if len(args) > 1 else kwargs.get("domain")
+        if domain == _ERROR_DOMAIN:
+            code = args[2] if len(args) > 2 else kwargs.get("code", 0)
+            cls = _ERROR_CLASSES.get(code, Error)
+    return RuntimeError.__new__(cls, *args, **kwargs)
+
+
+_GError_class = GLib.Error
+GLib.Error.__new__ = staticmethod(_gerror_new)
+
+__all__ += ["Error", "ShapeError", "DTypeError", "AxisError", "OutOfRangeError", "DeviceError",
+           "OutOfMemoryError", "GradientError", "InvalidArgumentError", "FileError", "FormatError"]
+
+# ---------------------------------------------------------------------------
 # dtypes
 # ---------------------------------------------------------------------------
 
