@@ -221,6 +221,76 @@ int64 = Ep.DType.INT64
 bool_ = Ep.DType.BOOL
 __all__ += ["float32", "float64", "int32", "int64", "bool_"]
 
+# The dtype objects are Ep.DType's values themselves: what x.dtype gives
+# and what every C function takes, so Ep.float32 passes wherever a dtype
+# does, PyGObject's own methods included (x.astype(Ep.float32)). They are
+# patched here to behave as NumPy's dtypes: str() is NumPy's name,
+# comparisons take what a dtype argument takes (x.dtype == np.float32,
+# == "float32", == np.dtype("float32")), and .dtype is the NumPy dtype, so
+# that np.dtype(x.dtype) and np.zeros(3, x.dtype) work. NumPy is imported
+# only when .dtype is asked for. Comparing with an int compares the codes,
+# as before (Ep.DType.FLOAT32 == 0); hashes stay the codes'.
+
+_DTYPE_NAMES = {int(v): Ep.dtype_get_name(v) for v in Ep.DType.__enum_values__.values()}
+_DTYPE_ALIASES = {**_NUMPY_NAMES, "bool_": Ep.DType.BOOL}
+_DTypeClass = type(Ep.DType.FLOAT32)
+
+
+def _dtype_named(value):
+    """The Ep.DType that value names (a NumPy type, dtype or name, or
+    Python's bool, int or float), or None."""
+    if isinstance(value, str):
+        return _DTYPE_ALIASES.get(value)
+    if value is bool or value is int or value is float:
+        return _dtype(value)
+    name = getattr(value, "name", None)
+    if not isinstance(name, str):
+        name = getattr(value, "__name__", None)
+    return _DTYPE_ALIASES.get(name) if isinstance(name, str) else None
+
+
+def _dtype_eq(self, other: object) -> bool:
+    if isinstance(other, int):
+        return int(self) == int(other)
+    named = _dtype_named(other)
+    return NotImplemented if named is None else int(self) == int(named)
+
+
+def _dtype_ne(self, other: object) -> bool:
+    equal = _dtype_eq(self, other)
+    return equal if equal is NotImplemented else not equal
+
+
+def _dtype_name(self) -> str:
+    """NumPy's name of the dtype: "float32", "bool"."""
+    return _DTYPE_NAMES[int(self)]
+
+
+def _dtype_itemsize(self) -> int:
+    """Bytes per element."""
+    return Ep.dtype_get_itemsize(self)
+
+
+def _dtype_numpy(self) -> numpy.dtype[Any]:
+    """The NumPy dtype (what np.dtype(Ep.float32) reads)."""
+    import numpy
+    return numpy.dtype(_DTYPE_NAMES[int(self)])
+
+
+def _dtype_repr(self) -> str:
+    name = _DTYPE_NAMES[int(self)]
+    return f"Ep.{name}_" if name == "bool" else f"Ep.{name}"
+
+
+_DTypeClass.__eq__ = _dtype_eq
+_DTypeClass.__ne__ = _dtype_ne
+_DTypeClass.__hash__ = int.__hash__
+_DTypeClass.__str__ = _dtype_name
+_DTypeClass.__repr__ = _dtype_repr
+_DTypeClass.name = property(_dtype_name)
+_DTypeClass.itemsize = property(_dtype_itemsize)
+_DTypeClass.dtype = property(_dtype_numpy)
+
 # ---------------------------------------------------------------------------
 # annotation types
 #
@@ -1170,6 +1240,154 @@ def _slice(self: Tensor, starts: Sequence[Optional[int]], stops: Sequence[Option
 
 
 # ---------------------------------------------------------------------------
+# NumPy's protocols: __array_ufunc__ and __array_function__
+#
+# np.exp(t), np.add(t, 1), ndarray + tensor, np.sum(t, axis=0),
+# np.concatenate([t, a]) ... run the op of eager-glib of that name and
+# give tensors (what a tape records and a staged function traces). The
+# tables are built from the op catalogue (_OPS) and the functions of Ep,
+# matched by name, once, on first use: a ufunc maps to the op of its name
+# (or of the NumPy name below) with as many tensor inputs and outputs and
+# no attribute without a default; a NumPy function to the Ep function of
+# its name, its arguments bound by NumPy's signature and passed by name.
+# What has no such op, a ufunc's other methods (reduce, outer, at ...),
+# out= and arguments Ep does not take (dtype=, where=, order= ...) run in
+# NumPy on copies of the tensors (numpy()), as NumPy would run them for any
+# array-like: the result is NumPy's, untouched by eager-glib (no tape sees
+# it). A tensor as out= is refused (NotImplemented: NumPy's TypeError),
+# tensors being immutable.
+# ---------------------------------------------------------------------------
+
+# NumPy's names of the ufuncs that eager-glib names otherwise
+_UFUNC_OPS = {"absolute": "abs", "multiply": "mul", "subtract": "sub", "true_divide": "div",
+              "divide": "div", "floor_divide": "floordiv", "negative": "neg", "power": "pow",
+              "remainder": "mod"}
+
+# NumPy's names of parameters that Ep names otherwise (the first
+# parameter, the array, maps to Ep's first whatever its name)
+_NUMPY_PARAMETERS = {"b": "other", "a_min": "min", "a_max": "max", "newshape": "shape",
+                     "fill_value": "value", "ddof": "correction"}
+
+# NumPy functions Ep has under their name but that make arrays from
+# numbers (dispatched only through like=): never Ep's
+_NOT_ARRAY_FUNCTIONS = {"arange", "linspace", "eye", "full"}
+
+
+@lru_cache(maxsize=None)
+def _ufunc_op(ufunc):
+    """The op wrapper (a method of _OPS) that runs ufunc, or None."""
+    wrapper = _OPS.get(_UFUNC_OPS.get(ufunc.__name__, ufunc.__name__))
+    if wrapper is None:
+        return None
+    entry = wrapper.__op__
+    if (not entry["method"] or len(entry["inputs"]) != ufunc.nin or len(entry["outputs"]) != ufunc.nout
+            or any(i["list"] for i in entry["inputs"])
+            or any("default" not in a for a in entry["attributes"] if not a["internal"])):
+        return None
+    conversions = tuple(_indices if i["dtypes"] == "integer" else _operand for i in entry["inputs"])
+    return wrapper, conversions
+
+
+def _numpy_signature(func):
+    """NumPy's signature of func; those NumPy implements in C have none
+    that inspect reads, so theirs are written here."""
+    import inspect
+    P = inspect.Parameter
+    written = {
+        "concatenate": [P("arrays", P.POSITIONAL_OR_KEYWORD), P("axis", P.POSITIONAL_OR_KEYWORD, default=0),
+                        P("out", P.POSITIONAL_OR_KEYWORD, default=None),
+                        P("dtype", P.KEYWORD_ONLY, default=None),
+                        P("casting", P.KEYWORD_ONLY, default="same_kind")],
+        "where": [P("condition", P.POSITIONAL_OR_KEYWORD), P("x", P.POSITIONAL_OR_KEYWORD, default=_NOT_GIVEN),
+                  P("y", P.POSITIONAL_OR_KEYWORD, default=_NOT_GIVEN)],
+        "dot": [P("a", P.POSITIONAL_OR_KEYWORD), P("b", P.POSITIONAL_OR_KEYWORD),
+                P("out", P.POSITIONAL_OR_KEYWORD, default=None)],
+    }
+    try:
+        return inspect.signature(func)
+    except (TypeError, ValueError):
+        parameters = written.get(func.__name__)
+        return None if parameters is None else inspect.Signature(parameters)
+
+
+_NOT_GIVEN = object()
+
+
+@lru_cache(maxsize=None)
+def _array_functions():
+    """{NumPy function: (Ep function, NumPy's signature, NumPy's parameter
+    names -> Ep's)} for the NumPy functions (numpy, numpy.linalg) that
+    dispatch to __array_function__ and that Ep has under their name."""
+    import inspect
+    import numpy
+    ours = dict(_FUNCTIONS)
+    ours.update((name, globals()[name]) for name in __all__
+                if inspect.isfunction(globals().get(name)) and globals()[name].__module__ == __name__)
+    table = {}
+    for module in (numpy, numpy.linalg):
+        for name in dir(module):
+            func = getattr(module, name)
+            if (name not in ours or name in _NOT_ARRAY_FUNCTIONS or not callable(func)
+                    or not hasattr(func, "_implementation")):
+                continue
+            signature = _numpy_signature(func)
+            if signature is None:
+                continue
+            ep_signature = inspect.signature(ours[name])
+            theirs = list(signature.parameters.values())
+            mine = list(ep_signature.parameters.values())
+            if not theirs or not mine or ((theirs[0].kind == theirs[0].VAR_POSITIONAL)
+                                          != (mine[0].kind == mine[0].VAR_POSITIONAL)):
+                continue
+            names = {**_NUMPY_PARAMETERS, theirs[0].name: mine[0].name}
+            names = {p.name: names.get(p.name, p.name) for p in theirs}
+            names = {k: v for k, v in names.items() if v in ep_signature.parameters}
+            table[func] = (ours[name], signature, names, ep_signature)
+    return table
+
+
+def _array_function_call(func, args, kwargs):
+    """(Ep function, args, kwargs) that run NumPy's func(*args, **kwargs)
+    in eager-glib, or None where Ep's function takes no such call."""
+    found = _array_functions().get(func)
+    if found is None:
+        return None
+    function, signature, names, ep_signature = found
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    positional, keywords = [], {}
+    for name, value in bound.arguments.items():
+        parameter = signature.parameters[name]
+        if parameter.kind == parameter.VAR_POSITIONAL:
+            positional.extend(value)
+        elif parameter.kind == parameter.VAR_KEYWORD:   # pad's constant_values=
+            keywords.update(value)
+        elif value is not parameter.default:  # NumPy's default: Ep's own
+            if name not in names:
+                return None
+            keywords[names[name]] = value
+    try:
+        ep_signature.bind(*positional, **keywords)
+    except TypeError:
+        return None   # where(condition) alone, a keyword Ep does not take
+    return function, positional, keywords
+
+
+def _numpy_copies(value):
+    """value with the tensors and Variables in it (in lists, tuples and
+    dicts) as NumPy arrays."""
+    if isinstance(value, (Ep.Tensor, Ep.Variable)):
+        return value.numpy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_numpy_copies(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _numpy_copies(v) for k, v in value.items()}
+    return value
+
+
+# ---------------------------------------------------------------------------
 # Tensor
 # ---------------------------------------------------------------------------
 
@@ -1231,13 +1449,54 @@ class Tensor(Ep.Tensor):
             raise _renamed(error, "numpy") from None
         return array
 
-    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
+    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None,
+                  copy: Optional[bool] = None) -> _NDArray:
+        """np.asarray(t): numpy(), in dtype. NumPy 2's copy=: True, a
+        new array; False, never a copy, a ValueError where one is needed
+        (numpy() copied: another device, or a layout NumPy cannot view);
+        None, a copy only where needed."""
+        import numpy
         array = self.numpy()
-        return array if dtype is None else array.astype(dtype, copy=False)
+        copied = array.flags.owndata   # numpy() made it: no one else holds it
+        if dtype is not None and array.dtype != numpy.dtype(dtype):
+            copied = False
+            if copy is False:
+                raise ValueError(f"__array__: a {array.dtype} tensor as {numpy.dtype(dtype)} "
+                                 f"needs a copy, and copy=False")
+            array = array.astype(dtype)
+            copied = True
+        if copy is False and copied:
+            raise ValueError("__array__: this tensor's data cannot be viewed without a copy "
+                             "(not on the CPU, or not contiguous), and copy=False")
+        if copy is True and not copied:
+            array = array.copy()
+        return array
 
-    # NumPy defers to the tensor's operators (ndarray + tensor is a
-    # tensor); np.asarray(tensor) goes through __array__.
-    __array_ufunc__ = None
+    def __array_ufunc__(self, ufunc: numpy.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """np.exp(t), np.add(t, 1), ndarray + t: the op of eager-glib (see
+        "NumPy's protocols"), else NumPy's on copies."""
+        if method == "__call__" and not kwargs:
+            found = _ufunc_op(ufunc)
+            if found is not None:
+                op, conversions = found
+                return op(*[convert(v) for convert, v in zip(conversions, inputs)])
+        if any(isinstance(o, Ep.Tensor) for o in kwargs.get("out", ())):
+            return NotImplemented   # tensors are immutable
+        return getattr(ufunc, method)(*_numpy_copies(inputs), **_numpy_copies(kwargs))
+
+    def __array_function__(self, func: Callable[..., Any], types: Sequence[type],
+                           args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        """np.sum(t), np.concatenate([t, a]), np.where(c, t, 0) ...: Ep's
+        function of that name (see "NumPy's protocols"), else NumPy's on
+        copies."""
+        import numpy
+        if not all(issubclass(t, (Ep.Tensor, numpy.ndarray)) for t in types):
+            return NotImplemented
+        call = _array_function_call(func, args, kwargs)
+        if call is not None:
+            function, positional, keywords = call
+            return function(*positional, **keywords)
+        return func(*_numpy_copies(args), **_numpy_copies(kwargs))
 
     def item(self) -> Union[bool, int, float]:
         """The only element, as a Python bool, int or float."""
@@ -2109,8 +2368,9 @@ class Variable(Ep.Variable):
     def item(self) -> Union[bool, int, float]:
         return self.read().item()
 
-    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
-        return self.read().__array__(dtype)
+    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None,
+                  copy: Optional[bool] = None) -> _NDArray:
+        return self.read().__array__(dtype, copy)
 
     def __repr__(self) -> str:
         return (f"Ep.Variable({self.read().to_string()}, name={self.get_name()!r}, "
