@@ -236,3 +236,17 @@ assert_type(net.trainable_variables, list[Ep.Variable])
 assert_type(net.named_variables(), list[tuple[str, Ep.Variable]])
 assert_type(net.eval(), Ep.Module)
 assert_type(Ep.Sequential(Ep.Linear(2, 3), Ep.Relu(), Ep.Tanh())[0], Ep.Module)
+
+# errors by kind, dtypes as NumPy's, NumPy's protocols (docs/python.md)
+try:
+    x + Ep.zeros(4)
+except Ep.ShapeError as shape_error:
+    assert_type(shape_error.code, int)
+    assert shape_error.code == Ep.Error.SHAPE and isinstance(shape_error, ValueError)
+except Ep.Error as error:
+    print(error.domain)
+assert x.dtype == np.float32 and str(x.dtype) == "float32" and x.dtype.name == "float32"
+numpy_dtype: np.dtype[Any] = np.dtype(x.dtype)
+assert_type(Ep.float64, Ep.DType)
+as_float64: Ep.Tensor = x.astype(Ep.float64)
+exponential = np.exp(x)
