@@ -1000,7 +1000,7 @@ def _clamp64(value):
 
 
 def _is_bool_tensor(value):
-    return isinstance(value, Ep.Tensor) and value.get_dtype() == Ep.DType.BOOL
+    return isinstance(value, Ep.Tensor) and value.get_dtype() is Ep.DType.BOOL
 
 
 def _normalize_key(self, key):
@@ -1502,9 +1502,9 @@ class Tensor(Ep.Tensor):
         """The only element, as a Python bool, int or float."""
         dtype = self.get_dtype()
         try:
-            if dtype == Ep.DType.BOOL:
+            if dtype is Ep.DType.BOOL:    # (is: the values are singletons; == is Python's)
                 return Ep.Tensor.item_boolean(self)
-            if dtype in (Ep.DType.INT32, Ep.DType.INT64):
+            if dtype is Ep.DType.INT32 or dtype is Ep.DType.INT64:
                 return Ep.Tensor.item_int64(self)
             return Ep.Tensor.item_double(self)
         except GLib.Error as error:
