@@ -356,3 +356,20 @@ def test_variable_array_takes_copy():
     assert v.__array__(copy=True).tolist() == A.tolist()
     with pytest.raises(ValueError):
         v.__array__(np.float64, copy=False)
+
+# ---------------------------------------------------------------------------
+# docs/python.md: every snippet runs
+# ---------------------------------------------------------------------------
+
+DOCS = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")
+
+
+def _snippets():
+    with open(DOCS, encoding="utf-8") as f:
+        text = f.read()
+    return [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
+
+
+@pytest.mark.parametrize("number", range(len(_snippets())))
+def test_docs_snippet_runs(number, capsys):
+    exec(compile(_snippets()[number], f"docs/python.md snippet {number + 1}", "exec"), {})
