@@ -351,6 +351,30 @@ def test_array_copy_false_never_copies():
         assert not t.__array__(copy=False).flags.owndata
 
 
+def test_variable_in_ufuncs_and_functions_is_read():
+    v = Ep.Variable(A)
+    with Ep.GradientTape() as tape:
+        y = np.sum(np.square(v))
+    assert isinstance(y, Ep.Tensor) and y.item() == pytest.approx(float((A * A).sum()), rel=1e-5)
+    assert_matches(tape.gradient(y, v), 2 * A)
+    assert isinstance(np.ones((3, 4), np.float32) - v, Ep.Tensor)
+
+
+def test_tape_gradient_raises_the_subclass():
+    x = Ep.astensor([1.0, 2.0])
+    with Ep.GradientTape() as tape:
+        tape.watch(x)
+        y = (x * x).sum()
+    with pytest.raises(ValueError) as info:
+        tape.gradient(y, x, output_gradients=Ep.ones([3]))
+    assert isinstance(info.value, Ep.Error) and isinstance(info.value, GLib.Error)
+
+
+def test_checkpoint_of_a_missing_file_is_a_file_error(tmp_path):
+    with pytest.raises(Ep.FileError):
+        Ep.Linear(2, 3).restore_checkpoint(tmp_path / "missing.safetensors")
+
+
 def test_variable_array_takes_copy():
     v = Ep.Variable(A)
     assert v.__array__(copy=True).tolist() == A.tolist()

@@ -36,6 +36,8 @@ ALLOWED_ANY = {
     # (NumPy's own stubs type ndarray's so too)
     "Tensor.__array_ufunc__": "inputs, kwargs, return",
     "Tensor.__array_function__": "return",
+    "Variable.__array_ufunc__": "inputs, kwargs, return",
+    "Variable.__array_function__": "return",
 }
 
 

@@ -1490,7 +1490,7 @@ class Tensor(Ep.Tensor):
         function of that name (see "NumPy's protocols"), else NumPy's on
         copies."""
         import numpy
-        if not all(issubclass(t, (Ep.Tensor, numpy.ndarray)) for t in types):
+        if not all(issubclass(t, (Ep.Tensor, Ep.Variable, numpy.ndarray)) for t in types):
             return NotImplemented
         call = _array_function_call(func, args, kwargs)
         if call is not None:
@@ -2371,6 +2371,10 @@ class Variable(Ep.Variable):
     def __array__(self, dtype: Optional[_NumPyDTypeLike] = None,
                   copy: Optional[bool] = None) -> _NDArray:
         return self.read().__array__(dtype, copy)
+
+    # np.exp(v), np.sum(v), ndarray - v: on the value read, as Tensor's
+    __array_ufunc__ = Tensor.__array_ufunc__
+    __array_function__ = Tensor.__array_function__
 
     def __repr__(self) -> str:
         return (f"Ep.Variable({self.read().to_string()}, name={self.get_name()!r}, "
