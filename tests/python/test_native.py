@@ -3,6 +3,7 @@ dtypes as NumPy's, and NumPy's protocols (__array_ufunc__,
 __array_function__, __array__ with copy=)."""
 
 import os
+import pickle
 import subprocess
 import sys
 
@@ -123,6 +124,12 @@ def test_error_made_in_python_has_its_code():
     assert (error.domain, error.code) == ("ep-error", int(Ep.Error.INDEX))
     assert repr(error) == "Ep.OutOfRangeError('lookup: no such row', 'ep-error', 3)"
     assert type(error.copy()) is Ep.OutOfRangeError
+
+
+def test_error_pickles():
+    error = pickle.loads(pickle.dumps(Ep.AxisError("sum: axis 3 is out of range")))
+    assert type(error) is Ep.AxisError and error.code == Ep.Error.AXIS
+    assert error.message == "sum: axis 3 is out of range"
 
 
 def test_other_domains_stay_glib_error():

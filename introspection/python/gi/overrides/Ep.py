@@ -186,6 +186,12 @@ class FormatError(Error):
     _code = Ep.Error.FORMAT
 
 
+# named where users import them (tracebacks, pickle): gi.repository.Ep.ShapeError
+for _cls in (Error, *_ERROR_CLASSES.values()):
+    _cls.__module__ = "gi.repository.Ep"
+del _cls
+
+
 def _gerror_new(cls, *args, **kwargs):
     """GLib.Error.__new__: the subclass of Ep.Error of an ep-error."""
     if cls is _GError_class:
