@@ -272,7 +272,7 @@ def test_ufunc_into_a_tensor_is_refused():
 def test_array_function_table_comes_from_ep():
     table = {f.__name__ for f in _ep_override._array_functions()}
     assert {"sum", "mean", "concatenate", "stack", "where", "reshape", "transpose", "clip", "split",
-            "take", "cumsum", "inv"} <= table
+            "take", "cumsum", "inv", "solve"} <= table
 
 
 A = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
@@ -295,6 +295,8 @@ ARRAY_FUNCTIONS = [
     ("expand_dims", lambda m, a: m.expand_dims(a, 0)),
     ("tile", lambda m, a: m.tile(a, 2)),
     ("inv", lambda m, a: m.linalg.inv(a[:, :3] + m.eye(3, dtype=np.float32))),
+    ("solve", lambda m, a: m.linalg.solve(a[:, :3] + m.eye(3, dtype=np.float32), a[:, 3:])),
+    ("dot", lambda m, a: m.dot(a, a.T)),
 ]
 
 

@@ -1345,9 +1345,13 @@ def _array_functions():
             if not theirs or not mine or ((theirs[0].kind == theirs[0].VAR_POSITIONAL)
                                           != (mine[0].kind == mine[0].VAR_POSITIONAL)):
                 continue
-            names = {**_NUMPY_PARAMETERS, theirs[0].name: mine[0].name}
-            names = {p.name: names.get(p.name, p.name) for p in theirs}
-            names = {k: v for k, v in names.items() if v in ep_signature.parameters}
+            renames = {**_NUMPY_PARAMETERS, theirs[0].name: mine[0].name}
+            names = {}
+            for p in theirs:   # Ep's name where Ep has it (b: dot's other, solve's b)
+                for candidate in (renames.get(p.name), p.name):
+                    if candidate in ep_signature.parameters:
+                        names[p.name] = candidate
+                        break
             table[func] = (ours[name], signature, names, ep_signature)
     return table
 
