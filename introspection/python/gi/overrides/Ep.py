@@ -1331,9 +1331,9 @@ def _array_functions():
                 if inspect.isfunction(globals().get(name)) and globals()[name].__module__ == __name__)
     table = {}
     for module in (numpy, numpy.linalg):
-        for name in dir(module):
-            func = getattr(module, name)
-            if (name not in ours or name in _NOT_ARRAY_FUNCTIONS or not callable(func)
+        for name in ours:   # (only these: NumPy warns on reading its deprecated names)
+            func = getattr(module, name, None)
+            if (func is None or name in _NOT_ARRAY_FUNCTIONS or not callable(func)
                     or not hasattr(func, "_implementation")):
                 continue
             signature = _numpy_signature(func)
