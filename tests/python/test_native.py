@@ -241,6 +241,15 @@ def test_ufunc_with_numbers_and_arrays(rng):
     assert isinstance(a == t, Ep.Tensor) and bool((a == t).all())
 
 
+def test_logical_ufuncs_and_functions_take_numbers_as_numpy_does():
+    a = np.array([1.5, 0.0, np.nan, -2.0], np.float32)
+    t = Ep.astensor(a)
+    assert_matches(np.logical_and(t, 1), np.logical_and(a, 1))
+    assert_matches(np.logical_not(t), np.logical_not(a))
+    assert_matches(np.all(t), np.all(a))
+    assert_matches(np.any(Ep.zeros([3])), np.any(np.zeros(3, np.float32)))
+
+
 def test_ufunc_is_recorded_by_a_tape():
     x = Ep.astensor([0.5, 1.0, 2.0])
     with Ep.GradientTape() as tape:

@@ -1290,8 +1290,16 @@ def _ufunc_op(ufunc):
             or any(i["list"] for i in entry["inputs"])
             or any("default" not in a for a in entry["attributes"] if not a["internal"])):
         return None
-    conversions = tuple(_indices if i["dtypes"] == "integer" else _operand for i in entry["inputs"])
+    conversions = tuple({"integer": _indices, "bool": _truth}.get(i["dtypes"], _operand)
+                        for i in entry["inputs"])
     return wrapper, conversions
+
+
+def _truth(value):
+    """A bool input of an op from NumPy's side, where any array is true
+    where nonzero (np.logical_and(x, y), np.all(x)): astype bool."""
+    tensor = _operand(value)
+    return tensor if tensor.get_dtype() is Ep.DType.BOOL else Ep.Tensor.astype(tensor, Ep.DType.BOOL)
 
 
 def _numpy_signature(func):
@@ -1382,6 +1390,11 @@ def _array_function_call(func, args, kwargs):
         ep_signature.bind(*positional, **keywords)
     except TypeError:
         return None   # where(condition) alone, a keyword Ep does not take
+    entry = getattr(function, "__op__", None)
+    for index, spec in enumerate(entry["inputs"] if entry is not None else ()):
+        name = _FIRST_ARGUMENT if index == 0 and entry["method"] else spec["name"]
+        if spec["dtypes"] == "bool" and name in keywords:   # np.all(x): x != 0
+            keywords[name] = _truth(keywords[name])
     return function, positional, keywords
 
 
