@@ -53,7 +53,7 @@ from __future__ import annotations
 import builtins
 import os
 from types import EllipsisType
-from typing import (Any, Callable, ContextManager, Generic, Iterator, Literal, Optional,
+from typing import (Any, Callable, ClassVar, ContextManager, Generic, Iterator, Literal, Optional,
                     ParamSpec, Protocol, Sequence, SupportsIndex, TypeVar, Union, overload)
 
 import numpy
@@ -382,6 +382,43 @@ def delegated_members(tensor_members, cls, own):
             and m.name not in own and not hasattr(cls, m.name)]
 
 
+def exception_codes(override):
+    """{name of an enum of the GIR: its name in the stubs} for the error
+    enums whose name an exception class of the override took (Ep.Error):
+    the enum is _ErrorCode there, its values the class's attributes."""
+    return {name: f"_{name}Code" for name in getattr(override, "__all__", [])
+            if isinstance(getattr(override, name), type)
+            and issubclass(getattr(override, name), BaseException)
+            and isinstance(getattr(override.Ep, name, None), type)
+            and not issubclass(getattr(override.Ep, name), BaseException)}
+
+
+def exception_class(name, cls, codes):
+    """The stub of an exception class of the override: GLib.Error (Any in
+    these stubs) is the RuntimeError it is, with its attributes."""
+    bases = []
+    for base in cls.__bases__:
+        if base.__module__ == "builtins":
+            bases.append(base.__name__)
+        elif base.__module__ == cls.__module__:
+            bases.append(base.__name__)
+        else:   # GLib.Error
+            bases.append("RuntimeError")
+    lines = [f"class {name}({', '.join(bases)}):"]
+    if cls.__doc__:
+        lines.append(f'    """{cls.__doc__.strip().splitlines()[0]}"""')
+    if "RuntimeError" in bases:
+        lines += ["    message: str", "    domain: str", "    code: int"]
+        lines.append("    def matches(self, domain: int, code: int) -> bool: ...")
+    if name in codes:
+        for attribute, value in vars(cls).items():
+            if type(value).__name__ == name and attribute.isupper():
+                lines.append(f"    {attribute}: ClassVar[{codes[name]}]")
+    for member in python_members(vars(cls), {"__init_subclass__"}):
+        lines += member.lines("    ")
+    return lines + [""]
+
+
 def main():
     gir_path, outdir = sys.argv[1], sys.argv[2]
     import gi
@@ -409,12 +446,22 @@ def main():
         for element in namespace.findall(f"core:{kind}", NS):
             name = element.get("name")
             base = "GObject.GFlags" if kind == "bitfield" else "GObject.GEnum"
+            if name in exception_codes(override):
+                name = exception_codes(override)[name]
             out.append(f"class {name}({base}):")
+            members = []
             for member in element.findall("core:member", NS):
                 out.append(f"    {member.get('name').upper()}: {name}")
+                members.append(member.get("name").upper())
+            functions = []
             for function in element.findall("core:function", NS):
                 out += Member(function.get("name"), [(None, gi_signature(function, "function"))],
                               decorator="staticmethod").lines("    ")
+                functions.append(function.get("name"))
+            # what the override patched onto the enum (DType's NumPy face)
+            cls = getattr(override.Ep, element.get("name"))
+            for member in python_members(vars(cls), set(members) | set(functions)):
+                out += member.lines("    ", set(members))
             out.append("")
 
     # constructors by class, and each class's parent: a subclass's
@@ -495,6 +542,9 @@ def main():
             out.append(f"{name}: {type(value).__name__}")
     for name in getattr(override, "__all__", []):
         value = getattr(override, name)
+        if isinstance(value, type) and issubclass(value, BaseException):
+            out += exception_class(name, value, exception_codes(override))
+            continue
         # context managers and helper classes that the override defines
         if isinstance(value, type) and name not in gir_names:
             members = python_members(vars(value), set())

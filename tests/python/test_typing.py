@@ -32,6 +32,12 @@ ALLOWED_ANY = {
     # self.fc1(x) (a Module) and reads self.w (a Variable) alike, as
     # PyTorch's attributes of a Module
     "Module.__getattr__": "return",
+    # NumPy's protocols: any ufunc's or function's arguments and results
+    # (NumPy's own stubs type ndarray's so too)
+    "Tensor.__array_ufunc__": "inputs, kwargs, return",
+    "Tensor.__array_function__": "return",
+    "Variable.__array_ufunc__": "inputs, kwargs, return",
+    "Variable.__array_function__": "return",
 }
 
 

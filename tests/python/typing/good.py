@@ -253,3 +253,16 @@ assert_type(made.to("cpu").to("float64"), Ep.Tensor)
 assert_type(made.index_update((slice(None), 1), 66.0).scatter_add([0], 1.0), Ep.Tensor)
 assert_type(copy.deepcopy(Ep.Variable([1.0])), Ep.Variable)
 restored: Ep.Tensor = pickle.loads(pickle.dumps(made))
+# errors by kind, dtypes as NumPy's, NumPy's protocols (docs/python.md)
+try:
+    x + Ep.zeros(4)
+except Ep.ShapeError as shape_error:
+    assert_type(shape_error.code, int)
+    assert shape_error.code == Ep.Error.SHAPE and isinstance(shape_error, ValueError)
+except Ep.Error as error:
+    print(error.domain)
+assert x.dtype == np.float32 and str(x.dtype) == "float32" and x.dtype.name == "float32"
+numpy_dtype: np.dtype[Any] = np.dtype(x.dtype)
+assert_type(Ep.float64, Ep.DType)
+as_float64: Ep.Tensor = x.astype(Ep.float64)
+exponential = np.exp(x)

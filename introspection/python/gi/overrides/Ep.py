@@ -87,6 +87,128 @@ def _renamed(error: GLib.Error, caller: str) -> GLib.Error:
 __all__ = []
 
 # ---------------------------------------------------------------------------
+# errors: Ep.Error and its subclasses
+#
+# Every error of the library is a GLib.Error of the domain EP_ERROR
+# ("ep-error"); Python raises it as the subclass of Ep.Error that its code
+# names, which also derives from the builtin exception a NumPy user
+# catches: shape, dtype and invalid-argument errors are ValueErrors, axis
+# errors ValueErrors and IndexErrors (as NumPy's AxisError), index errors
+# IndexErrors, out-of-memory errors MemoryErrors. `except GLib.Error`
+# catches them all, with domain, code and message as C set them.
+#
+# One place converts, for every call: PyGObject makes the exception of a
+# GError by calling GLib.Error(message, domain, code) (gi/pygi-error.c;
+# PyGObject 3.42 has no table of exception classes by domain), and so does
+# GLib.Error.new_literal, so GLib.Error.__new__ picks the class here, by
+# domain and code; every other domain keeps GLib.Error. Nothing runs on
+# the success path. (PyGObject's own GLib override patches GLib.Error so:
+# matches, new_literal.) Wrong argument types stay TypeErrors: PyGObject
+# raises those itself, and so does this layer.
+# ---------------------------------------------------------------------------
+
+_ERROR_DOMAIN = GLib.quark_to_string(Ep.error_quark())
+_ERROR_CLASSES = {}       # code -> subclass of Error
+
+
+class Error(GLib.Error):
+    """An error of eager-glib: a GLib.Error of the domain "ep-error"; its
+    subclass says what went wrong (Ep.Error.SHAPE ... are the codes)."""
+
+    _code = Ep.Error.INVALID_ARGUMENT
+
+    def __init__(self, message: str = "unknown error", domain: str = _ERROR_DOMAIN,
+                 code: Optional[int] = None) -> None:
+        super().__init__(message, domain, int(self._code) if code is None else code)
+
+    def __repr__(self) -> str:
+        return f"Ep.{type(self).__name__}({self.message!r}, {self.domain!r}, {self.code})"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _ERROR_CLASSES.setdefault(int(cls._code), cls)
+
+
+# the codes, where they were before this class took the name: Ep.Error.SHAPE
+for _code in Ep.Error.__enum_values__.values():
+    setattr(Error, _code.value_nick.replace("-", "_").upper(), _code)
+del _code
+
+
+class ShapeError(Error, ValueError):
+    """Shapes do not fit together (broadcasting, matmul, reshape): Ep.Error.SHAPE."""
+    _code = Ep.Error.SHAPE
+
+
+class DTypeError(Error, ValueError):
+    """An operation does not take this element type: Ep.Error.DTYPE."""
+    _code = Ep.Error.DTYPE
+
+
+class AxisError(Error, ValueError, IndexError):
+    """An axis is out of range or repeated: Ep.Error.AXIS (as NumPy's
+    AxisError, a ValueError and an IndexError)."""
+    _code = Ep.Error.AXIS
+
+
+class OutOfRangeError(Error, IndexError):
+    """An index is out of range: Ep.Error.INDEX."""
+    _code = Ep.Error.INDEX
+
+
+class DeviceError(Error):
+    """A device is missing, failed, or cannot run an operation: Ep.Error.DEVICE."""
+    _code = Ep.Error.DEVICE
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """A buffer could not be allocated: Ep.Error.OUT_OF_MEMORY."""
+    _code = Ep.Error.OUT_OF_MEMORY
+
+
+class GradientError(Error):
+    """A gradient cannot be computed: Ep.Error.GRADIENT."""
+    _code = Ep.Error.GRADIENT
+
+
+class InvalidArgumentError(Error, ValueError):
+    """Any other invalid argument: Ep.Error.INVALID_ARGUMENT."""
+    _code = Ep.Error.INVALID_ARGUMENT
+
+
+class FileError(Error):
+    """A file could not be read or written: Ep.Error.IO."""
+    _code = Ep.Error.IO
+
+
+class FormatError(Error):
+    """A file was read but is not what it should be: Ep.Error.FORMAT."""
+    _code = Ep.Error.FORMAT
+
+
+# named where users import them (tracebacks, pickle): gi.repository.Ep.ShapeError
+for _cls in (Error, *_ERROR_CLASSES.values()):
+    _cls.__module__ = "gi.repository.Ep"
+del _cls
+
+
+def _gerror_new(cls, *args, **kwargs):
+    """GLib.Error.__new__: the subclass of Ep.Error of an ep-error."""
+    if cls is _GError_class:
+        domain = args[1] if len(args) > 1 else kwargs.get("domain")
+        if domain == _ERROR_DOMAIN:
+            code = args[2] if len(args) > 2 else kwargs.get("code", 0)
+            cls = _ERROR_CLASSES.get(code, Error)
+    return RuntimeError.__new__(cls, *args, **kwargs)
+
+
+_GError_class = GLib.Error
+GLib.Error.__new__ = staticmethod(_gerror_new)
+
+__all__ += ["Error", "ShapeError", "DTypeError", "AxisError", "OutOfRangeError", "DeviceError",
+           "OutOfMemoryError", "GradientError", "InvalidArgumentError", "FileError", "FormatError"]
+
+# ---------------------------------------------------------------------------
 # dtypes
 # ---------------------------------------------------------------------------
 
@@ -104,6 +226,76 @@ int32 = Ep.DType.INT32
 int64 = Ep.DType.INT64
 bool_ = Ep.DType.BOOL
 __all__ += ["float32", "float64", "int32", "int64", "bool_"]
+
+# The dtype objects are Ep.DType's values themselves: what x.dtype gives
+# and what every C function takes, so Ep.float32 passes wherever a dtype
+# does, PyGObject's own methods included (x.astype(Ep.float32)). They are
+# patched here to behave as NumPy's dtypes: str() is NumPy's name,
+# comparisons take what a dtype argument takes (x.dtype == np.float32,
+# == "float32", == np.dtype("float32")), and .dtype is the NumPy dtype, so
+# that np.dtype(x.dtype) and np.zeros(3, x.dtype) work. NumPy is imported
+# only when .dtype is asked for. Comparing with an int compares the codes,
+# as before (Ep.DType.FLOAT32 == 0); hashes stay the codes'.
+
+_DTYPE_NAMES = {int(v): Ep.dtype_get_name(v) for v in Ep.DType.__enum_values__.values()}
+_DTYPE_ALIASES = {**_NUMPY_NAMES, "bool_": Ep.DType.BOOL}
+_DTypeClass = type(Ep.DType.FLOAT32)
+
+
+def _dtype_named(value):
+    """The Ep.DType that value names (a NumPy type, dtype or name, or
+    Python's bool, int or float), or None."""
+    if isinstance(value, str):
+        return _DTYPE_ALIASES.get(value)
+    if value is bool or value is int or value is float:
+        return _dtype(value)
+    name = getattr(value, "name", None)
+    if not isinstance(name, str):
+        name = getattr(value, "__name__", None)
+    return _DTYPE_ALIASES.get(name) if isinstance(name, str) else None
+
+
+def _dtype_eq(self, other: object) -> bool:
+    if isinstance(other, int):
+        return int(self) == int(other)
+    named = _dtype_named(other)
+    return NotImplemented if named is None else int(self) == int(named)
+
+
+def _dtype_ne(self, other: object) -> bool:
+    equal = _dtype_eq(self, other)
+    return equal if equal is NotImplemented else not equal
+
+
+def _dtype_name(self) -> str:
+    """NumPy's name of the dtype: "float32", "bool"."""
+    return _DTYPE_NAMES[int(self)]
+
+
+def _dtype_itemsize(self) -> int:
+    """Bytes per element."""
+    return Ep.dtype_get_itemsize(self)
+
+
+def _dtype_numpy(self) -> numpy.dtype[Any]:
+    """The NumPy dtype (what np.dtype(Ep.float32) reads)."""
+    import numpy
+    return numpy.dtype(_DTYPE_NAMES[int(self)])
+
+
+def _dtype_repr(self) -> str:
+    name = _DTYPE_NAMES[int(self)]
+    return f"Ep.{name}_" if name == "bool" else f"Ep.{name}"
+
+
+_DTypeClass.__eq__ = _dtype_eq
+_DTypeClass.__ne__ = _dtype_ne
+_DTypeClass.__hash__ = int.__hash__
+_DTypeClass.__str__ = _dtype_name
+_DTypeClass.__repr__ = _dtype_repr
+_DTypeClass.name = property(_dtype_name)
+_DTypeClass.itemsize = property(_dtype_itemsize)
+_DTypeClass.dtype = property(_dtype_numpy)
 
 # ---------------------------------------------------------------------------
 # annotation types
@@ -998,7 +1190,7 @@ def _clamp64(value):
 
 
 def _is_bool_tensor(value):
-    return isinstance(value, Ep.Tensor) and value.get_dtype() == Ep.DType.BOOL
+    return isinstance(value, Ep.Tensor) and value.get_dtype() is Ep.DType.BOOL
 
 
 def _normalize_key(self, key):
@@ -1261,6 +1453,171 @@ def _slice(self: Tensor, starts: Sequence[Optional[int]], stops: Sequence[Option
 
 
 # ---------------------------------------------------------------------------
+# NumPy's protocols: __array_ufunc__ and __array_function__
+#
+# np.exp(t), np.add(t, 1), ndarray + tensor, np.sum(t, axis=0),
+# np.concatenate([t, a]) ... run the op of eager-glib of that name and
+# give tensors (what a tape records and a staged function traces). The
+# tables are built from the op catalogue (_OPS) and the functions of Ep,
+# matched by name, once, on first use: a ufunc maps to the op of its name
+# (or of the NumPy name below) with as many tensor inputs and outputs and
+# no attribute without a default; a NumPy function to the Ep function of
+# its name, its arguments bound by NumPy's signature and passed by name.
+# What has no such op, a ufunc's other methods (reduce, outer, at ...),
+# out= and arguments Ep does not take (dtype=, where=, order= ...) run in
+# NumPy on copies of the tensors (numpy()), as NumPy would run them for any
+# array-like: the result is NumPy's, untouched by eager-glib (no tape sees
+# it). A tensor as out= is refused (NotImplemented: NumPy's TypeError),
+# tensors being immutable.
+# ---------------------------------------------------------------------------
+
+# NumPy's names of the ufuncs that eager-glib names otherwise
+_UFUNC_OPS = {"absolute": "abs", "multiply": "mul", "subtract": "sub", "true_divide": "div",
+              "divide": "div", "floor_divide": "floordiv", "negative": "neg", "power": "pow",
+              "remainder": "mod"}
+
+# NumPy's names of parameters that Ep names otherwise (the first
+# parameter, the array, maps to Ep's first whatever its name)
+_NUMPY_PARAMETERS = {"b": "other", "a_min": "min", "a_max": "max", "newshape": "shape",
+                     "fill_value": "value", "ddof": "correction"}
+
+# NumPy functions Ep has under their name but that make arrays from
+# numbers (dispatched only through like=): never Ep's
+_NOT_ARRAY_FUNCTIONS = {"arange", "linspace", "eye", "full"}
+
+
+@lru_cache(maxsize=None)
+def _ufunc_op(ufunc):
+    """The op wrapper (a method of _OPS) that runs ufunc, or None."""
+    wrapper = _OPS.get(_UFUNC_OPS.get(ufunc.__name__, ufunc.__name__))
+    if wrapper is None:
+        return None
+    entry = wrapper.__op__
+    if (not entry["method"] or len(entry["inputs"]) != ufunc.nin or len(entry["outputs"]) != ufunc.nout
+            or any(i["list"] for i in entry["inputs"])
+            or any("default" not in a for a in entry["attributes"] if not a["internal"])):
+        return None
+    conversions = tuple({"integer": _indices, "bool": _truth}.get(i["dtypes"], _operand)
+                        for i in entry["inputs"])
+    return wrapper, conversions
+
+
+def _truth(value):
+    """A bool input of an op from NumPy's side, where any array is true
+    where nonzero (np.logical_and(x, y), np.all(x)): astype bool."""
+    tensor = _operand(value)
+    return tensor if tensor.get_dtype() is Ep.DType.BOOL else Ep.Tensor.astype(tensor, Ep.DType.BOOL)
+
+
+def _numpy_signature(func):
+    """NumPy's signature of func; those NumPy implements in C have none
+    that inspect reads, so theirs are written here."""
+    import inspect
+    P = inspect.Parameter
+    written = {
+        "concatenate": [P("arrays", P.POSITIONAL_OR_KEYWORD), P("axis", P.POSITIONAL_OR_KEYWORD, default=0),
+                        P("out", P.POSITIONAL_OR_KEYWORD, default=None),
+                        P("dtype", P.KEYWORD_ONLY, default=None),
+                        P("casting", P.KEYWORD_ONLY, default="same_kind")],
+        "where": [P("condition", P.POSITIONAL_OR_KEYWORD), P("x", P.POSITIONAL_OR_KEYWORD, default=_NOT_GIVEN),
+                  P("y", P.POSITIONAL_OR_KEYWORD, default=_NOT_GIVEN)],
+        "dot": [P("a", P.POSITIONAL_OR_KEYWORD), P("b", P.POSITIONAL_OR_KEYWORD),
+                P("out", P.POSITIONAL_OR_KEYWORD, default=None)],
+    }
+    try:
+        return inspect.signature(func)
+    except (TypeError, ValueError):
+        parameters = written.get(func.__name__)
+        return None if parameters is None else inspect.Signature(parameters)
+
+
+_NOT_GIVEN = object()
+
+
+@lru_cache(maxsize=None)
+def _array_functions():
+    """{NumPy function: (Ep function, NumPy's signature, NumPy's parameter
+    names -> Ep's)} for the NumPy functions (numpy, numpy.linalg) that
+    dispatch to __array_function__ and that Ep has under their name."""
+    import inspect
+    import numpy
+    ours = dict(_FUNCTIONS)
+    ours.update((name, globals()[name]) for name in __all__
+                if inspect.isfunction(globals().get(name)) and globals()[name].__module__ == __name__)
+    table = {}
+    for module in (numpy, numpy.linalg):
+        for name in ours:   # (only these: NumPy warns on reading its deprecated names)
+            func = getattr(module, name, None)
+            if (func is None or name in _NOT_ARRAY_FUNCTIONS or not callable(func)
+                    or not hasattr(func, "_implementation")):
+                continue
+            signature = _numpy_signature(func)
+            if signature is None:
+                continue
+            ep_signature = inspect.signature(ours[name])
+            theirs = list(signature.parameters.values())
+            mine = list(ep_signature.parameters.values())
+            if not theirs or not mine or ((theirs[0].kind == theirs[0].VAR_POSITIONAL)
+                                          != (mine[0].kind == mine[0].VAR_POSITIONAL)):
+                continue
+            renames = {**_NUMPY_PARAMETERS, theirs[0].name: mine[0].name}
+            names = {}
+            for p in theirs:   # Ep's name where Ep has it (b: dot's other, solve's b)
+                for candidate in (renames.get(p.name), p.name):
+                    if candidate in ep_signature.parameters:
+                        names[p.name] = candidate
+                        break
+            table[func] = (ours[name], signature, names, ep_signature)
+    return table
+
+
+def _array_function_call(func, args, kwargs):
+    """(Ep function, args, kwargs) that run NumPy's func(*args, **kwargs)
+    in eager-glib, or None where Ep's function takes no such call."""
+    found = _array_functions().get(func)
+    if found is None:
+        return None
+    function, signature, names, ep_signature = found
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    positional, keywords = [], {}
+    for name, value in bound.arguments.items():
+        parameter = signature.parameters[name]
+        if parameter.kind == parameter.VAR_POSITIONAL:
+            positional.extend(value)
+        elif parameter.kind == parameter.VAR_KEYWORD:   # pad's constant_values=
+            keywords.update(value)
+        elif value is not parameter.default:  # NumPy's default: Ep's own
+            if name not in names:
+                return None
+            keywords[names[name]] = value
+    try:
+        ep_signature.bind(*positional, **keywords)
+    except TypeError:
+        return None   # where(condition) alone, a keyword Ep does not take
+    entry = getattr(function, "__op__", None)
+    for index, spec in enumerate(entry["inputs"] if entry is not None else ()):
+        name = _FIRST_ARGUMENT if index == 0 and entry["method"] else spec["name"]
+        if spec["dtypes"] == "bool" and name in keywords:   # np.all(x): x != 0
+            keywords[name] = _truth(keywords[name])
+    return function, positional, keywords
+
+
+def _numpy_copies(value):
+    """value with the tensors and Variables in it (in lists, tuples and
+    dicts) as NumPy arrays."""
+    if isinstance(value, (Ep.Tensor, Ep.Variable)):
+        return value.numpy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_numpy_copies(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _numpy_copies(v) for k, v in value.items()}
+    return value
+
+
+# ---------------------------------------------------------------------------
 # Tensor
 # ---------------------------------------------------------------------------
 
@@ -1433,21 +1790,62 @@ class Tensor(Ep.Tensor):
         array.flags.writeable = False
         return array
 
-    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
+    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None,
+                  copy: Optional[bool] = None) -> _NDArray:
+        """np.asarray(t): numpy(), in dtype. NumPy 2's copy=: True, a
+        new array; False, never a copy, a ValueError where one is needed
+        (numpy() copied: another device, or a layout NumPy cannot view);
+        None, a copy only where needed."""
+        import numpy
         array = self.numpy()
-        return array if dtype is None else array.astype(dtype, copy=False)
+        copied = array.flags.owndata   # numpy() made it: no one else holds it
+        if dtype is not None and array.dtype != numpy.dtype(dtype):
+            copied = False
+            if copy is False:
+                raise ValueError(f"__array__: a {array.dtype} tensor as {numpy.dtype(dtype)} "
+                                 f"needs a copy, and copy=False")
+            array = array.astype(dtype)
+            copied = True
+        if copy is False and copied:
+            raise ValueError("__array__: this tensor's data cannot be viewed without a copy "
+                             "(not on the CPU, or not contiguous), and copy=False")
+        if copy is True and not copied:
+            array = array.copy()
+        return array
 
-    # NumPy defers to the tensor's operators (ndarray + tensor is a
-    # tensor); np.asarray(tensor) goes through __array__.
-    __array_ufunc__ = None
+    def __array_ufunc__(self, ufunc: numpy.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """np.exp(t), np.add(t, 1), ndarray + t: the op of eager-glib (see
+        "NumPy's protocols"), else NumPy's on copies."""
+        if method == "__call__" and not kwargs:
+            found = _ufunc_op(ufunc)
+            if found is not None:
+                op, conversions = found
+                return op(*[convert(v) for convert, v in zip(conversions, inputs)])
+        if any(isinstance(o, Ep.Tensor) for o in kwargs.get("out", ())):
+            return NotImplemented   # tensors are immutable
+        return getattr(ufunc, method)(*_numpy_copies(inputs), **_numpy_copies(kwargs))
+
+    def __array_function__(self, func: Callable[..., Any], types: Sequence[type],
+                           args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        """np.sum(t), np.concatenate([t, a]), np.where(c, t, 0) ...: Ep's
+        function of that name (see "NumPy's protocols"), else NumPy's on
+        copies."""
+        import numpy
+        if not all(issubclass(t, (Ep.Tensor, Ep.Variable, numpy.ndarray)) for t in types):
+            return NotImplemented
+        call = _array_function_call(func, args, kwargs)
+        if call is not None:
+            function, positional, keywords = call
+            return function(*positional, **keywords)
+        return func(*_numpy_copies(args), **_numpy_copies(kwargs))
 
     def item(self) -> Union[bool, int, float]:
         """The only element, as a Python bool, int or float."""
         dtype = self.get_dtype()
         try:
-            if dtype == Ep.DType.BOOL:
+            if dtype is Ep.DType.BOOL:    # (is: the values are singletons; == is Python's)
                 return Ep.Tensor.item_boolean(self)
-            if dtype in (Ep.DType.INT32, Ep.DType.INT64):
+            if dtype is Ep.DType.INT32 or dtype is Ep.DType.INT64:
                 return Ep.Tensor.item_int64(self)
             return Ep.Tensor.item_double(self)
         except GLib.Error as error:
@@ -2423,8 +2821,13 @@ class Variable(Ep.Variable):
     def item(self) -> Union[bool, int, float]:
         return self.read().item()
 
-    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None) -> _NDArray:
-        return self.read().__array__(dtype)
+    def __array__(self, dtype: Optional[_NumPyDTypeLike] = None,
+                  copy: Optional[bool] = None) -> _NDArray:
+        return self.read().__array__(dtype, copy)
+
+    # np.exp(v), np.sum(v), ndarray - v: on the value read, as Tensor's
+    __array_ufunc__ = Tensor.__array_ufunc__
+    __array_function__ = Tensor.__array_function__
 
     def __repr__(self) -> str:
         return (f"Ep.Variable({self.read().to_string()}, name={self.get_name()!r}, "
