@@ -657,26 +657,6 @@ def test_numpy_positional_dtype_stays():
     assert Ep.zeros([2, 2], Ep.DType.INT32).dtype == Ep.DType.INT32
 
 
-# the page docs/python-interop.md
-
-def _docs_python_blocks():
-    import os
-    import re
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python-interop.md")
-    with open(path, encoding="utf-8") as f:
-        return re.findall(r"^```python\n(.*?)^```", f.read(), re.M | re.S)
-
-
-@pytest.mark.parametrize("block", _docs_python_blocks(), ids=lambda block: block.split("\n")[0][:40])
-def test_the_pages_python_runs(block):
-    """Each Python example of docs/python-interop.md runs as it is."""
-    exec(compile(block, "python-interop.md", "exec"), {"Ep": Ep, "np": np})
-
-
-def test_the_page_has_python_examples():
-    assert len(_docs_python_blocks()) == 6
-
-
 def test_array_interface_view_survives_a_later_access_and_release():
     t = Ep.astensor(arange((512,)))
     first = np.asarray(t)

@@ -237,7 +237,7 @@ assert_type(net.named_variables(), list[tuple[str, Ep.Variable]])
 assert_type(net.eval(), Ep.Module)
 assert_type(Ep.Sequential(Ep.Linear(2, 3), Ep.Relu(), Ep.Tanh())[0], Ep.Module)
 
-# zero copy, DLPack, constructors, pickling (docs/python-interop.md)
+# zero copy, DLPack, constructors, pickling (docs/python.md)
 import copy  # noqa: E402
 import pickle  # noqa: E402
 
