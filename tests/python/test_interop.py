@@ -684,3 +684,10 @@ def test_torch_from_dlpack_of_a_variable_keeps_its_value():
     gc.collect()
     np.testing.assert_array_equal(read(x), np.ones(64))
     assert v.__dlpack_device__() == (1, 0)
+
+
+def test_dlpack_copy_false_refuses_a_view_with_negative_strides():
+    t = Ep.arange(6.0)[::-1]
+    with pytest.raises(BufferError):
+        t.__dlpack__(copy=False)
+    assert np.from_dlpack(t).tolist() == [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]

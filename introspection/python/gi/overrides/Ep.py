@@ -1720,6 +1720,9 @@ class Tensor(Ep.Tensor):
         source = self
         if copy:
             source = _tensor_from_array(_numpy_copy(self))
+        elif copy is False and any(stride < 0 for stride in self.get_strides()):
+            raise BufferError("__dlpack__: a view with negative strides is exported as a copy "
+                              "(PyTorch cannot import them), and copy=False")
         return _dlpack_capsule(source)
 
     def __dlpack_device__(self) -> tuple[int, int]:
