@@ -129,7 +129,7 @@ function indices(value) {
     if (value instanceof Ep.Variable)
         return value.read();
     if (typeof value === 'number' || typeof value === 'bigint' || Array.isArray(value))
-        return tensor(value, Ep.DType.INT64);
+        return tensor(value, null, Ep.DType.INT64);
     return operand(value);
 }
 
@@ -199,7 +199,9 @@ function overNoAxes(fn, args, position) {
 // op wrappers
 //
 // One function per catalogue entry with a C function: the method
-// Ep.Tensor.prototype.<name> for a method entry, Ep.<name> otherwise. Its
+// Ep.Tensor.prototype.<name> for a method entry, Ep.<name> otherwise, and
+// for a method entry also the function Ep.<name>(a, ...) where that name
+// is free (as Python's Ep.sum(a, ...), Ep.where(c, x, y)). Its
 // parameters are the entry's inputs, then its attributes that are not
 // internal, in schema order (the C function's order), those with a
 // default or nullable optional; the source is written from the schema and
@@ -377,6 +379,8 @@ function installOps() {
             continue;
         }
         ops[entry.name] = wrapper;
+        if (entry.method && freeName(entry.name))
+            Ep[entry.name] = namespaceForm(entry, wrapper);
         if (wrapper.passesThrough)
             continue;
         if (entry.method)
@@ -384,6 +388,23 @@ function installOps() {
         else
             Ep[entry.name] = wrapper;
     }
+}
+
+/** Whether Ep.<name> can be the function form of a method op (the
+ *  Python layer's rule): not a dtype's name nor a name Ep has. */
+function freeName(name) {
+    return !(name in DTYPES) && !(name in Ep);
+}
+
+/** Ep.<name>(a, ...): the method on a as a tensor (Ep.where(c, x, y)). */
+function namespaceForm(entry, method) {
+    const form = function (a, ...rest) {
+        return method.apply(a instanceof Tensor ? a : operand(a), rest);
+    };
+    Object.defineProperty(form, 'name', {value: entry.name});
+    Object.defineProperty(form, 'length', {value: method.length + 1});
+    form.wrappedGI = method.wrappedGI ?? method;
+    return form;
 }
 
 // ---------------------------------------------------------------------------
@@ -450,12 +471,13 @@ function fromTypedArray(array, shape, dtype) {
  * Numbers become float32 (TensorFlow.js's default), booleans bool,
  * BigInts int64; a typed array keeps its type (Float32Array float32,
  * Float64Array float64, Int32Array int32, BigInt64Array int64) and is
- * 1-d unless shape says otherwise. shape may be left out, and dtype
- * (a name or an Ep.DType) may come second.
+ * 1-d unless shape (an array) says otherwise. shape may be left out,
+ * and dtype (a name or an Ep.DType) may then come second.
  */
 export function tensor(data, shape, dtype) {
-    if (typeof shape === 'string' || (typeof shape === 'number' && dtype === undefined &&
-        !ArrayBuffer.isView(data) && !Array.isArray(data) && shape in DTYPE_NAMES)) {
+    if (typeof shape === 'string' || typeof shape === 'number') {
+        if (dtype !== undefined)
+            throw typeError('tensor: the shape is an array');
         dtype = shape;
         shape = undefined;
     }
