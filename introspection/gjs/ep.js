@@ -418,26 +418,39 @@ function shapeOfNested(value) {
     return shape;
 }
 
-function flatten(value, shape, depth, out) {
-    if (depth === shape.length) {
-        if (Array.isArray(value))
-            throw typeError('tensor: a ragged nested array');
-        out.push(value);
-        return;
-    }
+/** Throws unless every array at depth d of value has length shape[d]
+ *  (the leaves are checked by the caller's type scan). */
+function checkRectangular(value, shape, depth) {
     if (!Array.isArray(value) || value.length !== shape[depth])
         throw typeError('tensor: a ragged nested array');
-    for (const item of value)
-        flatten(item, shape, depth + 1, out);
+    if (depth + 1 < shape.length) {
+        for (const item of value)
+            checkRectangular(item, shape, depth + 1);
+    }
 }
 
+// (indexed loops: a callback per element, as Array.from(values, f) or
+// values.some(f) call, costs ten times more in gjs)
 function typedArrayOf(values, dtype) {
-    const Kind = TYPED_ARRAYS[dtype];
-    if (dtype === Ep.DType.INT64)
-        return BigInt64Array.from(values, v => typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v))));
-    if (dtype === Ep.DType.BOOL)
-        return Uint8Array.from(values, v => v ? 1 : 0);
-    return Kind.from(values, v => Number(v));
+    const n = values.length;
+    const out = new TYPED_ARRAYS[dtype](n);
+    if (dtype === Ep.DType.INT64) {
+        for (let i = 0; i < n; i++) {
+            const v = values[i];
+            out[i] = typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v)));
+        }
+    } else if (dtype === Ep.DType.BOOL) {
+        for (let i = 0; i < n; i++)
+            out[i] = values[i] ? 1 : 0;
+    } else if (values instanceof BigInt64Array || values instanceof BigUint64Array) {
+        for (let i = 0; i < n; i++)
+            out[i] = Number(values[i]);
+    } else {
+        // the typed array converts (ToNumber; ToInt32 wraps as JavaScript does)
+        for (let i = 0; i < n; i++)
+            out[i] = values[i];
+    }
+    return out;
 }
 
 // the dtype of a typed array given as it is; others are converted
@@ -498,24 +511,40 @@ export function tensor(data, shape, dtype) {
     let values, inferred;
     if (Array.isArray(data)) {
         inferred = shapeOfNested(data);
-        values = [];
-        flatten(data, inferred, 0, values);
+        checkRectangular(data, inferred, 0);
+        values = inferred.length > 1 ? data.flat(inferred.length - 1) : data;
     } else if (['number', 'boolean', 'bigint'].includes(typeof data)) {
         inferred = [];
         values = [data];
     } else {
         throw typeError(`tensor: cannot make a tensor of ${Object.prototype.toString.call(data)}`);
     }
+    let numbers = 0, booleans = 0, bigints = 0;
+    for (let i = 0; i < values.length; i++) {
+        const kind = typeof values[i];
+        if (kind === 'number')
+            numbers++;
+        else if (kind === 'boolean')
+            booleans++;
+        else if (kind === 'bigint')
+            bigints++;
+        else if (Array.isArray(values[i]))
+            throw typeError('tensor: a ragged nested array');
+        else
+            throw typeError(`tensor: numbers, booleans or BigInts expected, not a ${kind}`);
+    }
     if (dtype === null) {
-        if (values.length && values.every(v => typeof v === 'boolean'))
+        if (booleans && !numbers && !bigints)
             dtype = Ep.DType.BOOL;
-        else if (values.length && values.every(v => typeof v === 'bigint'))
+        else if (bigints && !numbers && !booleans)
             dtype = Ep.DType.INT64;
-        else if (values.every(v => typeof v === 'number' || typeof v === 'boolean'))
+        else if (!bigints)
             dtype = Ep.DType.FLOAT32;
         else
-            throw typeError('tensor: numbers, booleans or BigInts expected');
+            throw typeError('tensor: BigInts mixed with numbers: give a dtype');
     }
+    if (bigints && dtype !== Ep.DType.INT64)
+        values = values.map(v => typeof v === 'bigint' ? Number(v) : v);
     return fromTypedArray(typedArrayOf(values, dtype), shape == null ? inferred : ints(shape), dtype);
 }
 
@@ -537,19 +566,24 @@ function toTypedArray({copy = false} = {}) {
 /** Nested arrays of numbers (booleans for bool, BigInts for int64), as
  *  TensorFlow.js's arraySync(). */
 function arraySync() {
-    const flat = Array.from(toTypedArray.call(this));
-    const values = this.get_dtype() === Ep.DType.BOOL ? flat.map(v => v !== 0) : flat;
+    const flat = toTypedArray.call(this);
+    const bool = this.get_dtype() === Ep.DType.BOOL;
     const shape = this.get_shape();
     if (shape.length === 0)
-        return values[0];
+        return bool ? flat[0] !== 0 : flat[0];
     const build = (depth, offset, stride) => {
         const inner = stride / shape[depth];
-        const out = [];
-        for (let i = 0; i < shape[depth]; i++)
-            out.push(depth === shape.length - 1 ? values[offset + i] : build(depth + 1, offset + i * inner, inner));
+        const out = new Array(shape[depth]);
+        if (depth === shape.length - 1) {
+            for (let i = 0; i < out.length; i++)
+                out[i] = bool ? flat[offset + i] !== 0 : flat[offset + i];
+        } else {
+            for (let i = 0; i < out.length; i++)
+                out[i] = build(depth + 1, offset + i * inner, inner);
+        }
         return out;
     };
-    return build(0, 0, values.length);
+    return build(0, 0, flat.length);
 }
 
 function toString() {
@@ -574,7 +608,7 @@ function* iterate() {
 function installTensor() {
     const accessors = {
         shape: {get() {
-            return Array.from(this.get_shape(), Number);
+            return this.get_shape();
         }},
         // the dtype's name ("float32"); get_dtype() gives the Ep.DType
         dtype: {get() {

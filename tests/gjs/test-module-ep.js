@@ -97,6 +97,9 @@ test('numbers are weak scalars: a float32 tensor stays float32', () => {
     assertEqual(x.add(1).toString(), '[2. 3.]', 'add(1)');
     assertEqual(x.mul(2.5).dtype, 'float32', 'mul(2.5)');
     assertEqual(Ep.tensor([1, 2], 'int32').add(1).dtype, 'int32', 'int32 + 1');
+    assertEqual(Ep.tensor([1n, 2n]).dtype, 'int64', 'BigInts: int64');
+    assertEqual(Ep.tensor([1n, 2.5], 'float64').toString(), '[1.  2.5]', 'BigInts to float64');
+    assertEqual(Ep.tensor([true, 0]).toString(), '[1. 0.]', 'booleans among numbers: float32');
     assertEqual(Ep.tensor([1, 2], 'int32').mul(0.5).toString(), '[0.5 1. ]', 'int32 * 0.5');
     assertEqual(x.greater(1).toString(), '[False  True]', 'greater(1)');
 });
@@ -147,12 +150,15 @@ test('bad arguments are clear errors', () => {
     assertThrowsEp(Ep, Ep.Error.SHAPE, () => x.add([1, 2, 3]));
     assertThrowsEp(Ep, Ep.Error.AXIS, () => x.sum(3));
     caught = null;
-    try {
-        Ep.tensor([[1, 2], [3]]);
-    } catch (e) {
-        caught = e;
+    for (const ragged of [[[1, 2], [3]], [[1, 2], [3], [4, 5, 6]], [[1, 2], [3, [4]]]]) {
+        caught = null;
+        try {
+            Ep.tensor(ragged);
+        } catch (e) {
+            caught = e;
+        }
+        assert(caught instanceof TypeError && caught.message.includes('ragged'), `${caught}`);
     }
-    assert(caught instanceof TypeError && caught.message.includes('ragged'), `${caught}`);
     caught = null;
     try {
         Ep.tensor({a: 1});
