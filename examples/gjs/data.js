@@ -19,7 +19,7 @@ print(centered);
 
 // Out: a Float32Array view of the result's memory, no copy.
 const out = centered.toTypedArray();
-print(`first row: ${Array.from(out.subarray(0, 4)).join(', ')}`);
+print(`first row: ${out.subarray(0, 4).join(', ')}`);
 
 // Errors are GLib.Error in the Ep.Error domain.
 try {

@@ -246,6 +246,8 @@ const RESERVED = new Set(('arguments await break case catch class const continue
  *  their `wrappedGI` property), and the entries that could not be. */
 export const ops = {};
 export const catalogueProblems = [];
+/** The method ops that also are functions Ep.<name>(a, ...). */
+export const functionForms = [];
 
 function generate(entry, gi) {
     const scope = {_f: gi, _T: Tensor, _operand: operand, _operands: operands,
@@ -259,7 +261,7 @@ function generate(entry, gi) {
         call.push(name);
         if (name === 'this')
             return;
-        params.push({name, optional: false});
+        params.push({name, optional: false, input: spec});
         const conversion = INPUT_TYPES[`${spec.dtypes},${spec.list}`];
         if (!conversion)
             throw new Error(`input ${spec.name} of dtypes ${spec.dtypes}`);
@@ -297,7 +299,7 @@ function generate(entry, gi) {
             statements.push(`${name} = ${test} ? ${fallback} : ${conversion ?? name};`);
         else if (conversion)
             statements.push(`${name} = ${conversion};`);
-        params.push({name, optional: fallback !== null});
+        params.push({name, optional: fallback !== null, attribute: spec});
         if (spec.type === 'axes' && entry.method)
             noAxes = call.length;
         call.push(name);
@@ -328,6 +330,7 @@ function generate(entry, gi) {
         `    ${body.join('\n    ')}\n};`;
     const wrapper = new Function(...Object.keys(scope), source)(...Object.values(scope));
     Object.defineProperty(wrapper, 'name', {value: entry.name});
+    wrapper.parameters = params;   // [{name, optional}], for the TypeScript declarations
     wrapper.wrappedGI = gi;
     wrapper.op = entry;
     wrapper.passesThrough = passesThrough;
@@ -379,8 +382,10 @@ function installOps() {
             continue;
         }
         ops[entry.name] = wrapper;
-        if (entry.method && freeName(entry.name))
+        if (entry.method && freeName(entry.name)) {
             Ep[entry.name] = namespaceForm(entry, wrapper);
+            functionForms.push(entry.name);
+        }
         if (wrapper.passesThrough)
             continue;
         if (entry.method)
