@@ -304,4 +304,17 @@ test(`Ep.tidy keeps the tensors in arrays and objects${tidyNote}`, () => {
     assert(inside.is_released(), 'an intermediate released');
 });
 
+test(`Ep.tidy: the snippet of docs/gjs.md${tidyNote}`, () => {
+    if (!Ep.tidy)
+        return;
+    let doubled = null;
+    const {total, parts} = Ep.tidy(() => {
+        doubled = Ep.tensor([1, 2]).mul(2);
+        return {total: doubled.sum(), parts: [doubled.add(1)]};
+    });
+    assertEqual(total.toString(), '6.0', 'total');
+    assertEqual(parts[0].toString(), '[3. 5.]', 'parts');
+    assert(doubled.is_released(), 'doubled released');
+});
+
 run();
