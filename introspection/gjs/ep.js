@@ -3,7 +3,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 //
 //     import Ep from 'gi://Ep?version=1.0';
-//     import 'resource:///org/gnome/EagerGlib/js/ep.js';
+//     await import('resource:///org/gnome/EagerGlib/js/ep.js');
 //
 // Importing this module patches Ep the way the Python override
 // (introspection/python/gi/overrides/Ep.py) patches it for Python: the op
@@ -12,8 +12,10 @@
 // same defaults as Python; what JavaScript needs beyond them is written
 // here by hand, each in one place. The module is compiled into the library
 // as a GResource; the gjs override overrides/Ep.js loads the library when
-// gi://Ep is imported, so that the resource exists by the time the import
-// above is resolved (installed and in the build tree alike).
+// gi://Ep is imported, so that the resource exists by the time of the
+// import() above (installed and in the build tree alike). A static import
+// of the resource cannot work: gjs resolves every static import of a file
+// before it runs any, when the library is not loaded yet.
 //
 // Sections, in this order:
 //   conversions      what a tensor, axes, shape, dtype ... argument accepts

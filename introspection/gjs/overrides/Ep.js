@@ -8,10 +8,10 @@
 // constructor registers the GResource with the ES module ep.js, so that
 //
 //     import Ep from 'gi://Ep?version=1.0';
-//     import 'resource:///org/gnome/EagerGlib/js/ep.js';
+//     await import('resource:///org/gnome/EagerGlib/js/ep.js');
 //
-// finds the module (gjs resolves every import of a file before running
-// it, and without this the library would load only at the first call).
+// finds the module (without this the library would load only at the first
+// call into it).
 // The idioms themselves are in ep.js, for programs that import it.
 
 /* exported _init */
