@@ -637,13 +637,16 @@ function installTensor() {
 }
 
 // ---------------------------------------------------------------------------
-// memory: Ep.tidy over the C scope
+// memory: Ep.tidy over the C scopes
 //
-// ep_tidy() runs a callback and releases every tensor made inside it except
-// the one the callback returns and those ep_keep() kept. Here the callback
-// may return any value: the tensors in it (in arrays and plain objects, at
-// any depth) are kept, so that they outlive the scope, and the value comes
-// back as it was. Installed only when the library has ep_tidy.
+// A tidy scope (ep_tidy_begin, ep_tidy_end) releases every tensor made in
+// it but the results given to ep_tidy_end and those ep_keep() kept. Ep.tidy
+// here runs fn between the two, so that C never calls back into JavaScript
+// (gjs 1.74 refuses to run a JavaScript callback from C while its collector
+// sweeps, which ep_tidy(func) would need; docs/memory.md), and hands out
+// the tensors in what fn returns (a tensor, or arrays, plain objects and
+// maps of them at any depth), which returns as it was. Installed only when
+// the library has the scopes.
 // ---------------------------------------------------------------------------
 
 function tensorsIn(value, found, seen = new Set()) {
@@ -662,32 +665,34 @@ function tensorsIn(value, found, seen = new Set()) {
 }
 
 function installTidy() {
-    const cTidy = Ep.tidy;
-    if (typeof cTidy !== 'function' || typeof Ep.keep !== 'function')
+    if (typeof Ep.tidy_begin !== 'function' || typeof Ep.tidy_end !== 'function' ||
+        typeof Ep.tidy_get_depth !== 'function')
         return;
+    const cTidy = Ep.tidy;
     /**
      * Ep.tidy(fn): runs fn and releases the tensors made inside it, except
      * the ones in what it returns (a tensor, or arrays and objects of them)
-     * and those Ep.keep() kept; returns what fn returned.
+     * and those Ep.keep() kept; returns what fn returned. If fn throws,
+     * the scope closes all the same and the exception goes on.
      */
     Ep.tidy = function tidy(fn) {
         if (typeof fn !== 'function')
             throw typeError('tidy: a function expected');
-        let result, single = null;
-        cTidy(() => {
+        const scope = Ep.tidy_begin();
+        let result, results = [];
+        try {
             result = fn();
-            const found = tensorsIn(result, []);
-            if (found.length === 1 && found[0] === result) {
-                single = result;
-                return result;
-            }
-            for (const t of found)
-                Ep.keep(t);
-            return null;
-        });
-        return single ?? result;
+            results = tensorsIn(result, []);
+        } finally {
+            // scopes fn opened and left open close first, as ep_tidy() does
+            while (Ep.tidy_get_depth() > scope)
+                Ep.tidy_end(Ep.tidy_get_depth(), []);
+            Ep.tidy_end(scope, results);
+        }
+        return result;
     };
-    Ep.tidy.wrappedGI = cTidy;
+    if (cTidy)
+        Ep.tidy.wrappedGI = cTidy;
 }
 
 // ---------------------------------------------------------------------------

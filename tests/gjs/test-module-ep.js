@@ -277,10 +277,11 @@ test('GLib.Bytes.toArray() is a view of the bytes (no copy); new GLib.Bytes copi
 // docs/gjs.md: tidy (when the library has ep_tidy)
 // ---------------------------------------------------------------------------
 
-const tidyNote = Ep.tidy ? '' : ' # SKIP this build has no ep_tidy';
+const hasTidy = typeof Ep.tidy_begin === 'function';
+const tidyNote = hasTidy ? '' : ' # SKIP this build has no ep_tidy_begin';
 
 test(`Ep.tidy returns a tensor and releases the rest${tidyNote}`, () => {
-    if (!Ep.tidy)
+    if (!hasTidy)
         return;
     let inside = null;
     const y = Ep.tidy(() => {
@@ -292,7 +293,7 @@ test(`Ep.tidy returns a tensor and releases the rest${tidyNote}`, () => {
 });
 
 test(`Ep.tidy keeps the tensors in arrays and objects${tidyNote}`, () => {
-    if (!Ep.tidy)
+    if (!hasTidy)
         return;
     let inside = null;
     const {a, rest: [b]} = Ep.tidy(() => {
@@ -305,7 +306,7 @@ test(`Ep.tidy keeps the tensors in arrays and objects${tidyNote}`, () => {
 });
 
 test(`Ep.tidy: the snippet of docs/gjs.md${tidyNote}`, () => {
-    if (!Ep.tidy)
+    if (!hasTidy)
         return;
     let doubled = null;
     const {total, parts} = Ep.tidy(() => {
@@ -315,6 +316,44 @@ test(`Ep.tidy: the snippet of docs/gjs.md${tidyNote}`, () => {
     assertEqual(total.toString(), '6.0', 'total');
     assertEqual(parts[0].toString(), '[3. 5.]', 'parts');
     assert(doubled.is_released(), 'doubled released');
+});
+
+test(`Ep.tidy: an exception closes the scope and goes on${tidyNote}`, () => {
+    if (!hasTidy)
+        return;
+    const depth = Ep.tidy_get_depth();
+    let inside = null, caught = null;
+    try {
+        Ep.tidy(() => {
+            inside = Ep.tensor([1, 2]).mul(2);
+            throw new RangeError('stop');
+        });
+    } catch (e) {
+        caught = e;
+    }
+    assert(caught instanceof RangeError, `${caught}`);
+    assert(inside.is_released(), 'released');
+    assertEqual(Ep.tidy_get_depth(), depth, 'the scope closed');
+});
+
+test(`Ep.tidy: nested, the inner result belongs to the outer scope${tidyNote}`, () => {
+    if (!hasTidy)
+        return;
+    let inner = null;
+    const kept = Ep.tidy(() => {
+        inner = Ep.tidy(() => Ep.tensor([1, 2]).add(1));
+        assert(!inner.is_released(), 'alive in the outer scope');
+        return inner.mul(2);
+    });
+    assert(inner.is_released(), 'released with the outer scope');
+    assertEqual(kept.toString(), '[4. 6.]', 'the result');
+});
+
+test(`Ep.tidy: numbers made scalars inside stay usable after it${tidyNote}`, () => {
+    if (!hasTidy)
+        return;
+    Ep.tidy(() => Ep.tensor([1]).add(12345.5));
+    assertEqual(Ep.tensor([1]).add(12345.5).toString(), '[12346.5]', 'the cached scalar');
 });
 
 run();

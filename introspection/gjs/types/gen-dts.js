@@ -84,9 +84,9 @@ for (const [name, wrapper] of Object.entries(ep.ops).sort()) {
     }
 }
 
-// only where the library has ep_tidy (ep.js wraps it then)
-const tidy = typeof Ep.tidy === 'function' ? `
-        /** Runs fn; releases the tensors made inside but those it returns (ep.js over ep_tidy). */
+// only where the library has the tidy scopes (ep.js defines Ep.tidy then)
+const tidy = typeof Ep.tidy_begin === 'function' ? `
+        /** Runs fn; releases the tensors made inside but those it returns (ep.js over ep_tidy_begin/end). */
         function tidy<T>(fn: () => T): T;
 ` : '';
 
