@@ -23,7 +23,10 @@ failures = []
 
 listed = {line.strip() for line in open("po/POTFILES.in") if line.strip() and not line.startswith("#")}
 TRANSLATABLE = re.compile(r'\b(N?_|_n|g_dngettext)\(\s*(GETTEXT_PACKAGE,\s*)?"')
-bindings = sorted(glob.glob("introspection/**/*.py", recursive=True) + glob.glob("introspection/**/*.js", recursive=True))
+# (not the npm tools that introspection/gjs/types installs)
+bindings = sorted(path for path in glob.glob("introspection/**/*.py", recursive=True)
+                  + glob.glob("introspection/**/*.js", recursive=True)
+                  if "node_modules" not in path.split(os.sep))
 for path in sorted(glob.glob("eager-glib/**/*.c", recursive=True)) + bindings:
     text = open(path, encoding="utf-8").read()
     if TRANSLATABLE.search(text):

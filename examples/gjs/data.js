@@ -1,27 +1,25 @@
-// data.js: bulk data in and out as typed arrays through GLib.Bytes, errors
-// as exceptions, and releasing large tensors early.
+// data.js: bulk data in and out as typed arrays, errors as exceptions,
+// and releasing large tensors early.
 //
 //   meson devenv -C _build gjs -m examples/gjs/data.js
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
 import Ep from 'gi://Ep?version=1.0';
-import GLib from 'gi://GLib';
+await import('resource:///org/gnome/EagerGlib/js/ep.js');
 
-// In: a Float32Array's bytes, one copy.
+// In: a Float32Array, one copy (into a GLib.Bytes the tensor keeps).
 const values = Float32Array.from({length: 12}, (_, i) => i / 2);
-const x = Ep.Tensor.new_from_bytes(new GLib.Bytes(new Uint8Array(values.buffer)),
-    Ep.DType.FLOAT32, [3, 4]);
+const x = Ep.tensor(values, [3, 4]);
 print(x.to_repr());
 
 // Work: column means, broadcast back.
-const centered = x.sub(x.mean([0], true));
-print(centered.to_string());
+const centered = x.sub(x.mean(0, true));
+print(centered);
 
-// Out: the bytes of the result as a Float32Array view.
-const bytes = centered.to_bytes().toArray();
-const out = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-print(`first row: ${Array.from(out.slice(0, 4)).join(', ')}`);
+// Out: a Float32Array view of the result's memory, no copy.
+const out = centered.toTypedArray();
+print(`first row: ${out.subarray(0, 4).join(', ')}`);
 
 // Errors are GLib.Error in the Ep.Error domain.
 try {
@@ -34,6 +32,6 @@ try {
 
 // A large intermediate: give its memory back now instead of at the next
 // garbage collection.
-const big = Ep.ones([1024, 1024], Ep.DType.FLOAT64);
-print(`sum of a 8 MiB tensor: ${big.sum(null, false).item_double()}`);
+const big = Ep.ones([1024, 1024], 'float64');
+print(`sum of a 8 MiB tensor: ${big.sum().item_double()}`);
 big.release();
