@@ -13,6 +13,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-enum-types.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-fault-private.h"
 #include "ep-grad-private.h"
 #include "ep-gradient-tape.h"
@@ -630,6 +631,73 @@ ep_gradient_tape_stop (EpGradientTape  *self,
   g_object_unref (self);
 
   return TRUE;
+}
+
+/**
+ * ep_gradient_tape_record:
+ * @self: a tape
+ * @func: (scope call): the code to record
+ * @user_data: (closure func): data for @func
+ * @error: return location for an error
+ *
+ * Starts @self, runs @func and stops @self, whatever happens in @func:
+ * the scoped form of [method@GradientTape.start] and
+ * [method@GradientTape.stop] for languages without Python's `with`.
+ *
+ * ```js
+ * const loss = tape.record(() => model.call(x).sub(y).square().mean());
+ * const [dw] = tape.gradient([loss], [w], null);
+ * ```
+ *
+ * If @func fails (in JavaScript: throws), the tape is stopped all the
+ * same and the error comes back.
+ *
+ * Returns: (transfer full) (nullable): what @func returned, or %NULL
+ *   (with @error set if the tape could not start or stop, or @func
+ *   failed)
+ */
+EpTensor *
+ep_gradient_tape_record (EpGradientTape  *self,
+                         EpScopeFunc      func,
+                         gpointer         user_data,
+                         GError         **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autoptr(EpTensor) result = NULL;
+
+  g_return_val_if_fail (EP_IS_GRADIENT_TAPE (self), NULL);
+  g_return_val_if_fail (func != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (self->recorder.active)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
+                   _("record: the tape is already active"));
+      return NULL;
+    }
+  if (!ep_gradient_tape_start (self, error))
+    return NULL;
+
+  result = func (user_data, &local);
+
+  /* the function's error first: it explains a tape left in a bad state */
+  if (!self->recorder.active)
+    {
+      if (local == NULL)
+        g_set_error (&local, EP_ERROR, EP_ERROR_GRADIENT,
+                     _("record: the function stopped the tape"));
+    }
+  else if (local != NULL)
+    ep_gradient_tape_stop (self, NULL);
+  else if (!ep_gradient_tape_stop (self, &local))
+    ep_error_rename_call (&local, "stop", "record");
+
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  return g_steal_pointer (&result);
 }
 
 /**

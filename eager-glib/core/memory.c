@@ -267,7 +267,7 @@ ep_tidy_get_depth (void)
  * ```
  *
  * Scopes nest: the result of an inner scope belongs to the one around it.
- * The values of variables are never released; a [method@Tensor.read]
+ * The values of variables are never released; a [method@Variable.read]
  * of one is a tensor like others. A tape that recorded inside the scope
  * holds released tensors once it closes: compute gradients inside the
  * scope. Only this thread's tensors are touched: each thread has its own
