@@ -297,9 +297,10 @@ ep_tidy (EpScopeFunc   func,
   scope = ep_tidy_begin ();
   result = func (user_data, &local);
 
-  /* scopes that @func opened and left open close with it */
+  /* scopes that @func opened and left open close with it, handing out
+   * its result */
   while (ep_tidy_get_depth () > scope)
-    close_scope (ep_context_get (), NULL, 0);
+    close_scope (ep_context_get (), &result, result != NULL ? 1 : 0);
   if (ep_tidy_get_depth () < scope)
     {
       /* @func closed this scope itself: what it made is gone already */

@@ -53,7 +53,7 @@ from __future__ import annotations
 import builtins
 import os
 from types import EllipsisType
-from typing import (Any, Callable, ContextManager, Generic, Iterator, Literal, Optional,
+from typing import (Any, Callable, ContextManager, Generic, Iterator, Literal, NamedTuple, Optional,
                     ParamSpec, Protocol, Sequence, SupportsIndex, TypeVar, Union, overload)
 
 import numpy
@@ -495,6 +495,14 @@ def main():
             out.append(f"{name}: {type(value).__name__}")
     for name in getattr(override, "__all__", []):
         value = getattr(override, name)
+        # named tuples that the override returns (Ep.memory()): their fields
+        if isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields"):
+            out.append(f"class {name}(NamedTuple):")
+            if value.__doc__:
+                out.append(f'    """{value.__doc__.strip().splitlines()[0]}"""')
+            out += [f"    {field}: {getattr(value.__annotations__[field], '__forward_arg__', value.__annotations__[field])}"
+                    for field in value._fields]
+            continue
         # context managers and helper classes that the override defines
         if isinstance(value, type) and name not in gir_names:
             members = python_members(vars(value), set())

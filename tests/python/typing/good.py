@@ -236,3 +236,12 @@ assert_type(net.trainable_variables, list[Ep.Variable])
 assert_type(net.named_variables(), list[tuple[str, Ep.Variable]])
 assert_type(net.eval(), Ep.Module)
 assert_type(Ep.Sequential(Ep.Linear(2, 3), Ep.Relu(), Ep.Tanh())[0], Ep.Module)
+
+# memory scopes
+scoped = Ep.tidy(lambda: {"a": x * 2, "b": [x + 1]})
+assert_type(scoped, dict[str, object])
+kept_t: Ep.Tensor = Ep.keep(x * 3)
+Ep.dispose([kept_t, None])
+usage = Ep.memory()
+in_use: int = usage.n_bytes + usage.n_tensors + usage.devices["cpu:0"].n_bytes
+recorded: Ep.Tensor = Ep.GradientTape().record(lambda: (x * x).sum())

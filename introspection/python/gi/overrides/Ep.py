@@ -160,6 +160,8 @@ _NDArray = numpy.typing.NDArray[Any]
 _NumPyDTypeLike = numpy.typing.DTypeLike
 _Aux = TypeVar("_Aux")
 _R_co = TypeVar("_R_co", covariant=True)
+# what Ep.tidy and GradientTape.record return: what their function did
+_Scoped = TypeVar("_Scoped")
 
 
 class _Function(Protocol[_R_co]):
@@ -1686,7 +1688,7 @@ def value_and_grad_fn(f, argnums=0, has_aux=False):
 
 from typing import NamedTuple  # noqa: E402
 
-_T = TypeVar("_T")
+_Scoped = TypeVar("_Scoped")
 
 
 def _tensors_in(value, found):
@@ -1704,13 +1706,14 @@ def _tensors_in(value, found):
 
 
 def _close_scopes(scope, results):
-    # scopes fn opened and left open close with this one
+    # scopes fn opened and left open close with this one, handing out the
+    # same results
     while Ep.tidy_get_depth() > scope:
-        Ep.tidy_end(Ep.tidy_get_depth(), [])
+        Ep.tidy_end(Ep.tidy_get_depth(), results)
     Ep.tidy_end(scope, results)
 
 
-def tidy(fn: Callable[[], _T]) -> _T:
+def tidy(fn: Callable[[], _Scoped]) -> _Scoped:
     """Runs fn() and releases every tensor made meanwhile on this thread,
     but those it returns (a tensor, or a list, tuple or dict of them) and
     those kept with Ep.keep. fn's exceptions propagate; the scope closes
@@ -1727,7 +1730,7 @@ def tidy(fn: Callable[[], _T]) -> _T:
     return result
 
 
-def keep(value: _T) -> _T:
+def keep(value: _Scoped) -> _Scoped:
     """Keeps a tensor (or each tensor of a list, tuple or dict) from being
     released by the tidy scopes around it; returns value."""
     for tensor in _tensors_in(value, []):
@@ -1735,7 +1738,7 @@ def keep(value: _T) -> _T:
     return value
 
 
-def dispose(value: Any) -> None:
+def dispose(value: object) -> None:
     """Releases a tensor (or each tensor of a list, tuple or dict) now;
     released ones and other values are left alone."""
     for tensor in _tensors_in(value, []):
@@ -1919,7 +1922,7 @@ class GradientTape(Ep.GradientTape):
         self.stop()
         return False
 
-    def record(self, fn: Callable[[], _T]) -> _T:
+    def record(self, fn: Callable[[], _Scoped]) -> _Scoped:
         """Starts the tape, returns fn(), and stops the tape whatever
         happens (as `with tape:` does)."""
         self.start()
