@@ -12,7 +12,10 @@
  * The owner thread appends and closes; any thread may clear a slot (a
  * tensor finalized or kept elsewhere). One lock orders the clearing
  * against the closing: a tensor whose slot the close finds is still
- * alive, since its dispose waits on the lock before it can go on.
+ * alive, since its dispose waits on the lock before it can go on. The
+ * lock is recursive: freeing a buffer may run code on this thread that
+ * drops other tensors of the scope (a borrowed buffer's destroy notify),
+ * whose dispose then clears their slots before the walk reaches them.
  */
 
 #include "config.h"
@@ -42,7 +45,7 @@ struct _EpTidyScope
 };
 
 /* orders slot clearing (any thread) against scope closing (the owner) */
-static GMutex tidy_lock;
+static GRecMutex tidy_lock;
 
 void
 ep_tidy_track (EpTidyScope *scope,
@@ -69,14 +72,14 @@ ep_tidy_untrack_slow (EpTensor *tensor)
 {
   EpTensor **slot;
 
-  g_mutex_lock (&tidy_lock);
+  g_rec_mutex_lock (&tidy_lock);
   slot = g_atomic_pointer_get (&tensor->tidy_slot);
   if (slot != NULL)
     {
       g_atomic_pointer_set (slot, NULL);
       g_atomic_pointer_set (&tensor->tidy_slot, NULL);
     }
-  g_mutex_unlock (&tidy_lock);
+  g_rec_mutex_unlock (&tidy_lock);
 }
 
 static gboolean
@@ -113,7 +116,7 @@ close_scope (EpContext  *context,
         g_hash_table_add (set, results[i]);
     }
 
-  g_mutex_lock (&tidy_lock);
+  g_rec_mutex_lock (&tidy_lock);
   for (TidyBlock *block = scope->blocks; block != NULL; block = block->next)
     for (guint i = 0; i < block->len; i++)
       {
@@ -130,7 +133,7 @@ close_scope (EpContext  *context,
         else
           ep_tensor_release (tensor);
       }
-  g_mutex_unlock (&tidy_lock);
+  g_rec_mutex_unlock (&tidy_lock);
 
   context->tidy = parent;
   while (scope->blocks != NULL)
