@@ -636,8 +636,8 @@ ep_gradient_tape_stop (EpGradientTape  *self,
 /**
  * ep_gradient_tape_record:
  * @self: a tape
- * @func: (scope call): the code to record
- * @user_data: (closure func): data for @func
+ * @func: (scope call) (closure user_data): the code to record
+ * @user_data: data for @func
  * @error: return location for an error
  *
  * Starts @self, runs @func and stops @self, whatever happens in @func:
@@ -972,6 +972,27 @@ take_input_grads (const TapeEntry  *entry,
   return ok;
 }
 
+/* A rule that failed on a tensor released since it was recorded (by a
+ * tidy scope that closed, or a dispose) says so, rather than naming an
+ * op of the rule that the user never called. */
+static void
+explain_released (const TapeEntry  *entry,
+                  GError          **error)
+{
+  if (error == NULL || !g_error_matches (*error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT))
+    return;
+
+  for (guint i = 0; i < entry->n_inputs + entry->n_outputs; i++)
+    if (ep_tensor_is_released (entry->inputs[i]))
+      {
+        g_clear_error (error);
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("gradient: a tensor the tape recorded was released since (by a tidy scope "
+                       "that closed, or a dispose); compute gradients inside the scope"));
+        return;
+      }
+}
+
 /* Runs the rule of one recorded op. @reach holds the tensors that depend
  * on a source: only their gradients are wanted. */
 static gboolean
@@ -1149,6 +1170,8 @@ backward (EpGradientTape  *self,
         ok = run_composite (entry, grads, reach, error);
       else
         ok = run_rule (entry, grads, reach, error);
+      if (!ok)
+        explain_released (entry, error);
 
       /* no later op uses these gradients again: free them early */
       for (guint o = 0; o < entry->n_outputs; o++)

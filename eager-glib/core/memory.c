@@ -253,8 +253,8 @@ ep_tidy_get_depth (void)
 
 /**
  * ep_tidy:
- * @func: (scope call): the code to run
- * @user_data: (closure func): data for @func
+ * @func: (scope call) (closure user_data): the code to run
+ * @user_data: data for @func
  * @error: return location for an error
  *
  * Runs @func in a tidy scope, TensorFlow.js's `tf.tidy`: every tensor
