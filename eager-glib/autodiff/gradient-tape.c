@@ -1166,11 +1166,10 @@ backward (EpGradientTape  *self,
       if (!relevant[e] || !has_output_grad (entry, grads))
         continue;
 
+      /* (a staged call's rule names its released inputs itself) */
       if (entry->composite != NULL)
         ok = run_composite (entry, grads, reach, error);
-      else
-        ok = run_rule (entry, grads, reach, error);
-      if (!ok)
+      else if (!(ok = run_rule (entry, grads, reach, error)))
         explain_released (entry, error);
 
       /* no later op uses these gradients again: free them early */
