@@ -52,5 +52,6 @@
 #include "ep-tensor-spec.h"
 #include "ep-function.h"
 #include "ep-host-call.h"
+#include "ep-memory.h"
 
 #undef EP_INSIDE

@@ -12,6 +12,7 @@
 #include <glib-object.h>
 
 #include "ep-tensor.h"
+#include "ep-memory.h"
 #include "ep-variable.h"
 
 G_BEGIN_DECLS
@@ -57,6 +58,11 @@ gboolean                ep_gradient_tape_stop                     (EpGradientTap
                                                                    GError                **error);
 EP_EXPORT
 gboolean                ep_gradient_tape_is_active                (EpGradientTape         *self);
+EP_EXPORT
+EpTensor               *ep_gradient_tape_record                   (EpGradientTape         *self,
+                                                                   EpScopeFunc             func,
+                                                                   gpointer                user_data,
+                                                                   GError                **error);
 EP_EXPORT
 void                    ep_gradient_tape_stop_recording           (EpGradientTape         *self);
 EP_EXPORT

@@ -13,6 +13,7 @@
 #include "ep-dispatch-private.h"
 #include "ep-enum-types.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-fault-private.h"
 #include "ep-grad-private.h"
 #include "ep-gradient-tape.h"
@@ -633,6 +634,73 @@ ep_gradient_tape_stop (EpGradientTape  *self,
 }
 
 /**
+ * ep_gradient_tape_record:
+ * @self: a tape
+ * @func: (scope call) (closure user_data): the code to record
+ * @user_data: data for @func
+ * @error: return location for an error
+ *
+ * Starts @self, runs @func and stops @self, whatever happens in @func:
+ * the scoped form of [method@GradientTape.start] and
+ * [method@GradientTape.stop] for languages without Python's `with`.
+ *
+ * ```js
+ * const loss = tape.record(() => model.call(x).sub(y).square().mean());
+ * const [dw] = tape.gradient([loss], [w], null);
+ * ```
+ *
+ * If @func fails (in JavaScript: throws), the tape is stopped all the
+ * same and the error comes back.
+ *
+ * Returns: (transfer full) (nullable): what @func returned, or %NULL
+ *   (with @error set if the tape could not start or stop, or @func
+ *   failed)
+ */
+EpTensor *
+ep_gradient_tape_record (EpGradientTape  *self,
+                         EpScopeFunc      func,
+                         gpointer         user_data,
+                         GError         **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autoptr(EpTensor) result = NULL;
+
+  g_return_val_if_fail (EP_IS_GRADIENT_TAPE (self), NULL);
+  g_return_val_if_fail (func != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (self->recorder.active)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
+                   _("record: the tape is already active"));
+      return NULL;
+    }
+  if (!ep_gradient_tape_start (self, error))
+    return NULL;
+
+  result = func (user_data, &local);
+
+  /* the function's error first: it explains a tape left in a bad state */
+  if (!self->recorder.active)
+    {
+      if (local == NULL)
+        g_set_error (&local, EP_ERROR, EP_ERROR_GRADIENT,
+                     _("record: the function stopped the tape"));
+    }
+  else if (local != NULL)
+    ep_gradient_tape_stop (self, NULL);
+  else if (!ep_gradient_tape_stop (self, &local))
+    ep_error_rename_call (&local, "stop", "record");
+
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  return g_steal_pointer (&result);
+}
+
+/**
  * ep_gradient_tape_is_active:
  * @self: a tape
  *
@@ -904,6 +972,27 @@ take_input_grads (const TapeEntry  *entry,
   return ok;
 }
 
+/* A rule that failed on a tensor released since it was recorded (by a
+ * tidy scope that closed, or a dispose) says so, rather than naming an
+ * op of the rule that the user never called. */
+static void
+explain_released (const TapeEntry  *entry,
+                  GError          **error)
+{
+  if (error == NULL || !g_error_matches (*error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT))
+    return;
+
+  for (guint i = 0; i < entry->n_inputs + entry->n_outputs; i++)
+    if (ep_tensor_is_released (entry->inputs[i]))
+      {
+        g_clear_error (error);
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("gradient: a tensor the tape recorded was released since (by a tidy scope "
+                       "that closed, or a dispose); compute gradients inside the scope"));
+        return;
+      }
+}
+
 /* Runs the rule of one recorded op. @reach holds the tensors that depend
  * on a source: only their gradients are wanted. */
 static gboolean
@@ -1077,10 +1166,11 @@ backward (EpGradientTape  *self,
       if (!relevant[e] || !has_output_grad (entry, grads))
         continue;
 
+      /* (a staged call's rule names its released inputs itself) */
       if (entry->composite != NULL)
         ok = run_composite (entry, grads, reach, error);
-      else
-        ok = run_rule (entry, grads, reach, error);
+      else if (!(ok = run_rule (entry, grads, reach, error)))
+        explain_released (entry, error);
 
       /* no later op uses these gradients again: free them early */
       for (guint o = 0; o < entry->n_outputs; o++)

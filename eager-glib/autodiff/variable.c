@@ -10,6 +10,7 @@
 
 #include "ep-autodiff-private.h"
 #include "ep-device-private.h"
+#include "ep-memory-private.h"
 #include "ep-storage-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
@@ -86,6 +87,8 @@ exchange_value (EpVariable *self,
   EpTensor *own = ep_tensor_new_alias (value);
   EpTensor *old;
 
+  /* never released by a tidy scope around the assignment */
+  ep_tidy_untrack (own);
   own->weak = FALSE;
   g_mutex_lock (&self->lock);
   old = self->value;

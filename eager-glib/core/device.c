@@ -11,6 +11,7 @@
 #include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-error.h"
+#include "ep-memory-private.h"
 #include "ep-tensor-private.h"
 
 /**
@@ -612,6 +613,7 @@ ep_device_alloc (EpDevice  *self,
       return NULL;
     }
   storage->device = g_object_ref (self);
+  ep_memory_count_bytes (self, (gint64) nbytes);
 
   return storage;
 }

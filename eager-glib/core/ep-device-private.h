@@ -86,6 +86,11 @@ struct _EpDevice
   char                  *vendor;
   guint64                memory_size;
   gboolean               host_visible;
+
+  /* core/memory.c: storage bytes alive here, and tensors holding
+   * storage here (atomic) */
+  gint64                 bytes_in_use;
+  gint64                 n_tensors;
 };
 
 EpDevice  *ep_device_new         (const EpDeviceBackend *backend,

@@ -36,6 +36,9 @@ struct _EpTensor
   gboolean   weak;
   gint       pins;      /* atomic: see ep_tensor_pin() in core/tensor.c */
   EpStorage *storage;
+  /* the slot of the tidy scope that will release it, or NULL
+   * (core/memory.c; atomic) */
+  EpTensor **tidy_slot;
 };
 
 EpTensor  *ep_tensor_new_with_storage (const EpLayout *layout,

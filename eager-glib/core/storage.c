@@ -9,6 +9,7 @@
 
 #include "ep-context-private.h"
 #include "ep-device-private.h"
+#include "ep-memory-private.h"
 #include "ep-storage-private.h"
 
 /* A storage struct comes and goes with every op result: each thread
@@ -77,6 +78,7 @@ ep_storage_new_for_bytes (EpDevice *device,
   self->borrowed = g_bytes_ref (bytes);
   self->data = (gpointer) g_bytes_get_data (bytes, &size);
   self->nbytes = size;
+  ep_memory_count_bytes (device, (gint64) size);
 
   return self;
 }
@@ -98,6 +100,7 @@ ep_storage_unref (EpStorage *self)
     return;
 
   device = self->device;
+  ep_memory_count_bytes (device, -(gint64) self->nbytes);
   if (self->borrowed != NULL)
     g_bytes_unref (self->borrowed);
   else

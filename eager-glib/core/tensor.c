@@ -16,6 +16,7 @@
 #include "ep-error.h"
 #include "ep-error-private.h"
 #include "ep-fault-private.h"
+#include "ep-memory-private.h"
 #include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
@@ -65,9 +66,23 @@ ep_tensor_finalize (GObject *object)
 {
   EpTensor *self = (EpTensor *) object;
 
-  g_clear_pointer (&self->storage, ep_storage_unref);
+  if (self->storage != NULL)
+    {
+      ep_memory_count_tensor (self->storage->device, -1);
+      g_clear_pointer (&self->storage, ep_storage_unref);
+    }
 
   ((GObjectClass *) ep_tensor_parent_class)->finalize (object);
+}
+
+/* Out of its tidy scope here, where the object is still whole: a scope
+ * closing on another thread may be about to release it (core/memory.c). */
+static void
+ep_tensor_dispose (GObject *object)
+{
+  ep_tidy_untrack ((EpTensor *) object);
+
+  ((GObjectClass *) ep_tensor_parent_class)->dispose (object);
 }
 
 static void
@@ -102,6 +117,7 @@ ep_tensor_class_init (EpTensorClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->dispose = ep_tensor_dispose;
   object_class->finalize = ep_tensor_finalize;
   object_class->get_property = ep_tensor_get_property;
 
@@ -147,7 +163,11 @@ ep_tensor_class_init (EpTensorClass *klass)
 static void
 ep_tensor_init (EpTensor *self)
 {
-  ep_context_get ()->tensors_made++;
+  EpContext *context = ep_context_get ();
+
+  context->tensors_made++;
+  if (G_UNLIKELY (context->tidy != NULL))
+    ep_tidy_track (context->tidy, self);
 }
 
 /* Layouts */
@@ -301,6 +321,7 @@ ep_tensor_new_with_storage (const EpLayout *layout,
 
   self->layout = *layout;
   self->storage = ep_storage_ref (storage);
+  ep_memory_count_tensor (storage->device, 1);
 
   return self;
 }
@@ -318,6 +339,7 @@ ep_tensor_new_alias (EpTensor *tensor)
   if (ep_tensor_pin (tensor, NULL, NULL))
     {
       alias->storage = ep_storage_ref (tensor->storage);
+      ep_memory_count_tensor (alias->storage->device, 1);
       ep_tensor_unpin (tensor);
     }
   else
@@ -855,7 +877,10 @@ drop_storage (EpTensor *self)
   EpStorage *storage = g_atomic_pointer_exchange (&self->storage, NULL);
 
   if (storage != NULL)
-    ep_storage_unref (storage);
+    {
+      ep_memory_count_tensor (storage->device, -1);
+      ep_storage_unref (storage);
+    }
 }
 
 /**

@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "ep-context-private.h"
+#include "ep-memory-private.h"
 #include "ep-storage-private.h"
 
 _Thread_local EpContext *ep_context_this_thread;
@@ -25,6 +26,8 @@ context_free (gpointer data)
 {
   EpContext *self = data;
 
+  /* Scopes left open close, releasing what they hold. */
+  ep_tidy_close_all (self);
   /* Recorders are not owned: tapes belong to the user. */
   g_clear_pointer (&self->scopes, g_ptr_array_unref);
   /* Last, and through the context still in place: what went before may

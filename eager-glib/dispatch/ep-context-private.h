@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 typedef struct _EpRecorder    EpRecorder;
 typedef struct _EpGradContext EpGradContext;
 typedef struct _EpStorage     EpStorage;
+typedef struct _EpTidyScope   EpTidyScope;
 
 /*
  * EpContext:
@@ -33,6 +34,10 @@ typedef struct
    * one's device, NULL outside any scope. Read on every op. */
   GPtrArray     *scopes;
   EpDevice      *device;
+
+  /* core/memory.c: the innermost open tidy scope, NULL outside any.
+   * Read whenever a tensor is made. */
+  EpTidyScope   *tidy;
 
   /* autodiff/grad.c: the rule the tape is running, if any */
   EpGradContext *grad;

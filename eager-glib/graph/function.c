@@ -15,6 +15,7 @@
 #include "ep-executor-private.h"
 #include "ep-function-private.h"
 #include "ep-function.h"
+#include "ep-memory-private.h"
 #include "ep-passes-private.h"
 #include "ep-staged-gradient-private.h"
 #include "ep-tracer-private.h"
@@ -781,7 +782,13 @@ async_call_new (Concrete         *concrete,
   /* objects of its own: the caller may release its tensors meanwhile */
   call->inputs = ep_tensor_array_new (n_inputs);
   for (guint i = 0; i < n_inputs; i++)
-    g_ptr_array_add (call->inputs, ep_tensor_new_alias (inputs[i]));
+    {
+      EpTensor *own = ep_tensor_new_alias (inputs[i]);
+
+      /* a tidy scope closing meanwhile must not take them either */
+      ep_tidy_untrack (own);
+      g_ptr_array_add (call->inputs, own);
+    }
   call->n_variables = variables->len;
   call->variables = g_new0 (EpTensor *, MAX (variables->len, 1));
   for (guint v = 0; v < variables->len; v++)

@@ -11,6 +11,7 @@
 #include "ep-device-private.h"
 #include "ep-fuse-private.h"
 #include "ep-graph-private.h"
+#include "ep-memory-private.h"
 #include "ep-tensor-private.h"
 
 static void
@@ -120,6 +121,8 @@ guint
 ep_graph_add_constant (EpGraph  *self,
                        EpTensor *constant)
 {
+  /* the graph's own, replayed after any tidy scope around the trace */
+  ep_tidy_untrack (constant);
   g_ptr_array_add (self->constants, g_object_ref (constant));
   return self->constants->len - 1;
 }

@@ -53,8 +53,8 @@ from __future__ import annotations
 import builtins
 import os
 from types import EllipsisType
-from typing import (Any, Callable, ClassVar, ContextManager, Generic, Iterator, Literal, Optional,
-                    ParamSpec, Protocol, Sequence, SupportsIndex, TypeVar, Union, overload)
+from typing import (Any, Callable, ClassVar, ContextManager, Generic, Iterator, Literal, NamedTuple,
+                    Optional, ParamSpec, Protocol, Sequence, SupportsIndex, TypeVar, Union, overload)
 
 import numpy
 import numpy.typing
@@ -544,6 +544,14 @@ def main():
         value = getattr(override, name)
         if isinstance(value, type) and issubclass(value, BaseException):
             out += exception_class(name, value, exception_codes(override))
+            continue
+        # named tuples that the override returns (Ep.memory()): their fields
+        if isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields"):
+            out.append(f"class {name}(NamedTuple):")
+            if value.__doc__:
+                out.append(f'    """{value.__doc__.strip().splitlines()[0]}"""')
+            out += [f"    {field}: {getattr(value.__annotations__[field], '__forward_arg__', value.__annotations__[field])}"
+                    for field in value._fields]
             continue
         # context managers and helper classes that the override defines
         if isinstance(value, type) and name not in gir_names:

@@ -266,3 +266,11 @@ numpy_dtype: np.dtype[Any] = np.dtype(x.dtype)
 assert_type(Ep.float64, Ep.DType)
 as_float64: Ep.Tensor = x.astype(Ep.float64)
 exponential = np.exp(x)
+# memory scopes
+scoped = Ep.tidy(lambda: {"a": x * 2, "b": [x + 1]})
+assert_type(scoped, dict[str, object])
+kept_t: Ep.Tensor = Ep.keep(x * 3)
+Ep.dispose([kept_t, None])
+usage = Ep.memory()
+in_use: int = usage.n_bytes + usage.n_tensors + usage.devices["cpu:0"].n_bytes
+recorded: Ep.Tensor = Ep.GradientTape().record(lambda: (x * x).sum())

@@ -352,6 +352,8 @@ _NDArray = numpy.typing.NDArray[Any]
 _NumPyDTypeLike = numpy.typing.DTypeLike
 _Aux = TypeVar("_Aux")
 _R_co = TypeVar("_R_co", covariant=True)
+# what Ep.tidy and GradientTape.record return: what their function did
+_Scoped = TypeVar("_Scoped")
 
 
 class _Function(Protocol[_R_co]):
@@ -403,17 +405,17 @@ def _dtype(dtype: DTypeLike) -> Ep.DType:
 
 @lru_cache(maxsize=512)
 def _cached_literal(kind, value, sign):
-    return Ep.Tensor.new_weak_scalar(float(value), kind)
+    return Ep.keep(Ep.Tensor.new_weak_scalar(float(value), kind))
 
 
 @lru_cache(maxsize=512)
 def _float_literal(value, sign):
-    return Ep.Tensor.new_weak_scalar(value, Ep.DType.FLOAT64)
+    return Ep.keep(Ep.Tensor.new_weak_scalar(value, Ep.DType.FLOAT64))
 
 
 @lru_cache(maxsize=512)
 def _int_literal(value):
-    return Ep.Tensor.new_weak_int(_int64(value))
+    return Ep.keep(Ep.Tensor.new_weak_int(_int64(value)))
 
 
 def _int64_array(array):
@@ -2480,6 +2482,101 @@ def value_and_grad_fn(f, argnums=0, has_aux=False):
     return functools.wraps(f)(run)
 
 
+# ---------------------------------------------------------------------------
+# memory scopes: Ep.tidy, Ep.keep, Ep.dispose, Ep.memory (TensorFlow.js's)
+#
+# The scope is C's (ep_tidy_begin/ep_tidy_end on the thread's context);
+# here, what TF.js accepts on top: a function returning a tensor, a list,
+# tuple or dict of them (nested) or None, and containers for keep and
+# dispose. Python exceptions go through as they are: the scope closes in
+# a finally.
+# ---------------------------------------------------------------------------
+
+from typing import NamedTuple  # noqa: E402
+
+_Scoped = TypeVar("_Scoped")
+
+
+def _tensors_in(value, found):
+    """The tensors in value: itself, or those in its lists, tuples and
+    dicts (nested); Variables and other values are not tensors."""
+    if isinstance(value, Ep.Tensor):
+        found.append(value)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _tensors_in(item, found)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _tensors_in(item, found)
+    return found
+
+
+def _close_scopes(scope, results):
+    # scopes fn opened and left open close with this one, handing out the
+    # same results
+    while Ep.tidy_get_depth() > scope:
+        Ep.tidy_end(Ep.tidy_get_depth(), results)
+    Ep.tidy_end(scope, results)
+
+
+def tidy(fn: Callable[[], _Scoped]) -> _Scoped:
+    """Runs fn() and releases every tensor made meanwhile on this thread,
+    but those it returns (a tensor, or a list, tuple or dict of them) and
+    those kept with Ep.keep. fn's exceptions propagate; the scope closes
+    all the same."""
+    if not callable(fn):
+        raise TypeError(f"tidy: fn must be callable, not {type(fn).__name__}")
+    scope = Ep.tidy_begin()
+    try:
+        result = fn()
+    except BaseException:
+        _close_scopes(scope, [])
+        raise
+    _close_scopes(scope, _tensors_in(result, []))
+    return result
+
+
+def keep(value: _Scoped) -> _Scoped:
+    """Keeps a tensor (or each tensor of a list, tuple or dict) from being
+    released by the tidy scopes around it; returns value."""
+    for tensor in _tensors_in(value, []):
+        Ep.keep(tensor)
+    return value
+
+
+def dispose(value: object) -> None:
+    """Releases a tensor (or each tensor of a list, tuple or dict) now;
+    released ones and other values are left alone."""
+    for tensor in _tensors_in(value, []):
+        Ep.dispose(tensor)
+
+
+class DeviceMemory(NamedTuple):
+    """The memory of one device: bytes of storage alive, tensors holding
+    data."""
+    n_bytes: int
+    n_tensors: int
+
+
+class MemoryInfo(NamedTuple):
+    """What Ep.memory() returns: totals, and the same per device name."""
+    n_bytes: int
+    n_tensors: int
+    devices: dict[str, DeviceMemory]
+
+
+def memory() -> MemoryInfo:
+    """Bytes and tensors alive, over every device and per device
+    (TensorFlow.js's tf.memory(): numBytes, numTensors)."""
+    devices = {d.get_name(): DeviceMemory(d.get_bytes_in_use(), d.get_n_tensors())
+               for d in Ep.list_devices()}
+    return MemoryInfo(sum(d.n_bytes for d in devices.values()),
+                      sum(d.n_tensors for d in devices.values()), devices)
+
+
+__all__ += ["tidy", "keep", "dispose", "memory", "MemoryInfo", "DeviceMemory"]
+
+
 def stop_gradient(x: ArrayLike) -> Tensor:
     """x without history: tapes treat it as a constant."""
     return _as_tensor(x).stop_gradient()
@@ -2630,6 +2727,15 @@ class GradientTape(Ep.GradientTape):
     def __exit__(self, *exc: object) -> Literal[False]:
         self.stop()
         return False
+
+    def record(self, fn: Callable[[], _Scoped]) -> _Scoped:
+        """Starts the tape, returns fn(), and stops the tape whatever
+        happens (as `with tape:` does)."""
+        self.start()
+        try:
+            return fn()
+        finally:
+            self.stop()
 
     def watch(self, value: Union[_TensorLike, Sequence[_TensorLike]]) -> None:
         """Watches a tensor or Variable, or each of a list of them."""
@@ -3188,7 +3294,7 @@ def _graph_signature(tensors, specs):
 def _no_result():
     """What C gets from a function that returns no tensor (a step that
     only assigns variables): the graph returns it, Python drops it."""
-    return Ep.Tensor.new_scalar(0, Ep.DType.BOOL)
+    return Ep.keep(Ep.Tensor.new_scalar(0, Ep.DType.BOOL))
 
 
 # the trace under way on this thread: (its _Trace, the call's run function)
