@@ -22,15 +22,19 @@
 //   op wrappers      the generator: one wrapper per catalogue entry
 //   tensors          Ep.tensor(), typed arrays both ways, properties,
 //                    toString(), [Symbol.iterator]
-//   memory           Ep.tidy() over the C scope (when the library has it)
+//   collection       a garbage collection every N results (gjs < 1.85.1)
+//   memory           Ep.tidy(), keep, dispose, memory(), tape.record()
 //   the end          wrappers installed
 //
 // What a call costs: a wrapper adds one JavaScript frame and the
 // conversions of its arguments to the GI call; a method with nothing to
-// convert or default (x.exp()) stays gjs's own. Numbers given where a
-// tensor goes become weak scalars, made once per value and reused.
+// convert or default (x.exp()) stays gjs's own where gjs needs no
+// collections (1.85.1 and later; before, it counts its results, see
+// "collection"). Numbers given where a tensor goes become weak scalars,
+// made once per value and reused.
 
 import GLib from 'gi://GLib';
+import System from 'system';
 import Ep from 'gi://Ep?version=1.0';
 
 const Tensor = Ep.Tensor;
@@ -38,6 +42,91 @@ const proto = Tensor.prototype;
 
 // A module imported twice (two URIs of one file) must not wrap twice.
 const PATCHED = Symbol.for('eager-glib.gjs.patched');
+
+// ---------------------------------------------------------------------------
+// collection
+//
+// gjs 1.69.1 to 1.85.0 searches a vector of every wrapper the collector
+// has not yet swept each time it wraps a new GObject (ObjectInstance::link()
+// in gi/object.cpp; a hash set since 1.85.1), so a loop that makes tensors
+// slows down linearly until a collection, about 0.18 µs per op for each
+// 1000 results waiting; SpiderMonkey barely sees a tensor's wrapper and
+// collects on its own only after some 330 000 of them (bench/README.md,
+// "The per-op cost from gjs"). The wrappers of released tensors hold
+// memory meanwhile too.
+//
+// So the module counts the tensors its wrappers return and collects every
+// N of them. A collection costs a part that grows with the heap that lives
+// on (gc, what one with nothing new to sweep takes) and a part per dead
+// wrapper that every result pays once whatever N is. A collection every N
+// results costs gc/N per result and leaves each new wrapper N/2 on average
+// to scan, scan·N/2: the sum is least at N = sqrt(2·gc/scan), where it is
+// sqrt(2·gc·scan) per result. gc is measured by a second collection right
+// after the first two and every 32nd one (the smallest of the last 4: a
+// busy machine makes some of them long); N is kept between 500 and 20 000.
+// Ep.tidy() also collects when it returns once half of N have accumulated:
+// the wrappers of what it released are then garbage. With gjs 1.85.1 or
+// later nothing is counted and nothing collected.
+// ---------------------------------------------------------------------------
+
+const SCAN_SECONDS = 0.18e-9;  // per waiting wrapper, measured (bench/gjs-wrapper-cost.js)
+/** Whether this gjs searches its wrappers linearly (1.69.1 to 1.85.0). */
+export const gjsScansWrappers = System.version >= 16901 && System.version < 18501;
+
+/** Seconds of the monotonic clock. */
+export function now() {
+    return GLib.get_monotonic_time() * 1e-6;
+}
+
+/** The policy: note() once per new tensor wrapper made, or add to `made`
+ *  and call collect() when it reaches `every` (what the op wrappers do). */
+export class Collector {
+    constructor(enabled = gjsScansWrappers) {
+        this.made = 0;           // results since the last collection
+        this.every = enabled ? 2000 : Infinity;
+        this.collections = 0;
+        this._empty = [];
+    }
+
+    /** Whether it collects (every is finite). */
+    get enabled() {
+        return this.every !== Infinity;
+    }
+
+    /** Starts (with N 2000, measured again soon) or stops collecting. */
+    set enabled(value) {
+        this.every = value ? 2000 : Infinity;
+        this.made = 0;
+        this.collections = 0;
+    }
+
+    note() {
+        if (++this.made >= this.every)
+            this.collect();
+    }
+
+    collect() {
+        this.made = 0;
+        System.gc();
+        if (this.collections++ % 32 < 2)
+            this._measure();
+    }
+
+    // the part of a collection that does not depend on N
+    _measure() {
+        const t0 = now();
+        System.gc();
+        this._empty.push(now() - t0);
+        if (this._empty.length > 4)
+            this._empty.shift();
+        const gc = Math.min(...this._empty);
+        this.every = Math.min(20000, Math.max(500, Math.round(Math.sqrt(2 * gc / SCAN_SECONDS))));
+    }
+}
+
+/** The module's collector, which its wrappers and Ep.tidy() feed;
+ *  `collector.enabled = false` stops it (to measure without it). */
+export const collector = new Collector();
 
 // ---------------------------------------------------------------------------
 // conversions
@@ -255,7 +344,7 @@ function generate(entry, gi) {
     const scope = {_f: gi, _T: Tensor, _operand: operand, _operands: operands,
         _indices: indices, _dtype: toDType, _axes: axes, _ints: ints, _device: device,
         _NO_AXES: NO_AXES, _overNoAxes: overNoAxes, _AXIS_NONE: Ep.AXIS_NONE,
-        _fix: fixResult(entry)};
+        _fix: fixResult(entry), _c: collector};
     const params = [], statements = [], call = [];
     let noAxes = -1;
     entry.inputs.forEach((spec, position) => {
@@ -326,7 +415,10 @@ function generate(entry, gi) {
             `return _overNoAxes(_f, [${call.join(', ')}], ${noAxes});`);
     }
     const invoke = entry.method ? `_f.call(this${args ? `, ${args}` : ''})` : `_f(${args})`;
-    body.push(scope._fix ? `return _fix(${invoke});` : `return ${invoke};`);
+    // count the results for the collector (an increment; see "collection")
+    body.push(`const _r = ${scope._fix ? `_fix(${invoke})` : invoke};`,
+        `if ((_c.made += ${entry.outputs.length}) >= _c.every) _c.collect();`,
+        'return _r;');
     const fnName = RESERVED.has(entry.name) ? `${entry.name}_` : entry.name;
     const source = `return function ${fnName}(${params.map(p => p.name).join(', ')}) {\n` +
         `    ${body.join('\n    ')}\n};`;
@@ -388,7 +480,8 @@ function installOps() {
             Ep[entry.name] = namespaceForm(entry, wrapper);
             functionForms.push(entry.name);
         }
-        if (wrapper.passesThrough)
+        // with nothing to convert, gjs's own method, unless results are counted
+        if (wrapper.passesThrough && !gjsScansWrappers)
             continue;
         if (entry.method)
             proto[entry.name] = wrapper;
@@ -481,7 +574,9 @@ function dtypeOfTypedArray(array) {
  *  GBytes), which the tensor then keeps instead of copying again. */
 function fromTypedArray(array, shape, dtype) {
     const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-    return Tensor.new_from_bytes(GLib.Bytes.new(bytes), dtype, shape);
+    const result = Tensor.new_from_bytes(GLib.Bytes.new(bytes), dtype, shape);
+    collector.note();
+    return result;
 }
 
 /**
@@ -637,7 +732,7 @@ function installTensor() {
 }
 
 // ---------------------------------------------------------------------------
-// memory: Ep.tidy over the C scopes
+// memory: Ep.tidy over the C scopes, keep, dispose, memory, tape.record
 //
 // A tidy scope (ep_tidy_begin, ep_tidy_end) releases every tensor made in
 // it but the results given to ep_tidy_end and those ep_keep() kept. Ep.tidy
@@ -645,8 +740,9 @@ function installTensor() {
 // (gjs 1.74 refuses to run a JavaScript callback from C while its collector
 // sweeps, which ep_tidy(func) would need; docs/memory.md), and hands out
 // the tensors in what fn returns (a tensor, or arrays, plain objects and
-// maps of them at any depth), which returns as it was. Installed only when
-// the library has the scopes.
+// maps of them at any depth), which returns as it was. tape.record(fn) is
+// written on start/stop for the same reason. Installed only when the
+// library has the scopes (tidy) and the counters (memory).
 // ---------------------------------------------------------------------------
 
 function tensorsIn(value, found, seen = new Set()) {
@@ -689,10 +785,79 @@ function installTidy() {
                 Ep.tidy_end(Ep.tidy_get_depth(), []);
             Ep.tidy_end(scope, results);
         }
+        // what the scope released has garbage wrappers: collect now if the
+        // collection is half due (see "collection")
+        if (collector.made * 2 >= collector.every)
+            collector.collect();
         return result;
     };
     if (cTidy)
         Ep.tidy.wrappedGI = cTidy;
+}
+
+function installMemory() {
+    if (typeof Ep.keep === 'function') {
+        const cKeep = Ep.keep;
+        /** Ep.keep(x): keeps the tensors of x (a tensor, or arrays and
+         *  objects of them) past every tidy scope; returns x. */
+        Ep.keep = function keep(value) {
+            for (const t of tensorsIn(value, []))
+                cKeep(t);
+            return value;
+        };
+        Ep.keep.wrappedGI = cKeep;
+    }
+    if (typeof Ep.dispose === 'function') {
+        const cDispose = Ep.dispose;
+        /** Ep.dispose(x): releases the tensors of x (a tensor, or arrays
+         *  and objects of them) now; null and released tensors are fine. */
+        Ep.dispose = function dispose(value) {
+            for (const t of tensorsIn(value, []))
+                cDispose(t);
+        };
+        Ep.dispose.wrappedGI = cDispose;
+    }
+    if (typeof Ep.Device.prototype.get_bytes_in_use === 'function' &&
+        typeof Ep.Device.prototype.get_n_tensors === 'function') {
+        const cMemory = Ep.memory;
+        /**
+         * Ep.memory(): what tensors hold, as TensorFlow.js's tf.memory():
+         * {numBytes, numTensors, devices: {'cpu:0': {numBytes, numTensors},
+         * ...}}, over the devices of Ep.list_devices().
+         */
+        Ep.memory = function memory() {
+            const devices = {};
+            let numBytes = 0, numTensors = 0;
+            for (const d of Ep.list_devices()) {
+                const entry = {numBytes: d.get_bytes_in_use(), numTensors: d.get_n_tensors()};
+                devices[d.get_name()] = entry;
+                numBytes += entry.numBytes;
+                numTensors += entry.numTensors;
+            }
+            return {numBytes, numTensors, devices};
+        };
+        if (cMemory)
+            Ep.memory.wrappedGI = cMemory;
+    }
+    const tapeProto = Ep.GradientTape.prototype;
+    const cRecord = tapeProto.record;
+    /**
+     * tape.record(fn): records what fn computes and returns what it
+     * returns; the tape stops whatever happens inside (an exception goes
+     * on). Written on start()/stop(): C does not call back into JavaScript.
+     */
+    tapeProto.record = function record(fn) {
+        if (typeof fn !== 'function')
+            throw typeError('record: a function expected');
+        this.start();
+        try {
+            return fn();
+        } finally {
+            this.stop();
+        }
+    };
+    if (cRecord)
+        tapeProto.record.wrappedGI = cRecord;
 }
 
 // ---------------------------------------------------------------------------
@@ -703,6 +868,7 @@ if (!Ep[PATCHED]) {
     installOps();
     installTensor();
     installTidy();
+    installMemory();
     Ep[PATCHED] = true;
 }
 
