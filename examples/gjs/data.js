@@ -35,3 +35,19 @@ try {
 const big = Ep.ones([1024, 1024], 'float64');
 print(`sum of a 8 MiB tensor: ${big.sum().item_double()}`);
 big.release();
+
+// Many small steps: Ep.tidy gives back what each makes, a tape records in
+// a function, and Ep.memory() tells what is alive (TensorFlow.js's names).
+const w = Ep.Variable.new(Ep.zeros([4, 1]), 'w');
+const target = Ep.tensor([[1], [2], [3]]);
+const tape = Ep.GradientTape.new(false);
+for (let step = 0; step < 100; step++) {
+    Ep.tidy(() => {
+        const loss = tape.record(() => x.matmul(w).sub(target).square().mean());
+        const [g] = tape.gradient([loss], [w], null);
+        w.assign_sub(g.mul(0.01));
+        tape.reset();
+    });
+}
+const {numBytes, numTensors, devices} = Ep.memory();
+print(`alive: ${numTensors} tensors, ${numBytes} bytes (cpu:0: ${devices['cpu:0'].numBytes})`);

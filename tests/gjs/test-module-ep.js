@@ -358,4 +358,119 @@ test(`Ep.tidy: numbers made scalars inside stay usable after it${tidyNote}`, () 
     assertEqual(Ep.tensor([1]).add(12345.5).toString(), '[12346.5]', 'the cached scalar');
 });
 
+// ---------------------------------------------------------------------------
+// docs/gjs.md: keep, dispose, memory, tape.record, the collector
+// ---------------------------------------------------------------------------
+
+const hasMemory = typeof Ep.Device.prototype.get_bytes_in_use === 'function';
+const memoryNote = hasMemory ? '' : ' # SKIP this build has no ep_device_get_bytes_in_use';
+
+test(`Ep.memory() is an object with totals and devices${memoryNote}`, () => {
+    if (!hasMemory)
+        return;
+    const before = Ep.memory();
+    const names = Ep.list_devices().map(d => d.get_name());
+    assertEqual(Object.keys(before.devices).join(','), names.join(','), 'the devices');
+    const t = Ep.tensor(new Float32Array(1000));
+    const after = Ep.memory();
+    assertEqual(after.numBytes - before.numBytes, 4000, 'numBytes');
+    assertEqual(after.numTensors - before.numTensors, 1, 'numTensors');
+    assertEqual(after.devices['cpu:0'].numBytes - before.devices['cpu:0'].numBytes, 4000, 'cpu:0 numBytes');
+    const sum = Object.values(after.devices).reduce((s, d) => s + d.numTensors, 0);
+    assertEqual(sum, after.numTensors, 'the total is the devices\' sum');
+    Ep.dispose(t);
+    assertEqual(Ep.memory().numBytes, before.numBytes, 'given back');
+});
+
+test(`Ep.dispose takes a tensor, arrays and objects of them, null${memoryNote}`, () => {
+    if (!hasMemory)
+        return;
+    const a = Ep.tensor([1, 2]), b = Ep.tensor([3]), c = Ep.tensor([4]);
+    Ep.dispose({a, rest: [b, new Map([['c', c]])]});
+    assert(a.is_released() && b.is_released() && c.is_released(), 'all released');
+    Ep.dispose(a);
+    Ep.dispose(null);
+    const d = Ep.tensor([5]);
+    Ep.dispose(d);
+    assert(d.is_released(), 'a tensor alone');
+});
+
+test(`Ep.keep returns its argument and keeps it past tidy${tidyNote}`, () => {
+    if (!hasTidy)
+        return;
+    const cache = {};
+    let other = null;
+    Ep.tidy(() => {
+        cache.one = Ep.keep(Ep.tensor([1, 2]).mul(2));
+        const pair = [Ep.tensor([1]), Ep.tensor([2])];
+        assert(Ep.keep(pair) === pair, 'the same array');
+        cache.pair = pair;
+        other = Ep.tensor([3]);
+        return null;
+    });
+    assertEqual(cache.one.toString(), '[2. 4.]', 'kept');
+    assert(!cache.pair[0].is_released() && !cache.pair[1].is_released(), 'an array kept');
+    assert(other.is_released(), 'the rest released');
+});
+
+test('tape.record returns what fn returns and records it', () => {
+    const w = Ep.Variable.new(Ep.tensor([1, 2]), 'w');
+    const tape = Ep.GradientTape.new(false);
+    const loss = tape.record(() => w.read().mul(w).sum());
+    assert(!tape.is_recording(), 'stopped');
+    const [g] = tape.gradient([loss], [w], null);
+    assertEqual(g.toString(), '[2. 4.]', 'the gradient');
+    assert(tape.record.wrappedGI !== undefined, 'the GI form kept');
+});
+
+test('tape.record stops the tape when fn throws, and the exception goes on', () => {
+    const tape = Ep.GradientTape.new(false);
+    let caught = null;
+    try {
+        tape.record(() => {
+            throw new RangeError('inside');
+        });
+    } catch (e) {
+        caught = e;
+    }
+    assert(caught instanceof RangeError, `${caught}`);
+    assert(!tape.is_recording(), 'stopped');
+    assert(tape.record(() => 7) === 7, 'usable again');
+    let typeErr = null;
+    try {
+        tape.record(null);
+    } catch (e) {
+        typeErr = e;
+    }
+    assert(typeErr instanceof TypeError, 'a function expected');
+});
+
+test('the collector counts the results of wrapped ops', () => {
+    const c = ep.collector;
+    assertEqual(c.enabled, ep.gjsScansWrappers, 'on where gjs scans its wrappers');
+    if (!c.enabled)
+        return;
+    const x = Ep.tensor([1, 2]);
+    const made = c.made, collections = c.collections;
+    x.add(1);
+    x.exp();
+    const [values] = x.topk(1);
+    assert(values instanceof Ep.Tensor, 'topk');
+    if (c.collections === collections)
+        assertEqual(c.made - made, 4, 'one per result (topk has two)');
+    const before = c.collections;
+    for (let i = 0; i <= c.every; i++)
+        x.add(x);
+    assert(c.collections > before, 'a collection after every results');
+    assert(c.every >= 500 && c.every <= 20000, `N in [500, 20000]: ${c.every}`);
+});
+
+test('a Collector off never collects', () => {
+    const c = new ep.Collector(false);
+    assert(!c.enabled && c.every === Infinity, 'off');
+    for (let i = 0; i < 1000; i++)
+        c.note();
+    assertEqual(c.collections, 0, 'no collection');
+});
+
 run();

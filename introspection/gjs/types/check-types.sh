@@ -50,6 +50,16 @@ if [ "$(grep -c '^        get dtype(): DType;$' "$file")" -ne $((before - 1)) ];
   exit 1
 fi
 
+# ep.js replaces Ep.memory() (an object, not [bytes, tensors]) and
+# GradientTape.record (a JavaScript function, not a ScopeFunc)
+for pattern in '^    function memory(): \[number, number\];$' '^        record(func: ScopeFunc): Tensor | null;$'; do
+  if [ "$(grep -c "$pattern" "$file")" -ne 1 ]; then
+    echo "check-types: '$pattern' not found once in ts-for-gir's declarations" >&2
+    exit 1
+  fi
+  sed -i "/$pattern/d" "$file"
+done
+
 # what ep.js adds, from its wrappers
 gjs -m "$here/gen-dts.js" "$outdir/ep.d.ts"
 

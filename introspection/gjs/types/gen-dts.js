@@ -124,6 +124,27 @@ declare module 'gi://Ep?version=1.0' {
         /** What a tensor input accepts: numbers are weak scalars. */
         type TensorLike = TensorData;
 
+        /** What Ep.memory() gives for a device (ep.js). */
+        interface DeviceMemoryInfo {
+            numBytes: number;
+            numTensors: number;
+        }
+        /** What Ep.memory() gives: totals and the devices by name (ep.js). */
+        interface MemoryInfo extends DeviceMemoryInfo {
+            devices: Record<string, DeviceMemoryInfo>;
+        }
+        /** Bytes and tensors alive, over every device and per device (ep.js). */
+        function memory(): MemoryInfo;
+        /** Keeps the tensors of value (a tensor, arrays and objects of them) past every tidy scope; returns value (ep.js). */
+        function keep<T>(value: T): T;
+        /** Releases the tensors of value (a tensor, arrays and objects of them) now (ep.js). */
+        function dispose(value: unknown): void;
+
+        export interface GradientTape {
+            /** Records what fn computes and returns what it returns; stops whatever happens (ep.js). */
+            record<T>(fn: () => T): T;
+        }
+
         /** A tensor of a number, a (nested) array or a typed array (ep.js). */
         function tensor(data: TensorData, shape?: number[] | null, dtype?: DTypeLike): Tensor;
         function tensor(data: TensorData, dtype: DTypeLike): Tensor;
