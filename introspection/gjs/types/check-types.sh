@@ -25,10 +25,16 @@ for tool in node gjs; do
 done
 for tool in ts-for-gir tsc; do
   if [ ! -x "$here/node_modules/.bin/$tool" ]; then
-    echo "SKIP: no $tool: run 'npm ci' in introspection/gjs/types (needs the npm registry)"
+    echo "SKIP: no $tool: run 'npm ci' in introspection/gjs/types (needs the npm registry; build-aux/setup tries)"
     exit 77
   fi
 done
+# ts-for-gir 5.4 asks for node 22; it was checked with node 20
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "SKIP: node $node_major is older than ts-for-gir runs on (20 or later)"
+  exit 77
+fi
 
 rm -rf "$outdir"
 mkdir -p "$outdir"
