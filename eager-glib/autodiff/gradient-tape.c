@@ -669,14 +669,11 @@ ep_gradient_tape_record (EpGradientTape  *self,
   g_return_val_if_fail (func != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (self->recorder.active)
+  if (!ep_gradient_tape_start (self, error))
     {
-      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("record: the tape is already active"));
+      ep_error_rename_call (error, "start", "record");
       return NULL;
     }
-  if (!ep_gradient_tape_start (self, error))
-    return NULL;
 
   result = func (user_data, &local);
 
@@ -1427,6 +1424,31 @@ ep_gradient_tape_gradient (EpGradientTape  *self,
   return g_steal_pointer (&grads);
 }
 
+/* Whether every source of a typed gradient form is of @type (a binding
+ * can pass anything in a typed array). */
+static gboolean
+sources_are (GType      type,
+             GObject  **sources,
+             guint      n_sources,
+             GError   **error)
+{
+  for (guint s = 0; s < n_sources; s++)
+    {
+      const char *kind = sources[s] != NULL ? G_OBJECT_TYPE_NAME (sources[s]) : "NULL";
+
+      if (sources[s] != NULL && G_TYPE_CHECK_INSTANCE_TYPE (sources[s], type))
+        continue;
+      if (type == EP_TYPE_VARIABLE)
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("gradient_variables: source %u is %s, not a variable"), s, kind);
+      else
+        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                     _("gradient_tensors: source %u is %s, not a tensor"), s, kind);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * ep_gradient_tape_gradient_variables:
  * @self: a tape
@@ -1466,15 +1488,9 @@ ep_gradient_tape_gradient_variables (EpGradientTape  *self,
 {
   g_return_val_if_fail (variables != NULL || n_variables == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  for (guint s = 0; s < n_variables; s++)
-    if (!EP_IS_VARIABLE (variables[s]))
-      {
-        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                     _("gradient_variables: source %u is %s, not a variable"), s,
-                     variables[s] != NULL ? G_OBJECT_TYPE_NAME (variables[s]) : "NULL");
-        return NULL;
-      }
 
+  if (!sources_are (EP_TYPE_VARIABLE, (GObject **) variables, n_variables, error))
+    return NULL;
   return ep_gradient_tape_gradient (self, targets, n_targets, (GObject **) variables, n_variables,
                                     output_gradients, n_output_gradients, error);
 }
@@ -1513,15 +1529,9 @@ ep_gradient_tape_gradient_tensors (EpGradientTape  *self,
 {
   g_return_val_if_fail (tensors != NULL || n_tensors == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  for (guint s = 0; s < n_tensors; s++)
-    if (!EP_IS_TENSOR (tensors[s]))
-      {
-        g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                     _("gradient_tensors: source %u is %s, not a tensor"), s,
-                     tensors[s] != NULL ? G_OBJECT_TYPE_NAME (tensors[s]) : "NULL");
-        return NULL;
-      }
 
+  if (!sources_are (EP_TYPE_TENSOR, (GObject **) tensors, n_tensors, error))
+    return NULL;
   return ep_gradient_tape_gradient (self, targets, n_targets, (GObject **) tensors, n_tensors,
                                     output_gradients, n_output_gradients, error);
 }

@@ -212,8 +212,7 @@ ep_tidy_end (guint       scope,
              guint       n_results,
              GError    **error)
 {
-  EpContext *context = ep_context_peek ();
-  guint depth = context != NULL && context->tidy != NULL ? context->tidy->depth : 0;
+  guint depth = ep_tidy_get_depth ();
 
   g_return_val_if_fail (results != NULL || n_results == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -232,7 +231,7 @@ ep_tidy_end (guint       scope,
       return FALSE;
     }
 
-  close_scope (context, results, n_results);
+  close_scope (ep_context_get (), results, n_results);
   return TRUE;
 }
 
