@@ -117,6 +117,7 @@ ep_fused_step_init (EpFusedStep   *step,
   EpCpuLoop loop = NULL;
   gconstpointer data = NULL;
 
+  /* (uint8 has no loops but its casts: it stays out of fused groups) */
   if (op->id >= EP_N_OPS || in_dtype > EP_DTYPE_BOOL || dtype > EP_DTYPE_BOOL)
     return FALSE;
 
