@@ -28,14 +28,16 @@ ep_double_to_int64 (gdouble x)
   return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (gint64) x : G_MININT64;
 }
 
-/* A float to uint8 as NumPy does on x86-64: truncated toward zero to an
- * integer (ep_double_to_int64()), of which the low 8 bits are kept, so
- * -1.0 gives 255 and 256.0 gives 0; NaN and the infinities give 0. C
- * leaves the out-of-range conversion undefined; this one is not. */
+/* A float to uint8 as NumPy does on x86-64 (GCC converts to int32 and
+ * keeps the low byte): truncated toward zero to int32
+ * (ep_double_to_int32()), of which the low 8 bits are kept, so -1.0
+ * gives 255, 256.0 gives 0 and 300.7 gives 44; NaN, the infinities and
+ * what int32 does not hold give 0. C leaves the out-of-range conversion
+ * undefined; this one is not. */
 static inline guint8
 ep_double_to_uint8 (gdouble x)
 {
-  return (guint8) (guint64) ep_double_to_int64 (x);
+  return (guint8) (guint32) ep_double_to_int32 (x);
 }
 
 static inline void

@@ -176,7 +176,8 @@ typedef enum {
   EP_OP_FLAG_DATA_SHAPED = 1 << 6,
   /* The op takes uint8 tensors and a uint8 dtype attribute: it moves or
    * converts elements without computing on them (astype, contiguous,
-   * to_device; views take uint8 without the flag). The other ops refuse
+   * to_device, concatenate, tile, pad; views take uint8 without the
+   * flag). The other ops refuse
    * uint8 in their checks (ep_op_check_call()) until they have kernels
    * for it: convert with astype first. */
   EP_OP_FLAG_UINT8 = 1 << 7,

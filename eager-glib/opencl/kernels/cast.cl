@@ -5,7 +5,7 @@
  * Mirrors cpu/cast.c: floats to integers truncate toward zero,
  * what does not fit gives the type's minimum; integers wrap when
  * narrowed; anything to bool tests for non-zero; floats to uint8 go
- * through int64 and keep the low 8 bits, as the CPU does.
+ * through int32 and keep the low 8 bits, as the CPU does.
  */
 
 /* One kernel per source type (cast_from_f32 …); @to, an EpDType, picks
@@ -44,7 +44,7 @@ CAST_FROM (cast_from_f32,
   TO (int, EP_INT32, EP_F_TO_I32 (x))
   TO (long, EP_INT64, EP_F_TO_I64 (x))
   TO (uchar, EP_BOOL, TO_BOOL)
-  TO (uchar, EP_UINT8, (uchar) (ulong) EP_F_TO_I64 (x)))
+  TO (uchar, EP_UINT8, (uchar) (uint) EP_F_TO_I32 (x)))
 #undef SRC_T
 
 #ifdef EP_FP64
@@ -55,7 +55,7 @@ CAST_FROM (cast_from_f64,
   TO (int, EP_INT32, EP_D_TO_I32 (x))
   TO (long, EP_INT64, EP_D_TO_I64 (x))
   TO (uchar, EP_BOOL, TO_BOOL)
-  TO (uchar, EP_UINT8, (uchar) (ulong) EP_D_TO_I64 (x)))
+  TO (uchar, EP_UINT8, (uchar) (uint) EP_D_TO_I32 (x)))
 #undef SRC_T
 #endif
 
