@@ -727,7 +727,7 @@ def test_uint8_casts_match_numpy_in_range_and_wrap_out_of_range():
 
 def test_uint8_computing_ops_ask_for_a_cast():
     t = Ep.astensor(np.array([1, 2], np.uint8))
-    with pytest.raises(Ep.DTypeError, match="add: does not take a tensor of type uint8"):
-        t + t
+    with pytest.raises(Ep.DTypeError, match="exp: does not take a tensor of type uint8"):
+        t.exp()
     np.testing.assert_array_equal((t.astype(Ep.float32) / 255).numpy(),
                                   np.array([1, 2], np.float32) / np.float32(255))
