@@ -116,9 +116,6 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 #define ROW_U8(p)         { p##_f32, p##_f64, p##_i32, p##_i64, p##_b, p##_u8 }
 #define ROW_NUMERIC_U8(p) { p##_f32, p##_f64, p##_i32, p##_i64, NULL, p##_u8 }
 
-/* The number of dtypes, the columns of a table */
-#define EP_CPU_N_DTYPES (EP_DTYPE_UINT8 + 1)
-
 /* A family's table of loops: a row per op, in EpDType order (uint8's
  * column is NULL where a row leaves it out) */
 typedef EpCpuLoop EpCpuLoopTable[EP_N_OPS][EP_CPU_N_DTYPES];
