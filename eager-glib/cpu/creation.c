@@ -80,8 +80,8 @@ cpu_arange (EpOpCall  *call,
     case EP_DTYPE_FLOAT64: ARANGE (gdouble, gdouble, data, n, first, second, delta); break;
     case EP_DTYPE_INT32:   ARANGE (gint32, guint32, data, n, first, second, delta); break;
     case EP_DTYPE_INT64:   ARANGE (gint64, guint64, data, n, first, second, delta); break;
-    case EP_DTYPE_BOOL:
-    case EP_DTYPE_UINT8:   g_assert_not_reached ();
+    case EP_DTYPE_UINT8:   ARANGE (guint8, guint, data, n, first, second, delta); break;
+    case EP_DTYPE_BOOL:    g_assert_not_reached ();
     }
 
   return TRUE;

@@ -259,12 +259,12 @@ test_uint8_refused_by_computing_ops (void)
   g_autoptr(GError) error2 = NULL;
   g_autoptr(EpTensor) u = ep_test_new (EP_DTYPE_UINT8, EP_SHAPE (2), EP_VALUES (1, 2));
   g_autoptr(EpTensor) sum = ep_tensor_exp (u, &error);
-  g_autoptr(EpTensor) full = ep_full (EP_SHAPE (2), 1, EP_DTYPE_UINT8, &error2);
+  g_autoptr(EpTensor) full = ep_linspace (0, 1, 2, TRUE, EP_DTYPE_UINT8, &error2);
 
   g_assert_null (sum);
   ep_assert_error (error, EP_ERROR_DTYPE, "exp", "uint8");
   g_assert_null (full);
-  ep_assert_error (error2, EP_ERROR_DTYPE, "full", "uint8");
+  ep_assert_error (error2, EP_ERROR_DTYPE, "linspace", "uint8");
 }
 
 int
