@@ -70,6 +70,10 @@ G_BEGIN_DECLS
  * @EP_DTYPE_INT32: 32-bit signed integer
  * @EP_DTYPE_INT64: 64-bit signed integer
  * @EP_DTYPE_BOOL: boolean, one byte per element (0 or 1)
+ * @EP_DTYPE_UINT8: 8-bit unsigned integer (image pixels): it converts
+ *   ([method@Tensor.astype]), copies and views; elementwise arithmetic
+ *   (wrapping), comparisons, extrema, sums, indexing and sorting take it;
+ *   other ops take it after a cast
  *
  * The element type of a tensor.
  */
@@ -79,6 +83,7 @@ typedef enum {
   EP_DTYPE_INT32,
   EP_DTYPE_INT64,
   EP_DTYPE_BOOL,
+  EP_DTYPE_UINT8,
 } EpDType;
 
 EP_EXPORT

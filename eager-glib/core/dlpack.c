@@ -72,6 +72,8 @@ dl_dtype (EpDType dtype)
       return (DLDataType) { kDLInt, 64, 1 };
     case EP_DTYPE_BOOL:
       return (DLDataType) { kDLBool, 8, 1 };
+    case EP_DTYPE_UINT8:
+      return (DLDataType) { kDLUInt, 8, 1 };
     }
   g_assert_not_reached ();
 }
@@ -201,10 +203,12 @@ ep_dtype_from_dl (DLDataType  dl,
     *dtype = EP_DTYPE_INT64;
   else if (dl.code == kDLBool && dl.bits == 8)
     *dtype = EP_DTYPE_BOOL;
+  else if (dl.code == kDLUInt && dl.bits == 8)
+    *dtype = EP_DTYPE_UINT8;
   else if (dl.code < G_N_ELEMENTS (codes) && codes[dl.code] != NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("new_from_dlpack: elements of type %s%u are not supported (float32, float64, int32, int64 and bool are)"),
+                   _("new_from_dlpack: elements of type %s%u are not supported (float32, float64, int32, int64, bool and uint8 are)"),
                    codes[dl.code], (guint) dl.bits);
       return FALSE;
     }

@@ -28,6 +28,18 @@ ep_double_to_int64 (gdouble x)
   return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (gint64) x : G_MININT64;
 }
 
+/* A float to uint8 as NumPy does on x86-64 (GCC converts to int32 and
+ * keeps the low byte): truncated toward zero to int32
+ * (ep_double_to_int32()), of which the low 8 bits are kept, so -1.0
+ * gives 255, 256.0 gives 0 and 300.7 gives 44; NaN, the infinities and
+ * what int32 does not hold give 0. C leaves the out-of-range conversion
+ * undefined; this one is not. */
+static inline guint8
+ep_double_to_uint8 (gdouble x)
+{
+  return (guint8) (guint32) ep_double_to_int32 (x);
+}
+
 static inline void
 ep_scalar_store (gpointer dest,
                  EpDType  dtype,
@@ -40,6 +52,7 @@ ep_scalar_store (gpointer dest,
     case EP_DTYPE_INT32:   *(gint32 *) dest = ep_double_to_int32 (value); break;
     case EP_DTYPE_INT64:   *(gint64 *) dest = ep_double_to_int64 (value); break;
     case EP_DTYPE_BOOL:    *(guint8 *) dest = value != 0.0; break;
+    case EP_DTYPE_UINT8:   *(guint8 *) dest = ep_double_to_uint8 (value); break;
     }
 }
 
@@ -54,6 +67,7 @@ ep_scalar_load (gconstpointer src,
     case EP_DTYPE_INT32:   return *(const gint32 *) src;
     case EP_DTYPE_INT64:   return (gdouble) *(const gint64 *) src;
     case EP_DTYPE_BOOL:    return *(const guint8 *) src != 0;
+    case EP_DTYPE_UINT8:   return *(const guint8 *) src;
     }
   return 0.0;
 }
@@ -100,8 +114,9 @@ static inline gboolean
 ep_number_overflows (EpNumber number,
                      EpDType  dtype)
 {
-  return number.integral && dtype == EP_DTYPE_INT32
-         && (number.i < G_MININT32 || number.i > G_MAXINT32);
+  return number.integral
+         && ((dtype == EP_DTYPE_INT32 && (number.i < G_MININT32 || number.i > G_MAXINT32))
+             || (dtype == EP_DTYPE_UINT8 && (number.i < 0 || number.i > G_MAXUINT8)));
 }
 
 /* Stores @number as @dtype: integers exactly where the type holds them
@@ -125,6 +140,7 @@ ep_number_store (gpointer dest,
     case EP_DTYPE_INT32:   *(gint32 *) dest = (gint32) (guint32) (guint64) number.i; break;
     case EP_DTYPE_INT64:   *(gint64 *) dest = number.i; break;
     case EP_DTYPE_BOOL:    *(guint8 *) dest = number.i != 0; break;
+    case EP_DTYPE_UINT8:   *(guint8 *) dest = (guint8) (guint64) number.i; break;
     }
 }
 
@@ -138,6 +154,7 @@ ep_number_load (gconstpointer src,
     case EP_DTYPE_INT32: return ep_number_from_int64 (*(const gint32 *) src);
     case EP_DTYPE_INT64: return ep_number_from_int64 (*(const gint64 *) src);
     case EP_DTYPE_BOOL:  return ep_number_from_int64 (*(const guint8 *) src != 0);
+    case EP_DTYPE_UINT8: return ep_number_from_int64 (*(const guint8 *) src);
     default:             return ep_number_from_double (ep_scalar_load (src, dtype));
     }
 }

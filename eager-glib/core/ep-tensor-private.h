@@ -99,7 +99,7 @@ ep_layout_same_shape (const EpLayout *a,
 static inline gboolean
 ep_dtype_is_valid (EpDType dtype)
 {
-  return (guint) dtype <= EP_DTYPE_BOOL;
+  return (guint) dtype <= EP_DTYPE_UINT8;
 }
 
 gboolean   ep_dtype_from_name         (const char     *name,
@@ -112,7 +112,7 @@ ep_dtype_itemsize (EpDType dtype)
 {
   static const guint8 sizes[] = {
     [EP_DTYPE_FLOAT32] = 4, [EP_DTYPE_FLOAT64] = 8, [EP_DTYPE_INT32] = 4,
-    [EP_DTYPE_INT64] = 8, [EP_DTYPE_BOOL] = 1,
+    [EP_DTYPE_INT64] = 8, [EP_DTYPE_BOOL] = 1, [EP_DTYPE_UINT8] = 1,
   };
 
   return sizes[dtype];

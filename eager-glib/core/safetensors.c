@@ -52,7 +52,7 @@ static const DTypeName dtype_names[] = {
   { "I32", 4, EP_DTYPE_INT32 },
   { "I64", 8, EP_DTYPE_INT64 },
   { "BOOL", 1, EP_DTYPE_BOOL },
-  { "U8", 1, -1 },
+  { "U8", 1, EP_DTYPE_UINT8 },
   { "I8", 1, -1 },
   { "F8_E5M2", 1, -1 },
   { "F8_E4M3", 1, -1 },

@@ -1248,6 +1248,8 @@ ep_tensor_item_int64 (EpTensor  *self,
       return i32;
     case EP_DTYPE_BOOL:
       return element[0] != 0;
+    case EP_DTYPE_UINT8:
+      return element[0];
     case EP_DTYPE_FLOAT32:
     case EP_DTYPE_FLOAT64:
       break;

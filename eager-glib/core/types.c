@@ -21,6 +21,7 @@ static const DTypeInfo dtype_info[] = {
   [EP_DTYPE_INT32]   = { "int32",   4, 1 },
   [EP_DTYPE_INT64]   = { "int64",   8, 1 },
   [EP_DTYPE_BOOL]    = { "bool",    1, 0 },
+  [EP_DTYPE_UINT8]   = { "uint8",   1, 1 },
 };
 
 static gboolean
@@ -99,7 +100,8 @@ ep_dtype_is_floating (EpDType dtype)
  *
  * Tells whether @dtype holds integers.
  *
- * Returns: whether @dtype is a signed integer type (bool is not)
+ * Returns: whether @dtype is an integer type (int32, int64 or uint8;
+ *   bool is not)
  */
 gboolean
 ep_dtype_is_integer (EpDType dtype)
@@ -116,7 +118,9 @@ ep_dtype_is_integer (EpDType dtype)
  *
  * Returns the type both promote to, by NumPy's table: bool is below
  * every other type, a wider type of the same kind wins, and mixing
- * integers with float32 gives float64 unless the integer is bool.
+ * integers with float32 gives float64 unless the integer is bool or
+ * uint8 (whose values float32 holds exactly); uint8 with a signed
+ * integer gives that integer (int32 and int64 hold every uint8).
  *
  * Returns: the promoted type
  */
@@ -124,13 +128,14 @@ EpDType
 ep_dtype_promote (EpDType a,
                   EpDType b)
 {
-  static const EpDType table[5][5] = {
-    /*              FLOAT32          FLOAT64          INT32            INT64            BOOL */
-    /* FLOAT32 */ { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT32 },
-    /* FLOAT64 */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64 },
-    /* INT32   */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_INT32,   EP_DTYPE_INT64,   EP_DTYPE_INT32   },
-    /* INT64   */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_INT64,   EP_DTYPE_INT64,   EP_DTYPE_INT64   },
-    /* BOOL    */ { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32,   EP_DTYPE_INT64,   EP_DTYPE_BOOL    },
+  static const EpDType table[6][6] = {
+    /*              FLOAT32          FLOAT64          INT32            INT64            BOOL             UINT8 */
+    /* FLOAT32 */ { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT32 },
+    /* FLOAT64 */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64 },
+    /* INT32   */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_INT32,   EP_DTYPE_INT64,   EP_DTYPE_INT32,   EP_DTYPE_INT32   },
+    /* INT64   */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_INT64,   EP_DTYPE_INT64,   EP_DTYPE_INT64,   EP_DTYPE_INT64   },
+    /* BOOL    */ { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32,   EP_DTYPE_INT64,   EP_DTYPE_BOOL,    EP_DTYPE_UINT8   },
+    /* UINT8   */ { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32,   EP_DTYPE_INT64,   EP_DTYPE_UINT8,   EP_DTYPE_UINT8   },
   };
 
   g_return_val_if_fail (dtype_is_valid (a), EP_DTYPE_FLOAT32);

@@ -17,6 +17,8 @@
 #define TO_INT64_FROM_FLOAT(x) ep_double_to_int64 ((gdouble) (x))
 #define TO_INT32_FROM_INT(x) ((gint32) (guint32) (x))
 #define TO_INT64_FROM_INT(x) ((gint64) (x))
+#define TO_UINT8_FROM_FLOAT(x) ep_double_to_uint8 ((gdouble) (x))
+#define TO_UINT8_FROM_INT(x) ((guint8) (guint64) (x))
 #define TO_BOOL(x)    ((x) != 0)
 
 #define CAST_LOOP(name, SRC, DST, CONVERT)                                  \
@@ -33,25 +35,29 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
       out[i] = (DST) CONVERT (*(const SRC *) (in + i * s[1]));              \
 }
 
-#define CAST_FROM(SRC, src, TO_INT32, TO_INT64)                             \
+#define CAST_FROM(SRC, src, TO_INT32, TO_INT64, TO_UINT8)                   \
   CAST_LOOP (cast_##src##_float32, SRC, gfloat, TO_FLOAT)                   \
   CAST_LOOP (cast_##src##_float64, SRC, gdouble, TO_DOUBLE)                 \
   CAST_LOOP (cast_##src##_int32, SRC, gint32, TO_INT32)                     \
   CAST_LOOP (cast_##src##_int64, SRC, gint64, TO_INT64)                     \
-  CAST_LOOP (cast_##src##_bool, SRC, guint8, TO_BOOL)
+  CAST_LOOP (cast_##src##_bool, SRC, guint8, TO_BOOL)                       \
+  CAST_LOOP (cast_##src##_uint8, SRC, guint8, TO_UINT8)
 
-CAST_FROM (gfloat, float32, TO_INT32_FROM_FLOAT, TO_INT64_FROM_FLOAT)
-CAST_FROM (gdouble, float64, TO_INT32_FROM_FLOAT, TO_INT64_FROM_FLOAT)
-CAST_FROM (gint32, int32, TO_INT32_FROM_INT, TO_INT64_FROM_INT)
-CAST_FROM (gint64, int64, TO_INT32_FROM_INT, TO_INT64_FROM_INT)
-CAST_FROM (guint8, bool, TO_INT32_FROM_INT, TO_INT64_FROM_INT)
+CAST_FROM (gfloat, float32, TO_INT32_FROM_FLOAT, TO_INT64_FROM_FLOAT, TO_UINT8_FROM_FLOAT)
+CAST_FROM (gdouble, float64, TO_INT32_FROM_FLOAT, TO_INT64_FROM_FLOAT, TO_UINT8_FROM_FLOAT)
+CAST_FROM (gint32, int32, TO_INT32_FROM_INT, TO_INT64_FROM_INT, TO_UINT8_FROM_INT)
+CAST_FROM (gint64, int64, TO_INT32_FROM_INT, TO_INT64_FROM_INT, TO_UINT8_FROM_INT)
+CAST_FROM (guint8, bool, TO_INT32_FROM_INT, TO_INT64_FROM_INT, TO_UINT8_FROM_INT)
+CAST_FROM (guint8, uint8, TO_INT32_FROM_INT, TO_INT64_FROM_INT, TO_UINT8_FROM_INT)
 
 #define CAST_ROW(src) \
-  { cast_##src##_float32, cast_##src##_float64, cast_##src##_int32, cast_##src##_int64, cast_##src##_bool }
+  { cast_##src##_float32, cast_##src##_float64, cast_##src##_int32, cast_##src##_int64, cast_##src##_bool, \
+    cast_##src##_uint8 }
 
 /* [from][to], in EpDType order */
-static const EpCpuLoop cast_loops[5][5] = {
+static const EpCpuLoop cast_loops[6][6] = {
   CAST_ROW (float32), CAST_ROW (float64), CAST_ROW (int32), CAST_ROW (int64), CAST_ROW (bool),
+  CAST_ROW (uint8),
 };
 
 /* The loop cpu_astype() runs (graph fusion) */

@@ -17,17 +17,20 @@ BINARY_LOOP (add_f64, gdouble, gdouble, x + y)
 BINARY_LOOP (add_i32, gint32, gint32, WRAP32 ((guint32) x + (guint32) y))
 BINARY_LOOP (add_i64, gint64, gint64, WRAP64 ((guint64) x + (guint64) y))
 BINARY_LOOP (add_b, guint8, guint8, x | y)
+BINARY_LOOP (add_u8, guint8, guint8, WRAP8 ((guint) x + (guint) y))
 /* sub */
 BINARY_LOOP (sub_f32, gfloat, gfloat, x - y)
 BINARY_LOOP (sub_f64, gdouble, gdouble, x - y)
 BINARY_LOOP (sub_i32, gint32, gint32, WRAP32 ((guint32) x - (guint32) y))
 BINARY_LOOP (sub_i64, gint64, gint64, WRAP64 ((guint64) x - (guint64) y))
+BINARY_LOOP (sub_u8, guint8, guint8, WRAP8 ((guint) x - (guint) y))
 /* mul */
 BINARY_LOOP (mul_f32, gfloat, gfloat, x * y)
 BINARY_LOOP (mul_f64, gdouble, gdouble, x * y)
 BINARY_LOOP (mul_i32, gint32, gint32, WRAP32 ((guint32) x * (guint32) y))
 BINARY_LOOP (mul_i64, gint64, gint64, WRAP64 ((guint64) x * (guint64) y))
 BINARY_LOOP (mul_b, guint8, guint8, x & y)
+BINARY_LOOP (mul_u8, guint8, guint8, WRAP8 ((guint) x * (guint) y))
 /* div (floats only: the rule promotes integers) */
 BINARY_LOOP (div_f32, gfloat, gfloat, x / y)
 BINARY_LOOP (div_f64, gdouble, gdouble, x / y)
@@ -36,6 +39,7 @@ BINARY_LOOP (pow_f32, gfloat, gfloat, powf (x, y))
 BINARY_LOOP (pow_f64, gdouble, gdouble, pow (x, y))
 BINARY_LOOP (pow_i32, gint32, gint32, WRAP32 (ipow (x, y)))
 BINARY_LOOP (pow_i64, gint64, gint64, WRAP64 (ipow (x, y)))
+BINARY_LOOP (pow_u8, guint8, guint8, WRAP8 (ipow (x, y)))
 
 /* Floor division and remainder of floats: NumPy's npy_divmod, so that
  * results match bit for bit (including ±0 and the infinities). */
@@ -112,14 +116,21 @@ remainder_##SUFFIX (T a, T b)                                                   
 INT_DIVMOD (gint32, guint32, i32)
 INT_DIVMOD (gint64, guint64, i64)
 
+/* uint8: no negative operands; a zero divisor gives 0 as for the
+ * signed types */
+#define UINT8_FLOOR_DIVIDE(a, b) ((b) == 0 ? 0 : (a) / (b))
+#define UINT8_REMAINDER(a, b) ((b) == 0 ? 0 : (a) % (b))
+
 BINARY_LOOP (floordiv_f32, gfloat, gfloat, floor_divide_f32 (x, y))
 BINARY_LOOP (floordiv_f64, gdouble, gdouble, floor_divide_f64 (x, y))
 BINARY_LOOP (floordiv_i32, gint32, gint32, floor_divide_i32 (x, y))
 BINARY_LOOP (floordiv_i64, gint64, gint64, floor_divide_i64 (x, y))
+BINARY_LOOP (floordiv_u8, guint8, guint8, UINT8_FLOOR_DIVIDE (x, y))
 BINARY_LOOP (mod_f32, gfloat, gfloat, remainder_f32 (x, y))
 BINARY_LOOP (mod_f64, gdouble, gdouble, remainder_f64 (x, y))
 BINARY_LOOP (mod_i32, gint32, gint32, remainder_i32 (x, y))
 BINARY_LOOP (mod_i64, gint64, gint64, remainder_i64 (x, y))
+BINARY_LOOP (mod_u8, guint8, guint8, UINT8_REMAINDER (x, y))
 
 /* NaN-propagating extrema as NumPy's: the first operand when it is NaN
  * or strictly beyond the second, else the second (so ties, such as 0.0
@@ -134,22 +145,24 @@ BINARY_LOOP (maximum_f64, gdouble, gdouble, FMAXIMUM (x, y))
 BINARY_LOOP (maximum_i32, gint32, gint32, IMAXIMUM (x, y))
 BINARY_LOOP (maximum_i64, gint64, gint64, IMAXIMUM (x, y))
 BINARY_LOOP (maximum_b, guint8, guint8, x | y)
+BINARY_LOOP (maximum_u8, guint8, guint8, IMAXIMUM (x, y))
 BINARY_LOOP (minimum_f32, gfloat, gfloat, FMINIMUM (x, y))
 BINARY_LOOP (minimum_f64, gdouble, gdouble, FMINIMUM (x, y))
 BINARY_LOOP (minimum_i32, gint32, gint32, IMINIMUM (x, y))
 BINARY_LOOP (minimum_i64, gint64, gint64, IMINIMUM (x, y))
 BINARY_LOOP (minimum_b, guint8, guint8, x & y)
+BINARY_LOOP (minimum_u8, guint8, guint8, IMINIMUM (x, y))
 
 static const EpCpuLoopTable binary_loops = {
-  [EP_OP_ADD] = ROW (add),
-  [EP_OP_SUB] = ROW_NUMERIC (sub),
-  [EP_OP_MUL] = ROW (mul),
+  [EP_OP_ADD] = ROW_U8 (add),
+  [EP_OP_SUB] = ROW_NUMERIC_U8 (sub),
+  [EP_OP_MUL] = ROW_U8 (mul),
   [EP_OP_DIV] = ROW_FLOAT (div),
-  [EP_OP_POW] = ROW_NUMERIC (pow),
-  [EP_OP_FLOORDIV] = ROW_NUMERIC (floordiv),
-  [EP_OP_MOD] = ROW_NUMERIC (mod),
-  [EP_OP_MAXIMUM] = ROW (maximum),
-  [EP_OP_MINIMUM] = ROW (minimum),
+  [EP_OP_POW] = ROW_NUMERIC_U8 (pow),
+  [EP_OP_FLOORDIV] = ROW_NUMERIC_U8 (floordiv),
+  [EP_OP_MOD] = ROW_NUMERIC_U8 (mod),
+  [EP_OP_MAXIMUM] = ROW_U8 (maximum),
+  [EP_OP_MINIMUM] = ROW_U8 (minimum),
 };
 
 static gboolean
@@ -251,8 +264,9 @@ CLIP_FLOAT_LOOP (clip_f64, gdouble)
 CLIP_INT_LOOP (clip_i32, gint32, G_MININT32, G_MAXINT32)
 CLIP_INT_LOOP (clip_i64, gint64, G_MININT64, G_MAXINT64)
 CLIP_INT_LOOP (clip_b, guint8, 0, 1)
+CLIP_INT_LOOP (clip_u8, guint8, 0, G_MAXUINT8)
 
-static const EpCpuLoop clip_loops[5] = ROW (clip);
+static const EpCpuLoop clip_loops[EP_CPU_N_DTYPES] = ROW_U8 (clip);
 
 static gboolean
 cpu_clip (EpOpCall  *call,

@@ -65,6 +65,7 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 
 #define WRAP32(e) ((gint32) (guint32) (e))
 #define WRAP64(e) ((gint64) (guint64) (e))
+#define WRAP8(e) ((guint8) (e))
 
 static inline guint64
 ipow (gint64 base,
@@ -111,9 +112,13 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 #define ROW(p)         { p##_f32, p##_f64, p##_i32, p##_i64, p##_b }
 #define ROW_NUMERIC(p) { p##_f32, p##_f64, p##_i32, p##_i64, NULL }
 #define ROW_FLOAT(p)   { p##_f32, p##_f64, NULL, NULL, NULL }
+/* The same with uint8's loop (p##_u8) as well */
+#define ROW_U8(p)         { p##_f32, p##_f64, p##_i32, p##_i64, p##_b, p##_u8 }
+#define ROW_NUMERIC_U8(p) { p##_f32, p##_f64, p##_i32, p##_i64, NULL, p##_u8 }
 
-/* A family's table of loops: a row per op, in EpDType order */
-typedef EpCpuLoop EpCpuLoopTable[EP_N_OPS][5];
+/* A family's table of loops: a row per op, in EpDType order (uint8's
+ * column is NULL where a row leaves it out) */
+typedef EpCpuLoop EpCpuLoopTable[EP_N_OPS][EP_CPU_N_DTYPES];
 
 /* Runs the loop of @loops for the op and input 0's dtype; the rules only
  * let through dtypes that have one (a gap is an error all the same). */
@@ -132,7 +137,7 @@ ep_cpu_register_table (EpKernelFunc          *kernels,
                        EpKernelFunc           kernel)
 {
   for (guint op = 0; op < EP_N_OPS; op++)
-    for (guint d = 0; d < 5; d++)
+    for (guint d = 0; d < EP_CPU_N_DTYPES; d++)
       if (loops[op][d] != NULL)
         kernels[op] = kernel;
 }

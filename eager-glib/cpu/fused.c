@@ -117,6 +117,8 @@ ep_fused_step_init (EpFusedStep   *step,
   EpCpuLoop loop = NULL;
   gconstpointer data = NULL;
 
+  /* (uint8 stays out of fused groups, as the OpenCL fused programs leave
+   * out its element functions: common.cl's U8) */
   if (op->id >= EP_N_OPS || in_dtype > EP_DTYPE_BOOL || dtype > EP_DTYPE_BOOL)
     return FALSE;
 

@@ -329,6 +329,7 @@ name (const Walk *w, IndexInfo *info)                                       \
 #define ADD_WRAP32(d, v) ((gint32) ((guint32) (d) + (guint32) (v)))
 #define ADD_WRAP64(d, v) ((gint64) ((guint64) (d) + (guint64) (v)))
 #define OR(d, v) ((guint8) ((d) | (v)))
+#define ADD_WRAP8(d, v) ((guint8) ((guint) (d) + (guint) (v)))
 
 SCATTER_WALK (update_1, guint8, REPLACE)
 SCATTER_WALK (update_4, guint32, REPLACE)
@@ -338,10 +339,11 @@ SCATTER_WALK (add_f64, gdouble, ADD)
 SCATTER_WALK (add_i32, gint32, ADD_WRAP32)
 SCATTER_WALK (add_i64, gint64, ADD_WRAP64)
 SCATTER_WALK (add_b, guint8, OR)
+SCATTER_WALK (add_u8, guint8, ADD_WRAP8)
 
 typedef void (*ScatterFunc) (const Walk *w, IndexInfo *info);
 
-static const ScatterFunc add_funcs[] = { add_f32, add_f64, add_i32, add_i64, add_b };
+static const ScatterFunc add_funcs[] = { add_f32, add_f64, add_i32, add_i64, add_b, add_u8 };
 
 static gboolean
 cpu_scatter (EpOpCall  *call,

@@ -201,6 +201,8 @@ cpu_matmul (EpOpCall  *call,
     case EP_DTYPE_BOOL:
       matmul_b (&p, c);
       break;
+    case EP_DTYPE_UINT8:    /* refused by the checks */
+      g_assert_not_reached ();
     }
 
   return TRUE;

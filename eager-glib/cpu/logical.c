@@ -18,7 +18,8 @@
   BINARY_LOOP (cmp##_f64, gdouble, guint8, x OP y)                          \
   BINARY_LOOP (cmp##_i32, gint32, guint8, x OP y)                           \
   BINARY_LOOP (cmp##_i64, gint64, guint8, x OP y)                           \
-  BINARY_LOOP (cmp##_b, guint8, guint8, x OP y)
+  BINARY_LOOP (cmp##_b, guint8, guint8, x OP y)                           \
+  BINARY_LOOP (cmp##_u8, guint8, guint8, x OP y)
 
 COMPARISONS (lt, <)
 COMPARISONS (le, <=)
@@ -33,12 +34,12 @@ BINARY_LOOP (logical_or_b, guint8, guint8, x | y)
 #define ROW_BOOL(p) { NULL, NULL, NULL, NULL, p##_b }
 
 static const EpCpuLoopTable binary_loops = {
-  [EP_OP_LESS] = ROW (lt),
-  [EP_OP_LESS_EQUAL] = ROW (le),
-  [EP_OP_EQUAL] = ROW (eq),
-  [EP_OP_NOT_EQUAL] = ROW (ne),
-  [EP_OP_GREATER] = ROW (gt),
-  [EP_OP_GREATER_EQUAL] = ROW (ge),
+  [EP_OP_LESS] = ROW_U8 (lt),
+  [EP_OP_LESS_EQUAL] = ROW_U8 (le),
+  [EP_OP_EQUAL] = ROW_U8 (eq),
+  [EP_OP_NOT_EQUAL] = ROW_U8 (ne),
+  [EP_OP_GREATER] = ROW_U8 (gt),
+  [EP_OP_GREATER_EQUAL] = ROW_U8 (ge),
   [EP_OP_LOGICAL_AND] = ROW_BOOL (logical_and),
   [EP_OP_LOGICAL_OR] = ROW_BOOL (logical_or),
 };
@@ -63,7 +64,7 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 CONSTANT_LOOP (all_false, 0)
 CONSTANT_LOOP (all_true, 1)
 
-#define ROW_CLASSIFY(p, EXACT) { p##_f32, p##_f64, EXACT, EXACT, EXACT }
+#define ROW_CLASSIFY(p, EXACT) { p##_f32, p##_f64, EXACT, EXACT, EXACT, EXACT }
 
 static const EpCpuLoopTable unary_loops = {
   [EP_OP_LOGICAL_NOT] = ROW_BOOL (logical_not),

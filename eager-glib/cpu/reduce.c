@@ -715,12 +715,19 @@ fold_whole (EpOpCall  *call,
     }
 }
 
-static const EpCpuLoop max_loops[5] = ROW (max);
-static const EpCpuLoop min_loops[5] = ROW (min);
-static const EpCpuLoop sum_loops[5] = { sum_f32, sum_f64, NULL, sum_i64, NULL };
-static const EpCpuLoop max_rows_loops[5] = ROW (max_rows);
-static const EpCpuLoop min_rows_loops[5] = ROW (min_rows);
-static const EpCpuLoop sum_rows_loops[5] = { sum_rows_f32, sum_rows_f64, NULL, sum_rows_i64, NULL };
+/* uint8's extrema are bool's loops: both are guint8 compared as numbers.
+ * (Sums and products of integers run in int64, as the rules cast.) */
+#define max_u8 max_b
+#define min_u8 min_b
+#define max_rows_u8 max_rows_b
+#define min_rows_u8 min_rows_b
+
+static const EpCpuLoop max_loops[EP_CPU_N_DTYPES] = ROW_U8 (max);
+static const EpCpuLoop min_loops[EP_CPU_N_DTYPES] = ROW_U8 (min);
+static const EpCpuLoop sum_loops[EP_CPU_N_DTYPES] = { sum_f32, sum_f64, NULL, sum_i64, NULL, NULL };
+static const EpCpuLoop max_rows_loops[EP_CPU_N_DTYPES] = ROW_U8 (max_rows);
+static const EpCpuLoop min_rows_loops[EP_CPU_N_DTYPES] = ROW_U8 (min_rows);
+static const EpCpuLoop sum_rows_loops[EP_CPU_N_DTYPES] = { sum_rows_f32, sum_rows_f64, NULL, sum_rows_i64, NULL, NULL };
 
 /* Starts every output at the first element of its reduction, which is
  * the identity that works for extrema of every type (and keeps NaN). */
@@ -1017,11 +1024,12 @@ ARG_ROW (argmin_i32, gint32, <, FALSE)
 ARG_ROW (argmin_i64, gint64, <, FALSE)
 ARG_ROW (argmin_b, guint8, <, FALSE)
 
-static const EpCpuRowFunc argmax_rows[5] = {
-  argmax_f32, argmax_f64, argmax_i32, argmax_i64, argmax_b
+/* uint8 (the last column) searches as bool does: guint8 compared as numbers */
+static const EpCpuRowFunc argmax_rows[EP_CPU_N_DTYPES] = {
+  argmax_f32, argmax_f64, argmax_i32, argmax_i64, argmax_b, argmax_b
 };
-static const EpCpuRowFunc argmin_rows[5] = {
-  argmin_f32, argmin_f64, argmin_i32, argmin_i64, argmin_b
+static const EpCpuRowFunc argmin_rows[EP_CPU_N_DTYPES] = {
+  argmin_f32, argmin_f64, argmin_i32, argmin_i64, argmin_b, argmin_b
 };
 
 static gboolean

@@ -91,6 +91,13 @@ check_list_length (const EpOpDef     *op,
   return FALSE;
 }
 
+/* Whether @op takes uint8 (EP_OP_FLAG_UINT8) */
+static gboolean
+takes_uint8 (const EpOpDef *op)
+{
+  return (op->flags & (EP_OP_FLAG_UINT8 | EP_OP_FLAG_VIEW)) != 0;
+}
+
 static gboolean
 check_attr (const EpOpDef     *op,
             const EpAttrSpec  *spec,
@@ -108,6 +115,13 @@ check_attr (const EpOpDef     *op,
       {
         EpDType dtype = G_STRUCT_MEMBER (EpDType, attrs, spec->offset);
 
+        if (dtype == EP_DTYPE_UINT8 && !takes_uint8 (op))
+          {
+            g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                         _("%s: cannot make a tensor of type uint8 yet; make another type and convert it with astype"),
+                         op->name);
+            return FALSE;
+          }
         if (ep_dtype_is_valid (dtype))
           return TRUE;
         g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
@@ -188,6 +202,13 @@ ep_op_check_call_full (const EpOpDef    *op,
     {
       const EpInputSpec *spec = &op->inputs[MIN (i, op->n_inputs - 1u)];
 
+      if (inputs[i]->layout.dtype == EP_DTYPE_UINT8 && !takes_uint8 (op))
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                       _("%s: does not take a tensor of type uint8 yet; convert it with astype first"),
+                       op->name);
+          return FALSE;
+        }
       if (spec->kind != EP_INPUT_ANY && !check_input (op, spec, inputs[i], error))
         return FALSE;
     }

@@ -67,6 +67,9 @@ opencl_clip (EpOpCall  *call,
         case EP_DTYPE_BOOL:
           bound = CLAMP (bound, 0.0, 1.0);
           break;
+        case EP_DTYPE_UINT8:
+          bound = CLAMP (bound, 0.0, (gdouble) G_MAXUINT8);
+          break;
         default:
           break;
         }

@@ -83,6 +83,7 @@ to_device_gradient (const EpOpCall   *call,
 const EpOpDef ep_op_astype = {
   .id = EP_OP_ASTYPE, .name = "astype",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR_DTYPE_ARG ()),
   .infer = astype_infer,
   .gradient = astype_gradient,
@@ -93,6 +94,7 @@ const EpOpDef ep_op_astype = {
  * dispatch and to_bytes compact a tensor where it lives. */
 const EpOpDef ep_op_contiguous = {
   .id = EP_OP_CONTIGUOUS, .name = "contiguous",
+  .flags = EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self")),
   EP_ATTRS (EP_ATTR_DEVICE_ARG (.flags = EP_ATTR_INTERNAL)),
   .infer = contiguous_infer,
@@ -101,7 +103,7 @@ const EpOpDef ep_op_contiguous = {
 
 const EpOpDef ep_op_to_device = {
   .id = EP_OP_TO_DEVICE, .name = "to_device",
-  .flags = EP_OP_FLAG_TRANSFER,
+  .flags = EP_OP_FLAG_TRANSFER | EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self")),
   EP_ATTRS (EP_ATTR_DEVICE_ARG ()),
   .infer = to_device_infer,

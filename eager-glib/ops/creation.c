@@ -38,6 +38,7 @@ full_infer (EpOpCall  *call,
 
 const EpOpDef ep_op_full = {
   .id = EP_OP_FULL, .name = "full",
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR_SHAPE_ARG,
             EP_ATTR ("value", EP_ATTR_NUMBER, EP_FIELD (full.value)),
             EP_ATTR_DTYPE_ARG (EP_DEFAULT (EP_DTYPE_FLOAT32)),
@@ -99,6 +100,32 @@ arange_too_long (EpOpCall    *call,
   return FALSE;
 }
 
+/* uint8: integer start, stop and step, and every value in 0-255 (none
+ * wraps, so there are at most 256) */
+static gboolean
+arange_fits_uint8 (const gdouble  *v,
+                   gint64          n,
+                   GError        **error)
+{
+  if (v[0] != floor (v[0]) || v[1] != floor (v[1]) || v[2] != floor (v[2]))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("arange: uint8 takes integer start, stop and step (got %g, %g, %g)"),
+                   v[0], v[1], v[2]);
+      return FALSE;
+    }
+  if (n > 0 && (n > G_MAXUINT8 + 1 || v[0] < 0 || v[0] > G_MAXUINT8
+                || v[0] + (gdouble) (n - 1) * v[2] < 0 || v[0] + (gdouble) (n - 1) * v[2] > G_MAXUINT8))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("arange: the values from %g to %g in steps of %g do not fit in uint8"),
+                   v[0], v[1], v[2]);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 static gboolean
 arange_infer (EpOpCall  *call,
               GError   **error)
@@ -143,11 +170,15 @@ arange_infer (EpOpCall  *call,
       n = length > 0 ? (gint64) length : 0;
     }
 
+  if (attrs->dtype == EP_DTYPE_UINT8 && !arange_fits_uint8 (v, n, error))
+    return FALSE;
+
   return ep_layout_init (&call->output_layouts[0], attrs->dtype, &n, 1, call->op->name, error);
 }
 
 const EpOpDef ep_op_arange = {
   .id = EP_OP_ARANGE, .name = "arange",
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR ("start", EP_ATTR_NUMBER, EP_FIELD (arange.start)),
             EP_ATTR ("stop", EP_ATTR_NUMBER, EP_FIELD (arange.stop)),
             EP_ATTR ("step", EP_ATTR_NUMBER, EP_FIELD (arange.step), EP_DEFAULT (1)),
@@ -206,7 +237,10 @@ ep_arange_values (const EpOpCall *call,
     case EP_DTYPE_INT64:
       *(gint64 *) delta = (gint64) ((guint64) *(gint64 *) second - (guint64) *(gint64 *) first);
       break;
-    case EP_DTYPE_BOOL:
+    case EP_DTYPE_UINT8:
+      *delta = (guint8) ((guint) *second - (guint) *first);
+      break;
+    case EP_DTYPE_BOOL:     /* refused by the rule */
       g_assert_not_reached ();
     }
 }

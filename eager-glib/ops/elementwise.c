@@ -181,6 +181,7 @@ pow_gradient (const EpOpCall   *call,
   const EpOpDef ep_op_##op_name = {                                         \
     .id = EP_OP_##ID, .name = #op_name,                                     \
     EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),                      \
+    .flags = EP_OP_FLAG_UINT8,                                              \
     .infer = ep_op_arithmetic_infer,                                        \
     .gradient = op_name##_gradient,                                         \
   };
@@ -195,7 +196,8 @@ check_integer_exponents (EpOpCall  *call,
   gconstpointer data;
   gsize nbytes;
 
-  if (dtype == EP_DTYPE_BOOL)
+  /* bool and uint8 exponents are never negative */
+  if (dtype == EP_DTYPE_BOOL || dtype == EP_DTYPE_UINT8)
     return TRUE;
 
   bytes = ep_op_read_input (call, 1, error);
@@ -234,7 +236,7 @@ pow_infer (EpOpCall  *call,
 const EpOpDef ep_op_pow = {
   .id = EP_OP_POW, .name = "pow",
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
-  .flags = EP_OP_FLAG_READS_DATA,
+  .flags = EP_OP_FLAG_READS_DATA | EP_OP_FLAG_UINT8,
   .infer = pow_infer,
   .gradient = pow_gradient,
 };
@@ -480,24 +482,28 @@ extremum_grad (const EpOpCall   *call,
 const EpOpDef ep_op_floordiv = {
   .id = EP_OP_FLOORDIV, .name = "floordiv",
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
+  .flags = EP_OP_FLAG_UINT8,
   .infer = ep_op_arithmetic_infer, .gradient = floordiv_grad,
 };
 
 const EpOpDef ep_op_mod = {
   .id = EP_OP_MOD, .name = "mod",
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
+  .flags = EP_OP_FLAG_UINT8,
   .infer = ep_op_arithmetic_infer, .gradient = mod_grad,
 };
 
 const EpOpDef ep_op_minimum = {
   .id = EP_OP_MINIMUM, .name = "minimum",
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
+  .flags = EP_OP_FLAG_UINT8,
   .infer = ep_op_arithmetic_infer, .gradient = extremum_grad,
 };
 
 const EpOpDef ep_op_maximum = {
   .id = EP_OP_MAXIMUM, .name = "maximum",
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
+  .flags = EP_OP_FLAG_UINT8,
   .infer = ep_op_arithmetic_infer, .gradient = extremum_grad,
 };
 
@@ -687,6 +693,7 @@ clip_grad (const EpOpCall   *call,
 const EpOpDef ep_op_clip = {
   .id = EP_OP_CLIP, .name = "clip",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR ("min", EP_ATTR_FLOAT, EP_FIELD (clip.min), EP_DEFAULT (-INFINITY),
                      .flags = EP_ATTR_NULLABLE),
             EP_ATTR ("max", EP_ATTR_FLOAT, EP_FIELD (clip.max), EP_DEFAULT (INFINITY),
@@ -772,6 +779,7 @@ where_gradient (const EpOpCall   *call,
 const EpOpDef ep_op_where = {
   .id = EP_OP_WHERE, .name = "where",
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("x"), EP_INPUT ("y")),
+  .flags = EP_OP_FLAG_UINT8,
   .infer = where_infer,
   .gradient = where_gradient,
 };

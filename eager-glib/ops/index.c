@@ -110,7 +110,7 @@ take_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_take = {
   .id = EP_OP_TAKE, .name = "take",
-  .flags = EP_OP_FLAG_CHECKS_DATA,
+  .flags = EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER)),
   EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
   .infer = take_infer,
@@ -291,7 +291,7 @@ take_along_axis_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_take_along_axis = {
   .id = EP_OP_TAKE_ALONG_AXIS, .name = "take_along_axis",
-  .flags = EP_OP_FLAG_CHECKS_DATA,
+  .flags = EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER)),
   EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
   .infer = take_along_axis_infer,
@@ -386,7 +386,7 @@ mask_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_mask = {
   .id = EP_OP_MASK, .name = "mask",
-  .flags = EP_OP_FLAG_READS_DATA | EP_OP_FLAG_DATA_SHAPED,
+  .flags = EP_OP_FLAG_READS_DATA | EP_OP_FLAG_DATA_SHAPED | EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("mask", EP_INPUT_BOOL)),
   .infer = mask_infer,
   .gradient = mask_gradient,
@@ -506,7 +506,7 @@ index_update_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_index_update = {
   .id = EP_OP_INDEX_UPDATE, .name = "index_update",
-  .flags = EP_OP_FLAG_CHECKS_DATA,
+  .flags = EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER), EP_INPUT ("values")),
   EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (0))),
   .infer = scatter_infer,
@@ -515,7 +515,7 @@ const EpOpDef ep_op_index_update = {
 
 const EpOpDef ep_op_scatter_add = {
   .id = EP_OP_SCATTER_ADD, .name = "scatter_add",
-  .flags = EP_OP_FLAG_CHECKS_DATA,
+  .flags = EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("indices", EP_INPUT_INTEGER), EP_INPUT ("values")),
   EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (0))),
   .infer = scatter_infer,

@@ -125,6 +125,7 @@ concatenate_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_concatenate = {
   .id = EP_OP_CONCATENATE, .name = "concatenate",
+  .flags = EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT_LIST ("tensors")),
   EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (0), .flags = EP_ATTR_NULLABLE)),
   .infer = concatenate_infer,
@@ -247,6 +248,7 @@ tile_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_tile = {
   .id = EP_OP_TILE, .name = "tile",
+  .flags = EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self")),
   EP_ATTRS (EP_ATTR ("reps", EP_ATTR_INTS, EP_LIST_FIELD (tile.reps, tile.n_reps))),
   .infer = tile_infer,
@@ -394,6 +396,7 @@ pad_gradient (const EpOpCall  *call,
 
 const EpOpDef ep_op_pad = {
   .id = EP_OP_PAD, .name = "pad",
+  .flags = EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self")),
   EP_ATTRS (EP_ATTR ("paddings", EP_ATTR_INTS, EP_LIST_FIELD (pad.paddings, pad.n_paddings)),
             EP_ATTR ("mode", EP_ATTR_ENUM, EP_FIELD (pad.mode), EP_DEFAULT (EP_PAD_CONSTANT),

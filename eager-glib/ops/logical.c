@@ -32,6 +32,7 @@ comparison_infer (EpOpCall  *call,
   const EpOpDef ep_op_##op_name = {                                         \
     .id = EP_OP_##ID, .name = #op_name,                                     \
     EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),                      \
+    .flags = EP_OP_FLAG_UINT8,                                              \
     .infer = comparison_infer,                                              \
   };
 
@@ -270,18 +271,21 @@ const EpOpDef ep_op_logical_not = {
 const EpOpDef ep_op_isnan = {
   .id = EP_OP_ISNAN, .name = "isnan",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   .infer = classify_infer,
 };
 
 const EpOpDef ep_op_isinf = {
   .id = EP_OP_ISINF, .name = "isinf",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   .infer = classify_infer,
 };
 
 const EpOpDef ep_op_isfinite = {
   .id = EP_OP_ISFINITE, .name = "isfinite",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   .infer = classify_infer,
 };
 

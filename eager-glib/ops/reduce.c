@@ -192,6 +192,7 @@ extremum_gradient (const EpOpCall   *call,
 const EpOpDef ep_op_sum = {
   .id = EP_OP_SUM, .name = "sum",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = sum_infer,
   .gradient = sum_gradient,
@@ -208,6 +209,7 @@ const EpOpDef ep_op_mean = {
 const EpOpDef ep_op_max = {
   .id = EP_OP_MAX, .name = "max",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = extremum_infer,
   .gradient = extremum_gradient,
@@ -216,6 +218,7 @@ const EpOpDef ep_op_max = {
 const EpOpDef ep_op_min = {
   .id = EP_OP_MIN, .name = "min",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = extremum_infer,
   .gradient = extremum_gradient,
@@ -387,6 +390,7 @@ prod_grad (const EpOpCall   *call,
 const EpOpDef ep_op_prod = {
   .id = EP_OP_PROD, .name = "prod",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR_AXES_ARG, EP_ATTR_KEEPDIMS_ARG),
   .infer = prod_infer, .gradient = prod_grad,
 };
@@ -485,6 +489,7 @@ arg_extremum_infer (EpOpCall  *call,
 const EpOpDef ep_op_argmin = {
   .id = EP_OP_ARGMIN, .name = "argmin",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE), EP_ATTR_KEEPDIMS_ARG),
   .infer = arg_extremum_infer,
   .gradient = NULL,
@@ -493,6 +498,7 @@ const EpOpDef ep_op_argmin = {
 const EpOpDef ep_op_argmax = {
   .id = EP_OP_ARGMAX, .name = "argmax",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE), EP_ATTR_KEEPDIMS_ARG),
   .infer = arg_extremum_infer,
   .gradient = NULL,

@@ -65,6 +65,7 @@ sort_gradient (const EpOpCall   *call,
 
 const EpOpDef ep_op_sort = {
   .id = EP_OP_SORT, .name = "sort",
+  .flags = EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self")),
   EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (-1), .flags = EP_ATTR_NULLABLE)),
   .infer = sort_infer,
@@ -74,6 +75,7 @@ const EpOpDef ep_op_sort = {
 /* Not differentiable: the output is integer indices. */
 const EpOpDef ep_op_argsort = {
   .id = EP_OP_ARGSORT, .name = "argsort",
+  .flags = EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self")),
   EP_ATTRS (EP_ATTR_AXIS_ARG (EP_DEFAULT (-1), .flags = EP_ATTR_NULLABLE)),
   .infer = sort_infer,
@@ -204,6 +206,7 @@ topk_gradient (const EpOpCall   *call,
 
 const EpOpDef ep_op_topk = {
   .id = EP_OP_TOPK, .name = "topk",
+  .flags = EP_OP_FLAG_UINT8,
   EP_INPUTS (EP_INPUT ("self")),
   EP_ATTRS (EP_ATTR ("k", EP_ATTR_INT, EP_FIELD (topk.k), .flags = EP_ATTR_NON_NEGATIVE),
             EP_ATTR ("sorted", EP_ATTR_BOOL, EP_FIELD (topk.sorted), EP_DEFAULT (TRUE))),

@@ -139,6 +139,7 @@ const DTYPES = {
     int32: Ep.DType.INT32,
     int64: Ep.DType.INT64,
     bool: Ep.DType.BOOL,
+    uint8: Ep.DType.UINT8,
 };
 const DTYPE_NAMES = Object.fromEntries(Object.entries(DTYPES).map(([k, v]) => [v, k]));
 const TYPED_ARRAYS = {
@@ -147,6 +148,7 @@ const TYPED_ARRAYS = {
     [Ep.DType.INT32]: Int32Array,
     [Ep.DType.INT64]: BigInt64Array,
     [Ep.DType.BOOL]: Uint8Array,
+    [Ep.DType.UINT8]: Uint8Array,
 };
 
 function typeError(message) {
@@ -567,7 +569,9 @@ function dtypeOfTypedArray(array) {
         return Ep.DType.INT64;
     if (array instanceof Uint32Array)
         return Ep.DType.INT64;   // past int32
-    return Ep.DType.INT32;       // Int8, Uint8, Int16, Uint16 ...
+    if (array instanceof Uint8Array || array instanceof Uint8ClampedArray)
+        return Ep.DType.UINT8;   // pixels (a clamped array is copied)
+    return Ep.DType.INT32;       // Int8, Int16, Uint16 ...
 }
 
 /** A tensor of a typed array of that dtype's kind: one copy (into a
@@ -585,7 +589,8 @@ function fromTypedArray(array, shape, dtype) {
  *
  * Numbers become float32 (TensorFlow.js's default), booleans bool,
  * BigInts int64; a typed array keeps its type (Float32Array float32,
- * Float64Array float64, Int32Array int32, BigInt64Array int64) and is
+ * Float64Array float64, Int32Array int32, BigInt64Array int64, Uint8Array
+ * and Uint8ClampedArray uint8) and is
  * 1-d unless shape (an array) says otherwise. shape may be left out,
  * and dtype (a name or an Ep.DType) may then come second.
  */
@@ -653,7 +658,7 @@ export function tensor(data, shape, dtype) {
 /**
  * The elements in C order as a typed array of the tensor's dtype
  * (Float32Array for float32 ... BigInt64Array for int64, Uint8Array for
- * bool). For a contiguous tensor on the CPU nothing is copied: the array
+ * bool and uint8). For a contiguous tensor on the CPU nothing is copied: the array
  * is a view of the tensor's memory, which it keeps alive (also after
  * release() or a tidy scope); do not write to it, tensors are immutable
  * and views share it. {copy: true} gives a copy to write to.

@@ -228,7 +228,8 @@ ep_test_get_values (EpTensor *t,
         case EP_DTYPE_FLOAT64: memcpy (&values[i], p, 8); break;
         case EP_DTYPE_INT32: { gint32 v; memcpy (&v, p, 4); values[i] = v; } break;
         case EP_DTYPE_INT64: { gint64 v; memcpy (&v, p, 8); values[i] = (gdouble) v; } break;
-        case EP_DTYPE_BOOL: values[i] = *p; break;
+        case EP_DTYPE_BOOL:
+        case EP_DTYPE_UINT8: values[i] = *p; break;
         }
     }
 

@@ -120,7 +120,7 @@ test_round_trip (void)
   if (device == NULL)
     return;
 
-  for (EpDType dtype = 0; dtype <= EP_DTYPE_BOOL; dtype++)
+  for (EpDType dtype = 0; dtype <= EP_DTYPE_UINT8; dtype++)
     {
       g_autoptr(GError) error = NULL;
       g_autoptr(EpTensor) cpu = ep_test_vector (values, G_N_ELEMENTS (values), dtype);
@@ -137,6 +137,41 @@ test_round_trip (void)
       g_assert_no_error (error);
       g_assert_true (g_bytes_equal (want, got));
     }
+}
+
+/* astype between every pair of dtypes matches the CPU bit for bit,
+ * uint8's wrapping and out-of-range floats included. */
+static void
+test_astype_matches_cpu (void)
+{
+  EpDevice *device = opencl0 ();
+  const gdouble values[] = { 1, -2.5, 3, 0, 255, 256, -1, 300.7, 1e30, NAN, -INFINITY };
+
+  if (device == NULL)
+    return;
+
+  for (EpDType from = 0; from <= EP_DTYPE_UINT8; from++)
+    for (EpDType to = 0; to <= EP_DTYPE_UINT8; to++)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(EpTensor) cpu = ep_test_vector (values, G_N_ELEMENTS (values), from);
+        g_autoptr(EpTensor) there = NULL, cast_there = NULL, cast_cpu = NULL;
+        g_autoptr(GBytes) want = NULL, got = NULL;
+
+        if (!ep_device_supports_dtype (device, from) || !ep_device_supports_dtype (device, to))
+          continue;
+        g_test_message ("%s to %s", ep_dtype_get_name (from), ep_dtype_get_name (to));
+        there = ep_tensor_to_device (cpu, device, &error);
+        g_assert_no_error (error);
+        cast_there = ep_tensor_astype (there, to, &error);
+        g_assert_no_error (error);
+        cast_cpu = ep_tensor_astype (cpu, to, &error);
+        g_assert_no_error (error);
+        want = ep_tensor_to_bytes (cast_cpu, &error);
+        got = ep_tensor_to_bytes (cast_there, &error);
+        g_assert_no_error (error);
+        g_assert_true (g_bytes_equal (want, got));
+      }
 }
 
 static void
@@ -1159,6 +1194,7 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/discovery", test_discovery);
   g_test_add_func ("/opencl/no-driver", test_no_driver);
   g_test_add_func ("/opencl/round-trip", test_round_trip);
+  g_test_add_func ("/opencl/astype-matches-cpu", test_astype_matches_cpu);
   g_test_add_func ("/opencl/scope", test_scope);
   g_test_add_func ("/opencl/mixed-devices", test_mixed_devices);
   g_test_add_func ("/opencl/strided-copy-in-scope", test_strided_copy_in_scope);

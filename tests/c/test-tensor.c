@@ -379,7 +379,7 @@ test_dtype_info (void)
   g_assert_false (ep_dtype_is_integer (EP_DTYPE_BOOL));
 }
 
-/* NumPy's np.promote_types over our five types. */
+/* NumPy's np.promote_types over our six types. */
 static void
 test_dtype_promote_table (void)
 {
@@ -388,22 +388,25 @@ test_dtype_promote_table (void)
 #define I32 EP_DTYPE_INT32
 #define I64 EP_DTYPE_INT64
 #define B EP_DTYPE_BOOL
-  static const EpDType numpy[5][5] = {
-    /*          F32  F64  I32  I64  B */
-    /* F32 */ { F32, F64, F64, F64, F32 },
-    /* F64 */ { F64, F64, F64, F64, F64 },
-    /* I32 */ { F64, F64, I32, I64, I32 },
-    /* I64 */ { F64, F64, I64, I64, I64 },
-    /* B   */ { F32, F64, I32, I64, B },
+#define U8 EP_DTYPE_UINT8
+  static const EpDType numpy[6][6] = {
+    /*          F32  F64  I32  I64  B    U8 */
+    /* F32 */ { F32, F64, F64, F64, F32, F32 },
+    /* F64 */ { F64, F64, F64, F64, F64, F64 },
+    /* I32 */ { F64, F64, I32, I64, I32, I32 },
+    /* I64 */ { F64, F64, I64, I64, I64, I64 },
+    /* B   */ { F32, F64, I32, I64, B,   U8 },
+    /* U8  */ { F32, F64, I32, I64, U8,  U8 },
   };
 #undef F32
 #undef F64
 #undef I32
 #undef I64
 #undef B
+#undef U8
 
-  for (guint a = 0; a < 5; a++)
-    for (guint b = 0; b < 5; b++)
+  for (guint a = 0; a < 6; a++)
+    for (guint b = 0; b < 6; b++)
       {
         g_test_message ("%s, %s", ep_dtype_get_name (a), ep_dtype_get_name (b));
         g_assert_cmpint (ep_dtype_promote (a, b), ==, numpy[a][b]);

@@ -217,7 +217,12 @@ test('Ep.tensor of a typed array keeps its type, with a shape', () => {
     assertEqual(Ep.tensor(new Float64Array(2)).dtype, 'float64', 'Float64Array');
     assertEqual(Ep.tensor(new Int32Array(2)).dtype, 'int32', 'Int32Array');
     assertEqual(Ep.tensor(new BigInt64Array([1n, -2n])).toString(), '[ 1 -2]', 'BigInt64Array');
-    assertEqual(Ep.tensor(new Uint8Array([1, 255])).toString(), '[  1 255]', 'Uint8Array: int32');
+    assertEqual(Ep.tensor(new Uint8Array([1, 255])).toString(), '[  1 255]', 'Uint8Array: values');
+    assertEqual(Ep.tensor(new Uint8Array(2)).dtype, 'uint8', 'Uint8Array: uint8');
+    assertEqual(Ep.tensor(new Uint8ClampedArray([3, 200])).dtype, 'uint8', 'Uint8ClampedArray: uint8');
+    assertEqual(Ep.tensor(new Int16Array(2)).dtype, 'int32', 'Int16Array: int32');
+    same(Array.from(Ep.tensor([1.9, -1, 256], 'uint8').toTypedArray()), [1, 255, 0], 'to uint8 wraps');
+    assert(Ep.tensor(new Uint8Array([7])).toTypedArray() instanceof Uint8Array, 'uint8: Uint8Array back');
     assertEqual(Ep.tensor(new Float32Array([1.5]), 'int32').toString(), '[1]', 'a dtype');
     const sub = new Float32Array([0, 1, 2, 3]).subarray(1, 3);
     assertEqual(Ep.tensor(sub).toString(), '[1. 2.]', 'a subarray');

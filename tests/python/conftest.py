@@ -33,6 +33,8 @@ def random_array(rng, shape, dtype):
     """Random data of a NumPy dtype name: floats in [-3, 3], small ints, bools."""
     if dtype == "bool":
         return rng.random(shape) < 0.5
+    if dtype == "uint8":
+        return rng.integers(0, 256, size=shape).astype(dtype)
     if dtype.startswith("int"):
         return rng.integers(-9, 10, size=shape).astype(dtype)
     return (rng.random(shape) * 6 - 3).astype(dtype)

@@ -255,7 +255,8 @@ def test_ndarray_operand_gives_tensor():
     (np.float64(2.0), "float64", ()),
     (np.int32(7), "int32", ()),
     (np.arange(6, dtype=np.int32).reshape(2, 3), "int32", (2, 3)),
-    (np.arange(6, dtype=np.uint8), "int64", (6,)),
+    (np.arange(6, dtype=np.uint8), "uint8", (6,)),
+    (np.arange(6, dtype=np.uint16), "int64", (6,)),
     (np.arange(6, dtype=np.float16), "float64", (6,)),
     (np.arange(6, dtype=">f8"), "float64", (6,)),
 ])

@@ -240,3 +240,18 @@ def test_module_checkpoint_async(tmp_path):
     loop.run()
     assert isinstance(results[-1], GLib.Error)
     assert "missing.safetensors" in results[-1].message
+
+
+# uint8 (U8 in safetensors)
+
+def test_uint8_round_trip(tmp_path):
+    pixels = Ep.Variable(np.array([[0, 128], [255, 3]], np.uint8))
+    Ep.checkpoint_save(["pixels"], [pixels], gfile(tmp_path / "u.safetensors"), None)
+    _, arrays = np_read(tmp_path / "u.safetensors")
+    assert arrays["pixels"].dtype == np.uint8
+    np.testing.assert_array_equal(arrays["pixels"], pixels.numpy())
+    restored = Ep.Variable(np.zeros((2, 2), np.uint8))
+    Ep.checkpoint_restore(["pixels"], [restored], gfile(tmp_path / "u.safetensors"),
+                          Ep.CheckpointFlags.NONE, None)
+    assert restored.numpy().dtype == np.uint8
+    np.testing.assert_array_equal(restored.numpy(), pixels.numpy())

@@ -691,3 +691,43 @@ def test_dlpack_copy_false_refuses_a_view_with_negative_strides():
     with pytest.raises(BufferError):
         t.__dlpack__(copy=False)
     assert np.from_dlpack(t).tolist() == [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]
+
+
+# uint8 (image pixels): NumPy and PyTorch both ways through DLPack
+
+def test_uint8_from_numpy_and_back():
+    a = np.array([[0, 1, 255], [128, 7, 200]], np.uint8)
+    t = Ep.astensor(a)
+    assert t.dtype == Ep.uint8 and t.dtype == np.uint8 and str(t.dtype) == "uint8"
+    back = np.from_dlpack(t)
+    assert back.dtype == np.uint8
+    np.testing.assert_array_equal(back, a)
+    assert np.shares_memory(back, t.numpy())
+
+
+def test_uint8_from_torch_dlpack_and_to_torch():
+    x = torch.tensor([[0, 1], [254, 255]], dtype=torch.uint8)
+    t = Ep.from_dlpack(x)
+    assert t.dtype == Ep.uint8
+    y = torch.from_dlpack(t)
+    assert y.dtype == torch.uint8
+    assert torch.equal(y, x)
+
+
+def test_uint8_casts_match_numpy_in_range_and_wrap_out_of_range():
+    f = np.array([0.0, 1.9, 254.5, 255.0, 256.0, -1.0, 300.7], np.float32)
+    np.testing.assert_array_equal(Ep.astensor(f).astype(Ep.uint8).numpy(),
+                                  np.array([0, 1, 254, 255, 0, 255, 44], np.uint8))
+    i = np.array([-1, 256, 511, 3], np.int64)
+    np.testing.assert_array_equal(Ep.astensor(i).astype("uint8").numpy(), i.astype(np.uint8))
+    u = np.array([0, 7, 255], np.uint8)
+    for dtype in ("float32", "float64", "int32", "int64", "bool"):
+        np.testing.assert_array_equal(Ep.astensor(u).astype(dtype).numpy(), u.astype(dtype))
+
+
+def test_uint8_computing_ops_ask_for_a_cast():
+    t = Ep.astensor(np.array([1, 2], np.uint8))
+    with pytest.raises(Ep.DTypeError, match="exp: does not take a tensor of type uint8"):
+        t.exp()
+    np.testing.assert_array_equal((t.astype(Ep.float32) / 255).numpy(),
+                                  np.array([1, 2], np.float32) / np.float32(255))

@@ -4,7 +4,8 @@
  *
  * Mirrors cpu/cast.c: floats to integers truncate toward zero,
  * what does not fit gives the type's minimum; integers wrap when
- * narrowed; anything to bool tests for non-zero.
+ * narrowed; anything to bool tests for non-zero; floats to uint8 go
+ * through int32 and keep the low 8 bits, as the CPU does.
  */
 
 /* One kernel per source type (cast_from_f32 …); @to, an EpDType, picks
@@ -21,6 +22,7 @@
 #define AS(T) ((T) x)
 #define TO_BOOL ((uchar) (x != 0))
 #define WRAP_TO_I32 as_int ((uint) (ulong) x)
+#define WRAP_TO_U8 ((uchar) (ulong) x)
 
 #define CAST_FROM(name, CASES)                                              \
 __kernel void                                                               \
@@ -41,7 +43,8 @@ CAST_FROM (cast_from_f32,
   FP64 (TO (double, EP_FLOAT64, AS (double)))
   TO (int, EP_INT32, EP_F_TO_I32 (x))
   TO (long, EP_INT64, EP_F_TO_I64 (x))
-  TO (uchar, EP_BOOL, TO_BOOL))
+  TO (uchar, EP_BOOL, TO_BOOL)
+  TO (uchar, EP_UINT8, (uchar) (uint) EP_F_TO_I32 (x)))
 #undef SRC_T
 
 #ifdef EP_FP64
@@ -51,7 +54,8 @@ CAST_FROM (cast_from_f64,
   TO (double, EP_FLOAT64, x)
   TO (int, EP_INT32, EP_D_TO_I32 (x))
   TO (long, EP_INT64, EP_D_TO_I64 (x))
-  TO (uchar, EP_BOOL, TO_BOOL))
+  TO (uchar, EP_BOOL, TO_BOOL)
+  TO (uchar, EP_UINT8, (uchar) (uint) EP_D_TO_I32 (x)))
 #undef SRC_T
 #endif
 
@@ -61,7 +65,8 @@ CAST_FROM (cast_from_i32,
   FP64 (TO (double, EP_FLOAT64, AS (double)))
   TO (int, EP_INT32, x)
   TO (long, EP_INT64, AS (long))
-  TO (uchar, EP_BOOL, TO_BOOL))
+  TO (uchar, EP_BOOL, TO_BOOL)
+  TO (uchar, EP_UINT8, WRAP_TO_U8))
 #undef SRC_T
 
 #define SRC_T long
@@ -70,7 +75,8 @@ CAST_FROM (cast_from_i64,
   FP64 (TO (double, EP_FLOAT64, AS (double)))
   TO (int, EP_INT32, WRAP_TO_I32)
   TO (long, EP_INT64, x)
-  TO (uchar, EP_BOOL, TO_BOOL))
+  TO (uchar, EP_BOOL, TO_BOOL)
+  TO (uchar, EP_UINT8, WRAP_TO_U8))
 #undef SRC_T
 
 #define SRC_T uchar
@@ -79,7 +85,18 @@ CAST_FROM (cast_from_b,
   FP64 (TO (double, EP_FLOAT64, AS (double)))
   TO (int, EP_INT32, AS (int))
   TO (long, EP_INT64, AS (long))
-  TO (uchar, EP_BOOL, x))
+  TO (uchar, EP_BOOL, x)
+  TO (uchar, EP_UINT8, x))
+#undef SRC_T
+
+#define SRC_T uchar
+CAST_FROM (cast_from_u8,
+  TO (float, EP_FLOAT32, AS (float))
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, AS (int))
+  TO (long, EP_INT64, AS (long))
+  TO (uchar, EP_BOOL, TO_BOOL)
+  TO (uchar, EP_UINT8, x))
 #undef SRC_T
 
 #define COPY(name, T)                                                       \

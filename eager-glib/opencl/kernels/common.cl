@@ -4,7 +4,8 @@
  *
  * Element types: float32 float, float64 double (only with EP_FP64, set
  * when the device has cl_khr_fp64), int32 int, int64 long, bool uchar
- * (0 or 1). Kernel names end in the type: _f32 _f64 _i32 _i64 _b.
+ * (0 or 1), uint8 uchar. Kernel names end in the type: _f32 _f64 _i32
+ * _i64 _b _u8.
  *
  * Results must match the CPU's: no contraction of a * b + c into a fused
  * multiply-add, and integer arithmetic wraps (done in unsigned types).
@@ -22,12 +23,22 @@
 #define FP64(x)
 #endif
 
+/* U8 (…): uint8 kernels. Not in fused programs: uint8 stays out of
+ * fusion, and its element functions (ep_fn_<op>_uchar) would clash with
+ * bool's. */
+#ifdef EP_FUSED
+#define U8(x)
+#else
+#define U8(x) x
+#endif
+
 /* EpDType values */
 #define EP_FLOAT32 0
 #define EP_FLOAT64 1
 #define EP_INT32 2
 #define EP_INT64 3
 #define EP_BOOL 4
+#define EP_UINT8 5
 
 #define EP_MAX_DIMS 8
 #define EP_MAX_OPERANDS 4

@@ -56,6 +56,11 @@ BINARY_KERNEL (arith_i64, long, long,
   BIN (long, long, sub, EP_WRAP64 ((ulong) x - (ulong) y))
   BIN (long, long, mul, EP_WRAP64 ((ulong) x * (ulong) y))
   BIN (long, long, pow, EP_WRAP64 (ep_ipow (x, y))))
+U8 (BINARY_KERNEL (arith_u8, uchar, uchar,
+  BIN (uchar, uchar, add, (uchar) ((uint) x + (uint) y))
+  BIN (uchar, uchar, sub, (uchar) ((uint) x - (uint) y))
+  BIN (uchar, uchar, mul, (uchar) ((uint) x * (uint) y))
+  BIN (uchar, uchar, pow, (uchar) ep_ipow (x, y))))
 BINARY_KERNEL (arith_b, uchar, uchar,
   BIN (uchar, uchar, add, x | y)
   BIN (uchar, uchar, mul, x & y))
@@ -157,6 +162,12 @@ BINARY_KERNEL (divmod_f32, float, float, FLOAT_DIVMOD_CASES (float, f32))
 FP64 (BINARY_KERNEL (divmod_f64, double, double, FLOAT_DIVMOD_CASES (double, f64)))
 BINARY_KERNEL (divmod_i32, int, int, INT_DIVMOD_CASES (int, i32))
 BINARY_KERNEL (divmod_i64, long, long, INT_DIVMOD_CASES (long, i64))
+/* uint8: no negative operands; a zero divisor gives 0 */
+U8 (BINARY_KERNEL (divmod_u8, uchar, uchar,
+  BIN (uchar, uchar, floordiv, y == 0 ? 0 : x / y)
+  BIN (uchar, uchar, mod, y == 0 ? 0 : x % y)
+  BIN (uchar, uchar, maximum, IMAXIMUM (x, y))
+  BIN (uchar, uchar, minimum, IMINIMUM (x, y))))
 BINARY_KERNEL (divmod_b, uchar, uchar,
   BIN (uchar, uchar, maximum, x | y)
   BIN (uchar, uchar, minimum, x & y))
@@ -219,3 +230,4 @@ FP64 (CLIP (clip_f64, double, ep_fclip_f64 (x, low, high)))
 CLIP (clip_i32, int, ICLIP (x, low, high))
 CLIP (clip_i64, long, ICLIP (x, low, high))
 CLIP (clip_b, uchar, ICLIP (x, low, high))
+CLIP (clip_u8, uchar, ICLIP (x, low, high))

@@ -176,6 +176,7 @@ typedef struct
 #define REPLACE(d, v) (v)
 #define ADD(d, v) ((d) + (v))
 #define ADD_WRAP32(d, v) EP_WRAP32 ((uint) (d) + (uint) (v))
+#define ADD_WRAP8(d, v) ((uchar) ((uint) (d) + (uint) (v)))
 #define ADD_WRAP64(d, v) EP_WRAP64 ((ulong) (d) + (ulong) (v))
 #define OR(d, v) ((uchar) ((d) | (v)))
 
@@ -219,3 +220,4 @@ FP64 (SCATTER (scatter_add_f64, double, ADD))
 SCATTER (scatter_add_i32, int, ADD_WRAP32)
 SCATTER (scatter_add_i64, long, ADD_WRAP64)
 SCATTER (scatter_add_b, uchar, OR)
+SCATTER (scatter_add_u8, uchar, ADD_WRAP8)

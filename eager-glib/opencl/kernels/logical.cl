@@ -24,6 +24,7 @@ BINARY_KERNEL (compare_f32, float, uchar, COMPARISONS (float))
 FP64 (BINARY_KERNEL (compare_f64, double, uchar, COMPARISONS (double)))
 BINARY_KERNEL (compare_i32, int, uchar, COMPARISONS (int))
 BINARY_KERNEL (compare_i64, long, uchar, COMPARISONS (long))
+U8 (BINARY_KERNEL (compare_u8, uchar, uchar, COMPARISONS (uchar)))
 BINARY_KERNEL (compare_b, uchar, uchar,
   COMPARISONS (uchar)
   BIN (uchar, uchar, logical_and, x & y)
@@ -39,6 +40,7 @@ UNARY_KERNEL (classify_f32, float, uchar, CLASSIFY (float, isnan (x) != 0, isinf
 FP64 (UNARY_KERNEL (classify_f64, double, uchar, CLASSIFY (double, isnan (x) != 0, isinf (x) != 0, isfinite (x) != 0)))
 UNARY_KERNEL (classify_i32, int, uchar, CLASSIFY (int, 0, 0, 1))
 UNARY_KERNEL (classify_i64, long, uchar, CLASSIFY (long, 0, 0, 1))
+U8 (UNARY_KERNEL (classify_u8, uchar, uchar, CLASSIFY (uchar, 0, 0, 1)))
 UNARY_KERNEL (classify_b, uchar, uchar,
   CLASSIFY (uchar, 0, 0, 1)
   UN (uchar, uchar, logical_not, !x))

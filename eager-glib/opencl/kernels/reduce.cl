@@ -188,6 +188,15 @@ REDUCE (i32, INT32_FOLDS)
 REDUCE (b, BOOL_FOLDS)
 #undef T
 
+/* uint8: extrema (sums and products run in int64, as the rules cast) */
+#define UINT8_FOLDS(K)                                                      \
+  K (max, 0, IMAX, KEEP)                                                    \
+  K (min, UCHAR_MAX, IMIN, KEEP)
+
+#define T uchar
+REDUCE (u8, UINT8_FOLDS)
+#undef T
+
 /* argmin, argmax: one work-item to each row (EpRows), walked in order as
  * the CPU walks it. The first extreme element; the first NaN wins.
  * Operand 0 is the output (one element per row), 1 the input. */
@@ -229,7 +238,8 @@ name (__global long *out,                                                   \
   FP64 (ARG (op##_f64, double, BETTER, FLOAT_NAN))                          \
   ARG (op##_i32, int, BETTER, NEVER_NAN)                                    \
   ARG (op##_i64, long, BETTER, NEVER_NAN)                                   \
-  ARG (op##_b, uchar, BETTER, NEVER_NAN)
+  ARG (op##_b, uchar, BETTER, NEVER_NAN)                                    \
+  ARG (op##_u8, uchar, BETTER, NEVER_NAN)
 
 ARGS (argmax, >)
 ARGS (argmin, <)

@@ -138,6 +138,7 @@ FP64 (SORT (f64, double, FLOAT_ASCENDS, FLOAT_DESCENDS))
 SORT (i32, int, ASCENDS, DESCENDS)
 SORT (i64, long, ASCENDS, DESCENDS)
 SORT (b, uchar, ASCENDS, DESCENDS)
+SORT (u8, uchar, ASCENDS, DESCENDS)
 
 /* marks the first k of each sorted row */
 __kernel void

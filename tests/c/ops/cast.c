@@ -165,6 +165,108 @@ test_bool_float64_float32 (void)
   g_assert_cmpint (ep_tensor_get_dtype (f32), ==, EP_DTYPE_FLOAT32);
 }
 
+/* uint8: floats truncate toward zero to int32 and keep the low 8 bits
+ * (NumPy on x86-64), NaN, the infinities and what int32 does not hold
+ * give 0; integers wrap. */
+static void
+test_astype_float_to_uint8_edges (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { 255, 256, -1, NAN, INFINITY, -INFINITY, 300.7, 0.9, -0.9, 1e30, 2147483648.0 + 512 };
+  const gdouble want[] = { 255, 0, 255, 0, 0, 0, 44, 0, 0, 0, 0 };
+
+  for (EpDType from = EP_DTYPE_FLOAT32; from <= EP_DTYPE_FLOAT64; from++)
+    {
+      g_autoptr(EpTensor) t = ep_test_vector (x, G_N_ELEMENTS (x), from);
+      g_autoptr(EpTensor) u = ep_tensor_astype (t, EP_DTYPE_UINT8, &error);
+
+      g_assert_no_error (error);
+      ep_test_assert_values_ (__FILE__, __LINE__, G_STRFUNC, u, EP_DTYPE_UINT8, EP_SHAPE (11),
+                              want, G_N_ELEMENTS (want));
+    }
+}
+
+static void
+test_astype_int_to_uint8_wraps (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gint64 data[] = { 256, -1, 511, G_MININT64, G_MAXINT64, 7 };
+  g_autoptr(EpTensor) i64 = ep_tensor_new_from_data (data, sizeof data, EP_DTYPE_INT64, EP_SHAPE (6), &error);
+  g_autoptr(EpTensor) i32 = ep_tensor_astype (i64, EP_DTYPE_INT32, &error);
+  g_autoptr(EpTensor) from64 = ep_tensor_astype (i64, EP_DTYPE_UINT8, &error);
+  g_autoptr(EpTensor) from32 = ep_tensor_astype (i32, EP_DTYPE_UINT8, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (from64, EP_DTYPE_UINT8, EP_SHAPE (6), EP_VALUES (0, 255, 255, 0, 255, 7));
+  ep_assert_values (from32, EP_DTYPE_UINT8, EP_SHAPE (6), EP_VALUES (0, 255, 255, 0, 255, 7));
+}
+
+static void
+test_astype_from_uint8 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) u = ep_test_new (EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (0, 1, 255));
+
+  for (EpDType to = EP_DTYPE_FLOAT32; to <= EP_DTYPE_INT64; to++)
+    {
+      g_autoptr(EpTensor) t = ep_tensor_astype (u, to, &error);
+
+      g_assert_no_error (error);
+      ep_test_assert_values_ (__FILE__, __LINE__, G_STRFUNC, t, to, EP_SHAPE (3), EP_VALUES (0, 1, 255));
+    }
+
+  {
+    g_autoptr(EpTensor) b = ep_tensor_astype (u, EP_DTYPE_BOOL, &error);
+    g_autoptr(EpTensor) back = ep_tensor_astype (b, EP_DTYPE_UINT8, &error);
+
+    g_assert_no_error (error);
+    ep_assert_values (b, EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (0, 1, 1));
+    ep_assert_values (back, EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (0, 1, 1));
+  }
+
+  {
+    const guint8 byte = 255;
+    g_autoptr(EpTensor) scalar = ep_tensor_new_from_data (&byte, 1, EP_DTYPE_UINT8, NULL, 0, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (ep_tensor_item_int64 (scalar, &error), ==, 255);
+    g_assert_cmpfloat (ep_tensor_item_double (scalar, &error), ==, 255.0);
+    g_assert_no_error (error);
+  }
+}
+
+/* Views and copies move uint8 bytes as they are. */
+static void
+test_uint8_views_and_copies (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) u = ep_test_new (EP_DTYPE_UINT8, EP_SHAPE (2, 3), EP_VALUES (0, 1, 2, 253, 254, 255));
+  g_autoptr(EpTensor) t = ep_tensor_transpose (u, NULL, 0, &error);
+  g_autoptr(EpTensor) c = ep_tensor_contiguous (t, &error);
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  ep_assert_values (c, EP_DTYPE_UINT8, EP_SHAPE (3, 2), EP_VALUES (0, 253, 1, 254, 2, 255));
+  text = ep_tensor_to_string (u, &error);
+  g_assert_cmpstr (text, ==, "[[  0   1   2]\n [253 254 255]]");
+}
+
+/* The ops that compute refuse uint8 for now, with a clear error. */
+static void
+test_uint8_refused_by_computing_ops (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) error2 = NULL;
+  g_autoptr(EpTensor) u = ep_test_new (EP_DTYPE_UINT8, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) sum = ep_tensor_exp (u, &error);
+  g_autoptr(EpTensor) full = ep_linspace (0, 1, 2, TRUE, EP_DTYPE_UINT8, &error2);
+
+  g_assert_null (sum);
+  ep_assert_error (error, EP_ERROR_DTYPE, "exp", "uint8");
+  g_assert_null (full);
+  ep_assert_error (error2, EP_ERROR_DTYPE, "linspace", "uint8");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -181,6 +283,11 @@ main (int argc, char **argv)
   g_test_add_func ("/cast/contiguous/shares-when-contiguous", test_contiguous_shares_when_contiguous);
   g_test_add_func ("/cast/contiguous/copies-views", test_contiguous_copies_views);
   g_test_add_func ("/cast/bool-float64-float32", test_bool_float64_float32);
+  g_test_add_func ("/cast/astype/float-to-uint8-edges", test_astype_float_to_uint8_edges);
+  g_test_add_func ("/cast/astype/int-to-uint8-wraps", test_astype_int_to_uint8_wraps);
+  g_test_add_func ("/cast/astype/from-uint8", test_astype_from_uint8);
+  g_test_add_func ("/cast/uint8/views-and-copies", test_uint8_views_and_copies);
+  g_test_add_func ("/cast/uint8/refused-by-computing-ops", test_uint8_refused_by_computing_ops);
 
   return g_test_run ();
 }

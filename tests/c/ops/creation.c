@@ -454,6 +454,43 @@ test_error_codes (void)
     }
 }
 
+/* uint8: full and arange (an integer value must fit, as in NumPy 2; the
+ * values of arange too: none wraps) */
+static void
+test_uint8_full_and_arange (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) full = ep_full (EP_SHAPE (3), 255, EP_DTYPE_UINT8, &error);
+  g_autoptr(EpTensor) up = ep_arange (250, 256, 2, EP_DTYPE_UINT8, &error);
+  g_autoptr(EpTensor) down = ep_arange (5, -1, -2, EP_DTYPE_UINT8, &error);
+  g_autoptr(EpTensor) all = ep_arange (0, 256, 1, EP_DTYPE_UINT8, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (full, EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (255, 255, 255));
+  ep_assert_values (up, EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (250, 252, 254));
+  ep_assert_values (down, EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (5, 3, 1));
+  g_assert_cmpint (ep_tensor_get_size (all), ==, 256);
+}
+
+static void
+test_uint8_creation_errors (void)
+{
+  g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL, e4 = NULL;
+  g_autoptr(EpTensor) over = ep_full_int (EP_SHAPE (2), 256, EP_DTYPE_UINT8, &e1);
+  g_autoptr(EpTensor) beyond = ep_arange (0, 257, 1, EP_DTYPE_UINT8, &e2);
+  g_autoptr(EpTensor) negative = ep_arange (-1, 3, 1, EP_DTYPE_UINT8, &e3);
+  g_autoptr(EpTensor) fractional = ep_arange (0, 3.5, 0.5, EP_DTYPE_UINT8, &e4);
+
+  g_assert_null (over);
+  ep_assert_error (e1, EP_ERROR_INVALID_ARGUMENT, "full", "256");
+  g_assert_null (beyond);
+  ep_assert_error (e2, EP_ERROR_INVALID_ARGUMENT, "arange", "uint8");
+  g_assert_null (negative);
+  ep_assert_error (e3, EP_ERROR_INVALID_ARGUMENT, "arange", "-1");
+  g_assert_null (fractional);
+  ep_assert_error (e4, EP_ERROR_INVALID_ARGUMENT, "arange", "integer");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -488,6 +525,9 @@ main (int argc, char **argv)
   g_test_add_func ("/creation/like/non-contiguous", test_like_non_contiguous);
   g_test_add_func ("/creation/linspace-eye-onehot", test_creation);
   g_test_add_func ("/creation/error/codes", test_error_codes);
+
+  g_test_add_func ("/creation/uint8/full-and-arange", test_uint8_full_and_arange);
+  g_test_add_func ("/creation/uint8/errors", test_uint8_creation_errors);
 
   return g_test_run ();
 }

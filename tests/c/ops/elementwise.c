@@ -106,6 +106,49 @@ test_integers_wrap (void)
   ep_assert_values (pow, EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 0));
 }
 
+/* uint8 wraps modulo 256 as NumPy's; floor division and remainder by
+ * zero give 0, as for the signed types; a weak integer must fit. */
+static void
+test_uint8_wraps (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (255, 0, 16));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (1, 1, 0));
+  g_autoptr(EpTensor) add = ep_tensor_add (a, b, &error);
+  g_autoptr(EpTensor) sub = ep_tensor_sub (b, a, &error);
+  g_autoptr(EpTensor) mul = ep_tensor_mul_scalar (a, 16, &error);
+  g_autoptr(EpTensor) pow = ep_tensor_pow_scalar (a, 2, &error);
+  g_autoptr(EpTensor) floordiv = ep_tensor_floordiv (a, b, &error);
+  g_autoptr(EpTensor) mod = ep_tensor_mod (a, b, &error);
+  g_autoptr(EpTensor) div = ep_tensor_div (a, b, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (add, EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (0, 1, 16));
+  ep_assert_values (sub, EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (2, 1, 240));
+  ep_assert_values (mul, EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (240, 0, 0));
+  ep_assert_values (pow, EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (1, 0, 0));
+  ep_assert_values (floordiv, EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (255, 0, 0));
+  ep_assert_values (mod, EP_DTYPE_UINT8, EP_SHAPE (3), EP_VALUES (0, 0, 0));
+  ep_assert_values (div, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (255, 0, INFINITY));
+}
+
+static void
+test_uint8_weak_integer_must_fit (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) error2 = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_UINT8, EP_SHAPE (2), EP_VALUES (0, 255));
+  g_autoptr(EpTensor) fits = ep_tensor_add_scalar (a, 255, &error);
+  g_autoptr(EpTensor) over = ep_tensor_add_scalar (a, 256, &error);
+  g_autoptr(EpTensor) under = ep_tensor_sub_scalar (a, -1, &error2);
+
+  ep_assert_values (fits, EP_DTYPE_UINT8, EP_SHAPE (2), EP_VALUES (255, 254));
+  g_assert_null (over);
+  ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "add", "256");
+  g_assert_null (under);
+  ep_assert_error (error2, EP_ERROR_INVALID_ARGUMENT, "sub", "-1");
+}
+
 static void
 test_int64_wraps (void)
 {
@@ -818,6 +861,8 @@ main (int argc, char **argv)
   g_test_add_func ("/elementwise/arithmetic/float-division-by-zero", test_float_division_by_zero);
   g_test_add_func ("/elementwise/arithmetic/int32-wraps", test_integers_wrap);
   g_test_add_func ("/elementwise/arithmetic/int64-wraps", test_int64_wraps);
+  g_test_add_func ("/elementwise/arithmetic/uint8-wraps", test_uint8_wraps);
+  g_test_add_func ("/elementwise/weak/uint8-integer-must-fit", test_uint8_weak_integer_must_fit);
   g_test_add_func ("/elementwise/arithmetic/integer-pow-negative-exponent", test_integer_pow_negative_exponent);
   g_test_add_func ("/elementwise/arithmetic/bool-add-or-mul-and", test_bool_add_is_or_mul_is_and);
   g_test_add_func ("/elementwise/arithmetic/sub-of-bools", test_sub_of_bools_is_dtype_error);

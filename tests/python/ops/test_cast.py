@@ -11,8 +11,8 @@ from conftest import DTYPES, Ep, assert_matches, layouts, random_array
 pytestmark = pytest.mark.on_every_device
 
 
-@pytest.mark.parametrize("src", DTYPES)
-@pytest.mark.parametrize("dst", DTYPES)
+@pytest.mark.parametrize("src", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dst", DTYPES + ["uint8"])
 @pytest.mark.parametrize("shape", [(), (0, 3), (4, 5)])
 @pytest.mark.numpy_op("astype")
 def test_astype(rng, src, dst, shape):
@@ -23,9 +23,9 @@ def test_astype(rng, src, dst, shape):
 
 @pytest.mark.numpy_op("astype")
 def test_astype_of_special_floats_matches_numpy_x86():
-    a = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 2.7, -2.7])
+    a = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 2.7, -2.7, 300.7, -1, 256, 2.0**31 + 5])
     with np.errstate(all="ignore"):
-        for dst in ("int32", "int64", "bool"):
+        for dst in ("int32", "int64", "bool", "uint8"):
             assert_matches(Ep.astensor(a).astype(dst), a.astype(dst))
 
 

@@ -11,7 +11,7 @@ from conftest import DTYPES, Ep, GLib, assert_ep_error, assert_matches, layouts,
 pytestmark = pytest.mark.on_every_device
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
 @pytest.mark.parametrize("shape", [(), (0,), (2, 0, 3), (4,), (2, 3)])
 @pytest.mark.numpy_op("zeros", "ones", "full")
 def test_creation(dtype, shape):
@@ -21,7 +21,7 @@ def test_creation(dtype, shape):
     assert_matches(Ep.full(shape, -2.5, dtype), np.full(shape, -2.5).astype(dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
 @pytest.mark.parametrize("shape", [(), (0, 3), (3, 4)])
 @pytest.mark.numpy_op("zeros_like", "ones_like", "full_like")
 def test_like(rng, dtype, shape):
@@ -42,6 +42,29 @@ def test_arange(args, dtype):
         expected = expected.astype(np.int64 if expected.dtype.kind == "i" else np.float32)
         expected = np.arange(*args, dtype=expected.dtype)
     assert_matches(Ep.arange(*args, dtype=dtype), expected, exact=True)
+
+
+@pytest.mark.parametrize("args", [(256,), (250, 256, 2), (5, -1, -2), (10, 0), (7, 8), (255, 254, -1)])
+@pytest.mark.numpy_op("arange")
+def test_arange_uint8(args):
+    assert_matches(Ep.arange(*args, dtype="uint8"), np.arange(*args, dtype=np.uint8), exact=True)
+    assert_matches(Ep.arange(*(float(a) for a in args), dtype="uint8"), np.arange(*args, dtype=np.uint8),
+                   exact=True)
+
+
+@pytest.mark.parametrize("args", [(0, 257, 1), (-1, 3, 1), (0, 300, 2), (5, -3, -2), (0, 3.5, 0.5), (0.5, 3, 1)])
+def test_arange_uint8_values_must_fit(args):
+    """NumPy 2 raises OverflowError for out-of-range integers; none wraps here."""
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.arange, *args, "uint8")
+    assert "arange" in message and ("uint8" in message or "integer" in message)
+
+
+@pytest.mark.numpy_op("full")
+def test_full_uint8_integer_must_fit():
+    assert_matches(Ep.full((2,), 255, "uint8"), np.full(2, 255, np.uint8))
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.full, (2,), 256, "uint8")
+    assert "full" in message and "256" in message and "uint8" in message
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.full, (2,), -1, "uint8")
 
 
 def test_arange_errors():

@@ -351,3 +351,108 @@ def test_extremum_gradient_splits_ties_like_pytorch(name):
     finite = ~np.isnan(a)   # a NaN goes to its own operand here, to both in PyTorch
     np.testing.assert_array_equal(ga.numpy()[finite], ta.grad.numpy()[finite])
     np.testing.assert_array_equal(gb.numpy()[:2], tb.grad.numpy()[:2])
+
+
+# uint8 (image pixels): arithmetic wraps modulo 256, comparisons give
+# bool, floor division and remainder by zero give 0, on every device
+
+UINT8_PAIRS = [("uint8", other) for other in DTYPES + ["uint8"]] + [(other, "uint8") for other in DTYPES]
+
+
+@pytest.mark.parametrize("name", list(ARITHMETIC) + list(COMPARISONS) + list(BINARY))
+@pytest.mark.parametrize("dtype_a,dtype_b", UINT8_PAIRS)
+@pytest.mark.numpy_op
+def test_uint8_binary_promotion(rng, name, dtype_a, dtype_b):
+    function = ARITHMETIC.get(name) or COMPARISONS.get(name) or BINARY[name]
+    a = random_array(rng, (3, 4), dtype_a)
+    b = random_array(rng, (4,), dtype_b)
+    if name == "pow":
+        b = np.abs(b) if b.dtype.kind in "iu" else b
+        a = np.abs(a) if a.dtype.kind == "f" else a
+    expected = reference(function, a, b)
+    assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a), Ep.astensor(b)), expected,
+                   exact=name in BINARY or None)
+
+
+@pytest.mark.parametrize("name", list(ARITHMETIC) + list(BINARY))
+@pytest.mark.numpy_op
+def test_uint8_wrapping_edges(name):
+    function = ARITHMETIC.get(name) or BINARY[name]
+    a = np.array([0, 0, 1, 255, 255, 16, 128, 7, 200], np.uint8)
+    b = np.array([0, 1, 255, 1, 255, 16, 2, 3, 0], np.uint8)
+    assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a), Ep.astensor(b)), reference(function, a, b), exact=True)
+
+
+@pytest.mark.parametrize("name", list(ARITHMETIC) + list(COMPARISONS) + list(BINARY))
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.numpy_op
+def test_uint8_non_contiguous(rng, name, layout):
+    function = ARITHMETIC.get(name) or COMPARISONS.get(name) or BINARY[name]
+    a = random_array(rng, (3, 5), "uint8")
+    b = random_array(rng, (3, 5), "uint8")
+    row = random_array(rng, (5,), "uint8")
+    method = getattr(Ep.Tensor, name)
+    assert_matches(method(as_layout(a, layout), as_layout(b, layout)), reference(function, a, b))
+    assert_matches(method(Ep.astensor(a), as_layout(row, layout)), reference(function, a, row))
+
+
+@pytest.mark.parametrize("scalar", [0, 3, 255])
+@pytest.mark.parametrize("op", ["+", "-", "*", "//", "%", "<", "==", "**"])
+@pytest.mark.numpy_op("add", "sub", "mul", "floordiv", "mod", "less", "equal", "pow")
+def test_uint8_weak_integers(rng, scalar, op):
+    """A Python int within 0-255 keeps uint8 (NumPy 2, NEP 50)."""
+    a = random_array(rng, (6,), "uint8")
+    t = Ep.astensor(a)
+    scalar_u8 = np.uint8(scalar)
+    assert_matches(eval(f"t {op} scalar"), reference(lambda x, y: eval(f"x {op} y"), a, scalar_u8), exact=True)
+    assert_matches(eval(f"scalar {op} t"), reference(lambda x, y: eval(f"y {op} x"), a, scalar_u8), exact=True)
+
+
+@pytest.mark.parametrize("scalar", [256, -1, 1000])
+@pytest.mark.numpy_op("add", "mul")
+def test_uint8_weak_integer_out_of_range(scalar):
+    """NumPy 2 raises OverflowError for these; the error here names the op."""
+    t = Ep.astensor(np.array([1, 2], np.uint8))
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.add, t, scalar)
+    assert "add" in message and str(scalar) in message and "uint8" in message
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.mul_scalar, t, scalar)
+
+
+@pytest.mark.numpy_op("mul", "div")
+def test_uint8_weak_float_is_float64(rng):
+    """A Python float makes a uint8 tensor float64 (NEP 50)."""
+    a = random_array(rng, (5,), "uint8")
+    t = Ep.astensor(a)
+    assert_matches(t * 0.5, a.astype(np.float64) * 0.5)
+    assert_matches(t / 255, a.astype(np.float64) / 255)
+
+
+@pytest.mark.parametrize("dtype_y", ["uint8", "int32", "float32", "bool"])
+@pytest.mark.numpy_op("where")
+def test_uint8_where(rng, dtype_y):
+    cond = random_array(rng, (3, 1), "bool")
+    x = random_array(rng, (4,), "uint8")
+    y = random_array(rng, (3, 4), dtype_y)
+    assert_matches(Ep.astensor(cond).where(Ep.astensor(x), Ep.astensor(y)), np.where(cond, x, y))
+    assert_matches(Ep.where(Ep.astensor(cond), Ep.astensor(x), 7), np.where(cond, x, np.uint8(7)))
+
+
+@pytest.mark.parametrize("bounds", [(10, 200), (-5, 1000), (None, 100), (100, None), (200, 10), (2.5, 100)])
+@pytest.mark.numpy_op("clip")
+def test_uint8_clip(rng, bounds):
+    a = random_array(rng, (4, 5), "uint8")
+    low, high = bounds
+    # integral bounds keep uint8 (limited to 0-255, where they bind the
+    # same); a fractional one makes float64
+    dtype_out = np.float64 if 2.5 in bounds else np.uint8
+    wide = a.astype(np.float64)
+    expected = np.minimum(np.maximum(wide, -np.inf if low is None else low), np.inf if high is None else high)
+    for _, t in layouts(a):
+        assert_matches(t.clip(low, high), expected.astype(dtype_out), exact=True)
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
+@pytest.mark.numpy_op
+def test_uint8_classify(rng, name):
+    a = random_array(rng, (3, 4), "uint8")
+    assert_matches(getattr(Ep, name)(Ep.astensor(a)), getattr(np, name)(a))

@@ -11,7 +11,7 @@ from conftest import DTYPES, LAYOUTS, Ep, GLib, as_layout, assert_ep_error, asse
 pytestmark = pytest.mark.on_every_device
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
 @pytest.mark.parametrize("axis", [0, 1, -1, None])
 @pytest.mark.parametrize("index_shape", [(), (0,), (4,), (2, 3)])
 @pytest.mark.numpy_op("take")
@@ -48,7 +48,7 @@ TAKE_ALONG = [((3, 4), (3, 2), 1), ((3, 4), (5, 4), 0), ((3, 4), (1, 6), 1), ((3
 
 
 @pytest.mark.parametrize("shape,index_shape,axis", TAKE_ALONG)
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
 @pytest.mark.numpy_op("take_along_axis")
 def test_take_along_axis(rng, shape, index_shape, axis, dtype):
     a = random_array(rng, shape, dtype)
@@ -76,7 +76,7 @@ def test_take_along_axis_errors():
     assert_ep_error(Ep.Error.AXIS, Ep.Tensor.take_along_axis, t, Ep.astensor([[0]]), 2)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
 @pytest.mark.parametrize("shape,mask_shape", [((), ()), ((6,), (6,)), ((3, 4), (3, 4)), ((3, 4), (3,)),
                                               ((0, 2), (0,)), ((2, 3, 2), (2, 3))])
 @pytest.mark.numpy_op("mask")
@@ -110,7 +110,7 @@ def numpy_scatter_add(a, indices, values, axis):
     return out
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
 @pytest.mark.parametrize("axis", [0, 1, -1])
 @pytest.mark.parametrize("index_shape", [(), (0,), (3,), (2, 2)])
 @pytest.mark.numpy_op("index_update", "scatter_add")
@@ -145,6 +145,10 @@ def test_scatter_duplicates_and_broadcast_values(rng):
     ints = np.full(3, np.iinfo(np.int64).max)
     assert_matches(Ep.astensor(ints).scatter_add([0, 0], 1, 0), numpy_scatter_add(ints, [0, 0], 1, 0))
     assert_matches(Ep.astensor(np.zeros(3, np.int32)).scatter_add([1], 2.7, 0), np.array([0, 2, 0], np.int32))
+    # uint8 wraps modulo 256, as NumPy's add.at
+    pixels = np.array([250, 0, 9], np.uint8)
+    assert_matches(Ep.astensor(pixels).scatter_add([0, 0, 2], np.array([3, 4, 255], np.uint8), 0),
+                   numpy_scatter_add(pixels, [0, 0, 2], np.array([3, 4, 255], np.uint8), 0))
 
 
 @pytest.mark.numpy_op("scatter_add", "take")

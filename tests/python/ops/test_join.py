@@ -200,3 +200,34 @@ def test_meshgrid_errors():
     with pytest.raises(ValueError):
         Ep.meshgrid([1, 2], indexing="yx")
     assert Ep.meshgrid() == []
+
+
+# uint8 (image pixels): the join family moves bytes, on every device
+
+@pytest.mark.parametrize("other", DTYPES + ["uint8"])
+@pytest.mark.numpy_op("concatenate")
+def test_concatenate_uint8_promotion(rng, other):
+    a = random_array(rng, (2, 3), "uint8")
+    b = random_array(rng, (1, 3), other)
+    assert_matches(Ep.concatenate([a, b]), np.concatenate([a, b]))
+    assert_matches(Ep.concatenate([b, a]), np.concatenate([b, a]))
+
+
+@pytest.mark.numpy_op("stack")
+def test_stack_split_tile_uint8(rng):
+    a = random_array(rng, (4, 5, 3), "uint8")
+    alpha = np.full((4, 5, 1), 255, np.uint8)
+    assert_matches(Ep.concatenate([a, alpha], -1), np.concatenate([a, alpha], -1))
+    assert_matches(Ep.stack([a, a[::-1]], 0), np.stack([a, a[::-1]], 0))
+    for got, want in zip(Ep.split(a, 2, 0), np.split(a, 2, 0)):
+        assert_matches(got, want)
+    assert_matches(Ep.Tensor.tile(Ep.astensor(a), [1, 2, 1]), np.tile(a, (1, 2, 1)))
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect"])
+@pytest.mark.numpy_op("pad")
+def test_pad_uint8(rng, mode):
+    a = random_array(rng, (3, 4), "uint8")
+    kwargs = {"constant_values": 7} if mode == "constant" else {}
+    assert_matches(Ep.pad(a, ((1, 2), (2, 1)), mode, **kwargs),
+                   np.pad(a, ((1, 2), (2, 1)), mode, **kwargs))

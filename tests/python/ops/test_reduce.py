@@ -442,3 +442,47 @@ def test_var_std_errors(name):
     assert message.startswith(name + ":")
     message = assert_ep_error(Ep.Error.AXIS, lambda: getattr(t, name)(axis=2))
     assert message.startswith(name + ":")
+
+
+# uint8 (image pixels): sums and products in int64 (NumPy's uint64 is no
+# type here: the same values for every image that fits), extrema keep
+# uint8, argmin/argmax; mean refuses it as it refuses every integer type
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.numpy_op
+def test_uint8_reductions(rng, name, axis, keepdims):
+    a = random_array(rng, (3, 4, 5), "uint8")
+    expected = getattr(np, name)(a, axis=axis, keepdims=keepdims)
+    if name in ("sum", "prod"):
+        expected = getattr(np, name)(a.astype(np.int64), axis=axis, keepdims=keepdims)
+    assert_matches(getattr(Ep.astensor(a), name)(axis=axis, keepdims=keepdims), expected)
+
+
+@pytest.mark.parametrize("name", ["sum", "max", "min"])
+@pytest.mark.numpy_op
+def test_uint8_reductions_long_and_non_contiguous(rng, name):
+    """Long reductions (several work-groups on OpenCL) and views."""
+    a = random_array(rng, (64, 300, 3), "uint8")
+    a[5, 7, 1], a[60, 299, 2] = 255, 0
+    cast = np.int64 if name == "sum" else np.uint8
+    for axis in (None, 1, (0, 1)):
+        for _, t in layouts(a):
+            assert_matches(getattr(t, name)(axis=axis), getattr(np, name)(a, axis=axis).astype(cast))
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.numpy_op
+def test_uint8_arg_extrema(rng, name, axis):
+    a = random_array(rng, (4, 6, 5), "uint8")
+    a[1, 2, 3], a[2, 2, 2] = 255, 0
+    for _, t in layouts(a):
+        assert_matches(getattr(t, name)(axis=axis), getattr(np, name)(a, axis=axis))
+
+
+@pytest.mark.numpy_op("mean")
+def test_uint8_mean_refused():
+    t = Ep.astensor(np.array([1, 2], np.uint8))
+    assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.mean, t, None, False)

@@ -218,6 +218,7 @@ _NUMPY_NAMES = {
     "int32": Ep.DType.INT32,
     "int64": Ep.DType.INT64,
     "bool": Ep.DType.BOOL,
+    "uint8": Ep.DType.UINT8,
 }
 
 float32 = Ep.DType.FLOAT32
@@ -225,7 +226,8 @@ float64 = Ep.DType.FLOAT64
 int32 = Ep.DType.INT32
 int64 = Ep.DType.INT64
 bool_ = Ep.DType.BOOL
-__all__ += ["float32", "float64", "int32", "int64", "bool_"]
+uint8 = Ep.DType.UINT8
+__all__ += ["float32", "float64", "int32", "int64", "bool_", "uint8"]
 
 # The dtype objects are Ep.DType's values themselves: what x.dtype gives
 # and what every C function takes, so Ep.float32 passes wherever a dtype
@@ -318,9 +320,10 @@ _STUB_DECLARATIONS = '''
 ArrayLike = Union[Tensor, Variable, numpy.typing.ArrayLike]
 # What a dtype argument accepts: an Ep.DType, a NumPy name, Python's bool,
 # int (int64) and float (float32), or a NumPy type or dtype of those.
-DTypeLike = Union[DType, Literal["float32", "float64", "int32", "int64", "bool"],
+DTypeLike = Union[DType, Literal["float32", "float64", "int32", "int64", "bool", "uint8"],
                   type[bool], type[int], type[float],
                   type[numpy.float32], type[numpy.float64], type[numpy.int32], type[numpy.int64],
+                  type[numpy.uint8],
                   numpy.dtype[numpy.generic]]
 # axis=: one axis, several, or None for all
 _AxisLike = Union[int, Sequence[int], None]
@@ -700,7 +703,8 @@ _DLDeleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _KDL_CPU = 1
 _KDL_OPENCL = 4
 # DLPack (code, bits) of each dtype, for NumPy's typestr
-_DL_TYPESTR = {(2, 32): "<f4", (2, 64): "<f8", (0, 32): "<i4", (0, 64): "<i8", (6, 8): "|b1"}
+_DL_TYPESTR = {(2, 32): "<f4", (2, 64): "<f8", (0, 32): "<i4", (0, 64): "<i8", (6, 8): "|b1",
+               (1, 8): "|u1"}
 
 
 def _dl_delete(managed):
