@@ -17,6 +17,19 @@
 
 #include "eager-glib-gtk.h"
 
+/* "[2, 3, 5]" */
+static char *
+shape_to_string (const gint64 *shape,
+                 guint         ndim)
+{
+  GString *s = g_string_new ("[");
+
+  for (guint i = 0; i < ndim; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", shape[i]);
+  g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
 /* The element types an image converts to and from */
 static gboolean
 check_pixel_dtype (EpDType      dtype,
@@ -50,10 +63,10 @@ image_nbytes (gint64       height,
       || !g_size_checked_mul (&n, n, itemsize)
       || n > G_MAXSSIZE)
     {
+      const gint64 shape[3] = { height, width, channels };
+      g_autofree char *shape_str = shape_to_string (shape, 3);
       g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
-                   _("%s: an image of %" G_GINT64_FORMAT " × %" G_GINT64_FORMAT
-                     " × %" G_GINT64_FORMAT " is too large"),
-                   call, height, width, channels);
+                   _("%s: an image of shape %s is too large"), call, shape_str);
       return FALSE;
     }
   *nbytes = n;
@@ -297,19 +310,6 @@ ep_gtk_tensor_new_from_pixbuf (GdkPixbuf  *pixbuf,
     }
   return tensor_from_rows (gdk_pixbuf_read_pixels (pixbuf), rowstride, width, height,
                            channels, dtype, call, error);
-}
-
-/* "[2, 3, 5]" */
-static char *
-shape_to_string (const gint64 *shape,
-                 guint         ndim)
-{
-  GString *s = g_string_new ("[");
-
-  for (guint i = 0; i < ndim; i++)
-    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", shape[i]);
-  g_string_append_c (s, ']');
-  return g_string_free (s, FALSE);
 }
 
 /* A float in [0, 1] to 0..255: clamped, NaN to 0, rounded to the nearest */
