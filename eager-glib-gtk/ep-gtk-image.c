@@ -266,8 +266,8 @@ ep_gtk_tensor_new_from_texture (GdkTexture  *texture,
  *
  * Creates a height × width × channels tensor on the CPU from the pixels of
  * the pixbuf, with 3 channels (RGB) or 4 (RGBA, straight alpha) as it
- * has; the padding at the end of its rows is left out. The data of a pixbuf
- * without padding is shared, not copied, for %EP_DTYPE_UINT8. The issue
+ * has; the padding at the end of its rows is left out. The pixels are
+ * copied (the pixbuf's owner may still write them). The issue
  * calls it `ep_tensor_new_from_pixbuf()`; in the companion library `EpGtk`
  * its C name has the prefix `ep_gtk_`.
  *
@@ -302,12 +302,8 @@ ep_gtk_tensor_new_from_pixbuf (GdkPixbuf  *pixbuf,
   channels = gdk_pixbuf_get_n_channels (pixbuf);
   rowstride = gdk_pixbuf_get_rowstride (pixbuf);
 
-  if (dtype == EP_DTYPE_UINT8 && rowstride == width * channels)
-    {
-      const gint64 shape[3] = { height, width, channels };
-      g_autoptr(GBytes) bytes = gdk_pixbuf_read_pixel_bytes (pixbuf);
-      return ep_tensor_new_from_bytes (bytes, dtype, shape, 3, error);
-    }
+  /* always a copy: the pixels of a pixbuf stay writable by its owner
+   * (gdk_pixbuf_get_pixels()), and a tensor does not change */
   return tensor_from_rows (gdk_pixbuf_read_pixels (pixbuf), rowstride, width, height,
                            channels, dtype, call, error);
 }

@@ -372,6 +372,22 @@ test_from_pixbuf (void)
     }
 }
 
+/* the tensor is a copy: writing the pixbuf afterwards leaves it alone */
+static void
+test_from_pixbuf_copies (void)
+{
+  g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new (GDK_COLORSPACE_RGB, TRUE, 8, 2, 2);
+  g_autoptr(GError) error = NULL;
+
+  gdk_pixbuf_fill (pixbuf, 0x01020304);
+  g_autoptr(EpTensor) t = ep_gtk_tensor_new_from_pixbuf (pixbuf, EP_DTYPE_UINT8, &error);
+  g_assert_no_error (error);
+  gdk_pixbuf_get_pixels (pixbuf)[0] = 200;
+  g_autoptr(GBytes) b = ep_tensor_to_bytes (t, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (((const guint8 *) g_bytes_get_data (b, NULL))[0], ==, 1);
+}
+
 static void
 test_from_errors (void)
 {
@@ -429,6 +445,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gtk/from-texture/values", test_from_texture);
   g_test_add_func ("/gtk/from-texture/translucent", test_from_texture_translucent);
   g_test_add_func ("/gtk/from-pixbuf/rowstride", test_from_pixbuf);
+  g_test_add_func ("/gtk/from-pixbuf/copies", test_from_pixbuf_copies);
   g_test_add_func ("/gtk/from/errors", test_from_errors);
   g_test_add_func ("/gtk/round-trip", test_round_trip);
   return g_test_run ();
