@@ -27,6 +27,6 @@ main (void)
       g_printerr ("gtk: unexpected pixels\n");
       return 1;
     }
-  g_print ("C (eager-glib-gtk): 1×2 gray → texture → RGBA %u %u\n", v[0], v[4]);
+  g_print ("C (eager-glib-gtk): 1x2 gray -> texture -> RGBA %u %u\n", v[0], v[4]);
   return 0;
 }
