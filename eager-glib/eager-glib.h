@@ -12,6 +12,7 @@
 #include "ep-enum-types.h"
 #include "ep-error.h"
 #include "ep-device.h"
+#include "ep-device-list.h"
 #include "ep-tensor.h"
 #include "ep-dlpack.h"
 #include "ep-creation.h"
@@ -51,6 +52,7 @@
 #include "ep-value-and-grad-fn.h"
 #include "ep-tensor-spec.h"
 #include "ep-function.h"
+#include "ep-trainer.h"
 #include "ep-host-call.h"
 #include "ep-memory.h"
 

@@ -11,6 +11,7 @@
 #include "ep-context-private.h"
 #include "ep-device-private.h"
 #include "ep-error.h"
+#include "ep-memory.h"
 #include "ep-memory-private.h"
 #include "ep-tensor-private.h"
 
@@ -42,6 +43,8 @@ enum {
   PROP_DESCRIPTION,
   PROP_VENDOR,
   PROP_MEMORY_SIZE,
+  PROP_BYTES_IN_USE,
+  PROP_N_TENSORS,
   N_PROPS
 };
 
@@ -87,6 +90,12 @@ ep_device_get_property (GObject    *object,
       break;
     case PROP_MEMORY_SIZE:
       g_value_set_uint64 (value, self->memory_size);
+      break;
+    case PROP_BYTES_IN_USE:
+      g_value_set_uint64 (value, ep_device_get_bytes_in_use (self));
+      break;
+    case PROP_N_TENSORS:
+      g_value_set_uint64 (value, ep_device_get_n_tensors (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -147,6 +156,30 @@ ep_device_class_init (EpDeviceClass *klass)
    */
   props[PROP_MEMORY_SIZE] =
     g_param_spec_uint64 ("memory-size", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * EpDevice:bytes-in-use:
+   *
+   * The bytes of storage alive on the device, as
+   * [method@Device.get_bytes_in_use] tells. Never notified: it changes
+   * with every tensor made or freed, on any thread; a user interface
+   * polls it (a timeout of a second or so), or reads it with
+   * [signal@Trainer::progress].
+   */
+  props[PROP_BYTES_IN_USE] =
+    g_param_spec_uint64 ("bytes-in-use", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * EpDevice:n-tensors:
+   *
+   * The tensors holding data on the device, as
+   * [method@Device.get_n_tensors] tells. Never notified, as
+   * [property@Device:bytes-in-use].
+   */
+  props[PROP_N_TENSORS] =
+    g_param_spec_uint64 ("n-tensors", NULL, NULL, 0, G_MAXUINT64, 0,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
   g_object_class_install_properties (object_class, N_PROPS, props);
@@ -355,13 +388,18 @@ gboolean
 ep_device_push (EpDevice  *self,
                 GError   **error)
 {
+  EpDevice *previous;
+
   g_return_val_if_fail (EP_IS_DEVICE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!ep_device_check_usable (self, "device", error))
     return FALSE;
 
+  previous = ep_device_get_current ();
   ep_context_push_device (ep_context_get (), self);
+  if (previous != self)
+    ep_device_list_scope_changed ();
   return TRUE;
 }
 
@@ -408,6 +446,8 @@ ep_device_pop (EpDevice  *self,
     }
 
   ep_context_pop_device (context);
+  if (ep_device_get_current () != self)
+    ep_device_list_scope_changed ();
   return TRUE;
 }
 

@@ -116,6 +116,8 @@ gboolean   ep_device_read        (EpDevice              *self,
                                   gsize                  nbytes,
                                   GError               **error);
 EpDevice  *ep_device_get_cpu     (void);
+/* core/device-list.c: a device scope opened or closed on this thread */
+void       ep_device_list_scope_changed (void);
 gsize      ep_device_count_allocations (void);
 gboolean   ep_device_check_usable (EpDevice             *self,
                                    const char           *op_name,

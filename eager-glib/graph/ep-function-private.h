@@ -25,4 +25,9 @@ EpStagedGradient *ep_function_lookup_gradient (EpFunction      *self,
                                                EpTensor *const *inputs,
                                                guint            n_inputs);
 
+GPtrArray  *ep_function_replay_only   (EpFunction           *self,
+                                       EpTensor            **inputs,
+                                       guint                 n_inputs,
+                                       GError              **error);
+
 G_END_DECLS

@@ -742,6 +742,36 @@ ep_function_call (EpFunction  *self,
   return outputs;
 }
 
+/* A replay and never a trace, for a caller on a thread where the
+ * function may not run (graph/trainer.c's worker): no graph for these
+ * inputs is an error. */
+GPtrArray *
+ep_function_replay_only (EpFunction  *self,
+                         EpTensor   **inputs,
+                         guint        n_inputs,
+                         GError     **error)
+{
+  GPtrArray *outputs;
+  Concrete *concrete;
+
+  if (!check_inputs (self, inputs, n_inputs, error)
+      || !ep_tensors_pin (inputs, n_inputs, "function", error))
+    return NULL;
+
+  concrete = lookup_concrete (self, inputs, n_inputs);
+  if (concrete == NULL)
+    {
+      g_autofree char *key = signature_key (self, inputs, n_inputs, TRUE);
+
+      outputs = no_trace_error (self, key, error);
+    }
+  else
+    outputs = replay (self, concrete, inputs, error);
+  ep_tensors_unpin (inputs, n_inputs);
+
+  return outputs;
+}
+
 /* Async calls: the replay runs on a worker thread and touches no
  * variable there; the values it read were taken on the caller's thread,
  * and the values it assigned are set there, once it has succeeded. */

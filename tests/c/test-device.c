@@ -986,6 +986,98 @@ test_to_device_null_is_critical (void)
   g_test_trap_assert_stderr ("*ep_tensor_to_device*EP_IS_DEVICE*");
 }
 
+/* The device list: a GListModel of every device, with the current
+ * device of this thread's scopes, notified on push and pop here only. */
+static void
+count_notify (GObject    *object,
+              GParamSpec *pspec,
+              gpointer    user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+static gpointer
+push_elsewhere (gpointer data)
+{
+  EpDevice *cpu = data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (ep_device_push (cpu, &error));
+  g_assert_true (ep_device_pop (cpu, &error));
+  return NULL;
+}
+
+static void
+test_device_list_model (void)
+{
+  EpDeviceList *list = ep_device_list_get_default ();
+  g_autoptr(GPtrArray) devices = ep_list_devices ();
+  g_autoptr(EpDeviceList) other = g_object_new (EP_TYPE_DEVICE_LIST, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GObject) beyond = NULL;
+  EpDevice *cpu = ep_device_get_default ();
+  EpDevice *last = g_ptr_array_index (devices, devices->len - 1);
+  GThread *thread;
+  guint notified = 0;
+
+  g_assert_true (ep_device_list_get_default () == list);
+  g_assert_true (g_list_model_get_item_type (G_LIST_MODEL (list)) == EP_TYPE_DEVICE);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==, devices->len);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      g_autoptr(EpDevice) item = g_list_model_get_item (G_LIST_MODEL (list), i);
+      g_autofree char *name = NULL;
+
+      g_assert_true (item == g_ptr_array_index (devices, i));
+      g_object_get (item, "name", &name, NULL);
+      g_assert_cmpstr (name, ==, ep_device_get_name (item));
+      g_assert_cmpuint (ep_device_list_find (list, item), ==, i);
+    }
+  beyond = g_list_model_get_item (G_LIST_MODEL (list), devices->len);
+  g_assert_null (beyond);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (other)), ==, devices->len);
+
+  g_assert_true (ep_device_list_get_current_device (list) == cpu);
+  g_signal_connect (list, "notify::current-device", G_CALLBACK (count_notify), &notified);
+
+  /* a scope on another thread changes nothing here */
+  thread = g_thread_new ("push-elsewhere", push_elsewhere, last);
+  g_thread_join (thread);
+  g_assert_cmpuint (notified, ==, 0);
+
+  g_assert_true (ep_device_push (last, &error));
+  g_assert_cmpuint (notified, ==, last != cpu ? 1 : 0);
+  g_assert_true (ep_device_list_get_current_device (list) == last);
+  g_assert_true (ep_device_list_get_current_device (other) == last);
+  /* a nested scope of the same device changes nothing */
+  g_assert_true (ep_device_push (last, &error));
+  g_assert_true (ep_device_pop (last, &error));
+  g_assert_cmpuint (notified, ==, last != cpu ? 1 : 0);
+  g_assert_true (ep_device_pop (last, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notified, ==, last != cpu ? 2 : 0);
+  g_assert_true (ep_device_list_get_current_device (list) == cpu);
+  g_signal_handlers_disconnect_by_data (list, &notified);
+}
+
+/* bytes-in-use and n-tensors: the memory counters as properties */
+static void
+test_device_memory_properties (void)
+{
+  EpDevice *cpu = ep_device_get_default ();
+  guint64 bytes0, tensors0, bytes1, tensors1;
+  g_autoptr(EpTensor) t = NULL;
+  gint64 shape[1] = { 1000 };
+
+  g_object_get (cpu, "bytes-in-use", &bytes0, "n-tensors", &tensors0, NULL);
+  g_assert_cmpuint (bytes0, ==, ep_device_get_bytes_in_use (cpu));
+  t = ep_zeros (shape, 1, EP_DTYPE_FLOAT64, NULL);
+  g_assert_nonnull (t);
+  g_object_get (cpu, "bytes-in-use", &bytes1, "n-tensors", &tensors1, NULL);
+  g_assert_cmpuint (bytes1, >=, bytes0 + 8000);
+  g_assert_cmpuint (tensors1, ==, tensors0 + 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1019,6 +1111,8 @@ main (int argc, char **argv)
   g_test_add_func ("/device/error/larger-than-memory", test_larger_than_device_memory);
   g_test_add_func ("/device/error/copy-larger-than-memory", test_copy_larger_than_device_memory);
   g_test_add_func ("/device/error/missing-kernel", test_missing_kernel);
+  g_test_add_func ("/device/list/model", test_device_list_model);
+  g_test_add_func ("/device/list/memory-properties", test_device_memory_properties);
   g_test_add_func ("/device/critical/push-null", test_push_null_is_critical);
   g_test_add_func ("/device/critical/pop-null", test_pop_null_is_critical);
   g_test_add_func ("/device/critical/get-null", test_get_null_is_critical);

@@ -28,10 +28,11 @@ def run_bare(class_name, mode):
 def test_every_class_is_walked():
     assert sorted(bare_objects.ep_classes()) == [
         "Adagrad", "Adam", "AvgPool2d", "BatchNorm", "ConstantSchedule", "Conv2d",
-        "CosineDecaySchedule", "CustomGradientFn", "Device", "Dropout", "Embedding", "Flatten",
-        "Function", "Gelu", "GradientTape", "LayerNorm", "LearningRateSchedule", "Linear",
-        "LinearWarmupSchedule", "MaxPool2d", "Module", "Optimizer", "Relu", "Rmsprop", "Sequential",
-        "Sgd", "StepDecaySchedule", "Tanh", "Tensor", "TensorSpec", "ValueAndGradFn", "Variable"]
+        "CosineDecaySchedule", "CustomGradientFn", "Device", "DeviceList", "Dropout",
+        "Embedding", "Flatten", "Function", "Gelu", "GradientTape", "LayerNorm",
+        "LearningRateSchedule", "Linear", "LinearWarmupSchedule", "MaxPool2d", "Module",
+        "Optimizer", "Relu", "Rmsprop", "Sequential", "Sgd", "StepDecaySchedule", "Tanh",
+        "Tensor", "TensorSpec", "Trainer", "ValueAndGradFn", "Variable"]
 
 
 @pytest.mark.parametrize("mode", ["self", "argument"])

@@ -4212,6 +4212,40 @@ __all__ += ["Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm", "LayerNorm", "Dropo
 
 
 # ---------------------------------------------------------------------------
+# the trainer: a staged step run on a worker thread (graph/trainer.c)
+# ---------------------------------------------------------------------------
+
+class Trainer(Ep.Trainer):
+    """Ep.Trainer(step, x, y, batch_size, shuffle=True, progress_interval=100):
+    runs `step(x_batch, y_batch)` (returning the loss first) many times on
+    a worker thread; run_async(n_steps, cancellable, callback) and
+    run_finish(result), a "progress" signal (step, loss, steps/s) on the
+    caller's main context. `step` is an Ep.function (traced here, on a
+    first batch, since Python runs only on this thread) or an
+    Ep.Function."""
+
+    def __init__(self, step: object = None, x: object = None, y: object = None,
+                 batch_size: int = 0, shuffle: bool = True, progress_interval: int = 100) -> None:
+        function = step
+        if x is not None:
+            x = astensor(x)
+        if y is not None:
+            y = astensor(y)
+        if isinstance(step, StagedFunction):
+            function = None
+            if x is not None and y is not None and 0 < batch_size <= min(x.shape[0], y.shape[0]):
+                first = arange(batch_size, dtype="int64")
+                concrete = step.get_concrete_function(x.take(first, 0), y.take(first, 0))
+                function = concrete._trace.function
+        Ep.Trainer.__init__(self, step_function=function, x=x, y=y, batch_size=batch_size,
+                            shuffle=shuffle, progress_interval=progress_interval)
+
+
+Trainer = override(Trainer)
+__all__.append("Trainer")
+
+
+# ---------------------------------------------------------------------------
 # the end: the generated wrappers fill what the sections above left
 # ---------------------------------------------------------------------------
 
