@@ -467,11 +467,10 @@ end_run (EpTrainer *self)
 
 /* The rows of the next batch, as an int64 tensor. */
 static EpTensor *
-next_indices (EpTensor  *self_x,
-              EpTrainer *self,
+next_indices (EpTrainer *self,
               GError   **error)
 {
-  gint64 rows = ep_tensor_get_shape (self_x, NULL)[0];
+  gint64 rows = ep_tensor_get_shape (self->x, NULL)[0];
   g_autofree gint64 *batch = g_new (gint64, self->batch_size);
   gint64 shape[1] = { self->batch_size };
 
@@ -512,7 +511,7 @@ next_batch (EpTrainer  *self,
             EpTensor  **yb,
             GError    **error)
 {
-  g_autoptr(EpTensor) indices = next_indices (self->x, self, error);
+  g_autoptr(EpTensor) indices = next_indices (self, error);
 
   if (indices == NULL
       || (*xb = ep_tensor_take (self->x, indices, 0, error)) == NULL)
@@ -564,6 +563,7 @@ do_step (EpTrainer  *self,
   g_autoptr(EpTensor) yb = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
   EpTensor *inputs[2];
+  GError *item_error = NULL;
   gdouble loss;
   gint64 now;
 
@@ -586,9 +586,12 @@ do_step (EpTrainer  *self,
                    _("trainer: the step function returns no loss"));
       return FALSE;
     }
-  loss = ep_tensor_item_double (g_ptr_array_index (outputs, 0), error);
-  if (error != NULL && *error != NULL)
-    return FALSE;
+  loss = ep_tensor_item_double (g_ptr_array_index (outputs, 0), &item_error);
+  if (item_error != NULL)
+    {
+      g_propagate_error (error, item_error);
+      return FALSE;
+    }
 
   now = g_get_monotonic_time ();
   g_mutex_lock (&self->lock);

@@ -374,6 +374,16 @@ no_outputs_step (EpTensor  **inputs,
   return g_ptr_array_new_with_free_func (g_object_unref);
 }
 
+/* returns its targets: a loss of one value per row, which has no item */
+static GPtrArray *
+vector_loss_step (EpTensor  **inputs,
+                  guint       n_inputs,
+                  gpointer    user_data,
+                  GError    **error)
+{
+  return ep_test_one (ep_tensor_mul_scalar (inputs[1], 1.0, error));
+}
+
 static void
 second_done (GObject      *source,
              GAsyncResult *result,
@@ -397,6 +407,8 @@ test_trainer_errors (void)
   g_autoptr(EpTrainer) busy = NULL;
   g_autoptr(EpFunction) failing = ep_function_new (failing_step, NULL, NULL);
   g_autoptr(EpFunction) empty = ep_function_new (no_outputs_step, NULL, NULL);
+  g_autoptr(EpFunction) vector = ep_function_new (vector_loss_step, NULL, NULL);
+  g_autoptr(EpTrainer) unscalar = NULL;
   g_autoptr(GPtrArray) snapshot = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GError) second_error = NULL;
@@ -424,6 +436,15 @@ test_trainer_errors (void)
   lossless = ep_trainer_new (empty, p.x, p.y, 8);
   g_assert_false (ep_trainer_run (lossless, 3, NULL, &error));
   ep_assert_error (error, EP_ERROR_INVALID_ARGUMENT, "trainer", "no loss");
+  g_clear_error (&error);
+
+  /* a loss of several values fails the run, even for a caller that asks
+   * for no error */
+  unscalar = ep_trainer_new (vector, p.x, p.y, 8);
+  g_assert_false (ep_trainer_run (unscalar, 3, NULL, NULL));
+  g_assert_cmpuint (ep_trainer_get_step (unscalar), ==, 0);
+  g_assert_false (ep_trainer_run (unscalar, 3, NULL, &error));
+  g_assert_error (error, EP_ERROR, EP_ERROR_SHAPE);
   g_clear_error (&error);
 
   big = ep_trainer_new (p.step, p.x, p.y, N_ROWS + 1);
