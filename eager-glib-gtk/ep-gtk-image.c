@@ -212,10 +212,7 @@ download_rgba (GdkTexture   *texture,
  * @error: return location for an error
  *
  * Creates a height × width × 4 tensor (RGBA, straight alpha: colours not
- * multiplied by alpha) on the CPU from the pixels of @texture. The issue
- * and the other languages' guides call it `ep_tensor_new_from_texture()`;
- * as a function of the companion library `EpGtk` its C name has the
- * prefix `ep_gtk_`.
+ * multiplied by alpha) on the CPU from the pixels of @texture.
  *
  * With GTK older than 4.10 a texture is read premultiplied (the only
  * format gdk_texture_download() gives), and the colour of a translucent
@@ -267,9 +264,7 @@ ep_gtk_tensor_new_from_texture (GdkTexture  *texture,
  * Creates a height × width × channels tensor on the CPU from the pixels of
  * the pixbuf, with 3 channels (RGB) or 4 (RGBA, straight alpha) as it
  * has; the padding at the end of its rows is left out. The pixels are
- * copied (the pixbuf's owner may still write them). The issue
- * calls it `ep_tensor_new_from_pixbuf()`; in the companion library `EpGtk`
- * its C name has the prefix `ep_gtk_`.
+ * copied (the pixbuf's owner may still write them).
  *
  * Returns: (transfer full): the new tensor, or %NULL with %EP_ERROR_DTYPE
  *   (another @dtype, or a pixbuf of other than 8 bits per sample) or
@@ -330,8 +325,6 @@ unit_to_byte (gdouble v)
  * Creates a texture (a #GdkMemoryTexture) with the pixels of @tensor. A
  * contiguous uint8 RGB or RGBA tensor on the CPU is shared, not copied;
  * a tensor on another device is read to the CPU once; gray becomes RGB.
- * The issue calls it `ep_tensor_to_texture()`; in the companion library
- * `EpGtk` its C name has the prefix `ep_gtk_`.
  *
  * Returns: (transfer full): the texture, or %NULL with %EP_ERROR_SHAPE
  *   (another shape, or an empty or too large image), %EP_ERROR_DTYPE,
