@@ -77,6 +77,7 @@ struct _EpTrainer
   gint64        last_progress;        /* µs */
   GSource      *progress_source;      /* pending on the run's context */
   GMainContext *context;              /* the run's caller's */
+  guint         worker_steps;         /* the steps left to the worker */
 
   /* the epoch: touched by one run at a time */
   GRand        *rand;
@@ -673,11 +674,6 @@ run_steps (EpTrainer     *self,
   return ok;
 }
 
-typedef struct
-{
-  guint     n_steps;
-} RunData;
-
 static void
 run_in_thread (GTask        *task,
                gpointer      source_object,
@@ -685,13 +681,20 @@ run_in_thread (GTask        *task,
                GCancellable *cancellable)
 {
   EpTrainer *self = source_object;
-  RunData *data = task_data;
   GError *error = NULL;
   EpContext *context = ep_context_get ();
+  guint n_steps;
+
+  /* taken under the lock the caller set it under: the hand-over from
+   * that thread is then one that ThreadSanitizer sees too (GLib's thread
+   * pool queue is not instrumented) */
+  g_mutex_lock (&self->lock);
+  n_steps = self->worker_steps;
+  g_mutex_unlock (&self->lock);
 
   /* host calls in the step run on the caller's main context */
   context->host_context = g_task_get_context (task);
-  if (run_steps (self, data->n_steps, FALSE, cancellable, &error))
+  if (run_steps (self, n_steps, FALSE, cancellable, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -758,7 +761,6 @@ ep_trainer_run_async (EpTrainer           *self,
   g_autoptr(GTask) worker = NULL;
   g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
   GError *error = NULL;
-  RunData *data;
   guint64 start_step;
 
   g_return_if_fail (EP_IS_TRAINER (self));
@@ -779,9 +781,6 @@ ep_trainer_run_async (EpTrainer           *self,
   g_mutex_unlock (&self->lock);
   /* the steps before the run, + 1, to tell whether it did one */
   g_task_set_task_data (outer, GSIZE_TO_POINTER ((gsize) start_step + 1), NULL);
-
-  data = g_new0 (RunData, 1);
-  data->n_steps = n_steps;
 
   /* the first step traces here if it must */
   if (n_steps > 0 && !g_cancellable_is_cancelled (cancellable))
@@ -804,20 +803,22 @@ ep_trainer_run_async (EpTrainer           *self,
         {
           if (!run_steps (self, 1, TRUE, cancellable, &error))
             {
-              g_free (data);
               end_run (self);
               g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
               g_task_return_error (outer, error);
               return;
             }
-          data->n_steps--;
+          n_steps--;
         }
     }
+
+  g_mutex_lock (&self->lock);
+  self->worker_steps = n_steps;
+  g_mutex_unlock (&self->lock);
 
   worker = g_task_new (self, cancellable, run_done, g_steal_pointer (&outer));
   g_task_set_check_cancellable (worker, FALSE);
   g_task_set_source_tag (worker, run_in_thread);
-  g_task_set_task_data (worker, data, g_free);
   g_task_run_in_thread (worker, run_in_thread);
 }
 
