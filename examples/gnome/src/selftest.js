@@ -26,7 +26,7 @@ import {DigitsModel} from './model.js';
 import {ACCURACY_COLOR, LOSS_COLOR} from './plot.js';
 import {residentMiB} from './monitor.js';
 
-const MIN_TRAIN_S = 3;          // train at least this long
+const MIN_TRAIN_S = Number(GLib.getenv('EP_DIGITS_TEST_MIN_S') ?? 3);         // train at least this long
 const WANTED_ACCURACY = 0.93;   // then stop once the held-out accuracy reaches it
 const MAX_GAP_MS = 50;
 const MAX_RSS_GROWTH_MIB = 64;  // from the first progress report to the end
@@ -76,19 +76,24 @@ class Checks {
     }
 }
 
-// Draws the strokes through the canvas's stroke path, point by point.
-function draw(canvas, strokes) {
+// Draws the strokes through the canvas's stroke path, point by point,
+// as a fast pointer would (a move every 2 ms), then lets the prediction
+// follow.
+async function draw(canvas, strokes) {
     const [width, height] = [canvas.get_width(), canvas.get_height()];
     canvas.clear();
     for (const stroke of strokes) {
         canvas.beginStroke(stroke[0][0] * width, stroke[0][1] * height);
-        // the pointer moves in small steps: so does this
         for (let i = 1; i < stroke.length; i++) {
             const [[ax, ay], [bx, by]] = [stroke[i - 1], stroke[i]];
-            for (let k = 1; k <= 8; k++)
-                canvas.extendStroke((ax + (bx - ax) * k / 8) * width, (ay + (by - ay) * k / 8) * height);
+            const n = Math.max(1, Math.ceil(Math.hypot(bx - ax, by - ay) / 0.02));
+            for (let k = 1; k <= n; k++) {
+                canvas.extendStroke((ax + (bx - ax) * k / n) * width, (ay + (by - ay) * k / n) * height);
+                await sleep(2);
+            }
         }
     }
+    await sleep(50);
 }
 
 // Activates a window action, as its button does (a stateful one, such as
@@ -131,7 +136,7 @@ async function train(window, checks, limitS) {
     press(window, 'pause');
 
     // the prediction follows the training: draw while it runs
-    draw(window.canvas, DIGITS[0]);
+    await draw(window.canvas, DIGITS[0]);
     checks.check(window.prediction !== null, 'a prediction while training');
 
     while (elapsed() < limitS && !(elapsed() >= MIN_TRAIN_S && window.accuracy >= WANTED_ACCURACY))
@@ -177,7 +182,7 @@ export async function runSelfTest(window, dir) {
         `memory flat while training (under ${MAX_RSS_GROWTH_MIB} MiB more)`);
 
     for (const digit of [7, 1, 0]) {
-        draw(window.canvas, DIGITS[digit]);
+        await draw(window.canvas, DIGITS[digit]);
         const p = window.prediction;
         print(`# drew a ${digit}: read ${argmax(p)} (${Array.from(p, v => (100 * v).toFixed(0)).join(' ')} %)`);
     }

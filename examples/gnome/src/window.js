@@ -46,12 +46,13 @@ export const DigitsWindow = GObject.registerClass({
         this.traceMs = 0;           // how long the last run's start held the main loop
         this.rssStartMiB = NaN;     // at the first progress report of a run
         this._lastAccuracyTime = 0;
+        this._predictionSource = 0;
 
         this._buildUi();
         this._addActions();
         this.model.connect('progress', (_model, step, loss, rate) => this._onProgress(step, loss, rate));
         this.model.connect('notify::running', () => this._updateSensitivity());
-        this.canvas.connect('changed', () => this.updatePrediction());
+        this.canvas.connect('changed', () => this._queuePrediction());
         this._updateSensitivity();
         this.updatePrediction();
         this._updateStatus();
@@ -270,6 +271,18 @@ export const DigitsWindow = GObject.registerClass({
     /** The probabilities of the digits for the drawing (null when empty). */
     get prediction() {
         return this._prediction;
+    }
+
+    // A pointer may report many moves a frame: predict once for them all,
+    // when the main loop is next free.
+    _queuePrediction() {
+        if (this._predictionSource)
+            return;
+        this._predictionSource = GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+            this._predictionSource = 0;
+            this.updatePrediction();
+            return GLib.SOURCE_REMOVE;
+        });
     }
 
     /** Predicts the drawing with the latest variables; shows the input. */
