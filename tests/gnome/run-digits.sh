@@ -15,6 +15,11 @@ if ! command -v xvfb-run >/dev/null 2>&1; then
   exit 77
 fi
 set -- "$launcher" --self-test="$dir"
+# the sanitizer runtimes (EP_DIGITS_PRELOAD) go to the app only, not to
+# Xvfb or D-Bus
+if [ -n "${EP_DIGITS_PRELOAD:-}" ]; then
+  set -- env LD_PRELOAD="$EP_DIGITS_PRELOAD" "$@"
+fi
 if command -v dbus-run-session >/dev/null 2>&1; then
   set -- dbus-run-session -- "$@"
 fi

@@ -12,9 +12,9 @@
 // longest gap, steps per second, resident memory) and returns the exit
 // status: 0, or 1 when a check failed.
 //
-// EP_DIGITS_TEST_TRAIN_S (seconds, 30 unless set) bounds the training;
-// EP_DIGITS_TEST_SLOW=1 (the sanitizer build) reports the gap without
-// failing on it.
+// EP_DIGITS_TEST_MIN_S (3 unless set) and EP_DIGITS_TEST_TRAIN_S (30)
+// bound the training in seconds; EP_DIGITS_TEST_SLOW=1 (the sanitizer
+// build) reports the main loop's longest gap without failing on it.
 
 import GLib from 'gi://GLib';
 import Gio from 'gi://Gio';
@@ -178,8 +178,10 @@ export async function runSelfTest(window, dir) {
         print(`# (sanitizer build: the gap is reported, not checked against ${MAX_GAP_MS} ms)`);
     else
         checks.check(window.stallMeter.maxGapMs < MAX_GAP_MS, `main loop never stalled ${MAX_GAP_MS} ms`);
-    checks.check(rssEnd - window.rssStartMiB < MAX_RSS_GROWTH_MIB,
-        `memory flat while training (under ${MAX_RSS_GROWTH_MIB} MiB more)`);
+    // the sanitizers' allocator keeps more (its quarantine, its shadow)
+    const maxGrowth = slow ? 2 * MAX_RSS_GROWTH_MIB : MAX_RSS_GROWTH_MIB;
+    checks.check(rssEnd - window.rssStartMiB < maxGrowth,
+        `memory flat while training (under ${maxGrowth} MiB more)`);
 
     for (const digit of [7, 1, 0]) {
         await draw(window.canvas, DIGITS[digit]);
