@@ -61,8 +61,8 @@ function onDevice(device, fn) {
 
 /**
  * The network with its optimizer and trainer. Signals:
- * - `progress` (step, loss, steps per second), from Ep.Trainer, on the
- *   main loop at most every 100 ms while a run goes on.
+ * - `progress` (the optimizer's step count, loss, steps per second), from
+ *   Ep.Trainer, on the main loop at most every 100 ms while a run goes on.
  */
 export const DigitsModel = GObject.registerClass({
     GTypeName: 'DigitsModel',
@@ -142,7 +142,8 @@ export const DigitsModel = GObject.registerClass({
         });
         this._trainer.progress_interval = PROGRESS_INTERVAL_MS;
         this._trainer.connect('progress', (_trainer, step, loss, rate) =>
-            this.emit('progress', step, loss, rate));
+            this.emit('progress', this._stepOffset + Number(step), loss, rate));
+        this._stepOffset = 0;
         this._device = device;
         this.notify('device');
     }
@@ -180,6 +181,9 @@ export const DigitsModel = GObject.registerClass({
             this._build(device, this._values());
         this._cancellable = Gio.Cancellable.new();
         this._trainer.paused = this._paused;
+        // progress counts the optimizer's steps, also those of earlier
+        // trainers (another device, a checkpoint opened)
+        this._stepOffset = this.iterations - Number(this._trainer.step);
         this._setRunning(true);
         return new Promise((resolve, reject) => {
             // The first step traces on this thread. No device scope is
