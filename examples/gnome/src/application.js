@@ -7,6 +7,7 @@ import Adw from 'gi://Adw?version=1';
 import GLib from 'gi://GLib';
 import GObject from 'gi://GObject';
 import Gio from 'gi://Gio';
+import Gtk from 'gi://Gtk?version=4.0';
 
 import {loadDigits} from './data.js';
 import {runSelfTest} from './selftest.js';
@@ -46,6 +47,8 @@ export const DigitsApplication = GObject.registerClass({
         quit.connect('activate', () => this.quit());
         this.add_action(quit);
         this.set_accels_for_action('app.quit', ['<Primary>q']);
+        this.set_accels_for_action('win.open', ['<Primary>o']);
+        this.set_accels_for_action('win.save', ['<Primary>s']);
 
         const about = new Gio.SimpleAction({name: 'about'});
         about.connect('activate', () => this._showAbout());
@@ -59,7 +62,7 @@ export const DigitsApplication = GObject.registerClass({
             developer_name: 'The eager-glib developers', version: this._version,
             comments: 'Trains a small convolutional network on the 8×8 digits in the background ' +
                 'and reads the digits you draw: an example of eager-glib in a GNOME app.',
-            license_type: 7,   // Gtk.License.LGPL_2_1 (or later, see the sources)
+            license_type: Gtk.License.LGPL_2_1,   // or later: the sources say so
         }).present();
     }
 

@@ -139,8 +139,14 @@ async function train(window, checks, limitS) {
     await draw(window.canvas, DIGITS[0]);
     checks.check(window.prediction !== null, 'a prediction while training');
 
-    while (elapsed() < limitS && !(elapsed() >= MIN_TRAIN_S && window.accuracy >= WANTED_ACCURACY))
+    let nextReport = 0;
+    while (elapsed() < limitS && !(elapsed() >= MIN_TRAIN_S && window.accuracy >= WANTED_ACCURACY)) {
         await sleep(100);
+        if (elapsed() >= nextReport) {
+            print(`# ${elapsed().toFixed(1)} s: step ${model.iterations}, RSS ${residentMiB().toFixed(1)} MiB`);
+            nextReport += 5;
+        }
+    }
     press(window, 'cancel');
     await runEnded(model);
     return elapsed();

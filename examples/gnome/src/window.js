@@ -37,7 +37,8 @@ export const DigitsWindow = GObject.registerClass({
      * @param {object} data the digits (loadDigits())
      */
     constructor(application, data) {
-        super({application, title: 'Digits', default_width: 980, default_height: 620});
+        super({application, title: 'Digits', icon_name: application.application_id,
+            default_width: 980, default_height: 620});
         this.model = new DigitsModel(data);
         this.stallMeter = new StallMeter();
         this.losses = [];           // [step, loss] of every progress report
