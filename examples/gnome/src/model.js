@@ -132,7 +132,7 @@ export const DigitsModel = GObject.registerClass({
             const [variables, variablePaths] = this._network.get_variables();
             this._variables = [...variables, ...state];
             this._names = [...variablePaths, ...stateNames];
-            this._nMirrored = variables.length;
+            this._nMirrored = variables.length;   // the network's, first
             if (from)
                 this._variables.forEach((v, i) => v.assign(from[i]));
             this._step = this._makeStep(trainable);
@@ -217,15 +217,17 @@ export const DigitsModel = GObject.registerClass({
         this._cancellable?.cancel();
     }
 
-    // The values of every variable as between two steps.
-    _values() {
-        return this._running ? this._trainer.snapshot_variables(this._variables)
-            : this._variables.map(v => v.read());
+    // The values of variables (all of the model's and the optimizer's
+    // unless given) as between two steps.
+    _values(variables = this._variables) {
+        return this._running ? this._trainer.snapshot_variables(variables)
+            : variables.map(v => v.read());
     }
 
-    // The mirror takes the trained network's values; in a tidy scope.
+    // The mirror takes the trained network's values (not the optimizer's
+    // state); in a tidy scope.
     _syncMirror() {
-        const values = this._values();
+        const values = this._values(this._variables.slice(0, this._nMirrored));
         this._mirrorVariables.forEach((v, i) => v.assign(values[i]));
     }
 
