@@ -45,6 +45,8 @@ GPtrArray  *ep_host_call_run    (EpHostCall         *self,
                                  EpTensor          **inputs,
                                  guint               n_inputs,
                                  GError            **error);
+void        ep_host_call_wait_pending (GMainContext *main_context,
+                                       gint64        timeout_us);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EpHostCall, ep_host_call_unref)
 

@@ -146,20 +146,29 @@ invoke_here (EpHostCall  *self,
 /* A callback to run on another thread's main context, and its outcome */
 typedef struct
 {
-  EpHostCall  *call;
-  EpTensor   **args;
-  guint        n_args;
-  GPtrArray   *results;
-  GError      *error;
-  gboolean     done;
-  GMutex       lock;
-  GCond        cond;
+  EpHostCall   *call;
+  EpTensor    **args;
+  guint         n_args;
+  GMainContext *main_context;
+  GPtrArray    *results;
+  GError       *error;
+  gboolean      done;
+  GMutex        lock;
+  GCond         cond;
 } Job;
 
-static gboolean
-run_job (gpointer data)
+/* The jobs waiting for their main context, so that code that blocks on
+ * that context's thread until a replay is done (ep_trainer_snapshot_variables())
+ * can run them meanwhile (ep_host_call_wait_pending()) rather than wait
+ * forever for a replay that waits for it. A job runs once: whoever takes
+ * it off the queue first, its idle source or a waiter. */
+static GMutex pending_lock;
+static GCond pending_cond;
+static GQueue pending = G_QUEUE_INIT;
+
+static void
+run_taken_job (Job *job)
 {
-  Job *job = data;
   GPtrArray *results = invoke_here (job->call, job->args, job->n_args, &job->error);
 
   g_mutex_lock (&job->lock);
@@ -167,8 +176,55 @@ run_job (gpointer data)
   job->done = TRUE;
   g_cond_signal (&job->cond);
   g_mutex_unlock (&job->lock);
+}
+
+static gboolean
+run_job (gpointer data)
+{
+  Job *job = data;
+  gboolean taken;
+
+  g_mutex_lock (&pending_lock);
+  taken = g_queue_remove (&pending, job);
+  g_mutex_unlock (&pending_lock);
+  if (taken)
+    run_taken_job (job);
 
   return G_SOURCE_REMOVE;
+}
+
+/*
+ * ep_host_call_wait_pending:
+ * @main_context: a main context the calling thread owns
+ * @timeout_us: how long to wait for a job, in µs
+ *
+ * Runs a host call that a replay on another thread waits for on
+ * @main_context, if there is one, else waits up to @timeout_us for one
+ * (and runs it). For code that must block the thread of @main_context
+ * until a replay ends.
+ */
+void
+ep_host_call_wait_pending (GMainContext *main_context,
+                           gint64        timeout_us)
+{
+  gint64 end_time = g_get_monotonic_time () + timeout_us;
+  Job *job = NULL;
+
+  g_mutex_lock (&pending_lock);
+  for (;;)
+    {
+      for (GList *l = pending.head; l != NULL && job == NULL; l = l->next)
+        if (((Job *) l->data)->main_context == main_context)
+          job = l->data;
+      if (job != NULL || !g_cond_wait_until (&pending_cond, &pending_lock, end_time))
+        break;
+    }
+  if (job != NULL)
+    g_queue_remove (&pending, job);
+  g_mutex_unlock (&pending_lock);
+
+  if (job != NULL)
+    run_taken_job (job);
 }
 
 static GPtrArray *
@@ -178,11 +234,15 @@ invoke_on (GMainContext  *main_context,
            guint          n_args,
            GError       **error)
 {
-  Job job = { self, args, n_args };
+  Job job = { self, args, n_args, main_context };
   GSource *source = g_idle_source_new ();
 
   g_mutex_init (&job.lock);
   g_cond_init (&job.cond);
+  g_mutex_lock (&pending_lock);
+  g_queue_push_tail (&pending, &job);
+  g_cond_broadcast (&pending_cond);
+  g_mutex_unlock (&pending_lock);
 
   /* a source, not g_main_context_invoke(): that runs the job here when
    * the context is the global default and nobody owns it yet */
@@ -190,11 +250,13 @@ invoke_on (GMainContext  *main_context,
   g_source_set_callback (source, run_job, &job, NULL);
   g_source_set_static_name (source, "[eager-glib] host_call");
   g_source_attach (source, main_context);
-  g_source_unref (source);
   g_mutex_lock (&job.lock);
   while (!job.done)
     g_cond_wait (&job.cond, &job.lock);
   g_mutex_unlock (&job.lock);
+  /* a waiter may have run the job: its source must not find it gone */
+  g_source_destroy (source);
+  g_source_unref (source);
 
   g_mutex_clear (&job.lock);
   g_cond_clear (&job.cond);

@@ -47,6 +47,7 @@
 #include "ep-context-private.h"
 #include "ep-error.h"
 #include "ep-function-private.h"
+#include "ep-host-call-private.h"
 #include "ep-random-private.h"
 #include "ep-trainer.h"
 
@@ -69,6 +70,7 @@ struct _EpTrainer
   guint         progress_interval;   /* ms */
   gboolean      paused;
   gboolean      running;
+  guint         snapshots_waiting;    /* the next step waits for them */
   guint64       step;
   gdouble       loss;
   gdouble       steps_per_second;
@@ -573,6 +575,12 @@ do_step (EpTrainer  *self,
   inputs[0] = xb;
   inputs[1] = yb;
 
+  /* a snapshot waiting for the step lock goes first: the worker would
+   * otherwise take it again before the waiter wakes */
+  g_mutex_lock (&self->lock);
+  while (self->snapshots_waiting > 0)
+    g_cond_wait (&self->cond, &self->lock);
+  g_mutex_unlock (&self->lock);
   g_mutex_lock (&self->step_lock);
   if (may_trace)
     outputs = ep_function_call (self->step_fn, inputs, 2, error);
@@ -896,7 +904,10 @@ ep_trainer_run (EpTrainer     *self,
  *
  * Gives the values of @variables as they are between two steps, even
  * while a run goes on: waits for the step under way, if any, to be
- * done. Reading them one by one with [method@Variable.read] meanwhile
+ * done (on the run's main context it runs the host calls that step
+ * waits for meanwhile, such as an optimizer's step scalars, so that the
+ * two never wait for each other). Reading them one by one with
+ * [method@Variable.read] meanwhile
  * may give some after a step and others before it. The values are
  * tensors of their own: later steps do not change them.
  *
@@ -908,6 +919,7 @@ ep_trainer_snapshot_variables (EpTrainer   *self,
                                EpVariable **variables,
                                guint        n_variables)
 {
+  g_autoptr(GMainContext) context = NULL;
   GPtrArray *values;
 
   g_return_val_if_fail (EP_IS_TRAINER (self), NULL);
@@ -916,10 +928,29 @@ ep_trainer_snapshot_variables (EpTrainer   *self,
     g_return_val_if_fail (EP_IS_VARIABLE (variables[v]), NULL);
 
   values = g_ptr_array_new_full (n_variables, g_object_unref);
-  g_mutex_lock (&self->step_lock);
+  /* The step under way may wait for a host call on this thread (an
+   * optimizer's step scalars run on the run's main context): run those
+   * while waiting for the step to end, or both would wait forever. */
+  g_mutex_lock (&self->lock);
+  context = self->running && self->context != NULL ? g_main_context_ref (self->context) : NULL;
+  self->snapshots_waiting++;
+  g_mutex_unlock (&self->lock);
+  if (context != NULL && g_main_context_is_owner (context))
+    {
+      while (!g_mutex_trylock (&self->step_lock))
+        ep_host_call_wait_pending (context, 1000);
+    }
+  else
+    {
+      g_mutex_lock (&self->step_lock);
+    }
   for (guint v = 0; v < n_variables; v++)
     g_ptr_array_add (values, ep_variable_peek (variables[v]));
   g_mutex_unlock (&self->step_lock);
+  g_mutex_lock (&self->lock);
+  self->snapshots_waiting--;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
 
   return values;
 }

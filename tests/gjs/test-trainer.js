@@ -127,6 +127,37 @@ test('cancel and pause from the main loop', () => {
     assertEqual(value.to_string(), w.read().to_string(), 'snapshot');
 });
 
+// An optimizer's step computes its scalars (Adam's bias corrections) in
+// a host call, which runs on the run's main context: a snapshot taken
+// there while a step waits for that call runs it instead of waiting
+// forever.
+test('snapshots while an optimizer trains: no deadlock, values between steps', () => {
+    const [x, y] = regression();
+    const w = Ep.Variable.new(Ep.Tensor.new_from_doubles([0, 0, 0], [3, 1], Ep.DType.FLOAT32), 'w');
+    const optimizer = Ep.Adam.new(0.05);
+    const step = Ep.Function.new(([xb, yb]) => {
+        const tape = Ep.GradientTape.new(false);
+        tape.start();
+        const loss = xb.matmul(w.read()).sub(yb).square().mean(null, false);
+        tape.stop();
+        optimizer.apply_gradients(tape.gradient([loss], [w], null), [w]);
+        return [loss];
+    });
+    const trainer = new Ep.Trainer({step_function: step, x, y, batch_size: 16, progress_interval: 0});
+    const iterations = optimizer.get_iterations_variable();
+    const counts = [];
+    const outcome = runAsync(trainer, 1000, null, () => {
+        const [, count] = trainer.snapshot_variables([w, iterations]);
+        counts.push(Number(count.item_int64()));
+    });
+    assert(outcome.error === undefined, `${outcome.error}`);
+    assert(counts.length > 0, 'snapshots taken');
+    assert(counts.every((c, i) => i === 0 || c >= counts[i - 1]), `step counts ${counts}`);
+    assertEqual(Number(optimizer.get_iterations()), 1000, 'steps');
+    print(`# ${counts.length} snapshots during 1000 Adam steps, ` +
+          `longest main loop gap ${outcome.longestGapMs.toFixed(1)} ms`);
+});
+
 test('a bare trainer is an error, not a crash', () => {
     const outcome = runAsync(new Ep.Trainer(), 3);
     assert(outcome.error.message.includes('step function'), outcome.error.message);
