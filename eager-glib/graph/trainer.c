@@ -80,6 +80,7 @@ struct _EpTrainer
   GSource      *progress_source;      /* pending on the run's context */
   GMainContext *context;              /* the run's caller's */
   guint         worker_steps;         /* the steps left to the worker */
+  EpDevice     *worker_scope;         /* the caller's device scope, if any */
 
   /* the epoch: touched by one run at a time */
   GRand        *rand;
@@ -691,6 +692,7 @@ run_in_thread (GTask        *task,
   EpTrainer *self = source_object;
   GError *error = NULL;
   EpContext *context = ep_context_get ();
+  EpDevice *scope;
   guint n_steps;
 
   /* taken under the lock the caller set it under: the hand-over from
@@ -698,15 +700,21 @@ run_in_thread (GTask        *task,
    * pool queue is not instrumented) */
   g_mutex_lock (&self->lock);
   n_steps = self->worker_steps;
+  scope = self->worker_scope;
   g_mutex_unlock (&self->lock);
 
-  /* host calls in the step run on the caller's main context */
+  /* host calls in the step run on the caller's main context, and the
+   * steps in its device scope, which picks the trace */
   context->host_context = g_task_get_context (task);
+  if (scope != NULL)
+    ep_context_push_device (context, scope);
   if (run_steps (self, n_steps, FALSE, cancellable, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
-  ep_context_get ()->host_context = NULL;
+  if (scope != NULL)
+    ep_context_pop_device (context);
+  context->host_context = NULL;
 }
 
 /* Back on the caller's thread: the last progress, then the callback. */
@@ -750,7 +758,8 @@ run_done (GObject      *source_object,
  * [signal@Trainer::progress] signal and @callback run on this thread's
  * main context, and so do host callbacks of the step
  * ([func@host_call]): no function of a language binding runs on the
- * worker thread.
+ * worker thread. The worker replays in the device scope open here
+ * ([method@Device.push]), if any.
  *
  * A run stops at the first step that fails, with its error; one
  * cancelled stops between two steps with %G_IO_ERROR_CANCELLED, the
@@ -822,6 +831,7 @@ ep_trainer_run_async (EpTrainer           *self,
 
   g_mutex_lock (&self->lock);
   self->worker_steps = n_steps;
+  self->worker_scope = ep_context_get_device ();   /* devices live forever */
   g_mutex_unlock (&self->lock);
 
   worker = g_task_new (self, cancellable, run_done, g_steal_pointer (&outer));

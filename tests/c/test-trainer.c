@@ -215,6 +215,35 @@ test_trainer_linear_regression (void)
   problem_clear (&p);
 }
 
+/* A run started in a device scope replays in it on the worker: the
+ * trace, kept per scope, is found there (it was not: "no function to
+ * trace"). */
+static void
+test_trainer_device_scope (void)
+{
+  Problem p;
+  g_autoptr(EpTrainer) trainer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree gdouble *w = NULL;
+  EpDevice *cpu = ep_device_get_default ();
+  Waiter waiter = { 0 };
+
+  problem_init (&p);
+  trace_count = 0;
+  trainer = ep_trainer_new (p.step, p.x, p.y, 16);
+  g_assert_true (ep_device_push (cpu, &error));
+  g_assert_true (run_async (trainer, 200, NULL, &waiter, &error));
+  g_assert_no_error (error);
+  g_assert_true (ep_device_pop (cpu, &error));
+
+  g_assert_cmpuint (trace_count, ==, 1);
+  g_assert_cmpuint (ep_trainer_get_step (trainer), ==, 200);
+  w = w_values (p.w);
+  for (guint j = 0; j < N_FEATURES; j++)
+    g_assert_cmpfloat_with_epsilon (w[j], true_w[j], 1e-2);
+  problem_clear (&p);
+}
+
 /* With an interval of 20 ms: at most one progress per 20 ms, and one
  * at the end. */
 static void
@@ -486,6 +515,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/trainer/linear-regression", test_trainer_linear_regression);
+  g_test_add_func ("/trainer/device-scope", test_trainer_device_scope);
   g_test_add_func ("/trainer/progress-rate", test_trainer_progress_rate);
   g_test_add_func ("/trainer/cancel-consistent", test_trainer_cancel_consistent);
   g_test_add_func ("/trainer/pause-resume", test_trainer_pause_resume);

@@ -186,10 +186,9 @@ export const DigitsModel = GObject.registerClass({
         this._stepOffset = this.iterations - Number(this._trainer.step);
         this._setRunning(true);
         return new Promise((resolve, reject) => {
-            // The first step traces on this thread. No device scope is
-            // open: the worker replays without one, and a trace is kept
-            // per scope; the data and the variables live on the device,
-            // so the ops run there all the same.
+            // The first step traces on this thread, the others replay
+            // on the trainer's worker; the data and the variables live
+            // on the device, so the ops run there.
             this._trainer.run_async(nSteps, this._cancellable, (trainer, result) => {
                 this._setRunning(false);
                 this._cancellable = null;
