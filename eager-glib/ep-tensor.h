@@ -328,6 +328,9 @@ EP_EXPORT
 EpTensor      *ep_tensor_erf                (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_erfc               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_gelu               (EpTensor            *self,
                                              EpGeluApproximation  approximate,
                                              GError             **error);

@@ -86,6 +86,7 @@ EP_OP (math, ROUND, round)
 EP_OP (math, CEIL, ceil)
 EP_OP (math, FLOOR, floor)
 EP_OP (math, ERF, erf)
+EP_OP (math, ERFC, erfc)
 EP_OP (math, GELU, gelu)
 
 EP_OP (logical, LESS, less)

@@ -629,7 +629,7 @@ tolerance_of (const char *op,
   static const char *const ulp_ops[] = {
     "exp", "log", "tanh", "sigmoid", "pow", "expm1", "log1p", "log2", "log10", "sin", "cos",
     "tan", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-    "softplus", "softmax", "log_softmax", "erf", "gelu", NULL
+    "softplus", "softmax", "log_softmax", "erf", "erfc", "gelu", NULL
   };
   static const char *const summed_ops[] = {
     "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum",

@@ -36,7 +36,7 @@ API_OPS = {
         "neg", "abs", "sign", "square", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10",
         "sin", "cos", "tan", "sinh", "cosh", "tanh",
         "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-        "sigmoid", "relu", "softplus", "round", "ceil", "floor", "erf", "gelu",
+        "sigmoid", "relu", "softplus", "round", "ceil", "floor", "erf", "erfc", "gelu",
         "clip", "minimum", "maximum", "where", "isnan", "isinf", "isfinite",
         "less", "less_equal", "equal", "not_equal", "greater", "greater_equal",
         "logical_and", "logical_or", "logical_not",
