@@ -413,6 +413,20 @@ EpTensor      *ep_tensor_isinf              (EpTensor       *self,
 EP_EXPORT
 EpTensor      *ep_tensor_isfinite           (EpTensor       *self,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_isclose            (EpTensor       *self,
+                                             EpTensor       *other,
+                                             gdouble         rtol,
+                                             gdouble         atol,
+                                             gboolean        equal_nan,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_allclose           (EpTensor       *self,
+                                             EpTensor       *other,
+                                             gdouble         rtol,
+                                             gdouble         atol,
+                                             gboolean        equal_nan,
+                                             GError        **error);
 
 /* Reductions: ops/reduce.c */
 

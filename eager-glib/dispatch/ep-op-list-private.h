@@ -101,6 +101,8 @@ EP_OP (logical, LOGICAL_NOT, logical_not)
 EP_OP (logical, ISNAN, isnan)
 EP_OP (logical, ISINF, isinf)
 EP_OP (logical, ISFINITE, isfinite)
+EP_OP (logical, ISCLOSE, isclose)
+EP_FUNC (logical, allclose)
 
 EP_OP (reduce, SUM, sum)
 EP_OP (reduce, MEAN, mean)

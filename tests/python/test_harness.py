@@ -37,7 +37,7 @@ API_OPS = {
         "sin", "cos", "tan", "sinh", "cosh", "tanh",
         "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
         "sigmoid", "relu", "softplus", "round", "ceil", "floor", "erf", "erfc", "gelu",
-        "clip", "minimum", "maximum", "where", "isnan", "isinf", "isfinite",
+        "clip", "minimum", "maximum", "where", "isnan", "isinf", "isfinite", "isclose", "allclose",
         "less", "less_equal", "equal", "not_equal", "greater", "greater_equal",
         "logical_and", "logical_or", "logical_not",
     ],
