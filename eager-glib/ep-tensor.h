@@ -712,6 +712,9 @@ EpTensor      *ep_tensor_mask               (EpTensor       *self,
                                              EpTensor       *mask,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_nonzero            (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_index_update       (EpTensor       *self,
                                              EpTensor       *indices,
                                              EpTensor       *values,

@@ -383,23 +383,15 @@ unary_derivative (const EpOpCall  *call,
     case EP_OP_SOFTPLUS:
       return ep_tensor_sigmoid (x, error);
     case EP_OP_ERF:
-      /* 2/√π · exp (-x²) */
-      t = ep_tensor_square (x, error);
-      if (t == NULL || (u = ep_tensor_mul_scalar (t, -1.0, error)) == NULL)
-        return NULL;
-      g_clear_object (&t);
-      if ((t = ep_tensor_exp (u, error)) == NULL)
-        return NULL;
-      return ep_tensor_mul_scalar (t, M_2_SQRTPI, error);
     case EP_OP_ERFC:
-      /* -2/√π · exp (-x²) */
+      /* ±2/√π · exp (-x²): erfc is 1 - erf */
       t = ep_tensor_square (x, error);
       if (t == NULL || (u = ep_tensor_mul_scalar (t, -1.0, error)) == NULL)
         return NULL;
       g_clear_object (&t);
       if ((t = ep_tensor_exp (u, error)) == NULL)
         return NULL;
-      return ep_tensor_mul_scalar (t, -M_2_SQRTPI, error);
+      return ep_tensor_mul_scalar (t, call->op->id == EP_OP_ERF ? M_2_SQRTPI : -M_2_SQRTPI, error);
     default:
       /* sign, round, ceil, floor: piecewise constant */
       return ep_tensor_zeros_like (x, error);
