@@ -328,6 +328,9 @@ EP_EXPORT
 EpTensor      *ep_tensor_erf                (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_erfc               (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_gelu               (EpTensor            *self,
                                              EpGeluApproximation  approximate,
                                              GError             **error);
@@ -409,6 +412,20 @@ EpTensor      *ep_tensor_isinf              (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_isfinite           (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_isclose            (EpTensor       *self,
+                                             EpTensor       *other,
+                                             gdouble         rtol,
+                                             gdouble         atol,
+                                             gboolean        equal_nan,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_allclose           (EpTensor       *self,
+                                             EpTensor       *other,
+                                             gdouble         rtol,
+                                             gdouble         atol,
+                                             gboolean        equal_nan,
                                              GError        **error);
 
 /* Reductions: ops/reduce.c */
@@ -693,6 +710,9 @@ EpTensor      *ep_tensor_take_along_axis    (EpTensor       *self,
 EP_EXPORT
 EpTensor      *ep_tensor_mask               (EpTensor       *self,
                                              EpTensor       *mask,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_nonzero            (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_index_update       (EpTensor       *self,

@@ -1,6 +1,6 @@
 /* logical.c: comparisons (less, less_equal, equal, not_equal, greater,
- * greater_equal), logical_and, logical_or, logical_not, isnan, isinf
- * and isfinite on the CPU
+ * greater_equal), logical_and, logical_or, logical_not, isnan, isinf,
+ * isfinite and isclose on the CPU
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -97,9 +97,51 @@ ep_cpu_logical_loop (EpOpId  op,
   return binary_loops[op][dtype] != NULL ? binary_loops[op][dtype] : unary_loops[op][dtype];
 }
 
+/* isclose: NumPy's, with its arithmetic in the element type (the
+ * tolerances rounded to it, as NumPy's Python floats are) */
+typedef struct
+{
+  gdouble  rtol, atol;
+  gboolean equal_nan;
+} IscloseParams;
+
+#define ISCLOSE_LOOP(name, T)                                               \
+static void                                                                 \
+name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
+{                                                                           \
+  const IscloseParams *c = u;                                               \
+  guint8 *restrict out = p[0];                                              \
+  const T rtol = (T) c->rtol, atol = (T) c->atol;                           \
+  const gboolean equal_nan = c->equal_nan;                                  \
+  for (gint64 i = 0; i < n; i++)                                            \
+    {                                                                       \
+      T x = *(const T *) (p[1] + i * s[1]);                                 \
+      T y = *(const T *) (p[2] + i * s[2]);                                 \
+      if (isfinite (x) && isfinite (y))                                     \
+        out[i] = fabs (x - y) <= atol + rtol * fabs (y);                    \
+      else                                                                  \
+        out[i] = x == y || (equal_nan && isnan (x) && isnan (y));           \
+    }                                                                       \
+}
+
+ISCLOSE_LOOP (isclose_f32, gfloat)
+ISCLOSE_LOOP (isclose_f64, gdouble)
+
+static gboolean
+cpu_isclose (EpOpCall  *call,
+             GError   **error)
+{
+  IscloseParams c = { call->attrs.isclose.rtol, call->attrs.isclose.atol,
+                      call->attrs.isclose.equal_nan };
+
+  return ep_cpu_map_loop (call, call->inputs[0]->layout.dtype == EP_DTYPE_FLOAT32
+                                ? isclose_f32 : isclose_f64, &c, error);
+}
+
 void
 ep_cpu_register_logical (EpKernelFunc *kernels)
 {
   ep_cpu_register_table (kernels, binary_loops, cpu_binary);
   ep_cpu_register_table (kernels, unary_loops, cpu_unary);
+  kernels[EP_OP_ISCLOSE] = cpu_isclose;
 }

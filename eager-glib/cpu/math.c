@@ -1,7 +1,7 @@
 /* math.c: the unary math functions on the CPU: neg, abs, sign, square,
  * sqrt, exp, expm1, log, log1p, log2, log10, the trigonometric and
  * hyperbolic functions and their inverses, sigmoid, relu, softplus,
- * round, ceil, floor and erf; gelu
+ * round, ceil, floor, erf and erfc; gelu
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -86,6 +86,7 @@ FLOAT_FUNCTION (round, rintf (x), rint (x))
 FLOAT_FUNCTION (ceil, ceilf (x), ceil (x))
 FLOAT_FUNCTION (floor, floorf (x), floor (x))
 FLOAT_FUNCTION (erf, erff (x), erf (x))
+FLOAT_FUNCTION (erfc, erfcf (x), erfc (x))
 FLOAT_FUNCTION (sign, FSIGN (x, gfloat), FSIGN (x, gdouble))
 
 UNARY_LOOP (sign_i32, gint32, (x > 0) - (x < 0))
@@ -122,6 +123,7 @@ static const EpCpuLoopTable unary_loops = {
   [EP_OP_CEIL] = ROW_FLOAT (ceil),
   [EP_OP_FLOOR] = ROW_FLOAT (floor),
   [EP_OP_ERF] = ROW_FLOAT (erf),
+  [EP_OP_ERFC] = ROW_FLOAT (erfc),
   [EP_OP_SIGN] = ROW_NUMERIC (sign),
   [EP_OP_ROUND] = ROW_NUMERIC (round),
 };

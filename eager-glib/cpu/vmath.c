@@ -156,6 +156,10 @@ SLEEF (asinh, 1e19f, 1e154)
 SLEEF (acosh, 1e19f, 1e154)
 SLEEF (atanh, 0, 0)
 SLEEF (erf, 0, 0)
+/* SLEEF's erfc has only a 1.5-ulp version (no u10) */
+VMATH (erfc, Sleef_erfcf16_u15avx512f (x), Sleef_erfcd8_u15avx512f (x),
+       Sleef_erfcf8_u15avx2 (x), Sleef_erfcd4_u15avx2 (x),
+       Sleef_erfcf4_u15sse2 (x), Sleef_erfcd2_u15sse2 (x), 0, 0, erfcf, erfc)
 
 /* sigmoid (x) = 1 / (1 + exp (-x)), as the libm loop computes it */
 static inline gfloat sigmoid_scalar_f32 (gfloat x) { return 1.0f / (1.0f + expf (-x)); }
@@ -206,6 +210,7 @@ static const Kernels kernels[EP_CPU_N_VMATH] = {
   [EP_CPU_VMATH_ARCTANH] = KERNELS (atanh),
   [EP_CPU_VMATH_SIGMOID] = KERNELS (sigmoid),
   [EP_CPU_VMATH_ERF] = KERNELS (erf),
+  [EP_CPU_VMATH_ERFC] = KERNELS (erfc),
 };
 
 /* What this processor has: 0 AVX-512F, 1 AVX2 and FMA, 2 SSE2 only. */
@@ -353,6 +358,7 @@ static const struct
   { EP_OP_ARCTANH, EP_CPU_VMATH_ARCTANH },
   { EP_OP_SIGMOID, EP_CPU_VMATH_SIGMOID },
   { EP_OP_ERF, EP_CPU_VMATH_ERF },
+  { EP_OP_ERFC, EP_CPU_VMATH_ERFC },
 };
 
 typedef struct

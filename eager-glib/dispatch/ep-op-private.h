@@ -65,6 +65,7 @@ typedef struct
     struct { guint64 seed, stream; gdouble a, b; } random;
     struct { gdouble min, max; } clip;
     struct { EpGeluApproximation approximate; } gelu;
+    struct { gdouble rtol, atol; gboolean equal_nan; } isclose;
     struct { gint64 k; gboolean sorted; } topk;
     struct { gint64 reps[EP_MAX_DIMS]; guint n_reps; } tile;
     struct { gint64 paddings[2 * EP_MAX_DIMS]; guint n_paddings; EpPadMode mode; gdouble value; } pad;

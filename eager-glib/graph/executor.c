@@ -263,6 +263,7 @@ op_runs_in_place (EpOpId id)
     case EP_OP_ARCSIN: case EP_OP_ARCCOS: case EP_OP_ARCTAN: case EP_OP_ARCTANH:
     case EP_OP_SIGMOID: case EP_OP_RELU: case EP_OP_SOFTPLUS:
     case EP_OP_ROUND: case EP_OP_CEIL: case EP_OP_FLOOR: case EP_OP_ERF:
+    case EP_OP_ERFC:
       return TRUE;
     default:
       return FALSE;

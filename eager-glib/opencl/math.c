@@ -1,6 +1,6 @@
 /* math.c: neg, abs, sign, square, sqrt, exp, expm1, log, log1p, log2,
  * log10, the trigonometric and hyperbolic functions and their inverses,
- * sigmoid, relu, softplus, round, ceil, floor, erf and gelu on OpenCL
+ * sigmoid, relu, softplus, round, ceil, floor, erf, erfc and gelu on OpenCL
  * (kernels/math.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -19,7 +19,7 @@ static const EpCLGroup groups[] = {
                EP_OP_TAN, EP_OP_SINH, EP_OP_COSH, EP_OP_ARCSIN, EP_OP_ARCCOS,
                EP_OP_ARCTAN, EP_OP_ARCSINH, EP_OP_ARCCOSH, EP_OP_ARCTANH,
                EP_OP_SOFTPLUS, EP_OP_SIGN, EP_OP_ROUND, EP_OP_CEIL, EP_OP_FLOOR,
-               EP_OP_ERF } },
+               EP_OP_ERF, EP_OP_ERFC } },
 };
 
 /* gelu: its own kernel, the approximation as its selector */

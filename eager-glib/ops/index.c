@@ -1,5 +1,5 @@
 /* ops/index.c: take, take_along_axis, mask, index_update, scatter_add;
- * embedding (take along axis 0)
+ * embedding (take along axis 0), nonzero (mask of a coordinate grid)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -22,6 +22,7 @@
 #include "ep-error.h"
 #include "ep-error-private.h"
 #include "ep-grad-private.h"
+#include "ep-join.h"
 #include "ep-shape-private.h"
 
 static gboolean
@@ -686,6 +687,89 @@ ep_tensor_mask (EpTensor  *self,
   g_return_val_if_fail (EP_IS_TENSOR (mask), NULL);
 
   return ep_dispatch1 (&ep_op_mask, inputs, 2, NULL, error);
+}
+
+const EpOpDef ep_func_nonzero = {
+  .id = EP_N_OPS, .name = "nonzero",
+  EP_INPUTS (EP_INPUT ("self")),
+};
+
+/* The coordinates of every element of a tensor of @shape, in C order:
+ * int64 of shape (size, @ndim), on @like's device */
+static EpTensor *
+coordinate_grid (EpTensor      *like,
+                 const gint64  *shape,
+                 guint          ndim,
+                 gint64         size,
+                 GError       **error)
+{
+  g_autoptr(GPtrArray) columns = g_ptr_array_new_with_free_func (g_object_unref);
+  const gint64 flat[1] = { size };
+
+  if (ndim == 0)
+    {
+      /* one element, no coordinate: (1, 0) */
+      const gint64 none[2] = { 1, 0 };
+      g_autoptr(EpTensor) empty = arange_like (like, 0, error);
+
+      return empty != NULL ? ep_tensor_reshape (empty, none, 2, error) : NULL;
+    }
+
+  for (guint d = 0; d < ndim; d++)
+    {
+      g_autoptr(EpTensor) range = arange_like (like, shape[d], error);
+      g_autoptr(EpTensor) along = range != NULL ? along_axis (range, d, ndim, error) : NULL;
+      g_autoptr(EpTensor) spread = along != NULL ? ep_tensor_broadcast_to (along, shape, ndim, error) : NULL;
+      EpTensor *column = spread != NULL ? ep_tensor_reshape (spread, flat, 1, error) : NULL;
+
+      if (column == NULL)
+        return NULL;
+      g_ptr_array_add (columns, column);
+    }
+
+  return ep_stack ((EpTensor **) columns->pdata, columns->len, 1, error);
+}
+
+/**
+ * ep_tensor_nonzero:
+ * @self: a tensor of any type
+ * @error: return location for an error
+ *
+ * The coordinates of the nonzero (true) elements of @self, in C order,
+ * as PyTorch's `torch.nonzero (self)` and NumPy's `argwhere (self)`: an
+ * int64 tensor of shape `(n, ndim)`, one row per such element (NaN is
+ * nonzero, -0.0 is zero); a 0-d @self gives `(1, 0)` or `(0, 0)`.
+ * NumPy's `nonzero`, a tuple of one index array per axis, is the
+ * columns of it. The number of rows depends on the values: it is
+ * [method@Tensor.mask] of the coordinate grid by `self != 0`, so it
+ * runs on every device, and a staged function that calls it reads the
+ * mask back at each call, as for [method@Tensor.mask]. No gradient
+ * (the result is integer).
+ *
+ * Returns: (transfer full): the coordinates, or %NULL with
+ *   %EP_ERROR_OUT_OF_MEMORY set if the grid of coordinates does not fit
+ */
+EpTensor *
+ep_tensor_nonzero (EpTensor  *self,
+                   GError   **error)
+{
+  g_autoptr(EpTensor) flags = NULL;
+  g_autoptr(EpTensor) flat = NULL;
+  g_autoptr(EpTensor) grid = NULL;
+  const EpLayout *x;
+  gint64 size[1];
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  x = &self->layout;
+  size[0] = ep_layout_get_size (x);
+  flags = ep_tensor_bool (self, error);
+  flat = flags != NULL ? ep_tensor_reshape (flags, size, 1, error) : NULL;
+  grid = flat != NULL ? coordinate_grid (flat, x->shape, x->ndim, size[0], error) : NULL;
+  if (grid == NULL)
+    return ep_error_named_result (NULL, error, "nonzero");
+
+  return ep_error_named_result (ep_tensor_mask (grid, flat, error), error, "nonzero");
 }
 
 /**

@@ -1,4 +1,5 @@
-/* ops/logical.c: comparisons, logic on bool tensors, classification of floats
+/* ops/logical.c: comparisons, logic on bool tensors, classification of
+ * floats, isclose and allclose
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,6 +12,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
 #include "ep-math-private.h"
 
@@ -392,3 +394,135 @@ EP_DEFINE_UNARY_METHOD (isinf)
  * Returns: (transfer full): a bool tensor shaped like @self
  */
 EP_DEFINE_UNARY_METHOD (isfinite)
+
+
+/* isclose and allclose: NumPy's, in the common floating type */
+
+/* Integer and bool operands compare in float64, as NumPy's isclose
+ * makes its second operand floating (result_type (b, 1.0)) */
+static gboolean
+isclose_infer (EpOpCall  *call,
+               GError   **error)
+{
+  EpLayout *out = &call->output_layouts[0];
+  EpDType dtype;
+
+  if (!ep_op_broadcast (call, out, error))
+    return FALSE;
+
+  dtype = ep_op_result_dtype (call->inputs, 2);
+  if (!ep_dtype_is_floating (dtype))
+    dtype = EP_DTYPE_FLOAT64;
+  out->dtype = EP_DTYPE_BOOL;
+  ep_op_cast_all_inputs (call, dtype);
+  return TRUE;
+}
+
+#define ISCLOSE_TOLERANCES                                                  \
+  EP_ATTR ("rtol", EP_ATTR_FLOAT, EP_FIELD (isclose.rtol), EP_DEFAULT (1e-05), \
+           .flags = EP_ATTR_FINITE | EP_ATTR_NON_NEGATIVE),                 \
+  EP_ATTR ("atol", EP_ATTR_FLOAT, EP_FIELD (isclose.atol), EP_DEFAULT (1e-08), \
+           .flags = EP_ATTR_FINITE | EP_ATTR_NON_NEGATIVE),                 \
+  EP_ATTR ("equal_nan", EP_ATTR_BOOL, EP_FIELD (isclose.equal_nan), EP_DEFAULT (FALSE))
+
+const EpOpDef ep_op_isclose = {
+  .id = EP_OP_ISCLOSE, .name = "isclose",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
+  EP_ATTRS (ISCLOSE_TOLERANCES),
+  .infer = isclose_infer,
+};
+
+const EpOpDef ep_func_allclose = {
+  .id = EP_N_OPS, .name = "allclose",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("other")),
+  EP_ATTRS (ISCLOSE_TOLERANCES),
+};
+
+/**
+ * ep_tensor_isclose:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self, the reference
+ * @rtol: the relative tolerance, finite and not negative (NumPy's
+ *   default: 1e-05)
+ * @atol: the absolute tolerance, finite and not negative (NumPy's
+ *   default: 1e-08)
+ * @equal_nan: whether NaN is close to NaN
+ * @error: return location for an error
+ *
+ * Whether each element of @self is close to @other's, as NumPy's
+ * `isclose (self, other, rtol, atol, equal_nan)`:
+ * `|self - other| <= atol + rtol · |other|` where both are finite (not
+ * symmetric: the tolerance scales with @other), else equal (an
+ * infinity is close only to itself, NaN to nothing unless @equal_nan).
+ * Both are compared in their common floating type (integer and bool
+ * operands in float64, as NumPy does) and broadcast together. No
+ * gradient: the result is bool.
+ *
+ * Returns: (transfer full): a bool tensor of the broadcast shape, or
+ *   %NULL with %EP_ERROR_INVALID_ARGUMENT set for a negative or
+ *   non-finite tolerance, or %EP_ERROR_SHAPE if the shapes do not
+ *   broadcast
+ */
+EpTensor *
+ep_tensor_isclose (EpTensor  *self,
+                   EpTensor  *other,
+                   gdouble    rtol,
+                   gdouble    atol,
+                   gboolean   equal_nan,
+                   GError   **error)
+{
+  EpTensor *inputs[2] = { self, other };
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (other), NULL);
+
+  ep_op_attrs_init (&attrs);
+  attrs.isclose.rtol = rtol;
+  attrs.isclose.atol = atol;
+  attrs.isclose.equal_nan = equal_nan;
+
+  return ep_dispatch1 (&ep_op_isclose, inputs, 2, &attrs, error);
+}
+
+/**
+ * ep_tensor_allclose:
+ * @self: a tensor
+ * @other: a tensor broadcastable with @self, the reference
+ * @rtol: the relative tolerance, finite and not negative (NumPy's
+ *   default: 1e-05)
+ * @atol: the absolute tolerance, finite and not negative (NumPy's
+ *   default: 1e-08)
+ * @equal_nan: whether NaN is close to NaN
+ * @error: return location for an error
+ *
+ * Whether every element of @self is close to @other's, as NumPy's
+ * `allclose`: [method@Tensor.isclose] then [method@Tensor.all], so true
+ * for empty tensors. Like [method@Tensor.all] the answer is a 0-d bool
+ * tensor, on the device that computed it and traceable in staged
+ * functions; read it with [method@Tensor.item_boolean] (Python: `bool ()`
+ * of it, or `if Ep.allclose (a, b):`).
+ *
+ * Returns: (transfer full): a 0-d bool tensor, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set for a negative or non-finite
+ *   tolerance, or %EP_ERROR_SHAPE if the shapes do not broadcast
+ */
+EpTensor *
+ep_tensor_allclose (EpTensor  *self,
+                    EpTensor  *other,
+                    gdouble    rtol,
+                    gdouble    atol,
+                    gboolean   equal_nan,
+                    GError   **error)
+{
+  g_autoptr(EpTensor) close = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (other), NULL);
+
+  close = ep_tensor_isclose (self, other, rtol, atol, equal_nan, error);
+  if (close == NULL)
+    return ep_error_named_result (NULL, error, "allclose");
+
+  return ep_error_named_result (ep_tensor_all (close, NULL, 0, FALSE, error), error, "allclose");
+}

@@ -175,6 +175,12 @@ static const Case listed_cases[] = {
   { "gelu", { "14" }, "{'approximate': <'tanh'>}", .data = DATA_SPECIAL },
   { "gelu", { "14" }, "{'approximate': <'none'>}", .data = DATA_SPECIAL },
   { "clip", { "3x4" }, "{'min': <-1.0>, 'max': <1.5>}" },
+  { "isclose", { "3x4", "3x4" }, "{'rtol': <1e-05>, 'atol': <1e-08>, 'equal_nan': <false>}" },
+  { "isclose", { "3x1", "1x4" }, "{'rtol': <0.5>, 'atol': <0.25>, 'equal_nan': <false>}" },
+  { "isclose", { "7x5t", "7x5s" }, "{'rtol': <2.0>, 'atol': <0.0>, 'equal_nan': <true>}" },
+  { "isclose", { "0x3", "3" }, "{'rtol': <1e-05>, 'atol': <1e-08>, 'equal_nan': <false>}" },
+  { "isclose", { "6", "6" }, "{'rtol': <1e-05>, 'atol': <1.0>, 'equal_nan': <false>}", .data = DATA_SPECIAL },
+  { "isclose", { "6", "6" }, "{'rtol': <1e-05>, 'atol': <1.0>, 'equal_nan': <true>}", .data = DATA_SPECIAL },
   { "clip", { "5x6t" }, "{'min': <-inf>, 'max': <0.0>}" },
   { "clip", { "4x3s" }, "{'min': <nan>, 'max': <2.0>}" },
   { "clip", { "4x3b" }, "{'min': <-2.0>, 'max': <inf>}" },
@@ -629,7 +635,7 @@ tolerance_of (const char *op,
   static const char *const ulp_ops[] = {
     "exp", "log", "tanh", "sigmoid", "pow", "expm1", "log1p", "log2", "log10", "sin", "cos",
     "tan", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-    "softplus", "softmax", "log_softmax", "erf", "gelu", NULL
+    "softplus", "softmax", "log_softmax", "erf", "erfc", "gelu", NULL
   };
   static const char *const summed_ops[] = {
     "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum",

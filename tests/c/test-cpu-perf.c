@@ -682,6 +682,8 @@ static const struct
   /* 1 / (1 + exp (-x)) in the element type: three roundings */
   { EP_CPU_VMATH_SIGMOID, "sigmoid", sigmoid32, 4, sigmoid64 },
   { EP_CPU_VMATH_ERF, "erf", erfl, 2 },
+  /* SLEEF has erfc to 1.5 ulp only */
+  { EP_CPU_VMATH_ERFC, "erfc", erfcl, 2 },
 };
 
 /* Floats as integers in the order of their values: the difference of

@@ -107,6 +107,7 @@ UNARY (round)
 UNARY (ceil)
 UNARY (floor)
 UNARY (erf)
+UNARY (erfc)
 static EpTensor *op_gelu (EpTensor **in, GError **e) { return ep_tensor_gelu (in[0], EP_GELU_APPROXIMATION_NONE, e); }
 static EpTensor *op_gelu_tanh (EpTensor **in, GError **e) { return ep_tensor_gelu (in[0], EP_GELU_APPROXIMATION_TANH, e); }
 
@@ -643,6 +644,7 @@ static const Case cases[] = {
   { "ceil", "ceil", 1, { S2 (2, 3) }, { ANY }, op_ceil },
   { "floor", "floor", 1, { S2 (2, 3) }, { ANY }, op_floor },
   { "erf", "erf", 1, { S2 (2, 3) }, { ANY }, op_erf },
+  { "erfc", "erfc", 1, { S2 (2, 3) }, { ANY }, op_erfc },
   { "gelu", "gelu", 1, { S2 (2, 3) }, { ANY }, op_gelu },
   { "gelu-tanh", "gelu", 1, { S2 (2, 3) }, { ANY }, op_gelu_tanh },
   { "prod-axis", "prod", 1, { S3 (2, 3, 4) }, { ANY }, op_prod_axis },
@@ -1054,6 +1056,7 @@ static const Elementwise elementwise[] = {
   { "ceil", 1, { ANY }, op_ceil },
   { "floor", 1, { ANY }, op_floor },
   { "erf", 1, { ANY }, op_erf },
+  { "erfc", 1, { ANY }, op_erfc },
   { "gelu", 1, { ANY }, op_gelu },
   { "gelu-tanh", 1, { ANY }, op_gelu_tanh },
 };

@@ -36,8 +36,8 @@ API_OPS = {
         "neg", "abs", "sign", "square", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10",
         "sin", "cos", "tan", "sinh", "cosh", "tanh",
         "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-        "sigmoid", "relu", "softplus", "round", "ceil", "floor", "erf", "gelu",
-        "clip", "minimum", "maximum", "where", "isnan", "isinf", "isfinite",
+        "sigmoid", "relu", "softplus", "round", "ceil", "floor", "erf", "erfc", "gelu",
+        "clip", "minimum", "maximum", "where", "isnan", "isinf", "isfinite", "isclose", "allclose",
         "less", "less_equal", "equal", "not_equal", "greater", "greater_equal",
         "logical_and", "logical_or", "logical_not",
     ],
@@ -49,7 +49,7 @@ API_OPS = {
     "Shape and indexing": [
         "reshape", "flatten", "transpose", "T", "expand_dims", "squeeze", "broadcast_to",
         "concatenate", "stack", "split", "tile", "flip", "pad", "meshgrid",
-        "slice", "take", "take_along_axis", "mask", "index_update", "scatter_add", "embedding",
+        "slice", "take", "take_along_axis", "mask", "nonzero", "index_update", "scatter_add", "embedding",
     ],
     "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve"],
 }

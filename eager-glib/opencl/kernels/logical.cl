@@ -1,6 +1,6 @@
 /* logical.cl: less, less_equal, equal, not_equal, greater,
  * greater_equal, logical_and, logical_or, logical_not, isnan, isinf,
- * isfinite
+ * isfinite, isclose
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -44,3 +44,32 @@ U8 (UNARY_KERNEL (classify_u8, uchar, uchar, CLASSIFY (uchar, 0, 0, 1)))
 UNARY_KERNEL (classify_b, uchar, uchar,
   CLASSIFY (uchar, 0, 0, 1)
   UN (uchar, uchar, logical_not, !x))
+
+
+/* isclose: as cpu/logical.c, the tolerances in the element type */
+#ifndef EP_FUSED
+#define ISCLOSE_KERNEL(name, T)                                             \
+__kernel void                                                               \
+name (__global uchar *out,                                                  \
+      __global const T *pa,                                                 \
+      __global const T *pb,                                                 \
+      const EpMap g,                                                        \
+      T rtol,                                                               \
+      T atol,                                                               \
+      int equal_nan)                                                        \
+{                                                                           \
+  for (long i = get_global_id (0); i < g.n; i += get_global_size (0))       \
+    {                                                                       \
+      T x = pa[ep_map_offset (&g, 1, i)];                                   \
+      T y = pb[ep_map_offset (&g, 2, i)];                                   \
+                                                                            \
+      if (isfinite (x) && isfinite (y))                                     \
+        out[i] = fabs (x - y) <= atol + rtol * fabs (y);                    \
+      else                                                                  \
+        out[i] = x == y || (equal_nan && isnan (x) && isnan (y));           \
+    }                                                                       \
+}
+
+ISCLOSE_KERNEL (isclose_f32, float)
+FP64 (ISCLOSE_KERNEL (isclose_f64, double))
+#endif

@@ -1,7 +1,7 @@
 /* math.cl: functions of one tensor: neg, abs, sign, square, sqrt, exp,
  * expm1, log, log1p, log2, log10, the trigonometric and hyperbolic
  * functions and their inverses, sigmoid, relu, softplus, round, ceil,
- * floor, erf
+ * floor, erf, erfc
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -64,6 +64,7 @@ UNARY_KERNEL (unary_b, uchar, uchar,
   UN (T, T, ceil, ceil (x))                                                 \
   UN (T, T, floor, floor (x))                                               \
   UN (T, T, erf, erf (x))                                                   \
+  UN (T, T, erfc, erfc (x))                                                 \
   UN (T, T, sign, FSIGN (x))
 
 UNARY_KERNEL (math1_f32, float, float, FLOAT_MATH1 (float))

@@ -90,6 +90,42 @@ test_mask (void)
   g_clear_error (&bad);
 }
 
+/* nonzero: the coordinates of nonzero elements in C order, int64
+ * (n, ndim); NaN counts, -0.0 does not; 0-d gives (1, 0) or (0, 0) */
+static void
+test_nonzero (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 3), EP_VALUES (0, 1.5, 0, NAN, -0.0, 2));
+  g_autoptr(EpTensor) coords = ep_tensor_nonzero (x, &error);
+  g_autoptr(EpTensor) one = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (), EP_VALUES (7));
+  g_autoptr(EpTensor) zero = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (), EP_VALUES (0));
+  g_autoptr(EpTensor) of_one = ep_tensor_nonzero (one, &error);
+  g_autoptr(EpTensor) of_zero = ep_tensor_nonzero (zero, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (ep_tensor_get_dtype (coords), ==, EP_DTYPE_INT64);
+  ep_test_assert_tensor (coords, EP_DIMS (3, 2), 2, EP_DOUBLES (0, 1, 1, 0, 1, 2));
+  ep_assert_shape (of_one, EP_SHAPE (1, 0));
+  ep_assert_shape (of_zero, EP_SHAPE (0, 0));
+}
+
+/* nonzero's errors name nonzero: a grid too large to allocate */
+static void
+test_nonzero_error (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) one = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (), EP_VALUES (1));
+  g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (one, EP_DIMS (1 << 22, 1 << 22), 2, &error);
+  g_autoptr(EpTensor) coords = NULL;
+
+  g_assert_no_error (error);
+  coords = ep_tensor_nonzero (huge, &error);
+  g_assert_null (coords);
+  g_assert_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
+  g_assert_true (g_str_has_prefix (error->message, "nonzero: "));
+}
+
 static void
 test_scatters (void)
 {
@@ -513,6 +549,8 @@ main (int argc, char **argv)
   g_test_add_func ("/index/gradient/embedding", test_embedding_gradient);
   g_test_add_func ("/index/take-along-axis", test_take_along_axis);
   g_test_add_func ("/index/mask", test_mask);
+  g_test_add_func ("/index/nonzero", test_nonzero);
+  g_test_add_func ("/index/nonzero/error", test_nonzero_error);
   g_test_add_func ("/index/scatters", test_scatters);
   devices = ep_list_devices ();
   for (guint d = 0; d < devices->len; d++)

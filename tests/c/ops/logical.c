@@ -214,6 +214,96 @@ test_predicates_and_connectives (void)
   ep_test_assert_close (either, either_expected, 6);
 }
 
+/* isclose as NumPy's: |a - b| <= atol + rtol |b| (the tolerance scales
+ * with the second operand), infinities close only to themselves, NaN to
+ * nothing unless equal_nan */
+static void
+test_isclose_values (void)
+{
+  const gdouble a[] = { 1, 1e-9, 100, 100, INFINITY, INFINITY, NAN, NAN, 0, 1 };
+  const gdouble b[] = { 1 + 1e-6, 0, 100.002, 100.0009, INFINITY, -INFINITY, NAN, 1, -0.0, INFINITY };
+  const gdouble plain[] = { 1, 1, 0, 1, 1, 0, 0, 0, 1, 0 };
+  const gdouble nan_equal[] = { 1, 1, 0, 1, 1, 0, 1, 0, 1, 0 };
+
+  for (EpDType dtype = EP_DTYPE_FLOAT32; dtype <= EP_DTYPE_FLOAT64; dtype++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) ta = ep_test_vector (a, 10, dtype);
+      g_autoptr(EpTensor) tb = ep_test_vector (b, 10, dtype);
+      g_autoptr(EpTensor) got = ep_tensor_isclose (ta, tb, 1e-5, 1e-8, FALSE, &error);
+      g_autoptr(EpTensor) got_nan = ep_tensor_isclose (ta, tb, 1e-5, 1e-8, TRUE, &error);
+
+      g_assert_no_error (error);
+      ep_assert_values (got, EP_DTYPE_BOOL, EP_SHAPE (10), plain, 10);
+      ep_assert_values (got_nan, EP_DTYPE_BOOL, EP_SHAPE (10), nan_equal, 10);
+    }
+}
+
+/* Not symmetric: the relative tolerance is of the second operand */
+static void
+test_isclose_asymmetric (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (1), EP_VALUES (1));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (1), EP_VALUES (2));
+  g_autoptr(EpTensor) ab = ep_tensor_isclose (a, b, 0.5, 0, FALSE, &error);
+  g_autoptr(EpTensor) ba = ep_tensor_isclose (b, a, 0.5, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (ab, EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (1));
+  ep_assert_values (ba, EP_DTYPE_BOOL, EP_SHAPE (1), EP_VALUES (0));
+}
+
+/* Integers compare in float64 and broadcast: int64 (3, 1) against int32 (2) */
+static void
+test_isclose_integer_broadcast (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3, 1), EP_VALUES (0, 1, 100000));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (1, 100001));
+  g_autoptr(EpTensor) got = ep_tensor_isclose (a, b, 1e-5, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (got, EP_DTYPE_BOOL, EP_SHAPE (3, 2), EP_VALUES (0, 0, 1, 0, 0, 1));
+}
+
+/* allclose: a 0-d bool, true for empty tensors, false for one element
+ * out of tolerance */
+static void
+test_allclose (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2.000001));
+  g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (1, 2, 3, 4.01));
+  g_autoptr(EpTensor) e = ep_zeros (EP_SHAPE (0, 3), EP_DTYPE_FLOAT64, &error);
+  g_autoptr(EpTensor) same = ep_tensor_allclose (a, a, 1e-5, 1e-8, FALSE, &error);
+  g_autoptr(EpTensor) differ = ep_tensor_allclose (a, c, 1e-5, 1e-8, FALSE, &error);
+  g_autoptr(EpTensor) loose = ep_tensor_allclose (a, c, 0.01, 0, FALSE, &error);
+  g_autoptr(EpTensor) empty = ep_tensor_allclose (e, e, 1e-5, 1e-8, FALSE, &error);
+  g_autoptr(EpTensor) first_row = ep_tensor_isclose (a, b, 1e-5, 1e-8, FALSE, &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (same, EP_DTYPE_BOOL, EP_SHAPE (), EP_VALUES (1));
+  ep_assert_values (differ, EP_DTYPE_BOOL, EP_SHAPE (), EP_VALUES (0));
+  ep_assert_values (loose, EP_DTYPE_BOOL, EP_SHAPE (), EP_VALUES (1));
+  ep_assert_values (empty, EP_DTYPE_BOOL, EP_SHAPE (), EP_VALUES (1));
+  ep_assert_values (first_row, EP_DTYPE_BOOL, EP_SHAPE (2, 2), EP_VALUES (1, 1, 0, 0));
+}
+
+/* allclose's errors name allclose, not the isclose inside it */
+static void
+test_allclose_error_name (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (1, 2));
+  g_autoptr(EpTensor) r = ep_tensor_allclose (a, a, -1, 0, FALSE, &error);
+
+  g_assert_null (r);
+  g_assert_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_true (g_str_has_prefix (error->message, "allclose: rtol"));
+}
+
 /* Every error path of the logical ops, with its code */
 static void
 test_error_codes (void)
@@ -232,6 +322,14 @@ test_error_codes (void)
 
   EXPECT (ep_tensor_logical_and (f, b, E), EP_ERROR_DTYPE);
   EXPECT (ep_tensor_logical_not (i, E), EP_ERROR_DTYPE);
+  EXPECT (ep_tensor_isclose (f, f, -1e-5, 1e-8, FALSE, E), EP_ERROR_INVALID_ARGUMENT);
+  EXPECT (ep_tensor_isclose (f, f, 1e-5, -1e-8, FALSE, E), EP_ERROR_INVALID_ARGUMENT);
+  EXPECT (ep_tensor_isclose (f, f, NAN, 1e-8, FALSE, E), EP_ERROR_INVALID_ARGUMENT);
+  EXPECT (ep_tensor_isclose (f, f, 1e-5, INFINITY, FALSE, E), EP_ERROR_INVALID_ARGUMENT);
+  EXPECT (ep_tensor_isclose (f, i, 1e-5, 1e-8, FALSE, E), EP_ERROR_SHAPE);
+  EXPECT (ep_tensor_allclose (f, f, 1e-5, NAN, FALSE, E), EP_ERROR_INVALID_ARGUMENT);
+  EXPECT (ep_tensor_allclose (f, f, -0.5, 1e-8, TRUE, E), EP_ERROR_INVALID_ARGUMENT);
+  EXPECT (ep_tensor_allclose (i, f, 1e-5, 1e-8, FALSE, E), EP_ERROR_SHAPE);
 
 #undef EXPECT
 #undef E
@@ -255,11 +353,13 @@ test_not_differentiable (void)
   g_autoptr(EpTensor) x = ep_test_float64 (ep_test_grad_a, ep_test_shape_34, 2);
   g_autoptr(EpTensor) isnan = ep_tensor_isnan (x, &error);
   g_autoptr(EpTensor) less = ep_tensor_less (x, x, &error);
+  g_autoptr(EpTensor) isclose = ep_tensor_isclose (x, x, 1e-5, 1e-8, FALSE, &error);
   static const struct { const EpOpDef *op; EpDType dtype; } cases[] = {
     { &ep_op_isnan, EP_DTYPE_BOOL },
     { &ep_op_less, EP_DTYPE_BOOL },
+    { &ep_op_isclose, EP_DTYPE_BOOL },
   };
-  EpTensor *outputs[] = { isnan, less };
+  EpTensor *outputs[] = { isnan, less, isclose };
 
   g_assert_no_error (error);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -284,6 +384,11 @@ main (int argc, char **argv)
   g_test_add_func ("/logical/compare/broadcast-non-contiguous", test_comparison_broadcast_non_contiguous);
   g_test_add_func ("/logical/compare/int64-exact", test_int64_comparison_is_exact);
   g_test_add_func ("/logical/isnan-isinf-isfinite-not-and-or", test_predicates_and_connectives);
+  g_test_add_func ("/logical/isclose/values", test_isclose_values);
+  g_test_add_func ("/logical/isclose/asymmetric", test_isclose_asymmetric);
+  g_test_add_func ("/logical/isclose/integer-broadcast", test_isclose_integer_broadcast);
+  g_test_add_func ("/logical/allclose/values", test_allclose);
+  g_test_add_func ("/logical/allclose/error-name", test_allclose_error_name);
   g_test_add_func ("/logical/error/codes", test_error_codes);
   g_test_add_func ("/logical/gradient/not-differentiable", test_not_differentiable);
 

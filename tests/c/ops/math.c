@@ -1,7 +1,7 @@
 /* ops/math.c: the math family, the unary functions: neg, abs, sign,
  * square, sqrt, exp, expm1, the logarithms, the trigonometric and
  * hyperbolic functions and their inverses, sigmoid, relu, softplus,
- * round, ceil, floor, erf, gelu: values, result dtypes, special values, every error
+ * round, ceil, floor, erf, erfc, gelu: values, result dtypes, special values, every error
  * path, the gradient rules
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -207,7 +207,7 @@ test_unary_values (void)
     { ep_tensor_arcsin, asin }, { ep_tensor_arccos, acos }, { ep_tensor_arctan, atan },
     { ep_tensor_arcsinh, asinh }, { ep_tensor_arccosh, acosh }, { ep_tensor_arctanh, atanh },
     { ep_tensor_ceil, ceil }, { ep_tensor_floor, floor }, { ep_tensor_round, rint },
-    { ep_tensor_erf, erf },
+    { ep_tensor_erf, erf }, { ep_tensor_erfc, erfc },
   };
   const gdouble x[] = { 0.25, 0.5, 1.5, 2.5, -0.75, 3.0 };
 
@@ -259,6 +259,49 @@ test_erf_special (void)
     }
 }
 
+/* erfc keeps its precision in the tail, where 1 - erf (x) is 0: each
+ * value within @rtol of the C library's, relative however small; 2 at
+ * -inf, 0 at inf, NaN stays NaN */
+static void
+assert_erfc_values (EpDType        dtype,
+                    const gdouble *want,
+                    gdouble        rtol)
+{
+  const gdouble x[] = { -INFINITY, -6, 0, 0.5, 5, 9, 26, NAN, INFINITY };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) t = ep_test_vector (x, G_N_ELEMENTS (x), dtype);
+  g_autoptr(EpTensor) y = ep_tensor_erfc (t, &error);
+  g_autofree gdouble *got = NULL;
+  gsize n;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (ep_tensor_get_dtype (y), ==, dtype);
+  got = ep_test_get_values (y, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (x));
+  for (gsize i = 0; i < n; i++)
+    if (isnan (want[i]))
+      g_assert_true (isnan (got[i]));
+    else
+      g_assert_cmpfloat (fabs (got[i] - want[i]), <=, rtol * fabs (want[i]));
+}
+
+static void
+test_erfc_tail (void)
+{
+  const gdouble f64[] = { 2, erfc (-6.0), 1, erfc (0.5), erfc (5.0), erfc (9.0),
+                          erfc (26.0), NAN, 0 };
+  const gdouble f32[] = { 2, erfcf (-6.0f), 1, erfcf (0.5f), erfcf (5.0f), erfcf (9.0f),
+                          0, NAN, 0 };
+
+  /* what erfc is for: 1 - erf (x) has nothing left there */
+  g_assert_cmpfloat (1.0 - erf (9.0), ==, 0.0);
+  g_assert_cmpfloat (f64[4], >, 1.5e-12);
+  g_assert_cmpfloat (f64[4], <, 1.6e-12);
+  g_assert_cmpfloat (f64[6], >, 0);
+  assert_erfc_values (EP_DTYPE_FLOAT64, f64, 1e-15);
+  assert_erfc_values (EP_DTYPE_FLOAT32, f32, 4e-7);
+}
+
 /* Integers compute in float64, bool in float32, as the other functions */
 static void
 test_erf_integer (void)
@@ -272,6 +315,22 @@ test_erf_integer (void)
   g_assert_no_error (error);
   ep_assert_values (yi, EP_DTYPE_FLOAT64, EP_SHAPE (3), EP_VALUES (erf (-1.0), 0, erf (2.0)));
   ep_assert_values (yb, EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (0, erf (1.0)));
+}
+
+static void
+test_erfc_integer (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) i = ep_test_new (EP_DTYPE_INT64, EP_SHAPE (3), EP_VALUES (-1, 0, 2));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (2), EP_VALUES (0, 1));
+  g_autoptr(EpTensor) yi = ep_tensor_erfc (i, &error);
+  g_autoptr(EpTensor) yb = ep_tensor_erfc (b, &error);
+
+  g_assert_no_error (error);
+  ep_test_assert_close (yi, (const gdouble[]) { erfc (-1.0), 1, erfc (2.0) }, 3);
+  g_assert_cmpint (ep_tensor_get_dtype (yi), ==, EP_DTYPE_FLOAT64);
+  ep_test_assert_close (yb, (const gdouble[]) { 1, erfcf (1.0f) }, 2);
+  g_assert_cmpint (ep_tensor_get_dtype (yb), ==, EP_DTYPE_FLOAT32);
 }
 
 /* gelu against its formulas, in float64 (PyTorch's, exactly) */
@@ -377,7 +436,7 @@ call_##name (EpTensor **x, GError **error)                                  \
 UNARY (expm1) UNARY (log1p) UNARY (log2) UNARY (log10) UNARY (sin) UNARY (cos)
 UNARY (tan) UNARY (sinh) UNARY (cosh) UNARY (arcsin) UNARY (arccos) UNARY (arctan)
 UNARY (arcsinh) UNARY (arccosh) UNARY (arctanh) UNARY (softplus) UNARY (sign)
-UNARY (round) UNARY (ceil) UNARY (floor) UNARY (erf)
+UNARY (round) UNARY (ceil) UNARY (floor) UNARY (erf) UNARY (erfc)
 
 static EpTensor *
 call_gelu (EpTensor **x, GError **error)
@@ -404,7 +463,7 @@ test_gradient_unary (void)
     { &ep_op_arccosh, call_arccosh, 2 }, { &ep_op_arctanh, call_arctanh, 0 },
     { &ep_op_softplus, call_softplus, 0 }, { &ep_op_sign, call_sign, 0 },
     { &ep_op_round, call_round, 0 }, { &ep_op_ceil, call_ceil, 0 }, { &ep_op_floor, call_floor, 0 },
-    { &ep_op_erf, call_erf, 0 }, { &ep_op_gelu, call_gelu, 0 },
+    { &ep_op_erf, call_erf, 0 }, { &ep_op_erfc, call_erfc, 0 }, { &ep_op_gelu, call_gelu, 0 },
     { &ep_op_gelu, call_gelu_tanh, 0 },
   };
 
@@ -442,6 +501,8 @@ main (int argc, char **argv)
   g_test_add_func ("/math/unary/softplus-sign", test_special_unary);
   g_test_add_func ("/math/erf/special", test_erf_special);
   g_test_add_func ("/math/erf/integer", test_erf_integer);
+  g_test_add_func ("/math/erfc/tail", test_erfc_tail);
+  g_test_add_func ("/math/erfc/integer", test_erfc_integer);
   g_test_add_func ("/math/gelu/values", test_gelu_values);
   g_test_add_func ("/math/gelu/special", test_gelu_special);
   g_test_add_func ("/math/error/codes", test_error_codes);

@@ -1,5 +1,5 @@
-"""The index family against NumPy: take, take_along_axis, mask,
-index_update and scatter_add on every dtype, with negative, empty and
+"""The index family against NumPy: take, take_along_axis, mask, nonzero
+(NumPy's argwhere, torch.nonzero), index_update and scatter_add on every dtype, with negative, empty and
 broadcast indices, and their errors (Python's x[...] built on them: in
 test_indexing.py); embedding against torch.nn.functional.embedding."""
 
@@ -94,6 +94,44 @@ def test_mask_errors():
     assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.mask, t, Ep.zeros([4], "bool"))
     assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.mask, t, Ep.zeros([3, 4, 1], "bool"))
     assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.mask, Ep.zeros([1] * 8), Ep.zeros([], "bool"))
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4), (0, 3), (2, 3, 4)])
+@pytest.mark.numpy_op("nonzero")
+def test_nonzero(rng, dtype, shape):
+    a = random_array(rng, shape, dtype)
+    if dtype.startswith(("int", "uint")) or dtype == "bool":
+        a = (a % 2).astype(dtype) if dtype != "bool" else a
+    elif a.size > 3:
+        a.flat[:3] = [0.0, np.nan, -0.0]
+        a[a > 1] = 0
+    for layout in LAYOUTS:
+        assert_matches(as_layout(a, layout).nonzero(), np.argwhere(a))
+    assert_matches(Ep.nonzero(a), np.argwhere(a))
+
+
+def test_nonzero_matches_torch(rng):
+    torch = pytest.importorskip("torch")
+    a = (rng.random((4, 5, 3)) < 0.3).astype(np.float64)
+    assert_matches(Ep.astensor(a).nonzero(), torch.nonzero(torch.from_numpy(a)).numpy())
+
+
+def test_nonzero_staged_follows_the_data():
+    """Traced once, the number of rows follows each call's values."""
+    f = Ep.function(lambda x: x.nonzero())
+    for values in ([1.0, 0.0, 2.0], [0.0, 0.0, 0.0], [3.0, 4.0, 5.0]):
+        a = np.array(values)
+        assert_matches(f(Ep.astensor(a)), np.argwhere(a))
+
+
+def test_numpy_nonzero_stays_numpys():
+    """np.nonzero is a tuple of index arrays: NumPy's, not Ep's (n, ndim)."""
+    a = np.array([[0.0, 1.0], [2.0, 0.0]])
+    got = np.nonzero(Ep.astensor(a))
+    assert isinstance(got, tuple) and len(got) == 2
+    for g, e in zip(got, np.nonzero(a)):
+        np.testing.assert_array_equal(g, e)
 
 
 def numpy_index_update(a, indices, values, axis):

@@ -1,7 +1,7 @@
 """The math family (functions of one tensor) against NumPy: neg abs sign
 square sqrt exp expm1 log log1p log2 log10, the trigonometric and
 hyperbolic functions and their inverses, sigmoid relu softplus, round
-ceil floor erf: every dtype, 0-d and 0-size shapes, non-contiguous views,
+ceil floor erf erfc: every dtype, 0-d and 0-size shapes, non-contiguous views,
 special values (NaN, infinities, signed zeros), and the errors.
 """
 
@@ -90,6 +90,12 @@ def erf_reference(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(dtype)
 
 
+def erfc_reference(x):
+    """math.erfc elementwise, in the type NumPy's functions give."""
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64
+    return np.vectorize(math.erfc, otypes=[np.float64])(x.astype(np.float64)).astype(dtype)
+
+
 FLOAT_FUNCTIONS = {
     "expm1": np.expm1, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
@@ -97,6 +103,7 @@ FLOAT_FUNCTIONS = {
     "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
     "softplus": lambda x: np.logaddexp(np.zeros((), x.dtype if x.dtype.kind == "f" else np.float64), x),
     "ceil": np.ceil, "floor": np.floor, "erf": erf_reference,
+    "erfc": erfc_reference,
 }
 
 
@@ -247,13 +254,42 @@ def test_gelu_gradient_matches_torch(rng, approximate):
     assert_matches(grad, tx.grad.numpy(), rtol=1e-12, atol=1e-13)
 
 
-def test_erf_gradient_matches_torch(rng):
+@pytest.mark.parametrize("name,torch_name", [("erf", "erf"), ("erfc", "special.erfc")])
+def test_erf_gradient_matches_torch(rng, name, torch_name):
     torch = pytest.importorskip("torch")
     a = rng.normal(size=(3, 4)) * 2
     x = Ep.astensor(a)
     with Ep.GradientTape() as tape:
         tape.watch(x)
-        loss = x.erf().sum()
+        loss = getattr(x, name)().sum()
     tx = torch.tensor(a, requires_grad=True)
-    torch.erf(tx).sum().backward()
+    function = torch
+    for part in torch_name.split("."):
+        function = getattr(function, part)
+    function(tx).sum().backward()
     assert_matches(tape.gradient(loss, x), tx.grad.numpy(), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.numpy_op("erfc")
+def test_erfc_tail(dtype):
+    """erfc where 1 - erf has nothing left: relative precision down to the
+    smallest normal values the type holds, against math.erfc (and 2, 1, 0, NaN at
+    -inf, 0, inf, NaN)."""
+    a = np.array([-np.inf, -6, -1, 0, 0.5, 3, 5, 9, 10, 26, 27.3, np.nan, np.inf], dtype)
+    expected = erfc_reference(a)
+    got = Ep.astensor(a).erfc()
+    assert expected[6] == pytest.approx(1.5374597944280349e-12, rel=1e-6)
+    assert (1 - erf_reference(a))[7] == 0
+    # relative where the result is normal, to two steps where it is subnormal
+    tiny = np.finfo(dtype).smallest_subnormal
+    assert_matches(got, expected, rtol=2e-6 if dtype == "float32" else 1e-15, atol=2 * tiny)
+
+
+def test_erfc_matches_torch(rng):
+    torch = pytest.importorskip("torch")
+    a = np.concatenate([rng.normal(size=20) * 4, [5.0, 9.0, 26.0, -np.inf, np.inf, np.nan]])
+    for dtype in ("float32", "float64"):
+        x = a.astype(dtype)
+        expected = torch.special.erfc(torch.from_numpy(x)).numpy()
+        assert_matches(Ep.astensor(x).erfc(), expected, rtol=4e-6 if dtype == "float32" else 1e-15, atol=0)

@@ -1488,8 +1488,10 @@ _NUMPY_PARAMETERS = {"b": "other", "a_min": "min", "a_max": "max", "newshape": "
                      "fill_value": "value", "ddof": "correction"}
 
 # NumPy functions Ep has under their name but that make arrays from
-# numbers (dispatched only through like=): never Ep's
-_NOT_ARRAY_FUNCTIONS = {"arange", "linspace", "eye", "full"}
+# numbers (dispatched only through like=), or that mean another thing
+# (NumPy's nonzero is a tuple of index arrays, Ep's PyTorch's (n, ndim)
+# tensor): never Ep's
+_NOT_ARRAY_FUNCTIONS = {"arange", "linspace", "eye", "full", "nonzero"}
 
 
 @lru_cache(maxsize=None)
