@@ -677,6 +677,11 @@ GPtrArray     *ep_tensor_split_at           (EpTensor       *self,
                                              guint           n_indices,
                                              gint            axis,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_roll               (EpTensor       *self,
+                                             gint64          shift,
+                                             gint            axis,
+                                             GError        **error);
 
 /* Gathering and scattering: ops/index.c */
 

@@ -1,4 +1,4 @@
-/* ops/join.c: concatenate, stack, split, tile, pad, meshgrid
+/* ops/join.c: concatenate, stack, split, tile, pad, meshgrid, roll, repeat
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -851,4 +851,107 @@ ep_meshgrid (EpTensor       **tensors,
     }
 
   return g_steal_pointer (&outputs);
+}
+
+/* roll and repeat: composites of slice, concatenate, broadcast_to and
+ * reshape, whose rules give them both devices and their gradients */
+
+/* @axis checked against @ndim and made non-negative, with the message
+ * of ep_op_normalize_axis() under the name of @func */
+static gboolean
+composite_axis (const EpOpDef  *func,
+                gint            axis,
+                guint           ndim,
+                gint           *normalized,
+                GError        **error)
+{
+  EpOpCall call = { .op = func };
+
+  return ep_op_normalize_axis (&call, axis, ndim, normalized, error);
+}
+
+const EpOpDef ep_func_roll = {
+  .id = EP_N_OPS, .name = "roll",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("shift", EP_ATTR_INT, EP_NO_FIELD),
+            EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
+};
+
+/* @self rolled along @axis (non-negative, in range) by @shift */
+static EpTensor *
+roll_along (EpTensor  *self,
+            gint64     shift,
+            gint       axis,
+            GError   **error)
+{
+  gint64 extent = self->layout.shape[axis];
+  gint64 cut, starts[EP_MAX_DIMS] = { 0 }, stops[EP_MAX_DIMS];
+  g_autoptr(EpTensor) head = NULL, tail = NULL;
+  EpTensor *parts[2];
+
+  /* the element at i moves to (i + shift) mod extent: the last
+   * shift elements come first */
+  shift = extent == 0 ? 0 : shift % extent;
+  if (shift < 0)
+    shift += extent;
+  cut = extent - shift;
+
+  for (gint d = 0; d < axis; d++)
+    stops[d] = G_MAXINT64;
+  starts[axis] = cut;
+  stops[axis] = G_MAXINT64;
+  if ((tail = ep_tensor_slice (self, starts, axis + 1, stops, axis + 1, NULL, 0, error)) == NULL)
+    return NULL;
+  starts[axis] = 0;
+  stops[axis] = cut;
+  if ((head = ep_tensor_slice (self, starts, axis + 1, stops, axis + 1, NULL, 0, error)) == NULL)
+    return NULL;
+
+  parts[0] = tail;
+  parts[1] = head;
+  return ep_concatenate (parts, 2, axis, error);
+}
+
+/**
+ * ep_tensor_roll:
+ * @self: a tensor
+ * @shift: how many places to move the elements; negative values move
+ *   them back. Any value: it counts modulo the extent.
+ * @axis: the axis to roll along, or %EP_AXIS_NONE to roll the flattened
+ *   tensor (the result keeps the shape of @self)
+ * @error: return location for an error
+ *
+ * Rolls @self as NumPy's `roll` with one shift: the element at index i
+ * along @axis moves to index `(i + shift) mod n`, the elements past the
+ * end come back at the start. The result is a new tensor, made of two
+ * slices and a concatenation, so that it runs on every device and has
+ * their gradient.
+ *
+ * Returns: (transfer full): the rolled tensor, or %NULL with
+ *   %EP_ERROR_AXIS set if @axis is out of range
+ */
+EpTensor *
+ep_tensor_roll (EpTensor  *self,
+                gint64     shift,
+                gint       axis,
+                GError   **error)
+{
+  const EpLayout *in;
+  g_autoptr(EpTensor) flat = NULL, rolled = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  in = &self->layout;
+  if (axis != EP_AXIS_NONE)
+    {
+      if (!composite_axis (&ep_func_roll, axis, in->ndim, &axis, error))
+        return NULL;
+      return ep_error_named_result (roll_along (self, shift, axis, error), error, "roll");
+    }
+
+  if ((flat = ep_tensor_flatten (self, 0, -1, error)) == NULL
+      || (rolled = roll_along (flat, shift, 0, error)) == NULL)
+    return ep_error_named_result (NULL, error, "roll");
+
+  return ep_error_named_result (ep_tensor_reshape (rolled, in->shape, in->ndim, error), error, "roll");
 }

@@ -139,6 +139,8 @@ CASES = {
     "stack": (lambda a, b: Ep.stack([a, b], axis=-1), [(2, 3), (2, 3)], ["any", "any"]),
     "split": (lambda a: a.split(2, axis=1)[1] * 2, [(2, 4)], ["any"]),
     "tile": (lambda a: a.tile((2, 1, 3)), [(2, 3)], ["any"]),
+    "roll": (lambda a: a.roll(-4, axis=1), [(2, 3)], ["any"]),
+    "roll-flat": (lambda a: a.roll(7), [(2, 3)], ["any"]),
     "pad": (lambda a: a.pad(((1, 2), (0, 1)), constant_values=7), [(2, 3)], ["any"]),
     "pad-reflect": (lambda a: a.pad(3, mode="reflect"), [(4,)], ["any"]),
     # pooling; the gradients as functions of the incoming gradient at fixed images

@@ -151,6 +151,31 @@ test_tile (void)
 }
 
 static void
+test_roll (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) flat = ep_tensor_roll (x, 2, EP_AXIS_NONE, &error);
+  g_autoptr(EpTensor) back = ep_tensor_roll (x, -1, -1, &error);
+  g_autoptr(EpTensor) huge = ep_tensor_roll (x, G_MININT64, 1, &error);
+  g_autoptr(EpTensor) e = ep_test_iota (EP_DIMS (0, 3), 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) empty = ep_tensor_roll (e, 5, 0, &error);
+  GError *bad = NULL;
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (flat, EP_DIMS (2, 3), 2, EP_DOUBLES (4, 5, 0, 1, 2, 3));
+  ep_test_assert_tensor (back, EP_DIMS (2, 3), 2, EP_DOUBLES (1, 2, 0, 4, 5, 3));
+  /* -2^63 mod 3 is 1 */
+  ep_test_assert_tensor (huge, EP_DIMS (2, 3), 2, EP_DOUBLES (2, 0, 1, 5, 3, 4));
+  ep_test_assert_tensor (empty, EP_DIMS (0, 3), 2, EP_DOUBLES (0));
+
+  g_assert_null (ep_tensor_roll (x, 1, 2, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_AXIS);
+  g_assert_nonnull (strstr (bad->message, "roll"));
+  g_clear_error (&bad);
+}
+
+static void
 test_pad (void)
 {
   g_autoptr(GError) error = NULL;
@@ -287,6 +312,7 @@ main (int argc, char **argv)
   g_test_add_func ("/join/split", test_split);
   g_test_add_func ("/join/split/errors", test_split_errors);
   g_test_add_func ("/join/tile", test_tile);
+  g_test_add_func ("/join/roll", test_roll);
   g_test_add_func ("/join/pad", test_pad);
   g_test_add_func ("/join/meshgrid", test_meshgrid);
   g_test_add_func ("/join/gradient/concatenate", test_gradient_concatenate);
