@@ -682,6 +682,11 @@ EpTensor      *ep_tensor_roll               (EpTensor       *self,
                                              gint64          shift,
                                              gint            axis,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_repeat             (EpTensor       *self,
+                                             gint64          repeats,
+                                             gint            axis,
+                                             GError        **error);
 
 /* Gathering and scattering: ops/index.c */
 

@@ -154,6 +154,7 @@ EP_FUNC (join, split)
 EP_FUNC (join, split_at)
 EP_FUNC (join, meshgrid)
 EP_FUNC (join, roll)
+EP_FUNC (join, repeat)
 
 EP_OP (index, TAKE, take)
 EP_OP (index, TAKE_ALONG_AXIS, take_along_axis)

@@ -251,6 +251,8 @@ static EpTensor *op_concatenate (EpTensor **in, GError **e) { return ep_concaten
 static EpTensor *op_stack (EpTensor **in, GError **e) { return ep_stack (in, 2, -1, e); }
 static EpTensor *op_roll (EpTensor **in, GError **e) { return ep_tensor_roll (in[0], -4, 1, e); }
 static EpTensor *op_roll_flat (EpTensor **in, GError **e) { return ep_tensor_roll (in[0], 7, EP_AXIS_NONE, e); }
+static EpTensor *op_repeat (EpTensor **in, GError **e) { return ep_tensor_repeat (in[0], 3, 0, e); }
+static EpTensor *op_repeat_flat (EpTensor **in, GError **e) { return ep_tensor_repeat (in[0], 2, EP_AXIS_NONE, e); }
 static EpTensor *op_tile (EpTensor **in, GError **e)
 {
   const gint64 reps[] = { 2, 1, 3 };
@@ -683,6 +685,8 @@ static const Case cases[] = {
   { "tile", "tile", 1, { S2 (2, 3) }, { ANY }, op_tile },
   { "roll", "concatenate", 1, { S2 (2, 3) }, { ANY }, op_roll },
   { "roll-flat", "concatenate", 1, { S2 (2, 3) }, { ANY }, op_roll_flat },
+  { "repeat", "broadcast_to", 1, { S2 (2, 3) }, { ANY }, op_repeat },
+  { "repeat-flat", "broadcast_to", 1, { S2 (2, 3) }, { ANY }, op_repeat_flat },
   { "pad-constant", "pad", 1, { S2 (2, 3) }, { ANY }, op_pad_constant },
   { "pad-reflect", "pad", 1, { S1 (4) }, { ANY }, op_pad_reflect },
   { "max-pool2d", "max_pool2d", 1, { S4 (2, 3, 5, 6) }, { ANY }, op_max_pool2d },

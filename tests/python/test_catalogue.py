@@ -334,6 +334,7 @@ for _op in ("max_pool2d", "avg_pool2d", "max_pool2d_grad", "avg_pool2d_grad", "m
 SAMPLES[("avg_pool2d_grad", "input_shape")] = [2, 2, 4, 4]
 # roll, repeat, diff
 SAMPLES[("roll", "shift")] = 2
+SAMPLES[("repeat", "repeats")] = 2
 BY_TYPE = {"shape": [2, 3]}
 
 

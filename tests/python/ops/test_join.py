@@ -289,3 +289,46 @@ def test_roll_gradient_is_torchs(rng, axis):
                                           else torch.roll(x, -8, dims)),
                                a, weight)
     assert_matches(got, expected)
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("repeats", [0, 1, 3])
+@pytest.mark.numpy_op("repeat")
+def test_repeat(rng, dtype, axis, repeats):
+    a = random_array(rng, (3, 4), dtype)
+    assert_matches(Ep.repeat(a, repeats, axis=axis), np.repeat(a, repeats, axis=axis))
+
+
+@pytest.mark.numpy_op("repeat")
+def test_repeat_layouts_0d_0_size_and_8d(rng):
+    a = random_array(rng, (4, 6, 3), "int32")
+    for _, t in layouts(a):
+        for axis in (None, 0, 1, 2):
+            assert_matches(t.repeat(2, axis=axis), np.repeat(a, 2, axis=axis))
+    s = np.array(7.5, np.float32)
+    assert_matches(Ep.astensor(s).repeat(3), np.repeat(s, 3))
+    for shape, axis in (((0, 3), 0), ((0, 3), 1), ((2, 0), None)):
+        z = np.zeros(shape, np.float32)
+        assert_matches(Ep.astensor(z).repeat(2, axis=axis), np.repeat(z, 2, axis=axis))
+    b = random_array(rng, (2, 1, 2, 1, 2, 1, 2, 3), "float32")
+    for axis in range(8):
+        assert_matches(Ep.astensor(b).repeat(2, axis=axis), np.repeat(b, 2, axis=axis))
+
+
+def test_repeat_errors():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.repeat, Ep.zeros([2, 3]), -2)
+    assert "repeat" in message and "-2" in message
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.repeat, Ep.zeros([2, 3]), 2, 2)
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.repeat, Ep.zeros([]), 2, 0)
+    assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.Tensor.repeat, Ep.zeros([2, 3]), 2**62, 0)
+    assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.Tensor.repeat, Ep.zeros([2, 3]), 2**40, 1)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_repeat_gradient_is_torchs(rng, axis):
+    a = random_array(rng, (3, 5), "float64")
+    weight = random_array(rng, np.repeat(a, 3, axis=axis).shape, "float64")
+    got, expected = torch_grad(lambda t: t.repeat(3, axis=axis),
+                               lambda x: torch.repeat_interleave(x, 3, dim=axis), a, weight)
+    assert_matches(got, expected)
