@@ -517,6 +517,11 @@ EP_EXPORT
 EpTensor      *ep_tensor_cumsum             (EpTensor       *self,
                                              gint            axis,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_diff               (EpTensor       *self,
+                                             gint64          n,
+                                             gint            axis,
+                                             GError        **error);
 
 /* Sorting: ops/sort.c */
 

@@ -119,6 +119,7 @@ EP_FUNC (reduce, var)
 EP_FUNC (reduce, std)
 
 EP_OP (scan, CUMSUM, cumsum)
+EP_FUNC (scan, diff)
 
 EP_OP (sort, SORT, sort)
 EP_OP (sort, ARGSORT, argsort)

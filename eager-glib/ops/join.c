@@ -856,20 +856,6 @@ ep_meshgrid (EpTensor       **tensors,
 /* roll and repeat: composites of slice, concatenate, broadcast_to and
  * reshape, whose rules give them both devices and their gradients */
 
-/* @axis checked against @ndim and made non-negative, with the message
- * of ep_op_normalize_axis() under the name of @func */
-static gboolean
-composite_axis (const EpOpDef  *func,
-                gint            axis,
-                guint           ndim,
-                gint           *normalized,
-                GError        **error)
-{
-  EpOpCall call = { .op = func };
-
-  return ep_op_normalize_axis (&call, axis, ndim, normalized, error);
-}
-
 const EpOpDef ep_func_roll = {
   .id = EP_N_OPS, .name = "roll",
   EP_INPUTS (EP_INPUT ("self")),
@@ -944,7 +930,7 @@ ep_tensor_roll (EpTensor  *self,
   in = &self->layout;
   if (axis != EP_AXIS_NONE)
     {
-      if (!composite_axis (&ep_func_roll, axis, in->ndim, &axis, error))
+      if (!ep_func_normalize_axis (&ep_func_roll, axis, in->ndim, &axis, error))
         return NULL;
       return ep_error_named_result (roll_along (self, shift, axis, error), error, "roll");
     }
@@ -1030,7 +1016,7 @@ ep_tensor_repeat (EpTensor  *self,
     }
   else
     {
-      if (!composite_axis (&ep_func_repeat, axis, self->layout.ndim, &axis, error))
+      if (!ep_func_normalize_axis (&ep_func_repeat, axis, self->layout.ndim, &axis, error))
         return NULL;
       x = g_object_ref (self);
     }
