@@ -127,6 +127,8 @@ def make_calls(Ep, GLib):
         "tile": lambda d: x(d).tile((2, 1)),
         "pad": lambda d: x(d).pad(1, "reflect"),
         "meshgrid": lambda d: Ep.meshgrid(x(d)[0], x(d)[1]),
+        "roll": lambda d: x(d).roll(1, 1),
+        "repeat": lambda d: x(d).repeat(2, 1),
         "take_along_axis": lambda d: x(d).take_along_axis(indices([[2], [0]]), 1),
         "index_update": lambda d: x(d).index_update(indices([1]), x(d)[:, 1:2], 1),
         "scatter_add": lambda d: x(d).scatter_add(indices([1]), x(d)[:, 1:2], 1),

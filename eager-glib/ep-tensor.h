@@ -534,6 +534,11 @@ EP_EXPORT
 EpTensor      *ep_tensor_cumsum             (EpTensor       *self,
                                              gint            axis,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_diff               (EpTensor       *self,
+                                             gint64          n,
+                                             gint            axis,
+                                             GError        **error);
 
 /* Sorting: ops/sort.c */
 
@@ -692,6 +697,16 @@ EP_EXPORT
 GPtrArray     *ep_tensor_split_at           (EpTensor       *self,
                                              const gint64   *indices,
                                              guint           n_indices,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_roll               (EpTensor       *self,
+                                             gint64          shift,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_repeat             (EpTensor       *self,
+                                             gint64          repeats,
                                              gint            axis,
                                              GError        **error);
 

@@ -122,6 +122,7 @@ EP_FUNC (reduce, var)
 EP_FUNC (reduce, std)
 
 EP_OP (scan, CUMSUM, cumsum)
+EP_FUNC (scan, diff)
 
 EP_OP (sort, SORT, sort)
 EP_OP (sort, ARGSORT, argsort)
@@ -156,6 +157,8 @@ EP_FUNC (join, stack)
 EP_FUNC (join, split)
 EP_FUNC (join, split_at)
 EP_FUNC (join, meshgrid)
+EP_FUNC (join, roll)
+EP_FUNC (join, repeat)
 
 EP_OP (index, TAKE, take)
 EP_OP (index, TAKE_ALONG_AXIS, take_along_axis)

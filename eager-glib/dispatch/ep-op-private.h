@@ -407,6 +407,11 @@ gboolean  ep_op_normalize_axis   (const EpOpCall  *call,
                                   guint            ndim,
                                   gint            *normalized,
                                   GError         **error);
+gboolean  ep_func_normalize_axis (const EpOpDef   *func,
+                                  gint             axis,
+                                  guint            ndim,
+                                  gint            *normalized,
+                                  GError         **error);
 gboolean  ep_op_broadcast        (EpOpCall        *call,
                                   EpLayout        *out,
                                   GError         **error);

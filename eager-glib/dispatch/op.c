@@ -101,6 +101,18 @@ ep_op_normalize_axis (const EpOpCall  *call,
                       gint            *normalized,
                       GError         **error)
 {
+  return ep_func_normalize_axis (call->op, axis, ndim, normalized, error);
+}
+
+/* The same for a composite function (EP_FUNC), which has no call: the
+ * error names @func */
+gboolean
+ep_func_normalize_axis (const EpOpDef  *func,
+                        gint            axis,
+                        guint           ndim,
+                        gint           *normalized,
+                        GError        **error)
+{
   if (axis < -(gint) ndim || axis >= (gint) ndim)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_AXIS,
@@ -108,7 +120,7 @@ ep_op_normalize_axis (const EpOpCall  *call,
                                 "%s: axis %d is out of range for a tensor of %u dimension",
                                 "%s: axis %d is out of range for a tensor of %u dimensions",
                                 ndim),
-                   call->op->name, axis, ndim);
+                   func->name, axis, ndim);
       return FALSE;
     }
 

@@ -1,4 +1,4 @@
-/* ops/join.c: concatenate, stack, split, tile, pad, meshgrid
+/* ops/join.c: concatenate, stack, split, tile, pad, meshgrid, roll, repeat
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -851,4 +851,209 @@ ep_meshgrid (EpTensor       **tensors,
     }
 
   return g_steal_pointer (&outputs);
+}
+
+/* roll and repeat: composites of slice, concatenate, broadcast_to and
+ * reshape, whose rules give them both devices and their gradients */
+
+const EpOpDef ep_func_roll = {
+  .id = EP_N_OPS, .name = "roll",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("shift", EP_ATTR_INT, EP_NO_FIELD),
+            EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
+};
+
+/* @self rolled along @axis (non-negative, in range) by @shift */
+static EpTensor *
+roll_along (EpTensor  *self,
+            gint64     shift,
+            gint       axis,
+            GError   **error)
+{
+  gint64 extent = self->layout.shape[axis];
+  gint64 cut, starts[EP_MAX_DIMS] = { 0 }, stops[EP_MAX_DIMS];
+  g_autoptr(EpTensor) head = NULL, tail = NULL;
+  EpTensor *parts[2];
+
+  /* the element at i moves to (i + shift) mod extent: the last
+   * shift elements come first */
+  shift = extent == 0 ? 0 : shift % extent;
+  if (shift < 0)
+    shift += extent;
+  cut = extent - shift;
+
+  for (gint d = 0; d < axis; d++)
+    stops[d] = G_MAXINT64;
+  starts[axis] = cut;
+  stops[axis] = G_MAXINT64;
+  if ((tail = ep_tensor_slice (self, starts, axis + 1, stops, axis + 1, NULL, 0, error)) == NULL)
+    return NULL;
+  starts[axis] = 0;
+  stops[axis] = cut;
+  if ((head = ep_tensor_slice (self, starts, axis + 1, stops, axis + 1, NULL, 0, error)) == NULL)
+    return NULL;
+
+  parts[0] = tail;
+  parts[1] = head;
+  return ep_concatenate (parts, 2, axis, error);
+}
+
+/**
+ * ep_tensor_roll:
+ * @self: a tensor
+ * @shift: how many places to move the elements; negative values move
+ *   them back. Any value: it counts modulo the extent.
+ * @axis: the axis to roll along, or %EP_AXIS_NONE to roll the flattened
+ *   tensor (the result keeps the shape of @self)
+ * @error: return location for an error
+ *
+ * Rolls @self as NumPy's `roll` with one shift: the element at index i
+ * along @axis moves to index `(i + shift) mod n`, the elements past the
+ * end come back at the start. The result is a new tensor, made of two
+ * slices and a concatenation, so that it runs on every device and has
+ * their gradient.
+ *
+ * Returns: (transfer full): the rolled tensor, or %NULL with
+ *   %EP_ERROR_AXIS set if @axis is out of range
+ */
+EpTensor *
+ep_tensor_roll (EpTensor  *self,
+                gint64     shift,
+                gint       axis,
+                GError   **error)
+{
+  const EpLayout *in;
+  g_autoptr(EpTensor) flat = NULL, rolled = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  in = &self->layout;
+  if (axis != EP_AXIS_NONE)
+    {
+      if (!ep_func_normalize_axis (&ep_func_roll, axis, in->ndim, &axis, error))
+        return NULL;
+      return ep_error_named_result (roll_along (self, shift, axis, error), error, "roll");
+    }
+
+  if ((flat = ep_tensor_flatten (self, 0, -1, error)) == NULL
+      || (rolled = roll_along (flat, shift, 0, error)) == NULL)
+    return ep_error_named_result (NULL, error, "roll");
+
+  return ep_error_named_result (ep_tensor_reshape (rolled, in->shape, in->ndim, error), error, "roll");
+}
+
+const EpOpDef ep_func_repeat = {
+  .id = EP_N_OPS, .name = "repeat",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("repeats", EP_ATTR_INT, EP_NO_FIELD),
+            EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
+};
+
+/* @x (of fewer than EP_MAX_DIMS axes) broadcast from (…, n, 1, …) to
+ * (…, n, repeats, …) after @axis: a view, each element @repeats times */
+static EpTensor *
+repeat_middle (EpTensor  *x,
+               gint       axis,
+               gint64     repeats,
+               GError   **error)
+{
+  guint ndim = x->layout.ndim;
+  gint64 shape[EP_MAX_DIMS];
+  g_autoptr(EpTensor) expanded = NULL;
+
+  if ((expanded = ep_tensor_expand_dims (x, axis + 1, error)) == NULL)
+    return NULL;
+  memcpy (shape, expanded->layout.shape, (ndim + 1) * sizeof (gint64));
+  shape[axis + 1] = repeats;
+  return ep_tensor_broadcast_to (expanded, shape, ndim + 1, error);
+}
+
+/**
+ * ep_tensor_repeat:
+ * @self: a tensor
+ * @repeats: how many times each element is repeated, 0 or more
+ * @axis: the axis to repeat along, or %EP_AXIS_NONE to repeat the
+ *   elements of the flattened tensor (the result is then 1-dimensional)
+ * @error: return location for an error
+ *
+ * Repeats each element of @self @repeats times, one after the other, as
+ * NumPy's `repeat` with an integer count: `[1, 2]` repeated twice is
+ * `[1, 1, 2, 2]` (where [method@Tensor.tile] gives `[1, 2, 1, 2]`). The
+ * result is a broadcast of @self along a new axis, merged with @axis, so
+ * that it runs on every device and has their gradient (the sum of each
+ * element's copies).
+ *
+ * Returns: (transfer full): the repeated tensor, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @repeats is negative,
+ *   %EP_ERROR_AXIS if @axis is out of range, or
+ *   %EP_ERROR_OUT_OF_MEMORY if the result is too large
+ */
+EpTensor *
+ep_tensor_repeat (EpTensor  *self,
+                  gint64     repeats,
+                  gint       axis,
+                  GError   **error)
+{
+  g_autoptr(EpTensor) x = NULL, broadcast = NULL;
+  gint64 shape[EP_MAX_DIMS];
+  EpLayout result;
+  guint ndim;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if (repeats < 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("repeat: the number of repeats must not be negative (got %" PRId64 ")"),
+                   repeats);
+      return NULL;
+    }
+  if (axis == EP_AXIS_NONE)
+    {
+      if ((x = ep_tensor_flatten (self, 0, -1, error)) == NULL)
+        return ep_error_named_result (NULL, error, "repeat");
+      axis = 0;
+    }
+  else
+    {
+      if (!ep_func_normalize_axis (&ep_func_repeat, axis, self->layout.ndim, &axis, error))
+        return NULL;
+      x = g_object_ref (self);
+    }
+  ndim = x->layout.ndim;
+  memcpy (shape, x->layout.shape, ndim * sizeof (gint64));
+  /* a result too large to address, refused here: reshape cannot count
+   * the elements of a broadcast view past G_MAXINT64 */
+  if (shape[axis] != 0 && repeats > G_MAXINT64 / shape[axis])
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("repeat: an axis of %" PRId64 " elements repeated %" PRId64 " times is longer than can be addressed"),
+                   shape[axis], repeats);
+      return NULL;
+    }
+  shape[axis] *= repeats;
+  if (!ep_layout_init (&result, x->layout.dtype, shape, ndim, "repeat", error))
+    return NULL;
+  if (ndim == EP_MAX_DIMS)
+    {
+      /* no room for the new axis: repeat along the middle axis of
+       * (before, n, after) */
+      gint64 merged[3] = { 1, x->layout.shape[axis], 1 };
+      EpTensor *middle;
+
+      for (gint d = 0; d < axis; d++)
+        merged[0] = mul_extent (merged[0], x->layout.shape[d]);
+      for (guint d = axis + 1; d < ndim; d++)
+        merged[2] = mul_extent (merged[2], x->layout.shape[d]);
+      if ((middle = ep_tensor_reshape (x, merged, 3, error)) == NULL)
+        return ep_error_named_result (NULL, error, "repeat");
+      g_object_unref (x);
+      x = middle;
+      if ((broadcast = repeat_middle (x, 1, repeats, error)) == NULL)
+        return ep_error_named_result (NULL, error, "repeat");
+    }
+  else if ((broadcast = repeat_middle (x, axis, repeats, error)) == NULL)
+    return ep_error_named_result (NULL, error, "repeat");
+
+  return ep_error_named_result (ep_tensor_reshape (broadcast, shape, ndim, error), error, "repeat");
 }

@@ -1,4 +1,4 @@
-/* ops/scan.c: cumulative sums
+/* ops/scan.c: cumulative sums; diff, a composite of slices and sub
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -7,8 +7,12 @@
 
 #include <glib/gi18n-lib.h>
 
+#include <inttypes.h>
+
+#include "ep-autodiff-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
 #include "ep-math-private.h"
 
@@ -82,4 +86,95 @@ ep_tensor_cumsum (EpTensor  *self,
                   GError   **error)
 {
   return ep_dispatch_optional_axis (&ep_op_cumsum, self, axis, FALSE, error);
+}
+
+const EpOpDef ep_func_diff = {
+  .id = EP_N_OPS, .name = "diff",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("n", EP_ATTR_INT, EP_NO_FIELD, EP_DEFAULT (1)),
+            EP_ATTR_AXIS_ARG (EP_DEFAULT (-1))),
+};
+
+/* x[1:] - x[:-1] along @axis; for bool, where NumPy's diff takes
+ * not_equal, x[1:] != x[:-1] */
+static EpTensor *
+diff_once (EpTensor  *x,
+           gint       axis,
+           GError   **error)
+{
+  gint64 extent = x->layout.shape[axis];
+  gint64 starts[EP_MAX_DIMS] = { 0 }, stops[EP_MAX_DIMS];
+  g_autoptr(EpTensor) later = NULL, earlier = NULL;
+
+  for (gint d = 0; d < axis; d++)
+    stops[d] = G_MAXINT64;
+  starts[axis] = MIN (extent, 1);
+  stops[axis] = G_MAXINT64;
+  if ((later = ep_tensor_slice (x, starts, axis + 1, stops, axis + 1, NULL, 0, error)) == NULL)
+    return NULL;
+  starts[axis] = 0;
+  stops[axis] = MAX (extent - 1, 0);
+  if ((earlier = ep_tensor_slice (x, starts, axis + 1, stops, axis + 1, NULL, 0, error)) == NULL)
+    return NULL;
+
+  if (x->layout.dtype == EP_DTYPE_BOOL)
+    return ep_tensor_not_equal (later, earlier, error);
+  return ep_tensor_sub (later, earlier, error);
+}
+
+/**
+ * ep_tensor_diff:
+ * @self: a tensor of at least one dimension
+ * @n: how many times to take differences, 0 or more
+ * @axis: the axis to take them along; -1 for the last
+ * @error: return location for an error
+ *
+ * The n-th discrete difference along @axis, as NumPy's `diff`:
+ * `out[i] = self[i + 1] - self[i]`, taken @n times, so that @axis
+ * shrinks by @n (to 0 when @n is as long as the axis or longer). Integer
+ * differences wrap as integer arithmetic does; bool tensors give
+ * `self[i + 1] != self[i]`, as in NumPy. @n of 0 gives @self's values.
+ * The differences are slices and [method@Tensor.sub], so that they run
+ * on every device and have their gradient.
+ *
+ * Returns: (transfer full): the differences, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @n is negative, or %EP_ERROR_AXIS if
+ *   @axis is out of range (always for a 0-d tensor)
+ */
+EpTensor *
+ep_tensor_diff (EpTensor  *self,
+                gint64     n,
+                gint       axis,
+                GError   **error)
+{
+  g_autoptr(EpTensor) x = NULL;
+  gint64 steps;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+
+  if (n < 0)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("diff: the order n must not be negative (got %" PRId64 ")"), n);
+      return NULL;
+    }
+  if (!ep_func_normalize_axis (&ep_func_diff, axis, self->layout.ndim, &axis, error))
+    return NULL;
+  if (n == 0)
+    return ep_identity (self, error);
+
+  /* past the axis's length every difference is empty */
+  steps = MIN (n, MAX (self->layout.shape[axis], 1));
+  x = g_object_ref (self);
+  for (gint64 k = 0; k < steps; k++)
+    {
+      EpTensor *next = diff_once (x, axis, error);
+
+      if (next == NULL)
+        return ep_error_named_result (NULL, error, "diff");
+      g_object_unref (x);
+      x = next;
+    }
+
+  return g_steal_pointer (&x);
 }

@@ -250,6 +250,12 @@ static EpTensor *op_slice (EpTensor **in, GError **e)
 }
 static EpTensor *op_concatenate (EpTensor **in, GError **e) { return ep_concatenate (in, 3, 1, e); }
 static EpTensor *op_stack (EpTensor **in, GError **e) { return ep_stack (in, 2, -1, e); }
+static EpTensor *op_roll (EpTensor **in, GError **e) { return ep_tensor_roll (in[0], -4, 1, e); }
+static EpTensor *op_roll_flat (EpTensor **in, GError **e) { return ep_tensor_roll (in[0], 7, EP_AXIS_NONE, e); }
+static EpTensor *op_repeat (EpTensor **in, GError **e) { return ep_tensor_repeat (in[0], 3, 0, e); }
+static EpTensor *op_repeat_flat (EpTensor **in, GError **e) { return ep_tensor_repeat (in[0], 2, EP_AXIS_NONE, e); }
+static EpTensor *op_diff (EpTensor **in, GError **e) { return ep_tensor_diff (in[0], 2, 0, e); }
+static EpTensor *op_diff_last (EpTensor **in, GError **e) { return ep_tensor_diff (in[0], 1, -1, e); }
 static EpTensor *op_tile (EpTensor **in, GError **e)
 {
   const gint64 reps[] = { 2, 1, 3 };
@@ -681,6 +687,12 @@ static const Case cases[] = {
   { "concatenate", "concatenate", 3, { S2 (2, 3), S2 (2, 1), S2 (2, 2) }, { ANY, ANY, ANY }, op_concatenate },
   { "stack", "concatenate", 2, { S2 (2, 3), S2 (2, 3) }, { ANY, ANY }, op_stack },
   { "tile", "tile", 1, { S2 (2, 3) }, { ANY }, op_tile },
+  { "roll", "concatenate", 1, { S2 (2, 3) }, { ANY }, op_roll },
+  { "roll-flat", "concatenate", 1, { S2 (2, 3) }, { ANY }, op_roll_flat },
+  { "repeat", "broadcast_to", 1, { S2 (2, 3) }, { ANY }, op_repeat },
+  { "repeat-flat", "broadcast_to", 1, { S2 (2, 3) }, { ANY }, op_repeat_flat },
+  { "diff", "sub", 1, { S2 (4, 3) }, { ANY }, op_diff },
+  { "diff-last", "sub", 1, { S3 (2, 3, 4) }, { ANY }, op_diff_last },
   { "pad-constant", "pad", 1, { S2 (2, 3) }, { ANY }, op_pad_constant },
   { "pad-reflect", "pad", 1, { S1 (4) }, { ANY }, op_pad_reflect },
   { "max-pool2d", "max_pool2d", 1, { S4 (2, 3, 5, 6) }, { ANY }, op_max_pool2d },

@@ -332,6 +332,9 @@ for _op in ("max_pool2d", "avg_pool2d", "max_pool2d_grad", "avg_pool2d_grad", "m
     SAMPLES[(_op, "grad")] = _POOLED
     SAMPLES[(_op, "kernel_size")] = [2]
 SAMPLES[("avg_pool2d_grad", "input_shape")] = [2, 2, 4, 4]
+# roll, repeat, diff
+SAMPLES[("roll", "shift")] = 2
+SAMPLES[("repeat", "repeats")] = 2
 BY_TYPE = {"shape": [2, 3]}
 
 

@@ -140,6 +140,12 @@ CASES = {
     "stack": (lambda a, b: Ep.stack([a, b], axis=-1), [(2, 3), (2, 3)], ["any", "any"]),
     "split": (lambda a: a.split(2, axis=1)[1] * 2, [(2, 4)], ["any"]),
     "tile": (lambda a: a.tile((2, 1, 3)), [(2, 3)], ["any"]),
+    "roll": (lambda a: a.roll(-4, axis=1), [(2, 3)], ["any"]),
+    "roll-flat": (lambda a: a.roll(7), [(2, 3)], ["any"]),
+    "repeat": (lambda a: a.repeat(3, axis=0), [(2, 3)], ["any"]),
+    "repeat-flat": (lambda a: a.repeat(2), [(2, 3)], ["any"]),
+    "diff": (lambda a: a.diff(2, axis=0), [(4, 3)], ["any"]),
+    "diff-last": (lambda a: a.diff(), [(2, 3, 4)], ["any"]),
     "pad": (lambda a: a.pad(((1, 2), (0, 1)), constant_values=7), [(2, 3)], ["any"]),
     "pad-reflect": (lambda a: a.pad(3, mode="reflect"), [(4,)], ["any"]),
     # pooling; the gradients as functions of the incoming gradient at fixed images

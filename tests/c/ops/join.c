@@ -151,6 +151,66 @@ test_tile (void)
 }
 
 static void
+test_roll (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) flat = ep_tensor_roll (x, 2, EP_AXIS_NONE, &error);
+  g_autoptr(EpTensor) back = ep_tensor_roll (x, -1, -1, &error);
+  g_autoptr(EpTensor) huge = ep_tensor_roll (x, G_MININT64, 1, &error);
+  g_autoptr(EpTensor) e = ep_test_iota (EP_DIMS (0, 3), 2, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) empty = ep_tensor_roll (e, 5, 0, &error);
+  GError *bad = NULL;
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (flat, EP_DIMS (2, 3), 2, EP_DOUBLES (4, 5, 0, 1, 2, 3));
+  ep_test_assert_tensor (back, EP_DIMS (2, 3), 2, EP_DOUBLES (1, 2, 0, 4, 5, 3));
+  /* -2^63 mod 3 is 1 */
+  ep_test_assert_tensor (huge, EP_DIMS (2, 3), 2, EP_DOUBLES (2, 0, 1, 5, 3, 4));
+  ep_test_assert_tensor (empty, EP_DIMS (0, 3), 2, EP_DOUBLES (0));
+
+  g_assert_null (ep_tensor_roll (x, 1, 2, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_AXIS);
+  g_assert_nonnull (strstr (bad->message, "roll"));
+  g_clear_error (&bad);
+}
+
+static void
+test_repeat (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 2), 2, EP_DTYPE_UINT8);
+  g_autoptr(EpTensor) flat = ep_tensor_repeat (x, 2, EP_AXIS_NONE, &error);
+  g_autoptr(EpTensor) rows = ep_tensor_repeat (x, 3, 0, &error);
+  g_autoptr(EpTensor) none = ep_tensor_repeat (x, 0, -1, &error);
+  /* 8 dimensions: no room for the broadcast axis, the others merge */
+  g_autoptr(EpTensor) x8 = ep_test_iota (EP_DIMS (1, 1, 1, 2, 1, 1, 1, 2), 8, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) r8 = ep_tensor_repeat (x8, 2, 3, &error);
+  GError *bad = NULL;
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (flat, EP_DIMS (8), 1, EP_DOUBLES (0, 0, 1, 1, 2, 2, 3, 3));
+  ep_test_assert_tensor (rows, EP_DIMS (6, 2), 2, EP_DOUBLES (0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3));
+  ep_test_assert_tensor (none, EP_DIMS (2, 0), 2, EP_DOUBLES (0));
+  ep_test_assert_tensor (r8, EP_DIMS (1, 1, 1, 4, 1, 1, 1, 2), 8, EP_DOUBLES (0, 1, 0, 1, 2, 3, 2, 3));
+
+  g_assert_null (ep_tensor_repeat (x, -1, 0, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (bad->message, "-1"));
+  g_clear_error (&bad);
+  g_assert_null (ep_tensor_repeat (x, 1, -3, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_AXIS);
+  g_clear_error (&bad);
+  g_assert_null (ep_tensor_repeat (x, G_MAXINT64 / 2, EP_AXIS_NONE, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
+  g_assert_nonnull (strstr (bad->message, "repeat"));
+  g_clear_error (&bad);
+  g_assert_null (ep_tensor_repeat (x, G_MAXINT64 / 3, 1, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_OUT_OF_MEMORY);
+  g_clear_error (&bad);
+}
+
+static void
 test_pad (void)
 {
   g_autoptr(GError) error = NULL;
@@ -287,6 +347,8 @@ main (int argc, char **argv)
   g_test_add_func ("/join/split", test_split);
   g_test_add_func ("/join/split/errors", test_split_errors);
   g_test_add_func ("/join/tile", test_tile);
+  g_test_add_func ("/join/roll", test_roll);
+  g_test_add_func ("/join/repeat", test_repeat);
   g_test_add_func ("/join/pad", test_pad);
   g_test_add_func ("/join/meshgrid", test_meshgrid);
   g_test_add_func ("/join/gradient/concatenate", test_gradient_concatenate);

@@ -1,5 +1,5 @@
-/* ops/scan.c: the scan family: cumsum: values, every error path, the
- * gradient rule
+/* ops/scan.c: the scan family: cumsum and diff: values, every error
+ * path, the gradient rule (diff's, a composite's, in test-gradcheck.c)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -20,6 +20,31 @@ test_cumsum (void)
   ep_test_assert_close (cumsum, cumsum_expected, 6);
 }
 
+static void
+test_diff (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { 3, 1, 2, 1, -4, 5 };
+  g_autoptr(EpTensor) m = ep_test_matrix (x, 2, 3, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) rows = ep_tensor_diff (m, 1, -1, &error);
+  g_autoptr(EpTensor) second = ep_tensor_diff (m, 2, 1, &error);
+  g_autoptr(EpTensor) columns = ep_tensor_diff (m, 1, 0, &error);
+  g_autoptr(EpTensor) past = ep_tensor_diff (m, G_MAXINT64, 1, &error);
+  g_autoptr(EpTensor) same = ep_tensor_diff (m, 0, 0, &error);
+  g_autoptr(EpTensor) b = ep_tensor_astype (m, EP_DTYPE_BOOL, &error);
+  g_autoptr(EpTensor) changes = ep_tensor_diff (b, 1, 0, &error);
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (rows, EP_DIMS (2, 2), 2, EP_DOUBLES (-2, 1, -5, 9));
+  ep_test_assert_tensor (second, EP_DIMS (2, 1), 2, EP_DOUBLES (3, 14));
+  ep_test_assert_tensor (columns, EP_DIMS (1, 3), 2, EP_DOUBLES (-2, -5, 3));
+  ep_test_assert_tensor (past, EP_DIMS (2, 0), 2, EP_DOUBLES (0));
+  g_assert_true (same != m);
+  ep_test_assert_tensor (same, EP_DIMS (2, 3), 2, x);
+  g_assert_cmpint (ep_tensor_get_dtype (changes), ==, EP_DTYPE_BOOL);
+  ep_test_assert_tensor (changes, EP_DIMS (1, 3), 2, EP_DOUBLES (0, 0, 0));
+}
+
 /* Every error path of the scan ops, with its code */
 static void
 test_error_codes (void)
@@ -35,6 +60,9 @@ test_error_codes (void)
 #define E (&errors[n])
 
   EXPECT (ep_tensor_cumsum (f, 2, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_diff (f, -1, -1, E), EP_ERROR_INVALID_ARGUMENT);
+  EXPECT (ep_tensor_diff (f, 1, 2, E), EP_ERROR_AXIS);
+  EXPECT (ep_tensor_diff (f, 1, -3, E), EP_ERROR_AXIS);
 
 #undef EXPECT
 #undef E
@@ -86,6 +114,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/scan/cumsum", test_cumsum);
+  g_test_add_func ("/scan/diff", test_diff);
   g_test_add_func ("/scan/error/codes", test_error_codes);
   g_test_add_func ("/scan/gradient/cumsum", test_gradient_cumsum);
 

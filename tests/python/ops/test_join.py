@@ -1,13 +1,16 @@
 """The join family against NumPy: concatenate, tile, pad and the
-composites stack, split (split_at) and meshgrid: promotion, 0-d, 0-size
-and non-contiguous inputs, and every error path.
+composites stack, split (split_at), meshgrid, roll and repeat: promotion,
+0-d, 0-size and non-contiguous inputs, and every error path; the
+gradients of roll and repeat against torch.autograd (finite differences
+are in test_gradcheck.py).
 """
 
 import itertools
 
 import numpy as np
 import pytest
-from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, random_array
+import torch
+from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -231,3 +234,101 @@ def test_pad_uint8(rng, mode):
     kwargs = {"constant_values": 7} if mode == "constant" else {}
     assert_matches(Ep.pad(a, ((1, 2), (2, 1)), mode, **kwargs),
                    np.pad(a, ((1, 2), (2, 1)), mode, **kwargs))
+
+
+# roll and repeat, composites of slice, concatenate, broadcast_to, reshape
+
+def torch_grad(f_ep, f_torch, a, weight):
+    """The gradient of sum(weight * f(a)) by a tape, and by torch.autograd."""
+    t = Ep.astensor(a)
+    with Ep.GradientTape() as tape:
+        tape.watch(t)
+        loss = (f_ep(t) * weight).sum()
+    ref = torch.tensor(a, requires_grad=True)
+    (f_torch(ref) * torch.tensor(weight)).sum().backward()
+    return tape.gradient(loss, [t])[0], ref.grad.numpy()
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("shift", [0, 1, -1, 5, -7, 2**62, -2**63])
+@pytest.mark.numpy_op("roll")
+def test_roll(rng, dtype, axis, shift):
+    a = random_array(rng, (3, 4), dtype)
+    assert_matches(Ep.roll(a, shift, axis=axis), np.roll(a, shift, axis=axis))
+
+
+@pytest.mark.numpy_op("roll")
+def test_roll_layouts_0d_and_0_size(rng):
+    a = random_array(rng, (4, 6, 3), "float32")
+    for _, t in layouts(a):
+        for axis in (None, 0, 1, 2):
+            assert_matches(t.roll(5, axis=axis), np.roll(a, 5, axis=axis))
+    s = np.array(7, np.int64)
+    assert_matches(Ep.astensor(s).roll(3), np.roll(s, 3))
+    for shape, axis in (((0, 3), 0), ((0, 3), 1), ((2, 0), None)):
+        z = np.zeros(shape, np.float32)
+        assert_matches(Ep.astensor(z).roll(2, axis=axis), np.roll(z, 2, axis=axis))
+
+
+def test_roll_errors():
+    message = assert_ep_error(Ep.Error.AXIS, Ep.Tensor.roll, Ep.zeros([2, 3]), 1, 2)
+    assert "roll" in message and "2" in message
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.roll, Ep.zeros([2, 3]), 1, -3)
+    # NumPy's AxisError on a 0-d array along an axis
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.roll, Ep.zeros([]), 1, 0)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_roll_gradient_is_torchs(rng, axis):
+    a = random_array(rng, (3, 5), "float64")
+    weight = random_array(rng, (3, 5), "float64")
+    dims = (0,) if axis is None else (axis,)
+    got, expected = torch_grad(lambda t: t.roll(-8, axis=axis),
+                               lambda x: (torch.roll(x.flatten(), -8, 0).reshape(x.shape) if axis is None
+                                          else torch.roll(x, -8, dims)),
+                               a, weight)
+    assert_matches(got, expected)
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("repeats", [0, 1, 3])
+@pytest.mark.numpy_op("repeat")
+def test_repeat(rng, dtype, axis, repeats):
+    a = random_array(rng, (3, 4), dtype)
+    assert_matches(Ep.repeat(a, repeats, axis=axis), np.repeat(a, repeats, axis=axis))
+
+
+@pytest.mark.numpy_op("repeat")
+def test_repeat_layouts_0d_0_size_and_8d(rng):
+    a = random_array(rng, (4, 6, 3), "int32")
+    for _, t in layouts(a):
+        for axis in (None, 0, 1, 2):
+            assert_matches(t.repeat(2, axis=axis), np.repeat(a, 2, axis=axis))
+    s = np.array(7.5, np.float32)
+    assert_matches(Ep.astensor(s).repeat(3), np.repeat(s, 3))
+    for shape, axis in (((0, 3), 0), ((0, 3), 1), ((2, 0), None)):
+        z = np.zeros(shape, np.float32)
+        assert_matches(Ep.astensor(z).repeat(2, axis=axis), np.repeat(z, 2, axis=axis))
+    b = random_array(rng, (2, 1, 2, 1, 2, 1, 2, 3), "float32")
+    for axis in range(8):
+        assert_matches(Ep.astensor(b).repeat(2, axis=axis), np.repeat(b, 2, axis=axis))
+
+
+def test_repeat_errors():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.repeat, Ep.zeros([2, 3]), -2)
+    assert "repeat" in message and "-2" in message
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.repeat, Ep.zeros([2, 3]), 2, 2)
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.repeat, Ep.zeros([]), 2, 0)
+    assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.Tensor.repeat, Ep.zeros([2, 3]), 2**62, 0)
+    assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.Tensor.repeat, Ep.zeros([2, 3]), 2**40, 1)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_repeat_gradient_is_torchs(rng, axis):
+    a = random_array(rng, (3, 5), "float64")
+    weight = random_array(rng, np.repeat(a, 3, axis=axis).shape, "float64")
+    got, expected = torch_grad(lambda t: t.repeat(3, axis=axis),
+                               lambda x: torch.repeat_interleave(x, 3, dim=axis), a, weight)
+    assert_matches(got, expected)

@@ -1,11 +1,13 @@
 """The scan family against NumPy: cumsum along every axis or flattened,
 on every dtype, 0-d, 0-size and non-contiguous inputs, with its errors
 (and in test_reduce.py, test_0d_along_an_axis: a 0-d tensor along an
-axis).
+axis); diff of every order and axis, its errors, and its gradient
+against torch.autograd (finite differences in test_gradcheck.py).
 """
 
 import numpy as np
 import pytest
+import torch
 from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
@@ -41,3 +43,50 @@ def test_cumsum_errors():
         Ep.zeros([2, 3]).cumsum([0, 1])
     with pytest.raises(TypeError):
         np.cumsum(np.zeros([2, 3]), (0, 1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("n", [0, 1, 2, 4, 5, 2**62])
+@pytest.mark.numpy_op("diff")
+def test_diff(rng, dtype, axis, n):
+    a = random_array(rng, (3, 4), dtype)
+    # NumPy takes differences n times even past the axis's end: the same
+    # empty result as for the axis's length
+    assert_matches(Ep.diff(a, n, axis=axis), np.diff(a, min(n, a.shape[axis]), axis=axis))
+
+
+@pytest.mark.numpy_op("diff")
+def test_diff_layouts_and_0_size(rng):
+    for dtype in ("float32", "int32", "bool"):
+        a = random_array(rng, (4, 6, 3), dtype)
+        for _, t in layouts(a):
+            for axis in (0, 1, 2):
+                assert_matches(t.diff(axis=axis), np.diff(a, axis=axis))
+                assert_matches(t.diff(2, axis=axis), np.diff(a, 2, axis=axis))
+    for shape, axis in (((0, 3), 0), ((0, 3), 1), ((2, 1), 1)):
+        z = np.ones(shape, np.float32)
+        assert_matches(Ep.astensor(z).diff(2, axis=axis), np.diff(z, 2, axis=axis))
+
+
+def test_diff_errors():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.diff, Ep.zeros([2, 3]), -1)
+    assert "diff" in message and "-1" in message
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.diff, Ep.zeros([2, 3]), 1, 2)
+    # NumPy: "diff requires input that is at least one dimensional"
+    with pytest.raises(ValueError):
+        np.diff(np.zeros(()))
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.diff, Ep.zeros([]))
+
+
+@pytest.mark.parametrize("n, axis", [(1, -1), (2, 0), (3, 1)])
+def test_diff_gradient_is_torchs(rng, n, axis):
+    a = random_array(rng, (4, 5), "float64")
+    weight = random_array(rng, np.diff(a, n, axis=axis).shape, "float64")
+    t = Ep.astensor(a)
+    with Ep.GradientTape() as tape:
+        tape.watch(t)
+        loss = (t.diff(n, axis=axis) * weight).sum()
+    ref = torch.tensor(a, requires_grad=True)
+    (torch.diff(ref, n, dim=axis) * torch.tensor(weight)).sum().backward()
+    assert_matches(tape.gradient(loss, [t])[0], ref.grad.numpy())
