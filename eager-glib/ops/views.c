@@ -24,6 +24,19 @@ resolve_shape (EpOpCall  *call,
   gint64 known = 1;
   gint unknown = -1;
 
+  /* a broadcast view may describe more elements than 64 bits count
+   * (its size saturates): no shape can be matched against it */
+  if (size == G_MAXINT64)
+    {
+      g_autofree char *from = ep_shape_to_string (call->inputs[0]->layout.shape,
+                                                  call->inputs[0]->layout.ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("reshape: a tensor of shape %s has too many elements to count in 64 bits"),
+                   from);
+      return FALSE;
+    }
+
   for (guint i = 0; i < attrs->ndim; i++)
     {
       if (attrs->shape[i] == -1 && unknown < 0)

@@ -624,6 +624,26 @@ test_broadcast_to_errors (void)
   g_clear_error (&error);
 }
 
+/* A broadcast view of more elements than 64 bits count (its size
+ * saturates) cannot be reshaped: an error, not a crash in the stride
+ * search (a shape whose size also saturates looked equal). */
+static void
+test_reshape_uncountable (void)
+{
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 1, 3), 3, EP_DTYPE_FLOAT32);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) huge = ep_tensor_broadcast_to (x, EP_DIMS (2, G_GINT64_CONSTANT (1) << 62, 3), 3, &error);
+  EpTensor *r;
+
+  g_assert_no_error (error);
+  r = ep_tensor_reshape (huge, EP_DIMS (G_MAXINT64, 3), 2, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "reshape");
+  g_assert_nonnull (strstr (error->message, "64 bits"));
+  g_clear_error (&error);
+  r = ep_tensor_reshape (huge, EP_DIMS (-1), 1, &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "reshape");
+}
+
 static void
 test_flip (void)
 {
@@ -836,6 +856,7 @@ main (int argc, char **argv)
   g_test_add_func ("/views/reshape/minus-one", test_reshape_infers_minus_one);
   g_test_add_func ("/views/reshape/scalars", test_reshape_scalars);
   g_test_add_func ("/views/reshape/empty", test_reshape_empty);
+  g_test_add_func ("/views/reshape/uncountable", test_reshape_uncountable);
   g_test_add_func ("/views/reshape/copies-when-it-must", test_reshape_copies_when_it_must);
   g_test_add_func ("/views/reshape/transpose-view-when-possible", test_reshape_of_transpose_views_when_possible);
   g_test_add_func ("/views/reshape/strided-view", test_reshape_of_strided_is_a_view);
