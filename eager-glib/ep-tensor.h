@@ -535,6 +535,10 @@ EpTensor      *ep_tensor_cumsum             (EpTensor       *self,
                                              gint            axis,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_cumprod            (EpTensor       *self,
+                                             gint            axis,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_diff               (EpTensor       *self,
                                              gint64          n,
                                              gint            axis,

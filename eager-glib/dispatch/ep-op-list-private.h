@@ -122,6 +122,7 @@ EP_FUNC (reduce, var)
 EP_FUNC (reduce, std)
 
 EP_OP (scan, CUMSUM, cumsum)
+EP_OP (scan, CUMPROD, cumprod)
 EP_FUNC (scan, diff)
 
 EP_OP (sort, SORT, sort)

@@ -1,4 +1,4 @@
-/* scan.c: cumsum on OpenCL (kernels/scan.cl)
+/* scan.c: cumsum and cumprod on OpenCL (kernels/scan.cl)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,10 +8,11 @@
 #include "ep-opencl-private.h"
 #include "ep-tensor-private.h"
 
-/* cumsum: along attrs.axes[0], or over the flattened (contiguous) input */
+/* cumsum, cumprod: along attrs.axes[0], or over the flattened
+ * (contiguous) input */
 static gboolean
-opencl_cumsum (EpOpCall  *call,
-               GError   **error)
+opencl_scan (EpOpCall  *call,
+             GError   **error)
 {
   EpTensor *in = call->inputs[0], *out = call->outputs[0];
   EpDType dtype = in->layout.dtype;
@@ -26,12 +27,13 @@ opencl_cumsum (EpOpCall  *call,
 
   ep_cl_rows_init (&rows, layouts, 2, axis, in_layout.shape[axis]);
 
-  g_snprintf (name, sizeof name, "cumsum_%s", ep_cl_dtype_suffix (dtype));
+  g_snprintf (name, sizeof name, "%s_%s", call->op->name, ep_cl_dtype_suffix (dtype));
   return ep_cl_rows_kernel (call, "scan", name, out, in, &rows, error);
 }
 
 void
 ep_opencl_register_scan (EpKernelFunc *kernels)
 {
-  kernels[EP_OP_CUMSUM] = opencl_cumsum;
+  kernels[EP_OP_CUMSUM] = opencl_scan;
+  kernels[EP_OP_CUMPROD] = opencl_scan;
 }

@@ -1,4 +1,4 @@
-/* ops/scan.c: cumulative sums; diff, a composite of slices and sub
+/* ops/scan.c: cumulative sums and products; diff, a composite of slices and sub
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -35,25 +35,37 @@ cumsum_infer (EpOpCall  *call,
   return TRUE;
 }
 
+/* v[i] + v[i + 1] + … to the end of the scanned axis (all of flattened
+ * @v when @flat): sum (v) - cumsum (v) + v */
+static EpTensor *
+reversed_cumsum (EpTensor  *v,
+                 gboolean   flat,
+                 gint       axis,
+                 GError   **error)
+{
+  g_autoptr(EpTensor) total = NULL, running = NULL, before = NULL;
+
+  if ((total = ep_tensor_sum (v, flat ? NULL : &axis, flat ? 0 : 1, TRUE, error)) == NULL
+      || (running = ep_tensor_cumsum (v, flat ? EP_AXIS_NONE : axis, error)) == NULL
+      || (before = ep_tensor_sub (total, running, error)) == NULL)
+    return NULL;
+  return ep_tensor_add (before, v, error);
+}
+
 /* Each input element reaches every later output: the gradient is the
- * reversed cumulative sum, sum (g) - cumsum (g) + g. */
+ * reversed cumulative sum. */
 static gboolean
 cumsum_grad (const EpOpCall   *call,
              EpTensor *const  *output_grads,
              EpTensor        **input_grads,
              GError          **error)
 {
-  EpTensor *g = output_grads[0];
   const EpLayout *in = &call->inputs[0]->layout;
-  gboolean flat = call->attrs.all_axes;
-  g_autoptr(EpTensor) total = NULL, running = NULL, before = NULL, reversed = NULL;
+  g_autoptr(EpTensor) reversed = reversed_cumsum (output_grads[0], call->attrs.all_axes,
+                                                  call->attrs.axes[0], error);
 
-  if ((total = ep_tensor_sum (g, flat ? NULL : call->attrs.axes, flat ? 0 : 1, TRUE, error)) == NULL
-      || (running = ep_tensor_cumsum (g, flat ? EP_AXIS_NONE : call->attrs.axes[0], error)) == NULL
-      || (before = ep_tensor_sub (total, running, error)) == NULL
-      || (reversed = ep_tensor_add (before, g, error)) == NULL)
+  if (reversed == NULL)
     return FALSE;
-
   input_grads[0] = ep_tensor_reshape (reversed, in->shape, in->ndim, error);
   return input_grads[0] != NULL;
 }
@@ -86,6 +98,93 @@ ep_tensor_cumsum (EpTensor  *self,
                   GError   **error)
 {
   return ep_dispatch_optional_axis (&ep_op_cumsum, self, axis, FALSE, error);
+}
+
+/* d out[j] / d x[i] for j >= i is the product of x[0 … j] but x[i],
+ * taken without dividing by zero. With safe = x where x != 0 else 1, its
+ * running product p and seen, the count of zeros in x[0 … j]:
+ * the product is p[j] / safe[i] where x[i] != 0 and no zero came yet
+ * (seen[j] == 0), p[j] where x[i] == 0 is the only zero so far
+ * (seen[j] == 1), and 0 otherwise. So the gradient is the reversed
+ * cumulative sum of g p masked by seen == 0, or by seen == 1 at a zero,
+ * over safe (exact at the zeros; as torch's g out / x elsewhere). */
+static gboolean
+cumprod_grad (const EpOpCall   *call,
+              EpTensor *const  *output_grads,
+              EpTensor        **input_grads,
+              GError          **error)
+{
+  EpTensor *g = output_grads[0];
+  const EpLayout *in = &call->inputs[0]->layout;
+  gboolean flat = call->attrs.all_axes;
+  gint axis = flat ? EP_AXIS_NONE : call->attrs.axes[0];
+  g_autoptr(EpTensor) zero = ep_tensor_new_weak_scalar (0.0, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) one = ep_tensor_new_weak_scalar (1.0, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) x = NULL, is_zero = NULL, safe = NULL, running = NULL, seen = NULL;
+  g_autoptr(EpTensor) g_running = NULL, none = NULL, single = NULL, g_none = NULL;
+  g_autoptr(EpTensor) g_single = NULL, after_none = NULL, after_single = NULL;
+  g_autoptr(EpTensor) after = NULL, grad = NULL;
+
+  if (flat)
+    {
+      gint64 size = ep_layout_get_size (in);
+
+      x = ep_tensor_reshape (call->inputs[0], &size, 1, error);
+    }
+  else
+    x = g_object_ref (call->inputs[0]);
+
+  if (x == NULL
+      || (is_zero = ep_tensor_equal (x, zero, error)) == NULL
+      || (safe = ep_tensor_where (is_zero, one, x, error)) == NULL
+      || (running = ep_tensor_cumprod (safe, axis, error)) == NULL
+      || (seen = ep_tensor_cumsum (is_zero, axis, error)) == NULL
+      || (g_running = ep_tensor_mul (g, running, error)) == NULL
+      || (none = ep_tensor_equal (seen, zero, error)) == NULL
+      || (single = ep_tensor_equal (seen, one, error)) == NULL
+      || (g_none = ep_grad_mask (none, g_running, error)) == NULL
+      || (g_single = ep_grad_mask (single, g_running, error)) == NULL
+      || (after_none = reversed_cumsum (g_none, flat, axis, error)) == NULL
+      || (after_single = reversed_cumsum (g_single, flat, axis, error)) == NULL
+      || (after = ep_tensor_where (is_zero, after_single, after_none, error)) == NULL
+      || (grad = ep_tensor_div (after, safe, error)) == NULL)
+    return FALSE;
+
+  input_grads[0] = ep_tensor_reshape (grad, in->shape, in->ndim, error);
+  return input_grads[0] != NULL;
+}
+
+const EpOpDef ep_op_cumprod = {
+  .id = EP_OP_CUMPROD, .name = "cumprod",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
+  .infer = cumsum_infer, .gradient = cumprod_grad,
+};
+
+/**
+ * ep_tensor_cumprod:
+ * @self: a tensor
+ * @axis: the axis to accumulate along, or %EP_AXIS_NONE to accumulate
+ *   over the flattened tensor
+ * @error: return location for an error
+ *
+ * Cumulative products along an axis, as NumPy's `cumprod`: element i is
+ * the product of elements 0 … i, multiplied in order. Without an axis the
+ * result is 1-dimensional; so it is for a 0-d tensor, flattened first as
+ * in NumPy (its axis is 0 or -1). Bool and integer tensors (uint8 too)
+ * multiply as int64, wrapping around on overflow, as
+ * [method@Tensor.cumsum] adds them. Its gradient is exact with zeros in
+ * @self (it does not divide by them).
+ *
+ * Returns: (transfer full): the products, or %NULL with %EP_ERROR_AXIS
+ *   set if the axis is out of range
+ */
+EpTensor *
+ep_tensor_cumprod (EpTensor  *self,
+                   gint       axis,
+                   GError   **error)
+{
+  return ep_dispatch_optional_axis (&ep_op_cumprod, self, axis, FALSE, error);
 }
 
 const EpOpDef ep_func_diff = {

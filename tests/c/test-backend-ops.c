@@ -202,6 +202,9 @@ static const Case listed_cases[] = {
   { "cumsum", { "4x5t" } },
   { "cumsum", { "" } },
   { "cumsum", { "" }, "{'axis': <0>}" },
+  ROW_CASES ("cumprod"),
+  { "cumprod", { "4x5t" } },
+  { "cumprod", { "" } },
   EXTREMUM_CASES ("argmin"),
   EXTREMUM_CASES ("argmax"),
   ROW_CASES ("sort"),
@@ -638,7 +641,7 @@ tolerance_of (const char *op,
     "softplus", "softmax", "log_softmax", "erf", "erfc", "gelu", NULL
   };
   static const char *const summed_ops[] = {
-    "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum",
+    "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum", "cumprod",
     "conv2d", "conv2d_input_grad", "conv2d_weight_grad",
     "layer_norm", "batch_norm", NULL
   };

@@ -121,6 +121,8 @@ static EpTensor *op_prod_axis (EpTensor **in, GError **e)
 static EpTensor *op_prod_all (EpTensor **in, GError **e) { return ep_tensor_prod (in[0], NULL, 0, TRUE, e); }
 static EpTensor *op_cumsum_axis (EpTensor **in, GError **e) { return ep_tensor_cumsum (in[0], -1, e); }
 static EpTensor *op_cumsum_flat (EpTensor **in, GError **e) { return ep_tensor_cumsum (in[0], EP_AXIS_NONE, e); }
+static EpTensor *op_cumprod_axis (EpTensor **in, GError **e) { return ep_tensor_cumprod (in[0], -1, e); }
+static EpTensor *op_cumprod_flat (EpTensor **in, GError **e) { return ep_tensor_cumprod (in[0], EP_AXIS_NONE, e); }
 static EpTensor *op_softmax (EpTensor **in, GError **e) { return ep_tensor_softmax (in[0], 0, e); }
 static EpTensor *op_log_softmax (EpTensor **in, GError **e) { return ep_tensor_log_softmax (in[0], -1, e); }
 static EpTensor *op_logsumexp (EpTensor **in, GError **e)
@@ -657,6 +659,8 @@ static const Case cases[] = {
   { "prod-all", "prod", 1, { S2 (2, 3) }, { NONZERO }, op_prod_all },
   { "cumsum-axis", "cumsum", 1, { S2 (3, 4) }, { ANY }, op_cumsum_axis },
   { "cumsum-flat", "cumsum", 1, { S2 (2, 3) }, { ANY }, op_cumsum_flat },
+  { "cumprod-axis", "cumprod", 1, { S2 (3, 4) }, { ANY }, op_cumprod_axis },
+  { "cumprod-flat", "cumprod", 1, { S2 (2, 3) }, { ANY }, op_cumprod_flat },
   { "softmax", "softmax", 1, { S2 (3, 4) }, { ANY }, op_softmax },
   { "log-softmax", "log_softmax", 1, { S2 (3, 4) }, { ANY }, op_log_softmax },
   { "logsumexp", "logsumexp", 1, { S3 (2, 3, 4) }, { ANY }, op_logsumexp },

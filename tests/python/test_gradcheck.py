@@ -105,6 +105,8 @@ CASES = {
     "prod": (lambda a: a.prod(axis=1), [(2, 3, 4)], ["any"]),
     "cumsum": (lambda a: a.cumsum(axis=-1), [(3, 4)], ["any"]),
     "cumsum-flat": (lambda a: a.cumsum(), [(2, 3)], ["any"]),
+    "cumprod": (lambda a: a.cumprod(axis=-1), [(3, 4)], ["any"]),
+    "cumprod-flat": (lambda a: a.cumprod(), [(2, 3)], ["any"]),
     "softmax": (lambda a: a.softmax(axis=0), [(3, 4)], ["any"]),
     "log_softmax": (lambda a: a.log_softmax(), [(3, 4)], ["any"]),
     "logsumexp": (lambda a: a.logsumexp(axis=(0, 2), keepdims=True), [(2, 3, 4)], ["any"]),

@@ -307,18 +307,19 @@ def test_lp_errors():
     assert_ep_error(Ep.Error.AXIS, Ep.Tensor.linf, Ep.zeros([3]), [1], False)
 
 
-# 0-d tensors along an axis, as NumPy 1.24: argsort, cumsum, argmin and
-# argmax flatten them first (axis 0 or -1 of a 1-D array); the reductions
+# 0-d tensors along an axis, as NumPy 1.24: argsort, cumsum, cumprod,
+# argmin and argmax flatten them first (axis 0 or -1 of a 1-D array); the reductions
 # but mean take axis 0 or -1 as no axis; any other axis is an error.
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("axis", [0, -1])
-@pytest.mark.numpy_op("argsort", "cumsum", "argmin", "argmax")
+@pytest.mark.numpy_op("argsort", "cumsum", "cumprod", "argmin", "argmax")
 def test_0d_along_an_axis(rng, dtype, axis):
     a = random_array(rng, (), dtype)
     t = Ep.astensor(a)
     assert_matches(t.argsort(axis=axis), np.argsort(a, axis=axis))
     assert_matches(t.cumsum(axis=axis), np.cumsum(a, axis=axis))
+    assert_matches(t.cumprod(axis=axis), np.cumprod(a, axis=axis))
     for name in ("argmin", "argmax"):
         for keepdims in (False, True):
             assert_matches(getattr(t, name)(axis=axis, keepdims=keepdims),
@@ -344,7 +345,7 @@ def test_0d_reduced_along_an_axis(rng, dtype, axis, keepdims):
 
 
 @pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "all", "any", "logsumexp", "mean",
-                                  "argsort", "cumsum", "argmin", "argmax"])
+                                  "argsort", "cumsum", "cumprod", "argmin", "argmax"])
 def test_0d_other_axes_are_refused(name):
     s = np.array(True)
     numpy_function = {"logsumexp": None}.get(name, getattr(np, name, None))
@@ -356,7 +357,7 @@ def test_0d_other_axes_are_refused(name):
     t = Ep.astensor(s if name in ("all", "any") else s.astype(np.float32))
     method = getattr(Ep.Tensor, name)
     # the ops along one axis (an int) flatten first: NumPy reports rank 1
-    flattens = name in ("argsort", "cumsum", "argmin", "argmax")
+    flattens = name in ("argsort", "cumsum", "cumprod", "argmin", "argmax")
     message = assert_ep_error(Ep.Error.AXIS, method, t, axis if flattens else [axis])
     assert ("of 1 dimension" if flattens else "of 0 dimensions") in message, message
 

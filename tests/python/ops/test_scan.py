@@ -1,5 +1,6 @@
-"""The scan family against NumPy: cumsum along every axis or flattened,
-on every dtype, 0-d, 0-size and non-contiguous inputs, with its errors
+"""The scan family against NumPy: cumsum and cumprod along every axis or
+flattened, on every dtype, 0-d, 0-size and non-contiguous inputs, with
+their errors (cumprod's gradient with zeros against torch.autograd)
 (and in test_reduce.py, test_0d_along_an_axis: a 0-d tensor along an
 axis); diff of every order and axis, its errors, and its gradient
 against torch.autograd (finite differences in test_gradcheck.py).
@@ -43,6 +44,59 @@ def test_cumsum_errors():
         Ep.zeros([2, 3]).cumsum([0, 1])
     with pytest.raises(TypeError):
         np.cumsum(np.zeros([2, 3]), (0, 1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("shape", [(3, 4, 5), (0, 3, 2), (2, 3, 0)])
+@pytest.mark.numpy_op("cumprod")
+def test_cumprod(rng, dtype, axis, shape):
+    a = random_array(rng, shape, dtype)
+    assert_matches(Ep.astensor(a).cumprod(axis=axis), np.cumprod(a, axis=axis))
+
+
+@pytest.mark.numpy_op("cumprod")
+def test_cumprod_non_contiguous_scalar_and_wrapping(rng):
+    for dtype in ("float32", "int32", "bool"):
+        a = random_array(rng, (4, 6, 3), dtype)
+        for _, t in layouts(a):
+            for axis in (None, 0, 1, 2):
+                assert_matches(t.cumprod(axis=axis), np.cumprod(a, axis=axis))
+    s = np.array(3, np.int32)
+    assert_matches(Ep.astensor(s).cumprod(), np.cumprod(s))
+    # int64 products wrap around as NumPy's
+    big = np.array([2**40, 2**30, 3, -7], np.int64)
+    assert_matches(Ep.astensor(big).cumprod(), np.cumprod(big))
+
+
+def test_cumprod_errors():
+    message = assert_ep_error(Ep.Error.AXIS, Ep.Tensor.cumprod, Ep.zeros([2, 3]), -3)
+    assert "cumprod" in message and "-3" in message
+    assert_ep_error(Ep.Error.AXIS, Ep.Tensor.cumprod, Ep.zeros([]), 1)
+    # uint8 as cumsum: convert first (NumPy's uint64 result has no dtype here)
+    assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.cumprod, Ep.astensor(np.ones(3, np.uint8)), 0)
+    with pytest.raises(TypeError):
+        Ep.zeros([2, 3]).cumprod([0, 1])
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("values", [
+    [[1.5, -0.5, 2.0, 0.75], [0.5, 1.25, -1.5, 2.0]],   # no zero
+    [[2.0, 0.0, 3.0, 4.0], [1.5, -2.0, 0.5, 0.0]],      # one zero in a row
+    [[0.0, 1.5, 0.0, 2.0], [0.0, 0.0, 1.25, 0.0]],      # several zeros in a row
+])
+def test_cumprod_gradient_against_torch(rng, axis, values):
+    a = np.array(values)
+    out_shape = (a.size,) if axis is None else a.shape
+    g = rng.standard_normal(out_shape)
+    x = Ep.Variable(Ep.astensor(a))
+    with Ep.GradientTape() as tape:
+        loss = (x.cumprod(axis=axis) * Ep.astensor(g)).sum()
+    grad = tape.gradient(loss, [x])[0]
+    t = torch.tensor(a, requires_grad=True)
+    y = torch.cumprod(t.reshape(-1), 0) if axis is None else torch.cumprod(t, axis)
+    (y * torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
