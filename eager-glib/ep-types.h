@@ -74,6 +74,9 @@ G_BEGIN_DECLS
  *   ([method@Tensor.astype]), copies and views; elementwise arithmetic
  *   (wrapping), comparisons, extrema, sums, indexing and sorting take it;
  *   other ops take it after a cast
+ * @EP_DTYPE_INT8: 8-bit signed integer; the ops that take uint8 take it,
+ *   and negation and abs as well (wrapping, so abs of -128 is -128)
+ * @EP_DTYPE_INT16: 16-bit signed integer; the same ops as int8
  *
  * The element type of a tensor.
  */
@@ -84,6 +87,8 @@ typedef enum {
   EP_DTYPE_INT64,
   EP_DTYPE_BOOL,
   EP_DTYPE_UINT8,
+  EP_DTYPE_INT8 = 6,
+  EP_DTYPE_INT16 = 7,
 } EpDType;
 
 EP_EXPORT

@@ -40,6 +40,20 @@ ep_double_to_uint8 (gdouble x)
   return (guint8) (guint32) ep_double_to_int32 (x);
 }
 
+/* The same for int8 and int16: the low 8 or 16 bits of the int32, so
+ * 200.0 gives -56 as int8 */
+static inline gint8
+ep_double_to_int8 (gdouble x)
+{
+  return (gint8) (guint8) (guint32) ep_double_to_int32 (x);
+}
+
+static inline gint16
+ep_double_to_int16 (gdouble x)
+{
+  return (gint16) (guint16) (guint32) ep_double_to_int32 (x);
+}
+
 static inline void
 ep_scalar_store (gpointer dest,
                  EpDType  dtype,
@@ -53,6 +67,8 @@ ep_scalar_store (gpointer dest,
     case EP_DTYPE_INT64:   *(gint64 *) dest = ep_double_to_int64 (value); break;
     case EP_DTYPE_BOOL:    *(guint8 *) dest = value != 0.0; break;
     case EP_DTYPE_UINT8:   *(guint8 *) dest = ep_double_to_uint8 (value); break;
+    case EP_DTYPE_INT8:    *(gint8 *) dest = ep_double_to_int8 (value); break;
+    case EP_DTYPE_INT16:   *(gint16 *) dest = ep_double_to_int16 (value); break;
     }
 }
 
@@ -68,6 +84,8 @@ ep_scalar_load (gconstpointer src,
     case EP_DTYPE_INT64:   return (gdouble) *(const gint64 *) src;
     case EP_DTYPE_BOOL:    return *(const guint8 *) src != 0;
     case EP_DTYPE_UINT8:   return *(const guint8 *) src;
+    case EP_DTYPE_INT8:    return *(const gint8 *) src;
+    case EP_DTYPE_INT16:   return *(const gint16 *) src;
     }
   return 0.0;
 }
@@ -116,7 +134,9 @@ ep_number_overflows (EpNumber number,
 {
   return number.integral
          && ((dtype == EP_DTYPE_INT32 && (number.i < G_MININT32 || number.i > G_MAXINT32))
-             || (dtype == EP_DTYPE_UINT8 && (number.i < 0 || number.i > G_MAXUINT8)));
+             || (dtype == EP_DTYPE_UINT8 && (number.i < 0 || number.i > G_MAXUINT8))
+             || (dtype == EP_DTYPE_INT8 && (number.i < G_MININT8 || number.i > G_MAXINT8))
+             || (dtype == EP_DTYPE_INT16 && (number.i < G_MININT16 || number.i > G_MAXINT16)));
 }
 
 /* Stores @number as @dtype: integers exactly where the type holds them
@@ -141,6 +161,8 @@ ep_number_store (gpointer dest,
     case EP_DTYPE_INT64:   *(gint64 *) dest = number.i; break;
     case EP_DTYPE_BOOL:    *(guint8 *) dest = number.i != 0; break;
     case EP_DTYPE_UINT8:   *(guint8 *) dest = (guint8) (guint64) number.i; break;
+    case EP_DTYPE_INT8:    *(gint8 *) dest = (gint8) (guint8) (guint64) number.i; break;
+    case EP_DTYPE_INT16:   *(gint16 *) dest = (gint16) (guint16) (guint64) number.i; break;
     }
 }
 
@@ -155,6 +177,8 @@ ep_number_load (gconstpointer src,
     case EP_DTYPE_INT64: return ep_number_from_int64 (*(const gint64 *) src);
     case EP_DTYPE_BOOL:  return ep_number_from_int64 (*(const guint8 *) src != 0);
     case EP_DTYPE_UINT8: return ep_number_from_int64 (*(const guint8 *) src);
+    case EP_DTYPE_INT8:  return ep_number_from_int64 (*(const gint8 *) src);
+    case EP_DTYPE_INT16: return ep_number_from_int64 (*(const gint16 *) src);
     default:             return ep_number_from_double (ep_scalar_load (src, dtype));
     }
 }

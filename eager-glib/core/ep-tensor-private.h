@@ -96,10 +96,20 @@ ep_layout_same_shape (const EpLayout *a,
   return a->ndim == b->ndim && memcmp (a->shape, b->shape, a->ndim * sizeof (gint64)) == 0;
 }
 
+/* The defined EpDType values: 0 to EP_DTYPE_INT16, with no gaps (a
+ * dtype added later extends the last comparison) */
 static inline gboolean
 ep_dtype_is_valid (EpDType dtype)
 {
-  return (guint) dtype <= EP_DTYPE_UINT8;
+  return (guint) dtype <= EP_DTYPE_INT16;
+}
+
+/* The narrow integer types (uint8, int8, int16): the ops that take them
+ * carry EP_OP_FLAG_UINT8 */
+static inline gboolean
+ep_dtype_is_narrow_int (EpDType dtype)
+{
+  return dtype == EP_DTYPE_UINT8 || dtype == EP_DTYPE_INT8 || dtype == EP_DTYPE_INT16;
 }
 
 gboolean   ep_dtype_from_name         (const char     *name,
@@ -113,6 +123,7 @@ ep_dtype_itemsize (EpDType dtype)
   static const guint8 sizes[] = {
     [EP_DTYPE_FLOAT32] = 4, [EP_DTYPE_FLOAT64] = 8, [EP_DTYPE_INT32] = 4,
     [EP_DTYPE_INT64] = 8, [EP_DTYPE_BOOL] = 1, [EP_DTYPE_UINT8] = 1,
+    [EP_DTYPE_INT8] = 1, [EP_DTYPE_INT16] = 2,
   };
 
   return sizes[dtype];

@@ -209,6 +209,8 @@ element_int (const Walk   *w,
     case EP_DTYPE_INT32: return *(const gint32 *) p;
     case EP_DTYPE_INT64: return *(const gint64 *) p;
     case EP_DTYPE_UINT8: return *(const guint8 *) p;
+    case EP_DTYPE_INT8:  return *(const gint8 *) p;
+    case EP_DTYPE_INT16: return *(const gint16 *) p;
     default: return 0;
     }
 }

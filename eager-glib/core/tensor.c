@@ -1250,6 +1250,10 @@ ep_tensor_item_int64 (EpTensor  *self,
       return element[0] != 0;
     case EP_DTYPE_UINT8:
       return element[0];
+    case EP_DTYPE_INT8:
+      return (gint8) element[0];
+    case EP_DTYPE_INT16:
+      return ep_number_load (element, EP_DTYPE_INT16).i;
     case EP_DTYPE_FLOAT32:
     case EP_DTYPE_FLOAT64:
       break;

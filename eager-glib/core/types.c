@@ -22,6 +22,8 @@ static const DTypeInfo dtype_info[] = {
   [EP_DTYPE_INT64]   = { "int64",   8, 1 },
   [EP_DTYPE_BOOL]    = { "bool",    1, 0 },
   [EP_DTYPE_UINT8]   = { "uint8",   1, 1 },
+  [EP_DTYPE_INT8]    = { "int8",    1, 1 },
+  [EP_DTYPE_INT16]   = { "int16",   2, 1 },
 };
 
 static gboolean
@@ -100,8 +102,8 @@ ep_dtype_is_floating (EpDType dtype)
  *
  * Tells whether @dtype holds integers.
  *
- * Returns: whether @dtype is an integer type (int32, int64 or uint8;
- *   bool is not)
+ * Returns: whether @dtype is an integer type (int32, int64, uint8, int8
+ *   or int16; bool is not)
  */
 gboolean
 ep_dtype_is_integer (EpDType dtype)
@@ -119,8 +121,9 @@ ep_dtype_is_integer (EpDType dtype)
  * Returns the type both promote to, by NumPy's table: bool is below
  * every other type, a wider type of the same kind wins, and mixing
  * integers with float32 gives float64 unless the integer is bool or
- * uint8 (whose values float32 holds exactly); uint8 with a signed
- * integer gives that integer (int32 and int64 hold every uint8).
+ * one of 8 or 16 bits (whose values float32 holds exactly); uint8 with
+ * a signed integer gives the narrowest signed type that holds both
+ * (int16 with int8 or int16, else the other type).
  *
  * Returns: the promoted type
  */
@@ -128,15 +131,33 @@ EpDType
 ep_dtype_promote (EpDType a,
                   EpDType b)
 {
-  static const EpDType table[6][6] = {
-    /*              FLOAT32          FLOAT64          INT32            INT64            BOOL             UINT8 */
-    /* FLOAT32 */ { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT32 },
-    /* FLOAT64 */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64 },
-    /* INT32   */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_INT32,   EP_DTYPE_INT64,   EP_DTYPE_INT32,   EP_DTYPE_INT32   },
-    /* INT64   */ { EP_DTYPE_FLOAT64, EP_DTYPE_FLOAT64, EP_DTYPE_INT64,   EP_DTYPE_INT64,   EP_DTYPE_INT64,   EP_DTYPE_INT64   },
-    /* BOOL    */ { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32,   EP_DTYPE_INT64,   EP_DTYPE_BOOL,    EP_DTYPE_UINT8   },
-    /* UINT8   */ { EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32,   EP_DTYPE_INT64,   EP_DTYPE_UINT8,   EP_DTYPE_UINT8   },
+#define F32 EP_DTYPE_FLOAT32
+#define F64 EP_DTYPE_FLOAT64
+#define I32 EP_DTYPE_INT32
+#define I64 EP_DTYPE_INT64
+#define B EP_DTYPE_BOOL
+#define U8 EP_DTYPE_UINT8
+#define I8 EP_DTYPE_INT8
+#define I16 EP_DTYPE_INT16
+  static const EpDType table[8][8] = {
+    /*          F32  F64  I32  I64  BOOL U8   I8   I16 */
+    /* F32  */ { F32, F64, F64, F64, F32, F32, F32, F32 },
+    /* F64  */ { F64, F64, F64, F64, F64, F64, F64, F64 },
+    /* I32  */ { F64, F64, I32, I64, I32, I32, I32, I32 },
+    /* I64  */ { F64, F64, I64, I64, I64, I64, I64, I64 },
+    /* BOOL */ { F32, F64, I32, I64, B,   U8,  I8,  I16 },
+    /* U8   */ { F32, F64, I32, I64, U8,  U8,  I16, I16 },
+    /* I8   */ { F32, F64, I32, I64, I8,  I16, I8,  I16 },
+    /* I16  */ { F32, F64, I32, I64, I16, I16, I16, I16 },
   };
+#undef F32
+#undef F64
+#undef I32
+#undef I64
+#undef B
+#undef U8
+#undef I8
+#undef I16
 
   g_return_val_if_fail (dtype_is_valid (a), EP_DTYPE_FLOAT32);
   g_return_val_if_fail (dtype_is_valid (b), EP_DTYPE_FLOAT32);

@@ -19,6 +19,10 @@
 #define TO_INT64_FROM_INT(x) ((gint64) (x))
 #define TO_UINT8_FROM_FLOAT(x) ep_double_to_uint8 ((gdouble) (x))
 #define TO_UINT8_FROM_INT(x) ((guint8) (guint64) (x))
+#define TO_INT8_FROM_FLOAT(x) ep_double_to_int8 ((gdouble) (x))
+#define TO_INT8_FROM_INT(x) ((gint8) (guint8) (guint64) (x))
+#define TO_INT16_FROM_FLOAT(x) ep_double_to_int16 ((gdouble) (x))
+#define TO_INT16_FROM_INT(x) ((gint16) (guint16) (guint64) (x))
 #define TO_BOOL(x)    ((x) != 0)
 
 #define CAST_LOOP(name, SRC, DST, CONVERT)                                  \
@@ -35,29 +39,34 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
       out[i] = (DST) CONVERT (*(const SRC *) (in + i * s[1]));              \
 }
 
-#define CAST_FROM(SRC, src, TO_INT32, TO_INT64, TO_UINT8)                   \
+/* @KIND: FLOAT or INT, how the source converts to the integer types */
+#define CAST_FROM(SRC, src, KIND)                                           \
   CAST_LOOP (cast_##src##_float32, SRC, gfloat, TO_FLOAT)                   \
   CAST_LOOP (cast_##src##_float64, SRC, gdouble, TO_DOUBLE)                 \
-  CAST_LOOP (cast_##src##_int32, SRC, gint32, TO_INT32)                     \
-  CAST_LOOP (cast_##src##_int64, SRC, gint64, TO_INT64)                     \
+  CAST_LOOP (cast_##src##_int32, SRC, gint32, TO_INT32_FROM_##KIND)         \
+  CAST_LOOP (cast_##src##_int64, SRC, gint64, TO_INT64_FROM_##KIND)         \
   CAST_LOOP (cast_##src##_bool, SRC, guint8, TO_BOOL)                       \
-  CAST_LOOP (cast_##src##_uint8, SRC, guint8, TO_UINT8)
+  CAST_LOOP (cast_##src##_uint8, SRC, guint8, TO_UINT8_FROM_##KIND)         \
+  CAST_LOOP (cast_##src##_int8, SRC, gint8, TO_INT8_FROM_##KIND)            \
+  CAST_LOOP (cast_##src##_int16, SRC, gint16, TO_INT16_FROM_##KIND)
 
-CAST_FROM (gfloat, float32, TO_INT32_FROM_FLOAT, TO_INT64_FROM_FLOAT, TO_UINT8_FROM_FLOAT)
-CAST_FROM (gdouble, float64, TO_INT32_FROM_FLOAT, TO_INT64_FROM_FLOAT, TO_UINT8_FROM_FLOAT)
-CAST_FROM (gint32, int32, TO_INT32_FROM_INT, TO_INT64_FROM_INT, TO_UINT8_FROM_INT)
-CAST_FROM (gint64, int64, TO_INT32_FROM_INT, TO_INT64_FROM_INT, TO_UINT8_FROM_INT)
-CAST_FROM (guint8, bool, TO_INT32_FROM_INT, TO_INT64_FROM_INT, TO_UINT8_FROM_INT)
-CAST_FROM (guint8, uint8, TO_INT32_FROM_INT, TO_INT64_FROM_INT, TO_UINT8_FROM_INT)
+CAST_FROM (gfloat, float32, FLOAT)
+CAST_FROM (gdouble, float64, FLOAT)
+CAST_FROM (gint32, int32, INT)
+CAST_FROM (gint64, int64, INT)
+CAST_FROM (guint8, bool, INT)
+CAST_FROM (guint8, uint8, INT)
+CAST_FROM (gint8, int8, INT)
+CAST_FROM (gint16, int16, INT)
 
 #define CAST_ROW(src) \
   { cast_##src##_float32, cast_##src##_float64, cast_##src##_int32, cast_##src##_int64, cast_##src##_bool, \
-    cast_##src##_uint8 }
+    cast_##src##_uint8, cast_##src##_int8, cast_##src##_int16 }
 
 /* [from][to], in EpDType order */
-static const EpCpuLoop cast_loops[6][6] = {
+static const EpCpuLoop cast_loops[EP_CPU_N_DTYPES][EP_CPU_N_DTYPES] = {
   CAST_ROW (float32), CAST_ROW (float64), CAST_ROW (int32), CAST_ROW (int64), CAST_ROW (bool),
-  CAST_ROW (uint8),
+  CAST_ROW (uint8), CAST_ROW (int8), CAST_ROW (int16),
 };
 
 /* The loop cpu_astype() runs (graph fusion) */
@@ -93,6 +102,7 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 }
 
 COPY_LOOP (copy_1, guint8)
+COPY_LOOP (copy_2, guint16)
 COPY_LOOP (copy_4, guint32)
 COPY_LOOP (copy_8, guint64)
 
@@ -102,6 +112,7 @@ ep_cpu_copy_loop_for_itemsize (gsize itemsize)
   switch (itemsize)
     {
     case 1: return copy_1;
+    case 2: return copy_2;
     case 4: return copy_4;
     default: return copy_8;
     }

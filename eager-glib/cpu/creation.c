@@ -41,7 +41,9 @@ cpu_full (EpOpCall  *call,
     case EP_DTYPE_INT32:   FILL (gint32, data, n, *(gint32 *) element); break;
     case EP_DTYPE_INT64:   FILL (gint64, data, n, *(gint64 *) element); break;
     case EP_DTYPE_BOOL:
-    case EP_DTYPE_UINT8:   FILL (guint8, data, n, *element); break;
+    case EP_DTYPE_UINT8:
+    case EP_DTYPE_INT8:    FILL (guint8, data, n, *element); break;
+    case EP_DTYPE_INT16:   FILL (gint16, data, n, *(gint16 *) element); break;
     }
 
   return TRUE;
@@ -81,6 +83,8 @@ cpu_arange (EpOpCall  *call,
     case EP_DTYPE_INT32:   ARANGE (gint32, guint32, data, n, first, second, delta); break;
     case EP_DTYPE_INT64:   ARANGE (gint64, guint64, data, n, first, second, delta); break;
     case EP_DTYPE_UINT8:   ARANGE (guint8, guint, data, n, first, second, delta); break;
+    case EP_DTYPE_INT8:    ARANGE (gint8, guint, data, n, first, second, delta); break;
+    case EP_DTYPE_INT16:   ARANGE (gint16, guint, data, n, first, second, delta); break;
     case EP_DTYPE_BOOL:    g_assert_not_reached ();
     }
 

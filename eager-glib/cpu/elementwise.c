@@ -18,12 +18,16 @@ BINARY_LOOP (add_i32, gint32, gint32, WRAP32 ((guint32) x + (guint32) y))
 BINARY_LOOP (add_i64, gint64, gint64, WRAP64 ((guint64) x + (guint64) y))
 BINARY_LOOP (add_b, guint8, guint8, x | y)
 BINARY_LOOP (add_u8, guint8, guint8, WRAP8 ((guint) x + (guint) y))
+BINARY_LOOP (add_i8, gint8, gint8, WRAPS8 ((guint) x + (guint) y))
+BINARY_LOOP (add_i16, gint16, gint16, WRAP16 ((guint) x + (guint) y))
 /* sub */
 BINARY_LOOP (sub_f32, gfloat, gfloat, x - y)
 BINARY_LOOP (sub_f64, gdouble, gdouble, x - y)
 BINARY_LOOP (sub_i32, gint32, gint32, WRAP32 ((guint32) x - (guint32) y))
 BINARY_LOOP (sub_i64, gint64, gint64, WRAP64 ((guint64) x - (guint64) y))
 BINARY_LOOP (sub_u8, guint8, guint8, WRAP8 ((guint) x - (guint) y))
+BINARY_LOOP (sub_i8, gint8, gint8, WRAPS8 ((guint) x - (guint) y))
+BINARY_LOOP (sub_i16, gint16, gint16, WRAP16 ((guint) x - (guint) y))
 /* mul */
 BINARY_LOOP (mul_f32, gfloat, gfloat, x * y)
 BINARY_LOOP (mul_f64, gdouble, gdouble, x * y)
@@ -31,6 +35,8 @@ BINARY_LOOP (mul_i32, gint32, gint32, WRAP32 ((guint32) x * (guint32) y))
 BINARY_LOOP (mul_i64, gint64, gint64, WRAP64 ((guint64) x * (guint64) y))
 BINARY_LOOP (mul_b, guint8, guint8, x & y)
 BINARY_LOOP (mul_u8, guint8, guint8, WRAP8 ((guint) x * (guint) y))
+BINARY_LOOP (mul_i8, gint8, gint8, WRAPS8 ((guint) x * (guint) y))
+BINARY_LOOP (mul_i16, gint16, gint16, WRAP16 ((guint) x * (guint) y))
 /* div (floats only: the rule promotes integers) */
 BINARY_LOOP (div_f32, gfloat, gfloat, x / y)
 BINARY_LOOP (div_f64, gdouble, gdouble, x / y)
@@ -40,6 +46,8 @@ BINARY_LOOP (pow_f64, gdouble, gdouble, pow (x, y))
 BINARY_LOOP (pow_i32, gint32, gint32, WRAP32 (ipow (x, y)))
 BINARY_LOOP (pow_i64, gint64, gint64, WRAP64 (ipow (x, y)))
 BINARY_LOOP (pow_u8, guint8, guint8, WRAP8 (ipow (x, y)))
+BINARY_LOOP (pow_i8, gint8, gint8, WRAPS8 (ipow (x, y)))
+BINARY_LOOP (pow_i16, gint16, gint16, WRAP16 (ipow (x, y)))
 
 /* Floor division and remainder of floats: NumPy's npy_divmod, so that
  * results match bit for bit (including ±0 and the infinities). */
@@ -115,6 +123,8 @@ remainder_##SUFFIX (T a, T b)                                                   
 
 INT_DIVMOD (gint32, guint32, i32)
 INT_DIVMOD (gint64, guint64, i64)
+INT_DIVMOD (gint8, guint8, i8)
+INT_DIVMOD (gint16, guint16, i16)
 
 /* uint8: no negative operands; a zero divisor gives 0 as for the
  * signed types */
@@ -126,11 +136,15 @@ BINARY_LOOP (floordiv_f64, gdouble, gdouble, floor_divide_f64 (x, y))
 BINARY_LOOP (floordiv_i32, gint32, gint32, floor_divide_i32 (x, y))
 BINARY_LOOP (floordiv_i64, gint64, gint64, floor_divide_i64 (x, y))
 BINARY_LOOP (floordiv_u8, guint8, guint8, UINT8_FLOOR_DIVIDE (x, y))
+BINARY_LOOP (floordiv_i8, gint8, gint8, floor_divide_i8 (x, y))
+BINARY_LOOP (floordiv_i16, gint16, gint16, floor_divide_i16 (x, y))
 BINARY_LOOP (mod_f32, gfloat, gfloat, remainder_f32 (x, y))
 BINARY_LOOP (mod_f64, gdouble, gdouble, remainder_f64 (x, y))
 BINARY_LOOP (mod_i32, gint32, gint32, remainder_i32 (x, y))
 BINARY_LOOP (mod_i64, gint64, gint64, remainder_i64 (x, y))
 BINARY_LOOP (mod_u8, guint8, guint8, UINT8_REMAINDER (x, y))
+BINARY_LOOP (mod_i8, gint8, gint8, remainder_i8 (x, y))
+BINARY_LOOP (mod_i16, gint16, gint16, remainder_i16 (x, y))
 
 /* NaN-propagating extrema as NumPy's: the first operand when it is NaN
  * or strictly beyond the second, else the second (so ties, such as 0.0
@@ -146,12 +160,16 @@ BINARY_LOOP (maximum_i32, gint32, gint32, IMAXIMUM (x, y))
 BINARY_LOOP (maximum_i64, gint64, gint64, IMAXIMUM (x, y))
 BINARY_LOOP (maximum_b, guint8, guint8, x | y)
 BINARY_LOOP (maximum_u8, guint8, guint8, IMAXIMUM (x, y))
+BINARY_LOOP (maximum_i8, gint8, gint8, IMAXIMUM (x, y))
+BINARY_LOOP (maximum_i16, gint16, gint16, IMAXIMUM (x, y))
 BINARY_LOOP (minimum_f32, gfloat, gfloat, FMINIMUM (x, y))
 BINARY_LOOP (minimum_f64, gdouble, gdouble, FMINIMUM (x, y))
 BINARY_LOOP (minimum_i32, gint32, gint32, IMINIMUM (x, y))
 BINARY_LOOP (minimum_i64, gint64, gint64, IMINIMUM (x, y))
 BINARY_LOOP (minimum_b, guint8, guint8, x & y)
 BINARY_LOOP (minimum_u8, guint8, guint8, IMINIMUM (x, y))
+BINARY_LOOP (minimum_i8, gint8, gint8, IMINIMUM (x, y))
+BINARY_LOOP (minimum_i16, gint16, gint16, IMINIMUM (x, y))
 
 static const EpCpuLoopTable binary_loops = {
   [EP_OP_ADD] = ROW_U8 (add),
@@ -207,6 +225,7 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 }
 
 WHERE_LOOP (where_1, guint8)
+WHERE_LOOP (where_2, guint16)
 WHERE_LOOP (where_4, guint32)
 WHERE_LOOP (where_8, guint64)
 
@@ -216,7 +235,7 @@ cpu_where (EpOpCall  *call,
 {
   gsize itemsize = ep_dtype_get_itemsize (call->outputs[0]->layout.dtype);
 
-  ep_cpu_map (call, itemsize == 1 ? where_1 : itemsize == 4 ? where_4 : where_8, NULL);
+  ep_cpu_map (call, itemsize == 1 ? where_1 : itemsize == 2 ? where_2 : itemsize == 4 ? where_4 : where_8, NULL);
   return TRUE;
 }
 
@@ -265,6 +284,8 @@ CLIP_INT_LOOP (clip_i32, gint32, G_MININT32, G_MAXINT32)
 CLIP_INT_LOOP (clip_i64, gint64, G_MININT64, G_MAXINT64)
 CLIP_INT_LOOP (clip_b, guint8, 0, 1)
 CLIP_INT_LOOP (clip_u8, guint8, 0, G_MAXUINT8)
+CLIP_INT_LOOP (clip_i8, gint8, G_MININT8, G_MAXINT8)
+CLIP_INT_LOOP (clip_i16, gint16, G_MININT16, G_MAXINT16)
 
 static const EpCpuLoop clip_loops[EP_CPU_N_DTYPES] = ROW_U8 (clip);
 

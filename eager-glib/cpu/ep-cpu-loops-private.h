@@ -66,6 +66,8 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 #define WRAP32(e) ((gint32) (guint32) (e))
 #define WRAP64(e) ((gint64) (guint64) (e))
 #define WRAP8(e) ((guint8) (e))
+#define WRAPS8(e) ((gint8) (guint8) (e))
+#define WRAP16(e) ((gint16) (guint16) (e))
 
 static inline guint64
 ipow (gint64 base,
@@ -112,12 +114,13 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 #define ROW(p)         { p##_f32, p##_f64, p##_i32, p##_i64, p##_b }
 #define ROW_NUMERIC(p) { p##_f32, p##_f64, p##_i32, p##_i64, NULL }
 #define ROW_FLOAT(p)   { p##_f32, p##_f64, NULL, NULL, NULL }
-/* The same with uint8's loop (p##_u8) as well */
-#define ROW_U8(p)         { p##_f32, p##_f64, p##_i32, p##_i64, p##_b, p##_u8 }
-#define ROW_NUMERIC_U8(p) { p##_f32, p##_f64, p##_i32, p##_i64, NULL, p##_u8 }
+/* The same with the narrow integer types' loops (p##_u8, p##_i8,
+ * p##_i16) as well */
+#define ROW_U8(p)         { p##_f32, p##_f64, p##_i32, p##_i64, p##_b, p##_u8, p##_i8, p##_i16 }
+#define ROW_NUMERIC_U8(p) { p##_f32, p##_f64, p##_i32, p##_i64, NULL, p##_u8, p##_i8, p##_i16 }
 
-/* A family's table of loops: a row per op, in EpDType order (uint8's
- * column is NULL where a row leaves it out) */
+/* A family's table of loops: a row per op, in EpDType order (the narrow
+ * integer types' columns are NULL where a row leaves them out) */
 typedef EpCpuLoop EpCpuLoopTable[EP_N_OPS][EP_CPU_N_DTYPES];
 
 /* Runs the loop of @loops for the op and input 0's dtype; the rules only

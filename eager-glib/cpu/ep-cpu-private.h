@@ -11,7 +11,7 @@
 G_BEGIN_DECLS
 
 /* The number of dtypes: the columns of the tables of loops by dtype */
-#define EP_CPU_N_DTYPES (EP_DTYPE_UINT8 + 1)
+#define EP_CPU_N_DTYPES (EP_DTYPE_INT16 + 1)
 
 #define EP_CPU_MAX_OPERANDS 4
 

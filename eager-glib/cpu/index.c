@@ -94,13 +94,14 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 }
 
 GATHER_LOOP (gather_1, guint8)
+GATHER_LOOP (gather_2, guint16)
 GATHER_LOOP (gather_4, guint32)
 GATHER_LOOP (gather_8, guint64)
 
 static EpCpuLoop
 gather_loop (gsize itemsize)
 {
-  return itemsize == 1 ? gather_1 : itemsize == 4 ? gather_4 : gather_8;
+  return itemsize == 1 ? gather_1 : itemsize == 2 ? gather_2 : itemsize == 4 ? gather_4 : gather_8;
 }
 
 static EpTensor *
@@ -219,6 +220,7 @@ name (T *dst, const guint8 *src, const guint8 *flags, const gint64 *shape,  \
 }
 
 MASK_ELEMENTS (mask_1, guint8)
+MASK_ELEMENTS (mask_2, guint16)
 MASK_ELEMENTS (mask_4, guint32)
 MASK_ELEMENTS (mask_8, guint64)
 
@@ -251,6 +253,7 @@ cpu_mask (EpOpCall  *call,
       switch (itemsize)
         {
         case 1: mask_1 ((guint8 *) dst, src, flags, shape, strides, mask_ndim, size); break;
+        case 2: mask_2 ((guint16 *) dst, src, flags, shape, strides, mask_ndim, size); break;
         case 4: mask_4 ((guint32 *) dst, src, flags, shape, strides, mask_ndim, size); break;
         default: mask_8 ((guint64 *) dst, src, flags, shape, strides, mask_ndim, size); break;
         }
@@ -330,8 +333,11 @@ name (const Walk *w, IndexInfo *info)                                       \
 #define ADD_WRAP64(d, v) ((gint64) ((guint64) (d) + (guint64) (v)))
 #define OR(d, v) ((guint8) ((d) | (v)))
 #define ADD_WRAP8(d, v) ((guint8) ((guint) (d) + (guint) (v)))
+#define ADD_WRAPS8(d, v) ((gint8) (guint8) ((guint) (d) + (guint) (v)))
+#define ADD_WRAP16(d, v) ((gint16) (guint16) ((guint) (d) + (guint) (v)))
 
 SCATTER_WALK (update_1, guint8, REPLACE)
+SCATTER_WALK (update_2, guint16, REPLACE)
 SCATTER_WALK (update_4, guint32, REPLACE)
 SCATTER_WALK (update_8, guint64, REPLACE)
 SCATTER_WALK (add_f32, gfloat, ADD)
@@ -340,10 +346,12 @@ SCATTER_WALK (add_i32, gint32, ADD_WRAP32)
 SCATTER_WALK (add_i64, gint64, ADD_WRAP64)
 SCATTER_WALK (add_b, guint8, OR)
 SCATTER_WALK (add_u8, guint8, ADD_WRAP8)
+SCATTER_WALK (add_i8, gint8, ADD_WRAPS8)
+SCATTER_WALK (add_i16, gint16, ADD_WRAP16)
 
 typedef void (*ScatterFunc) (const Walk *w, IndexInfo *info);
 
-static const ScatterFunc add_funcs[] = { add_f32, add_f64, add_i32, add_i64, add_b, add_u8 };
+static const ScatterFunc add_funcs[] = { add_f32, add_f64, add_i32, add_i64, add_b, add_u8, add_i8, add_i16 };
 
 static gboolean
 cpu_scatter (EpOpCall  *call,
@@ -399,7 +407,7 @@ cpu_scatter (EpOpCall  *call,
   if (call->op->id == EP_OP_SCATTER_ADD)
     scatter = add_funcs[dtype];
   else
-    scatter = itemsize == 1 ? update_1 : itemsize == 4 ? update_4 : update_8;
+    scatter = itemsize == 1 ? update_1 : itemsize == 2 ? update_2 : itemsize == 4 ? update_4 : update_8;
   scatter (&w, &info);
 
   return info.bad ? ep_index_error (call, info.bad_index, error) : TRUE;

@@ -29,6 +29,7 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 }
 
 STRIDED_COPY (copy_1, guint8)
+STRIDED_COPY (copy_2, guint16)
 STRIDED_COPY (copy_4, guint32)
 STRIDED_COPY (copy_8, guint64)
 
@@ -41,7 +42,7 @@ cpu_concatenate (EpOpCall  *call,
   EpTensor *out = call->outputs[0];
   gint axis = call->attrs.axes[0];
   gsize itemsize = ep_dtype_get_itemsize (out->layout.dtype);
-  EpCpuLoop copy = itemsize == 1 ? copy_1 : itemsize == 4 ? copy_4 : copy_8;
+  EpCpuLoop copy = itemsize == 1 ? copy_1 : itemsize == 2 ? copy_2 : itemsize == 4 ? copy_4 : copy_8;
   EpLayout block = out->layout;
 
   for (guint i = 0; i < call->n_inputs; i++)
@@ -115,6 +116,7 @@ gather_rows_##T (const AxisMaps *m)                                         \
 }
 
 GATHER_ROWS (guint8)
+GATHER_ROWS (guint16)
 GATHER_ROWS (guint32)
 GATHER_ROWS (guint64)
 
@@ -131,6 +133,7 @@ gather_by_maps (AxisMaps *m,
   switch (itemsize)
     {
     case 1: gather_rows_guint8 (m); break;
+    case 2: gather_rows_guint16 (m); break;
     case 4: gather_rows_guint32 (m); break;
     default: gather_rows_guint64 (m); break;
     }

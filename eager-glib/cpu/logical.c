@@ -19,7 +19,9 @@
   BINARY_LOOP (cmp##_i32, gint32, guint8, x OP y)                           \
   BINARY_LOOP (cmp##_i64, gint64, guint8, x OP y)                           \
   BINARY_LOOP (cmp##_b, guint8, guint8, x OP y)                           \
-  BINARY_LOOP (cmp##_u8, guint8, guint8, x OP y)
+  BINARY_LOOP (cmp##_u8, guint8, guint8, x OP y)                           \
+  BINARY_LOOP (cmp##_i8, gint8, guint8, x OP y)                            \
+  BINARY_LOOP (cmp##_i16, gint16, guint8, x OP y)
 
 COMPARISONS (lt, <)
 COMPARISONS (le, <=)
@@ -64,7 +66,7 @@ name (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)               \
 CONSTANT_LOOP (all_false, 0)
 CONSTANT_LOOP (all_true, 1)
 
-#define ROW_CLASSIFY(p, EXACT) { p##_f32, p##_f64, EXACT, EXACT, EXACT, EXACT }
+#define ROW_CLASSIFY(p, EXACT) { p##_f32, p##_f64, EXACT, EXACT, EXACT, EXACT, EXACT, EXACT }
 
 static const EpCpuLoopTable unary_loops = {
   [EP_OP_LOGICAL_NOT] = ROW_BOOL (logical_not),

@@ -45,6 +45,20 @@ UNARY_LOOP (relu_f64, gdouble, x < 0.0 ? 0.0 : x)
 UNARY_LOOP (relu_i32, gint32, x < 0 ? 0 : x)
 UNARY_LOOP (relu_i64, gint64, x < 0 ? 0 : x)
 UNARY_LOOP (relu_b, guint8, x)
+/* The narrow integer types: neg, abs, square and sign, wrapping (so abs
+ * of int8's -128 is -128, as NumPy's) */
+UNARY_LOOP (neg_u8, guint8, WRAP8 (0u - (guint) x))
+UNARY_LOOP (neg_i8, gint8, WRAPS8 (0u - (guint) x))
+UNARY_LOOP (neg_i16, gint16, WRAP16 (0u - (guint) x))
+UNARY_LOOP (abs_u8, guint8, x)
+UNARY_LOOP (abs_i8, gint8, x < 0 ? WRAPS8 (0u - (guint) x) : x)
+UNARY_LOOP (abs_i16, gint16, x < 0 ? WRAP16 (0u - (guint) x) : x)
+UNARY_LOOP (square_u8, guint8, WRAP8 ((guint) x * (guint) x))
+UNARY_LOOP (square_i8, gint8, WRAPS8 ((guint) x * (guint) x))
+UNARY_LOOP (square_i16, gint16, WRAP16 ((guint) x * (guint) x))
+UNARY_LOOP (sign_u8, guint8, x > 0)
+UNARY_LOOP (sign_i8, gint8, (x > 0) - (x < 0))
+UNARY_LOOP (sign_i16, gint16, (x > 0) - (x < 0))
 
 /* Float functions: float32 in float arithmetic, float64 in double. */
 #define FLOAT_FUNCTION(op, F32, F64)                                        \
@@ -95,9 +109,9 @@ UNARY_LOOP (round_i32, gint32, x)
 UNARY_LOOP (round_i64, gint64, x)
 
 static const EpCpuLoopTable unary_loops = {
-  [EP_OP_NEG] = ROW_NUMERIC (neg),
-  [EP_OP_ABS] = ROW (abs),
-  [EP_OP_SQUARE] = ROW (square),
+  [EP_OP_NEG] = ROW_NUMERIC_U8 (neg),
+  [EP_OP_ABS] = ROW_U8 (abs),
+  [EP_OP_SQUARE] = ROW_U8 (square),
   [EP_OP_SQRT] = ROW_FLOAT (sqrt),
   [EP_OP_EXP] = ROW_FLOAT (exp),
   [EP_OP_LOG] = ROW_FLOAT (log),
@@ -124,7 +138,7 @@ static const EpCpuLoopTable unary_loops = {
   [EP_OP_FLOOR] = ROW_FLOAT (floor),
   [EP_OP_ERF] = ROW_FLOAT (erf),
   [EP_OP_ERFC] = ROW_FLOAT (erfc),
-  [EP_OP_SIGN] = ROW_NUMERIC (sign),
+  [EP_OP_SIGN] = ROW_NUMERIC_U8 (sign),
   [EP_OP_ROUND] = ROW_NUMERIC (round),
 };
 

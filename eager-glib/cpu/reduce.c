@@ -307,9 +307,13 @@ name (T m, const T *restrict x, gint64 n)                                   \
 INT_RUN (max_run_i32, gint32, IMAX)
 INT_RUN (max_run_i64, gint64, IMAX)
 INT_RUN (max_run_b, guint8, IMAX)
+INT_RUN (max_run_i8, gint8, IMAX)
+INT_RUN (max_run_i16, gint16, IMAX)
 INT_RUN (min_run_i32, gint32, IMIN)
 INT_RUN (min_run_i64, gint64, IMIN)
 INT_RUN (min_run_b, guint8, IMIN)
+INT_RUN (min_run_i8, gint8, IMIN)
+INT_RUN (min_run_i16, gint16, IMIN)
 
 #define EXTREMUM_LOOP(name, T, PICK, RUN)                                   \
 EP_CPU_CLONES                                                               \
@@ -343,11 +347,15 @@ EXTREMUM_LOOP (max_f64, gdouble, FMAX, max_run_f64)
 EXTREMUM_LOOP (max_i32, gint32, IMAX, max_run_i32)
 EXTREMUM_LOOP (max_i64, gint64, IMAX, max_run_i64)
 EXTREMUM_LOOP (max_b, guint8, IMAX, max_run_b)
+EXTREMUM_LOOP (max_i8, gint8, IMAX, max_run_i8)
+EXTREMUM_LOOP (max_i16, gint16, IMAX, max_run_i16)
 EXTREMUM_LOOP (min_f32, gfloat, FMIN, min_run_f32)
 EXTREMUM_LOOP (min_f64, gdouble, FMIN, min_run_f64)
 EXTREMUM_LOOP (min_i32, gint32, IMIN, min_run_i32)
 EXTREMUM_LOOP (min_i64, gint64, IMIN, min_run_i64)
 EXTREMUM_LOOP (min_b, guint8, IMIN, min_run_b)
+EXTREMUM_LOOP (min_i8, gint8, IMIN, min_run_i8)
+EXTREMUM_LOOP (min_i16, gint16, IMIN, min_run_i16)
 
 /* Extrema of short contiguous rows, as EXTREMUM_LOOP's one-row call:
  * the same RUN on each row. */
@@ -369,11 +377,15 @@ EXTREMUM_ROWS (max_rows_f64, gdouble, max_run_f64)
 EXTREMUM_ROWS (max_rows_i32, gint32, max_run_i32)
 EXTREMUM_ROWS (max_rows_i64, gint64, max_run_i64)
 EXTREMUM_ROWS (max_rows_b, guint8, max_run_b)
+EXTREMUM_ROWS (max_rows_i8, gint8, max_run_i8)
+EXTREMUM_ROWS (max_rows_i16, gint16, max_run_i16)
 EXTREMUM_ROWS (min_rows_f32, gfloat, min_run_f32)
 EXTREMUM_ROWS (min_rows_f64, gdouble, min_run_f64)
 EXTREMUM_ROWS (min_rows_i32, gint32, min_run_i32)
 EXTREMUM_ROWS (min_rows_i64, gint64, min_run_i64)
 EXTREMUM_ROWS (min_rows_b, guint8, min_run_b)
+EXTREMUM_ROWS (min_rows_i8, gint8, min_run_i8)
+EXTREMUM_ROWS (min_rows_i16, gint16, min_run_i16)
 
 /* Whole contiguous tensors into one value, on several threads. Sums of
  * floats cut the pairwise tree at the same nodes a single thread would
@@ -724,10 +736,10 @@ fold_whole (EpOpCall  *call,
 
 static const EpCpuLoop max_loops[EP_CPU_N_DTYPES] = ROW_U8 (max);
 static const EpCpuLoop min_loops[EP_CPU_N_DTYPES] = ROW_U8 (min);
-static const EpCpuLoop sum_loops[EP_CPU_N_DTYPES] = { sum_f32, sum_f64, NULL, sum_i64, NULL, NULL };
+static const EpCpuLoop sum_loops[EP_CPU_N_DTYPES] = { sum_f32, sum_f64, NULL, sum_i64 };
 static const EpCpuLoop max_rows_loops[EP_CPU_N_DTYPES] = ROW_U8 (max_rows);
 static const EpCpuLoop min_rows_loops[EP_CPU_N_DTYPES] = ROW_U8 (min_rows);
-static const EpCpuLoop sum_rows_loops[EP_CPU_N_DTYPES] = { sum_rows_f32, sum_rows_f64, NULL, sum_rows_i64, NULL, NULL };
+static const EpCpuLoop sum_rows_loops[EP_CPU_N_DTYPES] = { sum_rows_f32, sum_rows_f64, NULL, sum_rows_i64 };
 
 /* Starts every output at the first element of its reduction, which is
  * the identity that works for extrema of every type (and keeps NaN). */
@@ -1018,18 +1030,22 @@ ARG_ROW (argmax_f64, gdouble, >, TRUE)
 ARG_ROW (argmax_i32, gint32, >, FALSE)
 ARG_ROW (argmax_i64, gint64, >, FALSE)
 ARG_ROW (argmax_b, guint8, >, FALSE)
+ARG_ROW (argmax_i8, gint8, >, FALSE)
+ARG_ROW (argmax_i16, gint16, >, FALSE)
 ARG_ROW (argmin_f32, gfloat, <, TRUE)
 ARG_ROW (argmin_f64, gdouble, <, TRUE)
 ARG_ROW (argmin_i32, gint32, <, FALSE)
 ARG_ROW (argmin_i64, gint64, <, FALSE)
 ARG_ROW (argmin_b, guint8, <, FALSE)
+ARG_ROW (argmin_i8, gint8, <, FALSE)
+ARG_ROW (argmin_i16, gint16, <, FALSE)
 
-/* uint8 (the last column) searches as bool does: guint8 compared as numbers */
+/* uint8 searches as bool does: guint8 compared as numbers */
 static const EpCpuRowFunc argmax_rows[EP_CPU_N_DTYPES] = {
-  argmax_f32, argmax_f64, argmax_i32, argmax_i64, argmax_b, argmax_b
+  argmax_f32, argmax_f64, argmax_i32, argmax_i64, argmax_b, argmax_b, argmax_i8, argmax_i16
 };
 static const EpCpuRowFunc argmin_rows[EP_CPU_N_DTYPES] = {
-  argmin_f32, argmin_f64, argmin_i32, argmin_i64, argmin_b, argmin_b
+  argmin_f32, argmin_f64, argmin_i32, argmin_i64, argmin_b, argmin_b, argmin_i8, argmin_i16
 };
 
 static gboolean

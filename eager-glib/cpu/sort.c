@@ -202,16 +202,18 @@ SORTS_FOR (f64, gdouble, FLOAT_ASCENDS, FLOAT_DESCENDS)
 SORTS_FOR (i32, gint32, ASCENDS, DESCENDS)
 SORTS_FOR (i64, gint64, ASCENDS, DESCENDS)
 SORTS_FOR (b, guint8, ASCENDS, DESCENDS)
+SORTS_FOR (i8, gint8, ASCENDS, DESCENDS)
+SORTS_FOR (i16, gint16, ASCENDS, DESCENDS)
 
-/* uint8 (the last column) sorts as bool does: guint8 compared as numbers */
+/* uint8 sorts as bool does: guint8 compared as numbers */
 static const EpCpuRowFunc ascend_rows[EP_CPU_N_DTYPES] = {
-  ascend_row_f32, ascend_row_f64, ascend_row_i32, ascend_row_i64, ascend_row_b, ascend_row_b
+  ascend_row_f32, ascend_row_f64, ascend_row_i32, ascend_row_i64, ascend_row_b, ascend_row_b, ascend_row_i8, ascend_row_i16
 };
 static const EpCpuRowFunc descend_rows[EP_CPU_N_DTYPES] = {
-  descend_row_f32, descend_row_f64, descend_row_i32, descend_row_i64, descend_row_b, descend_row_b
+  descend_row_f32, descend_row_f64, descend_row_i32, descend_row_i64, descend_row_b, descend_row_b, descend_row_i8, descend_row_i16
 };
 static const EpCpuRowFunc select_rows[EP_CPU_N_DTYPES] = {
-  select_row_f32, select_row_f64, select_row_i32, select_row_i64, select_row_b, select_row_b
+  select_row_f32, select_row_f64, select_row_i32, select_row_i64, select_row_b, select_row_b, select_row_i8, select_row_i16
 };
 
 /* Below this k / n the one-pass selection beats sorting the row. */

@@ -175,12 +175,12 @@ typedef enum {
    * saw, so gradients through a staged call of a graph with such an op
    * are taken op by op (graph/staged-gradient.c). */
   EP_OP_FLAG_DATA_SHAPED = 1 << 6,
-  /* The op takes uint8 tensors and a uint8 dtype attribute: it moves or
-   * converts elements without computing on them (astype, contiguous,
-   * to_device, concatenate, tile, pad; views take uint8 without the
-   * flag). The other ops refuse
-   * uint8 in their checks (ep_op_check_call()) until they have kernels
-   * for it: convert with astype first. */
+  /* The op takes the narrow integer types (uint8, int8 and int16:
+   * ep_dtype_is_narrow_int()) as tensors and as a dtype attribute: it
+   * moves or converts their elements (astype, contiguous, to_device,
+   * concatenate, tile, pad; views take them without the flag) or has
+   * kernels for them. The other ops refuse them in their checks
+   * (ep_op_check_call()): convert with astype first. */
   EP_OP_FLAG_UINT8 = 1 << 7,
 } EpOpFlags;
 
@@ -379,7 +379,7 @@ ep_op_check_call (const EpOpDef    *op,
   for (guint i = 0; i < op->n_inputs && !typed; i++)
     typed = op->inputs[i].kind != EP_INPUT_ANY;
   for (guint i = 0; i < n_inputs && !typed; i++)
-    typed = inputs[i]->layout.dtype == EP_DTYPE_UINT8;
+    typed = ep_dtype_is_narrow_int (inputs[i]->layout.dtype);
 
   return !typed || ep_op_check_call_full (op, inputs, n_inputs, attrs, error);
 }

@@ -91,9 +91,9 @@ check_list_length (const EpOpDef     *op,
   return FALSE;
 }
 
-/* Whether @op takes uint8 (EP_OP_FLAG_UINT8) */
+/* Whether @op takes uint8, int8 and int16 (EP_OP_FLAG_UINT8) */
 static gboolean
-takes_uint8 (const EpOpDef *op)
+takes_narrow_int (const EpOpDef *op)
 {
   return (op->flags & (EP_OP_FLAG_UINT8 | EP_OP_FLAG_VIEW)) != 0;
 }
@@ -115,18 +115,20 @@ check_attr (const EpOpDef     *op,
       {
         EpDType dtype = G_STRUCT_MEMBER (EpDType, attrs, spec->offset);
 
-        if (dtype == EP_DTYPE_UINT8 && !takes_uint8 (op))
+        if (!ep_dtype_is_valid (dtype))
           {
             g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                         _("%s: cannot make a tensor of type uint8 yet; make another type and convert it with astype"),
-                         op->name);
+                         _("%s: %d is not a dtype"), op->name, (gint) dtype);
             return FALSE;
           }
-        if (ep_dtype_is_valid (dtype))
-          return TRUE;
-        g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                     _("%s: %d is not a dtype"), op->name, (gint) dtype);
-        return FALSE;
+        if (ep_dtype_is_narrow_int (dtype) && !takes_narrow_int (op))
+          {
+            g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                         _("%s: cannot make a tensor of type %s yet; make another type and convert it with astype"),
+                         op->name, ep_dtype_get_name (dtype));
+            return FALSE;
+          }
+        return TRUE;
       }
     case EP_ATTR_ENUM:
       {
@@ -202,11 +204,11 @@ ep_op_check_call_full (const EpOpDef    *op,
     {
       const EpInputSpec *spec = &op->inputs[MIN (i, op->n_inputs - 1u)];
 
-      if (inputs[i]->layout.dtype == EP_DTYPE_UINT8 && !takes_uint8 (op))
+      if (ep_dtype_is_narrow_int (inputs[i]->layout.dtype) && !takes_narrow_int (op))
         {
           g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                       _("%s: does not take a tensor of type uint8 yet; convert it with astype first"),
-                       op->name);
+                       _("%s: does not take a tensor of type %s yet; convert it with astype first"),
+                       op->name, ep_dtype_get_name (inputs[i]->layout.dtype));
           return FALSE;
         }
       if (spec->kind != EP_INPUT_ANY && !check_input (op, spec, inputs[i], error))

@@ -70,6 +70,12 @@ opencl_clip (EpOpCall  *call,
         case EP_DTYPE_UINT8:
           bound = CLAMP (bound, 0.0, (gdouble) G_MAXUINT8);
           break;
+        case EP_DTYPE_INT8:
+          bound = CLAMP (bound, (gdouble) G_MININT8, (gdouble) G_MAXINT8);
+          break;
+        case EP_DTYPE_INT16:
+          bound = CLAMP (bound, (gdouble) G_MININT16, (gdouble) G_MAXINT16);
+          break;
         default:
           break;
         }

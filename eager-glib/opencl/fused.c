@@ -49,7 +49,7 @@ fused_kernel_free (gpointer data)
 static const char *
 cl_type (EpDType dtype)
 {
-  static const char *const types[] = { "float", "double", "int", "long", "uchar", "uchar" };
+  static const char *const types[] = { "float", "double", "int", "long", "uchar", "uchar", "char", "short" };
 
   return types[dtype];
 }

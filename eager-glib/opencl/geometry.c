@@ -15,7 +15,7 @@
 const char *
 ep_cl_dtype_suffix (EpDType dtype)
 {
-  static const char *const suffixes[] = { "f32", "f64", "i32", "i64", "b", "u8" };
+  static const char *const suffixes[] = { "f32", "f64", "i32", "i64", "b", "u8", "i8", "i16" };
 
   return suffixes[dtype];
 }

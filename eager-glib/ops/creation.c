@@ -100,26 +100,31 @@ arange_too_long (EpOpCall    *call,
   return FALSE;
 }
 
-/* uint8: integer start, stop and step, and every value in 0-255 (none
- * wraps, so there are at most 256) */
+/* The narrow integer types (uint8, int8, int16): integer start, stop
+ * and step, and every value in the type's range (none wraps, so there
+ * are at most 65536) */
 static gboolean
-arange_fits_uint8 (const gdouble  *v,
-                   gint64          n,
-                   GError        **error)
+arange_fits_narrow_int (EpDType         dtype,
+                        const gdouble  *v,
+                        gint64          n,
+                        GError        **error)
 {
+  gdouble low = dtype == EP_DTYPE_UINT8 ? 0 : dtype == EP_DTYPE_INT8 ? G_MININT8 : G_MININT16;
+  gdouble high = dtype == EP_DTYPE_UINT8 ? G_MAXUINT8 : dtype == EP_DTYPE_INT8 ? G_MAXINT8 : G_MAXINT16;
+  gdouble last = v[0] + (gdouble) (n - 1) * v[2];
+
   if (v[0] != floor (v[0]) || v[1] != floor (v[1]) || v[2] != floor (v[2]))
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("arange: uint8 takes integer start, stop and step (got %g, %g, %g)"),
-                   v[0], v[1], v[2]);
+                   _("arange: %s takes integer start, stop and step (got %g, %g, %g)"),
+                   ep_dtype_get_name (dtype), v[0], v[1], v[2]);
       return FALSE;
     }
-  if (n > 0 && (n > G_MAXUINT8 + 1 || v[0] < 0 || v[0] > G_MAXUINT8
-                || v[0] + (gdouble) (n - 1) * v[2] < 0 || v[0] + (gdouble) (n - 1) * v[2] > G_MAXUINT8))
+  if (n > 0 && (n > high - low + 1 || v[0] < low || v[0] > high || last < low || last > high))
     {
       g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
-                   _("arange: the values from %g to %g in steps of %g do not fit in uint8"),
-                   v[0], v[1], v[2]);
+                   _("arange: the values from %g to %g in steps of %g do not fit in %s"),
+                   v[0], v[1], v[2], ep_dtype_get_name (dtype));
       return FALSE;
     }
 
@@ -170,7 +175,7 @@ arange_infer (EpOpCall  *call,
       n = length > 0 ? (gint64) length : 0;
     }
 
-  if (attrs->dtype == EP_DTYPE_UINT8 && !arange_fits_uint8 (v, n, error))
+  if (ep_dtype_is_narrow_int (attrs->dtype) && !arange_fits_narrow_int (attrs->dtype, v, n, error))
     return FALSE;
 
   return ep_layout_init (&call->output_layouts[0], attrs->dtype, &n, 1, call->op->name, error);
@@ -238,7 +243,11 @@ ep_arange_values (const EpOpCall *call,
       *(gint64 *) delta = (gint64) ((guint64) *(gint64 *) second - (guint64) *(gint64 *) first);
       break;
     case EP_DTYPE_UINT8:
+    case EP_DTYPE_INT8:
       *delta = (guint8) ((guint) *second - (guint) *first);
+      break;
+    case EP_DTYPE_INT16:
+      *(gint16 *) delta = (gint16) (guint16) ((guint) *(guint16 *) second - (guint) *(guint16 *) first);
       break;
     case EP_DTYPE_BOOL:     /* refused by the rule */
       g_assert_not_reached ();

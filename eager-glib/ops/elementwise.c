@@ -207,8 +207,7 @@ check_integer_exponents (EpOpCall  *call,
   data = g_bytes_get_data (bytes, &nbytes);
   for (gsize i = 0; i < nbytes / ep_dtype_get_itemsize (dtype); i++)
     {
-      gint64 exponent = dtype == EP_DTYPE_INT32 ? ((const gint32 *) data)[i]
-                                                : ((const gint64 *) data)[i];
+      gint64 exponent = ep_number_load ((const guint8 *) data + i * ep_dtype_get_itemsize (dtype), dtype).i;
 
       if (exponent < 0)
         {

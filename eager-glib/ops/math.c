@@ -183,6 +183,17 @@ UNARY_GRADIENT (relu)
   };                                                                        \
   EP_DEFINE_UNARY_METHOD (op_name)
 
+/* The same for an op with kernels for the narrow integer types */
+#define UNARY_OP_NARROW(ID, op_name, rule, gradient_rule)                   \
+  const EpOpDef ep_op_##op_name = {                                         \
+    .id = EP_OP_##ID, .name = #op_name,                                     \
+    EP_INPUTS (EP_INPUT ("self")),                                          \
+    .flags = EP_OP_FLAG_UINT8,                                              \
+    .infer = rule,                                                          \
+    .gradient = gradient_rule,                                              \
+  };                                                                        \
+  EP_DEFINE_UNARY_METHOD (op_name)
+
 /**
  * ep_tensor_neg:
  * @self: a tensor, not bool
@@ -193,7 +204,7 @@ UNARY_GRADIENT (relu)
  * Returns: (transfer full): `-self`, or %NULL with %EP_ERROR_DTYPE set
  *   for a bool tensor
  */
-UNARY_OP (NEG, neg, ep_op_numeric_infer, neg_gradient)
+UNARY_OP_NARROW (NEG, neg, ep_op_numeric_infer, neg_gradient)
 
 /**
  * ep_tensor_abs:
@@ -205,7 +216,7 @@ UNARY_OP (NEG, neg, ep_op_numeric_infer, neg_gradient)
  *
  * Returns: (transfer full): `|self|`
  */
-UNARY_OP (ABS, abs, ep_op_same_type_infer, abs_gradient)
+UNARY_OP_NARROW (ABS, abs, ep_op_same_type_infer, abs_gradient)
 
 /**
  * ep_tensor_square:
@@ -216,7 +227,7 @@ UNARY_OP (ABS, abs, ep_op_same_type_infer, abs_gradient)
  *
  * Returns: (transfer full): `self * self`
  */
-UNARY_OP (SQUARE, square, ep_op_same_type_infer, square_gradient)
+UNARY_OP_NARROW (SQUARE, square, ep_op_same_type_infer, square_gradient)
 
 /**
  * ep_tensor_sqrt:
@@ -617,7 +628,7 @@ UNARY_OP (SOFTPLUS, softplus, ep_op_float_infer, unary_math_grad)
  * Returns: (transfer full): the signs, or %NULL with %EP_ERROR_DTYPE set
  *   for a bool tensor (as in NumPy)
  */
-UNARY_OP (SIGN, sign, ep_op_numeric_infer, unary_math_grad)
+UNARY_OP_NARROW (SIGN, sign, ep_op_numeric_infer, unary_math_grad)
 
 /**
  * ep_tensor_round:

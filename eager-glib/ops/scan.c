@@ -73,6 +73,7 @@ cumsum_grad (const EpOpCall   *call,
 const EpOpDef ep_op_cumsum = {
   .id = EP_OP_CUMSUM, .name = "cumsum",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
   .infer = cumsum_infer, .gradient = cumsum_grad,
 };
@@ -87,7 +88,9 @@ const EpOpDef ep_op_cumsum = {
  * Cumulative sums along an axis, as NumPy's `cumsum`: element i is the
  * sum of elements 0 … i, added in order. Without an axis the result is
  * 1-dimensional; so it is for a 0-d tensor, flattened first as in NumPy
- * (its axis is 0 or -1). Bool and integer tensors accumulate as int64.
+ * (its axis is 0 or -1). Bool and integer tensors accumulate as int64
+ * (uint8, int8 and int16 too: where NumPy gives uint64 for uint8,
+ * eager-glib, which has no uint64, gives int64 as for every integer).
  *
  * Returns: (transfer full): the sums, or %NULL with %EP_ERROR_AXIS set
  *   if the axis is out of range
@@ -157,6 +160,7 @@ cumprod_grad (const EpOpCall   *call,
 const EpOpDef ep_op_cumprod = {
   .id = EP_OP_CUMPROD, .name = "cumprod",
   EP_INPUTS (EP_INPUT ("self")),
+  .flags = EP_OP_FLAG_UINT8,
   EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
   .infer = cumsum_infer, .gradient = cumprod_grad,
 };
@@ -171,8 +175,8 @@ const EpOpDef ep_op_cumprod = {
  * Cumulative products along an axis, as NumPy's `cumprod`: element i is
  * the product of elements 0 … i, multiplied in order. Without an axis the
  * result is 1-dimensional; so it is for a 0-d tensor, flattened first as
- * in NumPy (its axis is 0 or -1). Bool and integer tensors (uint8 too)
- * multiply as int64, wrapping around on overflow, as
+ * in NumPy (its axis is 0 or -1). Bool and integer tensors (uint8, int8
+ * and int16 too) multiply as int64, wrapping around on overflow, as
  * [method@Tensor.cumsum] adds them. Its gradient is exact with zeros in
  * @self (it does not divide by them).
  *

@@ -140,6 +140,8 @@ const DTYPES = {
     int64: Ep.DType.INT64,
     bool: Ep.DType.BOOL,
     uint8: Ep.DType.UINT8,
+    int8: Ep.DType.INT8,
+    int16: Ep.DType.INT16,
 };
 const DTYPE_NAMES = Object.fromEntries(Object.entries(DTYPES).map(([k, v]) => [v, k]));
 const TYPED_ARRAYS = {
@@ -149,6 +151,8 @@ const TYPED_ARRAYS = {
     [Ep.DType.INT64]: BigInt64Array,
     [Ep.DType.BOOL]: Uint8Array,
     [Ep.DType.UINT8]: Uint8Array,
+    [Ep.DType.INT8]: Int8Array,
+    [Ep.DType.INT16]: Int16Array,
 };
 
 function typeError(message) {
@@ -571,7 +575,11 @@ function dtypeOfTypedArray(array) {
         return Ep.DType.INT64;   // past int32
     if (array instanceof Uint8Array || array instanceof Uint8ClampedArray)
         return Ep.DType.UINT8;   // pixels (a clamped array is copied)
-    return Ep.DType.INT32;       // Int8, Int16, Uint16 ...
+    if (array instanceof Int8Array)
+        return Ep.DType.INT8;
+    if (array instanceof Int16Array)
+        return Ep.DType.INT16;
+    return Ep.DType.INT32;       // Uint16 ...
 }
 
 /** A tensor of a typed array of that dtype's kind: one copy (into a
@@ -590,7 +598,7 @@ function fromTypedArray(array, shape, dtype) {
  * Numbers become float32 (TensorFlow.js's default), booleans bool,
  * BigInts int64; a typed array keeps its type (Float32Array float32,
  * Float64Array float64, Int32Array int32, BigInt64Array int64, Uint8Array
- * and Uint8ClampedArray uint8) and is
+ * and Uint8ClampedArray uint8, Int8Array int8, Int16Array int16) and is
  * 1-d unless shape (an array) says otherwise. shape may be left out,
  * and dtype (a name or an Ep.DType) may then come second.
  */
@@ -658,7 +666,7 @@ export function tensor(data, shape, dtype) {
 /**
  * The elements in C order as a typed array of the tensor's dtype
  * (Float32Array for float32 ... BigInt64Array for int64, Uint8Array for
- * bool and uint8). For a contiguous tensor on the CPU nothing is copied: the array
+ * bool and uint8, Int8Array for int8, Int16Array for int16). For a contiguous tensor on the CPU nothing is copied: the array
  * is a view of the tensor's memory, which it keeps alive (also after
  * release() or a tidy scope); do not write to it, tensors are immutable
  * and views share it. {copy: true} gives a copy to write to.

@@ -5,7 +5,8 @@
  * Mirrors cpu/cast.c: floats to integers truncate toward zero,
  * what does not fit gives the type's minimum; integers wrap when
  * narrowed; anything to bool tests for non-zero; floats to uint8 go
- * through int32 and keep the low 8 bits, as the CPU does.
+ * through int32 and keep the low 8 bits (int8: 8, int16: 16), as the
+ * CPU does.
  */
 
 /* One kernel per source type (cast_from_f32 …); @to, an EpDType, picks
@@ -23,6 +24,17 @@
 #define TO_BOOL ((uchar) (x != 0))
 #define WRAP_TO_I32 as_int ((uint) (ulong) x)
 #define WRAP_TO_U8 ((uchar) (ulong) x)
+#define WRAP_TO_I8 as_char ((uchar) (ulong) x)
+#define WRAP_TO_I16 as_short ((ushort) (ulong) x)
+/* the narrow integer types as integers: uint8, int8, int16 */
+#define TO_NARROW(F32_TO_INT)                                               \
+  TO (uchar, EP_UINT8, (uchar) (uint) F32_TO_INT)                           \
+  TO (char, EP_INT8, as_char ((uchar) (uint) F32_TO_INT))                   \
+  TO (short, EP_INT16, as_short ((ushort) (uint) F32_TO_INT))
+#define WRAP_TO_NARROW                                                      \
+  TO (uchar, EP_UINT8, WRAP_TO_U8)                                          \
+  TO (char, EP_INT8, WRAP_TO_I8)                                            \
+  TO (short, EP_INT16, WRAP_TO_I16)
 
 #define CAST_FROM(name, CASES)                                              \
 __kernel void                                                               \
@@ -44,7 +56,7 @@ CAST_FROM (cast_from_f32,
   TO (int, EP_INT32, EP_F_TO_I32 (x))
   TO (long, EP_INT64, EP_F_TO_I64 (x))
   TO (uchar, EP_BOOL, TO_BOOL)
-  TO (uchar, EP_UINT8, (uchar) (uint) EP_F_TO_I32 (x)))
+  TO_NARROW (EP_F_TO_I32 (x)))
 #undef SRC_T
 
 #ifdef EP_FP64
@@ -55,7 +67,7 @@ CAST_FROM (cast_from_f64,
   TO (int, EP_INT32, EP_D_TO_I32 (x))
   TO (long, EP_INT64, EP_D_TO_I64 (x))
   TO (uchar, EP_BOOL, TO_BOOL)
-  TO (uchar, EP_UINT8, (uchar) (uint) EP_D_TO_I32 (x)))
+  TO_NARROW (EP_D_TO_I32 (x)))
 #undef SRC_T
 #endif
 
@@ -66,7 +78,7 @@ CAST_FROM (cast_from_i32,
   TO (int, EP_INT32, x)
   TO (long, EP_INT64, AS (long))
   TO (uchar, EP_BOOL, TO_BOOL)
-  TO (uchar, EP_UINT8, WRAP_TO_U8))
+  WRAP_TO_NARROW)
 #undef SRC_T
 
 #define SRC_T long
@@ -76,7 +88,7 @@ CAST_FROM (cast_from_i64,
   TO (int, EP_INT32, WRAP_TO_I32)
   TO (long, EP_INT64, x)
   TO (uchar, EP_BOOL, TO_BOOL)
-  TO (uchar, EP_UINT8, WRAP_TO_U8))
+  WRAP_TO_NARROW)
 #undef SRC_T
 
 #define SRC_T uchar
@@ -86,7 +98,7 @@ CAST_FROM (cast_from_b,
   TO (int, EP_INT32, AS (int))
   TO (long, EP_INT64, AS (long))
   TO (uchar, EP_BOOL, x)
-  TO (uchar, EP_UINT8, x))
+  WRAP_TO_NARROW)
 #undef SRC_T
 
 #define SRC_T uchar
@@ -96,7 +108,27 @@ CAST_FROM (cast_from_u8,
   TO (int, EP_INT32, AS (int))
   TO (long, EP_INT64, AS (long))
   TO (uchar, EP_BOOL, TO_BOOL)
-  TO (uchar, EP_UINT8, x))
+  WRAP_TO_NARROW)
+#undef SRC_T
+
+#define SRC_T char
+CAST_FROM (cast_from_i8,
+  TO (float, EP_FLOAT32, AS (float))
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, AS (int))
+  TO (long, EP_INT64, AS (long))
+  TO (uchar, EP_BOOL, TO_BOOL)
+  WRAP_TO_NARROW)
+#undef SRC_T
+
+#define SRC_T short
+CAST_FROM (cast_from_i16,
+  TO (float, EP_FLOAT32, AS (float))
+  FP64 (TO (double, EP_FLOAT64, AS (double)))
+  TO (int, EP_INT32, AS (int))
+  TO (long, EP_INT64, AS (long))
+  TO (uchar, EP_BOOL, TO_BOOL)
+  WRAP_TO_NARROW)
 #undef SRC_T
 
 #define COPY(name, T)                                                       \
@@ -111,5 +143,6 @@ name (__global T *out,                                                      \
 
 /* contiguous (and index_update's copy of self): by item size */
 COPY (copy_1, uchar)
+COPY (copy_2, ushort)
 COPY (copy_4, uint)
 COPY (copy_8, ulong)

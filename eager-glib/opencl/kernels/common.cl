@@ -4,8 +4,8 @@
  *
  * Element types: float32 float, float64 double (only with EP_FP64, set
  * when the device has cl_khr_fp64), int32 int, int64 long, bool uchar
- * (0 or 1), uint8 uchar. Kernel names end in the type: _f32 _f64 _i32
- * _i64 _b _u8.
+ * (0 or 1), uint8 uchar, int8 char, int16 short. Kernel names end in
+ * the type: _f32 _f64 _i32 _i64 _b _u8 _i8 _i16.
  *
  * Results must match the CPU's: no contraction of a * b + c into a fused
  * multiply-add, and integer arithmetic wraps (done in unsigned types).
@@ -23,9 +23,9 @@
 #define FP64(x)
 #endif
 
-/* U8 (…): uint8 kernels. Not in fused programs: uint8 stays out of
- * fusion, and its element functions (ep_fn_<op>_uchar) would clash with
- * bool's. */
+/* U8 (…): the narrow integer types' kernels (uint8, int8, int16). Not
+ * in fused programs: they stay out of fusion, and uint8's element
+ * functions (ep_fn_<op>_uchar) would clash with bool's. */
 #ifdef EP_FUSED
 #define U8(x)
 #else
@@ -39,6 +39,8 @@
 #define EP_INT64 3
 #define EP_BOOL 4
 #define EP_UINT8 5
+#define EP_INT8 6
+#define EP_INT16 7
 
 #define EP_MAX_DIMS 8
 #define EP_MAX_OPERANDS 4

@@ -86,6 +86,7 @@ name (__global T *out,                                                      \
 }
 
 EYE (eye_1, uchar)
+EYE (eye_2, ushort)
 EYE (eye_4, uint)
 EYE (eye_8, ulong)
 
@@ -117,5 +118,6 @@ name (__global T *out,                                                      \
 }
 
 ONEHOT (onehot_like_1, uchar)
+ONEHOT (onehot_like_2, ushort)
 ONEHOT (onehot_like_4, uint)
 ONEHOT (onehot_like_8, ulong)

@@ -61,6 +61,16 @@ U8 (BINARY_KERNEL (arith_u8, uchar, uchar,
   BIN (uchar, uchar, sub, (uchar) ((uint) x - (uint) y))
   BIN (uchar, uchar, mul, (uchar) ((uint) x * (uint) y))
   BIN (uchar, uchar, pow, (uchar) ep_ipow (x, y))))
+U8 (BINARY_KERNEL (arith_i8, char, char,
+  BIN (char, char, add, as_char ((uchar) ((uint) x + (uint) y)))
+  BIN (char, char, sub, as_char ((uchar) ((uint) x - (uint) y)))
+  BIN (char, char, mul, as_char ((uchar) ((uint) x * (uint) y)))
+  BIN (char, char, pow, as_char ((uchar) ep_ipow (x, y)))))
+U8 (BINARY_KERNEL (arith_i16, short, short,
+  BIN (short, short, add, as_short ((ushort) ((uint) x + (uint) y)))
+  BIN (short, short, sub, as_short ((ushort) ((uint) x - (uint) y)))
+  BIN (short, short, mul, as_short ((ushort) ((uint) x * (uint) y)))
+  BIN (short, short, pow, as_short ((ushort) ep_ipow (x, y)))))
 BINARY_KERNEL (arith_b, uchar, uchar,
   BIN (uchar, uchar, add, x | y)
   BIN (uchar, uchar, mul, x & y))
@@ -137,6 +147,10 @@ remainder_##SUFFIX (T a, T b)                                               \
 
 INT_DIVMOD (int, uint, i32, as_int)
 INT_DIVMOD (long, ulong, i64, as_long)
+#define EP_WRAP8(x) as_char ((uchar) (x))
+#define EP_WRAP16(x) as_short ((ushort) (x))
+U8 (INT_DIVMOD (char, uchar, i8, EP_WRAP8))
+U8 (INT_DIVMOD (short, ushort, i16, EP_WRAP16))
 
 /* NaN-propagating extrema: the first operand when it is NaN or strictly
  * beyond the second, else the second */
@@ -168,6 +182,8 @@ U8 (BINARY_KERNEL (divmod_u8, uchar, uchar,
   BIN (uchar, uchar, mod, y == 0 ? 0 : x % y)
   BIN (uchar, uchar, maximum, IMAXIMUM (x, y))
   BIN (uchar, uchar, minimum, IMINIMUM (x, y))))
+U8 (BINARY_KERNEL (divmod_i8, char, char, INT_DIVMOD_CASES (char, i8)))
+U8 (BINARY_KERNEL (divmod_i16, short, short, INT_DIVMOD_CASES (short, i16)))
 BINARY_KERNEL (divmod_b, uchar, uchar,
   BIN (uchar, uchar, maximum, x | y)
   BIN (uchar, uchar, minimum, x & y))
@@ -187,6 +203,7 @@ name (__global T *out,                                                      \
 }
 
 WHERE (where_1, uchar)
+WHERE (where_2, ushort)
 WHERE (where_4, uint)
 WHERE (where_8, ulong)
 
@@ -231,3 +248,5 @@ CLIP (clip_i32, int, ICLIP (x, low, high))
 CLIP (clip_i64, long, ICLIP (x, low, high))
 CLIP (clip_b, uchar, ICLIP (x, low, high))
 CLIP (clip_u8, uchar, ICLIP (x, low, high))
+CLIP (clip_i8, char, ICLIP (x, low, high))
+CLIP (clip_i16, short, ICLIP (x, low, high))

@@ -36,6 +36,7 @@ name (__global T *out,                                                      \
 }
 
 TAKE (take_1, uchar)
+TAKE (take_2, ushort)
 TAKE (take_4, uint)
 TAKE (take_8, ulong)
 
@@ -143,6 +144,7 @@ name (__global T *out,                                                      \
 }
 
 MASK_WRITE (mask_write_1, uchar)
+MASK_WRITE (mask_write_2, ushort)
 MASK_WRITE (mask_write_4, uint)
 MASK_WRITE (mask_write_8, ulong)
 
@@ -177,6 +179,8 @@ typedef struct
 #define ADD(d, v) ((d) + (v))
 #define ADD_WRAP32(d, v) EP_WRAP32 ((uint) (d) + (uint) (v))
 #define ADD_WRAP8(d, v) ((uchar) ((uint) (d) + (uint) (v)))
+#define ADD_WRAPS8(d, v) as_char ((uchar) ((uint) (d) + (uint) (v)))
+#define ADD_WRAP16(d, v) as_short ((ushort) ((uint) (d) + (uint) (v)))
 #define ADD_WRAP64(d, v) EP_WRAP64 ((ulong) (d) + (ulong) (v))
 #define OR(d, v) ((uchar) ((d) | (v)))
 
@@ -213,6 +217,7 @@ name (__global T *dest,                                                     \
 }
 
 SCATTER (update_1, uchar, REPLACE)
+SCATTER (update_2, ushort, REPLACE)
 SCATTER (update_4, uint, REPLACE)
 SCATTER (update_8, ulong, REPLACE)
 SCATTER (scatter_add_f32, float, ADD)
@@ -221,3 +226,5 @@ SCATTER (scatter_add_i32, int, ADD_WRAP32)
 SCATTER (scatter_add_i64, long, ADD_WRAP64)
 SCATTER (scatter_add_b, uchar, OR)
 SCATTER (scatter_add_u8, uchar, ADD_WRAP8)
+SCATTER (scatter_add_i8, char, ADD_WRAPS8)
+SCATTER (scatter_add_i16, short, ADD_WRAP16)

@@ -18,6 +18,7 @@ name (__global T *out,                                                      \
 }
 
 BLOCK_COPY (block_copy_1, uchar)
+BLOCK_COPY (block_copy_2, ushort)
 BLOCK_COPY (block_copy_4, uint)
 BLOCK_COPY (block_copy_8, ulong)
 
@@ -84,5 +85,6 @@ name (__global T *out,                                                      \
 }
 
 GATHER_MAP (gather_map_1, uchar)
+GATHER_MAP (gather_map_2, ushort)
 GATHER_MAP (gather_map_4, uint)
 GATHER_MAP (gather_map_8, ulong)

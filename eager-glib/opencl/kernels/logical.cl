@@ -25,6 +25,8 @@ FP64 (BINARY_KERNEL (compare_f64, double, uchar, COMPARISONS (double)))
 BINARY_KERNEL (compare_i32, int, uchar, COMPARISONS (int))
 BINARY_KERNEL (compare_i64, long, uchar, COMPARISONS (long))
 U8 (BINARY_KERNEL (compare_u8, uchar, uchar, COMPARISONS (uchar)))
+U8 (BINARY_KERNEL (compare_i8, char, uchar, COMPARISONS (char)))
+U8 (BINARY_KERNEL (compare_i16, short, uchar, COMPARISONS (short)))
 BINARY_KERNEL (compare_b, uchar, uchar,
   COMPARISONS (uchar)
   BIN (uchar, uchar, logical_and, x & y)
@@ -41,6 +43,8 @@ FP64 (UNARY_KERNEL (classify_f64, double, uchar, CLASSIFY (double, isnan (x) != 
 UNARY_KERNEL (classify_i32, int, uchar, CLASSIFY (int, 0, 0, 1))
 UNARY_KERNEL (classify_i64, long, uchar, CLASSIFY (long, 0, 0, 1))
 U8 (UNARY_KERNEL (classify_u8, uchar, uchar, CLASSIFY (uchar, 0, 0, 1)))
+U8 (UNARY_KERNEL (classify_i8, char, uchar, CLASSIFY (char, 0, 0, 1)))
+U8 (UNARY_KERNEL (classify_i16, short, uchar, CLASSIFY (short, 0, 0, 1)))
 UNARY_KERNEL (classify_b, uchar, uchar,
   CLASSIFY (uchar, 0, 0, 1)
   UN (uchar, uchar, logical_not, !x))

@@ -34,6 +34,18 @@ UNARY_KERNEL (unary_i64, long, long,
   UN (long, long, abs, x < 0 ? EP_WRAP64 (-(ulong) x) : x)
   UN (long, long, square, EP_WRAP64 ((ulong) x * (ulong) x))
   UN (long, long, relu, x < 0 ? 0 : x))
+U8 (UNARY_KERNEL (unary_u8, uchar, uchar,
+  UN (uchar, uchar, neg, (uchar) (0u - (uint) x))
+  UN (uchar, uchar, abs, x)
+  UN (uchar, uchar, square, (uchar) ((uint) x * (uint) x))))
+U8 (UNARY_KERNEL (unary_i8, char, char,
+  UN (char, char, neg, as_char ((uchar) (0u - (uint) x)))
+  UN (char, char, abs, x < 0 ? as_char ((uchar) (0u - (uint) x)) : x)
+  UN (char, char, square, as_char ((uchar) ((uint) x * (uint) x)))))
+U8 (UNARY_KERNEL (unary_i16, short, short,
+  UN (short, short, neg, as_short ((ushort) (0u - (uint) x)))
+  UN (short, short, abs, x < 0 ? as_short ((ushort) (0u - (uint) x)) : x)
+  UN (short, short, square, as_short ((ushort) ((uint) x * (uint) x)))))
 UNARY_KERNEL (unary_b, uchar, uchar,
   UN (uchar, uchar, abs, x)
   UN (uchar, uchar, square, x)
@@ -75,6 +87,12 @@ UNARY_KERNEL (math1_i32, int, int,
 UNARY_KERNEL (math1_i64, long, long,
   UN (long, long, sign, (x > 0) - (x < 0))
   UN (long, long, round, x))
+U8 (UNARY_KERNEL (math1_u8, uchar, uchar,
+  UN (uchar, uchar, sign, x > 0)))
+U8 (UNARY_KERNEL (math1_i8, char, char,
+  UN (char, char, sign, (x > 0) - (x < 0))))
+U8 (UNARY_KERNEL (math1_i16, short, short,
+  UN (short, short, sign, (x > 0) - (x < 0))))
 
 /* gelu: as cpu/math.c, @approximate an EpGeluApproximation (0: erf,
  * 1: tanh). Beyond @TANH_ONE and @ERF_ONE, tanh and erf round to ±1

@@ -188,13 +188,30 @@ REDUCE (i32, INT32_FOLDS)
 REDUCE (b, BOOL_FOLDS)
 #undef T
 
-/* uint8: extrema (sums and products run in int64, as the rules cast) */
+/* uint8, int8, int16: extrema (sums and products run in int64, as the
+ * rules cast) */
 #define UINT8_FOLDS(K)                                                      \
   K (max, 0, IMAX, KEEP)                                                    \
   K (min, UCHAR_MAX, IMIN, KEEP)
 
 #define T uchar
 REDUCE (u8, UINT8_FOLDS)
+#undef T
+
+#define INT8_FOLDS(K)                                                       \
+  K (max, CHAR_MIN, IMAX, KEEP)                                             \
+  K (min, CHAR_MAX, IMIN, KEEP)
+
+#define T char
+REDUCE (i8, INT8_FOLDS)
+#undef T
+
+#define INT16_FOLDS(K)                                                      \
+  K (max, SHRT_MIN, IMAX, KEEP)                                             \
+  K (min, SHRT_MAX, IMIN, KEEP)
+
+#define T short
+REDUCE (i16, INT16_FOLDS)
 #undef T
 
 /* argmin, argmax: one work-item to each row (EpRows), walked in order as
@@ -239,7 +256,9 @@ name (__global long *out,                                                   \
   ARG (op##_i32, int, BETTER, NEVER_NAN)                                    \
   ARG (op##_i64, long, BETTER, NEVER_NAN)                                   \
   ARG (op##_b, uchar, BETTER, NEVER_NAN)                                    \
-  ARG (op##_u8, uchar, BETTER, NEVER_NAN)
+  ARG (op##_u8, uchar, BETTER, NEVER_NAN)                                   \
+  ARG (op##_i8, char, BETTER, NEVER_NAN)                                    \
+  ARG (op##_i16, short, BETTER, NEVER_NAN)
 
 ARGS (argmax, >)
 ARGS (argmin, <)

@@ -139,6 +139,8 @@ SORT (i32, int, ASCENDS, DESCENDS)
 SORT (i64, long, ASCENDS, DESCENDS)
 SORT (b, uchar, ASCENDS, DESCENDS)
 SORT (u8, uchar, ASCENDS, DESCENDS)
+SORT (i8, char, ASCENDS, DESCENDS)
+SORT (i16, short, ASCENDS, DESCENDS)
 
 /* marks the first k of each sorted row */
 __kernel void

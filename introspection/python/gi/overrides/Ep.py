@@ -219,6 +219,8 @@ _NUMPY_NAMES = {
     "int64": Ep.DType.INT64,
     "bool": Ep.DType.BOOL,
     "uint8": Ep.DType.UINT8,
+    "int8": Ep.DType.INT8,
+    "int16": Ep.DType.INT16,
 }
 
 float32 = Ep.DType.FLOAT32
@@ -227,7 +229,9 @@ int32 = Ep.DType.INT32
 int64 = Ep.DType.INT64
 bool_ = Ep.DType.BOOL
 uint8 = Ep.DType.UINT8
-__all__ += ["float32", "float64", "int32", "int64", "bool_", "uint8"]
+int8 = Ep.DType.INT8
+int16 = Ep.DType.INT16
+__all__ += ["float32", "float64", "int32", "int64", "bool_", "uint8", "int8", "int16"]
 
 # The dtype objects are Ep.DType's values themselves: what x.dtype gives
 # and what every C function takes, so Ep.float32 passes wherever a dtype
@@ -320,10 +324,11 @@ _STUB_DECLARATIONS = '''
 ArrayLike = Union[Tensor, Variable, numpy.typing.ArrayLike]
 # What a dtype argument accepts: an Ep.DType, a NumPy name, Python's bool,
 # int (int64) and float (float32), or a NumPy type or dtype of those.
-DTypeLike = Union[DType, Literal["float32", "float64", "int32", "int64", "bool", "uint8"],
+DTypeLike = Union[DType, Literal["float32", "float64", "int32", "int64", "bool", "uint8",
+                                  "int8", "int16"],
                   type[bool], type[int], type[float],
                   type[numpy.float32], type[numpy.float64], type[numpy.int32], type[numpy.int64],
-                  type[numpy.uint8],
+                  type[numpy.uint8], type[numpy.int8], type[numpy.int16],
                   numpy.dtype[numpy.generic]]
 # axis=: one axis, several, or None for all
 _AxisLike = Union[int, Sequence[int], None]
@@ -704,7 +709,7 @@ _KDL_CPU = 1
 _KDL_OPENCL = 4
 # DLPack (code, bits) of each dtype, for NumPy's typestr
 _DL_TYPESTR = {(2, 32): "<f4", (2, 64): "<f8", (0, 32): "<i4", (0, 64): "<i8", (6, 8): "|b1",
-               (1, 8): "|u1"}
+               (1, 8): "|u1", (0, 8): "|i1", (0, 16): "<i2"}
 
 
 def _dl_delete(managed):
