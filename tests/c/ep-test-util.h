@@ -230,6 +230,8 @@ ep_test_get_values (EpTensor *t,
         case EP_DTYPE_INT64: { gint64 v; memcpy (&v, p, 8); values[i] = (gdouble) v; } break;
         case EP_DTYPE_BOOL:
         case EP_DTYPE_UINT8: values[i] = *p; break;
+        case EP_DTYPE_INT8: values[i] = (gint8) *p; break;
+        case EP_DTYPE_INT16: { gint16 v; memcpy (&v, p, 2); values[i] = v; } break;
         }
     }
 

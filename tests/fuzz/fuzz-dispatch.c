@@ -51,7 +51,11 @@ fill_elements (EpFuzzInput *in,
           *element = ep_fuzz_u8 (in) & 1;
           break;
         case EP_DTYPE_UINT8:
+        case EP_DTYPE_INT8:
           *element = ep_fuzz_u8 (in);
+          break;
+        case EP_DTYPE_INT16:
+          *(gint16 *) element = (gint16) ep_fuzz_int (in);
           break;
         }
     }
@@ -70,7 +74,7 @@ make_input (EpFuzzInput *in)
   gint64 n_elements;
   guint8 kind = ep_fuzz_u8 (in);
 
-  layout.dtype = ep_fuzz_below (in, EP_DTYPE_UINT8 + 1);
+  layout.dtype = ep_fuzz_below (in, EP_DTYPE_INT16 + 1);
   if (kind % 8 == 7)
     return ep_tensor_new_weak_scalar (ep_fuzz_number (in), layout.dtype);
 
@@ -139,7 +143,7 @@ set_attr (EpFuzzInput      *in,
       break;
     case EP_ATTR_DTYPE:
       /* one past the last: the schema refuses it */
-      *(EpDType *) field = ep_fuzz_below (in, EP_DTYPE_UINT8 + 2);
+      *(EpDType *) field = ep_fuzz_below (in, EP_DTYPE_INT16 + 2);
       break;
     case EP_ATTR_ENUM:
       *(gint *) field = (gint) ep_fuzz_below (in, 5);

@@ -14,6 +14,8 @@ from gi.repository import Ep, GLib  # noqa: E402
 import gi.overrides.Ep as _ep_override  # noqa: E402  (loaded by the line above)
 
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
+# the narrow integer types: the ops that take one take all three
+NARROW_INTS = ["uint8", "int8", "int16"]
 
 # operand shapes that broadcast: 0-d, 0-size, leading and inner ones
 SHAPE_PAIRS = [
@@ -33,8 +35,11 @@ def random_array(rng, shape, dtype):
     """Random data of a NumPy dtype name: floats in [-3, 3], small ints, bools."""
     if dtype == "bool":
         return rng.random(shape) < 0.5
-    if dtype == "uint8":
-        return rng.integers(0, 256, size=shape).astype(dtype)
+    if dtype in NARROW_INTS:
+        # the whole range of the 8-bit types (wrapping edges included);
+        # int16 past int8's
+        info = np.iinfo(dtype)
+        return rng.integers(max(int(info.min), -1000), min(int(info.max), 1000) + 1, size=shape).astype(dtype)
     if dtype.startswith("int"):
         return rng.integers(-9, 10, size=shape).astype(dtype)
     return (rng.random(shape) * 6 - 3).astype(dtype)

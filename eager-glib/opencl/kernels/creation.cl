@@ -27,6 +27,8 @@ ARANGE (arange_f64, double, first + (double) i * delta)
 ARANGE (arange_i32, int, EP_WRAP32 ((uint) first + (uint) i * (uint) delta))
 ARANGE (arange_i64, long, EP_WRAP64 ((ulong) first + (ulong) i * (ulong) delta))
 ARANGE (arange_u8, uchar, (uchar) ((uint) first + (uint) i * (uint) delta))
+ARANGE (arange_i8, char, as_char ((uchar) ((uint) first + (uint) i * (uint) delta)))
+ARANGE (arange_i16, short, as_short ((ushort) ((uint) first + (uint) i * (uint) delta)))
 
 /* linspace: NumPy's, in float64, integers floored, then the cast
  * (devices without float64 get values computed by the host) */

@@ -5,14 +5,14 @@ float64 and bool, on 0-d, 0-size and non-contiguous inputs.
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_matches, layouts, random_array
+from conftest import DTYPES, NARROW_INTS, Ep, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
 
 
-@pytest.mark.parametrize("src", DTYPES + ["uint8"])
-@pytest.mark.parametrize("dst", DTYPES + ["uint8"])
+@pytest.mark.parametrize("src", DTYPES + NARROW_INTS)
+@pytest.mark.parametrize("dst", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("shape", [(), (0, 3), (4, 5)])
 @pytest.mark.numpy_op("astype")
 def test_astype(rng, src, dst, shape):
@@ -25,8 +25,23 @@ def test_astype(rng, src, dst, shape):
 def test_astype_of_special_floats_matches_numpy_x86():
     a = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 2.7, -2.7, 300.7, -1, 256, 2.0**31 + 5])
     with np.errstate(all="ignore"):
-        for dst in ("int32", "int64", "bool", "uint8"):
+        for dst in ("int32", "int64", "bool", "uint8", "int8", "int16"):
             assert_matches(Ep.astensor(a).astype(dst), a.astype(dst))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+@pytest.mark.numpy_op("astype")
+def test_astype_narrow_round_trips(rng, dtype):
+    """Every int8 or int16 value survives a trip through each wider type;
+    wider values wrap when narrowed, as NumPy's."""
+    info = np.iinfo(dtype)
+    a = np.arange(info.min, info.max + 1).astype(dtype)
+    for wide in ("int16", "int32", "int64", "float32", "float64"):
+        if np.dtype(wide).itemsize >= np.dtype(dtype).itemsize:
+            assert_matches(Ep.astensor(a).astype(wide).astype(dtype), a)
+    big = np.array([127, 128, 255, 256, -129, 32767, 32768, -32769, 70000, -70000], np.int64)
+    assert_matches(Ep.astensor(big).astype(dtype), big.astype(dtype))
+    assert_matches(Ep.astensor(big.astype(np.int32)).astype(dtype), big.astype(np.int32).astype(dtype))
 
 
 @pytest.mark.parametrize("name", ["float32", "float64", "bool"])

@@ -5,13 +5,13 @@ onehot_like: every dtype, 0-d and 0-size shapes, and their errors.
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, GLib, assert_ep_error, assert_matches, layouts, random_array
+from conftest import DTYPES, NARROW_INTS, Ep, GLib, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("shape", [(), (0,), (2, 0, 3), (4,), (2, 3)])
 @pytest.mark.numpy_op("zeros", "ones", "full")
 def test_creation(dtype, shape):
@@ -21,7 +21,7 @@ def test_creation(dtype, shape):
     assert_matches(Ep.full(shape, -2.5, dtype), np.full(shape, -2.5).astype(dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("shape", [(), (0, 3), (3, 4)])
 @pytest.mark.numpy_op("zeros_like", "ones_like", "full_like")
 def test_like(rng, dtype, shape):
@@ -65,6 +65,26 @@ def test_full_uint8_integer_must_fit():
     message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.full, (2,), 256, "uint8")
     assert "full" in message and "256" in message and "uint8" in message
     assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.full, (2,), -1, "uint8")
+
+
+@pytest.mark.parametrize("dtype,low,high", [("int8", -128, 127), ("int16", -32768, 32767)])
+@pytest.mark.numpy_op("full", "arange")
+def test_full_and_arange_signed_narrow(dtype, low, high):
+    """An integer must fit (200 is no int8: an error, as for uint8);
+    arange's values too."""
+    assert_matches(Ep.full((2,), low, dtype), np.full(2, low, dtype))
+    assert_matches(Ep.full((2,), high, dtype), np.full(2, high, dtype))
+    assert_matches(Ep.zeros((3,), dtype), np.zeros(3, dtype))
+    assert_matches(Ep.ones((3,), dtype), np.ones(3, dtype))
+    for bad in (low - 1, high + 1, 200 if dtype == "int8" else 40000):
+        message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.full, (2,), bad, dtype)
+        assert "full" in message and str(bad) in message and dtype in message
+    for args in [(low, low + 5), (high, high - 7, -2), (-3, 4), (10,)]:
+        assert_matches(Ep.arange(*args, dtype=dtype), np.arange(*args, dtype=dtype), exact=True)
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.arange, low - 1, 3, 1, dtype)
+    assert "arange" in message and dtype in message
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.arange, 0, 2.5, 0.5, dtype)
+    assert "arange" in message and dtype in message
 
 
 def test_arange_errors():

@@ -13,7 +13,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import (DTYPES, LAYOUTS, SHAPE_PAIRS, Ep, as_layout, assert_ep_error, assert_matches, layouts,
+from conftest import (DTYPES, LAYOUTS, NARROW_INTS, SHAPE_PAIRS, Ep, as_layout, assert_ep_error, assert_matches, layouts,
                       random_array, reference)
 
 # opencl: every test on every device
@@ -56,7 +56,7 @@ def test_binary_promotion(rng, name, dtype_a, dtype_b):
     a = random_array(rng, (3, 4), dtype_a)
     b = random_array(rng, (4,), dtype_b)
     if name == "pow":
-        b = np.abs(b) if b.dtype.kind in "iu" else b
+        b = np.maximum(b, b.dtype.type(0)) if b.dtype.kind in "iu" else b
         a = np.abs(a) if a.dtype.kind == "f" else a
     method = getattr(Ep.Tensor, name)
     if numpy_refuses(reference, a, b):
@@ -353,10 +353,13 @@ def test_extremum_gradient_splits_ties_like_pytorch(name):
     np.testing.assert_array_equal(gb.numpy()[:2], tb.grad.numpy()[:2])
 
 
-# uint8 (image pixels): arithmetic wraps modulo 256, comparisons give
-# bool, floor division and remainder by zero give 0, on every device
+# uint8 (image pixels), int8 and int16: arithmetic wraps modulo 2^8 or
+# 2^16, comparisons give bool, floor division and remainder by zero give
+# 0, on every device; mixed, they promote as NumPy's (int8 with uint8 to
+# int16)
 
-UINT8_PAIRS = [("uint8", other) for other in DTYPES + ["uint8"]] + [(other, "uint8") for other in DTYPES]
+UINT8_PAIRS = ([(narrow, other) for narrow in NARROW_INTS for other in DTYPES + NARROW_INTS]
+               + [(other, narrow) for narrow in NARROW_INTS for other in DTYPES])
 
 
 @pytest.mark.parametrize("name", list(ARITHMETIC) + list(COMPARISONS) + list(BINARY))
@@ -367,7 +370,7 @@ def test_uint8_binary_promotion(rng, name, dtype_a, dtype_b):
     a = random_array(rng, (3, 4), dtype_a)
     b = random_array(rng, (4,), dtype_b)
     if name == "pow":
-        b = np.abs(b) if b.dtype.kind in "iu" else b
+        b = np.maximum(b, b.dtype.type(0)) if b.dtype.kind in "iu" else b
         a = np.abs(a) if a.dtype.kind == "f" else a
     expected = reference(function, a, b)
     assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a), Ep.astensor(b)), expected,
@@ -383,14 +386,32 @@ def test_uint8_wrapping_edges(name):
     assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a), Ep.astensor(b)), reference(function, a, b), exact=True)
 
 
+@pytest.mark.parametrize("name", list(ARITHMETIC) + list(BINARY))
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+@pytest.mark.numpy_op
+def test_signed_narrow_wrapping_edges(name, dtype):
+    """MIN // -1 and MIN * -1 wrap to MIN, MIN % -1 is 0, a zero divisor
+    gives 0, floor division and remainder round toward -inf."""
+    function = ARITHMETIC.get(name) or BINARY[name]
+    info = np.iinfo(dtype)
+    a = np.array([info.min, info.min, info.max, info.max, -7, 7, -7, 0, info.min, 100, 3], dtype)
+    b = np.array([-1, 0, 1, -1, 2, -2, -2, 0, info.min, 3, 5], dtype)
+    if name == "pow":
+        b = np.maximum(b, b.dtype.type(0))
+    assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(a), Ep.astensor(b)), reference(function, a, b), exact=True)
+
+
 @pytest.mark.parametrize("name", list(ARITHMETIC) + list(COMPARISONS) + list(BINARY))
 @pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", NARROW_INTS)
 @pytest.mark.numpy_op
-def test_uint8_non_contiguous(rng, name, layout):
+def test_uint8_non_contiguous(rng, name, layout, dtype):
     function = ARITHMETIC.get(name) or COMPARISONS.get(name) or BINARY[name]
-    a = random_array(rng, (3, 5), "uint8")
-    b = random_array(rng, (3, 5), "uint8")
-    row = random_array(rng, (5,), "uint8")
+    a = random_array(rng, (3, 5), dtype)
+    b = random_array(rng, (3, 5), dtype)
+    row = random_array(rng, (5,), dtype)
+    if name == "pow":
+        b, row = np.maximum(b, b.dtype.type(0)), np.maximum(row, row.dtype.type(0))
     method = getattr(Ep.Tensor, name)
     assert_matches(method(as_layout(a, layout), as_layout(b, layout)), reference(function, a, b))
     assert_matches(method(Ep.astensor(a), as_layout(row, layout)), reference(function, a, row))
@@ -408,14 +429,28 @@ def test_uint8_weak_integers(rng, scalar, op):
     assert_matches(eval(f"scalar {op} t"), reference(lambda x, y: eval(f"y {op} x"), a, scalar_u8), exact=True)
 
 
-@pytest.mark.parametrize("scalar", [256, -1, 1000])
+@pytest.mark.parametrize("dtype,scalar", [("uint8", 256), ("uint8", -1), ("uint8", 1000),
+                                          ("int8", 128), ("int8", -129), ("int16", 32768), ("int16", -32769)])
 @pytest.mark.numpy_op("add", "mul")
-def test_uint8_weak_integer_out_of_range(scalar):
+def test_uint8_weak_integer_out_of_range(dtype, scalar):
     """NumPy 2 raises OverflowError for these; the error here names the op."""
-    t = Ep.astensor(np.array([1, 2], np.uint8))
+    t = Ep.astensor(np.array([1, 2], dtype))
     message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.add, t, scalar)
-    assert "add" in message and str(scalar) in message and "uint8" in message
+    assert "add" in message and str(scalar) in message and dtype in message
     assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.mul_scalar, t, scalar)
+
+
+@pytest.mark.parametrize("dtype,scalar", [("int8", -128), ("int8", 127), ("int8", -3),
+                                          ("int16", -32768), ("int16", 32767), ("int16", 300)])
+@pytest.mark.parametrize("op", ["+", "-", "*", "//", "%", "<", "=="])
+@pytest.mark.numpy_op("add", "sub", "mul", "floordiv", "mod", "less", "equal")
+def test_signed_narrow_weak_integers(rng, dtype, scalar, op):
+    """A Python int within the type's range keeps it (NEP 50)."""
+    a = random_array(rng, (6,), dtype)
+    t = Ep.astensor(a)
+    typed = np.dtype(dtype).type(scalar)
+    assert_matches(eval(f"t {op} scalar"), reference(lambda x, y: eval(f"x {op} y"), a, typed), exact=True)
+    assert_matches(eval(f"scalar {op} t"), reference(lambda x, y: eval(f"y {op} x"), a, typed), exact=True)
 
 
 @pytest.mark.numpy_op("mul", "div")
@@ -427,24 +462,26 @@ def test_uint8_weak_float_is_float64(rng):
     assert_matches(t / 255, a.astype(np.float64) / 255)
 
 
-@pytest.mark.parametrize("dtype_y", ["uint8", "int32", "float32", "bool"])
+@pytest.mark.parametrize("dtype_y", NARROW_INTS + ["int32", "float32", "bool"])
+@pytest.mark.parametrize("dtype", NARROW_INTS)
 @pytest.mark.numpy_op("where")
-def test_uint8_where(rng, dtype_y):
+def test_uint8_where(rng, dtype_y, dtype):
     cond = random_array(rng, (3, 1), "bool")
-    x = random_array(rng, (4,), "uint8")
+    x = random_array(rng, (4,), dtype)
     y = random_array(rng, (3, 4), dtype_y)
     assert_matches(Ep.astensor(cond).where(Ep.astensor(x), Ep.astensor(y)), np.where(cond, x, y))
-    assert_matches(Ep.where(Ep.astensor(cond), Ep.astensor(x), 7), np.where(cond, x, np.uint8(7)))
+    assert_matches(Ep.where(Ep.astensor(cond), Ep.astensor(x), 7), np.where(cond, x, np.dtype(dtype).type(7)))
 
 
 @pytest.mark.parametrize("bounds", [(10, 200), (-5, 1000), (None, 100), (100, None), (200, 10), (2.5, 100)])
+@pytest.mark.parametrize("dtype", NARROW_INTS)
 @pytest.mark.numpy_op("clip")
-def test_uint8_clip(rng, bounds):
-    a = random_array(rng, (4, 5), "uint8")
+def test_uint8_clip(rng, bounds, dtype):
+    a = random_array(rng, (4, 5), dtype)
     low, high = bounds
-    # integral bounds keep uint8 (limited to 0-255, where they bind the
-    # same); a fractional one makes float64
-    dtype_out = np.float64 if 2.5 in bounds else np.uint8
+    # integral bounds keep the type (limited to its range, where they
+    # bind the same); a fractional one makes float64
+    dtype_out = np.float64 if 2.5 in bounds else dtype
     wide = a.astype(np.float64)
     expected = np.minimum(np.maximum(wide, -np.inf if low is None else low), np.inf if high is None else high)
     for _, t in layouts(a):
@@ -452,7 +489,8 @@ def test_uint8_clip(rng, bounds):
 
 
 @pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
+@pytest.mark.parametrize("dtype", NARROW_INTS)
 @pytest.mark.numpy_op
-def test_uint8_classify(rng, name):
-    a = random_array(rng, (3, 4), "uint8")
+def test_uint8_classify(rng, name, dtype):
+    a = random_array(rng, (3, 4), dtype)
     assert_matches(getattr(Ep, name)(Ep.astensor(a)), getattr(np, name)(a))

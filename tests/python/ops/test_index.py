@@ -5,13 +5,13 @@ test_indexing.py); embedding against torch.nn.functional.embedding."""
 
 import numpy as np
 import pytest
-from conftest import DTYPES, LAYOUTS, Ep, GLib, as_layout, assert_ep_error, assert_matches, random_array
+from conftest import DTYPES, NARROW_INTS, LAYOUTS, Ep, GLib, as_layout, assert_ep_error, assert_matches, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("axis", [0, 1, -1, None])
 @pytest.mark.parametrize("index_shape", [(), (0,), (4,), (2, 3)])
 @pytest.mark.numpy_op("take")
@@ -48,7 +48,7 @@ TAKE_ALONG = [((3, 4), (3, 2), 1), ((3, 4), (5, 4), 0), ((3, 4), (1, 6), 1), ((3
 
 
 @pytest.mark.parametrize("shape,index_shape,axis", TAKE_ALONG)
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.numpy_op("take_along_axis")
 def test_take_along_axis(rng, shape, index_shape, axis, dtype):
     a = random_array(rng, shape, dtype)
@@ -76,7 +76,7 @@ def test_take_along_axis_errors():
     assert_ep_error(Ep.Error.AXIS, Ep.Tensor.take_along_axis, t, Ep.astensor([[0]]), 2)
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("shape,mask_shape", [((), ()), ((6,), (6,)), ((3, 4), (3, 4)), ((3, 4), (3,)),
                                               ((0, 2), (0,)), ((2, 3, 2), (2, 3))])
 @pytest.mark.numpy_op("mask")
@@ -96,7 +96,7 @@ def test_mask_errors():
     assert_ep_error(Ep.Error.SHAPE, Ep.Tensor.mask, Ep.zeros([1] * 8), Ep.zeros([], "bool"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4), (0, 3), (2, 3, 4)])
 @pytest.mark.numpy_op("nonzero")
 def test_nonzero(rng, dtype, shape):
@@ -148,7 +148,7 @@ def numpy_scatter_add(a, indices, values, axis):
     return out
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("axis", [0, 1, -1])
 @pytest.mark.parametrize("index_shape", [(), (0,), (3,), (2, 2)])
 @pytest.mark.numpy_op("index_update", "scatter_add")

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 import torch
-from conftest import DTYPES, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, layouts, random_array
+from conftest import DTYPES, NARROW_INTS, LAYOUTS, Ep, as_layout, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -207,7 +207,7 @@ def test_meshgrid_errors():
 
 # uint8 (image pixels): the join family moves bytes, on every device
 
-@pytest.mark.parametrize("other", DTYPES + ["uint8"])
+@pytest.mark.parametrize("other", DTYPES + NARROW_INTS)
 @pytest.mark.numpy_op("concatenate")
 def test_concatenate_uint8_promotion(rng, other):
     a = random_array(rng, (2, 3), "uint8")
@@ -249,7 +249,7 @@ def torch_grad(f_ep, f_torch, a, weight):
     return tape.gradient(loss, [t])[0], ref.grad.numpy()
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 @pytest.mark.parametrize("shift", [0, 1, -1, 5, -7, 2**62, -2**63])
 @pytest.mark.numpy_op("roll")
@@ -291,7 +291,7 @@ def test_roll_gradient_is_torchs(rng, axis):
     assert_matches(got, expected)
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 @pytest.mark.parametrize("repeats", [0, 1, 3])
 @pytest.mark.numpy_op("repeat")

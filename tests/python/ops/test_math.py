@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts, random_array, reference
+from conftest import DTYPES, NARROW_INTS, Ep, assert_ep_error, assert_matches, layouts, random_array, reference
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -293,3 +293,35 @@ def test_erfc_matches_torch(rng):
         x = a.astype(dtype)
         expected = torch.special.erfc(torch.from_numpy(x)).numpy()
         assert_matches(Ep.astensor(x).erfc(), expected, rtol=4e-6 if dtype == "float32" else 1e-15, atol=0)
+
+
+# The narrow integer types (uint8, int8, int16): neg, abs, sign and
+# square wrap as NumPy's (abs and neg of int8's -128 are -128, neg of
+# uint8 wraps modulo 256); the float functions refuse them, as the other
+# ops without kernels for them do: convert with astype first
+
+NARROW_UNARY = {"neg": np.negative, "abs": np.abs, "sign": np.sign, "square": np.square}
+
+
+@pytest.mark.parametrize("name", list(NARROW_UNARY))
+@pytest.mark.parametrize("dtype", NARROW_INTS)
+@pytest.mark.numpy_op("neg", "abs", "sign", "square")
+def test_narrow_int_unary(rng, name, dtype):
+    info = np.iinfo(dtype)
+    a = np.concatenate([random_array(rng, (19,), dtype),
+                        np.array([info.min, info.max, 0, 1, info.min + 1], dtype)]).reshape(4, 6)
+    expected = reference(NARROW_UNARY[name], a)
+    assert expected.dtype == np.dtype(dtype)
+    for _, t in layouts(a):
+        assert_matches(getattr(Ep.Tensor, name)(t), expected, exact=True)
+    for shape in [(), (0,)]:
+        c = random_array(rng, shape, dtype)
+        assert_matches(getattr(Ep.Tensor, name)(Ep.astensor(c)), reference(NARROW_UNARY[name], c), exact=True)
+
+
+@pytest.mark.parametrize("dtype", NARROW_INTS)
+def test_narrow_int_float_functions_refused(dtype):
+    t = Ep.astensor(np.array([1, 2], dtype))
+    for name in ("exp", "sqrt", "sin", "round"):
+        message = assert_ep_error(Ep.Error.DTYPE, getattr(Ep.Tensor, name), t)
+        assert message.startswith(name + ":") and dtype in message and "astype" in message

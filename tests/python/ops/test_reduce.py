@@ -7,7 +7,7 @@ axis (argsort and cumsum there too).
 
 import numpy as np
 import pytest
-from conftest import (AXES, DTYPES, Ep, assert_ep_error, assert_matches, layouts, logsumexp_reference, out_dtype,
+from conftest import (AXES, DTYPES, NARROW_INTS, Ep, assert_ep_error, assert_matches, layouts, logsumexp_reference, out_dtype,
                       random_array, reference)
 
 # opencl: every test on every device
@@ -445,16 +445,18 @@ def test_var_std_errors(name):
     assert message.startswith(name + ":")
 
 
-# uint8 (image pixels): sums and products in int64 (NumPy's uint64 is no
-# type here: the same values for every image that fits), extrema keep
-# uint8, argmin/argmax; mean refuses it as it refuses every integer type
+# uint8 (image pixels), int8 and int16: sums and products in int64 (as
+# NumPy's for int8 and int16; NumPy's uint64 for uint8 is no type here:
+# the same values for every image that fits), extrema keep the type,
+# argmin/argmax; mean refuses them as it refuses every integer type
 
 @pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
 @pytest.mark.parametrize("axis", AXES)
 @pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("dtype", NARROW_INTS)
 @pytest.mark.numpy_op
-def test_uint8_reductions(rng, name, axis, keepdims):
-    a = random_array(rng, (3, 4, 5), "uint8")
+def test_uint8_reductions(rng, name, axis, keepdims, dtype):
+    a = random_array(rng, (3, 4, 5), dtype)
     expected = getattr(np, name)(a, axis=axis, keepdims=keepdims)
     if name in ("sum", "prod"):
         expected = getattr(np, name)(a.astype(np.int64), axis=axis, keepdims=keepdims)
@@ -462,12 +464,14 @@ def test_uint8_reductions(rng, name, axis, keepdims):
 
 
 @pytest.mark.parametrize("name", ["sum", "max", "min"])
+@pytest.mark.parametrize("dtype", NARROW_INTS)
 @pytest.mark.numpy_op
-def test_uint8_reductions_long_and_non_contiguous(rng, name):
+def test_uint8_reductions_long_and_non_contiguous(rng, name, dtype):
     """Long reductions (several work-groups on OpenCL) and views."""
-    a = random_array(rng, (64, 300, 3), "uint8")
-    a[5, 7, 1], a[60, 299, 2] = 255, 0
-    cast = np.int64 if name == "sum" else np.uint8
+    a = random_array(rng, (64, 300, 3), dtype)
+    info = np.iinfo(dtype)
+    a[5, 7, 1], a[60, 299, 2] = info.max, info.min
+    cast = np.int64 if name == "sum" else dtype
     for axis in (None, 1, (0, 1)):
         for _, t in layouts(a):
             assert_matches(getattr(t, name)(axis=axis), getattr(np, name)(a, axis=axis).astype(cast))
@@ -475,15 +479,18 @@ def test_uint8_reductions_long_and_non_contiguous(rng, name):
 
 @pytest.mark.parametrize("name", ["argmax", "argmin"])
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("dtype", NARROW_INTS)
 @pytest.mark.numpy_op
-def test_uint8_arg_extrema(rng, name, axis):
-    a = random_array(rng, (4, 6, 5), "uint8")
-    a[1, 2, 3], a[2, 2, 2] = 255, 0
+def test_uint8_arg_extrema(rng, name, axis, dtype):
+    a = random_array(rng, (4, 6, 5), dtype)
+    info = np.iinfo(dtype)
+    a[1, 2, 3], a[2, 2, 2] = info.max, info.min
     for _, t in layouts(a):
         assert_matches(getattr(t, name)(axis=axis), getattr(np, name)(a, axis=axis))
 
 
+@pytest.mark.parametrize("dtype", NARROW_INTS)
 @pytest.mark.numpy_op("mean")
-def test_uint8_mean_refused():
-    t = Ep.astensor(np.array([1, 2], np.uint8))
+def test_uint8_mean_refused(dtype):
+    t = Ep.astensor(np.array([1, 2], dtype))
     assert_ep_error(Ep.Error.DTYPE, Ep.Tensor.mean, t, None, False)

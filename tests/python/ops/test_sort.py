@@ -6,13 +6,13 @@ rows, with their errors.
 
 import numpy as np
 import pytest
-from conftest import DTYPES, Ep, assert_ep_error, assert_matches, layouts, random_array
+from conftest import DTYPES, NARROW_INTS, Ep, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("axis", [0, 1, -1, None])
 @pytest.mark.parametrize("shape", [(5, 40, 3), (0, 4, 2), (3, 1, 2)])
 @pytest.mark.numpy_op("sort", "argsort")
@@ -58,7 +58,7 @@ def topk_reference(a, k, sorted_=True):
     return np.take_along_axis(a, indices, axis=-1), indices.astype(np.int64)
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("k", [0, 1, 3, 7])
 @pytest.mark.parametrize("sorted_", [True, False])
 @pytest.mark.numpy_op("topk")
@@ -74,7 +74,7 @@ def test_topk(rng, dtype, k, sorted_):
         assert_matches(indices, expected_indices)
 
 
-@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("dtype", DTYPES + NARROW_INTS)
 @pytest.mark.parametrize("k", [1, 5, 12])
 @pytest.mark.parametrize("sorted_", [True, False])
 @pytest.mark.numpy_op("topk")
