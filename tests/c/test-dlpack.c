@@ -24,6 +24,9 @@ static const struct
   { EP_DTYPE_INT32, kDLInt, 32 },
   { EP_DTYPE_INT64, kDLInt, 64 },
   { EP_DTYPE_BOOL, kDLBool, 8 },
+  { EP_DTYPE_UINT8, kDLUInt, 8 },
+  { EP_DTYPE_INT8, kDLInt, 8 },
+  { EP_DTYPE_INT16, kDLInt, 16 },
 };
 
 /* Each dtype exports with its DLPack type, the tensor's address, shape and

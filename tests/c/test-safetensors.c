@@ -43,29 +43,32 @@ static void
 test_round_trip (Fixture       *f,
                  gconstpointer  data)
 {
-  static const char *const names[] = { "a/bool", "b/f64", "c/i32", "d/scalar", "e/empty", "f/i64" };
+  static const char *const names[] = { "a/bool", "b/f64", "c/i32", "d/scalar", "e/empty", "f/i64",
+                                       "g/i8", "h/i16" };
   static const char *const metadata[] = { "format", "test", "what", "round trip", NULL };
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) file = file_in (f, "t.safetensors");
   g_autoptr(EpSafetensors) read = NULL;
-  EpTensor *tensors[6] = {
+  EpTensor *tensors[8] = {
     ep_test_new (EP_DTYPE_BOOL, EP_SHAPE (3), EP_VALUES (1, 0, 1)),
     ep_test_new (EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (0.1, -2, 1e300, NAN)),
     ep_test_new (EP_DTYPE_INT32, EP_SHAPE (2), EP_VALUES (-7, 2147483647)),
     ep_test_new (EP_DTYPE_FLOAT32, EP_SCALAR, EP_VALUES (2.5)),
     ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (0, 3), NULL, 0),
     ep_test_new (EP_DTYPE_INT64, EP_SHAPE (1), EP_VALUES (-9007199254740992.0)),
+    ep_test_new (EP_DTYPE_INT8, EP_SHAPE (3), EP_VALUES (-128, 0, 127)),
+    ep_test_new (EP_DTYPE_INT16, EP_SHAPE (1, 3), EP_VALUES (-32768, 1, 32767)),
   };
   gsize header = 0;
 
-  g_assert_true (ep_safetensors_write (file, names, tensors, 6, metadata, "save", NULL, &error));
+  g_assert_true (ep_safetensors_write (file, names, tensors, 8, metadata, "save", NULL, &error));
   g_assert_no_error (error);
 
   read = ep_safetensors_read (file, "load", NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (ep_safetensors_get_n_entries (read), ==, 6);
+  g_assert_cmpuint (ep_safetensors_get_n_entries (read), ==, 8);
   g_assert_cmpstr (ep_safetensors_get_metadata (read, "what"), ==, "round trip");
-  for (guint i = 0; i < 6; i++)
+  for (guint i = 0; i < 8; i++)
     {
       g_autoptr(EpTensor) back = ep_safetensors_load_tensor (read, names[i], ep_device_get_default (), &error);
       g_autoptr(EpTensor) equal = NULL;
@@ -92,7 +95,7 @@ test_round_trip (Fixture       *f,
     g_assert_true (g_str_has_prefix (contents + 8, "{\"__metadata__\":{\"format\":\"test\""));
   }
 
-  for (guint i = 0; i < 6; i++)
+  for (guint i = 0; i < 8; i++)
     g_object_unref (tensors[i]);
 }
 

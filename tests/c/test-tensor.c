@@ -379,7 +379,7 @@ test_dtype_info (void)
   g_assert_false (ep_dtype_is_integer (EP_DTYPE_BOOL));
 }
 
-/* NumPy's np.promote_types over our six types. */
+/* NumPy's np.promote_types over our eight types. */
 static void
 test_dtype_promote_table (void)
 {
@@ -389,14 +389,18 @@ test_dtype_promote_table (void)
 #define I64 EP_DTYPE_INT64
 #define B EP_DTYPE_BOOL
 #define U8 EP_DTYPE_UINT8
-  static const EpDType numpy[6][6] = {
-    /*          F32  F64  I32  I64  B    U8 */
-    /* F32 */ { F32, F64, F64, F64, F32, F32 },
-    /* F64 */ { F64, F64, F64, F64, F64, F64 },
-    /* I32 */ { F64, F64, I32, I64, I32, I32 },
-    /* I64 */ { F64, F64, I64, I64, I64, I64 },
-    /* B   */ { F32, F64, I32, I64, B,   U8 },
-    /* U8  */ { F32, F64, I32, I64, U8,  U8 },
+#define I8 EP_DTYPE_INT8
+#define I16 EP_DTYPE_INT16
+  static const EpDType numpy[8][8] = {
+    /*          F32  F64  I32  I64  B    U8   I8   I16 */
+    /* F32 */ { F32, F64, F64, F64, F32, F32, F32, F32 },
+    /* F64 */ { F64, F64, F64, F64, F64, F64, F64, F64 },
+    /* I32 */ { F64, F64, I32, I64, I32, I32, I32, I32 },
+    /* I64 */ { F64, F64, I64, I64, I64, I64, I64, I64 },
+    /* B   */ { F32, F64, I32, I64, B,   U8,  I8,  I16 },
+    /* U8  */ { F32, F64, I32, I64, U8,  U8,  I16, I16 },
+    /* I8  */ { F32, F64, I32, I64, I8,  I16, I8,  I16 },
+    /* I16 */ { F32, F64, I32, I64, I16, I16, I16, I16 },
   };
 #undef F32
 #undef F64
@@ -404,13 +408,34 @@ test_dtype_promote_table (void)
 #undef I64
 #undef B
 #undef U8
+#undef I8
+#undef I16
 
-  for (guint a = 0; a < 6; a++)
-    for (guint b = 0; b < 6; b++)
+  for (guint a = 0; a < 8; a++)
+    for (guint b = 0; b < 8; b++)
       {
         g_test_message ("%s, %s", ep_dtype_get_name (a), ep_dtype_get_name (b));
         g_assert_cmpint (ep_dtype_promote (a, b), ==, numpy[a][b]);
       }
+}
+
+/* The names, sizes and kinds of int8 and int16, and that 8 is no dtype
+ * (yet) for the checks */
+static void
+test_dtype_narrow_ints (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) bad = NULL;
+
+  g_assert_cmpstr (ep_dtype_get_name (EP_DTYPE_INT8), ==, "int8");
+  g_assert_cmpstr (ep_dtype_get_name (EP_DTYPE_INT16), ==, "int16");
+  g_assert_cmpuint (ep_dtype_get_itemsize (EP_DTYPE_INT8), ==, 1);
+  g_assert_cmpuint (ep_dtype_get_itemsize (EP_DTYPE_INT16), ==, 2);
+  g_assert_true (ep_dtype_is_integer (EP_DTYPE_INT8) && ep_dtype_is_integer (EP_DTYPE_INT16));
+  g_assert_false (ep_dtype_is_floating (EP_DTYPE_INT16));
+  bad = ep_zeros (EP_SHAPE (2), (EpDType) (EP_DTYPE_INT16 + 1), &error);
+  g_assert_null (bad);
+  ep_assert_error (error, EP_ERROR_DTYPE, "zeros", "8");
 }
 
 /* to_bytes */
@@ -1111,6 +1136,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/contiguous-strides", test_contiguous_strides);
   g_test_add_func ("/tensor/dtype/info", test_dtype_info);
   g_test_add_func ("/tensor/dtype/promote-table", test_dtype_promote_table);
+  g_test_add_func ("/tensor/dtype/narrow-ints", test_dtype_narrow_ints);
   g_test_add_func ("/tensor/to-bytes/zero-copy", test_to_bytes_zero_copy);
   g_test_add_func ("/tensor/to-bytes/non-contiguous", test_to_bytes_non_contiguous);
   g_test_add_func ("/tensor/to-bytes/strided-with-offset", test_to_bytes_strided_with_offset);

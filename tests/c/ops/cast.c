@@ -186,6 +186,36 @@ test_astype_float_to_uint8_edges (void)
     }
 }
 
+/* int8 and int16: floats go through int32 too (300.7 gives 44 as int8,
+ * 200 gives -56); integers wrap; each value survives a round trip
+ * through every wider type. */
+static void
+test_astype_narrow_signed (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { 127, 128, -129, NAN, INFINITY, 300.7, -0.9, 200, 40000, -40000 };
+  const gdouble want8[] = { 127, -128, 127, 0, 0, 44, 0, -56, 64, -64 };
+  const gdouble want16[] = { 127, 128, -129, 0, 0, 300, 0, 200, -25536, 25536 };
+  g_autoptr(EpTensor) t = ep_test_vector (x, G_N_ELEMENTS (x), EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) i8 = ep_tensor_astype (t, EP_DTYPE_INT8, &error);
+  g_autoptr(EpTensor) i16 = ep_tensor_astype (t, EP_DTYPE_INT16, &error);
+  g_autoptr(EpTensor) all = ep_arange (-32768, 32768, 1, EP_DTYPE_INT16, &error);
+
+  g_assert_no_error (error);
+  ep_test_assert_values_ (__FILE__, __LINE__, G_STRFUNC, i8, EP_DTYPE_INT8, EP_SHAPE (10), want8, 10);
+  ep_test_assert_values_ (__FILE__, __LINE__, G_STRFUNC, i16, EP_DTYPE_INT16, EP_SHAPE (10), want16, 10);
+  for (EpDType wide = EP_DTYPE_FLOAT32; wide <= EP_DTYPE_INT64; wide++)
+    {
+      g_autoptr(EpTensor) there = ep_tensor_astype (all, wide, &error);
+      g_autoptr(EpTensor) back = ep_tensor_astype (there, EP_DTYPE_INT16, &error);
+      g_autoptr(EpTensor) same = ep_tensor_equal (back, all, &error);
+      g_autoptr(EpTensor) every = ep_tensor_all (same, NULL, 0, FALSE, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (ep_tensor_item_boolean (every, &error));
+    }
+}
+
 static void
 test_astype_int_to_uint8_wraps (void)
 {
@@ -288,6 +318,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cast/astype/from-uint8", test_astype_from_uint8);
   g_test_add_func ("/cast/uint8/views-and-copies", test_uint8_views_and_copies);
   g_test_add_func ("/cast/uint8/refused-by-computing-ops", test_uint8_refused_by_computing_ops);
+  g_test_add_func ("/cast/astype/narrow-signed", test_astype_narrow_signed);
 
   return g_test_run ();
 }

@@ -472,6 +472,32 @@ test_uint8_full_and_arange (void)
   g_assert_cmpint (ep_tensor_get_size (all), ==, 256);
 }
 
+/* int8 and int16: full of 200 as int8 is an error (as for uint8: an
+ * integer must fit), -128 fits; arange's values must fit */
+static void
+test_narrow_signed_creation (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL;
+  g_autoptr(EpTensor) low = ep_full_int (EP_SHAPE (2), -128, EP_DTYPE_INT8, &error);
+  g_autoptr(EpTensor) high = ep_full_int (EP_SHAPE (2), 32767, EP_DTYPE_INT16, &error);
+  g_autoptr(EpTensor) down = ep_arange (127, 120, -3, EP_DTYPE_INT8, &error);
+  g_autoptr(EpTensor) over = ep_full_int (EP_SHAPE (2), 200, EP_DTYPE_INT8, &e1);
+  g_autoptr(EpTensor) under = ep_full_int (EP_SHAPE (2), -32769, EP_DTYPE_INT16, &e2);
+  g_autoptr(EpTensor) beyond = ep_arange (120, 130, 1, EP_DTYPE_INT8, &e3);
+
+  g_assert_no_error (error);
+  ep_assert_values (low, EP_DTYPE_INT8, EP_SHAPE (2), EP_VALUES (-128, -128));
+  ep_assert_values (high, EP_DTYPE_INT16, EP_SHAPE (2), EP_VALUES (32767, 32767));
+  ep_assert_values (down, EP_DTYPE_INT8, EP_SHAPE (3), EP_VALUES (127, 124, 121));
+  g_assert_null (over);
+  ep_assert_error (e1, EP_ERROR_INVALID_ARGUMENT, "full", "200");
+  g_assert_null (under);
+  ep_assert_error (e2, EP_ERROR_INVALID_ARGUMENT, "full", "-32769");
+  g_assert_null (beyond);
+  ep_assert_error (e3, EP_ERROR_INVALID_ARGUMENT, "arange", "int8");
+}
+
 static void
 test_uint8_creation_errors (void)
 {
@@ -528,6 +554,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/creation/uint8/full-and-arange", test_uint8_full_and_arange);
   g_test_add_func ("/creation/uint8/errors", test_uint8_creation_errors);
+  g_test_add_func ("/creation/narrow-signed", test_narrow_signed_creation);
 
   return g_test_run ();
 }

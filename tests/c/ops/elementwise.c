@@ -149,6 +149,46 @@ test_uint8_weak_integer_must_fit (void)
   ep_assert_error (error2, EP_ERROR_INVALID_ARGUMENT, "sub", "-1");
 }
 
+/* int8 and int16 wrap as NumPy's: MIN // -1, MIN * -1, -MIN and abs
+ * (MIN) are MIN, a zero divisor gives 0, division floors; int8 with
+ * uint8 is int16; a weak integer must fit the type. */
+static void
+test_signed_narrow_wraps (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_new (EP_DTYPE_INT8, EP_SHAPE (4), EP_VALUES (-128, 127, -7, 100));
+  g_autoptr(EpTensor) b = ep_test_new (EP_DTYPE_INT8, EP_SHAPE (4), EP_VALUES (-1, 1, 2, 0));
+  g_autoptr(EpTensor) c = ep_test_new (EP_DTYPE_INT16, EP_SHAPE (2), EP_VALUES (-32768, 32767));
+  g_autoptr(EpTensor) u = ep_test_new (EP_DTYPE_UINT8, EP_SHAPE (4), EP_VALUES (255, 0, 1, 200));
+  g_autoptr(EpTensor) floordiv = ep_tensor_floordiv (a, b, &error);
+  g_autoptr(EpTensor) mod = ep_tensor_mod (a, b, &error);
+  g_autoptr(EpTensor) mul = ep_tensor_mul (a, b, &error);
+  g_autoptr(EpTensor) add = ep_tensor_add (a, b, &error);
+  g_autoptr(EpTensor) neg = ep_tensor_neg (a, &error);
+  g_autoptr(EpTensor) abs = ep_tensor_abs (a, &error);
+  g_autoptr(EpTensor) neg16 = ep_tensor_neg (c, &error);
+  g_autoptr(EpTensor) sum16 = ep_tensor_add_scalar (c, 1, &error);
+  g_autoptr(EpTensor) mixed = ep_tensor_add (a, u, &error);
+  g_autoptr(GError) e1 = NULL, e2 = NULL;
+  g_autoptr(EpTensor) over = ep_tensor_add_scalar (a, 128, &e1);
+  g_autoptr(EpTensor) under = ep_tensor_add_scalar (c, -32769, &e2);
+
+  g_assert_no_error (error);
+  ep_assert_values (floordiv, EP_DTYPE_INT8, EP_SHAPE (4), EP_VALUES (-128, 127, -4, 0));
+  ep_assert_values (mod, EP_DTYPE_INT8, EP_SHAPE (4), EP_VALUES (0, 0, 1, 0));
+  ep_assert_values (mul, EP_DTYPE_INT8, EP_SHAPE (4), EP_VALUES (-128, 127, -14, 0));
+  ep_assert_values (add, EP_DTYPE_INT8, EP_SHAPE (4), EP_VALUES (127, -128, -5, 100));
+  ep_assert_values (neg, EP_DTYPE_INT8, EP_SHAPE (4), EP_VALUES (-128, -127, 7, -100));
+  ep_assert_values (abs, EP_DTYPE_INT8, EP_SHAPE (4), EP_VALUES (-128, 127, 7, 100));
+  ep_assert_values (neg16, EP_DTYPE_INT16, EP_SHAPE (2), EP_VALUES (-32768, -32767));
+  ep_assert_values (sum16, EP_DTYPE_INT16, EP_SHAPE (2), EP_VALUES (-32767, -32768));
+  ep_assert_values (mixed, EP_DTYPE_INT16, EP_SHAPE (4), EP_VALUES (127, 127, -6, 300));
+  g_assert_null (over);
+  ep_assert_error (e1, EP_ERROR_INVALID_ARGUMENT, "add", "128");
+  g_assert_null (under);
+  ep_assert_error (e2, EP_ERROR_INVALID_ARGUMENT, "add", "-32769");
+}
+
 static void
 test_int64_wraps (void)
 {
@@ -863,6 +903,7 @@ main (int argc, char **argv)
   g_test_add_func ("/elementwise/arithmetic/int64-wraps", test_int64_wraps);
   g_test_add_func ("/elementwise/arithmetic/uint8-wraps", test_uint8_wraps);
   g_test_add_func ("/elementwise/weak/uint8-integer-must-fit", test_uint8_weak_integer_must_fit);
+  g_test_add_func ("/elementwise/arithmetic/signed-narrow-wraps", test_signed_narrow_wraps);
   g_test_add_func ("/elementwise/arithmetic/integer-pow-negative-exponent", test_integer_pow_negative_exponent);
   g_test_add_func ("/elementwise/arithmetic/bool-add-or-mul-and", test_bool_add_is_or_mul_is_and);
   g_test_add_func ("/elementwise/arithmetic/sub-of-bools", test_sub_of_bools_is_dtype_error);
