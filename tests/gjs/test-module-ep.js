@@ -220,7 +220,14 @@ test('Ep.tensor of a typed array keeps its type, with a shape', () => {
     assertEqual(Ep.tensor(new Uint8Array([1, 255])).toString(), '[  1 255]', 'Uint8Array: values');
     assertEqual(Ep.tensor(new Uint8Array(2)).dtype, 'uint8', 'Uint8Array: uint8');
     assertEqual(Ep.tensor(new Uint8ClampedArray([3, 200])).dtype, 'uint8', 'Uint8ClampedArray: uint8');
-    assertEqual(Ep.tensor(new Int16Array(2)).dtype, 'int32', 'Int16Array: int32');
+    assertEqual(Ep.tensor(new Int16Array([-32768, 7])).toString(), '[-32768      7]', 'Int16Array: values');
+    assertEqual(Ep.tensor(new Int16Array(2)).dtype, 'int16', 'Int16Array: int16');
+    assertEqual(Ep.tensor(new Int8Array([-128, 127])).dtype, 'int8', 'Int8Array: int8');
+    assertEqual(Ep.tensor(new Uint16Array(2)).dtype, 'int32', 'Uint16Array: int32');
+    same(Array.from(Ep.tensor([200, -129, 1.9], 'int8').toTypedArray()), [-56, 127, 1], 'to int8 wraps');
+    assert(Ep.tensor(new Int8Array([7])).toTypedArray() instanceof Int8Array, 'int8: Int8Array back');
+    assert(Ep.tensor(new Int16Array([7])).toTypedArray() instanceof Int16Array, 'int16: Int16Array back');
+    same(Array.from(Ep.tensor(new Int8Array([-128, 5])).abs().toTypedArray()), [-128, 5], 'int8: abs wraps');
     same(Array.from(Ep.tensor([1.9, -1, 256], 'uint8').toTypedArray()), [1, 255, 0], 'to uint8 wraps');
     assert(Ep.tensor(new Uint8Array([7])).toTypedArray() instanceof Uint8Array, 'uint8: Uint8Array back');
     assertEqual(Ep.tensor(new Float32Array([1.5]), 'int32').toString(), '[1]', 'a dtype');

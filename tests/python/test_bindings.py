@@ -256,6 +256,8 @@ def test_ndarray_operand_gives_tensor():
     (np.int32(7), "int32", ()),
     (np.arange(6, dtype=np.int32).reshape(2, 3), "int32", (2, 3)),
     (np.arange(6, dtype=np.uint8), "uint8", (6,)),
+    (np.arange(-3, 3, dtype=np.int8), "int8", (6,)),
+    (np.arange(-300, 300, 100, dtype=np.int16).reshape(2, 3), "int16", (2, 3)),
     (np.arange(6, dtype=np.uint16), "int64", (6,)),
     (np.arange(6, dtype=np.float16), "float64", (6,)),
     (np.arange(6, dtype=">f8"), "float64", (6,)),

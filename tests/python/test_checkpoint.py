@@ -30,7 +30,8 @@ class assert_format_error:
         return True
 
 NP_OF = {"F32": np.float32, "F64": np.float64, "I32": np.int32, "I64": np.int64,
-         "BOOL": np.bool_, "U8": np.uint8, "F16": np.float16}
+         "BOOL": np.bool_, "U8": np.uint8, "F16": np.float16,
+         "I8": np.int8, "I16": np.int16}
 NAME_OF = {np.dtype(v): k for k, v in NP_OF.items()}
 
 
@@ -255,3 +256,20 @@ def test_uint8_round_trip(tmp_path):
                           Ep.CheckpointFlags.NONE, None)
     assert restored.numpy().dtype == np.uint8
     np.testing.assert_array_equal(restored.numpy(), pixels.numpy())
+
+
+# int8 and int16 (I8 and I16 in safetensors)
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+def test_signed_narrow_round_trip(tmp_path, dtype):
+    info = np.iinfo(dtype)
+    weights = Ep.Variable(np.array([[info.min, -1], [0, info.max]], dtype))
+    Ep.checkpoint_save(["w"], [weights], gfile(tmp_path / "w.safetensors"), None)
+    _, arrays = np_read(tmp_path / "w.safetensors")
+    assert arrays["w"].dtype == dtype
+    np.testing.assert_array_equal(arrays["w"], weights.numpy())
+    restored = Ep.Variable(np.zeros((2, 2), dtype))
+    Ep.checkpoint_restore(["w"], [restored], gfile(tmp_path / "w.safetensors"),
+                          Ep.CheckpointFlags.NONE, None)
+    assert restored.numpy().dtype == dtype
+    np.testing.assert_array_equal(restored.numpy(), weights.numpy())

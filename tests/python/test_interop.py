@@ -731,3 +731,38 @@ def test_uint8_computing_ops_ask_for_a_cast():
         t.exp()
     np.testing.assert_array_equal((t.astype(Ep.float32) / 255).numpy(),
                                   np.array([1, 2], np.float32) / np.float32(255))
+
+
+# int8 and int16: NumPy and PyTorch both ways through DLPack, Ep.int8 and
+# Ep.int16 as dtypes, casts wrapping as NumPy's
+
+@pytest.mark.parametrize("dtype,torch_dtype", [(np.int8, torch.int8), (np.int16, torch.int16)])
+def test_signed_narrow_numpy_and_torch_dlpack(dtype, torch_dtype):
+    info = np.iinfo(dtype)
+    a = np.array([[info.min, -1, 0], [1, 7, info.max]], dtype)
+    t = Ep.astensor(a)
+    name = np.dtype(dtype).name
+    assert t.dtype == getattr(Ep, name) and t.dtype == dtype and str(t.dtype) == name
+    back = np.from_dlpack(t)
+    assert back.dtype == dtype
+    np.testing.assert_array_equal(back, a)
+    assert np.shares_memory(back, t.numpy())
+    x = torch.from_numpy(a.copy())
+    assert x.dtype == torch_dtype
+    u = Ep.from_dlpack(x)
+    assert u.dtype == dtype
+    y = torch.from_dlpack(u)
+    assert y.dtype == torch_dtype and torch.equal(y, x)
+
+
+def test_signed_narrow_casts_and_names():
+    f = np.array([0.0, -1.9, 127.0, 128.0, -129.0, 300.7, 40000.0], np.float64)
+    np.testing.assert_array_equal(Ep.astensor(f).astype(Ep.int8).numpy(), f.astype(np.int8))
+    np.testing.assert_array_equal(Ep.astensor(f).astype("int16").numpy(), f.astype(np.int16))
+    assert Ep.zeros((2,), np.int8).dtype == Ep.int8
+    assert Ep.ones((2,), "int16").numpy().dtype == np.int16
+    # int8 with uint8 promotes to int16, as in NumPy
+    s = Ep.astensor(np.array([-1], np.int8)) + Ep.astensor(np.array([255], np.uint8))
+    assert s.dtype == Ep.int16 and s.numpy().tolist() == [254]
+    with pytest.raises(Ep.DTypeError, match="exp: does not take a tensor of type int8"):
+        Ep.astensor(np.array([1], np.int8)).exp()

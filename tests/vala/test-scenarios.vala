@@ -260,6 +260,24 @@ static void test_scalar_forms () {
     }
 }
 
+/* int8 and int16 through the vapi: from bytes, item_int64, wrapping abs */
+static void test_narrow_ints () {
+    try {
+        int16[] values = { -32768, 300 };
+        uint8[] raw = ((uint8[]) values)[0 : values.length * sizeof (int16)];
+        var x = new Ep.Tensor.from_bytes (new GLib.Bytes (raw), Ep.DType.INT16, { 2 });
+        assert (x.dtype == Ep.DType.INT16);
+        var parts = x.split (2, 0);
+        assert (parts[0].item_int64 () == -32768);
+        assert (parts[1].astype (Ep.DType.INT8).item_int64 () == 44);
+        var m = new Ep.Tensor.scalar (-128, Ep.DType.INT8);
+        assert (m.abs ().item_int64 () == -128);
+        assert (Ep.dtype_get_name (Ep.DType.INT8) == "int8");
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
 static void test_item_readers () {
     try {
         int64[] values = { int64.MAX, (1LL << 53) + 1 };
@@ -375,6 +393,7 @@ int main (string[] args) {
     Test.add_func ("/vala/checkpoint", test_checkpoint);
     Test.add_func ("/vala/staged-step-async", test_staged_step_async);
     Test.add_func ("/vala/scalar-forms", test_scalar_forms);
+    Test.add_func ("/vala/narrow-ints", test_narrow_ints);
     Test.add_func ("/vala/item-readers", test_item_readers);
     Test.add_func ("/vala/scenarios/device-pop", test_device_pop_names_its_scope);
     Test.add_func ("/vala/data-in-and-out", test_data_in_and_out);
