@@ -28,7 +28,7 @@ import os
 import sys
 
 SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DTYPES = ["float32", "float64", "int32", "int64", "bool"]
+DTYPES = ["float32", "float64", "int32", "int64", "bool", "uint8", "int8", "int16"]
 
 
 def load_ep(build_dir):
@@ -63,7 +63,7 @@ def make_calls(Ep, GLib):
     def x(dtype):
         """A 2x3 tensor, positive and inside (-1, 1) where it can be."""
         return tensor([[0.25, 0.5, 0.75], [0.125, 0.375, 0.625]] if dtype.startswith("float")
-                      else [[1, 2, 3], [4, 5, 6]] if dtype.startswith("int")
+                      else [[1, 2, 3], [4, 5, 6]] if "int" in dtype
                       else [[True, False, True], [False, True, True]], dtype)
 
     def square(dtype):
