@@ -50,7 +50,7 @@ typedef struct
   guint       dtypes;     /* the dtypes to run, a bit for each; 0: all */
 } Case;
 
-#define ALL_DTYPES 5
+#define ALL_DTYPES (EP_DTYPE_INT16 + 1)
 
 /* Attributes, in GVariant text: "{" AXIS (1) ", " KEEPDIMS "}" */
 #define AXIS(n) "'axis': <" #n ">"
@@ -371,7 +371,7 @@ typedef struct
   EpDType     dtype;
 } Test;
 
-static const char *const dtype_names[] = { "float32", "float64", "int32", "int64", "bool" };
+static const char *const dtype_names[] = { "float32", "float64", "int32", "int64", "bool", "uint8", "int8", "int16" };
 
 /* Shapes and views */
 
