@@ -174,25 +174,22 @@ UNARY_GRADIENT (relu)
 
 /* An op, its schema and its method: a function of one tensor with the
  * result type @rule gives */
-#define UNARY_OP(ID, op_name, rule, gradient_rule)                          \
+#define UNARY_OP_FLAGS(ID, op_name, rule, gradient_rule, op_flags)         \
   const EpOpDef ep_op_##op_name = {                                         \
     .id = EP_OP_##ID, .name = #op_name,                                     \
     EP_INPUTS (EP_INPUT ("self")),                                          \
+    .flags = op_flags,                                                      \
     .infer = rule,                                                          \
     .gradient = gradient_rule,                                              \
   };                                                                        \
   EP_DEFINE_UNARY_METHOD (op_name)
 
+#define UNARY_OP(ID, op_name, rule, gradient_rule)                          \
+  UNARY_OP_FLAGS (ID, op_name, rule, gradient_rule, 0)
+
 /* The same for an op with kernels for the narrow integer types */
 #define UNARY_OP_NARROW(ID, op_name, rule, gradient_rule)                   \
-  const EpOpDef ep_op_##op_name = {                                         \
-    .id = EP_OP_##ID, .name = #op_name,                                     \
-    EP_INPUTS (EP_INPUT ("self")),                                          \
-    .flags = EP_OP_FLAG_UINT8,                                              \
-    .infer = rule,                                                          \
-    .gradient = gradient_rule,                                              \
-  };                                                                        \
-  EP_DEFINE_UNARY_METHOD (op_name)
+  UNARY_OP_FLAGS (ID, op_name, rule, gradient_rule, EP_OP_FLAG_UINT8)
 
 /**
  * ep_tensor_neg:

@@ -101,34 +101,27 @@ CAST_FROM (cast_from_b,
   WRAP_TO_NARROW)
 #undef SRC_T
 
+/* uint8, int8 and int16: every value fits the wider types; to bool
+ * tests for non-zero; between them they wrap */
+#define NARROW_CAST_FROM(name)                                              \
+  CAST_FROM (name,                                                          \
+    TO (float, EP_FLOAT32, AS (float))                                      \
+    FP64 (TO (double, EP_FLOAT64, AS (double)))                             \
+    TO (int, EP_INT32, AS (int))                                            \
+    TO (long, EP_INT64, AS (long))                                          \
+    TO (uchar, EP_BOOL, TO_BOOL)                                            \
+    WRAP_TO_NARROW)
+
 #define SRC_T uchar
-CAST_FROM (cast_from_u8,
-  TO (float, EP_FLOAT32, AS (float))
-  FP64 (TO (double, EP_FLOAT64, AS (double)))
-  TO (int, EP_INT32, AS (int))
-  TO (long, EP_INT64, AS (long))
-  TO (uchar, EP_BOOL, TO_BOOL)
-  WRAP_TO_NARROW)
+NARROW_CAST_FROM (cast_from_u8)
 #undef SRC_T
 
 #define SRC_T char
-CAST_FROM (cast_from_i8,
-  TO (float, EP_FLOAT32, AS (float))
-  FP64 (TO (double, EP_FLOAT64, AS (double)))
-  TO (int, EP_INT32, AS (int))
-  TO (long, EP_INT64, AS (long))
-  TO (uchar, EP_BOOL, TO_BOOL)
-  WRAP_TO_NARROW)
+NARROW_CAST_FROM (cast_from_i8)
 #undef SRC_T
 
 #define SRC_T short
-CAST_FROM (cast_from_i16,
-  TO (float, EP_FLOAT32, AS (float))
-  FP64 (TO (double, EP_FLOAT64, AS (double)))
-  TO (int, EP_INT32, AS (int))
-  TO (long, EP_INT64, AS (long))
-  TO (uchar, EP_BOOL, TO_BOOL)
-  WRAP_TO_NARROW)
+NARROW_CAST_FROM (cast_from_i16)
 #undef SRC_T
 
 #define COPY(name, T)                                                       \
