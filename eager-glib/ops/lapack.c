@@ -543,7 +543,7 @@ masked (EpTensor  *x,
   return ep_tensor_where (mask, x, zero, error);
 }
 
-/* the lower triangle of the last two axes (NumPy's tril, k = 0) */
+/* the lower triangle of the last two axes from diagonal @k (NumPy's tril) */
 static EpTensor *
 lower (EpTensor  *x,
        gint64     k,
@@ -658,8 +658,8 @@ cholesky_infer (EpOpCall  *call,
 }
 
 /* PyTorch's rule (Murray, "Differentiation of the Cholesky decomposition",
- * 2016): Φ = tril (Lᵀ G) with its diagonal halved, then
- * A̅ = L⁻ᵀ sym(Φ) L⁻¹ with sym(Φ) = (Φ + Φᵀ) / 2, symmetric as the
+ * 2016): with P = tril (Lᵀ G), Φ = (P + tril (P, -1)ᵀ) / 2 (symmetric,
+ * its diagonal halved) and A̅ = L⁻ᵀ Φ L⁻¹, symmetric as the
  * perturbations of A that keep it symmetric. */
 static gboolean
 cholesky_gradient (const EpOpCall  *call,
@@ -670,8 +670,9 @@ cholesky_gradient (const EpOpCall  *call,
   EpTensor *l = call->outputs[0];
   g_autoptr(EpTensor) product = t_matmul (l, output_grads[0], error);
   g_autoptr(EpTensor) phi = product != NULL ? lower (product, 0, error) : NULL;
-  g_autoptr(EpTensor) phi_t = phi != NULL ? ep_grad_swap_last (phi, error) : NULL;
-  g_autoptr(EpTensor) both = phi_t != NULL ? ep_tensor_add (phi, phi_t, error) : NULL;
+  g_autoptr(EpTensor) strict = phi != NULL ? lower (product, -1, error) : NULL;
+  g_autoptr(EpTensor) strict_t = strict != NULL ? ep_grad_swap_last (strict, error) : NULL;
+  g_autoptr(EpTensor) both = strict_t != NULL ? ep_tensor_add (phi, strict_t, error) : NULL;
   g_autoptr(EpTensor) half = both != NULL ? ep_tensor_mul_scalar (both, 0.5, error) : NULL;
   g_autoptr(EpTensor) inverse = half != NULL ? ep_tensor_inv (l, error) : NULL;
   g_autoptr(EpTensor) left = inverse != NULL ? t_matmul (inverse, half, error) : NULL;
