@@ -291,7 +291,9 @@ cpu_solve (EpOpCall  *call,
 
 /* det, cholesky, qr, svd, eigh, lstsq: each matrix is copied into a
  * dense work buffer in the layout LAPACK takes, factored there, and its
- * results written out row-major. */
+ * results written out row-major. A NaN or infinity is refused before
+ * LAPACK sees it (LAPACKE would call it a bad argument; the iterative
+ * ones would not converge). */
 
 typedef enum {
   FAILURE_NOT_DEFINITE,
@@ -394,6 +396,22 @@ all_finite (gconstpointer data,
   return TRUE;
 }
 
+/* Whether the triangle LAPACK reads of the column-major n × n @data
+ * (@uplo 'U' or 'L') is finite: LAPACKE refuses NaN there as a bad
+ * argument. */
+static gboolean
+triangle_finite (gconstpointer data,
+                 gboolean      f32,
+                 gint64        n,
+                 char          uplo)
+{
+  for (gint64 c = 0; c < n; c++)
+    for (gint64 r = uplo == 'U' ? 0 : c; r < (uplo == 'U' ? c + 1 : n); r++)
+      if (!isfinite (element (data, f32, c * n + r)))
+        return FALSE;
+  return TRUE;
+}
+
 /* Writes the column-major (rows × cols, leading dimension @ld) matrix
  * @src row-major into @dst. */
 static void
@@ -434,6 +452,8 @@ cpu_det (EpOpCall  *call,
       if (n > 0)
         {
           load_matrix (a, 2, al->shape, al->ndim - 2, b, work, n, n, FALSE);
+          if (!all_finite (work, f32, (gsize) n * n))
+            return report ("det", FAILURE_NOT_FINITE, count, b, error);
           info = f32 ? LAPACKE_sgetrf (LAPACK_COL_MAJOR, n, n, (gfloat *) work, n, pivots)
                      : LAPACKE_dgetrf (LAPACK_COL_MAJOR, n, n, (gdouble *) work, n, pivots);
         }
@@ -471,6 +491,8 @@ cpu_cholesky (EpOpCall  *call,
       lapack_int info;
 
       load_matrix (a, 2, al->shape, al->ndim - 2, b, dst, n, n, FALSE);
+      if (!triangle_finite (dst, f32, n, 'U'))
+        return report ("cholesky", FAILURE_NOT_FINITE, count, b, error);
       info = f32 ? LAPACKE_spotrf (LAPACK_COL_MAJOR, 'U', n, (gfloat *) dst, n)
                  : LAPACKE_dpotrf (LAPACK_COL_MAJOR, 'U', n, (gdouble *) dst, n);
       if (info > 0)
@@ -512,6 +534,8 @@ cpu_qr (EpOpCall  *call,
       lapack_int info;
 
       load_matrix (a, 2, al->shape, al->ndim - 2, b, work, m, n, TRUE);
+      if (!all_finite (work, f32, (gsize) m * n))
+        return report ("qr", FAILURE_NOT_FINITE, count, b, error);
       info = f32 ? LAPACKE_sgeqrf (LAPACK_COL_MAJOR, m, n, (gfloat *) work, lda, (gfloat *) tau)
                  : LAPACKE_dgeqrf (LAPACK_COL_MAJOR, m, n, (gdouble *) work, lda, (gdouble *) tau);
       if (info != 0)
@@ -623,10 +647,8 @@ cpu_eigh (EpOpCall  *call,
       lapack_int info;
 
       load_matrix (a, 2, al->shape, al->ndim - 2, b, work, n, n, FALSE);
-      for (lapack_int c = 0; c < n; c++)
-        for (lapack_int r = 0; r < n; r++)
-          if ((uplo == 'U' ? r <= c : r >= c) && !isfinite (element (work, f32, c * (gsize) n + r)))
-            return report ("eigh", FAILURE_NOT_FINITE, count, b, error);
+      if (!triangle_finite (work, f32, n, uplo))
+        return report ("eigh", FAILURE_NOT_FINITE, count, b, error);
       info = f32 ? LAPACKE_ssyevd (LAPACK_COL_MAJOR, 'V', uplo, n, (gfloat *) work, n,
                                    (gfloat *) (ws + b * n * (gint64) itemsize))
                  : LAPACKE_dsyevd (LAPACK_COL_MAJOR, 'V', uplo, n, (gdouble *) work, n,

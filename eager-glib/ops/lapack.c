@@ -825,6 +825,21 @@ inverse_gaps (EpTensor  *s,
   return inverse != NULL ? ep_tensor_where (eye, zero, inverse, error) : NULL;
 }
 
+/* F ∘ @k, 0 where @k is: the eigenvalues' (singular values') own
+ * gradient stays finite at equal values when nothing asks for the
+ * vectors' (PyTorch leaves that part out then) */
+static EpTensor *
+gap_product (EpTensor  *f,
+             EpTensor  *k,
+             GError   **error)
+{
+  g_autoptr(EpTensor) zero = ep_tensor_new_weak_int (0);
+  g_autoptr(EpTensor) is_zero = ep_tensor_equal (k, zero, error);
+  g_autoptr(EpTensor) product = is_zero != NULL ? ep_tensor_mul (f, k, error) : NULL;
+
+  return product != NULL ? ep_tensor_where (is_zero, zero, product, error) : NULL;
+}
+
 /* Townsend, "Differentiating the singular value decomposition" (2016),
  * for distinct non-zero singular values; with F from the squares of S:
  * A̅ = U [(F ∘ skew (UᵀU̅)) S + diag (S̅) + S (F ∘ skew (VᵀV̅))] Vᵀ
@@ -856,10 +871,10 @@ svd_gradient (const EpOpCall  *call,
       || (f = inverse_gaps (s2, error)) == NULL
       || (ugu = t_matmul (u, gu, error)) == NULL
       || (k = skew (ugu, error)) == NULL
-      || (fk = ep_tensor_mul (f, k, error)) == NULL
+      || (fk = gap_product (f, k, error)) == NULL
       || (vgv = matmul_t (vh, gvh, error)) == NULL
       || (j = skew (vgv, error)) == NULL
-      || (fj = ep_tensor_mul (f, j, error)) == NULL
+      || (fj = gap_product (f, j, error)) == NULL
       || (s_row = ep_tensor_expand_dims (s, -2, error)) == NULL
       || (s_column = ep_tensor_expand_dims (s, -1, error)) == NULL
       || (left = ep_tensor_mul (fk, s_row, error)) == NULL
@@ -946,7 +961,7 @@ eigh_gradient (const EpOpCall  *call,
   g_autoptr(EpTensor) vgv = f != NULL ? t_matmul (v, output_grads[1], error) : NULL;
   g_autoptr(EpTensor) k = vgv != NULL ? skew (vgv, error) : NULL;
   g_autoptr(EpTensor) half = k != NULL ? ep_tensor_mul_scalar (k, 0.5, error) : NULL;
-  g_autoptr(EpTensor) fk = half != NULL ? ep_tensor_mul (f, half, error) : NULL;
+  g_autoptr(EpTensor) fk = half != NULL ? gap_product (f, half, error) : NULL;
   g_autoptr(EpTensor) diagonal = fk != NULL ? diag_embed (output_grads[0], error) : NULL;
   g_autoptr(EpTensor) inner = diagonal != NULL ? ep_tensor_add (fk, diagonal, error) : NULL;
   g_autoptr(EpTensor) inner_vt = inner != NULL ? matmul_t (inner, v, error) : NULL;
@@ -1396,6 +1411,7 @@ take_outputs (EpTensor  **outputs,
  *
  * The determinant of each matrix, by LU factorization (LAPACK `getrf`),
  * as NumPy's `linalg.det`: 0 for a singular matrix, 1 for a 0×0 one.
+ * A NaN or infinite element is an error (NumPy gives NaN).
  * For large matrices, where it overflows, see [method@Tensor.slogdet].
  * Integer and bool matrices compute in float64.
  *
@@ -1404,7 +1420,8 @@ take_outputs (EpTensor  **outputs,
  * there through an SVD).
  *
  * Returns: (transfer full): the determinants, shape `self.shape[:-2]`,
- *   or %NULL with %EP_ERROR_SHAPE set if the matrices are not square
+ *   or %NULL with %EP_ERROR_SHAPE set if the matrices are not square, or
+ *   %EP_ERROR_INVALID_ARGUMENT for a NaN or infinite element
  */
 EP_DEFINE_UNARY_METHOD (det)
 
@@ -1423,7 +1440,8 @@ EP_DEFINE_UNARY_METHOD (det)
  *
  * Returns: (transfer full): the factors, or %NULL with %EP_ERROR_SHAPE
  *   set if the matrices are not square, or %EP_ERROR_INVALID_ARGUMENT if
- *   one is not positive definite (NaN included)
+ *   one is not positive definite or has a NaN or infinite element in its
+ *   lower triangle
  */
 EP_DEFINE_UNARY_METHOD (cholesky)
 
@@ -1446,7 +1464,8 @@ EP_DEFINE_UNARY_METHOD (cholesky)
  * block to be invertible (full rank).
  *
  * Returns: (skip): %TRUE on success; %FALSE with %EP_ERROR_SHAPE set for
- *   fewer than 2 dimensions, in which case @q and @r are left untouched
+ *   fewer than 2 dimensions, or %EP_ERROR_INVALID_ARGUMENT for a NaN or
+ *   infinite element, in which case @q and @r are left untouched
  */
 gboolean
 ep_tensor_qr (EpTensor   *self,
