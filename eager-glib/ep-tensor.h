@@ -779,6 +779,45 @@ EP_EXPORT
 EpTensor      *ep_tensor_solve              (EpTensor       *self,
                                              EpTensor       *b,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_det                (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_cholesky           (EpTensor       *self,
+                                             GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_qr                 (EpTensor       *self,
+                                             EpTensor      **q,
+                                             EpTensor      **r,
+                                             GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_svd                (EpTensor       *self,
+                                             gboolean        full_matrices,
+                                             EpTensor      **u,
+                                             EpTensor      **s,
+                                             EpTensor      **vh,
+                                             GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_eigh               (EpTensor       *self,
+                                             gboolean        upper,
+                                             EpTensor      **eigenvalues,
+                                             EpTensor      **eigenvectors,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_lstsq              (EpTensor       *self,
+                                             EpTensor       *b,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_matrix_power       (EpTensor       *self,
+                                             gint64          n,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_matrix_norm        (EpTensor       *self,
+                                             EpMatrixNorm    ord,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             gboolean        keepdims,
+                                             GError        **error);
 
 /* Convolution: ops/conv.c */
 

@@ -145,6 +145,36 @@ typedef enum {
 } EpReduction;
 
 /**
+ * EpMatrixNorm:
+ * @EP_MATRIX_NORM_FRO: the Frobenius norm, `sqrt (sum (x ** 2))`
+ *   (NumPy's `ord="fro"`, its default for matrices)
+ * @EP_MATRIX_NORM_NUC: the nuclear norm, the sum of the singular values
+ *   (`ord="nuc"`)
+ * @EP_MATRIX_NORM_INF: the largest sum of absolute values along a row
+ *   (`ord=inf`)
+ * @EP_MATRIX_NORM_NEG_INF: the smallest such sum (`ord=-inf`)
+ * @EP_MATRIX_NORM_ONE: the largest sum of absolute values along a
+ *   column (`ord=1`)
+ * @EP_MATRIX_NORM_NEG_ONE: the smallest such sum (`ord=-1`)
+ * @EP_MATRIX_NORM_TWO: the spectral norm, the largest singular value
+ *   (`ord=2`)
+ * @EP_MATRIX_NORM_NEG_TWO: the smallest singular value (`ord=-2`)
+ *
+ * Which norm [method@Tensor.matrix_norm] computes: the matrix orders of
+ * NumPy's `linalg.norm`.
+ */
+typedef enum {
+  EP_MATRIX_NORM_FRO,
+  EP_MATRIX_NORM_NUC,
+  EP_MATRIX_NORM_INF,
+  EP_MATRIX_NORM_NEG_INF,
+  EP_MATRIX_NORM_ONE,
+  EP_MATRIX_NORM_NEG_ONE,
+  EP_MATRIX_NORM_TWO,
+  EP_MATRIX_NORM_NEG_TWO,
+} EpMatrixNorm;
+
+/**
  * EpGeluApproximation:
  * @EP_GELU_APPROXIMATION_NONE: the exact function `x Φ(x)`, through the
  *   error function

@@ -67,6 +67,8 @@ typedef struct
     struct { EpGeluApproximation approximate; } gelu;
     struct { gdouble rtol, atol; gboolean equal_nan; } isclose;
     struct { gint64 k; gboolean sorted; } topk;
+    /* ops/lapack.c: svd's full_matrices, eigh's upper */
+    struct { gboolean full_matrices, upper; } lapack;
     struct { gint64 reps[EP_MAX_DIMS]; guint n_reps; } tile;
     struct { gint64 paddings[2 * EP_MAX_DIMS]; guint n_paddings; EpPadMode mode; gdouble value; } pad;
     struct

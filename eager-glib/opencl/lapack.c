@@ -1,5 +1,5 @@
-/* lapack.c: inv, slogdet and solve on OpenCL
- * (kernels/lapack.cl)
+/* lapack.c: inv, slogdet and solve on OpenCL (kernels/lapack.cl); det,
+ * cholesky, qr, svd, eigh and lstsq through the CPU's LAPACKE kernels
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -206,10 +206,75 @@ opencl_solve (EpOpCall  *call,
                  call->inputs[1], NULL, NULL, error);
 }
 
+
+/* det, cholesky, qr, svd, eigh and lstsq: a host round trip. The
+ * inputs are read to the host in C order, the CPU's LAPACKE kernel runs
+ * there and the outputs are written back. These factorizations are
+ * sequential chains of small steps with pivoting and convergence tests
+ * (no kernel of ours would beat LAPACK for the sizes a device holds),
+ * and the copies cost O(n²) against their O(n³). */
+static gboolean
+opencl_on_host (EpOpCall  *call,
+                GError   **error)
+{
+  EpDevice *cpu = ep_device_get_cpu ();
+  EpKernelFunc kernel = cpu->backend->kernels[call->op->id];
+  EpTensor *inputs[2] = { NULL, NULL };
+  EpOpCall host = *call;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (call->n_inputs <= G_N_ELEMENTS (inputs), FALSE);
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, call->inputs[0]->layout.dtype, error))
+    return FALSE;
+
+  for (guint i = 0; ok && i < call->n_inputs; i++)
+    {
+      const EpLayout *l = &call->inputs[i]->layout;
+      g_autoptr(GBytes) bytes = ep_tensor_to_bytes (call->inputs[i], error);
+      EpLayout layout;
+
+      ok = bytes != NULL && ep_layout_init (&layout, l->dtype, l->shape, l->ndim, call->op->name, error)
+           && (inputs[i] = ep_tensor_new_from_host (cpu, &layout, g_bytes_get_data (bytes, NULL),
+                                                    call->op->name, error)) != NULL;
+    }
+  host.inputs = inputs;
+  host.device = cpu;
+  memset (host.outputs, 0, sizeof host.outputs);
+  for (guint o = 0; ok && o < call->n_outputs; o++)
+    {
+      host.outputs[o] = ep_tensor_new_empty (cpu, &call->output_layouts[o], error);
+      ok = host.outputs[o] != NULL;
+    }
+
+  ok = ok && kernel (&host, error);
+
+  for (guint o = 0; ok && o < call->n_outputs; o++)
+    {
+      const EpLayout *l = &call->output_layouts[o];
+      gsize nbytes = (gsize) ep_layout_get_size (l) * ep_dtype_get_itemsize (l->dtype);
+
+      ok = nbytes == 0 || ep_device_write (call->device, call->outputs[o]->storage, 0,
+                                           host.outputs[o]->storage->data, nbytes, error);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+    g_clear_object (&inputs[i]);
+  for (guint o = 0; o < call->n_outputs; o++)
+    g_clear_object (&host.outputs[o]);
+  return ok;
+}
+
 void
 ep_opencl_register_lapack (EpKernelFunc *kernels)
 {
   kernels[EP_OP_INV] = opencl_inv;
   kernels[EP_OP_SLOGDET] = opencl_slogdet;
   kernels[EP_OP_SOLVE] = opencl_solve;
+  kernels[EP_OP_DET] = opencl_on_host;
+  kernels[EP_OP_CHOLESKY] = opencl_on_host;
+  kernels[EP_OP_QR] = opencl_on_host;
+  kernels[EP_OP_SVD] = opencl_on_host;
+  kernels[EP_OP_EIGH] = opencl_on_host;
+  kernels[EP_OP_LSTSQ] = opencl_on_host;
 }

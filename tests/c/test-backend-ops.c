@@ -297,6 +297,22 @@ static const Case listed_cases[] = {
   { "solve", { "2x3x3", "3x2" }, .data = DATA_DIAGONAL },
   { "solve", { "3x3t", "2x3x4" }, .data = DATA_DIAGONAL },
   { "solve", { "3x3", "3" }, .data = DATA_ONES },
+  /* det … lstsq: a host round trip through the CPU's kernels */
+  { "det", { "4x4" }, .data = DATA_DIAGONAL },
+  { "det", { "2x3x3t" } },
+  { "det", { "3x3" }, .data = DATA_ONES },
+  { "det", { "4x0x0" } },
+  { "cholesky", { "4x4" }, .data = DATA_DIAGONAL },
+  { "cholesky", { "2x3x3t" }, .data = DATA_DIAGONAL },
+  { "cholesky", { "3x3" }, .data = DATA_ONES },
+  { "qr", { "5x3" } },
+  { "qr", { "2x3x5t" } },
+  { "svd", { "5x3" } },
+  { "svd", { "2x3x4t" }, "{'full_matrices': <true>}" },
+  { "eigh", { "4x4" }, .data = DATA_DIAGONAL },
+  { "eigh", { "2x3x3t" }, "{'upper': <true>}", .data = DATA_DIAGONAL },
+  { "lstsq", { "5x3", "5x2" } },
+  { "lstsq", { "2x3x5t", "3" } },
   { "linspace", { NULL }, "{'start': <0.0>, 'stop': <1.0>, 'num': <5>, 'endpoint': <true>}" },
   { "linspace", { NULL }, "{'start': <-2.5>, 'stop': <10.0>, 'num': <7>, 'endpoint': <false>}" },
   { "linspace", { NULL }, "{'start': <3.0>, 'stop': <4.0>, 'num': <1>, 'endpoint': <true>}" },
@@ -645,7 +661,8 @@ tolerance_of (const char *op,
     "conv2d", "conv2d_input_grad", "conv2d_weight_grad",
     "layer_norm", "batch_norm", NULL
   };
-  static const char *const solved_ops[] = { "inv", "slogdet", "solve", NULL };
+  static const char *const solved_ops[] = { "inv", "slogdet", "solve", "det", "cholesky", "qr", "svd", "eigh",
+                                            "lstsq", NULL };
 
   if (!ep_dtype_is_floating (dtype))
     return EXACT;

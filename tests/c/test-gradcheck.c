@@ -396,6 +396,84 @@ static EpTensor *op_solve (EpTensor **in, GError **e)
   return a ? ep_tensor_solve (a, in[1], e) : NULL;
 }
 
+/* det, cholesky, qr, svd, eigh, lstsq: functions of the factors that
+ * do not depend on LAPACK's choice of signs where there is one (U Vᵀ,
+ * |U|, |V|), as PyTorch's checks do */
+static EpTensor *op_det (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) a = conditioned (in[0], e);
+
+  return a ? ep_tensor_det (a, e) : NULL;
+}
+static EpTensor *op_cholesky (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) xt = ep_tensor_transpose (in[0], NULL, 0, e);
+  g_autoptr(EpTensor) gram = xt ? ep_tensor_matmul (in[0], xt, e) : NULL;
+  g_autoptr(EpTensor) a = gram ? conditioned (gram, e) : NULL;
+
+  return a ? ep_tensor_cholesky (a, e) : NULL;
+}
+static EpTensor *op_qr (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) q = NULL;
+  g_autoptr(EpTensor) r = NULL;
+  g_autoptr(EpTensor) flat_q = NULL;
+  g_autoptr(EpTensor) flat_r = NULL;
+  EpTensor *parts[2];
+
+  if (!ep_tensor_qr (in[0], &q, &r, e)
+      || (flat_q = ep_tensor_flatten (q, 0, -1, e)) == NULL
+      || (flat_r = ep_tensor_flatten (r, 0, -1, e)) == NULL)
+    return NULL;
+  parts[0] = flat_q;
+  parts[1] = flat_r;
+  return ep_concatenate (parts, 2, 0, e);
+}
+static EpTensor *op_svd (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) u = NULL;
+  g_autoptr(EpTensor) s = NULL;
+  g_autoptr(EpTensor) vh = NULL;
+  g_autoptr(EpTensor) polar = NULL;
+  g_autoptr(EpTensor) magnitude = NULL;
+  g_autoptr(EpTensor) scaled = NULL;
+  g_autoptr(EpTensor) rows = NULL;
+  EpTensor *parts[3];
+
+  if (!ep_tensor_svd (in[0], FALSE, &u, &s, &vh, e)
+      || (polar = ep_tensor_matmul (u, vh, e)) == NULL
+      || (magnitude = ep_tensor_abs (u, e)) == NULL
+      || (scaled = ep_tensor_mul (magnitude, s, e)) == NULL
+      || (rows = ep_tensor_abs (vh, e)) == NULL)
+    return NULL;
+  parts[0] = ep_tensor_flatten (polar, 0, -1, e);
+  parts[1] = ep_tensor_flatten (scaled, 0, -1, e);
+  parts[2] = ep_tensor_flatten (rows, 0, -1, e);
+  {
+    EpTensor *joined = parts[0] && parts[1] && parts[2] ? ep_concatenate (parts, 3, 0, e) : NULL;
+
+    for (guint i = 0; i < 3; i++)
+      g_clear_object (&parts[i]);
+    return joined;
+  }
+}
+static EpTensor *op_eigh (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) xt = ep_tensor_transpose (in[0], NULL, 0, e);
+  g_autoptr(EpTensor) a = xt ? ep_tensor_add (in[0], xt, e) : NULL;
+  g_autoptr(EpTensor) w = NULL;
+  g_autoptr(EpTensor) v = NULL;
+  g_autoptr(EpTensor) magnitude = NULL;
+
+  if (a == NULL || !ep_tensor_eigh (a, FALSE, &w, &v, e) || (magnitude = ep_tensor_abs (v, e)) == NULL)
+    return NULL;
+  return ep_tensor_mul (magnitude, w, e);
+}
+static EpTensor *op_lstsq (EpTensor **in, GError **e)
+{
+  return ep_tensor_lstsq (in[0], in[1], e);
+}
+
 /* conv2d: stride 2, padding 1, two groups (NCHW); stride 1, dilation 2
  * (NHWC); the gradient ops of the first */
 static const gint64 conv_strides[] = { 2, 1 }, conv_padding[] = { 1, 1 }, conv_dilation[] = { 1, 2 };
@@ -714,6 +792,16 @@ static const Case cases[] = {
   { "inv", "inv", 1, { S2 (3, 3) }, { ANY }, op_inv },
   { "slogdet", "slogdet", 1, { S2 (3, 3) }, { ANY }, op_slogdet },
   { "solve", "solve", 2, { S2 (3, 3), S2 (3, 2) }, { ANY, ANY }, op_solve },
+  /* linear algebra of issue 17 */
+  { "det", "det", 1, { S2 (3, 3) }, { ANY }, op_det },
+  { "cholesky", "cholesky", 1, { S2 (3, 3) }, { ANY }, op_cholesky },
+  { "qr", "qr", 1, { S2 (4, 3) }, { ANY }, op_qr },
+  { "qr-wide", "qr", 1, { S2 (3, 4) }, { ANY }, op_qr },
+  { "svd", "svd", 1, { S2 (4, 3) }, { ANY }, op_svd },
+  { "svd-wide", "svd", 1, { S2 (3, 4) }, { ANY }, op_svd },
+  { "eigh", "eigh", 1, { S2 (3, 3) }, { ANY }, op_eigh },
+  { "lstsq", "lstsq", 2, { S2 (4, 3), S2 (4, 2) }, { ANY, ANY }, op_lstsq },
+  { "lstsq-wide", "lstsq", 2, { S2 (3, 4), S1 (3) }, { ANY, ANY }, op_lstsq },
   { "conv2d", "conv2d", 2, { S4 (2, 4, 6, 5), S4 (6, 2, 3, 2) }, { ANY, ANY }, op_conv2d },
   { "conv2d-nhwc", "conv2d", 2, { S4 (1, 6, 5, 3), S4 (2, 3, 2, 2) }, { ANY, ANY }, op_conv2d_nhwc },
   { "conv2d-input-grad", "conv2d_input_grad", 2, { S4 (2, 6, 3, 6), S4 (6, 2, 3, 2) }, { ANY, ANY },

@@ -335,6 +335,8 @@ SAMPLES[("avg_pool2d_grad", "input_shape")] = [2, 2, 4, 4]
 # roll, repeat, diff
 SAMPLES[("roll", "shift")] = 2
 SAMPLES[("repeat", "repeats")] = 2
+# linear algebra: eigh takes square matrices
+SAMPLES[("eigh", "self")] = [[2.0, 1.0], [1.0, 3.0]]
 BY_TYPE = {"shape": [2, 3]}
 
 

@@ -174,6 +174,21 @@ CASES = {
     "slogdet": (lambda a: (a + Ep.astensor(6 * np.eye(3))).slogdet()[1], [(3, 3)], ["any"]),
     "solve": (lambda a, b: (a + Ep.astensor(6 * np.eye(3))).solve(b), [(3, 3), (3, 2)],
               ["any", "any"]),
+    # linear algebra of issue 17: functions of the factors that do not
+    # depend on LAPACK's signs (U Vh, |U|, |V|), symmetric inputs where
+    # one triangle is read
+    "det": (lambda a: (a + Ep.astensor(6 * np.eye(3))).det(), [(3, 3)], ["any"]),
+    "cholesky": (lambda a: (a @ a.T + Ep.astensor(3 * np.eye(3))).cholesky(), [(3, 3)], ["any"]),
+    "qr": (lambda a: Ep.concatenate([p.flatten() for p in a.qr()]), [(4, 3)], ["any"]),
+    "qr-wide": (lambda a: Ep.concatenate([p.flatten() for p in a.qr()]), [(3, 4)], ["any"]),
+    "svd": (lambda a: _svd_invariants(a.svd()), [(4, 3)], ["any"]),
+    "svd-wide": (lambda a: _svd_invariants(a.svd()), [(3, 4)], ["any"]),
+    "eigh": (lambda a: _eigh_invariants((a + a.T).eigh()), [(3, 3)], ["any"]),
+    "lstsq": (lambda a, b: a.lstsq(b), [(4, 3), (4, 2)], ["any", "any"]),
+    "lstsq-wide": (lambda a, b: a.lstsq(b), [(3, 4), (3,)], ["any", "any"]),
+    "matrix_power": (lambda a: (a + Ep.astensor(4 * np.eye(3))).matrix_power(-3), [(3, 3)], ["any"]),
+    "matrix_norm-nuc": (lambda a: a.matrix_norm("nuc"), [(4, 3)], ["any"]),
+    "matrix_norm-two": (lambda a: a.matrix_norm("two", keepdims=True), [(2, 4, 3)], ["any"]),
     "dot": (lambda a, b: Ep.dot(a, b), [(4,), (4,)], ["any", "any"]),
     "outer": (lambda a, b: Ep.outer(a, b), [(3,), (4,)], ["any", "any"]),
     "conv2d": (lambda x, w: x.conv2d(w, strides=(2, 1), padding=1, groups=2), [(2, 4, 5, 4), (4, 2, 3, 2)],
@@ -190,6 +205,16 @@ CASES = {
     "astype": (lambda a: a.astype("float32").astype("float64") * a, [(2, 3)], ["any"], 1e-3, 1e-4),
     "stop_gradient": (lambda a: a * a.stop_gradient(), [(2, 3)], ["any"]),
 }
+
+def _svd_invariants(usv):
+    u, s, vh = usv
+    return Ep.concatenate([(u @ vh).flatten(), (u.abs() * s).flatten(), vh.abs().flatten()])
+
+
+def _eigh_invariants(wv):
+    w, v = wv
+    return v.abs() * w
+
 
 def weighted_sum(f, arrays, weight):
     out = f(*[Ep.astensor(a) for a in arrays]).numpy()

@@ -51,7 +51,8 @@ API_OPS = {
         "concatenate", "stack", "split", "tile", "flip", "pad", "meshgrid",
         "slice", "take", "take_along_axis", "mask", "nonzero", "index_update", "scatter_add", "embedding",
     ],
-    "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve"],
+    "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve",
+                       "det", "cholesky", "qr", "svd", "eigh", "lstsq", "matrix_power", "matrix_norm"],
 }
 # `device` (a property in the same section) has no NumPy counterpart: the
 # device tests check it.
@@ -94,6 +95,14 @@ REFUSED_0D = {
     "inv": (lambda t: t.inv(), lambda a: np.linalg.inv(a), Ep.Error.SHAPE),
     "slogdet": (lambda t: t.slogdet(), lambda a: np.linalg.slogdet(a), Ep.Error.SHAPE),
     "solve": (lambda t: t.solve(t), lambda a: np.linalg.solve(a, a), Ep.Error.SHAPE),
+    "det": (lambda t: t.det(), lambda a: np.linalg.det(a), Ep.Error.SHAPE),
+    "cholesky": (lambda t: t.cholesky(), lambda a: np.linalg.cholesky(a), Ep.Error.SHAPE),
+    "qr": (lambda t: t.qr(), lambda a: np.linalg.qr(a), Ep.Error.SHAPE),
+    "svd": (lambda t: t.svd(), lambda a: np.linalg.svd(a), Ep.Error.SHAPE),
+    "eigh": (lambda t: t.eigh(), lambda a: np.linalg.eigh(a), Ep.Error.SHAPE),
+    "lstsq": (lambda t: t.lstsq(t), lambda a: np.linalg.lstsq(a, a), Ep.Error.SHAPE),
+    "matrix_power": (lambda t: t.matrix_power(2), lambda a: np.linalg.matrix_power(a, 2), Ep.Error.SHAPE),
+    "matrix_norm": (lambda t: t.matrix_norm(), lambda a: np.linalg.norm(a, axis=(-2, -1)), Ep.Error.SHAPE),
 }
 REFUSED_0SIZE = {
     # one element, no more, no less

@@ -4253,6 +4253,48 @@ __all__.append("Trainer")
 
 
 # ---------------------------------------------------------------------------
+# linear algebra: NumPy's linalg.norm on Tensor.lp (vectors) and
+# Tensor.matrix_norm (matrices)
+# ---------------------------------------------------------------------------
+
+_MATRIX_NORMS = {"fro": "fro", "nuc": "nuc", math.inf: "inf", -math.inf: "neg-inf",
+                 1: "one", -1: "neg-one", 2: "two", -2: "neg-two"}
+
+# NumPy's svd (full_matrices=True by default) and lstsq (four results)
+# differ from Ep's: NumPy's protocol runs them in NumPy
+_NOT_ARRAY_FUNCTIONS.update({"svd", "lstsq"})
+
+
+def norm(x: ArrayLike, ord: Union[None, float, str] = None, axis: Union[None, int, Sequence[int]] = None,
+         keepdims: bool = False) -> Tensor:
+    """NumPy's linalg.norm: a vector norm (Tensor.lp) over one axis, a
+    matrix norm (Tensor.matrix_norm) over two, and with axis=None the
+    vector norm of a 1-D tensor, the matrix norm of a 2-D one, or (ord
+    None) the 2-norm of all the elements."""
+    x = _operand(x)
+    if axis is None:
+        if ord is None:
+            return x.l2(None, keepdims)
+        if x.ndim not in (1, 2):
+            raise ValueError("Improper number of dimensions to norm.")
+        axis = tuple(range(x.ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(_ints(axis))
+    if len(axes) == 1:
+        if isinstance(ord, str):
+            raise ValueError(f"Invalid norm order '{ord}' for vectors")
+        return x.lp(2.0 if ord is None else float(ord), axes, keepdims)
+    if len(axes) == 2:
+        key = "fro" if ord is None else ord
+        if key not in _MATRIX_NORMS:
+            raise ValueError("Invalid norm order for matrices.")
+        return x.matrix_norm(_MATRIX_NORMS[key], axes, keepdims)
+    raise ValueError("Improper number of dimensions to norm.")
+
+
+__all__.append("norm")
+
+
+# ---------------------------------------------------------------------------
 # the end: the generated wrappers fill what the sections above left
 # ---------------------------------------------------------------------------
 
