@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* first: it sets the OpenCL version clFFT.h's CL/cl.h sees */
@@ -93,6 +94,17 @@ clfft_error (GError         **error,
   return ep_opencl_set_error (error, call->device, call->op->name, what, (cl_int) status);
 }
 
+/* At exit, before the OpenCL platform's own clean-up (registered before,
+ * so run after): clFFT complains on stderr about resources not freed */
+static void
+teardown (void)
+{
+  g_mutex_lock (&plan_lock);
+  g_clear_pointer (&plans, g_hash_table_destroy);
+  clfftTeardown ();
+  g_mutex_unlock (&plan_lock);
+}
+
 /* The baked plan of @key, made on first use; with plan_lock held. */
 static clfftPlanHandle *
 get_plan (EpOpCall       *call,
@@ -110,6 +122,8 @@ get_plan (EpOpCall       *call,
 
       if ((setup_status = clfftInitSetupData (&setup)) == CLFFT_SUCCESS)
         setup_status = clfftSetup (&setup);
+      if (setup_status == CLFFT_SUCCESS)
+        atexit (teardown);
       plans = g_hash_table_new_full (plan_key_hash, plan_key_equal, g_free, plan_free);
     }
   if (setup_status != CLFFT_SUCCESS)

@@ -83,9 +83,6 @@ fft_infer (EpOpCall  *call,
   gint axis;
   gint64 length, n, shape[EP_MAX_DIMS + 1];
 
-  if (in->dtype != EP_DTYPE_FLOAT32 && in->dtype != EP_DTYPE_FLOAT64)
-    return ep_op_error_dtype (call, in->dtype, error);
-
   if (kind == FFT_R2C)
     {
       if (in->ndim == 0)
@@ -109,6 +106,9 @@ fft_infer (EpOpCall  *call,
         return FALSE;
       logical = in->ndim - 1;
     }
+  /* after the shape, as NumPy, which refuses a 0-d array of any type */
+  if (in->dtype != EP_DTYPE_FLOAT32 && in->dtype != EP_DTYPE_FLOAT64)
+    return ep_op_error_dtype (call, in->dtype, error);
 
   if (!ep_op_normalize_axis (call, call->attrs.axes[0], logical, &axis, error))
     return FALSE;

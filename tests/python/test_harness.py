@@ -52,6 +52,7 @@ API_OPS = {
         "slice", "take", "take_along_axis", "mask", "nonzero", "index_update", "scatter_add", "embedding",
     ],
     "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve"],
+    "Fourier transforms": ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2"],
 }
 # `device` (a property in the same section) has no NumPy counterpart: the
 # device tests check it.
@@ -94,6 +95,15 @@ REFUSED_0D = {
     "inv": (lambda t: t.inv(), lambda a: np.linalg.inv(a), Ep.Error.SHAPE),
     "slogdet": (lambda t: t.slogdet(), lambda a: np.linalg.slogdet(a), Ep.Error.SHAPE),
     "solve": (lambda t: t.solve(t), lambda a: np.linalg.solve(a, a), Ep.Error.SHAPE),
+    # Fourier transforms: a 0-d tensor has no axis (and no pair axis)
+    "fft": (lambda t: t.fft(), lambda a: np.fft.fft(a), Ep.Error.SHAPE),
+    "ifft": (lambda t: t.ifft(), lambda a: np.fft.ifft(a), Ep.Error.SHAPE),
+    "rfft": (lambda t: t.rfft(), lambda a: np.fft.rfft(a), Ep.Error.SHAPE),
+    "irfft": (lambda t: t.irfft(), lambda a: np.fft.irfft(a), Ep.Error.SHAPE),
+    "fft2": (lambda t: t.fft2(), lambda a: np.fft.fft2(a), Ep.Error.SHAPE),
+    "ifft2": (lambda t: t.ifft2(), lambda a: np.fft.ifft2(a), Ep.Error.SHAPE),
+    "rfft2": (lambda t: t.rfft2(), lambda a: np.fft.rfft2(a), Ep.Error.SHAPE),
+    "irfft2": (lambda t: t.irfft2(), lambda a: np.fft.irfft2(a), Ep.Error.SHAPE),
 }
 REFUSED_0SIZE = {
     # one element, no more, no less
