@@ -11,10 +11,11 @@
  * float32 rows run on KISS FFT (BSD-3-Clause, Debian's libkissfft), a
  * mixed-radix FFT: fast for lengths whose prime factors are small, but
  * O(n p) for a prime factor p. float64 (Debian builds KISS FFT for float
- * only), and float32 lengths with a prime factor above KISS_MAX_FACTOR,
- * run in double on the transforms below: radix 2 for powers of two,
- * Bluestein's chirp z-transform (a convolution through three transforms
- * of a power of two ≥ 2n - 1) for the others, O(n log n) for any n.
+ * only) runs in double on KISS FFT's algorithm written out below (radix
+ * 4 and 2 butterflies, a generic one for odd factors). Lengths with a
+ * prime factor above KISS_MAX_FACTOR, in either type, run in double on
+ * Bluestein's chirp z-transform (a convolution through transforms of a
+ * power of two ≥ 2n - 1): O(n log n) for any n.
  */
 
 #include "config.h"
@@ -30,8 +31,8 @@
 #include "ep-fft-private.h"
 #include "ep-tensor-private.h"
 
-/* KISS FFT's generic butterfly costs p² per p points: above this prime
- * factor Bluestein's transform is cheaper */
+/* KISS FFT's generic butterfly (and ours) costs p² per p points: above
+ * this prime factor Bluestein's transform is cheaper */
 #define KISS_MAX_FACTOR 64
 
 /* Rows a thread takes at least, in points */
@@ -39,21 +40,33 @@
 
 typedef struct
 {
+  gdouble r, i;
+} Cpx;
+
+/* A mixed-radix transform of one length in double, KISS FFT's
+ * decimation in time (radix 4, 2, then odd factors, each at most
+ * KISS_MAX_FACTOR), out of place. */
+typedef struct
+{
+  gint64    n;
+  gboolean  inverse;
+  gint64    factors[2 * 64];  /* (p, m) pairs: n = p m at each level */
+  Cpx      *twiddles;         /* n: e^{∓2πi k/n} */
+} Mixed;
+
+typedef struct
+{
   gint64        n;
   gboolean      inverse;
   kiss_fft_cfg  kiss;       /* float32 rows of small factors, or NULL */
-  gint64        m;          /* radix-2 length: n, or Bluestein's */
-  gdouble      *twiddles;   /* m/2 complex: e^{-2πi k/m} */
-  gdouble      *chirp;      /* Bluestein: n complex e^{∓πi k²/n}, or NULL */
-  gdouble      *filter;     /* Bluestein: m complex, the transformed
-                             * conjugate chirp, divided by m */
+  Mixed         mixed;      /* the rows' transform in double, or
+                             * Bluestein's (forward, of length m) */
+  gint64        m;          /* Bluestein's length (a power of two ≥
+                             * 2n - 1), or 0 */
+  Cpx          *chirp;      /* Bluestein: n, e^{∓πi k²/n} */
+  Cpx          *filter;     /* Bluestein: m, the transformed conjugate
+                             * chirp, divided by m */
 } Plan;
-
-static gboolean
-is_power_of_two (gint64 n)
-{
-  return (n & (n - 1)) == 0;
-}
 
 static gint64
 largest_factor (gint64 n)
@@ -69,50 +82,164 @@ largest_factor (gint64 n)
   return MAX (largest, n);
 }
 
-/* In place, m a power of two; the inverse is unscaled. */
-static void
-radix2 (gdouble       *a,
-        gint64         m,
-        const gdouble *twiddles,
-        gboolean       inverse)
+static gboolean
+mixed_init (Mixed    *t,
+            gint64    n,
+            gboolean  inverse)
 {
-  gdouble sign = inverse ? -1.0 : 1.0;
+  gint64 p = 4, rest = n;
+  guint k = 0;
 
-  for (gint64 i = 1, j = 0; i < m; i++)
+  t->n = n;
+  t->inverse = inverse;
+  do
     {
-      gint64 bit = m >> 1;
-
-      for (; j & bit; bit >>= 1)
-        j ^= bit;
-      j |= bit;
-      if (i < j)
+      while (rest % p != 0)
         {
-          gdouble re = a[2 * i], im = a[2 * i + 1];
+          p = p == 4 ? 2 : p == 2 ? 3 : p + 2;
+          if (p * p > rest)
+            p = rest;
+        }
+      rest /= p;
+      t->factors[k++] = p;
+      t->factors[k++] = rest;
+    }
+  while (rest > 1);
 
-          a[2 * i] = a[2 * j];
-          a[2 * i + 1] = a[2 * j + 1];
-          a[2 * j] = re;
-          a[2 * j + 1] = im;
+  if ((guint64) n > G_MAXSIZE / sizeof (Cpx)
+      || (t->twiddles = ep_try_malloc ((gsize) n * sizeof (Cpx))) == NULL)
+    return FALSE;
+  for (gint64 i = 0; i < n; i++)
+    {
+      gdouble angle = (inverse ? 2.0 : -2.0) * G_PI * (gdouble) i / (gdouble) n;
+
+      t->twiddles[i].r = cos (angle);
+      t->twiddles[i].i = sin (angle);
+    }
+  return TRUE;
+}
+
+static inline Cpx
+cmul (Cpx a,
+      Cpx b)
+{
+  return (Cpx) { a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r };
+}
+
+static void
+butterfly2 (const Mixed *t,
+            Cpx         *out,
+            gint64       fstride,
+            gint64       m)
+{
+  for (gint64 k = 0; k < m; k++)
+    {
+      Cpx v = cmul (out[m + k], t->twiddles[k * fstride]);
+
+      out[m + k] = (Cpx) { out[k].r - v.r, out[k].i - v.i };
+      out[k].r += v.r;
+      out[k].i += v.i;
+    }
+}
+
+static void
+butterfly4 (const Mixed *t,
+            Cpx         *out,
+            gint64       fstride,
+            gint64       m)
+{
+  for (gint64 u = 0; u < m; u++)
+    {
+      Cpx *f = out + u;
+      Cpx s0 = cmul (f[m], t->twiddles[u * fstride]);
+      Cpx s1 = cmul (f[2 * m], t->twiddles[2 * u * fstride]);
+      Cpx s2 = cmul (f[3 * m], t->twiddles[3 * u * fstride]);
+      Cpx s5 = { f[0].r - s1.r, f[0].i - s1.i };
+      Cpx s3 = { s0.r + s2.r, s0.i + s2.i };
+      Cpx s4 = { s0.r - s2.r, s0.i - s2.i };
+      Cpx f0 = { f[0].r + s1.r, f[0].i + s1.i };
+
+      f[2 * m] = (Cpx) { f0.r - s3.r, f0.i - s3.i };
+      f[0] = (Cpx) { f0.r + s3.r, f0.i + s3.i };
+      if (t->inverse)
+        {
+          f[m] = (Cpx) { s5.r - s4.i, s5.i + s4.r };
+          f[3 * m] = (Cpx) { s5.r + s4.i, s5.i - s4.r };
+        }
+      else
+        {
+          f[m] = (Cpx) { s5.r + s4.i, s5.i - s4.r };
+          f[3 * m] = (Cpx) { s5.r - s4.i, s5.i + s4.r };
         }
     }
+}
 
-  for (gint64 len = 2; len <= m; len <<= 1)
+/* any p up to KISS_MAX_FACTOR: p² products per p points */
+static void
+butterfly_generic (const Mixed *t,
+                   Cpx         *out,
+                   gint64       fstride,
+                   gint64       m,
+                   gint64       p)
+{
+  Cpx scratch[KISS_MAX_FACTOR];
+
+  for (gint64 u = 0; u < m; u++)
     {
-      gint64 half = len / 2, step = m / len;
+      for (gint64 q = 0; q < p; q++)
+        scratch[q] = out[u + q * m];
+      for (gint64 q1 = 0, k = u; q1 < p; q1++, k += m)
+        {
+          gint64 index = 0;
+          Cpx sum = scratch[0];
 
-      for (gint64 i = 0; i < m; i += len)
-        for (gint64 j = 0; j < half; j++)
-          {
-            gdouble wr = twiddles[2 * j * step], wi = sign * twiddles[2 * j * step + 1];
-            gdouble *u = a + 2 * (i + j), *v = a + 2 * (i + j + half);
-            gdouble vr = v[0] * wr - v[1] * wi, vi = v[0] * wi + v[1] * wr;
+          for (gint64 q = 1; q < p; q++)
+            {
+              Cpx v;
 
-            v[0] = u[0] - vr;
-            v[1] = u[1] - vi;
-            u[0] += vr;
-            u[1] += vi;
-          }
+              index += fstride * k;
+              if (index >= t->n)
+                index -= t->n;
+              v = cmul (scratch[q], t->twiddles[index]);
+              sum.r += v.r;
+              sum.i += v.i;
+            }
+          out[k] = sum;
+        }
     }
+}
+
+static void
+mixed_work (const Mixed  *t,
+            Cpx          *out,
+            const Cpx    *in,
+            gint64        fstride,
+            const gint64 *factors)
+{
+  gint64 p = factors[0], m = factors[1];
+
+  if (m == 1)
+    for (gint64 k = 0; k < p; k++)
+      out[k] = in[k * fstride];
+  else
+    for (gint64 k = 0; k < p; k++)
+      mixed_work (t, out + k * m, in + k * fstride, fstride * p, factors + 2);
+
+  if (p == 2)
+    butterfly2 (t, out, fstride, m);
+  else if (p == 4)
+    butterfly4 (t, out, fstride, m);
+  else if (p > 1)
+    butterfly_generic (t, out, fstride, m, p);
+}
+
+/* @out = the transform of @in (n complex each, distinct) */
+static void
+mixed_run (const Mixed *t,
+           Cpx         *out,
+           const Cpx   *in)
+{
+  mixed_work (t, out, in, 1, t->factors);
 }
 
 static void
@@ -120,7 +247,7 @@ plan_free (Plan *plan)
 {
   if (plan->kiss != NULL)
     kiss_fft_free (plan->kiss);
-  g_free (plan->twiddles);
+  g_free (plan->mixed.twiddles);
   g_free (plan->chirp);
   g_free (plan->filter);
 }
@@ -131,11 +258,14 @@ plan_init (Plan     *plan,
            gboolean  inverse,
            EpDType   dtype)
 {
+  gboolean small_factors = largest_factor (n) <= KISS_MAX_FACTOR;
+  g_autofree Cpx *sequence = NULL;
+
   memset (plan, 0, sizeof *plan);
   plan->n = n;
   plan->inverse = inverse;
 
-  if (dtype == EP_DTYPE_FLOAT32 && largest_factor (n) <= KISS_MAX_FACTOR)
+  if (dtype == EP_DTYPE_FLOAT32 && small_factors)
     {
       /* ep_try_malloc's fault injection, then KISS FFT's own malloc */
       g_autofree gpointer probe = ep_try_malloc (1);
@@ -143,96 +273,71 @@ plan_init (Plan     *plan,
       plan->kiss = probe != NULL ? kiss_fft_alloc ((int) n, inverse, NULL, NULL) : NULL;
       return plan->kiss != NULL;
     }
-
-  plan->m = n;
-  if (!is_power_of_two (n))
-    for (plan->m = 1; plan->m < 2 * n - 1; plan->m <<= 1)
-      ;
-  if ((guint64) plan->m > G_MAXSIZE / (2 * sizeof (gdouble))
-      || (plan->twiddles = ep_try_malloc (MAX (plan->m / 2, 1) * 2 * sizeof (gdouble))) == NULL)
-    return FALSE;
-  for (gint64 k = 0; k < plan->m / 2; k++)
-    {
-      gdouble angle = -2.0 * G_PI * (gdouble) k / (gdouble) plan->m;
-
-      plan->twiddles[2 * k] = cos (angle);
-      plan->twiddles[2 * k + 1] = sin (angle);
-    }
-  if (plan->m == n)
-    return TRUE;
+  if (small_factors)
+    return mixed_init (&plan->mixed, n, inverse);
 
   /* Bluestein: jk = (j² + k² - (k - j)²) / 2 makes the transform a
-   * convolution with the chirp c_t = e^{∓πi t²/n}; t² is taken modulo
-   * 2n, exactly, so that the angles stay accurate for large t. */
-  if ((plan->chirp = ep_try_malloc ((gsize) n * 2 * sizeof (gdouble))) == NULL
-      || (plan->filter = ep_try_malloc ((gsize) plan->m * 2 * sizeof (gdouble))) == NULL)
+   * convolution with the chirp c_t = e^{∓πi t²/n}, done by transforms of
+   * a power of two; t² is taken modulo 2n, exactly, so that the angles
+   * stay accurate for large t. */
+  for (plan->m = 1; plan->m < 2 * n - 1; plan->m <<= 1)
+    ;
+  if (!mixed_init (&plan->mixed, plan->m, FALSE)
+      || (plan->chirp = ep_try_malloc ((gsize) n * sizeof (Cpx))) == NULL
+      || (plan->filter = ep_try_malloc ((gsize) plan->m * sizeof (Cpx))) == NULL
+      || (sequence = ep_try_new0 (Cpx, plan->m)) == NULL)
     return FALSE;
   for (gint64 k = 0; k < n; k++)
     {
       gint64 square = (gint64) (((guint64) k * (guint64) k) % (guint64) (2 * n));
       gdouble angle = (inverse ? G_PI : -G_PI) * (gdouble) square / (gdouble) n;
 
-      plan->chirp[2 * k] = cos (angle);
-      plan->chirp[2 * k + 1] = sin (angle);
+      plan->chirp[k] = (Cpx) { cos (angle), sin (angle) };
     }
-  memset (plan->filter, 0, (gsize) plan->m * 2 * sizeof (gdouble));
   for (gint64 k = 0; k < n; k++)
     {
-      gdouble re = plan->chirp[2 * k] / (gdouble) plan->m;
-      gdouble im = -plan->chirp[2 * k + 1] / (gdouble) plan->m;
+      Cpx c = { plan->chirp[k].r / (gdouble) plan->m, -plan->chirp[k].i / (gdouble) plan->m };
 
-      plan->filter[2 * k] = re;
-      plan->filter[2 * k + 1] = im;
+      sequence[k] = c;
       if (k > 0)
-        {
-          plan->filter[2 * (plan->m - k)] = re;
-          plan->filter[2 * (plan->m - k) + 1] = im;
-        }
+        sequence[plan->m - k] = c;
     }
-  radix2 (plan->filter, plan->m, plan->twiddles, FALSE);
+  mixed_run (&plan->mixed, plan->filter, sequence);
   return TRUE;
 }
 
-/* The double-precision transform of @a (n complex; m complex of room for
- * Bluestein), in place; @work holds m complex. */
+/* The double-precision transform of @a into @b (n complex each); @w1 and
+ * @w2 hold m complex for Bluestein's transform. */
 static void
 plan_run_double (const Plan *plan,
-                 gdouble    *a,
-                 gdouble    *work)
+                 const Cpx  *a,
+                 Cpx        *b,
+                 Cpx        *w1,
+                 Cpx        *w2)
 {
   gint64 n = plan->n, m = plan->m;
 
   if (plan->chirp == NULL)
     {
-      radix2 (a, n, plan->twiddles, plan->inverse);
+      mixed_run (&plan->mixed, b, a);
       return;
     }
 
   for (gint64 k = 0; k < n; k++)
-    {
-      gdouble cr = plan->chirp[2 * k], ci = plan->chirp[2 * k + 1];
-
-      work[2 * k] = a[2 * k] * cr - a[2 * k + 1] * ci;
-      work[2 * k + 1] = a[2 * k] * ci + a[2 * k + 1] * cr;
-    }
-  memset (work + 2 * n, 0, (gsize) (m - n) * 2 * sizeof (gdouble));
-  radix2 (work, m, plan->twiddles, FALSE);
+    w1[k] = cmul (a[k], plan->chirp[k]);
+  memset (w1 + n, 0, (gsize) (m - n) * sizeof (Cpx));
+  mixed_run (&plan->mixed, w2, w1);
+  /* the inverse transform of the product as the conjugate of the
+   * forward transform of its conjugate (unscaled: the filter has 1/m) */
   for (gint64 k = 0; k < m; k++)
     {
-      gdouble fr = plan->filter[2 * k], fi = plan->filter[2 * k + 1];
-      gdouble wr = work[2 * k], wi = work[2 * k + 1];
+      Cpx v = cmul (w2[k], plan->filter[k]);
 
-      work[2 * k] = wr * fr - wi * fi;
-      work[2 * k + 1] = wr * fi + wi * fr;
+      w2[k] = (Cpx) { v.r, -v.i };
     }
-  radix2 (work, m, plan->twiddles, TRUE);
+  mixed_run (&plan->mixed, w1, w2);
   for (gint64 k = 0; k < n; k++)
-    {
-      gdouble cr = plan->chirp[2 * k], ci = plan->chirp[2 * k + 1];
-
-      a[2 * k] = work[2 * k] * cr - work[2 * k + 1] * ci;
-      a[2 * k + 1] = work[2 * k] * ci + work[2 * k + 1] * cr;
-    }
+    b[k] = cmul ((Cpx) { w1[k].r, -w1[k].i }, plan->chirp[k]);
 }
 
 gdouble
@@ -358,15 +463,14 @@ SCATTER (scatter_f32_from_double, gfloat, gdouble)
 SCATTER (scatter_f64, gdouble, gdouble)
 
 /* Scratch per task: KISS FFT's input and output rows, or the double
- * rows and Bluestein's work buffer */
+ * rows and Bluestein's work buffers */
 static gsize
 scratch_size (const Plan *plan,
               gboolean    in_double)
 {
   if (!in_double)
     return (gsize) plan->n * 2 * 2 * sizeof (gfloat);
-  return ((gsize) MAX (plan->m, plan->n) + (plan->chirp != NULL ? (gsize) plan->m : 0))
-         * 2 * sizeof (gdouble);
+  return (2 * (gsize) plan->n + 2 * (gsize) plan->m) * sizeof (Cpx);
 }
 
 static void
@@ -389,18 +493,18 @@ run_rows (gpointer data,
       }
     else
       {
-        gdouble *a = (gdouble *) scratch;
-        gdouble *work = a + 2 * MAX (job->plan->m, job->plan->n);
+        Cpx *a = (Cpx *) scratch, *b = a + job->n;
+        Cpx *w1 = b + job->n, *w2 = w1 + job->plan->m;
 
         if (job->f32)
-          gather_f32_in_double (job, r, a);
+          gather_f32_in_double (job, r, (gdouble *) a);
         else
-          gather_f64 (job, r, a);
-        plan_run_double (job->plan, a, work);
+          gather_f64 (job, r, (gdouble *) a);
+        plan_run_double (job->plan, a, b, w1, w2);
         if (job->f32)
-          scatter_f32_from_double (job, r, a);
+          scatter_f32_from_double (job, r, (const gdouble *) b);
         else
-          scatter_f64 (job, r, a);
+          scatter_f64 (job, r, (const gdouble *) b);
       }
 }
 

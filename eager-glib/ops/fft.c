@@ -116,7 +116,7 @@ fft_infer (EpOpCall  *call,
 
   n = call->attrs.fft.n;
   if (n == -1 && kind == FFT_C2R)
-    n = length - 1 > EP_FFT_MAX_LENGTH ? G_MAXINT64 : 2 * (length - 1);
+    n = length - 1 > EP_FFT_MAX_LENGTH ? G_MAXINT64 : MAX (2 * (length - 1), 0);
   else if (n == -1)
     n = length;
   if (n < 1)
