@@ -149,6 +149,13 @@ def make_calls(Ep, GLib):
         "lstsq": lambda d: square(d).lstsq(square(d)[0]),
         "matrix_power": lambda d: square(d).matrix_power(3),
         "matrix_norm": lambda d: square(d).matrix_norm("nuc"),
+        # fft: complex tensors end in an axis of 2 (real, imaginary)
+        "fft": lambda d: x(d).reshape(3, 2).fft(),
+        "ifft": lambda d: x(d).reshape(3, 2).ifft(),
+        "irfft": lambda d: x(d).reshape(3, 2).irfft(),
+        "fft2": lambda d: x(d).reshape(3, 1, 2).fft2(),
+        "ifft2": lambda d: x(d).reshape(3, 1, 2).ifft2(),
+        "irfft2": lambda d: x(d).reshape(3, 1, 2).irfft2((3, 2)),
         # images (1, 1, 2, 3), a (1, 1, 1, 2) weight, output (1, 1, 2, 2)
         "conv2d": lambda d: x(d).reshape(1, 1, 2, 3).conv2d(x(d)[:1, :2].reshape(1, 1, 1, 2)),
         "conv2d_input_grad": lambda d: Ep.conv2d_input_grad(square(d).reshape(1, 1, 2, 2),

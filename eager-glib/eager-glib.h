@@ -20,6 +20,7 @@
 #include "ep-join.h"
 #include "ep-ops.h"
 #include "ep-pool.h"
+#include "ep-fft.h"
 #include "ep-variable.h"
 #include "ep-checkpoint.h"
 #include "ep-learning-rate-schedule.h"

@@ -204,4 +204,22 @@ typedef enum {
   EP_DATA_FORMAT_NHWC,
 } EpDataFormat;
 
+/**
+ * EpFftNorm:
+ * @EP_FFT_NORM_BACKWARD: the forward transform unscaled, the inverse
+ *   scaled by `1/n` (NumPy's default)
+ * @EP_FFT_NORM_ORTHO: both scaled by `1/√n`, which makes them unitary
+ * @EP_FFT_NORM_FORWARD: the forward transform scaled by `1/n`, the
+ *   inverse unscaled
+ *
+ * How the discrete Fourier transforms ([method@Tensor.fft] and the
+ * others of `ep-fft.h`) scale their results: NumPy's and PyTorch's `norm`
+ * argument, `"backward"`, `"ortho"` or `"forward"`.
+ */
+typedef enum {
+  EP_FFT_NORM_BACKWARD,
+  EP_FFT_NORM_ORTHO,
+  EP_FFT_NORM_FORWARD,
+} EpFftNorm;
+
 G_END_DECLS

@@ -215,6 +215,7 @@ void     ep_cpu_register_lapack      (EpKernelFunc *kernels);
 void     ep_cpu_register_conv        (EpKernelFunc *kernels);
 
 void     ep_cpu_register_pool        (EpKernelFunc *kernels);
+void     ep_cpu_register_fft         (EpKernelFunc *kernels);
 
 /* The inner loops the elementwise kernels run, for graph fusion
  * (cpu/fused.c): NULL where the op has none for that dtype */

@@ -61,6 +61,7 @@ typedef enum {
 #define FAMILY_lapack FAMILY_OTHER
 #define FAMILY_conv FAMILY_OTHER
 #define FAMILY_pool FAMILY_OTHER
+#define FAMILY_fft FAMILY_OTHER
 #define FAMILY_autodiff FAMILY_OTHER
 
 static const Family families[EP_N_OPS] = {

@@ -96,6 +96,9 @@ typedef struct
     } pool;
     /* norm: layer_norm, batch_norm */
     struct { gdouble epsilon; gboolean training; EpDataFormat data_format; } norm;
+    /* ops/fft.c: the transform's length along axes[0] (-1: the
+     * input's; canonical: the length) and its scaling */
+    struct { gint64 n; EpFftNorm norm; } fft;
   };
 } EpOpAttrs;
 

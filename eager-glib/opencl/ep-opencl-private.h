@@ -362,5 +362,6 @@ void         ep_opencl_register_lapack      (EpKernelFunc *kernels);
 void         ep_opencl_register_conv        (EpKernelFunc *kernels);
 
 void         ep_opencl_register_pool        (EpKernelFunc *kernels);
+void         ep_opencl_register_fft         (EpKernelFunc *kernels);
 
 G_END_DECLS

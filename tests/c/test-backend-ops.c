@@ -283,6 +283,22 @@ static const Case listed_cases[] = {
   { "scatter_add", { "5x4", "7", "7x4" }, "{'axis': <0>}", BAD_LABELS (5) },
   { "scatter_add", { "6", "40", "40" }, "{'axis': <0>}", BAD_LABELS (6) },
 
+  /* FFT (ops/fft.c): complex tensors end in an axis of 2; clFFT's
+   * lengths (factors 2 to 13) and others (17, 19: a host round trip) */
+#define FFT_FLOATS .dtypes = 1 << EP_DTYPE_FLOAT32 | 1 << EP_DTYPE_FLOAT64
+  { "fft", { "3x8x2" }, "{'n': <-1>, 'axis': <-1>, 'norm': <'backward'>}", FFT_FLOATS },
+  { "fft", { "5x3x2" }, "{'n': <7>, 'axis': <0>, 'norm': <'ortho'>}", FFT_FLOATS },
+  { "fft", { "2x17x3x2" }, "{'n': <-1>, 'axis': <1>, 'norm': <'forward'>}", FFT_FLOATS },
+  { "fft", { "0x4x2" }, "{'n': <-1>, 'axis': <-1>, 'norm': <'backward'>}", FFT_FLOATS },
+  { "ifft", { "4x12x2" }, "{'n': <10>, 'axis': <1>, 'norm': <'backward'>}", FFT_FLOATS },
+  { "ifft", { "19x2" }, "{'n': <-1>, 'axis': <0>, 'norm': <'ortho'>}", FFT_FLOATS },
+  { "rfft", { "3x10" }, "{'n': <-1>, 'axis': <-1>, 'norm': <'backward'>}", FFT_FLOATS },
+  { "rfft", { "5x4t" }, "{'n': <9>, 'axis': <0>, 'norm': <'forward'>}", FFT_FLOATS },
+  { "rfft", { "2x17" }, "{'n': <-1>, 'axis': <1>, 'norm': <'ortho'>}", FFT_FLOATS },
+  { "irfft", { "3x6x2" }, "{'n': <-1>, 'axis': <1>, 'norm': <'backward'>}", FFT_FLOATS },
+  { "irfft", { "4x3x2" }, "{'n': <9>, 'axis': <0>, 'norm': <'ortho'>}", FFT_FLOATS },
+  { "irfft", { "2x10x2" }, "{'n': <17>, 'axis': <1>, 'norm': <'forward'>}", FFT_FLOATS },
+
   /* LAPACK */
   { "inv", { "4x4" }, .data = DATA_DIAGONAL },
   { "inv", { "2x3x3t" }, .data = DATA_DIAGONAL },
@@ -659,7 +675,7 @@ tolerance_of (const char *op,
   static const char *const summed_ops[] = {
     "sum", "mean", "matmul", "prod", "logsumexp", "crossentropy", "normal", "cumsum", "cumprod",
     "conv2d", "conv2d_input_grad", "conv2d_weight_grad",
-    "layer_norm", "batch_norm", NULL
+    "layer_norm", "batch_norm", "fft", "ifft", "rfft", "irfft", NULL
   };
   static const char *const solved_ops[] = { "inv", "slogdet", "solve", "det", "cholesky", "qr", "svd", "eigh",
                                             "lstsq", NULL };

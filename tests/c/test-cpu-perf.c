@@ -645,6 +645,38 @@ test_softmax_fast_rows (void)
         }
 }
 
+/* fft: rows split between threads give the bytes one thread gives
+ * (KISS FFT, radix 2 and Bluestein's rows) */
+static void
+test_fft_does_not_depend_on_threads (void)
+{
+  const gint64 shapes[][2] = { { 64, 1024 }, { 300, 97 }, { 16, 4099 } };
+  const guint thread_counts[] = { 2, 3, 7 };
+
+  for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+    for (EpDType dtype = EP_DTYPE_FLOAT32; dtype <= EP_DTYPE_FLOAT64; dtype++)
+      {
+        g_autoptr(EpTensor) x = random_tensor (shapes[s], 2, dtype, 70 + s);
+        g_autoptr(EpTensor) one = NULL;
+        g_autoptr(GBytes) expected = NULL;
+
+        ep_cpu_set_n_threads (1);
+        one = ep_tensor_rfft (x, -1, -1, EP_FFT_NORM_BACKWARD, NULL);
+        expected = ep_tensor_to_bytes (one, NULL);
+        for (guint c = 0; c < G_N_ELEMENTS (thread_counts); c++)
+          {
+            g_autoptr(EpTensor) several = NULL;
+            g_autoptr(GBytes) got = NULL;
+
+            ep_cpu_set_n_threads (thread_counts[c]);
+            several = ep_tensor_rfft (x, -1, -1, EP_FFT_NORM_BACKWARD, NULL);
+            got = ep_tensor_to_bytes (several, NULL);
+            g_assert_true (g_bytes_equal (got, expected));
+          }
+      }
+  ep_cpu_set_n_threads (g_get_num_processors ());
+}
+
 /* Vectorized transcendental functions */
 
 /* sigmoid: the libm loop's formula in the element type (so exp (-x)
@@ -912,6 +944,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu/reduce/extrema-keep-nan-and-zero-signs", test_extrema_keep_nan_and_zero_signs);
   g_test_add_func ("/cpu/softmax/fast-rows", test_softmax_fast_rows);
   g_test_add_func ("/cpu/pool/results-do-not-depend-on-threads", test_pool_does_not_depend_on_threads);
+  g_test_add_func ("/cpu/fft/results-do-not-depend-on-threads", test_fft_does_not_depend_on_threads);
   g_test_add_func ("/cpu/vmath/agrees-with-libm", test_vmath_agrees_with_libm);
   g_test_add_func ("/cpu/vmath/tails", test_vmath_tails);
   return g_test_run ();

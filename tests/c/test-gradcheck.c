@@ -473,6 +473,18 @@ static EpTensor *op_lstsq (EpTensor **in, GError **e)
 {
   return ep_tensor_lstsq (in[0], in[1], e);
 }
+/* FFT (ops/fft.c): complex tensors end in an axis of 2; lengths that
+ * crop and pad, each norm, odd and even irfft lengths, the 2-D forms */
+static EpTensor *op_fft (EpTensor **in, GError **e) { return ep_tensor_fft (in[0], -1, -1, EP_FFT_NORM_BACKWARD, e); }
+static EpTensor *op_fft_pad (EpTensor **in, GError **e) { return ep_tensor_fft (in[0], 7, 0, EP_FFT_NORM_ORTHO, e); }
+static EpTensor *op_fft_crop (EpTensor **in, GError **e) { return ep_tensor_fft (in[0], 3, -1, EP_FFT_NORM_FORWARD, e); }
+static EpTensor *op_ifft (EpTensor **in, GError **e) { return ep_tensor_ifft (in[0], 6, -1, EP_FFT_NORM_BACKWARD, e); }
+static EpTensor *op_rfft (EpTensor **in, GError **e) { return ep_tensor_rfft (in[0], -1, -1, EP_FFT_NORM_BACKWARD, e); }
+static EpTensor *op_rfft_odd (EpTensor **in, GError **e) { return ep_tensor_rfft (in[0], 7, 0, EP_FFT_NORM_ORTHO, e); }
+static EpTensor *op_irfft (EpTensor **in, GError **e) { return ep_tensor_irfft (in[0], -1, -1, EP_FFT_NORM_BACKWARD, e); }
+static EpTensor *op_irfft_odd (EpTensor **in, GError **e) { return ep_tensor_irfft (in[0], 5, 0, EP_FFT_NORM_FORWARD, e); }
+static EpTensor *op_fft2 (EpTensor **in, GError **e) { return ep_tensor_fft2 (in[0], NULL, 0, NULL, 0, EP_FFT_NORM_BACKWARD, e); }
+static EpTensor *op_irfft2 (EpTensor **in, GError **e) { return ep_tensor_irfft2 (in[0], NULL, 0, NULL, 0, EP_FFT_NORM_ORTHO, e); }
 
 /* conv2d: stride 2, padding 1, two groups (NCHW); stride 1, dilation 2
  * (NHWC); the gradient ops of the first */
@@ -814,6 +826,17 @@ static const Case cases[] = {
   { "to-device", "to_device", 1, { S2 (2, 3) }, { ANY }, op_to_device },
   { "identity", "identity", 1, { S2 (2, 3) }, { ANY }, op_identity },
   { "custom-gradient", "custom_gradient", 1, { S2 (2, 3) }, { ANY }, op_custom },
+  /* FFT */
+  { "fft", "fft", 1, { S3 (2, 5, 2) }, { ANY }, op_fft },
+  { "fft-pad", "fft", 1, { S3 (4, 3, 2) }, { ANY }, op_fft_pad },
+  { "fft-crop", "fft", 1, { S3 (2, 5, 2) }, { ANY }, op_fft_crop },
+  { "ifft", "ifft", 1, { S3 (2, 4, 2) }, { ANY }, op_ifft },
+  { "rfft", "rfft", 1, { S2 (2, 6) }, { ANY }, op_rfft },
+  { "rfft-odd", "rfft", 1, { S2 (5, 2) }, { ANY }, op_rfft_odd },
+  { "irfft", "irfft", 1, { S3 (2, 4, 2) }, { ANY }, op_irfft },
+  { "irfft-odd", "irfft", 1, { S3 (4, 2, 2) }, { ANY }, op_irfft_odd },
+  { "fft2", "fft", 1, { S3 (3, 4, 2) }, { ANY }, op_fft2 },
+  { "irfft2", "irfft", 1, { S4 (2, 3, 3, 2) }, { ANY }, op_irfft2 },
 };
 
 /* Helpers */

@@ -422,12 +422,20 @@ def gi_methods():
     return [(n, v) for n, v in vars(base).items() if hasattr(v, "get_arguments") and v.is_method()]
 
 
+# methods whose `axes` is a list of integers by NumPy's name, not the
+# axes type (NumPy's fft2 family calls its two axes `axes`)
+NUMPY_AXES_LISTS = {"fft2", "ifft2", "rfft2", "irfft2"}
+
+
 def test_every_axes_method_has_numpy_signature():
     """New C methods with `axes` get `axis=None` without touching Ep.py."""
     checked = 0
     for name, info in gi_methods():
         if not hasattr(getattr(Ep.Tensor, name), "__wrapped_gi__"):
             continue    # written by hand in Ep.py, such as transpose(*axes)
+        if name in NUMPY_AXES_LISTS:
+            assert "axes" in inspect.signature(getattr(Ep.Tensor, name)).parameters, name
+            continue
         if any(a.get_name() == "axes" for a in info.get_arguments()):
             parameters = inspect.signature(getattr(Ep.Tensor, name)).parameters
             assert "axis" in parameters and parameters["axis"].default is None, name

@@ -337,6 +337,12 @@ SAMPLES[("roll", "shift")] = 2
 SAMPLES[("repeat", "repeats")] = 2
 # linear algebra: eigh takes square matrices
 SAMPLES[("eigh", "self")] = [[2.0, 1.0], [1.0, 3.0]]
+# fft: complex inputs end in an axis of 2 (irfft2 needs two bins for its default length)
+for _name in ("fft", "ifft", "irfft"):
+    SAMPLES[(_name, "self")] = X.reshape(3, 2)
+for _name in ("fft2", "ifft2"):
+    SAMPLES[(_name, "self")] = X.reshape(3, 1, 2)
+SAMPLES[("irfft2", "self")] = np.concatenate([X, X]).reshape(3, 2, 2)
 BY_TYPE = {"shape": [2, 3]}
 
 

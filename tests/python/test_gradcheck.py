@@ -204,6 +204,17 @@ CASES = {
     # float32 rounding: a larger step and a looser tolerance
     "astype": (lambda a: a.astype("float32").astype("float64") * a, [(2, 3)], ["any"], 1e-3, 1e-4),
     "stop_gradient": (lambda a: a * a.stop_gradient(), [(2, 3)], ["any"]),
+    # fft: complex tensors end in an axis of 2; crops, pads, norms, odd lengths
+    "fft": (lambda a: a.fft(), [(2, 5, 2)], ["any"]),
+    "fft-pad": (lambda a: a.fft(7, 0, "ortho"), [(4, 3, 2)], ["any"]),
+    "ifft-crop": (lambda a: a.ifft(3, -1, "forward"), [(2, 5, 2)], ["any"]),
+    "rfft": (lambda a: a.rfft(), [(2, 6)], ["any"]),
+    "rfft-odd": (lambda a: a.rfft(7, 0, "ortho"), [(5, 2)], ["any"]),
+    "irfft": (lambda a: a.irfft(), [(2, 4, 2)], ["any"]),
+    "irfft-odd": (lambda a: a.irfft(5, 0, "forward"), [(4, 2, 2)], ["any"]),
+    "fft2": (lambda a: a.fft2(), [(3, 4, 2)], ["any"]),
+    "rfft2": (lambda a: a.rfft2(), [(3, 4)], ["any"]),
+    "irfft2": (lambda a: a.irfft2(None, None, "ortho"), [(2, 3, 3, 2)], ["any"]),
 }
 
 def _svd_invariants(usv):

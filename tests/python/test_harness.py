@@ -53,6 +53,7 @@ API_OPS = {
     ],
     "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve",
                        "det", "cholesky", "qr", "svd", "eigh", "lstsq", "matrix_power", "matrix_norm"],
+    "Fourier transforms": ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2"],
 }
 # `device` (a property in the same section) has no NumPy counterpart: the
 # device tests check it.
@@ -103,6 +104,15 @@ REFUSED_0D = {
     "lstsq": (lambda t: t.lstsq(t), lambda a: np.linalg.lstsq(a, a), Ep.Error.SHAPE),
     "matrix_power": (lambda t: t.matrix_power(2), lambda a: np.linalg.matrix_power(a, 2), Ep.Error.SHAPE),
     "matrix_norm": (lambda t: t.matrix_norm(), lambda a: np.linalg.norm(a, axis=(-2, -1)), Ep.Error.SHAPE),
+    # Fourier transforms: a 0-d tensor has no axis (and no pair axis)
+    "fft": (lambda t: t.fft(), lambda a: np.fft.fft(a), Ep.Error.SHAPE),
+    "ifft": (lambda t: t.ifft(), lambda a: np.fft.ifft(a), Ep.Error.SHAPE),
+    "rfft": (lambda t: t.rfft(), lambda a: np.fft.rfft(a), Ep.Error.SHAPE),
+    "irfft": (lambda t: t.irfft(), lambda a: np.fft.irfft(a), Ep.Error.SHAPE),
+    "fft2": (lambda t: t.fft2(), lambda a: np.fft.fft2(a), Ep.Error.SHAPE),
+    "ifft2": (lambda t: t.ifft2(), lambda a: np.fft.ifft2(a), Ep.Error.SHAPE),
+    "rfft2": (lambda t: t.rfft2(), lambda a: np.fft.rfft2(a), Ep.Error.SHAPE),
+    "irfft2": (lambda t: t.irfft2(), lambda a: np.fft.irfft2(a), Ep.Error.SHAPE),
 }
 REFUSED_0SIZE = {
     # one element, no more, no less
