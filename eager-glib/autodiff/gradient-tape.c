@@ -17,6 +17,7 @@
 #include "ep-fault-private.h"
 #include "ep-grad-private.h"
 #include "ep-gradient-tape.h"
+#include "ep-jvp-private.h"
 #include "ep-join.h"
 #include "ep-recorder-private.h"
 
@@ -1564,6 +1565,193 @@ one_hot (const gint64  *shape,
   return ep_tensor_new_from_doubles (data, size, shape, ndim, dtype, error);
 }
 
+/* The vectorised jacobian: one pass forward over the recorded steps with
+ * a batch of tangents, one per element of (an example of) the source,
+ * seeded with the identity (JAX's jacfwd). Each step's forward rule takes
+ * the batch as a leading dimension. A step whose rule cannot (a derived
+ * rule, a staged call) leaves *@vectorised FALSE, and the caller takes
+ * one backward pass per element of the target instead. */
+
+/* More tangent elements than this at once: per-row passes instead */
+#define FORWARD_JACOBIAN_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 26)
+
+static gboolean
+use_forward_jacobian (EpGradientTape  *self,
+                      gint64           n_t,
+                      gint64           n_s)
+{
+  const char *mode = g_getenv ("EP_JACOBIAN");
+  gint64 largest = 1;
+
+  if (mode != NULL && g_str_equal (mode, "rows"))
+    return FALSE;
+  if (n_s == 0 || n_t == 0 || n_s > n_t)
+    return FALSE;
+
+  for (guint e = 0; e < self->entries->len; e++)
+    {
+      TapeEntry *entry = g_ptr_array_index (self->entries, e);
+
+      if (entry->composite != NULL)
+        return FALSE;
+      for (guint o = 0; o < entry->n_outputs; o++)
+        largest = MAX (largest, ep_layout_get_size (&entry->outputs[o]->layout));
+    }
+
+  return largest <= FORWARD_JACOBIAN_MAX_ELEMENTS / n_s;
+}
+
+/* (k, B, *s[1:]) for batch_jacobian, (k, *s) for jacobian: the identity
+ * on each example's elements */
+static EpTensor *
+identity_seed (EpTensor   *value,
+               gboolean    batched,
+               gint64      n_s,
+               GError    **error)
+{
+  const EpLayout *s = &value->layout;
+  g_autofree gdouble *data = ep_try_new0 (gdouble, MAX (n_s * n_s, 1));
+  g_autoptr(EpTensor) eye = NULL;
+  gint64 shape[EP_MAX_DIMS + 1];
+  guint ndim = 0;
+
+  if (data == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("jacobian: cannot allocate a weight of %" PRId64 " elements"), n_s * n_s);
+      return NULL;
+    }
+  for (gint64 j = 0; j < n_s; j++)
+    data[j * n_s + j] = 1.0;
+
+  shape[ndim++] = n_s;
+  if (batched)
+    shape[ndim++] = 1;
+  for (guint d = batched ? 1 : 0; d < s->ndim; d++)
+    shape[ndim++] = s->shape[d];
+  eye = ep_tensor_new_from_doubles (data, n_s * n_s, shape, ndim, s->dtype, error);
+  if (eye == NULL || !batched)
+    return g_steal_pointer (&eye);
+
+  shape[1] = s->shape[0];
+  return ep_tensor_broadcast_to (eye, shape, ndim, error);
+}
+
+static gboolean
+forward_step (const TapeEntry  *entry,
+              GHashTable       *tangents,
+              gboolean         *vectorised,
+              GError          **error)
+{
+  EpTensor *inline_tangents[8] = { NULL };
+  EpDType inline_dtypes[8];
+  EpTensor **t = entry->n_inputs <= 8 ? inline_tangents : g_new0 (EpTensor *, entry->n_inputs);
+  EpDType *dtypes = entry->n_inputs <= 8 ? inline_dtypes : g_new (EpDType, entry->n_inputs);
+  EpTensor *out[EP_MAX_OUTPUTS] = { NULL };
+  gboolean any = FALSE, ok = TRUE;
+  EpOpCall call;
+
+  for (guint i = 0; i < entry->n_inputs; i++)
+    {
+      t[i] = g_hash_table_lookup (tangents, entry->inputs[i]);
+      any = any || t[i] != NULL;
+      dtypes[i] = entry->inputs[i]->layout.dtype;
+    }
+
+  if (any)
+    {
+      memset (&call, 0, sizeof call);
+      call.op = entry->op;
+      call.inputs = entry->inputs;
+      call.n_inputs = entry->n_inputs;
+      call.attrs = entry->attrs;
+      call.input_dtypes = dtypes;
+      call.n_outputs = entry->n_outputs;
+      call.device = entry->device;
+      for (guint o = 0; o < entry->n_outputs; o++)
+        {
+          call.outputs[o] = entry->outputs[o];
+          call.output_layouts[o] = entry->outputs[o]->layout;
+        }
+      ok = ep_jvp_rule (&call, t, 1, out, vectorised, error);
+      for (guint o = 0; o < entry->n_outputs; o++)
+        if (out[o] != NULL)
+          g_hash_table_replace (tangents, entry->outputs[o], out[o]);
+      if (!ok)
+        explain_released (entry, error);
+    }
+
+  if (entry->n_inputs > 8)
+    {
+      g_free (t);
+      g_free (dtypes);
+    }
+  return ok;
+}
+
+/* Sets *@result (%NULL: unconnected) and returns TRUE, or FALSE with an
+ * error; *@vectorised FALSE: the steps cannot take a batch */
+static gboolean
+forward_jacobian (EpGradientTape  *self,
+                  EpTensor        *target,
+                  GObject         *source,
+                  EpTensor        *value,
+                  gboolean         batched,
+                  gint64           n_s,
+                  const gint64    *shape,
+                  guint            ndim,
+                  EpTensor       **result,
+                  gboolean        *vectorised,
+                  GError         **error)
+{
+  g_autoptr(GHashTable) tangents = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_object_unref);
+  g_autoptr(EpTensor) seed = identity_seed (value, batched, n_s, error);
+  g_autoptr(EpTensor) moved = NULL;
+  EpTensor *tangent;
+  gint axes[EP_MAX_DIMS];
+  guint tdim = target->layout.ndim;
+  gboolean ok = TRUE;
+
+  *result = NULL;
+  *vectorised = TRUE;
+  if (seed == NULL)
+    return FALSE;
+
+  if (EP_IS_TENSOR (source))
+    {
+      if (is_tracked (self, EP_TENSOR (source)))
+        g_hash_table_insert (tangents, source, g_object_ref (seed));
+    }
+  else
+    {
+      GPtrArray *reads = g_hash_table_lookup (self->reads, source);
+
+      for (guint r = 0; reads != NULL && r < reads->len; r++)
+        g_hash_table_insert (tangents, g_ptr_array_index (reads, r), g_object_ref (seed));
+    }
+
+  self->computing = TRUE;
+  for (guint e = 0; e < self->entries->len && ok && *vectorised && g_hash_table_size (tangents) > 0; e++)
+    ok = forward_step (g_ptr_array_index (self->entries, e), tangents, vectorised, error);
+  self->computing = FALSE;
+
+  if (!ok || !*vectorised)
+    return ok;
+  tangent = g_hash_table_lookup (tangents, target);
+  if (tangent == NULL)
+    return TRUE;
+
+  /* (k, *t) to (*t, k): the batch of columns last */
+  for (guint d = 0; d < tdim; d++)
+    axes[d] = d + 1;
+  axes[tdim] = 0;
+  moved = ep_tensor_transpose (tangent, axes, tdim + 1, error);
+  if (moved == NULL)
+    return FALSE;
+  *result = ep_tensor_reshape (moved, shape, ndim, error);
+  return *result != NULL;
+}
+
 /* Shared by both jacobians: @batch is 1 (and the target's and source's
  * leading dimension is not special) for jacobian, the batch size for
  * batch_jacobian. */
@@ -1621,6 +1809,20 @@ jacobian (EpGradientTape  *self,
     shape[ndim++] = t->shape[d];
   for (guint d = skip; d < s->ndim; d++)
     shape[ndim++] = s->shape[d];
+
+  if (use_forward_jacobian (self, n_t, n_s))
+    {
+      EpTensor *result = NULL;
+      gboolean vectorised;
+
+      if (!forward_jacobian (self, target, source, value, batched, n_s, shape, ndim,
+                             &result, &vectorised, error))
+        return NULL;
+      if (vectorised && result != NULL)
+        return result;
+      if (vectorised)
+        connected = FALSE;
+    }
 
   rows = ep_tensor_array_new (MIN (n_t, 1024));
   for (gint64 j = 0; j < n_t && connected; j++)
