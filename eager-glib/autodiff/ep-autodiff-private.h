@@ -26,6 +26,7 @@ void       ep_custom_gradient_set_backward   (EpTensor  *output,
                                               gpointer   backward);
 gpointer   ep_custom_gradient_dup_backward   (gpointer   backward);
 void       ep_custom_gradient_unref_backward (gpointer   backward);
+gpointer   ep_custom_gradient_set_pending    (gpointer   backward);
 gboolean   ep_autodiff_value_and_grad  (const char       *name,
                                         EpTensorFunc      func,
                                         EpTensorsFunc     aux_func,
