@@ -1717,11 +1717,10 @@ forward_jacobian (EpGradientTape  *self,
   if (seed == NULL)
     return FALSE;
 
+  /* (a target that is its own source, tracked or not, has the identity
+   * for jacobian, as a backward pass finds its seed) */
   if (EP_IS_TENSOR (source))
-    {
-      if (is_tracked (self, EP_TENSOR (source)))
-        g_hash_table_insert (tangents, source, g_object_ref (seed));
-    }
+    g_hash_table_insert (tangents, source, g_object_ref (seed));
   else
     {
       GPtrArray *reads = g_hash_table_lookup (self->reads, source);
