@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ep-autodiff.h"
+#include "ep-context-private.h"
 #include "ep-gradient-tape.h"
 #include "ep-op-private.h"
 #include "ep-variable.h"
@@ -48,6 +49,16 @@ GPtrArray *ep_autodiff_take_tensors    (GPtrArray        *returned,
 
 /* autodiff/gradient-tape.c */
 guint      ep_gradient_tape_get_n_entries (EpGradientTape *self);
+typedef gboolean (*EpRecorderSwitch) (gpointer   self,
+                                      GError   **error);
+EpTensor  *ep_autodiff_record          (gpointer          self,
+                                        EpRecorder       *recorder,
+                                        EpRecorderSwitch  start,
+                                        EpRecorderSwitch  stop,
+                                        EpScopeFunc       func,
+                                        gpointer          user_data,
+                                        const char       *stopped,
+                                        GError          **error);
 
 /* autodiff/variable.c */
 EpTensor  *ep_variable_peek            (EpVariable       *self);

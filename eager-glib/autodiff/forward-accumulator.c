@@ -433,38 +433,13 @@ ep_forward_accumulator_record (EpForwardAccumulator  *self,
                                gpointer               user_data,
                                GError               **error)
 {
-  g_autoptr(GError) local = NULL;
-  g_autoptr(EpTensor) result = NULL;
-
   g_return_val_if_fail (EP_IS_FORWARD_ACCUMULATOR (self), NULL);
   g_return_val_if_fail (func != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!ep_forward_accumulator_start (self, error))
-    {
-      ep_error_rename_call (error, "start", "record");
-      return NULL;
-    }
-
-  result = func (user_data, &local);
-
-  if (!self->recorder.active)
-    {
-      if (local == NULL)
-        g_set_error (&local, EP_ERROR, EP_ERROR_GRADIENT,
-                     _("record: the function stopped the accumulator"));
-    }
-  else if (local != NULL)
-    ep_forward_accumulator_stop (self, NULL);
-  else if (!ep_forward_accumulator_stop (self, &local))
-    ep_error_rename_call (&local, "stop", "record");
-
-  if (local != NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&local));
-      return NULL;
-    }
-  return g_steal_pointer (&result);
+  return ep_autodiff_record (self, &self->recorder, (EpRecorderSwitch) ep_forward_accumulator_start,
+                             (EpRecorderSwitch) ep_forward_accumulator_stop, func, user_data,
+                             _("record: the function stopped the accumulator"), error);
 }
 
 /**

@@ -663,14 +663,33 @@ ep_gradient_tape_record (EpGradientTape  *self,
                          gpointer         user_data,
                          GError         **error)
 {
-  g_autoptr(GError) local = NULL;
-  g_autoptr(EpTensor) result = NULL;
-
   g_return_val_if_fail (EP_IS_GRADIENT_TAPE (self), NULL);
   g_return_val_if_fail (func != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!ep_gradient_tape_start (self, error))
+  return ep_autodiff_record (self, &self->recorder, (EpRecorderSwitch) ep_gradient_tape_start,
+                             (EpRecorderSwitch) ep_gradient_tape_stop, func, user_data,
+                             _("record: the function stopped the tape"), error);
+}
+
+/* The record() of tapes and accumulators: starts @self (whose recorder
+ * is @recorder) with @start, runs @func and stops @self with @stop
+ * whatever happens; @stopped is the message for a function that stopped
+ * @self itself. */
+EpTensor *
+ep_autodiff_record (gpointer           self,
+                    EpRecorder        *recorder,
+                    EpRecorderSwitch   start,
+                    EpRecorderSwitch   stop,
+                    EpScopeFunc        func,
+                    gpointer           user_data,
+                    const char        *stopped,
+                    GError           **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autoptr(EpTensor) result = NULL;
+
+  if (!start (self, error))
     {
       ep_error_rename_call (error, "start", "record");
       return NULL;
@@ -678,16 +697,16 @@ ep_gradient_tape_record (EpGradientTape  *self,
 
   result = func (user_data, &local);
 
-  /* the function's error first: it explains a tape left in a bad state */
-  if (!self->recorder.active)
+  /* the function's error first: it explains a recorder left in a bad
+   * state */
+  if (!recorder->active)
     {
       if (local == NULL)
-        g_set_error (&local, EP_ERROR, EP_ERROR_GRADIENT,
-                     _("record: the function stopped the tape"));
+        g_set_error_literal (&local, EP_ERROR, EP_ERROR_GRADIENT, stopped);
     }
   else if (local != NULL)
-    ep_gradient_tape_stop (self, NULL);
-  else if (!ep_gradient_tape_stop (self, &local))
+    stop (self, NULL);
+  else if (!stop (self, &local))
     ep_error_rename_call (&local, "stop", "record");
 
   if (local != NULL)
@@ -991,6 +1010,30 @@ explain_released (const TapeEntry  *entry,
       }
 }
 
+/* The call a recorded op was, for its rules; @dtypes has room for its
+ * inputs */
+static void
+entry_call (const TapeEntry  *entry,
+            EpOpCall         *call,
+            EpDType          *dtypes)
+{
+  memset (call, 0, sizeof *call);
+  call->op = entry->op;
+  call->inputs = entry->inputs;
+  call->n_inputs = entry->n_inputs;
+  call->attrs = entry->attrs;
+  call->input_dtypes = dtypes;
+  call->n_outputs = entry->n_outputs;
+  call->device = entry->device;
+  for (guint i = 0; i < entry->n_inputs; i++)
+    dtypes[i] = entry->inputs[i]->layout.dtype;
+  for (guint o = 0; o < entry->n_outputs; o++)
+    {
+      call->outputs[o] = entry->outputs[o];
+      call->output_layouts[o] = entry->outputs[o]->layout;
+    }
+}
+
 /* Runs the rule of one recorded op. @reach holds the tensors that depend
  * on a source: only their gradients are wanted. */
 static gboolean
@@ -1008,23 +1051,11 @@ run_rule (const TapeEntry  *entry,
   gboolean ok = TRUE;
   EpOpCall call;
 
-  memset (&call, 0, sizeof call);
-  call.op = entry->op;
-  call.inputs = entry->inputs;
-  call.n_inputs = entry->n_inputs;
-  call.attrs = entry->attrs;
-  call.input_dtypes = dtypes;
-  call.n_outputs = entry->n_outputs;
-  call.device = entry->device;
-  for (guint i = 0; i < entry->n_inputs; i++)
-    dtypes[i] = entry->inputs[i]->layout.dtype;
-
+  entry_call (entry, &call, dtypes);
   for (guint o = 0; o < entry->n_outputs && ok; o++)
     {
       EpTensor *grad = g_hash_table_lookup (grads, entry->outputs[o]);
 
-      call.outputs[o] = entry->outputs[o];
-      call.output_layouts[o] = entry->outputs[o]->layout;
       output_grads[o] = grad != NULL ? g_object_ref (grad) : ep_tensor_zeros_like (entry->outputs[o], error);
       ok = output_grads[o] != NULL;
     }
@@ -1655,24 +1686,11 @@ forward_step (const TapeEntry  *entry,
     {
       t[i] = g_hash_table_lookup (tangents, entry->inputs[i]);
       any = any || t[i] != NULL;
-      dtypes[i] = entry->inputs[i]->layout.dtype;
     }
 
   if (any)
     {
-      memset (&call, 0, sizeof call);
-      call.op = entry->op;
-      call.inputs = entry->inputs;
-      call.n_inputs = entry->n_inputs;
-      call.attrs = entry->attrs;
-      call.input_dtypes = dtypes;
-      call.n_outputs = entry->n_outputs;
-      call.device = entry->device;
-      for (guint o = 0; o < entry->n_outputs; o++)
-        {
-          call.outputs[o] = entry->outputs[o];
-          call.output_layouts[o] = entry->outputs[o]->layout;
-        }
+      entry_call (entry, &call, dtypes);
       ok = ep_jvp_rule (&call, t, 1, out, vectorised, error);
       for (guint o = 0; o < entry->n_outputs; o++)
         if (out[o] != NULL)

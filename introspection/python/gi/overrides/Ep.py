@@ -3008,18 +3008,9 @@ class ForwardAccumulator(Ep.ForwardAccumulator):
         self.start()
         return self
 
-    def __exit__(self, *exc: object) -> Literal[False]:
-        self.stop()
-        return False
-
-    def record(self, fn: Callable[[], _Scoped]) -> _Scoped:
-        """Starts the accumulator, returns fn(), and stops it whatever
-        happens (as `with acc:` does)."""
-        self.start()
-        try:
-            return fn()
-        finally:
-            self.stop()
+    # stop at the end of `with`; record(fn): start, fn(), stop, as a tape
+    __exit__ = GradientTape.__exit__
+    record = GradientTape.record
 
     def watch(self, primals: Union[_TensorLike, Sequence[_TensorLike]],
               tangents: Union[ArrayLike, Sequence[ArrayLike]]) -> None:
