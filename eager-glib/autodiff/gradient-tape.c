@@ -1606,8 +1606,11 @@ one_hot (const gint64  *shape,
 /* More tangent elements than this at once: per-row passes instead */
 #define FORWARD_JACOBIAN_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 26)
 
+/* Whether the vectorised pass can run: a batch dimension in front of
+ * every tangent must fit in EP_MAX_DIMS, and the batch in memory */
 static gboolean
 use_forward_jacobian (EpGradientTape  *self,
+                      EpTensor        *value,
                       gint64           n_t,
                       gint64           n_s)
 {
@@ -1616,7 +1619,7 @@ use_forward_jacobian (EpGradientTape  *self,
 
   if (mode != NULL && g_str_equal (mode, "rows"))
     return FALSE;
-  if (n_s == 0 || n_t == 0 || n_s > n_t)
+  if (n_s == 0 || n_t == 0 || n_s > n_t || value->layout.ndim >= EP_MAX_DIMS)
     return FALSE;
 
   for (guint e = 0; e < self->entries->len; e++)
@@ -1625,8 +1628,14 @@ use_forward_jacobian (EpGradientTape  *self,
 
       if (entry->composite != NULL)
         return FALSE;
-      for (guint o = 0; o < entry->n_outputs; o++)
-        largest = MAX (largest, ep_layout_get_size (&entry->outputs[o]->layout));
+      for (guint i = 0; i < entry->n_inputs + entry->n_outputs; i++)
+        {
+          const EpLayout *layout = &entry->inputs[i]->layout;
+
+          if (layout->ndim >= EP_MAX_DIMS)
+            return FALSE;
+          largest = MAX (largest, ep_layout_get_size (layout));
+        }
     }
 
   return largest <= FORWARD_JACOBIAN_MAX_ELEMENTS / n_s;
@@ -1827,7 +1836,7 @@ jacobian (EpGradientTape  *self,
   for (guint d = skip; d < s->ndim; d++)
     shape[ndim++] = s->shape[d];
 
-  if (use_forward_jacobian (self, n_t, n_s))
+  if (use_forward_jacobian (self, value, n_t, n_s))
     {
       EpTensor *result = NULL;
       gboolean vectorised;

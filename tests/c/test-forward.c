@@ -574,6 +574,40 @@ test_jacobian (void)
   }
 }
 
+static EpTensor *
+deep (EpTensor *x, GError **error)
+{
+  g_autoptr(EpTensor) wide = ep_tensor_reshape (x, EP_DIMS (1, 1, 1, 1, 1, 1, 1, 2), 8, error);
+  g_autoptr(EpTensor) y = wide ? ep_tensor_tanh (wide, error) : NULL;
+  g_autoptr(EpTensor) z = y ? ep_tensor_mul_scalar (y, 3.0, error) : NULL;
+
+  return z ? ep_tensor_reshape (z, EP_DIMS (2), 1, error) : NULL;
+}
+
+/* The vectorised pass needs a dimension in front of every tangent: with
+ * EP_MAX_DIMS dimensions already, the per-row passes run */
+static void
+test_jacobian_dims (void)
+{
+  g_autoptr(EpTensor) x = vector (EP_VALUES (0.5, -1.0));
+
+  check_jacobian_modes (deep, G_OBJECT (x), x, FALSE);
+}
+
+/* The jacobian of a tensor with respect to itself is the identity, watched
+ * or not, whichever pass runs */
+static void
+test_jacobian_of_itself (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = vector (EP_VALUES (1.0, 2.0));
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) j = ep_gradient_tape_jacobian (tape, x, G_OBJECT (x), &error);
+
+  g_assert_no_error (error);
+  ep_assert_values (j, EP_DTYPE_FLOAT64, EP_SHAPE (2, 2), EP_VALUES (1, 0, 0, 1));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -597,6 +631,8 @@ main (int argc, char **argv)
   g_test_add_func ("/forward/staged", test_staged);
   g_test_add_func ("/forward/host-call", test_host_call);
   g_test_add_func ("/forward/jacobian", test_jacobian);
+  g_test_add_func ("/forward/jacobian-dims", test_jacobian_dims);
+  g_test_add_func ("/forward/jacobian-of-itself", test_jacobian_of_itself);
 
   return g_test_run ();
 }
