@@ -246,3 +246,24 @@ def test_jacobian_mode_is_a_lever(monkeypatch):
         tape.watch(x)
         y = x.tanh()
     np.testing.assert_allclose(tape.jacobian(y, x).numpy(), np.diag(1 - np.tanh([0.5, 1.0]) ** 2))
+
+
+def test_inside_a_staged_function(rng):
+    # traced: the accumulator's tangent computations are ops of the graph,
+    # replayed on other values
+    @Ep.function
+    def directional(a, t):
+        with Ep.ForwardAccumulator(a, t) as acc:
+            y = (a * a).sin()
+        return acc.jvp(y)
+
+    @Ep.function
+    def hessian_vector(a, t):
+        return Ep.hvp(lambda b: (b ** 3).sum(), a, t)[1]
+
+    for scale in (1.0, 2.0):
+        x = rng.standard_normal(3) * scale
+        v = rng.standard_normal(3)
+        np.testing.assert_allclose(directional(x, v).numpy(), 2 * x * np.cos(x * x) * v, rtol=1e-12)
+        np.testing.assert_allclose(hessian_vector(x, v).numpy(), 6 * x * v, rtol=1e-12)
+    assert directional.trace_count == 1 and hessian_vector.trace_count == 1
