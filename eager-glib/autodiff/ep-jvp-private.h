@@ -18,6 +18,8 @@ typedef enum {
   EP_JVP_NONE,         /* no gradient rule: no tangent flows through */
   EP_JVP_DIRECT,       /* written for the op; takes a batch of tangents */
   EP_JVP_DIAGONAL,     /* elementwise of one input: its reverse rule on the tangent */
+  EP_JVP_ELEMENTWISE,  /* elementwise of several: the reverse rule of each input on its
+                        * tangent, every operand broadcast to the output */
   EP_JVP_LINEAR,       /* linear in its floating inputs together: the op on the tangents */
   EP_JVP_MULTILINEAR,  /* linear in each floating input: a sum of the op on each tangent */
   EP_JVP_DERIVED,      /* the transpose of its reverse rule (see jvp-rules.c) */

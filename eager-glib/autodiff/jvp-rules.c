@@ -12,6 +12,9 @@
  * - diagonal: an elementwise op of one input has a diagonal Jacobian, its
  *   own transpose, so its reverse rule applied to the tangent is its
  *   forward rule (and broadcasts over a batch of tangents);
+ * - elementwise: the same for an op of several inputs (pow, maximum …),
+ *   input by input, once every operand is broadcast to the output's shape
+ *   (with the batch in front), where the reverse rule sums nothing;
  * - linear, multilinear: an op linear in its floating inputs (views,
  *   gathers, scatters, pads, pools of averages, cumsum) is its own
  *   derivative: the op run on the tangents; one linear in each (conv2d
@@ -65,6 +68,10 @@ ep_jvp_kind (const EpOpDef *op)
     case EP_OP_ROUND: case EP_OP_CEIL: case EP_OP_FLOOR:
     case EP_OP_ERF: case EP_OP_ERFC: case EP_OP_GELU: case EP_OP_CLIP:
       return EP_JVP_DIAGONAL;
+
+    case EP_OP_POW: case EP_OP_FLOORDIV: case EP_OP_MOD:
+    case EP_OP_MINIMUM: case EP_OP_MAXIMUM:
+      return EP_JVP_ELEMENTWISE;
 
     case EP_OP_CUMSUM: case EP_OP_FLIP: case EP_OP_SLICE:
     case EP_OP_CONCATENATE: case EP_OP_TILE: case EP_OP_PAD:
@@ -549,6 +556,92 @@ diagonal_jvp (const EpOpCall   *call,
   return out[0] != NULL;
 }
 
+/* Each input's reverse rule on its tangent, with every operand (and the
+ * output) broadcast to the output's shape, the batch in front: there the
+ * rule sums nothing, and its Jacobian for each input is diagonal */
+static gboolean
+elementwise_jvp (const EpOpCall   *call,
+                 EpTensor *const  *t,
+                 guint             lead,
+                 EpTensor        **out,
+                 gboolean         *batchable,
+                 GError          **error)
+{
+  EpTensor *y = call->outputs[0];
+  g_autoptr(GPtrArray) operands = ep_tensor_array_new (call->n_inputs);
+  g_autoptr(EpTensor) spread_y = NULL;
+  EpTensor *sum = NULL, *any = NULL;
+  gint64 shape[EP_MAX_DIMS + 1];
+  EpOpCall wide;
+  guint n;
+
+  for (guint i = 0; i < call->n_inputs && any == NULL; i++)
+    any = t[i];
+  n = batch_shape (any, lead, &y->layout, shape);
+  if (n > EP_MAX_DIMS)
+    {
+      *batchable = FALSE;
+      return TRUE;
+    }
+
+  for (guint i = 0; i < call->n_inputs; i++)
+    {
+      EpTensor *operand = ep_tensor_broadcast_to (call->inputs[i], shape, n, error);
+
+      if (operand == NULL)
+        return FALSE;
+      g_ptr_array_add (operands, operand);
+    }
+  spread_y = ep_tensor_broadcast_to (y, shape, n, error);
+  if (spread_y == NULL)
+    return FALSE;
+  wide = *call;
+  wide.inputs = (EpTensor **) operands->pdata;
+  wide.outputs[0] = spread_y;
+  wide.output_layouts[0] = spread_y->layout;
+
+  for (guint i = 0; i < call->n_inputs; i++)
+    {
+      g_autoptr(EpTensor) lifted = NULL, g = NULL;
+      EpTensor *output_grads[EP_MAX_OUTPUTS] = { NULL };
+      EpTensor *input_grads[EP_MAX_OUTPUTS] = { NULL };
+      EpGradContext context = { .call = &wide, .needed = 1u << i };
+      EpGradContext *previous;
+      gboolean ok;
+
+      if (t[i] == NULL)
+        continue;
+      lifted = lift (t[i], lead, y->layout.ndim, error);
+      g = lifted != NULL ? ep_tensor_broadcast_to (lifted, shape, n, error) : NULL;
+      if (g == NULL)
+        {
+          g_clear_object (&sum);
+          return FALSE;
+        }
+      output_grads[0] = g;
+      previous = ep_grad_context_push (&context);
+      ok = call->op->gradient (&wide, output_grads, input_grads, error);
+      ep_grad_context_pop (previous);
+      for (guint j = 0; j < call->n_inputs; j++)
+        if (j != i)
+          g_clear_object (&input_grads[j]);
+      if (!ok)
+        {
+          g_clear_object (&input_grads[i]);
+          g_clear_object (&sum);
+          return FALSE;
+        }
+      if (input_grads[i] == NULL)
+        continue;
+      sum = add_terms (sum, input_grads[i], error);
+      if (sum == NULL)
+        return FALSE;
+    }
+
+  out[0] = fit (call, 0, sum, lead, error);
+  return sum == NULL || out[0] != NULL;
+}
+
 /* Zeros for an input without a tangent, where the op needs one */
 static EpTensor *
 tangent_or_zeros (EpTensor  *input,
@@ -740,6 +833,8 @@ ep_jvp_rule (const EpOpCall   *call,
       }
     case EP_JVP_DIAGONAL:
       return diagonal_jvp (call, tangents, lead, output_tangents, batchable, error);
+    case EP_JVP_ELEMENTWISE:
+      return elementwise_jvp (call, tangents, lead, output_tangents, batchable, error);
     case EP_JVP_NONE:
       return TRUE;
     default:
