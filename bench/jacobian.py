@@ -11,6 +11,7 @@ on a tape and asks for the jacobian, as a user does.
 """
 
 import argparse
+import json
 import os
 import time
 
@@ -24,15 +25,17 @@ from gi.repository import Ep  # noqa: E402
 REPEATS = 20
 
 
-def best_us(step, rounds):
+def timings(step, rounds):
+    """Best and median seconds per call over rounds of REPEATS calls"""
     step()
-    best = float("inf")
+    times = []
     for _ in range(rounds):
         start = time.perf_counter()
         for _ in range(REPEATS):
             step()
-        best = min(best, (time.perf_counter() - start) / REPEATS)
-    return best * 1e6
+        times.append((time.perf_counter() - start) / REPEATS)
+    times.sort()
+    return {"best": times[0], "median": times[len(times) // 2]}
 
 
 def ep_step(f, x, batched):
@@ -60,6 +63,8 @@ def torch_step(f, x, batched, vectorize):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--json", action="store_true",
+                        help="print the figures (seconds) as JSON, for bench/run")
     args = parser.parse_args()
     torch.set_num_threads(int(os.environ.get("EP_NUM_THREADS", os.cpu_count() or 1)))
 
@@ -69,25 +74,33 @@ def main():
     xb = rng.standard_normal((16, 64)).astype(np.float32)
     ew, tw = Ep.tensor(w), torch.tensor(w)
     cases = [
-        ("jacobian 64x64, tanh(W @ x)", lambda v: (ew @ v).tanh(), lambda v: (tw @ v).tanh(), x, False),
-        ("jacobian 64x64, sin(x * x) * 2", lambda v: (v * v).sin() * 2.0,
+        ("jacobian 64x64, tanh(W @ x)", "mlp", lambda v: (ew @ v).tanh(), lambda v: (tw @ v).tanh(), x, False),
+        ("jacobian 64x64, sin(x * x) * 2", "elementwise", lambda v: (v * v).sin() * 2.0,
          lambda v: (v * v).sin() * 2.0, x, False),
-        ("batch_jacobian 16x64x64, tanh(x @ W)", lambda v: (v @ ew).tanh(), lambda v: (v @ tw).tanh(),
-         xb, True),
+        ("batch_jacobian 16x64x64, tanh(x @ W)", "batch", lambda v: (v @ ew).tanh(),
+         lambda v: (v @ tw).tanh(), xb, True),
     ]
 
-    print(f"{'case':40} {'old us':>9} {'new us':>9} {'torch v us':>11} {'torch us':>9}"
-          f" {'new/old':>8} {'vs torch v':>10} {'vs torch':>9}")
-    for name, ef, tf, value, batched in cases:
+    figures = {}
+    if not args.json:
+        print(f"{'case':40} {'old us':>9} {'new us':>9} {'torch v us':>11} {'torch us':>9}"
+              f" {'new/old':>8} {'vs torch v':>10} {'vs torch':>9}")
+    for name, key, ef, tf, value, batched in cases:
         et, tt = Ep.tensor(value), torch.tensor(value)
         os.environ["EP_JACOBIAN"] = "rows"
-        old = best_us(ep_step(ef, et, batched), args.rounds)
+        old = timings(ep_step(ef, et, batched), args.rounds)
         os.environ["EP_JACOBIAN"] = ""
-        new = best_us(ep_step(ef, et, batched), args.rounds)
-        tv = best_us(torch_step(tf, tt, batched, True), args.rounds)
-        tn = best_us(torch_step(tf, tt, batched, False), args.rounds)
-        print(f"{name:40} {old:9.1f} {new:9.1f} {tv:11.1f} {tn:9.1f}"
-              f" {old / new:7.1f}x {tv / new:9.2f}x {tn / new:8.2f}x")
+        new = timings(ep_step(ef, et, batched), args.rounds)
+        tv = timings(torch_step(tf, tt, batched, True), args.rounds)
+        tn = timings(torch_step(tf, tt, batched, False), args.rounds)
+        figures.update({f"jacobian_{key}_rows": old, f"jacobian_{key}": new,
+                        f"jacobian_{key}_torch_vectorize": tv, f"jacobian_{key}_torch": tn})
+        if not args.json:
+            o, n, v, t = (f["best"] * 1e6 for f in (old, new, tv, tn))
+            print(f"{name:40} {o:9.1f} {n:9.1f} {v:11.1f} {t:9.1f}"
+                  f" {o / n:7.1f}x {v / n:9.2f}x {t / n:8.2f}x")
+    if args.json:
+        print(json.dumps(figures))
 
 
 if __name__ == "__main__":
