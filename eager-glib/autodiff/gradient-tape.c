@@ -1601,7 +1601,9 @@ one_hot (const gint64  *shape,
  * seeded with the identity (JAX's jacfwd). Each step's forward rule takes
  * the batch as a leading dimension. A step whose rule cannot (a derived
  * rule, a staged call) leaves *@vectorised FALSE, and the caller takes
- * one backward pass per element of the target instead. */
+ * one backward pass per element of the target instead, as it does when
+ * the source has many more elements than the target (EP_JACOBIAN=rows
+ * forces the passes, =forward the batch where the rules allow). */
 
 /* More tangent elements than this at once: per-row passes instead */
 #define FORWARD_JACOBIAN_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 26)
@@ -1619,7 +1621,12 @@ use_forward_jacobian (EpGradientTape  *self,
 
   if (mode != NULL && g_str_equal (mode, "rows"))
     return FALSE;
-  if (n_s == 0 || n_t == 0 || n_s > n_t || value->layout.ndim >= EP_MAX_DIMS)
+  if (n_s == 0 || n_t == 0 || value->layout.ndim >= EP_MAX_DIMS)
+    return FALSE;
+  /* a batch of n_s tangents against n_t backward passes: the passes cost
+   * their dispatches, the batch its width (measured: the batch wins up
+   * to about 8×, bench/jacobian.py); "forward" forces it, for tests */
+  if (n_s > 8 * n_t && !(mode != NULL && g_str_equal (mode, "forward")))
     return FALSE;
 
   for (guint e = 0; e < self->entries->len; e++)

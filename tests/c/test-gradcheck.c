@@ -1205,7 +1205,7 @@ test_second_derivative_staged (gconstpointer data)
  * gradient (<w, J t> = <Jᵀ w, t>). Every op with a gradient rule has a
  * case above, so every forward rule is checked. The jacobian pass
  * compares the vectorised jacobian of each case's first input with the
- * per-row one (EP_JACOBIAN=rows). */
+ * per-row one (EP_JACOBIAN=forward against =rows). */
 
 static gdouble
 weighted_sum_along (const Case      *c,
@@ -1383,7 +1383,7 @@ test_jacobian (gconstpointer data)
     }
 
   rows = jacobian_of (c, in, "rows");
-  vectorised = jacobian_of (c, in, "");
+  vectorised = jacobian_of (c, in, "forward");
   a = host_values (rows, &n_a);
   b = host_values (vectorised, &n_b);
   g_assert_cmpuint (n_a, ==, n_b);

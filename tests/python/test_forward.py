@@ -126,8 +126,8 @@ def test_hvp_single_input(rng):
     np.testing.assert_allclose(product.numpy(), 6 * x * v, rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["mlp", "broadcast", "views", "softmax", "pieces"])
-@pytest.mark.parametrize("mode", ["", "rows"])
+@pytest.mark.parametrize("name", ["mlp", "broadcast", "views", "reductions", "softmax", "conv", "pieces"])
+@pytest.mark.parametrize("mode", ["", "rows", "forward"])
 def test_jacobian_against_torch(name, mode, rng, monkeypatch):
     ours, theirs, shapes = FUNCTIONS[name]
     xs = _inputs(rng, shapes)
