@@ -100,14 +100,24 @@ has_floating_output (const EpOpCall *call)
   return FALSE;
 }
 
-/* @op on @inputs with @attrs (canonical, as the call had them) */
+/* The attributes to run @call's op again with: as the caller gave them
+ * where known (canonical ones need not mean the same again: a slice's
+ * stop of -1 before a negative step is "the end" when read anew), else
+ * the canonical ones (a recorded step's: casts, copies) */
+static const EpOpAttrs *
+given_attrs (const EpOpCall *call)
+{
+  return call->given_attrs != NULL ? call->given_attrs : &call->attrs;
+}
+
+/* @op on @inputs with @attrs, or the attributes it was called with */
 static EpTensor *
 redispatch (const EpOpCall   *call,
             EpTensor *const  *inputs,
             const EpOpAttrs  *attrs,
             GError          **error)
 {
-  return ep_dispatch1 (call->op, inputs, call->n_inputs, attrs != NULL ? attrs : &call->attrs, error);
+  return ep_dispatch1 (call->op, inputs, call->n_inputs, attrs != NULL ? attrs : given_attrs (call), error);
 }
 
 /* A batch of tangents (k, *s) as (k, 1, …, 1, *s) with @ndim dimensions
@@ -663,7 +673,7 @@ linear_jvp (const EpOpCall   *call,
             GError          **error)
 {
   g_autoptr(GPtrArray) inputs = ep_tensor_array_new (call->n_inputs);
-  EpOpAttrs attrs = call->attrs;
+  EpOpAttrs attrs = *given_attrs (call);
 
   for (guint i = 0; i < call->n_inputs; i++)
     {

@@ -251,6 +251,14 @@ static EpTensor *op_slice (EpTensor **in, GError **e)
 
   return ep_tensor_slice (in[0], starts, 2, stops, 2, steps, 2, e);
 }
+/* forward mode (issue 17): a slice to the start with a negative step
+ * (canonical stop -1, which means the end when read anew) */
+static EpTensor *op_slice_reversed (EpTensor **in, GError **e)
+{
+  const gint64 starts[] = { -1, 3 }, stops[] = { -100, -100 }, steps[] = { -1, -2 };
+
+  return ep_tensor_slice (in[0], starts, 2, stops, 2, steps, 2, e);
+}
 static EpTensor *op_concatenate (EpTensor **in, GError **e) { return ep_concatenate (in, 3, 1, e); }
 static EpTensor *op_stack (EpTensor **in, GError **e) { return ep_stack (in, 2, -1, e); }
 static EpTensor *op_roll (EpTensor **in, GError **e) { return ep_tensor_roll (in[0], -4, 1, e); }
@@ -727,6 +735,8 @@ static const Case cases[] = {
   { "to-device", "to_device", 1, { S2 (2, 3) }, { ANY }, op_to_device },
   { "identity", "identity", 1, { S2 (2, 3) }, { ANY }, op_identity },
   { "custom-gradient", "custom_gradient", 1, { S2 (2, 3) }, { ANY }, op_custom },
+  /* forward mode (issue 17) */
+  { "slice-reversed", "slice", 1, { S2 (4, 5) }, { ANY }, op_slice_reversed },
 };
 
 /* Helpers */

@@ -30,7 +30,7 @@ def _reductions(x):
 
 
 def _views(x):
-    return x.reshape(4, 3).T[1:, ::2].flip(0) * 2.0
+    return x.reshape(4, 3).T[1:, ::2].flip(0)[::-1, 3::-2] * 2.0
 
 
 def _softmax(x, y):
@@ -60,7 +60,7 @@ FUNCTIONS = {
     "reductions": (_reductions,
                    lambda x: (x * x).sum(1) + x.mean(0).max() + x.exp().prod(0).sum(),
                    [(3, 4)]),
-    "views": (_views, lambda x: x.reshape(4, 3).T[1:, ::2].flip(0) * 2.0, [(12,)]),
+    "views": (_views, lambda x: x.reshape(4, 3).T[1:, ::2].flip(0).flip(0)[:, [1]] * 2.0, [(12,)]),
     "softmax": (_softmax, lambda x, y: x.softmax(-1) * y.log_softmax(0), [(3, 4), (3, 4)]),
     "conv": (_conv, _t_conv, [(2, 2, 5, 5), (3, 2, 3, 3)]),
     "pieces": (_pieces, _t_pieces, [(6,), (6,)]),
