@@ -49,6 +49,7 @@
 #include "ep-adagrad.h"
 #include "ep-gradient-tape.h"
 #include "ep-autodiff.h"
+#include "ep-forward-accumulator.h"
 #include "ep-custom-gradient-fn.h"
 #include "ep-value-and-grad-fn.h"
 #include "ep-tensor-spec.h"

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ep-autodiff.h"
+#include "ep-context-private.h"
 #include "ep-gradient-tape.h"
 #include "ep-op-private.h"
 #include "ep-variable.h"
@@ -26,6 +27,7 @@ void       ep_custom_gradient_set_backward   (EpTensor  *output,
                                               gpointer   backward);
 gpointer   ep_custom_gradient_dup_backward   (gpointer   backward);
 void       ep_custom_gradient_unref_backward (gpointer   backward);
+gpointer   ep_custom_gradient_set_pending    (gpointer   backward);
 gboolean   ep_autodiff_value_and_grad  (const char       *name,
                                         EpTensorFunc      func,
                                         EpTensorsFunc     aux_func,
@@ -47,6 +49,16 @@ GPtrArray *ep_autodiff_take_tensors    (GPtrArray        *returned,
 
 /* autodiff/gradient-tape.c */
 guint      ep_gradient_tape_get_n_entries (EpGradientTape *self);
+typedef gboolean (*EpRecorderSwitch) (gpointer   self,
+                                      GError   **error);
+EpTensor  *ep_autodiff_record          (gpointer          self,
+                                        EpRecorder       *recorder,
+                                        EpRecorderSwitch  start,
+                                        EpRecorderSwitch  stop,
+                                        EpScopeFunc       func,
+                                        gpointer          user_data,
+                                        const char       *stopped,
+                                        GError          **error);
 
 /* autodiff/variable.c */
 EpTensor  *ep_variable_peek            (EpVariable       *self);

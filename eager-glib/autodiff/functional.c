@@ -374,6 +374,19 @@ ep_custom_gradient_set_backward (EpTensor *output,
   g_object_set_qdata_full (G_OBJECT (output), backward_quark (), closure, backward_free);
 }
 
+/* The closure that forward rules (jvp-rules.c) use for the
+ * custom_gradient op about to be dispatched on this thread, whose output
+ * does not carry it yet; returns the one set before, to put back. */
+gpointer
+ep_custom_gradient_set_pending (gpointer backward)
+{
+  EpContext *context = ep_context_get ();
+  gpointer previous = context->custom_backward;
+
+  context->custom_backward = backward;
+  return previous;
+}
+
 /* Another reference to @backward, from ep_custom_gradient_ref_backward() */
 gpointer
 ep_custom_gradient_dup_backward (gpointer backward)
@@ -406,6 +419,9 @@ ep_custom_gradient_rule (const EpOpCall   *call,
   GPtrArray *returned;
   GError *local_error = NULL;
 
+  /* a forward rule runs before the output carries its closure */
+  if (closure == NULL)
+    closure = ep_context_get ()->custom_backward;
   for (guint i = 1; i < call->n_inputs; i++)
     wanted |= ep_grad_needed (call, i);
   if (!wanted)
@@ -559,7 +575,12 @@ ep_custom_gradient (EpTensorFunc     forward,
   for (guint i = 0; i < n_inputs; i++)
     op_inputs[i + 1] = inputs[i];
 
-  output = ep_dispatch1 (&ep_op_custom_gradient, op_inputs, n_inputs + 1, NULL, error);
+  {
+    gpointer pending = ep_custom_gradient_set_pending (closure);
+
+    output = ep_dispatch1 (&ep_op_custom_gradient, op_inputs, n_inputs + 1, NULL, error);
+    ep_custom_gradient_set_pending (pending);
+  }
   if (output == NULL)
     {
       backward_free (closure);

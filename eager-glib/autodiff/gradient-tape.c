@@ -17,6 +17,7 @@
 #include "ep-fault-private.h"
 #include "ep-grad-private.h"
 #include "ep-gradient-tape.h"
+#include "ep-jvp-private.h"
 #include "ep-join.h"
 #include "ep-recorder-private.h"
 
@@ -662,14 +663,33 @@ ep_gradient_tape_record (EpGradientTape  *self,
                          gpointer         user_data,
                          GError         **error)
 {
-  g_autoptr(GError) local = NULL;
-  g_autoptr(EpTensor) result = NULL;
-
   g_return_val_if_fail (EP_IS_GRADIENT_TAPE (self), NULL);
   g_return_val_if_fail (func != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!ep_gradient_tape_start (self, error))
+  return ep_autodiff_record (self, &self->recorder, (EpRecorderSwitch) ep_gradient_tape_start,
+                             (EpRecorderSwitch) ep_gradient_tape_stop, func, user_data,
+                             _("record: the function stopped the tape"), error);
+}
+
+/* The record() of tapes and accumulators: starts @self (whose recorder
+ * is @recorder) with @start, runs @func and stops @self with @stop
+ * whatever happens; @stopped is the message for a function that stopped
+ * @self itself. */
+EpTensor *
+ep_autodiff_record (gpointer           self,
+                    EpRecorder        *recorder,
+                    EpRecorderSwitch   start,
+                    EpRecorderSwitch   stop,
+                    EpScopeFunc        func,
+                    gpointer           user_data,
+                    const char        *stopped,
+                    GError           **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autoptr(EpTensor) result = NULL;
+
+  if (!start (self, error))
     {
       ep_error_rename_call (error, "start", "record");
       return NULL;
@@ -677,16 +697,16 @@ ep_gradient_tape_record (EpGradientTape  *self,
 
   result = func (user_data, &local);
 
-  /* the function's error first: it explains a tape left in a bad state */
-  if (!self->recorder.active)
+  /* the function's error first: it explains a recorder left in a bad
+   * state */
+  if (!recorder->active)
     {
       if (local == NULL)
-        g_set_error (&local, EP_ERROR, EP_ERROR_GRADIENT,
-                     _("record: the function stopped the tape"));
+        g_set_error_literal (&local, EP_ERROR, EP_ERROR_GRADIENT, stopped);
     }
   else if (local != NULL)
-    ep_gradient_tape_stop (self, NULL);
-  else if (!ep_gradient_tape_stop (self, &local))
+    stop (self, NULL);
+  else if (!stop (self, &local))
     ep_error_rename_call (&local, "stop", "record");
 
   if (local != NULL)
@@ -990,6 +1010,30 @@ explain_released (const TapeEntry  *entry,
       }
 }
 
+/* The call a recorded op was, for its rules; @dtypes has room for its
+ * inputs */
+static void
+entry_call (const TapeEntry  *entry,
+            EpOpCall         *call,
+            EpDType          *dtypes)
+{
+  memset (call, 0, sizeof *call);
+  call->op = entry->op;
+  call->inputs = entry->inputs;
+  call->n_inputs = entry->n_inputs;
+  call->attrs = entry->attrs;
+  call->input_dtypes = dtypes;
+  call->n_outputs = entry->n_outputs;
+  call->device = entry->device;
+  for (guint i = 0; i < entry->n_inputs; i++)
+    dtypes[i] = entry->inputs[i]->layout.dtype;
+  for (guint o = 0; o < entry->n_outputs; o++)
+    {
+      call->outputs[o] = entry->outputs[o];
+      call->output_layouts[o] = entry->outputs[o]->layout;
+    }
+}
+
 /* Runs the rule of one recorded op. @reach holds the tensors that depend
  * on a source: only their gradients are wanted. */
 static gboolean
@@ -1007,23 +1051,11 @@ run_rule (const TapeEntry  *entry,
   gboolean ok = TRUE;
   EpOpCall call;
 
-  memset (&call, 0, sizeof call);
-  call.op = entry->op;
-  call.inputs = entry->inputs;
-  call.n_inputs = entry->n_inputs;
-  call.attrs = entry->attrs;
-  call.input_dtypes = dtypes;
-  call.n_outputs = entry->n_outputs;
-  call.device = entry->device;
-  for (guint i = 0; i < entry->n_inputs; i++)
-    dtypes[i] = entry->inputs[i]->layout.dtype;
-
+  entry_call (entry, &call, dtypes);
   for (guint o = 0; o < entry->n_outputs && ok; o++)
     {
       EpTensor *grad = g_hash_table_lookup (grads, entry->outputs[o]);
 
-      call.outputs[o] = entry->outputs[o];
-      call.output_layouts[o] = entry->outputs[o]->layout;
       output_grads[o] = grad != NULL ? g_object_ref (grad) : ep_tensor_zeros_like (entry->outputs[o], error);
       ok = output_grads[o] != NULL;
     }
@@ -1564,6 +1596,195 @@ one_hot (const gint64  *shape,
   return ep_tensor_new_from_doubles (data, size, shape, ndim, dtype, error);
 }
 
+/* The vectorised jacobian: one pass forward over the recorded steps with
+ * a batch of tangents, one per element of (an example of) the source,
+ * seeded with the identity (JAX's jacfwd). Each step's forward rule takes
+ * the batch as a leading dimension. A step whose rule cannot (a derived
+ * rule, a staged call) leaves *@vectorised FALSE, and the caller takes
+ * one backward pass per element of the target instead, as it does when
+ * the source has many more elements than the target (EP_JACOBIAN=rows
+ * forces the passes, =forward the batch where the rules allow). */
+
+/* More tangent elements than this at once: per-row passes instead */
+#define FORWARD_JACOBIAN_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 26)
+
+/* Whether the vectorised pass can run: a batch dimension in front of
+ * every tangent must fit in EP_MAX_DIMS, and the batch in memory */
+static gboolean
+use_forward_jacobian (EpGradientTape  *self,
+                      EpTensor        *value,
+                      gint64           n_t,
+                      gint64           n_s)
+{
+  const char *mode = g_getenv ("EP_JACOBIAN");
+  gint64 largest = 1;
+
+  if (mode != NULL && g_str_equal (mode, "rows"))
+    return FALSE;
+  if (n_s == 0 || n_t == 0 || value->layout.ndim >= EP_MAX_DIMS)
+    return FALSE;
+  /* a batch of n_s tangents against n_t backward passes: the passes cost
+   * their dispatches, the batch its width (measured: the batch wins up
+   * to about 8×, bench/jacobian.py); "forward" forces it, for tests */
+  if (n_s > 8 * n_t && !(mode != NULL && g_str_equal (mode, "forward")))
+    return FALSE;
+
+  for (guint e = 0; e < self->entries->len; e++)
+    {
+      TapeEntry *entry = g_ptr_array_index (self->entries, e);
+
+      if (entry->composite != NULL)
+        return FALSE;
+      for (guint i = 0; i < entry->n_inputs + entry->n_outputs; i++)
+        {
+          const EpLayout *layout = &entry->inputs[i]->layout;
+
+          if (layout->ndim >= EP_MAX_DIMS)
+            return FALSE;
+          largest = MAX (largest, ep_layout_get_size (layout));
+        }
+    }
+
+  return largest <= FORWARD_JACOBIAN_MAX_ELEMENTS / n_s;
+}
+
+/* (k, B, *s[1:]) for batch_jacobian, (k, *s) for jacobian: the identity
+ * on each example's elements */
+static EpTensor *
+identity_seed (EpTensor   *value,
+               gboolean    batched,
+               gint64      n_s,
+               GError    **error)
+{
+  const EpLayout *s = &value->layout;
+  g_autofree gdouble *data = ep_try_new0 (gdouble, MAX (n_s * n_s, 1));
+  g_autoptr(EpTensor) eye = NULL;
+  gint64 shape[EP_MAX_DIMS + 1];
+  guint ndim = 0;
+
+  if (data == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("jacobian: cannot allocate a weight of %" PRId64 " elements"), n_s * n_s);
+      return NULL;
+    }
+  for (gint64 j = 0; j < n_s; j++)
+    data[j * n_s + j] = 1.0;
+
+  shape[ndim++] = n_s;
+  if (batched)
+    shape[ndim++] = 1;
+  for (guint d = batched ? 1 : 0; d < s->ndim; d++)
+    shape[ndim++] = s->shape[d];
+  eye = ep_tensor_new_from_doubles (data, n_s * n_s, shape, ndim, s->dtype, error);
+  if (eye == NULL || !batched)
+    return g_steal_pointer (&eye);
+
+  shape[1] = s->shape[0];
+  return ep_tensor_broadcast_to (eye, shape, ndim, error);
+}
+
+static gboolean
+forward_step (const TapeEntry  *entry,
+              GHashTable       *tangents,
+              gboolean         *vectorised,
+              GError          **error)
+{
+  EpTensor *inline_tangents[8] = { NULL };
+  EpDType inline_dtypes[8];
+  EpTensor **t = entry->n_inputs <= 8 ? inline_tangents : g_new0 (EpTensor *, entry->n_inputs);
+  EpDType *dtypes = entry->n_inputs <= 8 ? inline_dtypes : g_new (EpDType, entry->n_inputs);
+  EpTensor *out[EP_MAX_OUTPUTS] = { NULL };
+  gboolean any = FALSE, ok = TRUE;
+  EpOpCall call;
+
+  for (guint i = 0; i < entry->n_inputs; i++)
+    {
+      t[i] = g_hash_table_lookup (tangents, entry->inputs[i]);
+      any = any || t[i] != NULL;
+    }
+
+  if (any)
+    {
+      entry_call (entry, &call, dtypes);
+      ok = ep_jvp_rule (&call, t, 1, out, vectorised, error);
+      for (guint o = 0; o < entry->n_outputs; o++)
+        if (out[o] != NULL)
+          g_hash_table_replace (tangents, entry->outputs[o], out[o]);
+      if (!ok)
+        explain_released (entry, error);
+    }
+
+  if (entry->n_inputs > 8)
+    {
+      g_free (t);
+      g_free (dtypes);
+    }
+  return ok;
+}
+
+/* Sets *@result (%NULL: unconnected) and returns TRUE, or FALSE with an
+ * error; *@vectorised FALSE: the steps cannot take a batch */
+static gboolean
+forward_jacobian (EpGradientTape  *self,
+                  EpTensor        *target,
+                  GObject         *source,
+                  EpTensor        *value,
+                  gboolean         batched,
+                  gint64           n_s,
+                  const gint64    *shape,
+                  guint            ndim,
+                  EpTensor       **result,
+                  gboolean        *vectorised,
+                  GError         **error)
+{
+  g_autoptr(GHashTable) tangents = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_object_unref);
+  g_autoptr(EpTensor) seed = identity_seed (value, batched, n_s, error);
+  g_autoptr(EpTensor) moved = NULL;
+  EpTensor *tangent;
+  gint axes[EP_MAX_DIMS];
+  guint tdim = target->layout.ndim;
+  gboolean ok = TRUE;
+
+  *result = NULL;
+  *vectorised = TRUE;
+  if (seed == NULL)
+    return FALSE;
+
+  /* (a target that is its own source, tracked or not, has the identity
+   * for jacobian, as a backward pass finds its seed) */
+  if (EP_IS_TENSOR (source))
+    g_hash_table_insert (tangents, source, g_object_ref (seed));
+  else
+    {
+      GPtrArray *reads = g_hash_table_lookup (self->reads, source);
+
+      for (guint r = 0; reads != NULL && r < reads->len; r++)
+        g_hash_table_insert (tangents, g_ptr_array_index (reads, r), g_object_ref (seed));
+    }
+
+  self->computing = TRUE;
+  for (guint e = 0; e < self->entries->len && ok && *vectorised && g_hash_table_size (tangents) > 0; e++)
+    ok = forward_step (g_ptr_array_index (self->entries, e), tangents, vectorised, error);
+  self->computing = FALSE;
+
+  if (!ok || !*vectorised)
+    return ok;
+  tangent = g_hash_table_lookup (tangents, target);
+  if (tangent == NULL)
+    return TRUE;
+
+  /* (k, *t) to (*t, k): the batch of columns last */
+  for (guint d = 0; d < tdim; d++)
+    axes[d] = d + 1;
+  axes[tdim] = 0;
+  moved = ep_tensor_transpose (tangent, axes, tdim + 1, error);
+  if (moved == NULL)
+    return FALSE;
+  *result = ep_tensor_reshape (moved, shape, ndim, error);
+  return *result != NULL;
+}
+
 /* Shared by both jacobians: @batch is 1 (and the target's and source's
  * leading dimension is not special) for jacobian, the batch size for
  * batch_jacobian. */
@@ -1621,6 +1842,20 @@ jacobian (EpGradientTape  *self,
     shape[ndim++] = t->shape[d];
   for (guint d = skip; d < s->ndim; d++)
     shape[ndim++] = s->shape[d];
+
+  if (use_forward_jacobian (self, value, n_t, n_s))
+    {
+      EpTensor *result = NULL;
+      gboolean vectorised;
+
+      if (!forward_jacobian (self, target, source, value, batched, n_s, shape, ndim,
+                             &result, &vectorised, error))
+        return NULL;
+      if (vectorised && result != NULL)
+        return result;
+      if (vectorised)
+        connected = FALSE;
+    }
 
   rows = ep_tensor_array_new (MIN (n_t, 1024));
   for (gint64 j = 0; j < n_t && connected; j++)

@@ -42,6 +42,11 @@ typedef struct
   /* autodiff/grad.c: the rule the tape is running, if any */
   EpGradContext *grad;
 
+  /* autodiff/functional.c: the backward function of the custom_gradient
+   * op being dispatched, for forward rules, which run before its output
+   * carries it */
+  gpointer       custom_backward;
+
   /* core/storage.c: spare storage structs, linked through their data */
   EpStorage     *spares;
   guint          n_spares;

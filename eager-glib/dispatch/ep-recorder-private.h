@@ -122,6 +122,11 @@ struct _EpRecorder
                                  * tracer: the trace fails with it, or the
                                  * optimizer prunes what nothing reads) */
   EpRollbackFunc   rollback;
+  /* A forward accumulator's rule (autodiff/forward-accumulator.c): run
+   * after every recorder's @record, outermost first, with the stack cut
+   * below it, so that the ops it dispatches are seen by the recorders
+   * outside it only, after the op they differentiate. NULL for others. */
+  EpRecordFunc     forward;
   EpRecorder      *below;
   gboolean         active;
 };

@@ -65,11 +65,40 @@ gboolean
 ep_recorders_notify (const EpOpCall  *call,
                      GError         **error)
 {
-  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
-    if (!r->record (r, call, error))
-      return FALSE;
+  EpRecorder *inline_forward[8];
+  EpRecorder **forward = inline_forward;
+  guint n_forward = 0, n = 0;
+  gboolean ok = TRUE;
 
-  return TRUE;
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
+    {
+      if (!r->record (r, call, error))
+        return FALSE;
+      n_forward += r->forward != NULL;
+    }
+  if (n_forward == 0)
+    return TRUE;
+
+  /* forward accumulators last, outermost first: each sees the tangents
+   * of those outside it, and only those outside see its own ops */
+  if (n_forward > G_N_ELEMENTS (inline_forward))
+    forward = g_new (EpRecorder *, n_forward);
+  for (EpRecorder *r = ep_recorders_innermost (); r != NULL; r = r->below)
+    if (r->forward != NULL)
+      forward[n_forward - ++n] = r;
+  for (guint f = 0; f < n_forward && ok; f++)
+    {
+      EpContext *context = ep_context_get ();
+      EpRecorder *stack = context->recorders;
+
+      context->recorders = forward[f]->below;
+      ok = forward[f]->forward (forward[f], call, error);
+      context->recorders = stack;
+    }
+  if (forward != inline_forward)
+    g_free (forward);
+
+  return ok;
 }
 
 void

@@ -841,8 +841,14 @@ ep_graph_replay_eagerly_full (EpGraph          *graph,
         case EP_NODE_OP:
           if (node->op->flags & EP_OP_FLAG_RANDOM)
             ep_random_next_stream (&attrs.random.seed, &attrs.random.stream);
-          if (!ep_dispatch (node->op, node_inputs, node->n_inputs, &attrs, node_outputs, error))
-            return FALSE;
+          {
+            gpointer pending = ep_custom_gradient_set_pending (node->backward);
+            gboolean ok = ep_dispatch (node->op, node_inputs, node->n_inputs, &attrs, node_outputs, error);
+
+            ep_custom_gradient_set_pending (pending);
+            if (!ok)
+              return FALSE;
+          }
           if (node->backward != NULL)
             ep_custom_gradient_set_backward (node_outputs[0], node->backward);
           break;

@@ -22,6 +22,7 @@
 
 #include "ep-autodiff-private.h"
 #include "ep-dispatch-private.h"
+#include "ep-jvp-private.h"
 #include "ep-op-private.h"
 
 typedef EpTensor *(*OpFunc) (EpTensor **in, GError **error);
@@ -247,6 +248,14 @@ static EpTensor *op_flip (EpTensor **in, GError **e)
 static EpTensor *op_slice (EpTensor **in, GError **e)
 {
   const gint64 starts[] = { 1, 4 }, stops[] = { 4, -6 }, steps[] = { 2, -2 };
+
+  return ep_tensor_slice (in[0], starts, 2, stops, 2, steps, 2, e);
+}
+/* forward mode (issue 17): a slice to the start with a negative step
+ * (canonical stop -1, which means the end when read anew) */
+static EpTensor *op_slice_reversed (EpTensor **in, GError **e)
+{
+  const gint64 starts[] = { -1, 3 }, stops[] = { -100, -100 }, steps[] = { -1, -2 };
 
   return ep_tensor_slice (in[0], starts, 2, stops, 2, steps, 2, e);
 }
@@ -837,6 +846,8 @@ static const Case cases[] = {
   { "irfft-odd", "irfft", 1, { S3 (4, 2, 2) }, { ANY }, op_irfft_odd },
   { "fft2", "fft", 1, { S3 (3, 4, 2) }, { ANY }, op_fft2 },
   { "irfft2", "irfft", 1, { S4 (2, 3, 3, 2) }, { ANY }, op_irfft2 },
+  /* forward mode (issue 17) */
+  { "slice-reversed", "slice", 1, { S2 (4, 5) }, { ANY }, op_slice_reversed },
 };
 
 /* Helpers */
@@ -1309,6 +1320,218 @@ test_second_derivative_staged (gconstpointer data)
   check_second_derivative (data, TRUE);
 }
 
+/* Forward mode (issue 17): every case again under an EpForwardAccumulator
+ * with random tangents t: the tangent of the output, weighted by w, is
+ * compared with central differences along t, and with the reverse
+ * gradient (<w, J t> = <Jᵀ w, t>). Every op with a gradient rule has a
+ * case above, so every forward rule is checked. The jacobian pass
+ * compares the vectorised jacobian of each case's first input with the
+ * per-row one (EP_JACOBIAN=forward against =rows). */
+
+static gdouble
+weighted_sum_along (const Case      *c,
+                    EpFunction      *fn,
+                    gdouble *const  *values,
+                    gdouble *const  *tangents,
+                    gdouble          step,
+                    const gdouble   *weight)
+{
+  gdouble *moved[3] = { NULL };
+  gdouble total;
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      gint64 size = shape_size (&c->shapes[i]);
+
+      moved[i] = g_new (gdouble, MAX (size, 1));
+      for (gint64 k = 0; k < size; k++)
+        moved[i][k] = values[i][k] + step * tangents[i][k];
+    }
+  total = weighted_sum (c, fn, moved, weight);
+  for (guint i = 0; i < c->n_inputs; i++)
+    g_free (moved[i]);
+
+  return total;
+}
+
+static void
+check_forward (const Case *c,
+               gboolean    staged)
+{
+  g_autoptr(EpFunction) fn = staged ? staged_function (&c->func, c->n_inputs, c->shapes, c->domains)
+                                    : NULL;
+  g_autoptr(GError) error = NULL;
+  gdouble *values[3] = { NULL }, *tangents[3] = { NULL };
+  EpTensor *in[3] = { NULL }, *t[3] = { NULL };
+  GObject *sources[3];
+  g_autoptr(EpForwardAccumulator) acc = ep_forward_accumulator_new ();
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) out = NULL, w = NULL, jvp = NULL;
+  g_autoptr(GPtrArray) grads = NULL;
+  g_autofree gdouble *weight = NULL, *dy = NULL;
+  gdouble h = c->h > 0 ? c->h : 1e-6;
+  gdouble tolerance = c->tolerance > 0 ? c->tolerance : 1e-6;
+  gdouble forward = 0.0, reverse = 0.0;
+  guint ndim;
+  const gint64 *shape;
+  gsize n_out;
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      gint64 size = shape_size (&c->shapes[i]);
+
+      values[i] = g_new (gdouble, MAX (size, 1));
+      tangents[i] = g_new (gdouble, MAX (size, 1));
+      for (gint64 k = 0; k < size; k++)
+        {
+          values[i][k] = random_value (c->domains[i]);
+          tangents[i][k] = random_value (ANY);
+        }
+      in[i] = tensor_from (values[i], &c->shapes[i]);
+      t[i] = tensor_from (tangents[i], &c->shapes[i]);
+      sources[i] = G_OBJECT (in[i]);
+      g_assert_true (ep_forward_accumulator_watch (acc, in[i], t[i], &error));
+    }
+
+  g_assert_true (ep_forward_accumulator_start (acc, &error));
+  g_assert_true (ep_gradient_tape_start (tape, &error));
+  for (guint i = 0; i < c->n_inputs; i++)
+    ep_gradient_tape_watch (tape, in[i]);
+  out = apply (c->func, fn, in, c->n_inputs, &error);
+  g_assert_no_error (error);
+  g_assert_true (ep_gradient_tape_stop (tape, &error));
+  g_assert_true (ep_forward_accumulator_stop (acc, &error));
+
+  jvp = ep_forward_accumulator_jvp (acc, out, &error);
+  g_assert_no_error (error);
+  shape = ep_tensor_get_shape (jvp, &ndim);
+  g_assert_cmpuint (ndim, ==, ep_tensor_get_ndim (out));
+  g_assert_cmpmem (shape, ndim * sizeof (gint64), ep_tensor_get_shape (out, NULL), ndim * sizeof (gint64));
+  g_assert_cmpint (ep_tensor_get_dtype (jvp), ==, ep_tensor_get_dtype (out));
+  dy = host_values (jvp, &n_out);
+
+  weight = g_new (gdouble, MAX (n_out, 1));
+  for (gsize k = 0; k < n_out; k++)
+    {
+      weight[k] = random_value (ANY);
+      forward += weight[k] * dy[k];
+    }
+  w = ep_tensor_new_from_doubles (weight, n_out, shape, ndim, ep_tensor_get_dtype (out), &error);
+  g_assert_no_error (error);
+  grads = ep_gradient_tape_gradient (tape, &out, 1, sources, c->n_inputs, &w, 1, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      gsize n;
+      g_autofree gdouble *g = host_values (g_ptr_array_index (grads, i), &n);
+
+      for (gsize k = 0; k < n; k++)
+        reverse += g[k] * tangents[i][k];
+    }
+
+  {
+    g_autofree char *what = g_strdup_printf ("forward %s: against differences", c->name);
+    g_autofree char *against = g_strdup_printf ("forward %s: against the gradient", c->name);
+    gdouble plus = weighted_sum_along (c, fn, values, tangents, h, weight);
+    gdouble minus = weighted_sum_along (c, fn, values, tangents, -h, weight);
+
+    check_close (what, forward, (plus - minus) / (2 * h), tolerance * 10);
+    check_close (against, forward, reverse, tolerance);
+  }
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      g_free (values[i]);
+      g_free (tangents[i]);
+      g_object_unref (in[i]);
+      g_object_unref (t[i]);
+    }
+}
+
+static void
+test_forward (gconstpointer data)
+{
+  check_forward (data, FALSE);
+}
+
+static void
+test_forward_staged (gconstpointer data)
+{
+  check_forward (data, TRUE);
+}
+
+static EpTensor *
+jacobian_of (const Case  *c,
+             EpTensor   **in,
+             const char  *mode)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpGradientTape) tape = ep_gradient_tape_new (FALSE);
+  g_autoptr(EpTensor) out = NULL;
+  EpTensor *jacobian;
+
+  ep_gradient_tape_start (tape, NULL);
+  for (guint i = 0; i < c->n_inputs; i++)
+    ep_gradient_tape_watch (tape, in[i]);
+  out = c->func (in, &error);
+  g_assert_no_error (error);
+  ep_gradient_tape_stop (tape, NULL);
+
+  g_setenv ("EP_JACOBIAN", mode, TRUE);
+  jacobian = ep_gradient_tape_jacobian (tape, out, G_OBJECT (in[0]), &error);
+  g_unsetenv ("EP_JACOBIAN");
+  g_assert_no_error (error);
+  return jacobian;
+}
+
+static void
+test_jacobian (gconstpointer data)
+{
+  const Case *c = data;
+  EpTensor *in[3] = { NULL };
+  g_autoptr(EpTensor) rows = NULL, vectorised = NULL;
+  g_autofree gdouble *a = NULL, *b = NULL;
+  gsize n_a, n_b;
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      gint64 size = shape_size (&c->shapes[i]);
+      g_autofree gdouble *values = g_new (gdouble, MAX (size, 1));
+
+      for (gint64 k = 0; k < size; k++)
+        values[k] = random_value (c->domains[i]);
+      in[i] = tensor_from (values, &c->shapes[i]);
+    }
+
+  rows = jacobian_of (c, in, "rows");
+  vectorised = jacobian_of (c, in, "forward");
+  a = host_values (rows, &n_a);
+  b = host_values (vectorised, &n_b);
+  g_assert_cmpuint (n_a, ==, n_b);
+  for (gsize k = 0; k < n_a; k++)
+    {
+      g_autofree char *what = g_strdup_printf ("jacobian %s: element %zu", c->name, k);
+
+      check_close (what, b[k], a[k], 1e-6);
+    }
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    g_object_unref (in[i]);
+}
+
+/* Every op with a gradient rule has a forward rule */
+static void
+test_forward_coverage (void)
+{
+  for (guint id = 0; id < EP_N_OPS; id++)
+    {
+      const EpOpDef *op = ep_op_get (id);
+
+      if (op->gradient != NULL && ep_jvp_kind (op) == EP_JVP_NONE)
+        g_error ("%s has a gradient rule and no forward rule", op->name);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1338,6 +1561,18 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/gradcheck/staged/second/%s", elementwise[c].name);
 
       g_test_add_data_func (path, &elementwise[c], test_second_derivative_staged);
+    }
+
+  g_test_add_func ("/gradcheck/forward/coverage", test_forward_coverage);
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *path = g_strdup_printf ("/gradcheck/forward/%s", cases[c].name);
+      g_autofree char *staged = g_strdup_printf ("/gradcheck/staged/forward/%s", cases[c].name);
+      g_autofree char *jacobian = g_strdup_printf ("/gradcheck/jacobian/%s", cases[c].name);
+
+      g_test_add_data_func (path, &cases[c], test_forward);
+      g_test_add_data_func (staged, &cases[c], test_forward_staged);
+      g_test_add_data_func (jacobian, &cases[c], test_jacobian);
     }
 
   return g_test_run ();

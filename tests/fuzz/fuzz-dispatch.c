@@ -7,7 +7,10 @@
  * sign, offset, data, or a weak literal), its attributes by its schema
  * (each left at its default or given any value of its type, as a C
  * caller can), and whether a gradient tape records the call, in which
- * case the gradients of its first output are asked for too. The call
+ * case the gradients of its first output are asked for too (or its
+ * jacobian with respect to the first input), and whether a forward
+ * accumulator computes the tangents of its outputs (each floating input
+ * its own tangent). The call
  * goes through ep_dispatch(), the path of every op from every language:
  * it must give outputs or an EP_ERROR, nothing else.
  */
@@ -212,15 +215,62 @@ take_gradients (EpGradientTape *tape,
 }
 
 static void
+take_jacobian (EpGradientTape *tape,
+               EpTensor       *input,
+               EpTensor       *output)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) jacobian = NULL;
+
+  jacobian = ep_gradient_tape_jacobian (tape, output, G_OBJECT (input), &error);
+  g_assert (error == NULL || error->domain == EP_ERROR);
+}
+
+static EpForwardAccumulator *
+start_accumulator (EpTensor **inputs,
+                   guint      n_inputs)
+{
+  EpForwardAccumulator *acc = ep_forward_accumulator_new ();
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < n_inputs; i++)
+    if (ep_dtype_is_floating (ep_tensor_get_dtype (inputs[i])))
+      {
+        ep_forward_accumulator_watch (acc, inputs[i], inputs[i], &error);
+        g_assert_no_error (error);
+      }
+  ep_forward_accumulator_start (acc, &error);
+  g_assert_no_error (error);
+
+  return acc;
+}
+
+static void
+take_tangents (EpForwardAccumulator *acc,
+               EpTensor            **outputs)
+{
+  for (guint o = 0; o < EP_MAX_OUTPUTS && outputs[o] != NULL; o++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(EpTensor) tangent = ep_forward_accumulator_jvp (acc, outputs[o], &error);
+
+      g_assert (tangent != NULL || (error != NULL && error->domain == EP_ERROR));
+    }
+}
+
+/* @mode: bit 0 a tape, bit 1 its jacobian, bit 2 an accumulator */
+static void
 run_call (const EpOpDef *op,
           EpTensor     **inputs,
           guint          n_inputs,
           EpOpAttrs     *attrs,
-          gboolean       taped)
+          guint          mode)
 {
   EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
   g_autoptr(EpGradientTape) tape = NULL;
+  g_autoptr(EpForwardAccumulator) acc = NULL;
   g_autoptr(GError) error = NULL;
+  gboolean taped = mode & 1;
   gboolean ok;
 
   if (taped)
@@ -231,19 +281,32 @@ run_call (const EpOpDef *op,
       for (guint i = 0; i < n_inputs; i++)
         ep_gradient_tape_watch (tape, inputs[i]);
     }
+  if (mode & 4)
+    acc = start_accumulator (inputs, n_inputs);
 
   ok = ep_dispatch (op, inputs, n_inputs, attrs, outputs, &error);
   g_assert (ok == (error == NULL));
   if (!ok)
     g_assert (error->domain == EP_ERROR);
 
+  if (acc != NULL)
+    {
+      g_autoptr(GError) stop_error = NULL;
+
+      ep_forward_accumulator_stop (acc, &stop_error);
+      g_assert_no_error (stop_error);
+      if (ok)
+        take_tangents (acc, outputs);
+    }
   if (taped)
     {
       g_autoptr(GError) stop_error = NULL;
 
       ep_gradient_tape_stop (tape, &stop_error);
       g_assert_no_error (stop_error);
-      if (ok)
+      if (ok && (mode & 2) && n_inputs > 0 && ep_dtype_is_floating (ep_tensor_get_dtype (outputs[0])))
+        take_jacobian (tape, inputs[0], outputs[0]);
+      else if (ok)
         take_gradients (tape, inputs, n_inputs, outputs[0]);
     }
 
@@ -260,14 +323,14 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   EpOpAttrs attrs;
   EpFuzzInput in;
   guint n_inputs;
-  gboolean taped;
+  guint mode;
 
   ep_fuzz_init_once ();
   ep_fuzz_input_init (&in, data, size);
   op = ep_op_get (ep_fuzz_below (&in, EP_N_OPS));
   if (op->flags & EP_OP_FLAG_NO_FUNCTION)
     return 0;
-  taped = ep_fuzz_u8 (&in) & 1;
+  mode = ep_fuzz_u8 (&in) & 7;
 
   n_inputs = op->n_inputs;
   if (ep_op_takes_list (op))
@@ -276,7 +339,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
     inputs[i] = make_input (&in);
   set_attrs (&in, &attrs, op);
 
-  run_call (op, inputs, n_inputs, &attrs, taped);
+  run_call (op, inputs, n_inputs, &attrs, mode);
 
   for (guint i = 0; i < n_inputs; i++)
     g_object_unref (inputs[i]);

@@ -110,6 +110,9 @@ def main():
     for op in range(n_ops()):
         rest = bytes(random.randrange(256) if random.random() < 0.5 else random.randrange(16) for _ in range(96))
         write("dispatch", f"op-{op:03d}", bytes([op]) + rest)
+        # the same call under a tape asked for a jacobian and a forward
+        # accumulator (the second byte: the mode, 7)
+        write("dispatch", f"forward-{op:03d}", bytes([op, 7]) + rest[1:])
 
     safetensors("every-dtype", {
         "f32": ("F32", [2, 2], struct.pack("<4f", 1, 2, 3, 4)),

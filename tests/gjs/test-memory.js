@@ -115,4 +115,22 @@ test('tape.record inside tidy gives gradients', () => {
     assertEqual(JSON.stringify(values(grad)), '[3,5]', 'gradient');
 });
 
+test('ForwardAccumulator.record gives the tangent, and stops on a throw', () => {
+    const x = vector([1, 2]);
+    const acc = Ep.ForwardAccumulator.new();
+    acc.watch(x, vector([1, 1]));
+    const y = acc.record(() => x.mul(x));
+    assertEqual(JSON.stringify(values(acc.jvp(y))), '[2,4]', 'tangent 2x');
+    let caught = null;
+    try {
+        acc.record(() => {
+            throw new TypeError('inside record');
+        });
+    } catch (e) {
+        caught = e;
+    }
+    assert(caught instanceof TypeError, `the JavaScript exception, got ${caught}`);
+    assert(!acc.is_active(), 'stopped');
+});
+
 run();

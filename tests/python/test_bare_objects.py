@@ -29,7 +29,7 @@ def test_every_class_is_walked():
     assert sorted(bare_objects.ep_classes()) == [
         "Adagrad", "Adam", "AvgPool2d", "BatchNorm", "ConstantSchedule", "Conv2d",
         "CosineDecaySchedule", "CustomGradientFn", "Device", "DeviceList", "Dropout",
-        "Embedding", "Flatten", "Function", "Gelu", "GradientTape", "LayerNorm",
+        "Embedding", "Flatten", "ForwardAccumulator", "Function", "Gelu", "GradientTape", "LayerNorm",
         "LearningRateSchedule", "Linear", "LinearWarmupSchedule", "MaxPool2d", "Module",
         "Optimizer", "Relu", "Rmsprop", "Sequential", "Sgd", "StepDecaySchedule", "Tanh",
         "Tensor", "TensorSpec", "Trainer", "ValueAndGradFn", "Variable"]

@@ -76,6 +76,20 @@ static void test_tensor_sources () {
     }
 }
 
+static void test_forward () {
+    try {
+        var x = vector ({ 1, 2, 3 });
+        var acc = new Ep.ForwardAccumulator ();
+        acc.watch (x, vector ({ 1, 0, 1 }));
+        acc.start ();
+        var y = x.square ();
+        acc.stop ();
+        assert_cmpstr (acc.jvp (y).to_string (), CompareOperator.EQ, "[2. 0. 6.]");
+    } catch (GLib.Error e) {
+        assert_no_error (e);
+    }
+}
+
 static void test_shapes () {
     try {
         var x = new Ep.Tensor.from_doubles ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 }, Ep.DType.FLOAT32);
@@ -162,6 +176,7 @@ int main (string[] args) {
     Test.add_func ("/vala/tape/variable-sources", test_variable_sources);
     Test.add_func ("/vala/tape/tensor-sources", test_tensor_sources);
     Test.add_func ("/vala/tape/training", test_training);
+    Test.add_func ("/vala/forward/accumulator", test_forward);
     Test.add_func ("/vala/tensor/shapes", test_shapes);
     Test.add_func ("/vala/tensor/slices", test_slices);
     Test.add_func ("/vala/errors", test_errors);

@@ -274,3 +274,12 @@ Ep.dispose([kept_t, None])
 usage = Ep.memory()
 in_use: int = usage.n_bytes + usage.n_tensors + usage.devices["cpu:0"].n_bytes
 recorded: Ep.Tensor = Ep.GradientTape().record(lambda: (x * x).sum())
+# forward mode
+with Ep.ForwardAccumulator(x, [1.0, 0.0, 0.0], unconnected_gradients="zero") as accumulator:
+    forward_y = (x * x).sin()
+tangent: Ep.Tensor = accumulator.jvp(forward_y)
+tangent_list: list[Ep.Tensor] = accumulator.jvp([forward_y, x])
+forward_recorded: Ep.Tensor = accumulator.record(lambda: x.exp())
+jvp_out, jvp_tangent = Ep.jvp(lambda a: a.tanh(), (x,), (np.ones(3, dtype=np.float32),))
+hvp_value, hvp_product = Ep.hvp(lambda a: (a * a * a).sum(), x, np.ones(3, dtype=np.float32))
+assert_type(hvp_value, Ep.Tensor)

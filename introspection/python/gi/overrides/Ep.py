@@ -2977,6 +2977,149 @@ __all__ += ["GradientTape", "Variable", "value_and_grad", "value_aux_and_grad", 
             "value_and_grad_fn", "custom_gradient", "stop_gradient"]
 
 
+# ---------------------------------------------------------------------------
+# Forward mode (issue 17): ForwardAccumulator, jvp, hvp
+# ---------------------------------------------------------------------------
+
+def _primal(value, name):
+    if isinstance(value, Ep.Variable):
+        raise TypeError(f"{name}: a primal must be a tensor, not a Variable (each read of a "
+                        f"Variable is a new tensor: watch v.read() and compute with that)")
+    return _as_tensor(value)
+
+
+def _tangent_for(primal, value):
+    """A tangent: a tensor as it is, anything else in the primal's dtype."""
+    if isinstance(value, Ep.Tensor):
+        return value
+    return astensor(value, primal.dtype)
+
+
+class ForwardAccumulator(Ep.ForwardAccumulator):
+    """`with Ep.ForwardAccumulator(primals, tangents) as acc:` computes the
+    tangents of what is computed from the primals; acc.jvp(y) is y's
+    derivative along the tangents (TensorFlow's ForwardAccumulator)."""
+
+    def __init__(self, primals: Union[_TensorLike, Sequence[_TensorLike], None] = None,
+                 tangents: Union[ArrayLike, Sequence[ArrayLike], None] = None,
+                 unconnected_gradients: _Unconnected = None) -> None:
+        Ep.ForwardAccumulator.__init__(self)
+        if unconnected_gradients is not None:
+            self.set_unconnected_gradients(_unconnected(unconnected_gradients))
+        if primals is not None:
+            self.watch(primals, tangents)
+
+    def __enter__(self) -> ForwardAccumulator:
+        self.start()
+        return self
+
+    # stop at the end of `with`; record(fn): start, fn(), stop, as a tape
+    __exit__ = GradientTape.__exit__
+    record = GradientTape.record
+
+    def watch(self, primals: Union[_TensorLike, Sequence[_TensorLike]],
+              tangents: Union[ArrayLike, Sequence[ArrayLike]]) -> None:
+        """Gives a tensor (or each of a list) its tangent (or each of a list)."""
+        single = not _is_sequence(primals)
+        primal_list = [primals] if single else list(primals)
+        tangent_list = [tangents] if single else (list(tangents) if _is_sequence(tangents) else None)
+        if tangent_list is None or len(tangent_list) != len(primal_list):
+            given = 1 if tangent_list is None else len(tangent_list)
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            _("watch: one tangent per primal ({n}) is needed; {m} given").format(
+                                n=len(primal_list), m=given))
+        for primal, tangent in zip(primal_list, tangent_list):
+            p = _primal(primal, "watch")
+            Ep.ForwardAccumulator.watch(self, p, _tangent_for(p, tangent))
+
+    @overload
+    def jvp(self, primals: _TensorLike, unconnected_gradients: _Unconnected = None) -> Tensor: ...
+    @overload  # noqa: E301
+    def jvp(self, primals: list[_TensorLike], unconnected_gradients: _Unconnected = None) -> list[Tensor]: ...
+    @overload  # noqa: E301
+    def jvp(self, primals: tuple[_TensorLike, ...],
+            unconnected_gradients: _Unconnected = None) -> tuple[Tensor, ...]: ...
+
+    def jvp(self, primals, unconnected_gradients=None):
+        """The tangent of a tensor (or of each of a list or tuple): None
+        for an unconnected one when asked so (unconnected_gradients="none")."""
+        single = not _is_sequence(primals)
+        items = [primals] if single else list(primals)
+        saved = self.get_unconnected_gradients()
+        if unconnected_gradients is not None:
+            self.set_unconnected_gradients(_unconnected(unconnected_gradients))
+        try:
+            tangents = [Ep.ForwardAccumulator.jvp(self, _as_tensor(t)) for t in items]
+        finally:
+            self.set_unconnected_gradients(saved)
+        if single:
+            return tangents[0]
+        return type(primals)(tangents)
+
+
+ForwardAccumulator = override(ForwardAccumulator)
+
+
+def _fresh(values, name):
+    # new tensor objects for the arguments, so that an argument passed
+    # twice gets each of its tangents
+    return [_primal(v, name).reshape(_primal(v, name).shape) for v in values]
+
+
+def jvp(f: Callable[..., Any], primals: Sequence[ArrayLike],
+        tangents: Sequence[ArrayLike]) -> tuple[Any, Any]:
+    """(f(*primals), its derivative along tangents) in one forward pass,
+    like torch.func.jvp: primals and tangents are tuples of the same
+    length; f returns a tensor (then so is the derivative) or a tuple or
+    list of tensors (then a tuple or list of derivatives)."""
+    if not _is_sequence(primals) or not _is_sequence(tangents):
+        raise TypeError("jvp: primals and tangents must be tuples or lists")
+    if len(primals) != len(tangents):
+        raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                        _("{name}: one tangent per primal ({n}) is needed; {m} given").format(
+                            name="jvp", n=len(primals), m=len(tangents)))
+    inputs = _fresh(primals, "jvp")
+    with ForwardAccumulator(inputs, list(tangents)) as acc:
+        out = f(*inputs)
+    if _is_sequence(out):
+        return out, type(out)(acc.jvp(_as_tensor(o)) for o in out)
+    return out, acc.jvp(_as_tensor(out))
+
+
+def hvp(f: Callable[..., _TensorLike], inputs: Union[ArrayLike, Sequence[ArrayLike]],
+        v: Union[ArrayLike, Sequence[ArrayLike]]) -> tuple[Tensor, Any]:
+    """(f(*inputs), H·v): the Hessian of f's single-element result times v,
+    forward over reverse (an accumulator around a tape), like
+    torch.autograd.functional.hvp: inputs and v are a tensor each, or
+    tuples of the same length (then the products are a tuple)."""
+    single = not _is_sequence(inputs)
+    input_list = [inputs] if single else list(inputs)
+    v_list = [v] if single else (list(v) if _is_sequence(v) else [v])
+    if len(v_list) != len(input_list):
+        raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                        _("{name}: one tangent per primal ({n}) is needed; {m} given").format(
+                            name="hvp", n=len(input_list), m=len(v_list)))
+    xs = _fresh(input_list, "hvp")
+    with ForwardAccumulator(xs, v_list) as acc:
+        with GradientTape() as tape:
+            tape.watch(xs)
+            y = _as_tensor(f(*xs))
+        if not Ep.dtype_is_floating(y.get_dtype()):
+            raise _ep_error(Ep.Error.DTYPE,
+                            _("hvp: the function returned a tensor of type {dtype}; only "
+                              "floating-point values have gradients").format(dtype=y.dtype))
+        if y.size != 1:
+            raise _ep_error(Ep.Error.SHAPE,
+                            _("hvp: the function must return a single element; it returned a "
+                              "tensor of shape {shape}").format(shape=tuple(y.shape)))
+        grads = tape.gradient(y, xs)
+    products = acc.jvp(grads)
+    return y, (products[0] if single else tuple(products))
+
+
+__all__ += ["ForwardAccumulator", "jvp", "hvp"]
+
+
 # opencl: devices and device scopes
 
 class Device(Ep.Device):
