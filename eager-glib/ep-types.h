@@ -74,6 +74,11 @@ G_BEGIN_DECLS
  *   ([method@Tensor.astype]), copies and views; elementwise arithmetic
  *   (wrapping), comparisons, extrema, sums, indexing and sorting take it;
  *   other ops take it after a cast
+ * @EP_DTYPE_FLOAT16: 16-bit IEEE 754 half precision (NumPy's float16):
+ *   stored in 16 bits, computed in float32 and rounded to nearest even
+ * @EP_DTYPE_BFLOAT16: bfloat16, the upper 16 bits of a float32 (PyTorch's
+ *   torch.bfloat16): stored in 16 bits, computed in float32 and rounded
+ *   to nearest even
  *
  * The element type of a tensor.
  */
@@ -84,6 +89,8 @@ typedef enum {
   EP_DTYPE_INT64,
   EP_DTYPE_BOOL,
   EP_DTYPE_UINT8,
+  EP_DTYPE_FLOAT16 = 8,
+  EP_DTYPE_BFLOAT16 = 9,
 } EpDType;
 
 EP_EXPORT

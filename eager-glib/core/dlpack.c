@@ -74,6 +74,10 @@ dl_dtype (EpDType dtype)
       return (DLDataType) { kDLBool, 8, 1 };
     case EP_DTYPE_UINT8:
       return (DLDataType) { kDLUInt, 8, 1 };
+    case EP_DTYPE_FLOAT16:
+      return (DLDataType) { kDLFloat, 16, 1 };
+    case EP_DTYPE_BFLOAT16:
+      return (DLDataType) { kDLBfloat, 16, 1 };
     }
   g_assert_not_reached ();
 }
@@ -205,10 +209,14 @@ ep_dtype_from_dl (DLDataType  dl,
     *dtype = EP_DTYPE_BOOL;
   else if (dl.code == kDLUInt && dl.bits == 8)
     *dtype = EP_DTYPE_UINT8;
+  else if (dl.code == kDLFloat && dl.bits == 16)
+    *dtype = EP_DTYPE_FLOAT16;
+  else if (dl.code == kDLBfloat && dl.bits == 16)
+    *dtype = EP_DTYPE_BFLOAT16;
   else if (dl.code < G_N_ELEMENTS (codes) && codes[dl.code] != NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("new_from_dlpack: elements of type %s%u are not supported (float32, float64, int32, int64, bool and uint8 are)"),
+                   _("new_from_dlpack: elements of type %s%u are not supported (float32, float64, float16, bfloat16, int32, int64, bool and uint8 are)"),
                    codes[dl.code], (guint) dl.bits);
       return FALSE;
     }

@@ -99,7 +99,27 @@ ep_layout_same_shape (const EpLayout *a,
 static inline gboolean
 ep_dtype_is_valid (EpDType dtype)
 {
-  return (guint) dtype <= EP_DTYPE_UINT8;
+  switch (dtype)
+    {
+    case EP_DTYPE_FLOAT32:
+    case EP_DTYPE_FLOAT64:
+    case EP_DTYPE_INT32:
+    case EP_DTYPE_INT64:
+    case EP_DTYPE_BOOL:
+    case EP_DTYPE_UINT8:
+    case EP_DTYPE_FLOAT16:
+    case EP_DTYPE_BFLOAT16:
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether @dtype is float16 or bfloat16: stored in 16 bits, computed in
+ * float32 (dispatch widens the kernels of the ops that have none) */
+static inline gboolean
+ep_dtype_is_half (EpDType dtype)
+{
+  return dtype == EP_DTYPE_FLOAT16 || dtype == EP_DTYPE_BFLOAT16;
 }
 
 gboolean   ep_dtype_from_name         (const char     *name,
@@ -113,6 +133,7 @@ ep_dtype_itemsize (EpDType dtype)
   static const guint8 sizes[] = {
     [EP_DTYPE_FLOAT32] = 4, [EP_DTYPE_FLOAT64] = 8, [EP_DTYPE_INT32] = 4,
     [EP_DTYPE_INT64] = 8, [EP_DTYPE_BOOL] = 1, [EP_DTYPE_UINT8] = 1,
+    [EP_DTYPE_FLOAT16] = 2, [EP_DTYPE_BFLOAT16] = 2,
   };
 
   return sizes[dtype];

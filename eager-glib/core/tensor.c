@@ -1252,6 +1252,8 @@ ep_tensor_item_int64 (EpTensor  *self,
       return element[0];
     case EP_DTYPE_FLOAT32:
     case EP_DTYPE_FLOAT64:
+    case EP_DTYPE_FLOAT16:
+    case EP_DTYPE_BFLOAT16:
       break;
     }
 

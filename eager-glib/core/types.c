@@ -22,12 +22,15 @@ static const DTypeInfo dtype_info[] = {
   [EP_DTYPE_INT64]   = { "int64",   8, 1 },
   [EP_DTYPE_BOOL]    = { "bool",    1, 0 },
   [EP_DTYPE_UINT8]   = { "uint8",   1, 1 },
+  [EP_DTYPE_FLOAT16] = { "float16", 2, 2 },
+  [EP_DTYPE_BFLOAT16] = { "bfloat16", 2, 2 },
 };
 
+/* (the table has holes: 6 and 7 are not float16 or bfloat16) */
 static gboolean
 dtype_is_valid (EpDType dtype)
 {
-  return (guint) dtype < G_N_ELEMENTS (dtype_info);
+  return (guint) dtype < G_N_ELEMENTS (dtype_info) && dtype_info[dtype].name != NULL;
 }
 
 /**
@@ -111,6 +114,28 @@ ep_dtype_is_integer (EpDType dtype)
   return dtype_info[dtype].kind == 1;
 }
 
+/* ep_dtype_promote() of half type @half with another type @other */
+static EpDType
+promote_half (EpDType half,
+              EpDType other)
+{
+  if (other == EP_DTYPE_BOOL)
+    return half;
+  if (ep_dtype_is_half (other))
+    return EP_DTYPE_FLOAT32;
+  if (ep_dtype_is_floating (other))
+    return other;
+  /* an integer */
+  if (half == EP_DTYPE_BFLOAT16)
+    return half;
+  switch (dtype_info[other].itemsize)
+    {
+    case 1:  return half;
+    case 2:  return EP_DTYPE_FLOAT32;
+    default: return EP_DTYPE_FLOAT64;
+    }
+}
+
 /**
  * ep_dtype_promote:
  * @a: an element type
@@ -121,6 +146,12 @@ ep_dtype_is_integer (EpDType dtype)
  * integers with float32 gives float64 unless the integer is bool or
  * uint8 (whose values float32 holds exactly); uint8 with a signed
  * integer gives that integer (int32 and int64 hold every uint8).
+ *
+ * float16 follows NumPy: with bool and 8-bit integers it stays float16,
+ * with 16-bit integers it gives float32, with wider integers float64,
+ * and the wider float wins. bfloat16, which NumPy lacks, follows
+ * PyTorch: with bool and every integer it stays bfloat16, with float16
+ * it gives float32, and the wider float wins.
  *
  * Returns: the promoted type
  */
@@ -140,6 +171,18 @@ ep_dtype_promote (EpDType a,
 
   g_return_val_if_fail (dtype_is_valid (a), EP_DTYPE_FLOAT32);
   g_return_val_if_fail (dtype_is_valid (b), EP_DTYPE_FLOAT32);
+
+  if (a == b)
+    return a;
+  if (ep_dtype_is_half (b))
+    {
+      EpDType t = a;
+
+      a = b;
+      b = t;
+    }
+  if (ep_dtype_is_half (a))
+    return promote_half (a, b);
 
   return table[a][b];
 }

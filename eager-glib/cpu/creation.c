@@ -42,6 +42,9 @@ cpu_full (EpOpCall  *call,
     case EP_DTYPE_INT64:   FILL (gint64, data, n, *(gint64 *) element); break;
     case EP_DTYPE_BOOL:
     case EP_DTYPE_UINT8:   FILL (guint8, data, n, *element); break;
+    case EP_DTYPE_FLOAT16:  /* computed in float32 (dispatch/widen.c) */
+    case EP_DTYPE_BFLOAT16:
+      g_assert_not_reached ();
     }
 
   return TRUE;
@@ -81,7 +84,10 @@ cpu_arange (EpOpCall  *call,
     case EP_DTYPE_INT32:   ARANGE (gint32, guint32, data, n, first, second, delta); break;
     case EP_DTYPE_INT64:   ARANGE (gint64, guint64, data, n, first, second, delta); break;
     case EP_DTYPE_UINT8:   ARANGE (guint8, guint, data, n, first, second, delta); break;
-    case EP_DTYPE_BOOL:    g_assert_not_reached ();
+    case EP_DTYPE_BOOL:
+    case EP_DTYPE_FLOAT16:  /* computed in float32 (dispatch/widen.c) */
+    case EP_DTYPE_BFLOAT16:
+      g_assert_not_reached ();
     }
 
   return TRUE;

@@ -20,6 +20,7 @@
 
 #include <eager-glib/eager-glib.h>
 
+#include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
 G_BEGIN_DECLS
@@ -230,6 +231,8 @@ ep_test_get_values (EpTensor *t,
         case EP_DTYPE_INT64: { gint64 v; memcpy (&v, p, 8); values[i] = (gdouble) v; } break;
         case EP_DTYPE_BOOL:
         case EP_DTYPE_UINT8: values[i] = *p; break;
+        case EP_DTYPE_FLOAT16:
+        case EP_DTYPE_BFLOAT16: values[i] = ep_scalar_load (p, dtype); break;
         }
     }
 
