@@ -39,6 +39,8 @@
 #define EP_INT64 3
 #define EP_BOOL 4
 #define EP_UINT8 5
+#define EP_FLOAT16 8
+#define EP_BFLOAT16 9
 
 #define EP_MAX_DIMS 8
 #define EP_MAX_OPERANDS 4
