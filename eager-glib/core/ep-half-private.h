@@ -42,8 +42,8 @@ ep_half_to_float (guint16 h)
   guint32 exponent = (h >> 10) & 0x1f;
   guint32 mantissa = h & 0x3ff;
 
-  if (exponent == 0x1f)             /* infinities and NaN (payload kept) */
-    return ep_float_from_bits (sign | 0x7f800000 | (mantissa << 13));
+  if (exponent == 0x1f)             /* infinities, and NaN made quiet (as F16C) */
+    return ep_float_from_bits (sign | 0x7f800000 | (mantissa != 0 ? 0x400000 : 0) | (mantissa << 13));
   if (exponent == 0)
     {
       /* zero or subnormal: mantissa * 2^-24, exact in float32 */
