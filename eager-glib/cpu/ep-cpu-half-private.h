@@ -21,4 +21,10 @@ void  ep_cpu_float_to_half   (EpDType        dtype,
                               guint16       *out,
                               gsize          n);
 
+/* EpDeviceBackend.run_half: elementwise ops (the loops of fused groups)
+ * on float16 or bfloat16 through their float32 loops, run by run */
+gboolean  ep_cpu_run_half    (EpOpCall      *call,
+                              gboolean      *ran,
+                              GError       **error);
+
 G_END_DECLS

@@ -13,7 +13,9 @@
 #include "config.h"
 
 #include "ep-cpu-half-private.h"
+#include "ep-fuse-private.h"
 #include "ep-half-private.h"
+#include "ep-tensor-private.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -166,4 +168,92 @@ ep_cpu_float_to_half (EpDType       dtype,
       for (; i < n; i++)
         out[i] = ep_float_to_bfloat16 (in[i]);
     }
+}
+
+/* Elementwise ops, run by run: each run of the half inputs widened into
+ * float32 buffers on the stack (one element for a broadcast operand),
+ * the op's float32 loop, the result rounded into the output. No whole
+ * tensor is widened, so an add of float16 reads and writes 2 bytes an
+ * element, as PyTorch's kernels do. */
+#define HALF_RUN 256
+
+typedef struct
+{
+  EpDType        dtype;      /* of the half inputs */
+  EpDType        out_dtype;  /* dtype, or bool */
+  guint          n_inputs;
+  EpCpuLoop      loop;       /* the float32 loop */
+  gconstpointer  loop_data;
+} HalfRun;
+
+static void
+half_run_loop (guint8 **p, const gint64 *s, gint64 n, gconstpointer u)
+{
+  const HalfRun *r = u;
+  gfloat in[EP_CPU_MAX_OPERANDS - 1][HALF_RUN];
+  gfloat out[HALF_RUN];
+  gboolean half_out = r->out_dtype == r->dtype;
+  gsize out_size = ep_dtype_itemsize (r->out_dtype);
+
+  for (gint64 i = 0; i < n; i += HALF_RUN)
+    {
+      gint64 m = MIN (HALF_RUN, n - i);
+      guint8 *q[EP_CPU_MAX_OPERANDS];
+      gint64 qs[EP_CPU_MAX_OPERANDS];
+
+      for (guint k = 0; k < r->n_inputs; k++)
+        {
+          const guint8 *src = p[k + 1] + i * s[k + 1];
+
+          if (s[k + 1] == 2)
+            ep_cpu_half_to_float (r->dtype, (const guint16 *) src, in[k], m);
+          else if (s[k + 1] == 0)
+            ep_cpu_half_to_float (r->dtype, (const guint16 *) src, in[k], 1);
+          else
+            for (gint64 j = 0; j < m; j++)
+              ep_cpu_half_to_float (r->dtype, (const guint16 *) (src + j * s[k + 1]), &in[k][j], 1);
+          q[k + 1] = (guint8 *) in[k];
+          qs[k + 1] = s[k + 1] == 0 ? 0 : sizeof (gfloat);
+        }
+      q[0] = half_out ? (guint8 *) out : p[0] + i * out_size;
+      qs[0] = half_out ? sizeof (gfloat) : out_size;
+      r->loop (q, qs, m, r->loop_data);
+      if (half_out)
+        ep_cpu_float_to_half (r->dtype, out, (guint16 *) (p[0] + i * 2), m);
+    }
+}
+
+gboolean
+ep_cpu_run_half (EpOpCall  *call,
+                 gboolean  *ran,
+                 GError   **error)
+{
+  EpDType dtype = call->output_layouts[0].dtype;
+  EpFusedStep step;
+  HalfRun run;
+
+  *ran = FALSE;
+  if (call->n_outputs != 1 || call->n_inputs != call->op->n_inputs || call->n_inputs == 0
+      || call->n_inputs >= EP_CPU_MAX_OPERANDS)
+    return TRUE;
+  if (dtype == EP_DTYPE_BOOL)
+    dtype = call->inputs[0]->layout.dtype;
+  if (!ep_dtype_is_half (dtype))
+    return TRUE;
+  for (guint i = 0; i < call->n_inputs; i++)
+    if (call->inputs[i]->layout.dtype != dtype)
+      return TRUE;
+  if (!ep_fused_step_init (&step, call->op, EP_DTYPE_FLOAT32,
+                           call->output_layouts[0].dtype == EP_DTYPE_BOOL ? EP_DTYPE_BOOL : EP_DTYPE_FLOAT32)
+      || call->op->id == EP_OP_ASTYPE)
+    return TRUE;
+
+  run.dtype = dtype;
+  run.out_dtype = call->output_layouts[0].dtype;
+  run.n_inputs = call->n_inputs;
+  run.loop = step.loop;
+  run.loop_data = step.loop_data;
+  ep_cpu_map (call, half_run_loop, &run);
+  *ran = TRUE;
+  return TRUE;
 }

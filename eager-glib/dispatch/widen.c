@@ -179,7 +179,12 @@ ep_kernel_run (EpOpCall      *call,
                EpKernelFunc   kernel,
                GError       **error)
 {
+  const EpDeviceBackend *backend = call->device->backend;
+  gboolean ran = FALSE;
+
   if (kernel_takes_half (call->op) || !call_has_half (call))
     return kernel (call, error);
-  return run_widened (call, kernel, error);
+  if (backend->run_half != NULL && !backend->run_half (call, &ran, error))
+    return FALSE;
+  return ran || run_widened (call, kernel, error);
 }
