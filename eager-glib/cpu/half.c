@@ -233,8 +233,12 @@ ep_cpu_run_half (EpOpCall  *call,
   HalfRun run;
 
   *ran = FALSE;
+  /* plain elementwise ops, as the fusion pass takes them (their loops do
+   * not see attributes) */
   if (call->n_outputs != 1 || call->n_inputs != call->op->n_inputs || call->n_inputs == 0
-      || call->n_inputs >= EP_CPU_MAX_OPERANDS)
+      || call->n_inputs >= EP_CPU_MAX_OPERANDS || call->op->n_attrs != 0
+      || (call->op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_TRANSFER | EP_OP_FLAG_READS_DATA
+                             | EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_RANDOM | EP_OP_FLAG_DATA_SHAPED)))
     return TRUE;
   if (dtype == EP_DTYPE_BOOL)
     dtype = call->inputs[0]->layout.dtype;

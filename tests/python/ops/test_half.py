@@ -383,3 +383,25 @@ def test_gradients_against_torch(rng, dtype, name, f, torch_f, ulps):
         assert g.dtype == dtype
         expected_grad = t.grad.numpy().astype(np.float32)
         check(g, dtype, expected_grad, 4 * ulps, scale=np.abs(expected_grad).max())
+
+
+# Training in a half type: the optimizers' fused CPU loops and OpenCL
+# kernels are float32 and float64 ones; half variables take their ops.
+
+@pytest.mark.parametrize("dtype", HALVES)
+@pytest.mark.parametrize("make", [lambda: Ep.Sgd(learning_rate=0.25, momentum=0.5),
+                                  lambda: Ep.Adam(learning_rate=0.1)], ids=["sgd", "adam"])
+def test_optimizer_steps(dtype, make):
+    start = np.array([1.0, -2.0, 0.5], np.float32)
+    v = Ep.Variable(Ep.astensor(start).astype(dtype))
+    reference = Ep.Variable(Ep.astensor(start))
+    for variable in (v, reference):
+        optimizer = make()
+        for _ in range(3):
+            with Ep.GradientTape() as tape:
+                loss = (variable.read() * variable.read()).sum()
+            optimizer.apply_gradients(tape.gradient(loss, [variable]), [variable])
+    assert v.read().dtype == dtype
+    got = values_of(v.read())
+    np.testing.assert_allclose(got, reference.read().numpy(), rtol=8 * EPS[dtype], atol=8 * EPS[dtype])
+    assert not np.allclose(got, start)
