@@ -77,6 +77,11 @@ G_BEGIN_DECLS
  * @EP_DTYPE_INT8: 8-bit signed integer; the ops that take uint8 take it,
  *   and negation and abs as well (wrapping, so abs of -128 is -128)
  * @EP_DTYPE_INT16: 16-bit signed integer; the same ops as int8
+ * @EP_DTYPE_FLOAT16: 16-bit IEEE 754 half precision (NumPy's float16):
+ *   stored in 16 bits, computed in float32 and rounded to nearest even
+ * @EP_DTYPE_BFLOAT16: bfloat16, the upper 16 bits of a float32 (PyTorch's
+ *   torch.bfloat16): stored in 16 bits, computed in float32 and rounded
+ *   to nearest even
  *
  * The element type of a tensor.
  */
@@ -89,6 +94,8 @@ typedef enum {
   EP_DTYPE_UINT8,
   EP_DTYPE_INT8 = 6,
   EP_DTYPE_INT16 = 7,
+  EP_DTYPE_FLOAT16 = 8,
+  EP_DTYPE_BFLOAT16 = 9,
 } EpDType;
 
 EP_EXPORT

@@ -1040,7 +1040,9 @@ ep_optimizer_blend (EpTensor  *a,
 gconstpointer
 ep_optimizer_host_gradient (EpTensor *gradient)
 {
-  if (gradient->storage == NULL
+  /* (the fused loops are float32 and float64 ones: float16 and
+   * bfloat16 take the ops, which compute in float32) */
+  if (gradient->storage == NULL || ep_dtype_is_half (gradient->layout.dtype)
       || gradient->storage->data == NULL
       || gradient->storage->device != ep_device_get_cpu ()
       || !ep_layout_is_contiguous (&gradient->layout))

@@ -78,6 +78,10 @@ dl_dtype (EpDType dtype)
       return (DLDataType) { kDLInt, 8, 1 };
     case EP_DTYPE_INT16:
       return (DLDataType) { kDLInt, 16, 1 };
+    case EP_DTYPE_FLOAT16:
+      return (DLDataType) { kDLFloat, 16, 1 };
+    case EP_DTYPE_BFLOAT16:
+      return (DLDataType) { kDLBfloat, 16, 1 };
     }
   g_assert_not_reached ();
 }
@@ -213,10 +217,14 @@ ep_dtype_from_dl (DLDataType  dl,
     *dtype = EP_DTYPE_INT8;
   else if (dl.code == kDLInt && dl.bits == 16)
     *dtype = EP_DTYPE_INT16;
+  else if (dl.code == kDLFloat && dl.bits == 16)
+    *dtype = EP_DTYPE_FLOAT16;
+  else if (dl.code == kDLBfloat && dl.bits == 16)
+    *dtype = EP_DTYPE_BFLOAT16;
   else if (dl.code < G_N_ELEMENTS (codes) && codes[dl.code] != NULL)
     {
       g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
-                   _("new_from_dlpack: elements of type %s%u are not supported (float32, float64, int32, int64, int16, int8, uint8 and bool are)"),
+                   _("new_from_dlpack: elements of type %s%u are not supported (float32, float64, float16, bfloat16, int32, int64, int16, int8, uint8 and bool are)"),
                    codes[dl.code], (guint) dl.bits);
       return FALSE;
     }

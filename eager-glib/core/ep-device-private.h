@@ -72,6 +72,12 @@ typedef struct
                            EpStorage       **storage,
                            gboolean         *ran,
                            GError          **error);
+  /* float16 and bfloat16 (dispatch/widen.c): runs @call where the device
+   * computes it in float32 run by run, without widening whole tensors,
+   * or sets @ran to FALSE (then dispatch widens); NULL: never */
+  gboolean  (*run_half)   (EpOpCall         *call,
+                           gboolean         *ran,
+                           GError          **error);
   EpKernelFunc kernels[EP_N_OPS];
 } EpDeviceBackend;
 

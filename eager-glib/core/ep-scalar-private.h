@@ -12,6 +12,7 @@
 
 #include <glib.h>
 
+#include "ep-half-private.h"
 #include "ep-types.h"
 
 G_BEGIN_DECLS
@@ -69,6 +70,8 @@ ep_scalar_store (gpointer dest,
     case EP_DTYPE_UINT8:   *(guint8 *) dest = ep_double_to_uint8 (value); break;
     case EP_DTYPE_INT8:    *(gint8 *) dest = ep_double_to_int8 (value); break;
     case EP_DTYPE_INT16:   *(gint16 *) dest = ep_double_to_int16 (value); break;
+    case EP_DTYPE_FLOAT16: *(guint16 *) dest = ep_double_to_half (value); break;
+    case EP_DTYPE_BFLOAT16: *(guint16 *) dest = ep_float_to_bfloat16 ((gfloat) value); break;
     }
 }
 
@@ -86,6 +89,8 @@ ep_scalar_load (gconstpointer src,
     case EP_DTYPE_UINT8:   return *(const guint8 *) src;
     case EP_DTYPE_INT8:    return *(const gint8 *) src;
     case EP_DTYPE_INT16:   return *(const gint16 *) src;
+    case EP_DTYPE_FLOAT16: return ep_half_to_float (*(const guint16 *) src);
+    case EP_DTYPE_BFLOAT16: return ep_bfloat16_to_float (*(const guint16 *) src);
     }
   return 0.0;
 }
@@ -163,6 +168,8 @@ ep_number_store (gpointer dest,
     case EP_DTYPE_UINT8:   *(guint8 *) dest = (guint8) (guint64) number.i; break;
     case EP_DTYPE_INT8:    *(gint8 *) dest = (gint8) (guint8) (guint64) number.i; break;
     case EP_DTYPE_INT16:   *(gint16 *) dest = (gint16) (guint16) (guint64) number.i; break;
+    case EP_DTYPE_FLOAT16:
+    case EP_DTYPE_BFLOAT16: ep_scalar_store (dest, dtype, (gdouble) number.i); break;
     }
 }
 

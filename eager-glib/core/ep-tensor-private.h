@@ -96,12 +96,25 @@ ep_layout_same_shape (const EpLayout *a,
   return a->ndim == b->ndim && memcmp (a->shape, b->shape, a->ndim * sizeof (gint64)) == 0;
 }
 
-/* The defined EpDType values: 0 to EP_DTYPE_INT16, with no gaps (a
- * dtype added later extends the last comparison) */
+/* The defined EpDType values */
 static inline gboolean
 ep_dtype_is_valid (EpDType dtype)
 {
-  return (guint) dtype <= EP_DTYPE_INT16;
+  switch (dtype)
+    {
+    case EP_DTYPE_FLOAT32:
+    case EP_DTYPE_FLOAT64:
+    case EP_DTYPE_INT32:
+    case EP_DTYPE_INT64:
+    case EP_DTYPE_BOOL:
+    case EP_DTYPE_UINT8:
+    case EP_DTYPE_INT8:
+    case EP_DTYPE_INT16:
+    case EP_DTYPE_FLOAT16:
+    case EP_DTYPE_BFLOAT16:
+      return TRUE;
+    }
+  return FALSE;
 }
 
 /* The narrow integer types (uint8, int8, int16): the ops that take them
@@ -110,6 +123,14 @@ static inline gboolean
 ep_dtype_is_narrow_int (EpDType dtype)
 {
   return dtype == EP_DTYPE_UINT8 || dtype == EP_DTYPE_INT8 || dtype == EP_DTYPE_INT16;
+}
+
+/* Whether @dtype is float16 or bfloat16: stored in 16 bits, computed in
+ * float32 (dispatch widens the kernels of the ops that have none) */
+static inline gboolean
+ep_dtype_is_half (EpDType dtype)
+{
+  return dtype == EP_DTYPE_FLOAT16 || dtype == EP_DTYPE_BFLOAT16;
 }
 
 gboolean   ep_dtype_from_name         (const char     *name,
@@ -124,6 +145,7 @@ ep_dtype_itemsize (EpDType dtype)
     [EP_DTYPE_FLOAT32] = 4, [EP_DTYPE_FLOAT64] = 8, [EP_DTYPE_INT32] = 4,
     [EP_DTYPE_INT64] = 8, [EP_DTYPE_BOOL] = 1, [EP_DTYPE_UINT8] = 1,
     [EP_DTYPE_INT8] = 1, [EP_DTYPE_INT16] = 2,
+    [EP_DTYPE_FLOAT16] = 2, [EP_DTYPE_BFLOAT16] = 2,
   };
 
   return sizes[dtype];

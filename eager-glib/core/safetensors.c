@@ -58,8 +58,8 @@ static const DTypeName dtype_names[] = {
   { "F8_E4M3", 1, -1 },
   { "I16", 2, EP_DTYPE_INT16 },
   { "U16", 2, -1 },
-  { "F16", 2, -1 },
-  { "BF16", 2, -1 },
+  { "F16", 2, EP_DTYPE_FLOAT16 },
+  { "BF16", 2, EP_DTYPE_BFLOAT16 },
   { "U32", 4, -1 },
   { "U64", 8, -1 },
 };

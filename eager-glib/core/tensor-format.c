@@ -59,17 +59,34 @@ decimal_parse (const char *text,
   d->digits[d->n_digits] = '\0';
 }
 
+/* Whether @text reads back as @x in the element type @kind */
+static gboolean
+rounds_back (const char *text,
+             gdouble     x,
+             EpDType     kind)
+{
+  gdouble y = strtod (text, NULL);
+
+  switch (kind)
+    {
+    case EP_DTYPE_FLOAT32:  return strtof (text, NULL) == (gfloat) x;
+    case EP_DTYPE_FLOAT16:  return ep_double_to_half (y) == ep_double_to_half (x);
+    case EP_DTYPE_BFLOAT16: return ep_float_to_bfloat16 (strtof (text, NULL)) == ep_float_to_bfloat16 ((gfloat) x);
+    default:                return y == x;
+    }
+}
+
 static void
 decimal_shortest (gdouble  x,
-                  gboolean single,
+                  EpDType  kind,
                   Decimal *d)
 {
   char text[40];
 
-  for (int p = 1; p <= (single ? 9 : 17); p++)
+  for (int p = 1; p <= 17; p++)
     {
       snprintf (text, sizeof text, "%.*e", p - 1, x);
-      if (single ? strtof (text, NULL) == (gfloat) x : strtod (text, NULL) == x)
+      if (rounds_back (text, x, kind))
         break;
     }
   decimal_parse (text, d);
@@ -79,7 +96,7 @@ decimal_shortest (gdouble  x,
  * exact value beyond that), trailing zeros trimmed but the point kept. */
 static void
 format_positional (gdouble  x,
-                   gboolean single,
+                   EpDType  kind,
                    int      max_frac,
                    GString *int_part,
                    GString *frac_part)
@@ -89,7 +106,7 @@ format_positional (gdouble  x,
   g_string_truncate (int_part, 0);
   g_string_truncate (frac_part, 0);
 
-  decimal_shortest (x, single, &d);
+  decimal_shortest (x, kind, &d);
   if (d.n_digits - 1 - d.exponent > max_frac)
     {
       g_autofree char *text = g_strdup_printf ("%.*f", max_frac, x);
@@ -126,10 +143,10 @@ format_positional (gdouble  x,
  * decimal exponent. */
 static void
 format_scientific (gdouble   x,
-                   gboolean  single,
+                   EpDType   kind,
                    Decimal  *d)
 {
-  decimal_shortest (x, single, d);
+  decimal_shortest (x, kind, d);
   if (d->n_digits - 1 > PRECISION)
     {
       char text[40];
@@ -142,7 +159,7 @@ format_scientific (gdouble   x,
 typedef struct
 {
   EpDType  dtype;
-  gboolean single;
+  EpDType  kind;
   /* floats */
   gboolean exp_format;
   int      pad_left;
@@ -290,14 +307,14 @@ survey_widths (const Walk *w, const gint64 *index, gpointer user_data)
       Decimal d;
       char exp[16];
 
-      format_scientific (x, s->format->single, &d);
+      format_scientific (x, s->format->kind, &d);
       s->max_int = MAX (s->max_int, 1 + (d.negative ? 1 : 0));
       s->max_frac = MAX (s->max_frac, d.n_digits - 1);
       s->max_exp = MAX (s->max_exp, (int) g_snprintf (exp, sizeof exp, "%d", ABS (d.exponent)));
     }
   else
     {
-      format_positional (x, s->format->single, PRECISION, s->a, s->b);
+      format_positional (x, s->format->kind, PRECISION, s->a, s->b);
       s->max_int = MAX (s->max_int, (int) s->a->len);
       s->max_frac = MAX (s->max_frac, (int) s->b->len);
     }
@@ -322,7 +339,7 @@ format_init (Format     *f,
 
   memset (f, 0, sizeof *f);
   f->dtype = w->layout->dtype;
-  f->single = f->dtype == EP_DTYPE_FLOAT32;
+  f->kind = f->dtype;
 
   if (f->dtype == EP_DTYPE_BOOL)
     {
@@ -394,7 +411,7 @@ format_float (const Format *f,
       Decimal d;
       g_autoptr(GString) mantissa = g_string_new (NULL);
 
-      format_scientific (x, f->single, &d);
+      format_scientific (x, f->kind, &d);
       if (d.negative)
         g_string_append_c (mantissa, '-');
       g_string_append_c (mantissa, d.digits[0]);
@@ -409,7 +426,7 @@ format_float (const Format *f,
       g_autoptr(GString) int_part = g_string_new (NULL);
       g_autoptr(GString) frac_part = g_string_new (NULL);
 
-      format_positional (x, f->single, PRECISION, int_part, frac_part);
+      format_positional (x, f->kind, PRECISION, int_part, frac_part);
       append_padded (out, int_part->str, f->pad_left);
       g_string_append_c (out, '.');
       g_string_append (out, frac_part->str);
@@ -552,13 +569,13 @@ format_scalar (const Walk *w)
   if (isinf (x))
     return g_strdup (x < 0 ? "-inf" : "inf");
 
-  decimal_shortest (x, w->layout->dtype == EP_DTYPE_FLOAT32, &d);
+  decimal_shortest (x, w->layout->dtype, &d);
   if (x == 0 || (d.exponent >= -5 && d.exponent < 16))
     {
       g_autoptr(GString) int_part = g_string_new (NULL);
       g_autoptr(GString) frac_part = g_string_new (NULL);
 
-      format_positional (x, w->layout->dtype == EP_DTYPE_FLOAT32, 64, int_part, frac_part);
+      format_positional (x, w->layout->dtype, 64, int_part, frac_part);
       return g_strdup_printf ("%s.%s", int_part->str, frac_part->len > 0 ? frac_part->str : "0");
     }
 

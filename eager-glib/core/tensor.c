@@ -1256,6 +1256,8 @@ ep_tensor_item_int64 (EpTensor  *self,
       return ep_number_load (element, EP_DTYPE_INT16).i;
     case EP_DTYPE_FLOAT32:
     case EP_DTYPE_FLOAT64:
+    case EP_DTYPE_FLOAT16:
+    case EP_DTYPE_BFLOAT16:
       break;
     }
 

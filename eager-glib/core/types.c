@@ -24,12 +24,15 @@ static const DTypeInfo dtype_info[] = {
   [EP_DTYPE_UINT8]   = { "uint8",   1, 1 },
   [EP_DTYPE_INT8]    = { "int8",    1, 1 },
   [EP_DTYPE_INT16]   = { "int16",   2, 1 },
+  [EP_DTYPE_FLOAT16] = { "float16", 2, 2 },
+  [EP_DTYPE_BFLOAT16] = { "bfloat16", 2, 2 },
 };
 
+/* (the table has holes: 6 and 7 are not float16 or bfloat16) */
 static gboolean
 dtype_is_valid (EpDType dtype)
 {
-  return (guint) dtype < G_N_ELEMENTS (dtype_info);
+  return (guint) dtype < G_N_ELEMENTS (dtype_info) && dtype_info[dtype].name != NULL;
 }
 
 /**
@@ -113,6 +116,28 @@ ep_dtype_is_integer (EpDType dtype)
   return dtype_info[dtype].kind == 1;
 }
 
+/* ep_dtype_promote() of half type @half with another type @other */
+static EpDType
+promote_half (EpDType half,
+              EpDType other)
+{
+  if (other == EP_DTYPE_BOOL)
+    return half;
+  if (ep_dtype_is_half (other))
+    return EP_DTYPE_FLOAT32;
+  if (ep_dtype_is_floating (other))
+    return other;
+  /* an integer */
+  if (half == EP_DTYPE_BFLOAT16)
+    return half;
+  switch (dtype_info[other].itemsize)
+    {
+    case 1:  return half;
+    case 2:  return EP_DTYPE_FLOAT32;
+    default: return EP_DTYPE_FLOAT64;
+    }
+}
+
 /**
  * ep_dtype_promote:
  * @a: an element type
@@ -124,6 +149,12 @@ ep_dtype_is_integer (EpDType dtype)
  * one of 8 or 16 bits (whose values float32 holds exactly); uint8 with
  * a signed integer gives the narrowest signed type that holds both
  * (int16 with int8 or int16, else the other type).
+ *
+ * float16 follows NumPy: with bool and 8-bit integers it stays float16,
+ * with 16-bit integers it gives float32, with wider integers float64,
+ * and the wider float wins. bfloat16, which NumPy lacks, follows
+ * PyTorch: with bool and every integer it stays bfloat16, with float16
+ * it gives float32, and the wider float wins.
  *
  * Returns: the promoted type
  */
@@ -161,6 +192,18 @@ ep_dtype_promote (EpDType a,
 
   g_return_val_if_fail (dtype_is_valid (a), EP_DTYPE_FLOAT32);
   g_return_val_if_fail (dtype_is_valid (b), EP_DTYPE_FLOAT32);
+
+  if (a == b)
+    return a;
+  if (ep_dtype_is_half (b))
+    {
+      EpDType t = a;
+
+      a = b;
+      b = t;
+    }
+  if (ep_dtype_is_half (a))
+    return promote_half (a, b);
 
   return table[a][b];
 }

@@ -44,6 +44,9 @@ cpu_full (EpOpCall  *call,
     case EP_DTYPE_UINT8:
     case EP_DTYPE_INT8:    FILL (guint8, data, n, *element); break;
     case EP_DTYPE_INT16:   FILL (gint16, data, n, *(gint16 *) element); break;
+    case EP_DTYPE_FLOAT16:  /* computed in float32 (dispatch/widen.c) */
+    case EP_DTYPE_BFLOAT16:
+      g_assert_not_reached ();
     }
 
   return TRUE;
@@ -85,7 +88,10 @@ cpu_arange (EpOpCall  *call,
     case EP_DTYPE_UINT8:   ARANGE (guint8, guint, data, n, first, second, delta); break;
     case EP_DTYPE_INT8:    ARANGE (gint8, guint, data, n, first, second, delta); break;
     case EP_DTYPE_INT16:   ARANGE (gint16, guint, data, n, first, second, delta); break;
-    case EP_DTYPE_BOOL:    g_assert_not_reached ();
+    case EP_DTYPE_BOOL:
+    case EP_DTYPE_FLOAT16:  /* computed in float32 (dispatch/widen.c) */
+    case EP_DTYPE_BFLOAT16:
+      g_assert_not_reached ();
     }
 
   return TRUE;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ep-cpu-half-private.h"
 #include "ep-cpu-private.h"
 #include "ep-error.h"
 
@@ -73,6 +74,7 @@ static EpDeviceBackend cpu_backend = {
   .release = cpu_release,
   .write = cpu_write,
   .read = cpu_read,
+  .run_half = ep_cpu_run_half,
 };
 
 /* A field of /proc/cpuinfo ("model name", "vendor_id"), or NULL. */

@@ -226,7 +226,7 @@ run_step (const EpFusedStep  *step,
                    step->op->name, call.device->name);
       return FALSE;
     }
-  return kernel (&call, error);
+  return ep_kernel_run (&call, kernel, error);
 }
 
 typedef gboolean (*StepFunc) (const EpFusedStep  *step,

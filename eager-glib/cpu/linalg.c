@@ -204,6 +204,8 @@ cpu_matmul (EpOpCall  *call,
     case EP_DTYPE_UINT8:    /* refused by the checks */
     case EP_DTYPE_INT8:
     case EP_DTYPE_INT16:
+    case EP_DTYPE_FLOAT16:  /* computed in float32 (dispatch/widen.c) */
+    case EP_DTYPE_BFLOAT16:
       g_assert_not_reached ();
     }
 

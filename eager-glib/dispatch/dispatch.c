@@ -137,7 +137,7 @@ run_kernel (EpOpCall  *call,
       return FALSE;
     }
 
-  return kernel (call, error);
+  return ep_kernel_run (call, kernel, error);
 }
 
 static void

@@ -9,6 +9,11 @@
 
 G_BEGIN_DECLS
 
+/* widen.c: a kernel run, float16 and bfloat16 computed in float32 */
+gboolean  ep_kernel_run (EpOpCall         *call,
+                         EpKernelFunc      kernel,
+                         GError          **error);
+
 gboolean  ep_dispatch   (const EpOpDef    *op,
                          EpTensor *const  *inputs,
                          guint             n_inputs,

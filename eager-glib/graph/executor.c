@@ -239,7 +239,7 @@ run_kernel (EpOpCall  *call,
       return FALSE;
     }
 
-  return kernel (call, error);
+  return ep_kernel_run (call, kernel, error);
 }
 
 /* Ops whose CPU kernels may write their output over an input of the

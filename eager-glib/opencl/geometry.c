@@ -15,7 +15,12 @@
 const char *
 ep_cl_dtype_suffix (EpDType dtype)
 {
-  static const char *const suffixes[] = { "f32", "f64", "i32", "i64", "b", "u8", "i8", "i16" };
+  static const char *const suffixes[] = {
+    [EP_DTYPE_FLOAT32] = "f32", [EP_DTYPE_FLOAT64] = "f64", [EP_DTYPE_INT32] = "i32",
+    [EP_DTYPE_INT64] = "i64", [EP_DTYPE_BOOL] = "b", [EP_DTYPE_UINT8] = "u8",
+    [EP_DTYPE_INT8] = "i8", [EP_DTYPE_INT16] = "i16",
+    [EP_DTYPE_FLOAT16] = "f16", [EP_DTYPE_BFLOAT16] = "bf16",
+  };
 
   return suffixes[dtype];
 }

@@ -43,7 +43,8 @@ ep_opencl_optimizer_update (const char     *kernel,
   gboolean ok;
 
   *ran = FALSE;
-  if (device == ep_device_get_cpu ()
+  /* (float16 and bfloat16 have no kernels here: the ops, in float32) */
+  if (device == ep_device_get_cpu () || ep_dtype_is_half (dtype)
       || !ep_layout_is_contiguous (&gradient->layout)
       || (dtype == EP_DTYPE_FLOAT64 && !ep_opencl_check_dtype (device, kernel, dtype, NULL)))
     return TRUE;

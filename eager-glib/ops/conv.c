@@ -262,7 +262,7 @@ float_inputs (EpOpCall  *call,
     {
       EpDType t = call->inputs[i]->layout.dtype;
 
-      if (t != EP_DTYPE_FLOAT32 && t != EP_DTYPE_FLOAT64)
+      if (!ep_dtype_is_floating (t))
         return ep_op_error_dtype (call, t, error);
     }
 

@@ -919,8 +919,8 @@ ep_tensor_lp (EpTensor    *self,
     return ep_error_named_result (extreme_magnitude (self, p > 0, axes, n_axes, keepdims, error), error, "lp");
 
   if ((magnitude = ep_tensor_abs (self, error)) == NULL
-      || (floating = ep_tensor_astype (magnitude, magnitude->layout.dtype == EP_DTYPE_FLOAT32
-                                                  ? EP_DTYPE_FLOAT32 : EP_DTYPE_FLOAT64, error)) == NULL
+      || (floating = ep_tensor_astype (magnitude, ep_dtype_is_floating (magnitude->layout.dtype)
+                                                  ? magnitude->layout.dtype : EP_DTYPE_FLOAT64, error)) == NULL
       || (powers = p > 0 && p < 1 ? power_zero_at_zero (floating, p, error)
                                   : ep_tensor_pow_scalar (floating, p, error)) == NULL
       || (total = ep_tensor_sum (powers, axes, n_axes, keepdims, error)) == NULL)

@@ -142,6 +142,9 @@ const DTYPES = {
     uint8: Ep.DType.UINT8,
     int8: Ep.DType.INT8,
     int16: Ep.DType.INT16,
+    // half precision: no typed array of their own (see isHalf)
+    float16: Ep.DType.FLOAT16,
+    bfloat16: Ep.DType.BFLOAT16,
 };
 const DTYPE_NAMES = Object.fromEntries(Object.entries(DTYPES).map(([k, v]) => [v, k]));
 const TYPED_ARRAYS = {
@@ -154,6 +157,14 @@ const TYPED_ARRAYS = {
     [Ep.DType.INT8]: Int8Array,
     [Ep.DType.INT16]: Int16Array,
 };
+
+// float16 and bfloat16 (issue 17): gjs's JavaScript has no Float16Array
+// (and none has a bfloat16 one), so their elements come in as numbers
+// rounded from float32 and go out as numbers through arraySync();
+// toTypedArray() refuses them, naming astype('float32').
+function isHalf(dtype) {
+    return dtype === Ep.DType.FLOAT16 || dtype === Ep.DType.BFLOAT16;
+}
 
 function typeError(message) {
     return new TypeError(message);
@@ -616,6 +627,8 @@ export function tensor(data, shape, dtype) {
         const t = data.astype(dtype ?? data.get_dtype());
         return shape == null ? t : t.reshape(ints(shape));
     }
+    if (isHalf(dtype))
+        return tensor(data, shape, Ep.DType.FLOAT32).astype(dtype);
     if (ArrayBuffer.isView(data) && !(data instanceof DataView)) {
         const own = dtypeOfTypedArray(data);
         const target = dtype ?? own;
@@ -672,6 +685,10 @@ export function tensor(data, shape, dtype) {
  * and views share it. {copy: true} gives a copy to write to.
  */
 function toTypedArray({copy = false} = {}) {
+    if (isHalf(this.get_dtype())) {
+        throw typeError(`toTypedArray: JavaScript has no typed array of ${DTYPE_NAMES[this.get_dtype()]}; ` +
+                        "convert with astype('float32') first");
+    }
     const Kind = TYPED_ARRAYS[this.get_dtype()];
     const bytes = this.to_bytes().toArray();
     const array = new Kind(bytes.buffer, bytes.byteOffset, bytes.byteLength / Kind.BYTES_PER_ELEMENT);
@@ -681,6 +698,8 @@ function toTypedArray({copy = false} = {}) {
 /** Nested arrays of numbers (booleans for bool, BigInts for int64), as
  *  TensorFlow.js's arraySync(). */
 function arraySync() {
+    if (isHalf(this.get_dtype()))
+        return arraySync.call(this.astype(Ep.DType.FLOAT32));
     const flat = toTypedArray.call(this);
     const bool = this.get_dtype() === Ep.DType.BOOL;
     const shape = this.get_shape();

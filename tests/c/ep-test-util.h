@@ -20,6 +20,7 @@
 
 #include <eager-glib/eager-glib.h>
 
+#include "ep-scalar-private.h"
 #include "ep-tensor-private.h"
 
 G_BEGIN_DECLS
@@ -232,6 +233,8 @@ ep_test_get_values (EpTensor *t,
         case EP_DTYPE_UINT8: values[i] = *p; break;
         case EP_DTYPE_INT8: values[i] = (gint8) *p; break;
         case EP_DTYPE_INT16: { gint16 v; memcpy (&v, p, 2); values[i] = v; } break;
+        case EP_DTYPE_FLOAT16:
+        case EP_DTYPE_BFLOAT16: values[i] = ep_scalar_load (p, dtype); break;
         }
     }
 

@@ -855,7 +855,7 @@ static const Damage damages[] = {
   { "\"shape\":[3],\"trace_shape\":[3]", "\"shape\":[-1,-1],\"trace_shape\":[1099511627776,1099511627776]",
     "needs more memory than can be addressed" },
   { "\"shape\":[3],\"trace_shape\":[3]", "\"shape\":[-2],\"trace_shape\":[3]", "shape: expected a shape" },
-  { "\"dtype\":\"float32\"", "\"dtype\":\"float16\"", "dtype: expected a dtype" },
+  { "\"dtype\":\"float32\"", "\"dtype\":\"complex64\"", "dtype: expected a dtype" },
   { "\"device\":\"cpu:0\"", "\"device\":\"tpu:0\"", "device: expected a device name" },
   { "\"device\":\"cpu:0\"", "\"device\":\"cpu\"", "device: expected a device name" },
   { "\"device\":\"cpu:0\"", "\"device\":\"cpu:x\"", "device: expected a device name" },

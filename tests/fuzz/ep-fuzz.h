@@ -80,6 +80,19 @@ ep_fuzz_below (EpFuzzInput *in,
   return (n > 256 ? value : (value & 0xff)) % n;
 }
 
+/* One of the element types (EpDType's values have holes) */
+static inline EpDType
+ep_fuzz_dtype (EpFuzzInput *in)
+{
+  static const EpDType dtypes[] = {
+    EP_DTYPE_FLOAT32, EP_DTYPE_FLOAT64, EP_DTYPE_INT32, EP_DTYPE_INT64,
+    EP_DTYPE_BOOL, EP_DTYPE_UINT8, EP_DTYPE_INT8, EP_DTYPE_INT16, EP_DTYPE_FLOAT16,
+    EP_DTYPE_BFLOAT16,
+  };
+
+  return dtypes[ep_fuzz_below (in, G_N_ELEMENTS (dtypes))];
+}
+
 static inline gint64
 ep_fuzz_i64 (EpFuzzInput *in)
 {

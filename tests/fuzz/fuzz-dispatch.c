@@ -19,6 +19,7 @@
 
 #include "ep-dispatch-private.h"
 #include "ep-fuzz.h"
+#include "ep-scalar-private.h"
 
 #define MAX_NDIM   4
 #define MAX_EXTENT 5
@@ -60,6 +61,10 @@ fill_elements (EpFuzzInput *in,
         case EP_DTYPE_INT16:
           *(gint16 *) element = (gint16) ep_fuzz_int (in);
           break;
+        case EP_DTYPE_FLOAT16:
+        case EP_DTYPE_BFLOAT16:
+          ep_scalar_store (element, dtype, ep_fuzz_number (in));
+          break;
         }
     }
 }
@@ -77,7 +82,7 @@ make_input (EpFuzzInput *in)
   gint64 n_elements;
   guint8 kind = ep_fuzz_u8 (in);
 
-  layout.dtype = ep_fuzz_below (in, EP_DTYPE_INT16 + 1);
+  layout.dtype = ep_fuzz_dtype (in);
   if (kind % 8 == 7)
     return ep_tensor_new_weak_scalar (ep_fuzz_number (in), layout.dtype);
 
@@ -145,8 +150,8 @@ set_attr (EpFuzzInput      *in,
                                                 : ep_number_from_double (ep_fuzz_number (in));
       break;
     case EP_ATTR_DTYPE:
-      /* one past the last: the schema refuses it */
-      *(EpDType *) field = ep_fuzz_below (in, EP_DTYPE_INT16 + 2);
+      /* the holes and one past the last: the schema refuses them */
+      *(EpDType *) field = ep_fuzz_below (in, EP_DTYPE_BFLOAT16 + 2);
       break;
     case EP_ATTR_ENUM:
       *(gint *) field = (gint) ep_fuzz_below (in, 5);

@@ -54,7 +54,7 @@ static EpTensor *
 make_tensor (EpFuzzInput *in,
              GError     **error)
 {
-  EpDType dtype = ep_fuzz_below (in, EP_DTYPE_INT16 + 1);
+  EpDType dtype = ep_fuzz_dtype (in);
   guint ndim = ep_fuzz_below (in, EP_MAX_DIMS + 2);
   gint64 shape[EP_MAX_DIMS + 1];
   guint8 how;

@@ -137,11 +137,11 @@ test('bad arguments are clear errors', () => {
     const x = Ep.tensor([1, 2]);
     let caught = null;
     try {
-        Ep.zeros([2], 'float16');
+        Ep.zeros([2], 'complex64');
     } catch (e) {
         caught = e;
     }
-    assert(caught instanceof TypeError && caught.message.includes('float16'), `${caught}`);
+    assert(caught instanceof TypeError && caught.message.includes('complex64'), `${caught}`);
     caught = null;
     try {
         x.pad([1, 1], 'mirror');
@@ -234,6 +234,23 @@ test('Ep.tensor of a typed array keeps its type, with a shape', () => {
     const sub = new Float32Array([0, 1, 2, 3]).subarray(1, 3);
     assertEqual(Ep.tensor(sub).toString(), '[1. 2.]', 'a subarray');
     assertThrowsEp(Ep, Ep.Error.SHAPE, () => Ep.tensor(new Float32Array(5), [2, 3]));
+});
+
+test('float16 and bfloat16: numbers in (rounded), numbers out, no typed array', () => {
+    const x = Ep.tensor([0.1, 1.5, 70000], 'float16');
+    assertEqual(x.dtype, 'float16', 'dtype');
+    same(x.arraySync(), [0.0999755859375, 1.5, Infinity], 'float16 values');
+    const b = Ep.tensor(new Float32Array([0.1, 3]), 'bfloat16');
+    assertEqual(b.dtype, 'bfloat16', 'bfloat16 dtype');
+    same(b.arraySync(), [0.10009765625, 3], 'bfloat16 values');
+    same(b.add(b).arraySync(), [0.2001953125, 6], 'computed in float32, rounded');
+    let caught = null;
+    try {
+        x.toTypedArray();
+    } catch (e) {
+        caught = e;
+    }
+    assert(caught instanceof TypeError && caught.message.includes("astype('float32')"), `${caught}`);
 });
 
 test('the tensor copies the typed array once: writing to it later changes nothing', () => {

@@ -41,6 +41,8 @@
 #define EP_UINT8 5
 #define EP_INT8 6
 #define EP_INT16 7
+#define EP_FLOAT16 8
+#define EP_BFLOAT16 9
 
 #define EP_MAX_DIMS 8
 #define EP_MAX_OPERANDS 4

@@ -111,7 +111,7 @@ declare module 'resource:///org/gnome/EagerGlib/js/ep.js' {
 declare module 'gi://Ep?version=1.0' {
     export namespace Ep {
         /** A dtype's name, as Tensor.dtype gives it. */
-        type DTypeName = 'float32' | 'float64' | 'int32' | 'int64' | 'bool' | 'uint8' | 'int8' | 'int16';
+        type DTypeName = 'float32' | 'float64' | 'int32' | 'int64' | 'bool' | 'uint8' | 'int8' | 'int16' | 'float16' | 'bfloat16';
         /** What a dtype argument accepts. */
         type DTypeLike = DType | DTypeName;
         type TensorTypedArray = Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array;

@@ -56,7 +56,7 @@ halves: tuple[Ep.Tensor, ...] = x.split(2)  # E: assignment
 # functions
 Ep.zeros((2, 3), kind="float32")  # E: call-arg
 Ep.zeros(3, dtype=x)  # E: arg-type
-Ep.astensor([1.0], dtype="float16")  # E: arg-type
+Ep.astensor([1.0], dtype="complex64")  # E: arg-type
 Ep.arange(10, dtype="uint16")  # E: arg-type
 Ep.eye(3, dtype=Ep.zeros(1))  # E: arg-type
 Ep.linspace(0, 1, num=5.0)  # E: arg-type  # runs: PyGObject rounds 5.0 to 5
@@ -93,7 +93,7 @@ staged(x, x)  # E: call-arg
 staged(2.0)  # E: arg-type
 staged.trace_count = 3  # E: misc
 Ep.function(f, input_signature=[3])  # E: list-item
-Ep.TensorSpec((None, 3), dtype="float16")  # E: arg-type
+Ep.TensorSpec((None, 3), dtype="complex64")  # E: arg-type
 Ep.TensorSpec(("2", 3))  # E: arg-type
 # modules
 Ep.Linear("3", 2)  # E: arg-type

@@ -221,6 +221,8 @@ _NUMPY_NAMES = {
     "uint8": Ep.DType.UINT8,
     "int8": Ep.DType.INT8,
     "int16": Ep.DType.INT16,
+    "float16": Ep.DType.FLOAT16,
+    "bfloat16": Ep.DType.BFLOAT16,   # (ml_dtypes' NumPy type has the name)
 }
 
 float32 = Ep.DType.FLOAT32
@@ -232,6 +234,18 @@ uint8 = Ep.DType.UINT8
 int8 = Ep.DType.INT8
 int16 = Ep.DType.INT16
 __all__ += ["float32", "float64", "int32", "int64", "bool_", "uint8", "int8", "int16"]
+
+# Half precision (issue 17): float16 is NumPy's; NumPy has no bfloat16,
+# so a bfloat16 tensor has no NumPy form (numpy() and np.asarray refuse,
+# naming astype) but crosses to PyTorch by DLPack as torch.bfloat16.
+float16 = Ep.DType.FLOAT16
+bfloat16 = Ep.DType.BFLOAT16
+__all__ += ["float16", "bfloat16"]
+
+
+def _no_numpy_bfloat16(caller: str) -> TypeError:
+    return TypeError(f"{caller}: NumPy has no bfloat16; convert the tensor with "
+                     "astype(Ep.float32) first, or pass it to torch.from_dlpack")
 
 # The dtype objects are Ep.DType's values themselves: what x.dtype gives
 # and what every C function takes, so Ep.float32 passes wherever a dtype
@@ -286,6 +300,8 @@ def _dtype_itemsize(self) -> int:
 def _dtype_numpy(self) -> numpy.dtype[Any]:
     """The NumPy dtype (what np.dtype(Ep.float32) reads)."""
     import numpy
+    if int(self) == int(Ep.DType.BFLOAT16):
+        raise _no_numpy_bfloat16("dtype")
     return numpy.dtype(_DTYPE_NAMES[int(self)])
 
 
@@ -325,10 +341,10 @@ ArrayLike = Union[Tensor, Variable, numpy.typing.ArrayLike]
 # What a dtype argument accepts: an Ep.DType, a NumPy name, Python's bool,
 # int (int64) and float (float32), or a NumPy type or dtype of those.
 DTypeLike = Union[DType, Literal["float32", "float64", "int32", "int64", "bool", "uint8",
-                                  "int8", "int16"],
+                                  "int8", "int16", "float16", "bfloat16"],
                   type[bool], type[int], type[float],
                   type[numpy.float32], type[numpy.float64], type[numpy.int32], type[numpy.int64],
-                  type[numpy.uint8], type[numpy.int8], type[numpy.int16],
+                  type[numpy.uint8], type[numpy.int8], type[numpy.int16], type[numpy.float16],
                   numpy.dtype[numpy.generic]]
 # axis=: one axis, several, or None for all
 _AxisLike = Union[int, Sequence[int], None]
@@ -709,7 +725,8 @@ _KDL_CPU = 1
 _KDL_OPENCL = 4
 # DLPack (code, bits) of each dtype, for NumPy's typestr
 _DL_TYPESTR = {(2, 32): "<f4", (2, 64): "<f8", (0, 32): "<i4", (0, 64): "<i8", (6, 8): "|b1",
-               (1, 8): "|u1", (0, 8): "|i1", (0, 16): "<i2"}
+               (1, 8): "|u1", (0, 8): "|i1", (0, 16): "<i2", (2, 16): "<f2"}
+_KDL_BFLOAT = 4
 
 
 def _dl_delete(managed):
@@ -768,6 +785,14 @@ def _dlpack_capsule(tensor):
         raise BufferError("__dlpack__: bool tensors cannot be exported with NumPy "
                           f"{numpy.__version__}, whose DLPack has no bool; convert them "
                           "with astype(\"int32\")")
+    if tensor.get_dtype() == Ep.DType.BFLOAT16:
+        # NumPy exports the bits as uint16, and the type is set right in
+        # its DLManagedTensor before any consumer sees the capsule
+        capsule = numpy.asarray(_HostView(tensor, writable=True, bfloat16_bits=True)).__dlpack__()
+        managed = _dlpack_functions()[2](capsule, b"dltensor")
+        dtype = _DLManagedTensor.from_address(managed).dl_tensor.dtype
+        dtype.code, dtype.bits = _KDL_BFLOAT, 16
+        return capsule
     return numpy.asarray(_HostView(tensor, writable=True)).__dlpack__()
 
 
@@ -795,7 +820,9 @@ class _HostView:
 
     __slots__ = ("_managed", "__array_interface__")
 
-    def __init__(self, tensor, writable=False):
+    def __init__(self, tensor, writable=False, bfloat16_bits=False):
+        if tensor.get_dtype() == Ep.DType.BFLOAT16 and not bfloat16_bits:
+            raise _no_numpy_bfloat16("numpy")
         self._managed = _export_dlpack(tensor, "numpy")
         dl = _DLManagedTensor.from_address(self._managed).dl_tensor
         ndim = dl.ndim
@@ -804,7 +831,7 @@ class _HostView:
         self.__array_interface__ = {
             "version": 3,
             "shape": shape,
-            "typestr": _DL_TYPESTR[dl.dtype.code, dl.dtype.bits],
+            "typestr": "<u2" if bfloat16_bits else _DL_TYPESTR[dl.dtype.code, dl.dtype.bits],
             "data": (dl.data or 0, not writable),
             "strides": tuple(dl.strides[i] * itemsize for i in range(ndim)),
         }
@@ -827,6 +854,8 @@ def _numpy_copy(tensor):
     """A new, writable NumPy array of a tensor's elements: one copy, from
     any device (ep_tensor_read_data through ctypes, into its buffer)."""
     import numpy
+    if tensor.get_dtype() == Ep.DType.BFLOAT16:
+        raise _no_numpy_bfloat16("numpy")
     array = numpy.empty(tensor.shape, dtype=Ep.dtype_get_name(tensor.get_dtype()))
     try:
         if array.nbytes > 0:
