@@ -749,13 +749,17 @@ derived_jvp (const EpOpCall   *call,
     return FALSE;
   for (guint o = 0; o < call->n_outputs && ok; o++)
     {
-      EpTensor *probe = ep_tensor_zeros_like (call->outputs[o], error);
+      /* any u does, the rule being linear in it; not zeros, which some
+       * rules (svd's, eigh's) skip as an unconnected output */
+      gboolean floating = ep_dtype_is_floating (call->outputs[o]->layout.dtype);
+      EpTensor *probe = floating ? ep_tensor_ones_like (call->outputs[o], error)
+                                 : ep_tensor_zeros_like (call->outputs[o], error);
 
       ok = probe != NULL;
       if (!ok)
         break;
       g_ptr_array_add (probes, probe);
-      if (ep_dtype_is_floating (probe->layout.dtype))
+      if (floating)
         {
           ep_gradient_tape_watch (tape, probe);
           g_ptr_array_add (watched, g_object_ref (probe));

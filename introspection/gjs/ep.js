@@ -871,25 +871,29 @@ function installMemory() {
         if (cMemory)
             Ep.memory.wrappedGI = cMemory;
     }
-    const tapeProto = Ep.GradientTape.prototype;
-    const cRecord = tapeProto.record;
-    /**
-     * tape.record(fn): records what fn computes and returns what it
-     * returns; the tape stops whatever happens inside (an exception goes
-     * on). Written on start()/stop(): C does not call back into JavaScript.
-     */
-    tapeProto.record = function record(fn) {
-        if (typeof fn !== 'function')
-            throw typeError('record: a function expected');
-        this.start();
-        try {
-            return fn();
-        } finally {
-            this.stop();
-        }
-    };
-    if (cRecord)
-        tapeProto.record.wrappedGI = cRecord;
+    // tape.record(fn) and accumulator.record(fn)
+    for (const klass of [Ep.GradientTape, Ep.ForwardAccumulator]) {
+        const proto = klass.prototype;
+        const cRecord = proto.record;
+        /**
+         * record(fn): records what fn computes and returns what it
+         * returns; the recorder stops whatever happens inside (an
+         * exception goes on). Written on start()/stop(): C does not call
+         * back into JavaScript.
+         */
+        proto.record = function record(fn) {
+            if (typeof fn !== 'function')
+                throw typeError('record: a function expected');
+            this.start();
+            try {
+                return fn();
+            } finally {
+                this.stop();
+            }
+        };
+        if (cRecord)
+            proto.record.wrappedGI = cRecord;
+    }
 }
 
 // ---------------------------------------------------------------------------

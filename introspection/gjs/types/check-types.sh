@@ -56,11 +56,14 @@ if [ "$(grep -c '^        get dtype(): DType;$' "$file")" -ne $((before - 1)) ];
   exit 1
 fi
 
-# ep.js replaces Ep.memory() (an object, not [bytes, tensors]) and
-# GradientTape.record (a JavaScript function, not a ScopeFunc)
-for pattern in '^    function memory(): \[number, number\];$' '^        record(func: ScopeFunc): Tensor | null;$'; do
-  if [ "$(grep -c "$pattern" "$file")" -ne 1 ]; then
-    echo "check-types: '$pattern' not found once in ts-for-gir's declarations" >&2
+# ep.js replaces Ep.memory() (an object, not [bytes, tensors]) once, and
+# record (a JavaScript function, not a ScopeFunc) of GradientTape and
+# ForwardAccumulator
+for entry in '1 ^    function memory(): \[number, number\];$' '2 ^        record(func: ScopeFunc): Tensor | null;$'; do
+  count=${entry%% *}
+  pattern=${entry#* }
+  if [ "$(grep -c "$pattern" "$file")" -ne "$count" ]; then
+    echo "check-types: '$pattern' not found $count times in ts-for-gir's declarations" >&2
     exit 1
   fi
   sed -i "/$pattern/d" "$file"

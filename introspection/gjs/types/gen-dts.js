@@ -145,6 +145,11 @@ declare module 'gi://Ep?version=1.0' {
             record<T>(fn: () => T): T;
         }
 
+        export interface ForwardAccumulator {
+            /** Records what fn computes and returns what it returns; stops whatever happens (ep.js). */
+            record<T>(fn: () => T): T;
+        }
+
         /** A tensor of a number, a (nested) array or a typed array (ep.js). */
         function tensor(data: TensorData, shape?: number[] | null, dtype?: DTypeLike): Tensor;
         function tensor(data: TensorData, dtype: DTypeLike): Tensor;
