@@ -172,6 +172,7 @@ EP_FUNC (index, embedding)
 EP_OP (linalg, MATMUL, matmul)
 EP_FUNC (linalg, dot)
 EP_FUNC (linalg, outer)
+EP_FUNC (linalg, einsum)
 
 EP_OP (lapack, INV, inv)
 EP_OP (lapack, SLOGDET, slogdet)

@@ -225,6 +225,8 @@ typedef enum {
   EP_ATTR_INTS,            /* gint64[] and its guint length: other integers */
   EP_ATTR_DEVICE,          /* EpDevice * */
   EP_ATTR_SEED,            /* guint64 */
+  EP_ATTR_STRING,          /* const char *: composites only (EP_NO_FIELD),
+                            * as einsum's subscripts: attrs hold no pointer */
 } EpAttrType;
 
 typedef enum {

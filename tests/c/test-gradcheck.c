@@ -256,6 +256,8 @@ static EpTensor *op_roll (EpTensor **in, GError **e) { return ep_tensor_roll (in
 static EpTensor *op_roll_flat (EpTensor **in, GError **e) { return ep_tensor_roll (in[0], 7, EP_AXIS_NONE, e); }
 static EpTensor *op_repeat (EpTensor **in, GError **e) { return ep_tensor_repeat (in[0], 3, 0, e); }
 static EpTensor *op_repeat_flat (EpTensor **in, GError **e) { return ep_tensor_repeat (in[0], 2, EP_AXIS_NONE, e); }
+static EpTensor *op_einsum_bilinear (EpTensor **in, GError **e) { return ep_einsum (in, 3, "bi,bij,bj->b", e); }
+static EpTensor *op_einsum_diagonal (EpTensor **in, GError **e) { return ep_einsum (in, 1, "iij->ji", e); }
 static EpTensor *op_diff (EpTensor **in, GError **e) { return ep_tensor_diff (in[0], 2, 0, e); }
 static EpTensor *op_diff_last (EpTensor **in, GError **e) { return ep_tensor_diff (in[0], 1, -1, e); }
 static EpTensor *op_tile (EpTensor **in, GError **e)
@@ -726,6 +728,9 @@ static const Case cases[] = {
   { "to-device", "to_device", 1, { S2 (2, 3) }, { ANY }, op_to_device },
   { "identity", "identity", 1, { S2 (2, 3) }, { ANY }, op_identity },
   { "custom-gradient", "custom_gradient", 1, { S2 (2, 3) }, { ANY }, op_custom },
+  /* issue 17 (ops): einsum, a composite */
+  { "einsum-bilinear", "matmul", 3, { S2 (2, 3), S3 (2, 3, 4), S2 (2, 4) }, { ANY, ANY, ANY }, op_einsum_bilinear },
+  { "einsum-diagonal", "slice", 1, { S3 (3, 3, 2) }, { ANY }, op_einsum_diagonal },
 };
 
 /* Helpers */

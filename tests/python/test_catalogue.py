@@ -66,6 +66,7 @@ ATTRIBUTE_GI_TYPES = {
     "float": {"gdouble"},
     "number": {"gdouble"},
     "seed": {"guint64"},
+    "string": {"utf8"},
     "dtype": {"EpDType"},
     "axis": {"gint32"},
     "axes": {"array<gint32>"},
@@ -190,7 +191,7 @@ def test_the_wrapper_has_the_schema_names_and_defaults(entry):
 # NumPy forms the schema cannot express replace these wrappers in the API
 NUMPY_METHODS = {"reshape", "transpose", "broadcast_to", "split", "pad", "slice", "full_like",
                  "index_update", "scatter_add"}
-NUMPY_FUNCTIONS = {"arange", "full", "eye", "meshgrid", "zeros", "ones"}
+NUMPY_FUNCTIONS = {"arange", "full", "eye", "meshgrid", "zeros", "ones", "einsum"}
 # parameters of a NumPy form named as a schema attribute whose default differs, and why
 OTHER_DEFAULTS = {("arange", "dtype"): "NumPy's: inferred from the arguments",
                   ("arange", "stop"): "NumPy's arange(stop): from 0"}

@@ -189,6 +189,11 @@ CASES = {
     # float32 rounding: a larger step and a looser tolerance
     "astype": (lambda a: a.astype("float32").astype("float64") * a, [(2, 3)], ["any"], 1e-3, 1e-4),
     "stop_gradient": (lambda a: a * a.stop_gradient(), [(2, 3)], ["any"]),
+    # issue 17 (ops): einsum, a composite of transposes, reshapes, slices, sums and matmuls
+    "einsum-bilinear": (lambda x, a, y: Ep.einsum("bi,bij,bj->b", x, a, y), [(2, 3), (2, 3, 4), (2, 4)],
+                        ["any", "any", "any"]),
+    "einsum-diagonal": (lambda a: Ep.einsum("iij->ji", a), [(3, 3, 2)], ["any"]),
+    "einsum-ellipsis": (lambda a, b: Ep.einsum("...ij,...jk", a, b), [(2, 2, 3), (3, 2)], ["any", "any"]),
 }
 
 def weighted_sum(f, arrays, weight):

@@ -51,7 +51,7 @@ API_OPS = {
         "concatenate", "stack", "split", "tile", "flip", "pad", "meshgrid",
         "slice", "take", "take_along_axis", "mask", "nonzero", "index_update", "scatter_add", "embedding",
     ],
-    "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve"],
+    "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve", "einsum"],
 }
 # `device` (a property in the same section) has no NumPy counterpart: the
 # device tests check it.

@@ -929,6 +929,7 @@ _ATTRIBUTE_TYPES = {
     "float": ("float", None, "default"),
     "number": ("float", None, "default"),   # integers: the _int form (full_int)
     "seed": ("int", None, "default"),
+    "string": ("str", None, "default"),
     "dtype": ("DTypeLike", "_dtype({0})", "default"),
     "enum": (None, "_enum_{name}({0})", "default"),   # annotation: the enum's alias
     "axis": ("int", None, "AXIS_NONE"),
@@ -2194,6 +2195,20 @@ def transpose(a: ArrayLike, axes: Optional[Sequence[int]] = None) -> Tensor:
 
 
 __all__ += ["arange", "full", "eye", "meshgrid", "split", "pad", "transpose"]
+
+
+# einsum (issue 17, ops): NumPy's einsum(subscripts, *operands); C takes
+# the operands first, as its schema lists inputs before attributes.
+
+def einsum(subscripts: str, *operands: ArrayLike) -> Tensor:
+    """NumPy's einsum: Einstein summation of the operands by subscripts
+    ("ij,jk->ik"), contracted through batched matmuls."""
+    if not isinstance(subscripts, str):
+        raise TypeError("einsum: the subscripts must be a string, as einsum('ij,jk->ik', a, b)")
+    return _OPS["einsum"](operands, subscripts)
+
+
+__all__ += ["einsum"]
 
 
 # Automatic differentiation: GradientTape, Variable, value_and_grad,
