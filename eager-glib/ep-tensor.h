@@ -561,6 +561,11 @@ gboolean       ep_tensor_topk               (EpTensor       *self,
                                              EpTensor      **values,
                                              EpTensor      **indices,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_searchsorted       (EpTensor       *self,
+                                             EpTensor       *values,
+                                             EpSearchSide    side,
+                                             GError        **error);
 
 /* Softmax and cross-entropy: ops/softmax.c */
 

@@ -140,6 +140,21 @@ typedef enum {
 } EpReduction;
 
 /**
+ * EpSearchSide:
+ * @EP_SEARCH_SIDE_LEFT: the first position where the value fits: the
+ *   number of elements less than it
+ * @EP_SEARCH_SIDE_RIGHT: the last such position: the number of elements
+ *   less than or equal to it
+ *
+ * Which of the places where a value keeps a sorted sequence sorted
+ * [method@Tensor.searchsorted] gives (NumPy's `side`).
+ */
+typedef enum {
+  EP_SEARCH_SIDE_LEFT,
+  EP_SEARCH_SIDE_RIGHT,
+} EpSearchSide;
+
+/**
  * EpGeluApproximation:
  * @EP_GELU_APPROXIMATION_NONE: the exact function `x Φ(x)`, through the
  *   error function

@@ -94,6 +94,9 @@ typedef struct
     } pool;
     /* norm: layer_norm, batch_norm */
     struct { gdouble epsilon; gboolean training; EpDataFormat data_format; } norm;
+    /* issue 17 (ops) */
+    struct { EpSearchSide side; } searchsorted;
+    struct { gint64 minlength; } bincount;
   };
 } EpOpAttrs;
 

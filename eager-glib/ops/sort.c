@@ -1,4 +1,4 @@
-/* ops/sort.c: sort, argsort, topk
+/* ops/sort.c: sort, argsort, topk, searchsorted
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -20,8 +20,10 @@
 #include <inttypes.h>
 
 #include "ep-dispatch-private.h"
+#include "ep-enum-types.h"
 #include "ep-error.h"
 #include "ep-grad-private.h"
+#include "ep-tensor-private.h"
 
 static gboolean
 sort_infer (EpOpCall  *call,
@@ -267,4 +269,102 @@ ep_tensor_topk (EpTensor   *self,
     g_object_unref (outputs[1]);
 
   return TRUE;
+}
+
+/* searchsorted (issue 17, ops): binary searches, one per value, in the
+ * sorted sequence or in its row of the same leading indices (batched as
+ * PyTorch's). Both inputs are cast to one type and made contiguous;
+ * bool and uint8 compare as int32. Not differentiable: the output is
+ * integer positions. */
+
+static gboolean
+searchsorted_infer (EpOpCall  *call,
+                    GError   **error)
+{
+  const EpLayout *seq = &call->inputs[0]->layout, *values = &call->inputs[1]->layout;
+  EpDType dtype = ep_dtype_promote (seq->dtype, values->dtype);
+
+  if (seq->ndim == 0)
+    {
+      g_set_error_literal (error, EP_ERROR, EP_ERROR_SHAPE,
+                           _("searchsorted: the sorted sequence must have at least one axis (got a 0-d tensor)"));
+      return FALSE;
+    }
+  if (seq->ndim > 1)
+    {
+      gboolean same = values->ndim == seq->ndim;
+
+      for (guint d = 0; same && d + 1 < seq->ndim; d++)
+        same = seq->shape[d] == values->shape[d];
+      if (!same)
+        {
+          g_autofree char *a = ep_shape_to_string (seq->shape, seq->ndim);
+          g_autofree char *b = ep_shape_to_string (values->shape, values->ndim);
+
+          g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                       _("searchsorted: a batch of sorted sequences %s needs values with the same leading dimensions (got %s)"),
+                       a, b);
+          return FALSE;
+        }
+    }
+
+  if (dtype == EP_DTYPE_BOOL || dtype == EP_DTYPE_UINT8)
+    dtype = EP_DTYPE_INT32;
+  call->input_dtypes[0] = dtype;
+  call->input_dtypes[1] = dtype;
+  call->contiguous_inputs = 0x3;
+  ep_op_set_output (call, EP_DTYPE_INT64, values->shape, values->ndim);
+  return TRUE;
+}
+
+/* Not differentiable: the output is integer positions. */
+const EpOpDef ep_op_searchsorted = {
+  .id = EP_OP_SEARCHSORTED, .name = "searchsorted",
+  .flags = EP_OP_FLAG_UINT8,
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT ("values")),
+  EP_ATTRS (EP_ATTR ("side", EP_ATTR_ENUM, EP_FIELD (searchsorted.side),
+                     EP_DEFAULT (EP_SEARCH_SIDE_LEFT), .enum_type = ep_search_side_get_type)),
+  .infer = searchsorted_infer,
+  .gradient = NULL,
+};
+
+/**
+ * ep_tensor_searchsorted:
+ * @self: the sorted sequence: 1-D, or a batch of sorted rows along its
+ *   last axis
+ * @values: the values to place: any shape when @self is 1-D, else the
+ *   same leading dimensions as @self and any number of values per row
+ * @side: %EP_SEARCH_SIDE_LEFT for the first place where each value
+ *   fits, %EP_SEARCH_SIDE_RIGHT for the last
+ * @error: return location for an error
+ *
+ * Where @values would go in @self to keep it sorted, as NumPy's
+ * `searchsorted` (for a 1-D @self) and PyTorch's (batched): for each
+ * value, the number of elements of its row less than it (left) or not
+ * greater than it (right). NaN sorts last, as [method@Tensor.sort] puts
+ * it. The two tensors are compared in their promoted type. @self must
+ * be sorted in ascending order; where it is not, the positions are
+ * those a binary search finds.
+ *
+ * Not differentiable: the result is integer positions.
+ *
+ * Returns: (transfer full): int64 positions of the shape of @values, or
+ *   %NULL with %EP_ERROR_SHAPE set if @self is 0-d or the leading
+ *   dimensions of a batch differ
+ */
+EpTensor *
+ep_tensor_searchsorted (EpTensor      *self,
+                        EpTensor      *values,
+                        EpSearchSide   side,
+                        GError       **error)
+{
+  EpTensor *inputs[2] = { self, values };
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (values), NULL);
+
+  ep_op_attrs_init (&attrs);
+  attrs.searchsorted.side = side;
+  return ep_dispatch1 (&ep_op_searchsorted, inputs, 2, &attrs, error);
 }

@@ -216,6 +216,14 @@ static const Case listed_cases[] = {
   { "topk", { "2x3000" }, "{'k': <7>, 'sorted': <false>}" },
   { "topk", { "4x3s" }, "{'k': <0>, 'sorted': <true>}" },
   { "topk", { "2x7" }, "{'k': <7>, 'sorted': <true>}", .data = DATA_SPECIAL },
+  /* issue 17 (ops): unsorted random rows give the positions a binary
+   * search finds, the same on every device */
+  { "searchsorted", { "9", "3x4" } },
+  { "searchsorted", { "9", "4x3t" }, "{'side': <'right'>}" },
+  { "searchsorted", { "3x7", "3x5" }, "{'side': <'right'>}" },
+  { "searchsorted", { "5x6t", "5x2" } },
+  { "searchsorted", { "7", "" }, NULL, .data = DATA_SPECIAL },
+  { "searchsorted", { "0", "3" } },
   { "topk", { "" }, "{'k': <1>, 'sorted': <true>}" },
   /* norm */
   { "layer_norm", { "3x4x5", "5", "5" } },
