@@ -566,6 +566,12 @@ EpTensor      *ep_tensor_searchsorted       (EpTensor       *self,
                                              EpTensor       *values,
                                              EpSearchSide    side,
                                              GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_unique             (EpTensor       *self,
+                                             EpTensor      **values,
+                                             EpTensor      **inverse,
+                                             EpTensor      **counts,
+                                             GError        **error);
 
 /* Softmax and cross-entropy: ops/softmax.c */
 

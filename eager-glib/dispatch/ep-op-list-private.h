@@ -129,6 +129,7 @@ EP_OP (sort, SORT, sort)
 EP_OP (sort, ARGSORT, argsort)
 EP_OP (sort, TOPK, topk)
 EP_OP (sort, SEARCHSORTED, searchsorted)
+EP_FUNC (sort, unique)
 
 EP_OP (softmax, SOFTMAX, softmax)
 EP_OP (softmax, LOG_SOFTMAX, log_softmax)

@@ -1,4 +1,4 @@
-/* ops/sort.c: sort, argsort, topk, searchsorted
+/* ops/sort.c: sort, argsort, topk, searchsorted, unique
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -20,9 +20,12 @@
 #include <inttypes.h>
 
 #include "ep-dispatch-private.h"
+#include "ep-creation-private.h"
 #include "ep-enum-types.h"
 #include "ep-error.h"
+#include "ep-error-private.h"
 #include "ep-grad-private.h"
+#include "ep-join.h"
 #include "ep-tensor-private.h"
 
 static gboolean
@@ -367,4 +370,157 @@ ep_tensor_searchsorted (EpTensor      *self,
   ep_op_attrs_init (&attrs);
   attrs.searchsorted.side = side;
   return ep_dispatch1 (&ep_op_searchsorted, inputs, 2, &attrs, error);
+}
+
+/* unique (issue 17, ops): a composite of argsort, take, mask, cumsum,
+ * index_update and diff, so that it runs on every device; its length
+ * depends on the values through mask (EP_OP_FLAG_DATA_SHAPED there) */
+
+const EpOpDef ep_func_unique = {
+  .id = EP_N_OPS, .name = "unique",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_OUTPUTS ("values", "inverse", "counts"),
+};
+
+/* Whether each element of the sorted @sorted (n > 0) starts a run of
+ * equal elements; NaNs, last, make one run as in NumPy */
+static EpTensor *
+run_starts (EpTensor  *sorted,
+            GError   **error)
+{
+  gint64 n = sorted->layout.shape[0];
+  const gint64 zero[1] = { 0 }, one[1] = { 1 }, end[1] = { G_MAXINT64 }, before[1] = { n - 1 };
+  g_autoptr(EpTensor) first = NULL, tail = NULL, head = NULL, differ = NULL, start = NULL;
+  EpTensor *parts[2];
+
+  if ((first = ep_full_on (sorted->storage->device, one, 1, ep_number_from_int64 (1),
+                           EP_DTYPE_BOOL, error)) == NULL
+      || (tail = ep_tensor_slice (sorted, one, 1, end, 1, NULL, 0, error)) == NULL
+      || (head = ep_tensor_slice (sorted, zero, 1, before, 1, NULL, 0, error)) == NULL
+      || (differ = ep_tensor_not_equal (tail, head, error)) == NULL)
+    return NULL;
+  if (ep_dtype_is_floating (sorted->layout.dtype))
+    {
+      /* sorted, so a NaN before means a NaN after */
+      g_autoptr(EpTensor) nan = ep_tensor_isnan (head, error);
+      g_autoptr(EpTensor) number = nan != NULL ? ep_tensor_logical_not (nan, error) : NULL;
+
+      if (number == NULL || (start = ep_tensor_logical_and (differ, number, error)) == NULL)
+        return NULL;
+    }
+  else
+    start = g_object_ref (differ);
+
+  parts[0] = first;
+  parts[1] = start;
+  return ep_concatenate (parts, 2, 0, error);
+}
+
+static gboolean
+unique (EpTensor   *self,
+        EpTensor  **values,
+        EpTensor  **inverse,
+        EpTensor  **counts,
+        GError    **error)
+{
+  EpDevice *device = self->storage->device;
+  const EpLayout *in = &self->layout;
+  gint64 n = ep_layout_get_size (in);
+  const gint64 flat_shape[1] = { n }, one[1] = { 1 };
+  g_autoptr(EpTensor) flat = NULL, order = NULL, sorted = NULL, starts = NULL;
+
+  if ((flat = ep_tensor_reshape (self, flat_shape, 1, error)) == NULL
+      || (order = ep_tensor_argsort (flat, 0, error)) == NULL
+      || (sorted = ep_tensor_take (flat, order, 0, error)) == NULL)
+    return FALSE;
+
+  if (n == 0)
+    {
+      *values = g_steal_pointer (&sorted);
+      *inverse = ep_tensor_reshape (order, in->shape, in->ndim, error);
+      *counts = *inverse != NULL ? g_object_ref (order) : NULL;
+      return *counts != NULL;
+    }
+
+  if ((starts = run_starts (sorted, error)) == NULL
+      || (*values = ep_tensor_mask (sorted, starts, error)) == NULL)
+    return FALSE;
+
+  {
+    /* each sorted element's run, sent back to where it came from */
+    g_autoptr(EpTensor) runs = ep_tensor_cumsum (starts, 0, error);
+    g_autoptr(EpTensor) index = runs != NULL ? ep_tensor_sub_scalar (runs, 1, error) : NULL;
+    g_autoptr(EpTensor) zeros = index != NULL ? ep_full_on (device, flat_shape, 1, ep_number_from_int64 (0),
+                                                            EP_DTYPE_INT64, error) : NULL;
+    g_autoptr(EpTensor) placed = zeros != NULL ? ep_tensor_index_update (zeros, order, index, 0, error) : NULL;
+
+    if (placed == NULL || (*inverse = ep_tensor_reshape (placed, in->shape, in->ndim, error)) == NULL)
+      return FALSE;
+  }
+
+  {
+    /* the runs' lengths: differences of their starts and the end */
+    g_autoptr(EpTensor) positions = ep_arange_on (device, ep_number_from_int64 (0), ep_number_from_int64 (n),
+                                                  ep_number_from_int64 (1), EP_DTYPE_INT64, error);
+    g_autoptr(EpTensor) first = positions != NULL ? ep_tensor_mask (positions, starts, error) : NULL;
+    g_autoptr(EpTensor) end = first != NULL ? ep_full_on (device, one, 1, ep_number_from_int64 (n),
+                                                         EP_DTYPE_INT64, error) : NULL;
+    g_autoptr(EpTensor) bounds = NULL;
+    EpTensor *parts[2] = { first, end };
+
+    if (end == NULL || (bounds = ep_concatenate (parts, 2, 0, error)) == NULL)
+      return FALSE;
+    *counts = ep_tensor_diff (bounds, 1, 0, error);
+    return *counts != NULL;
+  }
+}
+
+/**
+ * ep_tensor_unique:
+ * @self: a tensor of any type and shape
+ * @values: (out) (transfer full) (optional): the distinct elements,
+ *   sorted (1-D, of @self's type)
+ * @inverse: (out) (transfer full) (optional): int64 of @self's shape:
+ *   where each element of @self is in @values
+ * @counts: (out) (transfer full) (optional): int64, how many times each
+ *   of @values occurs
+ * @error: return location for an error
+ *
+ * The sorted distinct elements of the flattened @self, as NumPy's
+ * `unique` (with `return_inverse` and `return_counts`): NaNs count as
+ * one value, last; -0.0 and 0.0 are one value. @inverse has the shape of
+ * @self (as PyTorch's and NumPy 2's), so that `values[inverse]` is
+ * @self. The number of values depends on the data: it is
+ * [method@Tensor.mask] of the sorted elements by where runs of equal
+ * ones start, so a staged function that calls it reads that mask back
+ * at each call, as for [method@Tensor.mask]; it runs on every device.
+ * No gradient for @inverse and @counts (integers); the gradient of
+ * @values goes to the first of each run of equal elements in sorted
+ * order.
+ *
+ * Returns: (skip): %TRUE, or %FALSE with @error set (out of memory)
+ */
+gboolean
+ep_tensor_unique (EpTensor   *self,
+                  EpTensor  **values,
+                  EpTensor  **inverse,
+                  EpTensor  **counts,
+                  GError    **error)
+{
+  g_autoptr(EpTensor) v = NULL, i = NULL, c = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+
+  if (!unique (self, &v, &i, &c, error))
+    {
+      ep_error_rename_call (error, NULL, "unique");
+      return FALSE;
+    }
+  if (values != NULL)
+    *values = g_steal_pointer (&v);
+  if (inverse != NULL)
+    *inverse = g_steal_pointer (&i);
+  if (counts != NULL)
+    *counts = g_steal_pointer (&c);
+  return TRUE;
 }

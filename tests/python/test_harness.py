@@ -43,7 +43,7 @@ API_OPS = {
     ],
     "Reductions, scans, sorting": [
         "sum", "prod", "min", "max", "mean", "all", "any", "argmin", "argmax", "cumsum",
-        "cumprod", "sort", "argsort", "topk", "searchsorted", "softmax", "log_softmax", "logsumexp", "crossentropy",
+        "cumprod", "sort", "argsort", "topk", "searchsorted", "unique", "softmax", "log_softmax", "logsumexp", "crossentropy",
         "l0", "l1", "l2", "linf", "lp", "var", "std",
     ],
     "Shape and indexing": [

@@ -260,6 +260,25 @@ test_searchsorted (void)
   g_clear_error (&bad);
 }
 
+/* unique (issue 17, ops) */
+static void
+test_unique (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { 3, NAN, 1, 3, NAN, -0.0, 0 };
+  g_autoptr(EpTensor) t = ep_test_vector (x, 7, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) values = NULL, inverse = NULL, counts = NULL, only = NULL;
+  const gdouble values_expected[] = { 0, 1, 3, NAN };
+
+  g_assert_true (ep_tensor_unique (t, &values, &inverse, &counts, &error));
+  g_assert_no_error (error);
+  ep_test_assert_close (values, values_expected, 4);
+  ep_test_assert_tensor (inverse, EP_DIMS (7), 1, EP_DOUBLES (2, 3, 1, 2, 3, 0, 0));
+  ep_test_assert_tensor (counts, EP_DIMS (4), 1, EP_DOUBLES (2, 1, 2, 2));
+  g_assert_true (ep_tensor_unique (t, NULL, NULL, &only, &error));
+  ep_test_assert_tensor (only, EP_DIMS (4), 1, EP_DOUBLES (2, 1, 2, 2));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -273,6 +292,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sort/gradient/ties", test_gradient_ties);
   g_test_add_func ("/sort/gradient/not-differentiable", test_not_differentiable);
   g_test_add_func ("/sort/searchsorted", test_searchsorted);
+  g_test_add_func ("/sort/unique", test_unique);
 
   return g_test_run ();
 }

@@ -175,3 +175,50 @@ def test_searchsorted_errors():
     assert_ep_error(Ep.Error.SHAPE, Ep.searchsorted, np.zeros((2, 5)), np.zeros(4))
     with pytest.raises((ValueError, TypeError)):
         Ep.searchsorted(np.zeros(3), np.zeros(2), side="middle")
+
+
+# unique (issue 17, ops): NumPy's, with the inverse in the input's shape
+# (NumPy 2's and PyTorch's; NumPy 1 flattens it)
+
+def numpy_unique(a):
+    values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True)
+    return values, inverse.reshape(a.shape), counts
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("shape", [(4, 9), (30,), (2, 3, 4)])
+@pytest.mark.numpy_op("unique")
+def test_unique(rng, dtype, shape):
+    a = random_array(rng, shape, dtype)
+    if dtype.startswith("float"):
+        a = np.round(a)   # repeats
+        a.flat[[0, 3, 5]] = np.nan
+        a.flat[1] = -0.0
+    values, inverse, counts = numpy_unique(a)
+    got = Ep.unique(a, return_inverse=True, return_counts=True)
+    for tensor, expected in zip(got, (values, inverse, counts)):
+        assert_matches(tensor, expected)
+    assert_matches(Ep.unique(a), values)
+    assert_matches(Ep.astensor(a).unique(return_counts=True)[1], counts)
+
+
+@pytest.mark.numpy_op("unique")
+def test_unique_layouts_0d_and_0_size(rng):
+    a = rng.integers(0, 5, (4, 6, 3)).astype(np.int64)
+    for _, t in layouts(a):
+        for tensor, expected in zip(Ep.unique(t, True, True), numpy_unique(a)):
+            assert_matches(tensor, expected)
+    s = np.array(2.5, np.float32)
+    values, inverse, counts = Ep.unique(s, True, True)
+    assert_matches(values, np.unique(s))
+    assert_matches(inverse, np.zeros((), np.int64))
+    assert_matches(counts, np.array([1]))
+    z = np.zeros((0, 3), np.float32)
+    for tensor, expected in zip(Ep.unique(z, True, True), numpy_unique(z)):
+        assert_matches(tensor, expected)
+
+
+def test_unique_values_index_back_to_the_input(rng):
+    a = rng.integers(-3, 3, (5, 7)).astype(np.int32)
+    values, inverse = Ep.unique(a, return_inverse=True)
+    assert_matches(values.take(inverse.flatten()).reshape(5, 7), a)

@@ -2211,6 +2211,31 @@ def einsum(subscripts: str, *operands: ArrayLike) -> Tensor:
 __all__ += ["einsum"]
 
 
+class _UniqueMethods:
+    """Tensor.unique in NumPy's form (copied onto Tensor below)."""
+
+    def unique(self, return_inverse: bool = False,
+               return_counts: bool = False) -> Union[Tensor, tuple[Tensor, ...]]:
+        """NumPy's unique: the sorted distinct elements, and with
+        return_inverse and return_counts the inverse (of self's shape)
+        and the counts, as a tuple in that order."""
+        values, inverse, counts = _OPS["unique"](self)
+        extra = [t for t, wanted in ((inverse, return_inverse), (counts, return_counts)) if wanted]
+        return (values, *extra) if extra else values
+
+
+Tensor.unique = _UniqueMethods.unique
+Tensor.unique.__qualname__ = "Tensor.unique"
+
+
+def unique(ar: ArrayLike, return_inverse: bool = False,
+           return_counts: bool = False) -> Union[Tensor, tuple[Tensor, ...]]:
+    return Tensor.unique(_operand(ar), return_inverse, return_counts)
+
+
+__all__ += ["unique"]
+
+
 # Automatic differentiation: GradientTape, Variable, value_and_grad,
 # custom_gradient, stop_gradient.
 #
