@@ -742,6 +742,11 @@ EpTensor      *ep_tensor_mask               (EpTensor       *self,
                                              EpTensor       *mask,
                                              GError        **error);
 EP_EXPORT
+EpTensor      *ep_tensor_bincount           (EpTensor       *self,
+                                             EpTensor       *weights,
+                                             gint64          minlength,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_nonzero            (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT

@@ -1,4 +1,4 @@
-/* ops/index.c: take, take_along_axis, mask, index_update, scatter_add;
+/* ops/index.c: take, take_along_axis, mask, index_update, scatter_add, bincount;
  * embedding (take along axis 0), nonzero (mask of a coordinate grid)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -892,4 +892,126 @@ ep_embedding (EpTensor  *indices,
     }
 
   return ep_error_named_result (ep_tensor_take (weight, indices, 0, error), error, "embedding");
+}
+
+/* bincount (issue 17, ops): its rule reads the indices (their largest
+ * sizes the output, a negative one is an error); the kernels add the
+ * weights in the input's order (ep-count-private.h). Not differentiable:
+ * counts are integers, and weighted sums are not differentiated either,
+ * as NumPy's bincount has no gradient. */
+
+static gboolean
+bincount_infer (EpOpCall  *call,
+                GError   **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout, *w = &call->inputs[1]->layout;
+  g_autoptr(GBytes) bytes = NULL;
+  gconstpointer data;
+  gsize nbytes;
+  gint64 n, largest = -1, length;
+  EpDType dtype = ep_dtype_is_floating (w->dtype) ? w->dtype : EP_DTYPE_INT64;
+
+  if (x->ndim != 1)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("bincount: the input must be 1-D (got %u dimensions)"), x->ndim);
+      return FALSE;
+    }
+  if (w->ndim != 1 || w->shape[0] != x->shape[0])
+    {
+      g_autofree char *xs = ep_shape_to_string (x->shape, x->ndim);
+      g_autofree char *ws = ep_shape_to_string (w->shape, w->ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("bincount: the weights %s must have the shape of the input %s"), ws, xs);
+      return FALSE;
+    }
+
+  if ((bytes = ep_op_read_input (call, 0, error)) == NULL)
+    return FALSE;
+  data = g_bytes_get_data (bytes, &nbytes);
+  n = x->shape[0];
+  for (gint64 i = 0; i < n; i++)
+    {
+      gint64 v = x->dtype == EP_DTYPE_INT32 ? ((const gint32 *) data)[i] : ((const gint64 *) data)[i];
+
+      if (v < 0)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                       _("bincount: the input must not be negative (got %" PRId64 " at %" PRId64 ")"), v, i);
+          return FALSE;
+        }
+      largest = MAX (largest, v);
+    }
+
+  /* largest + 1 bins (no overflow: largest < G_MAXINT64), or minlength */
+  length = MAX (largest + 1, call->attrs.bincount.minlength);
+  if (length > G_MAXINT64 / 8)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("bincount: %" PRId64 " bins are more than can be addressed"), length);
+      return FALSE;
+    }
+
+  call->input_dtypes[0] = EP_DTYPE_INT64;
+  call->input_dtypes[1] = dtype;
+  call->contiguous_inputs = 0x3;
+  ep_op_set_output (call, dtype, &length, 1);
+  return TRUE;
+}
+
+/* Not differentiable: see above. */
+const EpOpDef ep_op_bincount = {
+  .id = EP_OP_BINCOUNT, .name = "bincount",
+  .flags = EP_OP_FLAG_READS_DATA | EP_OP_FLAG_DATA_SHAPED,
+  EP_INPUTS (EP_INPUT_OF ("self", EP_INPUT_INTEGER), EP_INPUT ("weights")),
+  EP_ATTRS (EP_ATTR ("minlength", EP_ATTR_INT, EP_FIELD (bincount.minlength), EP_DEFAULT (0),
+                     .flags = EP_ATTR_NON_NEGATIVE)),
+  .infer = bincount_infer,
+  .gradient = NULL,
+};
+
+/**
+ * ep_tensor_bincount:
+ * @self: a 1-D int32 or int64 tensor of non-negative values
+ * @weights: a tensor of the shape of @self whose elements are added up
+ *   per value: ones (of an integer type) count each element once, as
+ *   NumPy's `bincount` without weights
+ * @minlength: the least number of bins, 0 or more
+ * @error: return location for an error
+ *
+ * How many times each value 0, 1, … occurs in @self, as NumPy's
+ * `bincount`: bin v of the result counts the elements equal to v (or
+ * adds up their weights), for v up to the largest element, or up to
+ * @minlength - 1 when that is more. Counts are int64; weighted sums keep
+ * a float32 or float64 type of @weights, and are int64 for integer and
+ * bool weights. The sums follow the order of @self on every device.
+ *
+ * The length depends on the values: the rule reads @self (as
+ * [method@Tensor.mask] reads its mask), so a staged function that calls
+ * it reads @self back at each call. On OpenCL the counting is a host
+ * round trip too (the indices are read back anyway, and sums keep the
+ * CPU's order). Not differentiable.
+ *
+ * Returns: (transfer full): the bins, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @self has a negative element or
+ *   @minlength is negative, %EP_ERROR_SHAPE if @self is not 1-D or
+ *   @weights has another shape, or %EP_ERROR_DTYPE if @self is not
+ *   integer
+ */
+EpTensor *
+ep_tensor_bincount (EpTensor  *self,
+                    EpTensor  *weights,
+                    gint64     minlength,
+                    GError   **error)
+{
+  EpTensor *inputs[2] = { self, weights };
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (weights), NULL);
+
+  ep_op_attrs_init (&attrs);
+  attrs.bincount.minlength = minlength;
+  return ep_dispatch1 (&ep_op_bincount, inputs, 2, &attrs, error);
 }

@@ -190,11 +190,12 @@ def test_the_wrapper_has_the_schema_names_and_defaults(entry):
 
 # NumPy forms the schema cannot express replace these wrappers in the API
 NUMPY_METHODS = {"reshape", "transpose", "broadcast_to", "split", "pad", "slice", "full_like",
-                 "index_update", "scatter_add", "unique"}
+                 "index_update", "scatter_add", "unique", "bincount"}
 NUMPY_FUNCTIONS = {"arange", "full", "eye", "meshgrid", "zeros", "ones", "einsum"}
 # parameters of a NumPy form named as a schema attribute whose default differs, and why
 OTHER_DEFAULTS = {("arange", "dtype"): "NumPy's: inferred from the arguments",
-                  ("arange", "stop"): "NumPy's arange(stop): from 0"}
+                  ("arange", "stop"): "NumPy's arange(stop): from 0",
+                  ("bincount", "weights"): "NumPy's weights=None: ones, counting each element"}
 
 
 @pytest.mark.parametrize("entry", WITH_FUNCTION, ids=names(WITH_FUNCTION))
@@ -336,6 +337,9 @@ SAMPLES[("avg_pool2d_grad", "input_shape")] = [2, 2, 4, 4]
 # roll, repeat, diff
 SAMPLES[("roll", "shift")] = 2
 SAMPLES[("repeat", "repeats")] = 2
+# issue 17 (ops)
+SAMPLES[("bincount", "self")] = [1, 4, 1]
+SAMPLES[("bincount", "weights")] = [0.5, 1.0, 2.0]
 BY_TYPE = {"shape": [2, 3]}
 
 

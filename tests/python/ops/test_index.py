@@ -5,7 +5,7 @@ test_indexing.py); embedding against torch.nn.functional.embedding."""
 
 import numpy as np
 import pytest
-from conftest import DTYPES, LAYOUTS, Ep, GLib, as_layout, assert_ep_error, assert_matches, random_array
+from conftest import DTYPES, LAYOUTS, Ep, GLib, as_layout, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -268,3 +268,60 @@ def test_embedding_errors():
         message = assert_ep_error(Ep.Error.SHAPE, Ep.embedding, Ep.astensor([0]), bad)
         assert message.startswith("embedding: ")
     assert_ep_error(Ep.Error.INDEX, Ep.embedding, Ep.astensor([0]), Ep.zeros([0, 3]))
+
+
+# bincount (issue 17, ops): NumPy's, counts int64, weighted sums of the
+# weights' float type (int64 for integer and bool weights, where NumPy
+# gives float64)
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("minlength", [0, 3, 40])
+@pytest.mark.numpy_op("bincount")
+def test_bincount(rng, dtype, minlength):
+    x = rng.integers(0, 12, 50).astype(dtype)
+    assert_matches(Ep.bincount(x, minlength=minlength), np.bincount(x, minlength=minlength))
+    assert_matches(Ep.astensor(x).bincount(minlength=minlength), np.bincount(x, minlength=minlength))
+
+
+@pytest.mark.parametrize("wtype", DTYPES)
+@pytest.mark.numpy_op("bincount")
+def test_bincount_weights(rng, wtype):
+    x = rng.integers(0, 7, 30)
+    w = random_array(rng, (30,), wtype)
+    expected = np.bincount(x, w.astype(np.float64), minlength=9)
+    expected = expected.astype(wtype if wtype.startswith("float") else np.int64)
+    assert_matches(Ep.bincount(x, w, minlength=9), expected, rtol=1e-5)
+
+
+@pytest.mark.numpy_op("bincount")
+def test_bincount_layouts_and_0_size(rng):
+    x = rng.integers(0, 5, (4, 6)).astype(np.int64)
+    for _, t in layouts(x):
+        flat = t.T[1] if t.ndim == 2 else t
+        assert_matches(Ep.bincount(flat), np.bincount(flat.numpy()))
+    w = random_array(rng, (6, 8), "float32")
+    for _, t in layouts(w):
+        assert_matches(Ep.bincount(x[1], t[:, 2]), np.bincount(x[1], t[:, 2].numpy()).astype(np.float32), rtol=1e-6)
+    assert_matches(Ep.bincount(np.zeros(0, np.int64)), np.bincount(np.zeros(0, np.int64)))
+    assert_matches(Ep.bincount(np.zeros(0, np.int64), minlength=4), np.bincount(np.zeros(0, np.int64), minlength=4))
+
+
+def test_bincount_errors():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.bincount, np.array([1, 3, -2, -5]))
+    assert "bincount" in message and "-2" in message and "2)" in message
+    assert_ep_error(Ep.Error.SHAPE, Ep.bincount, np.zeros((2, 3), np.int64))
+    assert_ep_error(Ep.Error.SHAPE, Ep.bincount, np.int64(3))
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.bincount, np.array([1, 2]), np.ones(3))
+    assert "(3,)" in message and "(2,)" in message
+    assert_ep_error(Ep.Error.DTYPE, Ep.bincount, np.array([1.0, 2.0]))
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.bincount, np.array([1, 2]), None, -1)
+    assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.bincount, np.array([2**62]))
+
+
+def test_bincount_has_no_gradient():
+    w = Ep.astensor(np.ones(3))
+    with Ep.GradientTape() as tape:
+        tape.watch(w)
+        y = Ep.bincount(np.array([0, 1, 1]), w).sum()
+    grad = tape.gradient(y, [w])[0]
+    assert grad is None or np.all(grad.numpy() == 0)

@@ -2236,6 +2236,26 @@ def unique(ar: ArrayLike, return_inverse: bool = False,
 __all__ += ["unique"]
 
 
+def _bincount_method(self, weights: Optional[ArrayLike] = None, minlength: int = 0) -> Tensor:
+    """NumPy's bincount: how many times each value 0, 1, ... occurs, or
+    the sums of weights per value; weights=None counts."""
+    if weights is None:
+        weights = _OPS["full_like_int"](self, 1) if self.get_ndim() == 1 else self
+    return _OPS["bincount"](self, weights, minlength)
+
+
+_bincount_method.__name__ = "bincount"
+_bincount_method.__qualname__ = "Tensor.bincount"
+Tensor.bincount = _bincount_method
+
+
+def bincount(x: _IndicesLike, weights: Optional[ArrayLike] = None, minlength: int = 0) -> Tensor:
+    return Tensor.bincount(x if type(x) is Tensor else _indices(x), weights, minlength)
+
+
+__all__ += ["bincount"]
+
+
 # Automatic differentiation: GradientTape, Variable, value_and_grad,
 # custom_gradient, stop_gradient.
 #
