@@ -747,6 +747,14 @@ EpTensor      *ep_tensor_bincount           (EpTensor       *self,
                                              gint64          minlength,
                                              GError        **error);
 EP_EXPORT
+gboolean       ep_tensor_histogram          (EpTensor       *self,
+                                             gint64          bins,
+                                             gdouble         range_min,
+                                             gdouble         range_max,
+                                             EpTensor      **hist,
+                                             EpTensor      **bin_edges,
+                                             GError        **error);
+EP_EXPORT
 EpTensor      *ep_tensor_nonzero            (EpTensor       *self,
                                              GError        **error);
 EP_EXPORT

@@ -190,7 +190,8 @@ def test_the_wrapper_has_the_schema_names_and_defaults(entry):
 
 # NumPy forms the schema cannot express replace these wrappers in the API
 NUMPY_METHODS = {"reshape", "transpose", "broadcast_to", "split", "pad", "slice", "full_like",
-                 "index_update", "scatter_add", "unique", "bincount"}
+                 "index_update", "scatter_add", "unique", "bincount",
+                 "histogram"}
 NUMPY_FUNCTIONS = {"arange", "full", "eye", "meshgrid", "zeros", "ones", "einsum"}
 # parameters of a NumPy form named as a schema attribute whose default differs, and why
 OTHER_DEFAULTS = {("arange", "dtype"): "NumPy's: inferred from the arguments",

@@ -325,3 +325,62 @@ def test_bincount_has_no_gradient():
         y = Ep.bincount(np.array([0, 1, 1]), w).sum()
     grad = tape.gradient(y, [w])[0]
     assert grad is None or np.all(grad.numpy() == 0)
+
+
+# histogram (issue 17, ops): NumPy's equal bins, counts and edges to the bit
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("bins", [1, 5, 37])
+@pytest.mark.parametrize("range_", [None, (-1.5, 2.25), (0.0, 0.0), (0.1, 0.7)])
+@pytest.mark.numpy_op("histogram")
+def test_histogram(rng, dtype, bins, range_):
+    a = random_array(rng, (7, 23), dtype)
+    if dtype.startswith("float"):
+        a = a * np.asarray(1e-3, dtype) + np.asarray(7.3, dtype) if bins == 37 else a
+        a.flat[:3] = [a.min(), a.max(), 0.7]   # on edges
+    hist, edges = Ep.histogram(a, bins, range_)
+    expected_hist, expected_edges = np.histogram(a, bins, range_)
+    assert_matches(hist, expected_hist)
+    assert_matches(edges, expected_edges, exact=True)
+
+
+@pytest.mark.numpy_op("histogram")
+def test_histogram_one_value_layouts_0d_and_0_size(rng):
+    for a in (np.full(9, 3.3, np.float32), np.full(4, 5, np.int64), np.array(2.5), np.zeros((0, 3))):
+        for got, expected in zip(Ep.histogram(a, 4), np.histogram(a, 4)):
+            assert_matches(got, expected, exact=True)
+    a = random_array(rng, (5, 8, 3), "float32")
+    for _, t in layouts(a):
+        for got, expected in zip(t.histogram(6), np.histogram(a, 6)):
+            assert_matches(got, expected, exact=True)
+        for got, expected in zip(Ep.histogram(t, 3, (-1, 1)), np.histogram(a, 3, (-1, 1))):
+            assert_matches(got, expected, exact=True)
+
+
+def test_histogram_errors():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.histogram, np.ones(3), 0)
+    assert "histogram" in message and "0" in message
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.histogram, np.ones(3), -2)
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.histogram, np.ones(3), 2**62)
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.histogram, np.ones(3), 4, (2.0, 1.0))
+    assert "[2, 1]" in message
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.histogram, np.ones(3), 4, (0.0, np.inf))
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.histogram, Ep.astensor(np.ones(3)), 4, (0.0, None))
+
+
+def test_histogram_non_finite_data_without_range_counts_nothing():
+    # NumPy refuses it; the composite reads nothing back
+    hist, edges = Ep.histogram(np.array([1.0, np.nan, 2.0]), 2)
+    assert np.all(hist.numpy() == 0) and np.all(np.isnan(edges.numpy()))
+    hist, _ = Ep.histogram(np.array([1.0, np.nan, 2.0]), 2, (0, 2))
+    assert_matches(hist, np.histogram(np.array([1.0, 2.0]), 2, (0, 2))[0])
+
+
+def test_histogram_has_no_gradient():
+    x = Ep.astensor(np.linspace(0, 1, 5))
+    with Ep.GradientTape() as tape:
+        tape.watch(x)
+        _, edges = Ep.histogram(x, 3)
+        y = edges.sum()
+    grad = tape.gradient(y, [x])[0]
+    assert grad is None or np.all(grad.numpy() == 0)

@@ -2256,6 +2256,26 @@ def bincount(x: _IndicesLike, weights: Optional[ArrayLike] = None, minlength: in
 __all__ += ["bincount"]
 
 
+def _histogram_method(self, bins: int = 10,
+                      range: Optional[tuple[float, float]] = None) -> tuple[Tensor, Tensor]:
+    """NumPy's histogram with a number of equal bins: (counts, edges)."""
+    low, high = (None, None) if range is None else range
+    return _OPS["histogram"](self, bins, low, high)
+
+
+_histogram_method.__name__ = "histogram"
+_histogram_method.__qualname__ = "Tensor.histogram"
+Tensor.histogram = _histogram_method
+
+
+def histogram(a: ArrayLike, bins: int = 10,
+              range: Optional[tuple[float, float]] = None) -> tuple[Tensor, Tensor]:
+    return Tensor.histogram(_operand(a), bins, range)
+
+
+__all__ += ["histogram"]
+
+
 # Automatic differentiation: GradientTape, Variable, value_and_grad,
 # custom_gradient, stop_gradient.
 #
