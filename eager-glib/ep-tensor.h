@@ -724,6 +724,18 @@ EpTensor      *ep_tensor_repeat             (EpTensor       *self,
                                              gint64          repeats,
                                              gint            axis,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_roll_axes          (EpTensor       *self,
+                                             const gint64   *shifts,
+                                             guint           n_shifts,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_repeat_counts      (EpTensor       *self,
+                                             EpTensor       *repeats,
+                                             gint            axis,
+                                             GError        **error);
 
 /* Gathering and scattering: ops/index.c */
 

@@ -162,6 +162,8 @@ EP_FUNC (join, split_at)
 EP_FUNC (join, meshgrid)
 EP_FUNC (join, roll)
 EP_FUNC (join, repeat)
+EP_FUNC (join, roll_axes)
+EP_FUNC (join, repeat_counts)
 
 EP_OP (index, TAKE, take)
 EP_OP (index, TAKE_ALONG_AXIS, take_along_axis)

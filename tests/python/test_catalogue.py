@@ -191,7 +191,7 @@ def test_the_wrapper_has_the_schema_names_and_defaults(entry):
 # NumPy forms the schema cannot express replace these wrappers in the API
 NUMPY_METHODS = {"reshape", "transpose", "broadcast_to", "split", "pad", "slice", "full_like",
                  "index_update", "scatter_add", "unique", "bincount",
-                 "histogram"}
+                 "histogram", "roll", "repeat"}
 NUMPY_FUNCTIONS = {"arange", "full", "eye", "meshgrid", "zeros", "ones", "einsum"}
 # parameters of a NumPy form named as a schema attribute whose default differs, and why
 OTHER_DEFAULTS = {("arange", "dtype"): "NumPy's: inferred from the arguments",
@@ -341,6 +341,8 @@ SAMPLES[("repeat", "repeats")] = 2
 # issue 17 (ops)
 SAMPLES[("bincount", "self")] = [1, 4, 1]
 SAMPLES[("bincount", "weights")] = [0.5, 1.0, 2.0]
+SAMPLES[("roll_axes", "shifts")] = [1, 2]
+SAMPLES[("repeat_counts", "repeats")] = [1, 0, 2, 1, 1, 3]
 BY_TYPE = {"shape": [2, 3]}
 
 

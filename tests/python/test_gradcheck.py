@@ -194,6 +194,8 @@ CASES = {
                         ["any", "any", "any"]),
     "einsum-diagonal": (lambda a: Ep.einsum("iij->ji", a), [(3, 3, 2)], ["any"]),
     "einsum-ellipsis": (lambda a, b: Ep.einsum("...ij,...jk", a, b), [(2, 2, 3), (3, 2)], ["any", "any"]),
+    "roll-axes": (lambda a: a.roll((1, -4), axis=(0, 1)), [(2, 3)], ["any"]),
+    "repeat-counts": (lambda a: a.repeat([2, 0, 1], axis=1), [(2, 3)], ["any"]),
 }
 
 def weighted_sum(f, arrays, weight):

@@ -48,7 +48,7 @@ API_OPS = {
     ],
     "Shape and indexing": [
         "reshape", "flatten", "transpose", "T", "expand_dims", "squeeze", "broadcast_to",
-        "concatenate", "stack", "split", "tile", "flip", "pad", "meshgrid",
+        "concatenate", "stack", "split", "tile", "flip", "pad", "meshgrid", "roll_axes", "repeat_counts",
         "slice", "take", "take_along_axis", "mask", "nonzero", "bincount", "histogram", "index_update", "scatter_add", "embedding",
     ],
     "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve", "einsum"],

@@ -2276,6 +2276,41 @@ def histogram(a: ArrayLike, bins: int = 10,
 __all__ += ["histogram"]
 
 
+def _roll_method(self, shift: Union[int, Sequence[int]],
+                 axis: Optional[Union[int, Sequence[int]]] = None) -> Tensor:
+    """NumPy's roll: one shift along one axis (or the flattened tensor),
+    or tuples of shifts and axes (roll_axes)."""
+    if isinstance(shift, numbers.Integral) and (axis is None or isinstance(axis, numbers.Integral)):
+        return _OPS["roll"](self, shift, axis)
+    return _OPS["roll_axes"](self, shift, axis)
+
+
+def _repeat_method(self, repeats: Union[int, _IndicesLike], axis: Optional[int] = None) -> Tensor:
+    """NumPy's repeat: one count for every element, or one per element
+    along the axis (repeat_counts)."""
+    if isinstance(repeats, numbers.Integral):
+        return _OPS["repeat"](self, repeats, axis)
+    return _OPS["repeat_counts"](self, repeats, axis)
+
+
+for _name, _method in (("roll", _roll_method), ("repeat", _repeat_method)):
+    _method.__name__ = _name
+    _method.__qualname__ = f"Tensor.{_name}"
+    setattr(Tensor, _name, _method)
+
+
+def roll(a: ArrayLike, shift: Union[int, Sequence[int]],
+         axis: Optional[Union[int, Sequence[int]]] = None) -> Tensor:
+    return Tensor.roll(_operand(a), shift, axis)
+
+
+def repeat(a: ArrayLike, repeats: Union[int, _IndicesLike], axis: Optional[int] = None) -> Tensor:
+    return Tensor.repeat(_operand(a), repeats, axis)
+
+
+__all__ += ["roll", "repeat"]
+
+
 # Automatic differentiation: GradientTape, Variable, value_and_grad,
 # custom_gradient, stop_gradient.
 #
