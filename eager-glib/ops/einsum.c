@@ -226,6 +226,23 @@ label_operand (Plan        *plan,
   return TRUE;
 }
 
+/* Appends @label to the output's labels, within EP_MAX_DIMS */
+static gboolean
+push_output (Plan     *plan,
+             guint     label,
+             GError  **error)
+{
+  if (plan->n_output == EP_MAX_DIMS)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("einsum: the output would have more than %d axes"), EP_MAX_DIMS);
+      return FALSE;
+    }
+  plan->in_output[label] = TRUE;
+  plan->output[plan->n_output++] = label;
+  return TRUE;
+}
+
 /* The output's labels: the arrow's term, or NumPy's implicit output
  * ('...' first, then the letters used once, in order) */
 static gboolean
@@ -257,16 +274,8 @@ label_output (Plan        *plan,
               plan->in_output[label] = TRUE;
           }
       for (guint label = 0; label < N_LETTERS; label++)
-        if (plan->in_output[label])
-          {
-            if (plan->n_output == EP_MAX_DIMS)
-              {
-                g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                             _("einsum: the output would have more than %d axes"), EP_MAX_DIMS);
-                return FALSE;
-              }
-            plan->output[plan->n_output++] = label;
-          }
+        if (plan->in_output[label] && !push_output (plan, label, error))
+          return FALSE;
       for (guint k = 0; k < n_broadcast; k++)
         plan->in_output[N_LETTERS + k] = TRUE;
       return TRUE;
@@ -278,16 +287,8 @@ label_output (Plan        *plan,
     {
       if ((gint) l == output->ellipsis)
         for (guint k = 0; k < n_broadcast; k++)
-          {
-            if (plan->n_output == EP_MAX_DIMS)
-              {
-                g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                             _("einsum: the output would have more than %d axes"), EP_MAX_DIMS);
-                return FALSE;
-              }
-            plan->output[plan->n_output++] = N_LETTERS + k;
-            plan->in_output[N_LETTERS + k] = TRUE;
-          }
+          if (!push_output (plan, N_LETTERS + k, error))
+            return FALSE;
       if (l < output->n_letters)
         {
           guint label = letter_label (output->letters[l]);
@@ -304,14 +305,8 @@ label_output (Plan        *plan,
                            _("einsum: output subscript '%c' is repeated"), output->letters[l]);
               return FALSE;
             }
-          if (plan->n_output == EP_MAX_DIMS)
-            {
-              g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
-                           _("einsum: the output would have more than %d axes"), EP_MAX_DIMS);
-              return FALSE;
-            }
-          plan->in_output[label] = TRUE;
-          plan->output[plan->n_output++] = label;
+          if (!push_output (plan, label, error))
+            return FALSE;
         }
     }
 

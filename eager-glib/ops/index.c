@@ -1138,7 +1138,7 @@ histogram (EpTensor   *self,
            GError    **error)
 {
   g_autoptr(GPtrArray) h = g_ptr_array_new_with_free_func (g_object_unref);
-  EpDevice *device = self->storage->device;
+  EpDevice *device;
   EpDType dtype = ep_dtype_is_floating (self->layout.dtype) ? self->layout.dtype : EP_DTYPE_FLOAT64;
   gint64 n = ep_layout_get_size (&self->layout);
   const gint64 flat_shape[1] = { n }, counted[1] = { bins + 1 }, zero[1] = { 0 }, cut[1] = { bins };
@@ -1147,6 +1147,8 @@ histogram (EpTensor   *self,
   if ((flat = held (h, ep_tensor_reshape (self, flat_shape, 1, error))) == NULL
       || (x = held (h, ep_tensor_astype (flat, dtype, error))) == NULL)
     return FALSE;
+  /* (from a result: @self may be a bare object, refused by reshape) */
+  device = x->storage->device;
 
   if (!isnan (range_min) || n == 0)
     {

@@ -1281,7 +1281,7 @@ ep_tensor_repeat_counts (EpTensor  *self,
             ? ep_tensor_reshape (repeats, NULL, 0, error) : g_object_ref (repeats);
   if (one_row == NULL
       || (counts64 = ep_tensor_astype (one_row, EP_DTYPE_INT64, error)) == NULL
-      || (zeros = ep_full_on (repeats->storage->device, flat, 1, ep_number_from_int64 (0),
+      || (zeros = ep_full_on (counts64->storage->device, flat, 1, ep_number_from_int64 (0),
                               EP_DTYPE_INT64, error)) == NULL
       || (counts = ep_tensor_add (zeros, counts64, error)) == NULL
       || (grid = copies_grid (counts, error)) == NULL

@@ -423,7 +423,7 @@ unique (EpTensor   *self,
         EpTensor  **counts,
         GError    **error)
 {
-  EpDevice *device = self->storage->device;
+  EpDevice *device;
   const EpLayout *in = &self->layout;
   gint64 n = ep_layout_get_size (in);
   const gint64 flat_shape[1] = { n }, one[1] = { 1 };
@@ -433,6 +433,8 @@ unique (EpTensor   *self,
       || (order = ep_tensor_argsort (flat, 0, error)) == NULL
       || (sorted = ep_tensor_take (flat, order, 0, error)) == NULL)
     return FALSE;
+  /* (from a result: @self may be a bare object, refused by reshape) */
+  device = flat->storage->device;
 
   if (n == 0)
     {

@@ -94,6 +94,9 @@ REFUSED_0D = {
     "inv": (lambda t: t.inv(), lambda a: np.linalg.inv(a), Ep.Error.SHAPE),
     "slogdet": (lambda t: t.slogdet(), lambda a: np.linalg.slogdet(a), Ep.Error.SHAPE),
     "solve": (lambda t: t.solve(t), lambda a: np.linalg.solve(a, a), Ep.Error.SHAPE),
+    # 1-D only (issue 17, ops)
+    "bincount": (lambda t: t.astype("int64").bincount(), lambda a: np.bincount(a.astype(np.int64)),
+                 Ep.Error.SHAPE),
 }
 REFUSED_0SIZE = {
     # one element, no more, no less

@@ -413,3 +413,21 @@ def test_repeat_counts_gradient_is_torchs(rng):
     got, expected = torch_grad(lambda t: t.repeat(counts, axis=1),
                                lambda x: torch.repeat_interleave(x, torch.tensor(counts), 1), a, weight)
     assert_matches(got, expected)
+
+
+@pytest.mark.numpy_op("roll_axes", "repeat_counts")
+def test_roll_axes_and_repeat_counts_directly_on_layouts_0d_and_0_size(rng):
+    """The C entries themselves (Tensor.roll and Tensor.repeat pick them)."""
+    a = random_array(rng, (4, 6, 3), "int64")
+    counts = np.array([2, 0, 1, 3, 1, 1])
+    for layout in LAYOUTS:
+        t = as_layout(a, layout)
+        assert_matches(t.roll_axes([5, -1], [0, 2]), np.roll(a, (5, -1), axis=(0, 2)))
+        assert_matches(t.repeat_counts(as_layout(counts, layout), 1), np.repeat(a, counts, axis=1))
+    s = np.array(7.5, np.float32)
+    assert_matches(Ep.astensor(s).roll_axes([3, 1], None), np.roll(s, (3, 1)))
+    assert_matches(Ep.astensor(s).repeat_counts(np.array(2), None), np.repeat(s, 2))
+    assert_matches(Ep.astensor(s).repeat_counts(np.array([3]), None), np.repeat(s, [3]))
+    z = np.zeros((0, 3), np.float32)
+    assert_matches(Ep.astensor(z).roll_axes([2, 1], [0, 1]), np.roll(z, (2, 1), axis=(0, 1)))
+    assert_matches(Ep.astensor(z).repeat_counts(np.zeros(0, np.int64), 0), np.repeat(z, np.zeros(0, np.int64), 0))
