@@ -17,6 +17,7 @@
 #include "ep-dlpack.h"
 #include "ep-creation.h"
 #include "ep-random.h"
+#include "ep-einsum.h"
 #include "ep-join.h"
 #include "ep-ops.h"
 #include "ep-pool.h"

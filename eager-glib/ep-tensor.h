@@ -561,6 +561,17 @@ gboolean       ep_tensor_topk               (EpTensor       *self,
                                              EpTensor      **values,
                                              EpTensor      **indices,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_searchsorted       (EpTensor       *self,
+                                             EpTensor       *values,
+                                             EpSearchSide    side,
+                                             GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_unique             (EpTensor       *self,
+                                             EpTensor      **values,
+                                             EpTensor      **inverse,
+                                             EpTensor      **counts,
+                                             GError        **error);
 
 /* Softmax and cross-entropy: ops/softmax.c */
 
@@ -713,6 +724,18 @@ EpTensor      *ep_tensor_repeat             (EpTensor       *self,
                                              gint64          repeats,
                                              gint            axis,
                                              GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_roll_axes          (EpTensor       *self,
+                                             const gint64   *shifts,
+                                             guint           n_shifts,
+                                             const gint     *axes,
+                                             guint           n_axes,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_repeat_counts      (EpTensor       *self,
+                                             EpTensor       *repeats,
+                                             gint            axis,
+                                             GError        **error);
 
 /* Gathering and scattering: ops/index.c */
 
@@ -729,6 +752,19 @@ EpTensor      *ep_tensor_take_along_axis    (EpTensor       *self,
 EP_EXPORT
 EpTensor      *ep_tensor_mask               (EpTensor       *self,
                                              EpTensor       *mask,
+                                             GError        **error);
+EP_EXPORT
+EpTensor      *ep_tensor_bincount           (EpTensor       *self,
+                                             EpTensor       *weights,
+                                             gint64          minlength,
+                                             GError        **error);
+EP_EXPORT
+gboolean       ep_tensor_histogram          (EpTensor       *self,
+                                             gint64          bins,
+                                             gdouble         range_min,
+                                             gdouble         range_max,
+                                             EpTensor      **hist,
+                                             EpTensor      **bin_edges,
                                              GError        **error);
 EP_EXPORT
 EpTensor      *ep_tensor_nonzero            (EpTensor       *self,

@@ -180,6 +180,19 @@ typedef enum {
   EP_MATRIX_NORM_TWO,
   EP_MATRIX_NORM_NEG_TWO,
 } EpMatrixNorm;
+ * EpSearchSide:
+ * @EP_SEARCH_SIDE_LEFT: the first position where the value fits: the
+ *   number of elements less than it
+ * @EP_SEARCH_SIDE_RIGHT: the last such position: the number of elements
+ *   less than or equal to it
+ *
+ * Which of the places where a value keeps a sorted sequence sorted
+ * [method@Tensor.searchsorted] gives (NumPy's `side`).
+ */
+typedef enum {
+  EP_SEARCH_SIDE_LEFT,
+  EP_SEARCH_SIDE_RIGHT,
+} EpSearchSide;
 
 /**
  * EpGeluApproximation:

@@ -6,8 +6,10 @@
 
 #include "config.h"
 
+
 #include <string.h>
 
+#include "ep-count-private.h"
 #include "ep-cpu-private.h"
 #include "ep-shape-private.h"
 #include "ep-tensor-private.h"
@@ -413,9 +415,24 @@ cpu_scatter (EpOpCall  *call,
   return info.bad ? ep_index_error (call, info.bad_index, error) : TRUE;
 }
 
+/* bincount: contiguous int64 indices (checked by the rule) and weights */
+static gboolean
+cpu_bincount (EpOpCall  *call,
+              GError   **error)
+{
+  EpTensor *x = call->inputs[0], *w = call->inputs[1], *out = call->outputs[0];
+  gsize itemsize = ep_dtype_get_itemsize (w->layout.dtype);
+
+  ep_bincount_fill ((const gint64 *) x->storage->data + x->layout.offset,
+                    (const guint8 *) w->storage->data + w->layout.offset * itemsize,
+                    x->layout.shape[0], out->layout.dtype, out->storage->data, out->layout.shape[0]);
+  return TRUE;
+}
+
 void
 ep_cpu_register_index (EpKernelFunc *kernels)
 {
+  kernels[EP_OP_BINCOUNT] = cpu_bincount;
   kernels[EP_OP_TAKE] = cpu_take;
   kernels[EP_OP_TAKE_ALONG_AXIS] = cpu_take;
   kernels[EP_OP_MASK] = cpu_mask;

@@ -292,9 +292,78 @@ cpu_topk (EpOpCall  *call,
   return sort_rows (call, call->inputs[0]->layout.ndim - 1, TRUE, &r, error);
 }
 
+/* searchsorted: one binary search per value; NaN sorts last */
+#define FLOAT_BEFORE(a, b) ((a) < (b) || (isnan (b) && !isnan (a)))
+#define PLAIN_BEFORE(a, b) ((a) < (b))
+
+#define SEARCH_LOOP(name, T, BEFORE)                                        \
+static void                                                                 \
+name (const T *seq, const T *values, gint64 *out, gint64 n, gint64 m,       \
+      gint64 total, gint64 seq_batch, gboolean right)                       \
+{                                                                           \
+  for (gint64 i = 0; i < total; i++)                                        \
+    {                                                                       \
+      const T *row = seq + (m > 0 ? i / m : 0) * seq_batch;                 \
+      T v = values[i];                                                      \
+      gint64 lo = 0, hi = n;                                                \
+      while (lo < hi)                                                       \
+        {                                                                   \
+          gint64 mid = lo + (hi - lo) / 2;                                  \
+          if (right ? !BEFORE (v, row[mid]) : BEFORE (row[mid], v))         \
+            lo = mid + 1;                                                   \
+          else                                                              \
+            hi = mid;                                                       \
+        }                                                                   \
+      out[i] = lo;                                                          \
+    }                                                                       \
+}
+
+SEARCH_LOOP (search_f32, gfloat, FLOAT_BEFORE)
+SEARCH_LOOP (search_f64, gdouble, FLOAT_BEFORE)
+SEARCH_LOOP (search_i32, gint32, PLAIN_BEFORE)
+SEARCH_LOOP (search_i64, gint64, PLAIN_BEFORE)
+
+static gboolean
+cpu_searchsorted (EpOpCall  *call,
+                  GError   **error)
+{
+  const EpLayout *seq = &call->inputs[0]->layout, *values = &call->inputs[1]->layout;
+  gsize itemsize = ep_dtype_get_itemsize (seq->dtype);
+  const guint8 *s = (const guint8 *) call->inputs[0]->storage->data + seq->offset * itemsize;
+  const guint8 *v = (const guint8 *) call->inputs[1]->storage->data + values->offset * itemsize;
+  gint64 *out = call->outputs[0]->storage->data;
+  gint64 n = seq->shape[seq->ndim - 1];
+  gint64 total = ep_layout_get_size (values);
+  /* values per row of a batch; the whole of @values for one sequence */
+  gint64 m = seq->ndim > 1 ? values->shape[values->ndim - 1] : total;
+  gint64 seq_batch = seq->ndim > 1 ? n : 0;
+  gboolean right = call->attrs.searchsorted.side == EP_SEARCH_SIDE_RIGHT;
+
+  switch (seq->dtype)
+    {
+    case EP_DTYPE_FLOAT32:
+      search_f32 ((const gfloat *) s, (const gfloat *) v, out, n, m, total, seq_batch, right);
+      return TRUE;
+    case EP_DTYPE_FLOAT64:
+      search_f64 ((const gdouble *) s, (const gdouble *) v, out, n, m, total, seq_batch, right);
+      return TRUE;
+    case EP_DTYPE_INT32:
+      search_i32 ((const gint32 *) s, (const gint32 *) v, out, n, m, total, seq_batch, right);
+      return TRUE;
+    case EP_DTYPE_INT64:
+      search_i64 ((const gint64 *) s, (const gint64 *) v, out, n, m, total, seq_batch, right);
+      return TRUE;
+    default:
+      break;
+    }
+
+  return ep_op_error_dtype (call, seq->dtype, error);
+}
+
 void
 ep_cpu_register_sort (EpKernelFunc *kernels)
 {
+  kernels[EP_OP_SEARCHSORTED] = cpu_searchsorted;
   kernels[EP_OP_SORT] = cpu_sort;
   kernels[EP_OP_ARGSORT] = cpu_sort;
   kernels[EP_OP_TOPK] = cpu_topk;

@@ -42,6 +42,7 @@ static const char *const attr_type_names[] = {
   [EP_ATTR_INTS] = "ints",
   [EP_ATTR_DEVICE] = "device",
   [EP_ATTR_SEED] = "seed",
+  [EP_ATTR_STRING] = "string",
 };
 
 static const char *const input_kind_names[] = {
@@ -87,6 +88,7 @@ default_value (const EpAttrSpec *spec)
     case EP_ATTR_SHAPE:
     case EP_ATTR_INTS:
     case EP_ATTR_DEVICE:
+    case EP_ATTR_STRING:
       break;
     }
 

@@ -99,6 +99,9 @@ typedef struct
     /* ops/fft.c: the transform's length along axes[0] (-1: the
      * input's; canonical: the length) and its scaling */
     struct { gint64 n; EpFftNorm norm; } fft;
+    /* issue 17 (ops) */
+    struct { EpSearchSide side; } searchsorted;
+    struct { gint64 minlength; } bincount;
   };
 } EpOpAttrs;
 
@@ -230,6 +233,8 @@ typedef enum {
   EP_ATTR_INTS,            /* gint64[] and its guint length: other integers */
   EP_ATTR_DEVICE,          /* EpDevice * */
   EP_ATTR_SEED,            /* guint64 */
+  EP_ATTR_STRING,          /* const char *: composites only (EP_NO_FIELD),
+                            * as einsum's subscripts: attrs hold no pointer */
 } EpAttrType;
 
 typedef enum {

@@ -179,6 +179,8 @@ check_attr (const EpOpDef     *op,
     case EP_ATTR_DEVICE:
     case EP_ATTR_SEED:
       return TRUE;
+    case EP_ATTR_STRING:   /* composites only: no field */
+      break;
     }
 
   g_return_val_if_reached (FALSE);
@@ -269,6 +271,7 @@ set_default (EpOpAttrs        *attrs,
     case EP_ATTR_SHAPE:
     case EP_ATTR_INTS:
     case EP_ATTR_DEVICE:
+    case EP_ATTR_STRING:
       break;
     }
 }
@@ -435,6 +438,8 @@ set_value (EpOpAttrs        *attrs,
         return FALSE;
       *(EpDevice **) field = ep_device_get (g_variant_get_string (value, NULL), NULL);
       return *(EpDevice **) field != NULL;
+    case EP_ATTR_STRING:
+      break;
     }
 
   g_return_val_if_reached (FALSE);
@@ -489,6 +494,8 @@ attr_equal (const EpOpAttrs  *a,
              && G_STRUCT_MEMBER (guint, a, spec->length) == G_STRUCT_MEMBER (guint, b, spec->length);
     case EP_ATTR_DEVICE:
       return *(EpDevice *const *) x == *(EpDevice *const *) y;
+    case EP_ATTR_STRING:
+      break;
     }
 
   g_return_val_if_reached (FALSE);
@@ -636,6 +643,8 @@ attr_variant (const EpOpAttrs  *attrs,
 
         return device != NULL ? g_variant_new_string (device->name) : NULL;
       }
+    case EP_ATTR_STRING:
+      break;
     }
 
   g_return_val_if_reached (NULL);

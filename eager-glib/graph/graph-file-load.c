@@ -616,6 +616,8 @@ attr_from_json (const EpAttrSpec  *spec,
     case EP_ATTR_INTS:
       *what = _("a list of integers");
       return int_list_from_json (node);
+    case EP_ATTR_STRING:
+      break;
     }
 
   g_return_val_if_reached (NULL);

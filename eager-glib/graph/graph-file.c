@@ -223,6 +223,7 @@ add_attr_value (JsonBuilder      *builder,
       add_int_list (builder, value);
       break;
     case EP_ATTR_SEED:
+    case EP_ATTR_STRING:
       g_return_if_reached ();
     }
 }

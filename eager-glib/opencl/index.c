@@ -6,8 +6,13 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
+#include "ep-count-private.h"
+#include "ep-error.h"
+#include "ep-fault-private.h"
 #include "ep-opencl-private.h"
 #include "ep-shape-private.h"
 #include "ep-tensor-private.h"
@@ -361,9 +366,38 @@ opencl_scatter (EpOpCall  *call,
   return ok;
 }
 
+/* bincount: a host round trip. The rule has read the indices back to
+ * size the output; counting on the host keeps the sums in the CPU's
+ * order (atomics on the device would not) and costs one more read of
+ * the indices and the weights and one write of the bins. */
+static gboolean
+opencl_bincount (EpOpCall  *call,
+                 GError   **error)
+{
+  EpTensor *out = call->outputs[0];
+  gint64 length = out->layout.shape[0];
+  gsize nbytes = (gsize) length * ep_dtype_get_itemsize (out->layout.dtype);
+  g_autoptr(GBytes) indices = ep_tensor_to_bytes (call->inputs[0], error);
+  g_autoptr(GBytes) weights = indices != NULL ? ep_tensor_to_bytes (call->inputs[1], error) : NULL;
+  g_autofree gpointer bins = NULL;
+
+  if (weights == NULL)
+    return FALSE;
+  if ((bins = ep_try_malloc (nbytes)) == NULL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("bincount: cannot allocate %zu bytes for the bins"), nbytes);
+      return FALSE;
+    }
+  ep_bincount_fill (g_bytes_get_data (indices, NULL), g_bytes_get_data (weights, NULL),
+                    call->inputs[0]->layout.shape[0], out->layout.dtype, bins, length);
+  return ep_device_write (call->device, out->storage, 0, bins, nbytes, error);
+}
+
 void
 ep_opencl_register_index (EpKernelFunc *kernels)
 {
+  kernels[EP_OP_BINCOUNT] = opencl_bincount;
   kernels[EP_OP_TAKE] = opencl_take;
   kernels[EP_OP_TAKE_ALONG_AXIS] = opencl_take;
   kernels[EP_OP_MASK] = opencl_mask;

@@ -239,9 +239,46 @@ opencl_topk (EpOpCall  *call,
                     call->attrs.topk.k, call->attrs.topk.sorted, error);
 }
 
+/* searchsorted: one work-item per value (contiguous inputs of one type) */
+static gboolean
+opencl_searchsorted (EpOpCall  *call,
+                     GError   **error)
+{
+  const EpLayout *seq = &call->inputs[0]->layout, *values = &call->inputs[1]->layout;
+  cl_long n = seq->shape[seq->ndim - 1];
+  cl_long total = ep_layout_get_size (values);
+  cl_long m = seq->ndim > 1 ? values->shape[values->ndim - 1] : total;
+  cl_long seq_batch = seq->ndim > 1 ? n : 0;
+  cl_long seq_offset = seq->offset, values_offset = values->offset;
+  cl_int right = call->attrs.searchsorted.side == EP_SEARCH_SIDE_RIGHT;
+  char name[32];
+  EpCLLaunch launch;
+  gsize local;
+
+  if (!ep_opencl_check_dtype (call->device, call->op->name, seq->dtype, error))
+    return FALSE;
+
+  g_snprintf (name, sizeof name, "searchsorted_%s", ep_cl_dtype_suffix (seq->dtype));
+  if (!ep_cl_launch_init (&launch, call, "sort", name, error))
+    return FALSE;
+  ep_cl_launch_tensor (&launch, call->outputs[0]);
+  ep_cl_launch_tensor (&launch, call->inputs[0]);
+  ep_cl_launch_tensor (&launch, call->inputs[1]);
+  ep_cl_launch_arg (&launch, sizeof seq_offset, &seq_offset);
+  ep_cl_launch_arg (&launch, sizeof values_offset, &values_offset);
+  ep_cl_launch_arg (&launch, sizeof n, &n);
+  ep_cl_launch_arg (&launch, sizeof m, &m);
+  ep_cl_launch_arg (&launch, sizeof total, &total);
+  ep_cl_launch_arg (&launch, sizeof seq_batch, &seq_batch);
+  ep_cl_launch_arg (&launch, sizeof right, &right);
+  local = ep_cl_launch_local_size (&launch);
+  return ep_cl_launch_run (&launch, ep_cl_launch_global_size (&launch, total, local), local, error);
+}
+
 void
 ep_opencl_register_sort (EpKernelFunc *kernels)
 {
+  kernels[EP_OP_SEARCHSORTED] = opencl_searchsorted;
   kernels[EP_OP_SORT] = opencl_sort;
   kernels[EP_OP_ARGSORT] = opencl_sort;
   kernels[EP_OP_TOPK] = opencl_topk;

@@ -1,4 +1,5 @@
-/* ops/index.c: take, take_along_axis, mask, index_update, scatter_add;
+/* ops/index.c: take, take_along_axis, mask, index_update, scatter_add, bincount;
+ * histogram (a composite);
  * embedding (take along axis 0), nonzero (mask of a coordinate grid)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -15,6 +16,7 @@
 
 #include <glib/gi18n-lib.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "ep-creation-private.h"
@@ -892,4 +894,401 @@ ep_embedding (EpTensor  *indices,
     }
 
   return ep_error_named_result (ep_tensor_take (weight, indices, 0, error), error, "embedding");
+}
+
+/* bincount (issue 17, ops): its rule reads the indices (their largest
+ * sizes the output, a negative one is an error); the kernels add the
+ * weights in the input's order (ep-count-private.h). Not differentiable:
+ * counts are integers, and weighted sums are not differentiated either,
+ * as NumPy's bincount has no gradient. */
+
+static gboolean
+bincount_infer (EpOpCall  *call,
+                GError   **error)
+{
+  const EpLayout *x = &call->inputs[0]->layout, *w = &call->inputs[1]->layout;
+  g_autoptr(GBytes) bytes = NULL;
+  gconstpointer data;
+  gsize nbytes;
+  gint64 n, largest = -1, length;
+  EpDType dtype = ep_dtype_is_floating (w->dtype) ? w->dtype : EP_DTYPE_INT64;
+
+  if (x->ndim != 1)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("bincount: the input must be 1-D (got %u dimensions)"), x->ndim);
+      return FALSE;
+    }
+  if (w->ndim != 1 || w->shape[0] != x->shape[0])
+    {
+      g_autofree char *xs = ep_shape_to_string (x->shape, x->ndim);
+      g_autofree char *ws = ep_shape_to_string (w->shape, w->ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("bincount: the weights %s must have the shape of the input %s"), ws, xs);
+      return FALSE;
+    }
+
+  if ((bytes = ep_op_read_input (call, 0, error)) == NULL)
+    return FALSE;
+  data = g_bytes_get_data (bytes, &nbytes);
+  n = x->shape[0];
+  for (gint64 i = 0; i < n; i++)
+    {
+      gint64 v = x->dtype == EP_DTYPE_INT32 ? ((const gint32 *) data)[i] : ((const gint64 *) data)[i];
+
+      if (v < 0)
+        {
+          g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                       _("bincount: the input must not be negative (got %" PRId64 " at %" PRId64 ")"), v, i);
+          return FALSE;
+        }
+      largest = MAX (largest, v);
+    }
+
+  /* largest + 1 bins (no overflow: largest < G_MAXINT64), or minlength */
+  length = MAX (largest + 1, call->attrs.bincount.minlength);
+  if (length > G_MAXINT64 / 8)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                   _("bincount: %" PRId64 " bins are more than can be addressed"), length);
+      return FALSE;
+    }
+
+  call->input_dtypes[0] = EP_DTYPE_INT64;
+  call->input_dtypes[1] = dtype;
+  call->contiguous_inputs = 0x3;
+  ep_op_set_output (call, dtype, &length, 1);
+  return TRUE;
+}
+
+/* Not differentiable: see above. */
+const EpOpDef ep_op_bincount = {
+  .id = EP_OP_BINCOUNT, .name = "bincount",
+  .flags = EP_OP_FLAG_READS_DATA | EP_OP_FLAG_DATA_SHAPED,
+  EP_INPUTS (EP_INPUT_OF ("self", EP_INPUT_INTEGER), EP_INPUT ("weights")),
+  EP_ATTRS (EP_ATTR ("minlength", EP_ATTR_INT, EP_FIELD (bincount.minlength), EP_DEFAULT (0),
+                     .flags = EP_ATTR_NON_NEGATIVE)),
+  .infer = bincount_infer,
+  .gradient = NULL,
+};
+
+/**
+ * ep_tensor_bincount:
+ * @self: a 1-D int32 or int64 tensor of non-negative values
+ * @weights: a tensor of the shape of @self whose elements are added up
+ *   per value: ones (of an integer type) count each element once, as
+ *   NumPy's `bincount` without weights
+ * @minlength: the least number of bins, 0 or more
+ * @error: return location for an error
+ *
+ * How many times each value 0, 1, … occurs in @self, as NumPy's
+ * `bincount`: bin v of the result counts the elements equal to v (or
+ * adds up their weights), for v up to the largest element, or up to
+ * @minlength - 1 when that is more. Counts are int64; weighted sums keep
+ * a float32 or float64 type of @weights, and are int64 for integer and
+ * bool weights. The sums follow the order of @self on every device.
+ *
+ * The length depends on the values: the rule reads @self (as
+ * [method@Tensor.mask] reads its mask), so a staged function that calls
+ * it reads @self back at each call. On OpenCL the counting is a host
+ * round trip too (the indices are read back anyway, and sums keep the
+ * CPU's order). Not differentiable.
+ *
+ * Returns: (transfer full): the bins, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if @self has a negative element or
+ *   @minlength is negative, %EP_ERROR_SHAPE if @self is not 1-D or
+ *   @weights has another shape, or %EP_ERROR_DTYPE if @self is not
+ *   integer
+ */
+EpTensor *
+ep_tensor_bincount (EpTensor  *self,
+                    EpTensor  *weights,
+                    gint64     minlength,
+                    GError   **error)
+{
+  EpTensor *inputs[2] = { self, weights };
+  EpOpAttrs attrs;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (weights), NULL);
+
+  ep_op_attrs_init (&attrs);
+  attrs.bincount.minlength = minlength;
+  return ep_dispatch1 (&ep_op_bincount, inputs, 2, &attrs, error);
+}
+
+/* histogram (issue 17, ops): NumPy's equal bins as a composite of
+ * reductions, elementwise ops, take and scatter_add, so that it runs on
+ * every device and stays the same shape for any values (no host read).
+ * Its edges are NumPy's linspace (float64, rounded to the data's float
+ * type) and each element's bin is NumPy's: (x - first) * norm truncated
+ * in the data's type, then moved by one where the edges say otherwise,
+ * so that counts and edges agree bit for bit with NumPy's. */
+
+const EpOpDef ep_func_histogram = {
+  .id = EP_N_OPS, .name = "histogram",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("bins", EP_ATTR_INT, EP_NO_FIELD, EP_DEFAULT (10)),
+            EP_ATTR ("range_min", EP_ATTR_FLOAT, EP_NO_FIELD, EP_DEFAULT (NAN), .flags = EP_ATTR_NULLABLE),
+            EP_ATTR ("range_max", EP_ATTR_FLOAT, EP_NO_FIELD, EP_DEFAULT (NAN), .flags = EP_ATTR_NULLABLE)),
+  EP_OUTPUTS ("hist", "bin_edges"),
+};
+
+/* @t, owned by @held from now on (NULL stays NULL) */
+static EpTensor *
+held (GPtrArray *held,
+      EpTensor  *t)
+{
+  if (t != NULL)
+    g_ptr_array_add (held, t);
+  return t;
+}
+
+/* start + i * step for i in [0, bins], the last one @stop, in the type
+ * of @start: NumPy's linspace (its endpoint set exactly) */
+static EpTensor *
+linspace_edges (GPtrArray  *h,
+                EpDevice   *device,
+                EpTensor   *start,
+                EpTensor   *stop,
+                gint64      bins,
+                GError    **error)
+{
+  EpDType dtype = start->layout.dtype;
+  const gint64 zero[1] = { 0 }, cut[1] = { bins }, one[1] = { 1 };
+  EpTensor *range, *delta, *step, *scaled, *edges, *inner, *last;
+  EpTensor *parts[2];
+
+  if ((range = held (h, ep_arange_on (device, ep_number_from_int64 (0), ep_number_from_int64 (bins + 1),
+                                      ep_number_from_int64 (1), dtype, error))) == NULL
+      || (delta = held (h, ep_tensor_sub (stop, start, error))) == NULL
+      || (step = held (h, ep_tensor_div_scalar (delta, (gdouble) bins, error))) == NULL
+      || (scaled = held (h, ep_tensor_mul (range, step, error))) == NULL
+      || (edges = held (h, ep_tensor_add (scaled, start, error))) == NULL
+      || (inner = held (h, ep_tensor_slice (edges, zero, 1, cut, 1, NULL, 0, error))) == NULL
+      || (last = held (h, ep_tensor_reshape (stop, one, 1, error))) == NULL)
+    return NULL;
+  parts[0] = inner;
+  parts[1] = last;
+  return held (h, ep_concatenate (parts, 2, 0, error));
+}
+
+static EpTensor *
+scalar_on (GPtrArray  *h,
+           EpDevice   *device,
+           gdouble     value,
+           EpDType     dtype,
+           GError    **error)
+{
+  return held (h, ep_full_on (device, NULL, 0, ep_number_from_double (value), dtype, error));
+}
+
+/* Each element's bin, given the edges and the range of @x (of the bins'
+ * type) and norm = bins / (last - first): NumPy's index, corrected by
+ * the edges; bins itself for an element outside the range. */
+static EpTensor *
+bin_indices (GPtrArray  *h,
+             EpTensor   *x,
+             EpTensor   *first,
+             EpTensor   *last,
+             EpTensor   *norm,
+             EpTensor   *edges,
+             gint64      bins,
+             GError    **error)
+{
+  EpDevice *device = x->storage->device;
+  EpTensor *above, *below, *keep, *shifted, *f, *truncated, *index, *lower, *decrement, *step_down;
+  EpTensor *down, *next, *upper, *reaches, *not_last, *increment, *step_up, *up, *outside;
+
+  if ((above = held (h, ep_tensor_greater_equal (x, first, error))) == NULL
+      || (below = held (h, ep_tensor_less_equal (x, last, error))) == NULL
+      || (keep = held (h, ep_tensor_logical_and (above, below, error))) == NULL
+      || (shifted = held (h, ep_tensor_sub (x, first, error))) == NULL
+      || (f = held (h, ep_tensor_mul (shifted, norm, error))) == NULL
+      || (truncated = held (h, ep_tensor_astype (f, EP_DTYPE_INT64, error))) == NULL
+      /* the last edge belongs to the last bin; elements out of the
+       * range get any bin in it, replaced below */
+      || (index = held (h, ep_tensor_clip (truncated, 0, (gdouble) (bins - 1), error))) == NULL
+      || (lower = held (h, ep_tensor_take (edges, index, 0, error))) == NULL
+      || (decrement = held (h, ep_tensor_less (x, lower, error))) == NULL
+      || (step_down = held (h, ep_tensor_astype (decrement, EP_DTYPE_INT64, error))) == NULL
+      || (down = held (h, ep_tensor_sub (index, step_down, error))) == NULL
+      || (index = held (h, ep_tensor_clip (down, 0, (gdouble) (bins - 1), error))) == NULL
+      || (next = held (h, ep_tensor_add_scalar (index, 1, error))) == NULL
+      || (upper = held (h, ep_tensor_take (edges, next, 0, error))) == NULL
+      || (reaches = held (h, ep_tensor_greater_equal (x, upper, error))) == NULL
+      || (not_last = held (h, ep_tensor_not_equal_scalar (index, (gdouble) (bins - 1), error))) == NULL
+      || (increment = held (h, ep_tensor_logical_and (reaches, not_last, error))) == NULL
+      || (step_up = held (h, ep_tensor_astype (increment, EP_DTYPE_INT64, error))) == NULL
+      || (up = held (h, ep_tensor_add (index, step_up, error))) == NULL
+      || (outside = scalar_on (h, device, (gdouble) bins, EP_DTYPE_INT64, error)) == NULL)
+    return NULL;
+
+  return held (h, ep_tensor_where (keep, up, outside, error));
+}
+
+static gboolean
+histogram (EpTensor   *self,
+           gint64      bins,
+           gdouble     range_min,
+           gdouble     range_max,
+           EpTensor  **hist,
+           EpTensor  **bin_edges,
+           GError    **error)
+{
+  g_autoptr(GPtrArray) h = g_ptr_array_new_with_free_func (g_object_unref);
+  EpDevice *device;
+  EpDType dtype = ep_dtype_is_floating (self->layout.dtype) ? self->layout.dtype : EP_DTYPE_FLOAT64;
+  gint64 n = ep_layout_get_size (&self->layout);
+  const gint64 flat_shape[1] = { n }, counted[1] = { bins + 1 }, zero[1] = { 0 }, cut[1] = { bins };
+  EpTensor *flat, *x, *first, *last, *norm, *edges, *index, *ones, *zeros, *counts;
+
+  if ((flat = held (h, ep_tensor_reshape (self, flat_shape, 1, error))) == NULL
+      || (x = held (h, ep_tensor_astype (flat, dtype, error))) == NULL)
+    return FALSE;
+  /* (from a result: @self may be a bare object, refused by reshape) */
+  device = x->storage->device;
+
+  if (!isnan (range_min) || n == 0)
+    {
+      /* a range of Python floats: linspace in float64, then rounded;
+       * NumPy's (0, 1) for no data */
+      gdouble lo = isnan (range_min) ? 0 : range_min, hi = isnan (range_min) ? 1 : range_max;
+      EpTensor *lo64, *hi64, *edges64;
+
+      if (lo == hi)
+        {
+          lo -= 0.5;
+          hi += 0.5;
+        }
+      if ((lo64 = scalar_on (h, device, lo, EP_DTYPE_FLOAT64, error)) == NULL
+          || (hi64 = scalar_on (h, device, hi, EP_DTYPE_FLOAT64, error)) == NULL
+          || (edges64 = linspace_edges (h, device, lo64, hi64, bins, error)) == NULL
+          || (edges = held (h, ep_tensor_astype (edges64, dtype, error))) == NULL
+          || (first = scalar_on (h, device, lo, dtype, error)) == NULL
+          || (last = scalar_on (h, device, hi, dtype, error)) == NULL
+          || (norm = scalar_on (h, device, (gdouble) bins / (hi - lo), dtype, error)) == NULL)
+        return FALSE;
+    }
+  else
+    {
+      /* the data's range; widened by a half on both sides
+       * where it is one value, which NumPy computes in float64 */
+      EpTensor *lo, *hi, *same, *lo64, *hi64, *wide_lo, *wide_hi, *lo64a, *hi64a, *edges64, *delta;
+      EpTensor *delta64, *width, *span, *bins64, *norm64;
+
+      if ((lo = held (h, ep_tensor_min (x, NULL, 0, FALSE, error))) == NULL
+          || (hi = held (h, ep_tensor_max (x, NULL, 0, FALSE, error))) == NULL
+          || (same = held (h, ep_tensor_equal (lo, hi, error))) == NULL
+          || (lo64 = held (h, ep_tensor_astype (lo, EP_DTYPE_FLOAT64, error))) == NULL
+          || (hi64 = held (h, ep_tensor_astype (hi, EP_DTYPE_FLOAT64, error))) == NULL
+          || (wide_lo = held (h, ep_tensor_sub_scalar (lo64, 0.5, error))) == NULL
+          || (wide_hi = held (h, ep_tensor_add_scalar (hi64, 0.5, error))) == NULL
+          || (lo64a = held (h, ep_tensor_where (same, wide_lo, lo64, error))) == NULL
+          || (hi64a = held (h, ep_tensor_where (same, wide_hi, hi64, error))) == NULL
+          || (edges64 = linspace_edges (h, device, lo64a, hi64a, bins, error)) == NULL
+          || (edges = held (h, ep_tensor_astype (edges64, dtype, error))) == NULL
+          || (first = held (h, ep_tensor_astype (lo64a, dtype, error))) == NULL
+          || (last = held (h, ep_tensor_astype (hi64a, dtype, error))) == NULL
+          || (delta = held (h, ep_tensor_sub (hi, lo, error))) == NULL
+          || (delta64 = held (h, ep_tensor_astype (delta, EP_DTYPE_FLOAT64, error))) == NULL
+          || (width = held (h, ep_tensor_sub (hi64a, lo64a, error))) == NULL
+          || (span = held (h, ep_tensor_where (same, width, delta64, error))) == NULL
+          || (bins64 = scalar_on (h, device, (gdouble) bins, EP_DTYPE_FLOAT64, error)) == NULL
+          || (norm64 = held (h, ep_tensor_div (bins64, span, error))) == NULL
+          || (norm = held (h, ep_tensor_astype (norm64, dtype, error))) == NULL)
+        return FALSE;
+    }
+
+  if ((index = bin_indices (h, x, first, last, norm, edges, bins, error)) == NULL
+      || (ones = held (h, ep_full_on (device, flat_shape, 1, ep_number_from_int64 (1), EP_DTYPE_INT64, error))) == NULL
+      || (zeros = held (h, ep_full_on (device, counted, 1, ep_number_from_int64 (0), EP_DTYPE_INT64, error))) == NULL
+      || (counts = held (h, ep_tensor_scatter_add (zeros, index, ones, 0, error))) == NULL
+      || (*hist = ep_tensor_slice (counts, zero, 1, cut, 1, NULL, 0, error)) == NULL)
+    return FALSE;
+  /* no gradient: the edges are not meant to be differentiated */
+  if ((*bin_edges = ep_tensor_stop_gradient (edges, error)) == NULL)
+    {
+      g_clear_object (hist);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * ep_tensor_histogram:
+ * @self: a tensor of any shape (flattened) and real type
+ * @bins: the number of equal bins, 1 or more
+ * @range_min: the lower edge of the first bin, or NaN for the smallest
+ *   element of @self
+ * @range_max: the upper edge of the last bin, or NaN for the largest
+ *   element; NaN exactly when @range_min is
+ * @hist: (out) (transfer full) (optional): int64 counts, one per bin
+ * @bin_edges: (out) (transfer full) (optional): the @bins + 1 edges, of
+ *   @self's float type (float64 for integers)
+ * @error: return location for an error
+ *
+ * NumPy's `histogram` with a number of bins: counts of the elements in
+ * each of @bins equal intervals between the edges, each interval closed
+ * on the left and open on the right but the last, closed on both sides;
+ * elements outside the range are not counted. Without a range it is the
+ * data's, widened by 0.5 on each side when all elements are equal, and
+ * (0, 1) for no elements. Edges and counts are NumPy's to the bit (its
+ * types, linspace and index corrections). Where the data has NaN or an
+ * infinity and no range is given, NumPy refuses it; here the edges are
+ * then NaN or infinite and such elements are not counted, so that the
+ * result never depends on reading the data back.
+ *
+ * A composite of reductions, elementwise ops, take and scatter_add: it
+ * runs on every device, and its shapes depend only on @bins. No
+ * gradient: the counts are integers, the edges go through
+ * [method@Tensor.stop_gradient].
+ *
+ * Returns: (skip): %TRUE, or %FALSE with %EP_ERROR_INVALID_ARGUMENT set
+ *   if @bins is less than 1 or the range is half given, reversed or not
+ *   finite
+ */
+gboolean
+ep_tensor_histogram (EpTensor   *self,
+                     gint64      bins,
+                     gdouble     range_min,
+                     gdouble     range_max,
+                     EpTensor  **hist,
+                     EpTensor  **bin_edges,
+                     GError    **error)
+{
+  g_autoptr(EpTensor) counts = NULL, edges = NULL;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
+
+  if (bins < 1 || bins >= G_MAXINT64 / 8)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("histogram: the number of bins must be positive (got %" PRId64 ")"), bins);
+      return FALSE;
+    }
+  if (isnan (range_min) != isnan (range_max))
+    {
+      g_set_error_literal (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                           _("histogram: give both ends of the range, or neither"));
+      return FALSE;
+    }
+  if (!isnan (range_min) && !(isfinite (range_min) && isfinite (range_max) && range_min <= range_max))
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("histogram: the range [%g, %g] must be finite and not reversed"), range_min, range_max);
+      return FALSE;
+    }
+
+  if (!histogram (self, bins, range_min, range_max, &counts, &edges, error))
+    {
+      ep_error_rename_call (error, NULL, "histogram");
+      return FALSE;
+    }
+  if (hist != NULL)
+    *hist = g_steal_pointer (&counts);
+  if (bin_edges != NULL)
+    *bin_edges = g_steal_pointer (&edges);
+  return TRUE;
 }

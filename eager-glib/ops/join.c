@@ -1,4 +1,5 @@
-/* ops/join.c: concatenate, stack, split, tile, pad, meshgrid, roll, repeat
+/* ops/join.c: concatenate, stack, split, tile, pad, meshgrid, roll, repeat,
+ * roll_axes, repeat_counts
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,6 +10,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ep-autodiff-private.h"
+#include "ep-creation-private.h"
 #include "ep-dispatch-private.h"
 #include "ep-error.h"
 #include "ep-error-private.h"
@@ -1056,4 +1059,250 @@ ep_tensor_repeat (EpTensor  *self,
     return ep_error_named_result (NULL, error, "repeat");
 
   return ep_error_named_result (ep_tensor_reshape (broadcast, shape, ndim, error), error, "repeat");
+}
+
+/* roll_axes and repeat_counts (issue 17, ops): NumPy's roll with tuples
+ * of shifts and axes, and repeat with a count per element; Python's
+ * Tensor.roll and Tensor.repeat pick them or the one-number forms above */
+
+const EpOpDef ep_func_roll_axes = {
+  .id = EP_N_OPS, .name = "roll_axes",
+  EP_INPUTS (EP_INPUT ("self")),
+  EP_ATTRS (EP_ATTR ("shifts", EP_ATTR_INTS, EP_NO_FIELD),
+            EP_ATTR_AXES_ARG),
+};
+
+/**
+ * ep_tensor_roll_axes:
+ * @self: a tensor
+ * @shifts: (array length=n_shifts): the shifts, one per axis of @axes,
+ *   or one for all of them
+ * @n_shifts: the number of shifts
+ * @axes: (array length=n_axes) (nullable): the axes to roll along (an
+ *   axis may come twice: its shifts add up), or %NULL to roll the
+ *   flattened tensor by the sum of @shifts
+ * @n_axes: the number of axes
+ * @error: return location for an error
+ *
+ * NumPy's `roll` with tuples: @self rolled by `shifts[i]` along
+ * `axes[i]` for each i, a shift or an axis given once standing for all
+ * (as NumPy broadcasts them). Each axis is rolled once by the sum of
+ * its shifts (modulo its extent) with [method@Tensor.roll], so the
+ * result runs on every device and has their gradient.
+ *
+ * Returns: (transfer full): the rolled tensor, or %NULL with
+ *   %EP_ERROR_AXIS set if an axis is out of range, or
+ *   %EP_ERROR_INVALID_ARGUMENT if there are several shifts and several
+ *   axes, in different numbers
+ */
+EpTensor *
+ep_tensor_roll_axes (EpTensor      *self,
+                     const gint64  *shifts,
+                     guint          n_shifts,
+                     const gint    *axes,
+                     guint          n_axes,
+                     GError       **error)
+{
+  const EpLayout *in;
+  gint64 total[EP_MAX_DIMS] = { 0 };
+  gboolean rolled[EP_MAX_DIMS] = { FALSE };
+  g_autoptr(EpTensor) result = NULL;
+  guint n;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (shifts != NULL || n_shifts == 0, NULL);
+
+  in = &self->layout;
+  if (axes == NULL || n_axes == 0)
+    {
+      /* the flattened tensor: the shifts add up, modulo its size */
+      gint64 size = ep_layout_get_size (in), sum = 0;
+
+      for (guint i = 0; i < n_shifts; i++)
+        sum = size == 0 ? 0 : (gint64) (((guint64) sum + (guint64) (shifts[i] % size)) % (guint64) size);
+      return ep_error_named_result (ep_tensor_roll (self, sum, EP_AXIS_NONE, error), error, "roll");
+    }
+  if (n_shifts != n_axes && n_shifts > 1 && n_axes > 1)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_INVALID_ARGUMENT,
+                   _("roll: %u shifts do not go with %u axes"), n_shifts, n_axes);
+      return NULL;
+    }
+
+  n = MAX (n_shifts, n_axes);
+  for (guint i = 0; i < n_axes; i++)
+    {
+      gint axis;
+
+      if (!ep_func_normalize_axis (&ep_func_roll, axes[i], in->ndim, &axis, error))
+        return NULL;
+      rolled[axis] = TRUE;
+    }
+  for (guint i = 0; n_shifts > 0 && i < n; i++)
+    {
+      gint axis;
+      gint64 extent, shift = shifts[n_shifts == 1 ? 0 : i];
+
+      ep_func_normalize_axis (&ep_func_roll, axes[n_axes == 1 ? 0 : i], in->ndim, &axis, NULL);
+      extent = in->shape[axis];
+      /* shifts modulo the extent, added without overflow */
+      if (extent > 0)
+        total[axis] = (gint64) (((guint64) total[axis] + (guint64) ((shift % extent) + extent)) % (guint64) extent);
+    }
+
+  result = ep_identity (self, error);
+  for (guint d = 0; result != NULL && d < in->ndim; d++)
+    if (rolled[d] && total[d] != 0)
+      {
+        EpTensor *next = ep_tensor_roll (result, total[d], (gint) d, error);
+
+        g_object_unref (result);
+        result = next;
+      }
+
+  return ep_error_named_result (g_steal_pointer (&result), error, "roll");
+}
+
+const EpOpDef ep_func_repeat_counts = {
+  .id = EP_N_OPS, .name = "repeat_counts",
+  EP_INPUTS (EP_INPUT ("self"), EP_INPUT_OF ("repeats", EP_INPUT_INTEGER)),
+  EP_ATTRS (EP_ATTR_AXIS_ARG (.flags = EP_ATTR_NULLABLE)),
+};
+
+/* The (n, W) grid of which copies exist: copy j of element i where
+ * j < counts[i], W the largest count plus one. W depends on the values:
+ * it is the length of bincount (counts), and the positions 0 … W - 1
+ * come from it by ops, so that a staged call follows new counts. */
+static EpTensor *
+copies_grid (EpTensor  *counts,
+             GError   **error)
+{
+  const gint64 column[2] = { -1, 1 };
+  g_autoptr(EpTensor) ones = NULL, widths = NULL, every = NULL, running = NULL, positions = NULL;
+  g_autoptr(EpTensor) row = NULL, tall = NULL;
+
+  if ((ones = ep_full_on (counts->storage->device, counts->layout.shape, 1, ep_number_from_int64 (1),
+                          EP_DTYPE_INT64, error)) == NULL
+      || (widths = ep_tensor_bincount (counts, ones, 1, error)) == NULL
+      || (every = ep_tensor_greater_equal_scalar (widths, 0, error)) == NULL
+      || (running = ep_tensor_cumsum (every, 0, error)) == NULL
+      || (positions = ep_tensor_sub_scalar (running, 1, error)) == NULL
+      || (row = ep_tensor_expand_dims (positions, 0, error)) == NULL
+      || (tall = ep_tensor_reshape (counts, column, 2, error)) == NULL)
+    return NULL;
+  return ep_tensor_less (row, tall, error);
+}
+
+/**
+ * ep_tensor_repeat_counts:
+ * @self: a tensor of fewer than 8 dimensions
+ * @repeats: how many times each element is repeated: an integer tensor
+ *   of one element (the same for all) or one per element along @axis,
+ *   each 0 or more
+ * @axis: the axis to repeat along, or %EP_AXIS_NONE to repeat the
+ *   elements of the flattened tensor (the result is then 1-dimensional)
+ * @error: return location for an error
+ *
+ * NumPy's `repeat` with a count per element: `[1, 2]` repeated `[3, 1]`
+ * times is `[1, 1, 1, 2]`. The length of the result depends on the
+ * counts: it is [method@Tensor.mask] of @self broadcast along a new axis
+ * by the grid of the copies that exist, whose width is the length of
+ * [method@Tensor.bincount] of the counts, so a staged function that
+ * calls it reads the counts back at each call. It runs on every device
+ * and has the gradient of its ops (the sum of each element's copies).
+ *
+ * Returns: (transfer full): the repeated tensor, or %NULL with
+ *   %EP_ERROR_INVALID_ARGUMENT set if a count is negative,
+ *   %EP_ERROR_SHAPE if @repeats has neither one element nor one per
+ *   element along @axis or @self has 8 dimensions, %EP_ERROR_AXIS if
+ *   @axis is out of range, or %EP_ERROR_DTYPE if @repeats is not integer
+ */
+EpTensor *
+ep_tensor_repeat_counts (EpTensor  *self,
+                         EpTensor  *repeats,
+                         gint       axis,
+                         GError   **error)
+{
+  g_autoptr(EpTensor) x = NULL, one_row = NULL, counts64 = NULL, zeros = NULL, counts = NULL;
+  g_autoptr(EpTensor) grid = NULL, moved = NULL, wide = NULL, cond = NULL, spread = NULL, picked = NULL;
+  gint perm[EP_MAX_DIMS], back[EP_MAX_DIMS];
+  gint64 n, flat[1];
+  guint ndim;
+
+  g_return_val_if_fail (EP_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (EP_IS_TENSOR (repeats), NULL);
+
+  if (ep_dtype_is_floating (repeats->layout.dtype) || repeats->layout.dtype == EP_DTYPE_BOOL)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_DTYPE,
+                   _("repeat: the counts must be a tensor of an integer type (got %s)"),
+                   ep_dtype_get_name (repeats->layout.dtype));
+      return NULL;
+    }
+  if (axis == EP_AXIS_NONE)
+    {
+      flat[0] = ep_layout_get_size (&self->layout);
+      if ((x = ep_tensor_reshape (self, flat, 1, error)) == NULL)
+        return ep_error_named_result (NULL, error, "repeat");
+      axis = 0;
+    }
+  else
+    {
+      if (!ep_func_normalize_axis (&ep_func_repeat_counts, axis, self->layout.ndim, &axis, error))
+        return NULL;
+      x = g_object_ref (self);
+    }
+  ndim = x->layout.ndim;
+  n = x->layout.shape[axis];
+  if (ndim == EP_MAX_DIMS)
+    {
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("repeat: per-element counts need a tensor of fewer than %d dimensions"), EP_MAX_DIMS);
+      return NULL;
+    }
+  if (repeats->layout.ndim > 1 || (ep_layout_get_size (&repeats->layout) != 1
+                                   && (repeats->layout.ndim != 1 || repeats->layout.shape[0] != n)))
+    {
+      g_autofree char *rs = ep_shape_to_string (repeats->layout.shape, repeats->layout.ndim);
+
+      g_set_error (error, EP_ERROR, EP_ERROR_SHAPE,
+                   _("repeat: counts of shape %s for an axis of %" PRId64 " elements (give one count, or one per element)"),
+                   rs, n);
+      return NULL;
+    }
+
+  /* the counts as (n,) int64; the elements along @axis first */
+  flat[0] = n;
+  for (guint d = 0; d < ndim; d++)
+    perm[d] = d == 0 ? axis : (gint) d - ((gint) d <= axis);
+  for (guint d = 0; d < ndim; d++)
+    back[perm[d]] = (gint) d;
+  one_row = ep_layout_get_size (&repeats->layout) == 1
+            ? ep_tensor_reshape (repeats, NULL, 0, error) : g_object_ref (repeats);
+  if (one_row == NULL
+      || (counts64 = ep_tensor_astype (one_row, EP_DTYPE_INT64, error)) == NULL
+      || (zeros = ep_full_on (counts64->storage->device, flat, 1, ep_number_from_int64 (0),
+                              EP_DTYPE_INT64, error)) == NULL
+      || (counts = ep_tensor_add (zeros, counts64, error)) == NULL
+      || (grid = copies_grid (counts, error)) == NULL
+      || (moved = ep_tensor_transpose (x, perm, ndim, error)) == NULL
+      || (wide = ep_tensor_expand_dims (moved, 1, error)) == NULL)
+    return ep_error_named_result (NULL, error, "repeat");
+
+  /* the grid along the other axes too, so that where broadcasts the
+   * elements to (n, W, …) and mask keeps the copies, in order */
+  cond = g_object_ref (grid);
+  for (guint d = 1; d < ndim; d++)
+    {
+      EpTensor *longer = ep_tensor_expand_dims (cond, -1, error);
+
+      g_object_unref (cond);
+      if ((cond = longer) == NULL)
+        return ep_error_named_result (NULL, error, "repeat");
+    }
+  if ((spread = ep_tensor_where (cond, wide, wide, error)) == NULL
+      || (picked = ep_tensor_mask (spread, grid, error)) == NULL)
+    return ep_error_named_result (NULL, error, "repeat");
+
+  return ep_error_named_result (ep_tensor_transpose (picked, back, ndim, error), error, "repeat");
 }

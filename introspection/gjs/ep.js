@@ -332,6 +332,7 @@ const ATTRIBUTE_TYPES = {
     float: [null, 'default'],
     number: [null, 'default'],
     seed: [null, 'default'],
+    string: [null, 'default'],
     dtype: ['_dtype({0})', 'default'],
     enum: ['_enum{index}({0})', 'default'],
     axis: [null, 'AXIS_NONE'],

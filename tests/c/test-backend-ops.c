@@ -216,6 +216,14 @@ static const Case listed_cases[] = {
   { "topk", { "2x3000" }, "{'k': <7>, 'sorted': <false>}" },
   { "topk", { "4x3s" }, "{'k': <0>, 'sorted': <true>}" },
   { "topk", { "2x7" }, "{'k': <7>, 'sorted': <true>}", .data = DATA_SPECIAL },
+  /* issue 17 (ops): unsorted random rows give the positions a binary
+   * search finds, the same on every device */
+  { "searchsorted", { "9", "3x4" } },
+  { "searchsorted", { "9", "4x3t" }, "{'side': <'right'>}" },
+  { "searchsorted", { "3x7", "3x5" }, "{'side': <'right'>}" },
+  { "searchsorted", { "5x6t", "5x2" } },
+  { "searchsorted", { "7", "" }, NULL, .data = DATA_SPECIAL },
+  { "searchsorted", { "0", "3" } },
   { "topk", { "" }, "{'k': <1>, 'sorted': <true>}" },
   /* norm */
   { "layer_norm", { "3x4x5", "5", "5" } },
@@ -267,6 +275,11 @@ static const Case listed_cases[] = {
   { "mask", { "4x5", "4x5" }, .data = DATA_MASK, .indexed = 2 },
   { "mask", { "4x5t", "4" }, .data = DATA_MASK, .indexed = 2 },
   { "mask", { "700x3s", "700" }, .data = DATA_MASK, .indexed = 2 },
+  /* issue 17 (ops): bincount's weights of each dtype (a host round
+   * trip on OpenCL) */
+  { "bincount", { "9", "9" }, .data = DATA_LABELS, .classes = 5, .indexed = 1 },
+  { "bincount", { "300s", "300s" }, "{'minlength': <40>}", .data = DATA_LABELS, .classes = 20, .indexed = 1 },
+  { "bincount", { "0", "0" }, "{'minlength': <3>}", .data = DATA_LABELS, .classes = 2, .indexed = 1 },
   { "index_update", { "5x4", "3", "3x4" }, "{'axis': <0>}", LABELS (5) },
   { "index_update", { "4x5t", "2x3", "4x2x3" }, "{'axis': <1>}", LABELS (5) },
   { "index_update", { "6", "9", "" }, "{'axis': <0>}", LABELS (6) },

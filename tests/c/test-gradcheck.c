@@ -265,6 +265,21 @@ static EpTensor *op_roll (EpTensor **in, GError **e) { return ep_tensor_roll (in
 static EpTensor *op_roll_flat (EpTensor **in, GError **e) { return ep_tensor_roll (in[0], 7, EP_AXIS_NONE, e); }
 static EpTensor *op_repeat (EpTensor **in, GError **e) { return ep_tensor_repeat (in[0], 3, 0, e); }
 static EpTensor *op_repeat_flat (EpTensor **in, GError **e) { return ep_tensor_repeat (in[0], 2, EP_AXIS_NONE, e); }
+static EpTensor *op_einsum_bilinear (EpTensor **in, GError **e) { return ep_einsum (in, 3, "bi,bij,bj->b", e); }
+static EpTensor *op_einsum_diagonal (EpTensor **in, GError **e) { return ep_einsum (in, 1, "iij->ji", e); }
+static EpTensor *op_roll_axes (EpTensor **in, GError **e)
+{
+  static const gint64 shifts[] = { 1, -4 };
+  static const gint axes[] = { 0, 1 };
+
+  return ep_tensor_roll_axes (in[0], shifts, 2, axes, 2, e);
+}
+static EpTensor *op_repeat_counts (EpTensor **in, GError **e)
+{
+  g_autoptr(EpTensor) counts = ep_arange_int (0, 3, 1, EP_DTYPE_INT64, e);
+
+  return counts != NULL ? ep_tensor_repeat_counts (in[0], counts, 1, e) : NULL;
+}
 static EpTensor *op_diff (EpTensor **in, GError **e) { return ep_tensor_diff (in[0], 2, 0, e); }
 static EpTensor *op_diff_last (EpTensor **in, GError **e) { return ep_tensor_diff (in[0], 1, -1, e); }
 static EpTensor *op_tile (EpTensor **in, GError **e)
@@ -848,6 +863,11 @@ static const Case cases[] = {
   { "irfft2", "irfft", 1, { S4 (2, 3, 3, 2) }, { ANY }, op_irfft2 },
   /* forward mode (issue 17) */
   { "slice-reversed", "slice", 1, { S2 (4, 5) }, { ANY }, op_slice_reversed },
+  /* issue 17 (ops): einsum, a composite */
+  { "einsum-bilinear", "matmul", 3, { S2 (2, 3), S3 (2, 3, 4), S2 (2, 4) }, { ANY, ANY, ANY }, op_einsum_bilinear },
+  { "einsum-diagonal", "slice", 1, { S3 (3, 3, 2) }, { ANY }, op_einsum_diagonal },
+  { "roll-axes", "concatenate", 1, { S2 (2, 3) }, { ANY }, op_roll_axes },
+  { "repeat-counts", "mask", 1, { S2 (2, 3) }, { ANY }, op_repeat_counts },
 };
 
 /* Helpers */

@@ -187,6 +187,8 @@ set_attr (EpFuzzInput      *in,
     case EP_ATTR_DEVICE:
       *(EpDevice **) field = ep_device_get_default ();
       break;
+    case EP_ATTR_STRING:   /* composites only: never dispatched */
+      break;
     }
 }
 

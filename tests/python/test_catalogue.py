@@ -66,6 +66,7 @@ ATTRIBUTE_GI_TYPES = {
     "float": {"gdouble"},
     "number": {"gdouble"},
     "seed": {"guint64"},
+    "string": {"utf8"},
     "dtype": {"EpDType"},
     "axis": {"gint32"},
     "axes": {"array<gint32>"},
@@ -189,11 +190,13 @@ def test_the_wrapper_has_the_schema_names_and_defaults(entry):
 
 # NumPy forms the schema cannot express replace these wrappers in the API
 NUMPY_METHODS = {"reshape", "transpose", "broadcast_to", "split", "pad", "slice", "full_like",
-                 "index_update", "scatter_add"}
-NUMPY_FUNCTIONS = {"arange", "full", "eye", "meshgrid", "zeros", "ones"}
+                 "index_update", "scatter_add", "unique", "bincount",
+                 "histogram", "roll", "repeat"}
+NUMPY_FUNCTIONS = {"arange", "full", "eye", "meshgrid", "zeros", "ones", "einsum"}
 # parameters of a NumPy form named as a schema attribute whose default differs, and why
 OTHER_DEFAULTS = {("arange", "dtype"): "NumPy's: inferred from the arguments",
-                  ("arange", "stop"): "NumPy's arange(stop): from 0"}
+                  ("arange", "stop"): "NumPy's arange(stop): from 0",
+                  ("bincount", "weights"): "NumPy's weights=None: ones, counting each element"}
 
 
 @pytest.mark.parametrize("entry", WITH_FUNCTION, ids=names(WITH_FUNCTION))
@@ -343,6 +346,11 @@ for _name in ("fft", "ifft", "irfft"):
 for _name in ("fft2", "ifft2"):
     SAMPLES[(_name, "self")] = X.reshape(3, 1, 2)
 SAMPLES[("irfft2", "self")] = np.concatenate([X, X]).reshape(3, 2, 2)
+# issue 17 (ops)
+SAMPLES[("bincount", "self")] = [1, 4, 1]
+SAMPLES[("bincount", "weights")] = [0.5, 1.0, 2.0]
+SAMPLES[("roll_axes", "shifts")] = [1, 2]
+SAMPLES[("repeat_counts", "repeats")] = [1, 0, 2, 1, 1, 3]
 BY_TYPE = {"shape": [2, 3]}
 
 

@@ -215,6 +215,13 @@ CASES = {
     "fft2": (lambda a: a.fft2(), [(3, 4, 2)], ["any"]),
     "rfft2": (lambda a: a.rfft2(), [(3, 4)], ["any"]),
     "irfft2": (lambda a: a.irfft2(None, None, "ortho"), [(2, 3, 3, 2)], ["any"]),
+    # issue 17 (ops): einsum, a composite of transposes, reshapes, slices, sums and matmuls
+    "einsum-bilinear": (lambda x, a, y: Ep.einsum("bi,bij,bj->b", x, a, y), [(2, 3), (2, 3, 4), (2, 4)],
+                        ["any", "any", "any"]),
+    "einsum-diagonal": (lambda a: Ep.einsum("iij->ji", a), [(3, 3, 2)], ["any"]),
+    "einsum-ellipsis": (lambda a, b: Ep.einsum("...ij,...jk", a, b), [(2, 2, 3), (3, 2)], ["any", "any"]),
+    "roll-axes": (lambda a: a.roll((1, -4), axis=(0, 1)), [(2, 3)], ["any"]),
+    "repeat-counts": (lambda a: a.repeat([2, 0, 1], axis=1), [(2, 3)], ["any"]),
 }
 
 def _svd_invariants(usv):

@@ -43,15 +43,15 @@ API_OPS = {
     ],
     "Reductions, scans, sorting": [
         "sum", "prod", "min", "max", "mean", "all", "any", "argmin", "argmax", "cumsum",
-        "cumprod", "sort", "argsort", "topk", "softmax", "log_softmax", "logsumexp", "crossentropy",
+        "cumprod", "sort", "argsort", "topk", "searchsorted", "unique", "softmax", "log_softmax", "logsumexp", "crossentropy",
         "l0", "l1", "l2", "linf", "lp", "var", "std",
     ],
     "Shape and indexing": [
         "reshape", "flatten", "transpose", "T", "expand_dims", "squeeze", "broadcast_to",
-        "concatenate", "stack", "split", "tile", "flip", "pad", "meshgrid",
-        "slice", "take", "take_along_axis", "mask", "nonzero", "index_update", "scatter_add", "embedding",
+        "concatenate", "stack", "split", "tile", "flip", "pad", "meshgrid", "roll_axes", "repeat_counts",
+        "slice", "take", "take_along_axis", "mask", "nonzero", "bincount", "histogram", "index_update", "scatter_add", "embedding",
     ],
-    "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve",
+    "Linear algebra": ["matmul", "dot", "outer", "inv", "slogdet", "solve", "einsum",
                        "det", "cholesky", "qr", "svd", "eigh", "lstsq", "matrix_power", "matrix_norm"],
     "Fourier transforms": ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2"],
 }
@@ -113,6 +113,9 @@ REFUSED_0D = {
     "ifft2": (lambda t: t.ifft2(), lambda a: np.fft.ifft2(a), Ep.Error.SHAPE),
     "rfft2": (lambda t: t.rfft2(), lambda a: np.fft.rfft2(a), Ep.Error.SHAPE),
     "irfft2": (lambda t: t.irfft2(), lambda a: np.fft.irfft2(a), Ep.Error.SHAPE),
+    # 1-D only (issue 17, ops)
+    "bincount": (lambda t: t.astype("int64").bincount(), lambda a: np.bincount(a.astype(np.int64)),
+                 Ep.Error.SHAPE),
 }
 REFUSED_0SIZE = {
     # one element, no more, no less

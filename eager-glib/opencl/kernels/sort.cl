@@ -1,4 +1,4 @@
-/* sort.cl: sort, argsort, topk
+/* sort.cl: sort, argsort, topk, searchsorted
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -157,3 +157,41 @@ topk_mark (__global uchar *chosen,
       chosen[r * length + idx[r * P + j]] = 1;
     }
 }
+
+/* searchsorted: one work-item per value, a binary search in its row (the
+ * one sequence, or row i / m of a batch); NaN sorts last, as on the CPU */
+#define SEARCH(sfx, T, BEFORE)                                              \
+__kernel void                                                               \
+searchsorted_##sfx (__global long *out,                                     \
+                    __global const T *seq,                                  \
+                    __global const T *values,                               \
+                    const long seq_offset,                                  \
+                    const long values_offset,                               \
+                    const long n,                                           \
+                    const long m,                                           \
+                    const long total,                                       \
+                    const long seq_batch,                                   \
+                    const int right)                                        \
+{                                                                           \
+  for (long i = get_global_id (0); i < total; i += get_global_size (0))     \
+    {                                                                       \
+      long row = seq_offset + (m > 0 ? i / m : 0) * seq_batch;              \
+      T v = values[values_offset + i];                                      \
+      long lo = 0, hi = n;                                                  \
+      while (lo < hi)                                                       \
+        {                                                                   \
+          long mid = lo + (hi - lo) / 2;                                    \
+          T s = seq[row + mid];                                             \
+          if (right ? !BEFORE (v, s) : BEFORE (s, v))                       \
+            lo = mid + 1;                                                   \
+          else                                                              \
+            hi = mid;                                                       \
+        }                                                                   \
+      out[i] = lo;                                                          \
+    }                                                                       \
+}
+
+SEARCH (f32, float, FLOAT_ASCENDS)
+FP64 (SEARCH (f64, double, FLOAT_ASCENDS))
+SEARCH (i32, int, ASCENDS)
+SEARCH (i64, long, ASCENDS)

@@ -24,6 +24,7 @@ const ATTRIBUTE_TYPES = {
     float: 'number',
     number: 'number',
     seed: 'number',
+    string: 'string',
     dtype: 'DTypeLike',
     axis: 'number',
     axes: 'number | number[]',

@@ -5,6 +5,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <math.h>
+
 #include "ep-test-gradient.h"
 #include "ep-test-util.h"
 
@@ -535,6 +537,61 @@ test_embedding_gradient (void)
   ep_test_check_gradient (&ep_op_take, call_embedding, x, 1);
 }
 
+/* bincount (issue 17, ops) */
+static void
+test_bincount (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_vector (EP_DOUBLES (1, 4, 1, 0), 4, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) ones = ep_test_vector (EP_DOUBLES (1, 1, 1, 1), 4, EP_DTYPE_INT64);
+  g_autoptr(EpTensor) w = ep_test_vector (EP_DOUBLES (0.5, 2, 0.25, 1), 4, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) counts = ep_tensor_bincount (x, ones, 0, &error);
+  g_autoptr(EpTensor) sums = ep_tensor_bincount (x, w, 7, &error);
+  g_autoptr(EpTensor) negative = ep_test_vector (EP_DOUBLES (1, -1, 0, 2), 4, EP_DTYPE_INT64);
+  GError *bad = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (ep_tensor_get_dtype (counts), ==, EP_DTYPE_INT64);
+  ep_test_assert_tensor (counts, EP_DIMS (5), 1, EP_DOUBLES (1, 2, 0, 0, 1));
+  ep_test_assert_tensor (sums, EP_DIMS (7), 1, EP_DOUBLES (1, 0.75, 0, 0, 2, 0, 0));
+
+  g_assert_null (ep_tensor_bincount (negative, ones, 0, &bad));
+  ep_assert_error (bad, EP_ERROR_INVALID_ARGUMENT, "bincount", "-1");
+  g_clear_error (&bad);
+  g_assert_null (ep_tensor_bincount (x, w, -1, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&bad);
+}
+
+/* histogram (issue 17, ops) */
+static void
+test_histogram (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_vector (EP_DOUBLES (0, 1, 1, 2, 3, 3, 5), 7, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) hist = NULL, edges = NULL, ranged = NULL;
+  GError *bad = NULL;
+
+  g_assert_true (ep_tensor_histogram (x, 5, NAN, NAN, &hist, &edges, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (ep_tensor_get_dtype (edges), ==, EP_DTYPE_FLOAT64);
+  /* edges 0 1 2 3 4 5: the last bin [4, 5] holds 5 */
+  ep_test_assert_tensor (hist, EP_DIMS (5), 1, EP_DOUBLES (1, 2, 1, 2, 1));
+  ep_test_assert_tensor (edges, EP_DIMS (6), 1, EP_DOUBLES (0, 1, 2, 3, 4, 5));
+  g_assert_true (ep_tensor_histogram (x, 2, 1, 3, &ranged, NULL, &error));
+  ep_test_assert_tensor (ranged, EP_DIMS (2), 1, EP_DOUBLES (2, 3));
+
+  g_assert_false (ep_tensor_histogram (x, 0, NAN, NAN, NULL, NULL, &bad));
+  ep_assert_error (bad, EP_ERROR_INVALID_ARGUMENT, "histogram", "0");
+  g_clear_error (&bad);
+  g_assert_false (ep_tensor_histogram (x, 3, 1, NAN, NULL, NULL, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&bad);
+  g_assert_false (ep_tensor_histogram (x, 3, 2, 1, NULL, NULL, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&bad);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -568,6 +625,8 @@ main (int argc, char **argv)
   g_test_add_func ("/index/gradient/take-along-axis", test_gradient_take_along_axis);
   g_test_add_func ("/index/gradient/mask", test_gradient_mask);
   g_test_add_func ("/index/gradient/scatters", test_gradient_scatters);
+  g_test_add_func ("/index/bincount", test_bincount);
+  g_test_add_func ("/index/histogram", test_histogram);
 
   return g_test_run ();
 }

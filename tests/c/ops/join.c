@@ -175,6 +175,34 @@ test_roll (void)
   g_clear_error (&bad);
 }
 
+/* roll with tuples, repeat with per-element counts (issue 17, ops) */
+static void
+test_roll_axes_and_repeat_counts (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) x = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_INT64);
+  const gint64 shifts[] = { 1, -1 }, three[] = { 1, 2, 3 };
+  const gint axes[] = { 0, 1 };
+  g_autoptr(EpTensor) both = ep_tensor_roll_axes (x, shifts, 2, axes, 2, &error);
+  g_autoptr(EpTensor) flat = ep_tensor_roll_axes (x, shifts, 2, NULL, 0, &error);
+  g_autoptr(EpTensor) counts = ep_test_vector (EP_DOUBLES (2, 0, 1), 3, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) repeated = ep_tensor_repeat_counts (x, counts, 1, &error);
+  g_autoptr(EpTensor) negative = ep_test_vector (EP_DOUBLES (2, -1, 1), 3, EP_DTYPE_INT64);
+  GError *bad = NULL;
+
+  g_assert_no_error (error);
+  ep_test_assert_tensor (both, EP_DIMS (2, 3), 2, EP_DOUBLES (4, 5, 3, 1, 2, 0));
+  ep_test_assert_tensor (flat, EP_DIMS (2, 3), 2, EP_DOUBLES (0, 1, 2, 3, 4, 5));
+  ep_test_assert_tensor (repeated, EP_DIMS (2, 3), 2, EP_DOUBLES (0, 0, 2, 3, 3, 5));
+
+  g_assert_null (ep_tensor_roll_axes (x, three, 3, axes, 2, &bad));
+  ep_assert_error (bad, EP_ERROR_INVALID_ARGUMENT, "roll", "3");
+  g_clear_error (&bad);
+  g_assert_null (ep_tensor_repeat_counts (x, negative, 1, &bad));
+  ep_assert_error (bad, EP_ERROR_INVALID_ARGUMENT, "repeat", "-1");
+  g_clear_error (&bad);
+}
+
 static void
 test_repeat (void)
 {
@@ -349,6 +377,7 @@ main (int argc, char **argv)
   g_test_add_func ("/join/tile", test_tile);
   g_test_add_func ("/join/roll", test_roll);
   g_test_add_func ("/join/repeat", test_repeat);
+  g_test_add_func ("/join/roll-axes-and-repeat-counts", test_roll_axes_and_repeat_counts);
   g_test_add_func ("/join/pad", test_pad);
   g_test_add_func ("/join/meshgrid", test_meshgrid);
   g_test_add_func ("/join/gradient/concatenate", test_gradient_concatenate);

@@ -459,6 +459,59 @@ test_dot_errors (void)
   g_clear_error (&error);
 }
 
+/* einsum (issue 17, ops) */
+
+static void
+test_einsum (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(EpTensor) a = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) b = ep_test_iota (EP_DIMS (3, 2), 2, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) sq = ep_test_iota (EP_DIMS (3, 3), 2, EP_DTYPE_INT32);
+  EpTensor *ab[2] = { a, b }, *aa[2] = { a, a };
+  g_autoptr(EpTensor) product = ep_einsum (ab, 2, "ij,jk->ik", &error);
+  g_autoptr(EpTensor) implicit = ep_einsum (ab, 2, "ij,jk", &error);
+  g_autoptr(EpTensor) trace = ep_einsum (&sq, 1, "ii", &error);
+  g_autoptr(EpTensor) diagonal = ep_einsum (&sq, 1, "ii->i", &error);
+  g_autoptr(EpTensor) transposed = ep_einsum (&a, 1, "ij->ji", &error);
+  g_autoptr(EpTensor) rows = ep_einsum (aa, 2, "ij,ij->i", &error);
+
+  g_assert_no_error (error);
+  /* [[0 1 2] [3 4 5]] @ [[0 1] [2 3] [4 5]] */
+  ep_test_assert_tensor (product, EP_DIMS (2, 2), 2, EP_DOUBLES (10, 13, 28, 40));
+  ep_test_assert_tensor (implicit, EP_DIMS (2, 2), 2, EP_DOUBLES (10, 13, 28, 40));
+  g_assert_cmpint (ep_tensor_get_dtype (trace), ==, EP_DTYPE_INT32);
+  ep_test_assert_tensor (trace, NULL, 0, EP_DOUBLES (12));
+  ep_test_assert_tensor (diagonal, EP_DIMS (3), 1, EP_DOUBLES (0, 4, 8));
+  ep_test_assert_tensor (transposed, EP_DIMS (3, 2), 2, EP_DOUBLES (0, 3, 1, 4, 2, 5));
+  ep_test_assert_tensor (rows, EP_DIMS (2), 1, EP_DOUBLES (5, 50));
+}
+
+static void
+test_einsum_errors (void)
+{
+  g_autoptr(EpTensor) a = ep_zeros (EP_DIMS (2, 3), 2, EP_DTYPE_FLOAT32, NULL);
+  EpTensor *aa[2] = { a, a };
+  GError *error = NULL;
+  EpTensor *r;
+
+  r = ep_einsum (aa, 2, "ij,jk", &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "einsum");
+  g_clear_error (&error);
+  r = ep_einsum (&a, 1, "ijk", &error);
+  ep_test_assert_failed (r, error, EP_ERROR_SHAPE, "einsum");
+  g_clear_error (&error);
+  r = ep_einsum (aa, 2, "ij", &error);
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "einsum");
+  g_clear_error (&error);
+  r = ep_einsum (&a, 1, "i\xc3\xbc", &error);
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "einsum");
+  g_clear_error (&error);
+  r = ep_einsum (NULL, 0, "", &error);
+  ep_test_assert_failed (r, error, EP_ERROR_INVALID_ARGUMENT, "einsum");
+  g_clear_error (&error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -491,6 +544,8 @@ main (int argc, char **argv)
   g_test_add_func ("/linalg/matmul/error/batches", test_batches_do_not_broadcast);
   g_test_add_func ("/linalg/dot-outer", test_dot_outer);
   g_test_add_func ("/linalg/dot-outer/errors", test_dot_errors);
+  g_test_add_func ("/linalg/einsum", test_einsum);
+  g_test_add_func ("/linalg/einsum/errors", test_einsum_errors);
 
   return g_test_run ();
 }

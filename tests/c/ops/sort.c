@@ -233,6 +233,52 @@ test_not_differentiable (void)
   g_assert_cmpint (indices->layout.dtype, ==, EP_DTYPE_INT64);
 }
 
+/* searchsorted (issue 17, ops) */
+static void
+test_searchsorted (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble seq_values[] = { 1, 2, 2, 3, NAN };
+  const gdouble probe[] = { 0, 2, 2.5, NAN };
+  g_autoptr(EpTensor) seq = ep_test_vector (seq_values, 5, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) values = ep_test_vector (probe, 4, EP_DTYPE_FLOAT32);
+  g_autoptr(EpTensor) left = ep_tensor_searchsorted (seq, values, EP_SEARCH_SIDE_LEFT, &error);
+  g_autoptr(EpTensor) right = ep_tensor_searchsorted (seq, values, EP_SEARCH_SIDE_RIGHT, &error);
+  g_autoptr(EpTensor) batch = ep_test_iota (EP_DIMS (2, 3), 2, EP_DTYPE_INT32);
+  g_autoptr(EpTensor) batched = ep_tensor_searchsorted (batch, batch, EP_SEARCH_SIDE_RIGHT, &error);
+  GError *bad = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (ep_tensor_get_dtype (left), ==, EP_DTYPE_INT64);
+  ep_test_assert_tensor (left, EP_DIMS (4), 1, EP_DOUBLES (0, 1, 3, 4));
+  ep_test_assert_tensor (right, EP_DIMS (4), 1, EP_DOUBLES (0, 3, 3, 5));
+  ep_test_assert_tensor (batched, EP_DIMS (2, 3), 2, EP_DOUBLES (1, 2, 3, 1, 2, 3));
+
+  g_assert_null (ep_tensor_searchsorted (batch, values, EP_SEARCH_SIDE_LEFT, &bad));
+  g_assert_error (bad, EP_ERROR, EP_ERROR_SHAPE);
+  g_assert_nonnull (strstr (bad->message, "searchsorted"));
+  g_clear_error (&bad);
+}
+
+/* unique (issue 17, ops) */
+static void
+test_unique (void)
+{
+  g_autoptr(GError) error = NULL;
+  const gdouble x[] = { 3, NAN, 1, 3, NAN, -0.0, 0 };
+  g_autoptr(EpTensor) t = ep_test_vector (x, 7, EP_DTYPE_FLOAT64);
+  g_autoptr(EpTensor) values = NULL, inverse = NULL, counts = NULL, only = NULL;
+  const gdouble values_expected[] = { 0, 1, 3, NAN };
+
+  g_assert_true (ep_tensor_unique (t, &values, &inverse, &counts, &error));
+  g_assert_no_error (error);
+  ep_test_assert_close (values, values_expected, 4);
+  ep_test_assert_tensor (inverse, EP_DIMS (7), 1, EP_DOUBLES (2, 3, 1, 2, 3, 0, 0));
+  ep_test_assert_tensor (counts, EP_DIMS (4), 1, EP_DOUBLES (2, 1, 2, 2));
+  g_assert_true (ep_tensor_unique (t, NULL, NULL, &only, &error));
+  ep_test_assert_tensor (only, EP_DIMS (4), 1, EP_DOUBLES (2, 1, 2, 2));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -245,6 +291,8 @@ main (int argc, char **argv)
   g_test_add_func ("/sort/gradient/sort-topk", test_gradient_sort_topk);
   g_test_add_func ("/sort/gradient/ties", test_gradient_ties);
   g_test_add_func ("/sort/gradient/not-differentiable", test_not_differentiable);
+  g_test_add_func ("/sort/searchsorted", test_searchsorted);
+  g_test_add_func ("/sort/unique", test_unique);
 
   return g_test_run ();
 }

@@ -5,7 +5,7 @@ test_indexing.py); embedding against torch.nn.functional.embedding."""
 
 import numpy as np
 import pytest
-from conftest import DTYPES, NARROW_INTS, LAYOUTS, Ep, GLib, as_layout, assert_ep_error, assert_matches, random_array
+from conftest import DTYPES, NARROW_INTS, LAYOUTS, Ep, GLib, as_layout, assert_ep_error, assert_matches, layouts, random_array
 
 # opencl: every test on every device
 pytestmark = pytest.mark.on_every_device
@@ -268,3 +268,122 @@ def test_embedding_errors():
         message = assert_ep_error(Ep.Error.SHAPE, Ep.embedding, Ep.astensor([0]), bad)
         assert message.startswith("embedding: ")
     assert_ep_error(Ep.Error.INDEX, Ep.embedding, Ep.astensor([0]), Ep.zeros([0, 3]))
+
+
+# bincount (issue 17, ops): NumPy's, counts int64, weighted sums of the
+# weights' float type (int64 for integer and bool weights, where NumPy
+# gives float64)
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("minlength", [0, 3, 40])
+@pytest.mark.numpy_op("bincount")
+def test_bincount(rng, dtype, minlength):
+    x = rng.integers(0, 12, 50).astype(dtype)
+    assert_matches(Ep.bincount(x, minlength=minlength), np.bincount(x, minlength=minlength))
+    assert_matches(Ep.astensor(x).bincount(minlength=minlength), np.bincount(x, minlength=minlength))
+
+
+@pytest.mark.parametrize("wtype", DTYPES)
+@pytest.mark.numpy_op("bincount")
+def test_bincount_weights(rng, wtype):
+    x = rng.integers(0, 7, 30)
+    w = random_array(rng, (30,), wtype)
+    expected = np.bincount(x, w.astype(np.float64), minlength=9)
+    expected = expected.astype(wtype if wtype.startswith("float") else np.int64)
+    assert_matches(Ep.bincount(x, w, minlength=9), expected, rtol=1e-5)
+
+
+@pytest.mark.numpy_op("bincount")
+def test_bincount_layouts_and_0_size(rng):
+    x = rng.integers(0, 5, (4, 6)).astype(np.int64)
+    for layout in LAYOUTS:
+        row = x[1]
+        assert_matches(Ep.bincount(as_layout(row, layout)), np.bincount(row))
+        # (a one-element tensor carries every layout's name)
+        assert_matches(Ep.bincount(as_layout(row[:1], layout), as_layout(np.array([2.5]), layout)),
+                       np.bincount(row[:1], np.array([2.5])))
+    w = random_array(rng, (6, 8), "float32")
+    for _, t in layouts(w):
+        assert_matches(Ep.bincount(x[1], t[:, 2]), np.bincount(x[1], t[:, 2].numpy()).astype(np.float32), rtol=1e-6)
+    assert_matches(Ep.bincount(np.zeros(0, np.int64)), np.bincount(np.zeros(0, np.int64)))
+    assert_matches(Ep.bincount(np.zeros(0, np.int64), minlength=4), np.bincount(np.zeros(0, np.int64), minlength=4))
+
+
+def test_bincount_errors():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.bincount, np.array([1, 3, -2, -5]))
+    assert "bincount" in message and "-2" in message and "2)" in message
+    assert_ep_error(Ep.Error.SHAPE, Ep.bincount, np.zeros((2, 3), np.int64))
+    assert_ep_error(Ep.Error.SHAPE, Ep.bincount, np.int64(3))
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.bincount, np.array([1, 2]), np.ones(3))
+    assert "(3,)" in message and "(2,)" in message
+    assert_ep_error(Ep.Error.DTYPE, Ep.bincount, np.array([1.0, 2.0]))
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.bincount, np.array([1, 2]), None, -1)
+    assert_ep_error(Ep.Error.OUT_OF_MEMORY, Ep.bincount, np.array([2**62]))
+
+
+def test_bincount_has_no_gradient():
+    w = Ep.astensor(np.ones(3))
+    with Ep.GradientTape() as tape:
+        tape.watch(w)
+        y = Ep.bincount(np.array([0, 1, 1]), w).sum()
+    grad = tape.gradient(y, [w])[0]
+    assert grad is None or np.all(grad.numpy() == 0)
+
+
+# histogram (issue 17, ops): NumPy's equal bins, counts and edges to the bit
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("bins", [1, 5, 37])
+@pytest.mark.parametrize("range_", [None, (-1.5, 2.25), (0.0, 0.0), (0.1, 0.7)])
+@pytest.mark.numpy_op("histogram")
+def test_histogram(rng, dtype, bins, range_):
+    a = random_array(rng, (7, 23), dtype)
+    if dtype.startswith("float"):
+        a = a * np.asarray(1e-3, dtype) + np.asarray(7.3, dtype) if bins == 37 else a
+        a.flat[:3] = [a.min(), a.max(), 0.7]   # on edges
+    hist, edges = Ep.histogram(a, bins, range_)
+    expected_hist, expected_edges = np.histogram(a, bins, range_)
+    assert_matches(hist, expected_hist)
+    assert_matches(edges, expected_edges, exact=True)
+
+
+@pytest.mark.numpy_op("histogram")
+def test_histogram_one_value_layouts_0d_and_0_size(rng):
+    for a in (np.full(9, 3.3, np.float32), np.full(4, 5, np.int64), np.array(2.5), np.zeros((0, 3))):
+        for got, expected in zip(Ep.histogram(a, 4), np.histogram(a, 4)):
+            assert_matches(got, expected, exact=True)
+    a = random_array(rng, (5, 8, 3), "float32")
+    for _, t in layouts(a):
+        for got, expected in zip(t.histogram(6), np.histogram(a, 6)):
+            assert_matches(got, expected, exact=True)
+        for got, expected in zip(Ep.histogram(t, 3, (-1, 1)), np.histogram(a, 3, (-1, 1))):
+            assert_matches(got, expected, exact=True)
+
+
+def test_histogram_errors():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.histogram, np.ones(3), 0)
+    assert "histogram" in message and "0" in message
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.histogram, np.ones(3), -2)
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.histogram, np.ones(3), 2**62)
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.histogram, np.ones(3), 4, (2.0, 1.0))
+    assert "[2, 1]" in message
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.histogram, np.ones(3), 4, (0.0, np.inf))
+    assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.Tensor.histogram, Ep.astensor(np.ones(3)), 4, (0.0, None))
+
+
+def test_histogram_non_finite_data_without_range_counts_nothing():
+    # NumPy refuses it; the composite reads nothing back
+    hist, edges = Ep.histogram(np.array([1.0, np.nan, 2.0]), 2)
+    assert np.all(hist.numpy() == 0) and np.all(np.isnan(edges.numpy()))
+    hist, _ = Ep.histogram(np.array([1.0, np.nan, 2.0]), 2, (0, 2))
+    assert_matches(hist, np.histogram(np.array([1.0, 2.0]), 2, (0, 2))[0])
+
+
+def test_histogram_has_no_gradient():
+    x = Ep.astensor(np.linspace(0, 1, 5))
+    with Ep.GradientTape() as tape:
+        tape.watch(x)
+        _, edges = Ep.histogram(x, 3)
+        y = edges.sum()
+    grad = tape.gradient(y, [x])[0]
+    assert grad is None or np.all(grad.numpy() == 0)

@@ -332,3 +332,102 @@ def test_repeat_gradient_is_torchs(rng, axis):
     got, expected = torch_grad(lambda t: t.repeat(3, axis=axis),
                                lambda x: torch.repeat_interleave(x, 3, dim=axis), a, weight)
     assert_matches(got, expected)
+
+
+# roll with tuples (roll_axes) and repeat with a count per element
+# (repeat_counts), issue 17 (ops)
+
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("shift,axis", [((1, 2), (0, 2)), (1, (0, 1)), ((1, -5), 1), ((3, 4), None),
+                                        ((1, 1, 1), (2, 2, 2)), ((), None), ((2**62, -2**63), (0, 1))])
+@pytest.mark.numpy_op("roll_axes")
+def test_roll_tuples(rng, dtype, shift, axis):
+    a = random_array(rng, (2, 3, 4), dtype)
+    assert_matches(Ep.roll(a, shift, axis=axis), np.roll(a, shift, axis=axis))
+
+
+@pytest.mark.numpy_op("roll_axes")
+def test_roll_tuples_layouts_0d_and_0_size(rng):
+    a = random_array(rng, (4, 6, 3), "float32")
+    for _, t in layouts(a):
+        assert_matches(t.roll((5, -1), axis=(0, 2)), np.roll(a, (5, -1), axis=(0, 2)))
+    s = np.array(7, np.int64)
+    assert_matches(Ep.astensor(s).roll((3, 1)), np.roll(s, (3, 1)))
+    z = np.zeros((0, 3), np.float32)
+    assert_matches(Ep.astensor(z).roll((2, 1), axis=(0, 1)), np.roll(z, (2, 1), axis=(0, 1)))
+
+
+def test_roll_tuples_errors():
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.roll, np.zeros((2, 3)), (1, 2, 3), (0, 1))
+    assert "roll" in message and "3" in message and "2" in message
+    assert_ep_error(Ep.Error.AXIS, Ep.roll, np.zeros((2, 3)), (1, 2), (0, 2))
+
+
+def test_roll_tuples_gradient_is_torchs(rng):
+    a = random_array(rng, (3, 5), "float64")
+    weight = random_array(rng, (3, 5), "float64")
+    got, expected = torch_grad(lambda t: t.roll((2, -7), axis=(0, 1)),
+                               lambda x: torch.roll(x, (2, -7), (0, 1)), a, weight)
+    assert_matches(got, expected)
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8"])
+@pytest.mark.parametrize("repeats,axis", [([1, 0, 2], 1), ([2], 0), ([1, 2], 0), ([0, 0, 0, 0], 2),
+                                          (np.arange(24) % 3, None), (np.array(2), None), ([3, 1, 0, 2], -1)])
+@pytest.mark.numpy_op("repeat_counts")
+def test_repeat_counts(rng, dtype, repeats, axis):
+    a = random_array(rng, (2, 3, 4), dtype)
+    assert_matches(Ep.repeat(a, repeats, axis=axis), np.repeat(a, repeats, axis=axis))
+    assert_matches(Ep.repeat(a, np.asarray(repeats, np.int32), axis=axis), np.repeat(a, repeats, axis=axis))
+
+
+@pytest.mark.numpy_op("repeat_counts")
+def test_repeat_counts_layouts_0d_and_0_size(rng):
+    a = random_array(rng, (4, 6, 3), "float32")
+    counts = np.array([2, 0, 1, 3, 1, 1])
+    for _, t in layouts(a):
+        assert_matches(t.repeat(counts, axis=1), np.repeat(a, counts, axis=1))
+    s = np.array(7.5, np.float32)
+    assert_matches(Ep.astensor(s).repeat([3]), np.repeat(s, [3]))
+    z = np.zeros((0, 3), np.float32)
+    assert_matches(Ep.astensor(z).repeat(np.zeros(0, np.int64), axis=0), np.repeat(z, np.zeros(0, np.int64), axis=0))
+    assert_matches(Ep.astensor(z).repeat([2, 1, 0], axis=1), np.repeat(z, [2, 1, 0], axis=1))
+
+
+def test_repeat_counts_errors():
+    a = np.zeros((2, 3))
+    message = assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.repeat, a, [1, -1, 2], 1)
+    assert message.startswith("repeat:") and "-1" in message
+    message = assert_ep_error(Ep.Error.SHAPE, Ep.repeat, a, [1, 2], 1)
+    assert "(2,)" in message and "3" in message
+    assert_ep_error(Ep.Error.SHAPE, Ep.repeat, a, np.ones((2, 2), np.int64), 0)
+    assert_ep_error(Ep.Error.DTYPE, Ep.repeat, a, np.array([1.0, 2.0]), 0)
+    assert_ep_error(Ep.Error.AXIS, Ep.repeat, a, [1, 2], 2)
+    assert_ep_error(Ep.Error.SHAPE, Ep.repeat, np.zeros((1,) * 8), [2], 0)
+
+
+def test_repeat_counts_gradient_is_torchs(rng):
+    a = random_array(rng, (3, 4), "float64")
+    counts = np.array([2, 0, 3, 1])
+    weight = random_array(rng, (3, 6), "float64")
+    got, expected = torch_grad(lambda t: t.repeat(counts, axis=1),
+                               lambda x: torch.repeat_interleave(x, torch.tensor(counts), 1), a, weight)
+    assert_matches(got, expected)
+
+
+@pytest.mark.numpy_op("roll_axes", "repeat_counts")
+def test_roll_axes_and_repeat_counts_directly_on_layouts_0d_and_0_size(rng):
+    """The C entries themselves (Tensor.roll and Tensor.repeat pick them)."""
+    a = random_array(rng, (4, 6, 3), "int64")
+    counts = np.array([2, 0, 1, 3, 1, 1])
+    for layout in LAYOUTS:
+        t = as_layout(a, layout)
+        assert_matches(t.roll_axes([5, -1], [0, 2]), np.roll(a, (5, -1), axis=(0, 2)))
+        assert_matches(t.repeat_counts(as_layout(counts, layout), 1), np.repeat(a, counts, axis=1))
+    s = np.array(7.5, np.float32)
+    assert_matches(Ep.astensor(s).roll_axes([3, 1], None), np.roll(s, (3, 1)))
+    assert_matches(Ep.astensor(s).repeat_counts(np.array(2), None), np.repeat(s, 2))
+    assert_matches(Ep.astensor(s).repeat_counts(np.array([3]), None), np.repeat(s, [3]))
+    z = np.zeros((0, 3), np.float32)
+    assert_matches(Ep.astensor(z).roll_axes([2, 1], [0, 1]), np.roll(z, (2, 1), axis=(0, 1)))
+    assert_matches(Ep.astensor(z).repeat_counts(np.zeros(0, np.int64), 0), np.repeat(z, np.zeros(0, np.int64), 0))

@@ -108,3 +108,137 @@ def test_outer(rng, shapes, dtypes, layout):
     a = random_array(rng, shapes[0], dtypes[0])
     b = random_array(rng, shapes[1], dtypes[1])
     assert_matches(Ep.outer(as_layout(a, layout), as_layout(b, layout)), np.outer(a, b))
+
+
+# einsum (issue 17, ops): a composite of diagonals, sums, transposes,
+# reshapes and batched matmuls, against numpy.einsum; its gradient
+# against torch.einsum (finite differences are in test_gradcheck.py)
+
+EINSUM_CASES = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),            # matrix product
+    ("ij,jk", [(2, 3), (3, 4)]),                # implicit output
+    ("bi,bij,bj->b", [(5, 3), (5, 3, 4), (5, 4)]),   # batched bilinear form
+    ("ii", [(3, 3)]),                           # trace
+    ("ii->i", [(3, 3)]),                        # diagonal
+    ("iij->ji", [(3, 3, 2)]),
+    ("iii->i", [(3, 3, 3)]),
+    ("i,j->ij", [(3,), (4,)]),                  # outer
+    ("ij->ji", [(2, 3)]),                       # transposes
+    ("ji", [(2, 3)]),
+    ("ijk->kij", [(2, 3, 4)]),
+    ("ij", [(2, 3)]),
+    ("ij->", [(2, 3)]),                         # sums
+    ("ij->j", [(2, 3)]),
+    ("ij,ij->", [(2, 3), (2, 3)]),
+    ("ij,ij->ij", [(2, 3), (2, 3)]),            # elementwise product
+    ("...ij,...jk->...ik", [(2, 5, 2, 3), (5, 3, 4)]),   # ellipsis, broadcast
+    ("...ij,j...", [(5, 2, 3), (3, 5)]),
+    ("...", [(2, 3)]),
+    ("...i->...", [(2, 3)]),
+    ("i...->...", [(2, 3)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),  # three operands
+    ("abc,cd,de->abe", [(2, 3, 4), (4, 5), (5, 6)]),
+    ("i,i,i->", [(4,), (4,), (4,)]),
+    ("ijk,jil->kl", [(3, 4, 5), (4, 3, 2)]),
+    ("ij,kl->", [(2, 3), (4, 5)]),
+    ("i,i", [(1,), (3,)]),                      # an extent of 1 broadcasts
+    ("Ba,ab", [(2, 3), (3, 4)]),                # upper case first
+    ("bA,a", [(2, 3), (2,)]),
+    (" i j , j k ", [(2, 3), (3, 4)]),          # spaces
+    ("", [()]),                                 # 0-d
+    ("->", [()]),
+    (",i->i", [(), (3,)]),
+    ("ij,jk", [(0, 3), (3, 4)]),                # 0-size
+    ("bij,bjk->bik", [(3, 0, 2), (3, 2, 4)]),
+    ("ij,jk->ik", [(2, 0), (0, 4)]),
+]
+
+
+@pytest.mark.parametrize("subscripts,shapes", EINSUM_CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.numpy_op("einsum")
+def test_einsum(rng, subscripts, shapes, dtype):
+    arrays = [random_array(rng, shape, dtype) for shape in shapes]
+    assert_matches(Ep.einsum(subscripts, *arrays), np.einsum(subscripts, *arrays),
+                   rtol=1e-5 if dtype == "float32" else None)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.numpy_op("einsum")
+def test_einsum_layouts(rng, layout):
+    a = random_array(rng, (4, 6, 3), "float32")
+    b = random_array(rng, (3, 6), "float32")
+    c = random_array(rng, (3, 6, 3), "float32")
+    for subscripts, x in (("bij,jk->bik", a), ("bij,ji->b", a), ("iji,ij->j", c)):
+        assert_matches(Ep.einsum(subscripts, as_layout(x, layout), as_layout(b, layout)),
+                       np.einsum(subscripts, x, b), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtypes", list(itertools.product(["int32", "int64", "float32", "bool"], repeat=2)))
+@pytest.mark.numpy_op("einsum")
+def test_einsum_promotes(rng, dtypes):
+    a = random_array(rng, (2, 3), dtypes[0])
+    b = random_array(rng, (3, 4), dtypes[1])
+    assert_matches(Ep.einsum("ij,jk->ik", a, b), np.einsum("ij,jk->ik", a, b), rtol=1e-5)
+
+
+@pytest.mark.parametrize("subscripts,shapes,code,words", [
+    ("ij,jk", [(2, 3), (4, 5)], "SHAPE", ["'j'", "4", "3"]),        # mismatched extents
+    ("ii", [(2, 3)], "SHAPE", ["'i'", "2", "3"]),
+    ("...i,...i", [(2, 3), (4, 3)], "SHAPE", ["...", "4", "2"]),
+    ("ijk", [(2, 3)], "SHAPE", ["2 axes", "3"]),                     # longer than the rank
+    ("ij...", [(2,)], "SHAPE", ["1 axis", "2"]),
+    ("ij", [(2, 3, 4)], "SHAPE", ["3 axes", "2"]),
+    ("i", [()], "SHAPE", ["0 axes", "1"]),
+    ("ij,jk->ik", [(2, 3)], "INVALID_ARGUMENT", ["2 operands", "1"]),   # too few operands
+    ("ij", [(2, 3), (3, 4)], "INVALID_ARGUMENT", ["1 operand", "2"]),   # too many
+    ("ij->ijk", [(2, 3)], "INVALID_ARGUMENT", ["'k'"]),
+    ("ij->ii", [(2, 3)], "INVALID_ARGUMENT", ["'i'", "repeated"]),
+    ("iü", [(2, 3)], "INVALID_ARGUMENT", ["character 2"]),           # not ASCII
+    ("i1", [(2, 3)], "INVALID_ARGUMENT", ["character 2"]),
+    ("i.j", [(2, 3)], "INVALID_ARGUMENT", ["'.'"]),
+    ("i......", [(2, 3)], "INVALID_ARGUMENT", ["'.'"]),
+    ("ij->i,j", [(2, 3)], "INVALID_ARGUMENT", ["character 6"]),
+    ("ij->->i", [(2, 3)], "INVALID_ARGUMENT", ["character 5"]),
+    ("...ij->ij", [(4, 2, 3)], "INVALID_ARGUMENT", ["..."]),
+    ("abcdefghi", [(1,) * 8], "INVALID_ARGUMENT", ["8"]),
+    ("abcde,fghij->abcdefghij", [(1,) * 5, (1,) * 5], "INVALID_ARGUMENT", ["8"]),
+    ("abcde,fghi", [(1,) * 5, (1,) * 4], "SHAPE", ["8 axes"]),   # implicit output too wide
+])
+def test_einsum_errors(subscripts, shapes, code, words):
+    message = assert_ep_error(getattr(Ep.Error, code), Ep.einsum, subscripts, *[np.ones(s) for s in shapes])
+    assert message.startswith("einsum:")
+    for word in words:
+        assert word in message, message
+
+
+def test_einsum_needs_an_operand_and_a_string():
+    assert "at least one" in assert_ep_error(Ep.Error.INVALID_ARGUMENT, Ep.einsum, "")
+    with pytest.raises(TypeError):
+        Ep.einsum(np.ones(3), "i")
+
+
+@pytest.mark.parametrize("subscripts,shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("bi,bij,bj->b", [(5, 3), (5, 3, 4), (5, 4)]),
+    ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]),
+    ("...ij,...jk->...ik", [(2, 5, 2, 3), (5, 3, 4)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("i,i->", [(1,), (3,)]),
+    ("iij->j", [(3, 3, 2)]),
+])
+def test_einsum_gradient_is_torchs(rng, subscripts, shapes):
+    import torch
+    arrays = [random_array(rng, s, "float64") for s in shapes]
+    tensors = [Ep.astensor(a) for a in arrays]
+    with Ep.GradientTape() as tape:
+        for t in tensors:
+            tape.watch(t)
+        out = Ep.einsum(subscripts, *tensors)
+        weight = random_array(rng, out.shape, "float64")
+        loss = (out * weight).sum()
+    refs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    (torch.einsum(subscripts, *refs) * torch.tensor(weight)).sum().backward()
+    for got, ref in zip(tape.gradient(loss, tensors), refs):
+        assert_matches(got, ref.grad.numpy())

@@ -963,6 +963,7 @@ _ATTRIBUTE_TYPES = {
     "float": ("float", None, "default"),
     "number": ("float", None, "default"),   # integers: the _int form (full_int)
     "seed": ("int", None, "default"),
+    "string": ("str", None, "default"),
     "dtype": ("DTypeLike", "_dtype({0})", "default"),
     "enum": (None, "_enum_{name}({0})", "default"),   # annotation: the enum's alias
     "axis": ("int", None, "AXIS_NONE"),
@@ -2228,6 +2229,120 @@ def transpose(a: ArrayLike, axes: Optional[Sequence[int]] = None) -> Tensor:
 
 
 __all__ += ["arange", "full", "eye", "meshgrid", "split", "pad", "transpose"]
+
+
+# einsum (issue 17, ops): NumPy's einsum(subscripts, *operands); C takes
+# the operands first, as its schema lists inputs before attributes.
+
+def einsum(subscripts: str, *operands: ArrayLike) -> Tensor:
+    """NumPy's einsum: Einstein summation of the operands by subscripts
+    ("ij,jk->ik"), contracted through batched matmuls."""
+    if not isinstance(subscripts, str):
+        raise TypeError("einsum: the subscripts must be a string, as einsum('ij,jk->ik', a, b)")
+    return _OPS["einsum"](operands, subscripts)
+
+
+__all__ += ["einsum"]
+
+
+class _UniqueMethods:
+    """Tensor.unique in NumPy's form (copied onto Tensor below)."""
+
+    def unique(self, return_inverse: bool = False,
+               return_counts: bool = False) -> Union[Tensor, tuple[Tensor, ...]]:
+        """NumPy's unique: the sorted distinct elements, and with
+        return_inverse and return_counts the inverse (of self's shape)
+        and the counts, as a tuple in that order."""
+        values, inverse, counts = _OPS["unique"](self)
+        extra = [t for t, wanted in ((inverse, return_inverse), (counts, return_counts)) if wanted]
+        return (values, *extra) if extra else values
+
+
+Tensor.unique = _UniqueMethods.unique
+Tensor.unique.__qualname__ = "Tensor.unique"
+
+
+def unique(ar: ArrayLike, return_inverse: bool = False,
+           return_counts: bool = False) -> Union[Tensor, tuple[Tensor, ...]]:
+    return Tensor.unique(_operand(ar), return_inverse, return_counts)
+
+
+__all__ += ["unique"]
+
+
+def _bincount_method(self, weights: Optional[ArrayLike] = None, minlength: int = 0) -> Tensor:
+    """NumPy's bincount: how many times each value 0, 1, ... occurs, or
+    the sums of weights per value; weights=None counts."""
+    if weights is None:
+        weights = _OPS["full_like_int"](self, 1) if self.get_ndim() == 1 else self
+    return _OPS["bincount"](self, weights, minlength)
+
+
+_bincount_method.__name__ = "bincount"
+_bincount_method.__qualname__ = "Tensor.bincount"
+Tensor.bincount = _bincount_method
+
+
+def bincount(x: _IndicesLike, weights: Optional[ArrayLike] = None, minlength: int = 0) -> Tensor:
+    return Tensor.bincount(x if type(x) is Tensor else _indices(x), weights, minlength)
+
+
+__all__ += ["bincount"]
+
+
+def _histogram_method(self, bins: int = 10,
+                      range: Optional[tuple[float, float]] = None) -> tuple[Tensor, Tensor]:
+    """NumPy's histogram with a number of equal bins: (counts, edges)."""
+    low, high = (None, None) if range is None else range
+    return _OPS["histogram"](self, bins, low, high)
+
+
+_histogram_method.__name__ = "histogram"
+_histogram_method.__qualname__ = "Tensor.histogram"
+Tensor.histogram = _histogram_method
+
+
+def histogram(a: ArrayLike, bins: int = 10,
+              range: Optional[tuple[float, float]] = None) -> tuple[Tensor, Tensor]:
+    return Tensor.histogram(_operand(a), bins, range)
+
+
+__all__ += ["histogram"]
+
+
+def _roll_method(self, shift: Union[int, Sequence[int]],
+                 axis: Optional[Union[int, Sequence[int]]] = None) -> Tensor:
+    """NumPy's roll: one shift along one axis (or the flattened tensor),
+    or tuples of shifts and axes (roll_axes)."""
+    if isinstance(shift, numbers.Integral) and (axis is None or isinstance(axis, numbers.Integral)):
+        return _OPS["roll"](self, shift, axis)
+    return _OPS["roll_axes"](self, shift, axis)
+
+
+def _repeat_method(self, repeats: Union[int, _IndicesLike], axis: Optional[int] = None) -> Tensor:
+    """NumPy's repeat: one count for every element, or one per element
+    along the axis (repeat_counts)."""
+    if isinstance(repeats, numbers.Integral):
+        return _OPS["repeat"](self, repeats, axis)
+    return _OPS["repeat_counts"](self, repeats, axis)
+
+
+for _name, _method in (("roll", _roll_method), ("repeat", _repeat_method)):
+    _method.__name__ = _name
+    _method.__qualname__ = f"Tensor.{_name}"
+    setattr(Tensor, _name, _method)
+
+
+def roll(a: ArrayLike, shift: Union[int, Sequence[int]],
+         axis: Optional[Union[int, Sequence[int]]] = None) -> Tensor:
+    return Tensor.roll(_operand(a), shift, axis)
+
+
+def repeat(a: ArrayLike, repeats: Union[int, _IndicesLike], axis: Optional[int] = None) -> Tensor:
+    return Tensor.repeat(_operand(a), repeats, axis)
+
+
+__all__ += ["roll", "repeat"]
 
 
 # Automatic differentiation: GradientTape, Variable, value_and_grad,
