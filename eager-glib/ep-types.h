@@ -180,6 +180,8 @@ typedef enum {
   EP_MATRIX_NORM_TWO,
   EP_MATRIX_NORM_NEG_TWO,
 } EpMatrixNorm;
+
+/**
  * EpSearchSide:
  * @EP_SEARCH_SIDE_LEFT: the first position where the value fits: the
  *   number of elements less than it
