@@ -118,10 +118,16 @@ get_plan (EpOpCall       *call,
 
   if (plans == NULL)
     {
-      clfftSetupData setup;
+      /* clFFT.h defines clfftInitSetupData() as a plain C99 inline
+       * with no external definition: at -O0 it is a link error. */
+      clfftSetupData setup = {
+        .major = clfftVersionMajor,
+        .minor = clfftVersionMinor,
+        .patch = clfftVersionPatch,
+        .debugFlags = 0,
+      };
 
-      if ((setup_status = clfftInitSetupData (&setup)) == CLFFT_SUCCESS)
-        setup_status = clfftSetup (&setup);
+      setup_status = clfftSetup (&setup);
       if (setup_status == CLFFT_SUCCESS)
         atexit (teardown);
       plans = g_hash_table_new_full (plan_key_hash, plan_key_equal, g_free, plan_free);
