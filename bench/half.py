@@ -1,7 +1,9 @@
 """float16 and bfloat16 against PyTorch's CPU kernels (and NumPy's float16):
 a 1024x1024 matmul and an add of 4M elements, same process, same threads.
-eager-glib computes both in float32 (matmul: the operands widened, OpenBLAS
-sgemm, the result rounded; add: float32 adds in runs, rounded). Each
+eager-glib computes both in float32 (float16 matmul: the operands widened,
+OpenBLAS sgemm, the result rounded; bfloat16 matmul: oneDNN's bfloat16
+primitive, float32 sums rounded, or the float16 way with
+EP_BF16_MATMUL_WIDEN=1; add: float32 adds in runs, rounded). Each
 figure is the best of several short rounds, in milliseconds; the ratio is
 the peer's time over eager-glib's (above 1: eager-glib is faster).
 

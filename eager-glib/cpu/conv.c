@@ -1,5 +1,5 @@
 /* conv.c: 2-D convolutions on the CPU: float32 on oneDNN, float64 by
- * im2col and OpenBLAS
+ * im2col and OpenBLAS; and oneDNN's bfloat16 matmul (for cpu/linalg.c)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -566,6 +566,240 @@ conv_f32 (EpOpCall             *call,
     buffer_release (&staged[r]);
   buffer_release (&scratch);
   plan_release (plan);
+  return ok;
+}
+
+/* bfloat16 matrix products (cpu/linalg.c): a oneDNN matmul primitive
+ * with bfloat16 source, weights and destination (float32 accumulation,
+ * the result rounded to nearest even), made once per shape and kept as
+ * the convolutions' plans are, on the same engine, lock and OpenMP
+ * threads. Operands are plain row-major batches of matrices; a batch of
+ * one broadcasts. */
+
+typedef struct
+{
+  gint64 batch_a, batch_b, batch, n, k, m;
+  gint64 trans_a, trans_b;    /* column-major matrices */
+} MatmulKey;
+
+typedef struct
+{
+  MatmulKey          key;
+  dnnl_primitive_t   matmul;     /* NULL: oneDNN has none (no bfloat16 on this CPU) */
+  dnnl_memory_desc_t md[3];      /* src, weights, dst */
+  dnnl_memory_desc_t scratch_md;
+  gsize              scratch_size;
+} MatmulPlan;
+
+static GHashTable *matmul_plans;   /* MatmulKey -> MatmulPlan, under dnnl.lock */
+
+static guint
+matmul_key_hash (gconstpointer key)
+{
+  const gint64 *v = key;
+  guint h = 5381;
+
+  for (gsize i = 0; i < sizeof (MatmulKey) / sizeof (gint64); i++)
+    h = h * 33 + (guint) (v[i] ^ (v[i] >> 32));
+  return h;
+}
+
+static gboolean
+matmul_key_equal (gconstpointer a,
+                  gconstpointer b)
+{
+  return memcmp (a, b, sizeof (MatmulKey)) == 0;
+}
+
+static void
+matmul_plan_free (gpointer data)
+{
+  MatmulPlan *plan = data;
+
+  if (plan->matmul != NULL)
+    dnnl_primitive_destroy (plan->matmul);
+  g_free (plan);
+}
+
+static dnnl_status_t
+matmul_plan_make (MatmulPlan *plan)
+{
+  const MatmulKey *k = &plan->key;
+  dnnl_dims_t src = { k->batch_a, k->n, k->k }, wei = { k->batch_b, k->k, k->m },
+              dst = { k->batch, k->n, k->m };
+  dnnl_matmul_desc_t desc;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_status_t status;
+
+  /* one matrix each: 2-D, as PyTorch asks (oneDNN's 3-D primitive
+   * with a batch of 1 is no faster) */
+  int nd = k->batch == 1 ? 2 : 3, skip = 3 - nd;
+  dnnl_format_tag_t tag = nd == 2 ? dnnl_ab : dnnl_abc, trans = nd == 2 ? dnnl_ba : dnnl_acb;
+
+  dnnl_memory_desc_init_by_tag (&plan->md[0], nd, src + skip, dnnl_bf16, k->trans_a ? trans : tag);
+  dnnl_memory_desc_init_by_tag (&plan->md[1], nd, wei + skip, dnnl_bf16, k->trans_b ? trans : tag);
+  dnnl_memory_desc_init_by_tag (&plan->md[2], nd, dst + skip, dnnl_bf16, tag);
+  status = dnnl_matmul_desc_init (&desc, &plan->md[0], &plan->md[1], NULL, &plan->md[2]);
+  if (status == dnnl_success)
+    status = dnnl_primitive_attr_create (&attr);
+  if (status == dnnl_success)
+    status = dnnl_primitive_attr_set_scratchpad_mode (attr, dnnl_scratchpad_mode_user);
+  if (status == dnnl_success)
+    status = dnnl_primitive_desc_create (&pd, &desc, attr, dnnl.engine, NULL);
+  if (attr != NULL)
+    dnnl_primitive_attr_destroy (attr);
+  if (status != dnnl_success)
+    return status;
+
+  plan->scratch_md = *dnnl_primitive_desc_query_md (pd, dnnl_query_scratchpad_md, 0);
+  plan->scratch_size = dnnl_memory_desc_get_size (&plan->scratch_md);
+  status = dnnl_primitive_create (&plan->matmul, pd);
+  dnnl_primitive_desc_destroy (pd);
+  return status;
+}
+
+static MatmulPlan *
+matmul_plan_lookup (const EpOpCall  *call,
+                    const MatmulKey *key,
+                    GError         **error)
+{
+  MatmulPlan *plan;
+  dnnl_status_t status;
+
+  g_mutex_lock (&dnnl.lock);
+  if (!dnnl_init_locked (call, error))
+    {
+      g_mutex_unlock (&dnnl.lock);
+      return NULL;
+    }
+  if (matmul_plans == NULL)
+    matmul_plans = g_hash_table_new_full (matmul_key_hash, matmul_key_equal, NULL, matmul_plan_free);
+
+  plan = g_hash_table_lookup (matmul_plans, key);
+  if (plan != NULL)
+    {
+      g_mutex_unlock (&dnnl.lock);
+      return plan;
+    }
+
+  plan = g_new0 (MatmulPlan, 1);
+  plan->key = *key;
+  status = matmul_plan_make (plan);
+  if (status != dnnl_success && status != dnnl_out_of_memory)
+    {
+      /* unimplemented (no bfloat16 on this CPU) or sizes it refuses: kept
+       * as "none", so that later calls widen without asking again */
+      if (plan->matmul != NULL)
+        dnnl_primitive_destroy (plan->matmul);
+      plan->matmul = NULL;
+    }
+  else if (dnnl_failed (status, "dnnl_primitive_desc_create", call, error))
+    {
+      matmul_plan_free (plan);
+      g_mutex_unlock (&dnnl.lock);
+      return NULL;
+    }
+
+  if (g_hash_table_size (matmul_plans) < MAX_PLANS)
+    g_hash_table_insert (matmul_plans, &plan->key, plan);
+  g_mutex_unlock (&dnnl.lock);
+  return plan;
+}
+
+static void
+matmul_plan_release (MatmulPlan *plan)
+{
+  gboolean kept;
+
+  g_mutex_lock (&dnnl.lock);
+  kept = g_hash_table_lookup (matmul_plans, &plan->key) == plan;
+  g_mutex_unlock (&dnnl.lock);
+  if (!kept)
+    matmul_plan_free (plan);
+}
+
+/*
+ * ep_cpu_dnnl_matmul_bf16:
+ * @ran: set to whether oneDNN ran it (FALSE: it has no such primitive
+ *   here; the caller computes in float32)
+ *
+ * c (batch x n x m) = a (batch_a x n x k) b (batch_b x k x m), all
+ * bfloat16 and contiguous batches of row-major matrices (column-major
+ * for a and b where @trans_a, @trans_b); batch_a and batch_b are batch
+ * or 1 (broadcast). No size is 0.
+ */
+gboolean
+ep_cpu_dnnl_matmul_bf16 (const EpOpCall *call,
+                         gint64          batch_a,
+                         gint64          batch_b,
+                         gint64          batch,
+                         gint64          n,
+                         gint64          k,
+                         gint64          m,
+                         gboolean        trans_a,
+                         gboolean        trans_b,
+                         gconstpointer   a,
+                         gconstpointer   b,
+                         gpointer        c,
+                         gboolean       *ran,
+                         GError        **error)
+{
+  MatmulKey key = { batch_a, batch_b, batch, n, k, m, trans_a, trans_b };
+  MatmulPlan *plan;
+  Buffer scratch = { NULL, 0 };
+  dnnl_stream_t stream = NULL;
+  dnnl_memory_t mem[4] = { NULL };
+  dnnl_status_t status;
+  gboolean ok;
+
+  *ran = FALSE;
+  plan = matmul_plan_lookup (call, &key, error);
+  if (plan == NULL)
+    return FALSE;
+  if (plan->matmul == NULL)
+    {
+      matmul_plan_release (plan);
+      return TRUE;
+    }
+  if (!buffer_alloc (&scratch, plan->scratch_size, call, error))
+    {
+      matmul_plan_release (plan);
+      return FALSE;
+    }
+
+  if (dnnl.omp_set_num_threads != NULL)
+    dnnl.omp_set_num_threads ((int) ep_cpu_get_n_threads ());
+  status = dnnl_stream_create (&stream, dnnl.engine, dnnl_stream_default_flags);
+  if (status == dnnl_success)
+    status = dnnl_memory_create (&mem[0], &plan->md[0], dnnl.engine, (gpointer) a);
+  if (status == dnnl_success)
+    status = dnnl_memory_create (&mem[1], &plan->md[1], dnnl.engine, (gpointer) b);
+  if (status == dnnl_success)
+    status = dnnl_memory_create (&mem[2], &plan->md[2], dnnl.engine, c);
+  if (status == dnnl_success && plan->scratch_size > 0)
+    status = dnnl_memory_create (&mem[3], &plan->scratch_md, dnnl.engine, scratch.data);
+  if (status == dnnl_success)
+    {
+      dnnl_exec_arg_t args[] = {
+        { DNNL_ARG_SRC, mem[0] }, { DNNL_ARG_WEIGHTS, mem[1] }, { DNNL_ARG_DST, mem[2] },
+        { DNNL_ARG_SCRATCHPAD, mem[3] },
+      };
+
+      status = dnnl_primitive_execute (plan->matmul, stream, plan->scratch_size > 0 ? 4 : 3, args);
+    }
+  if (status == dnnl_success)
+    status = dnnl_stream_wait (stream);
+  ok = !dnnl_failed (status, "dnnl_primitive_execute", call, error);
+  *ran = ok;
+
+  for (int i = 0; i < 4; i++)
+    if (mem[i] != NULL)
+      dnnl_memory_destroy (mem[i]);
+  if (stream != NULL)
+    dnnl_stream_destroy (stream);
+  buffer_release (&scratch);
+  matmul_plan_release (plan);
   return ok;
 }
 

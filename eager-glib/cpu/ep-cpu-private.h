@@ -213,6 +213,23 @@ void     ep_cpu_register_index       (EpKernelFunc *kernels);
 void     ep_cpu_register_linalg      (EpKernelFunc *kernels);
 void     ep_cpu_register_lapack      (EpKernelFunc *kernels);
 void     ep_cpu_register_conv        (EpKernelFunc *kernels);
+gboolean ep_cpu_dnnl_matmul_bf16     (const EpOpCall *call,
+                                      gint64          batch_a,
+                                      gint64          batch_b,
+                                      gint64          batch,
+                                      gint64          n,
+                                      gint64          k,
+                                      gint64          m,
+                                      gboolean        trans_a,
+                                      gboolean        trans_b,
+                                      gconstpointer   a,
+                                      gconstpointer   b,
+                                      gpointer        c,
+                                      gboolean       *ran,
+                                      GError        **error);
+gboolean ep_cpu_matmul_bf16          (EpOpCall       *call,
+                                      gboolean       *ran,
+                                      GError        **error);
 
 void     ep_cpu_register_pool        (EpKernelFunc *kernels);
 void     ep_cpu_register_fft         (EpKernelFunc *kernels);

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "ep-cpu-half-private.h"
+#include "ep-cpu-private.h"
 #include "ep-fuse-private.h"
 #include "ep-half-private.h"
 #include "ep-tensor-private.h"
@@ -233,6 +234,9 @@ ep_cpu_run_half (EpOpCall  *call,
   HalfRun run;
 
   *ran = FALSE;
+  /* bfloat16 products on oneDNN (cpu/linalg.c), where it has them */
+  if (call->op->id == EP_OP_MATMUL)
+    return ep_cpu_matmul_bf16 (call, ran, error);
   /* plain elementwise ops, as the fusion pass takes them (their loops do
    * not see attributes) */
   if (call->n_outputs != 1 || call->n_inputs != call->op->n_inputs || call->n_inputs == 0

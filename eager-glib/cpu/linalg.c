@@ -1,4 +1,4 @@
-/* linalg.c: matrix products on the CPU (OpenBLAS)
+/* linalg.c: matrix products on the CPU (OpenBLAS; bfloat16 on oneDNN)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -6,9 +6,11 @@
 #include "config.h"
 
 #include <cblas.h>
+#include <glib/gi18n-lib.h>
 #include <string.h>
 
 #include "ep-cpu-private.h"
+#include "ep-error.h"
 #include "ep-linalg-private.h"
 #include "ep-tensor-private.h"
 
@@ -138,6 +140,175 @@ cpu_matmul_blas (EpOpCall *call,
     }
 
   return TRUE;
+}
+
+/* bfloat16 on oneDNN (cpu/conv.c): each operand as a batch of
+ * row-major (or column-major: a transposed view) matrices, the product's
+ * batch or one matrix broadcast over it; others (strided, partly
+ * broadcast batches) are copied into row-major ones first.
+ * EP_BF16_MATMUL_WIDEN=1 leaves every product to the float32 path
+ * (dispatch/widen.c), to compare the two. */
+
+/* Whether @op is a plain batch as it is (@trans: of column-major
+ * matrices), and how many matrices it holds then (1: broadcast over the
+ * whole batch) */
+static gboolean
+operand_is_plain (const Product *p,
+                  const Operand *op,
+                  gint64        *count,
+                  gboolean      *trans)
+{
+  gint64 expect = op->rows * op->cols;
+  gboolean all_zero = TRUE, full = TRUE;
+
+  *trans = FALSE;
+  if ((op->rows > 1 && op->row_stride != op->cols) || (op->cols > 1 && op->col_stride != 1))
+    {
+      if ((op->rows > 1 && op->row_stride != 1) || (op->cols > 1 && op->col_stride != op->rows))
+        return FALSE;
+      *trans = TRUE;
+    }
+  for (guint d = p->batch_ndim; d-- > 0;)
+    {
+      if (p->batch_shape[d] == 1)
+        continue;
+      if (op->batch_strides[d] != 0)
+        all_zero = FALSE;
+      if (op->batch_strides[d] != expect)
+        full = FALSE;
+      expect *= p->batch_shape[d];
+    }
+  *count = all_zero ? 1 : p->batch_count;
+  return all_zero || full;
+}
+
+/* @op's matrices, one per batch index, into @out (row-major) */
+static void
+operand_pack (const Product *p,
+              const Operand *op,
+              guint16       *out)
+{
+  for (gint64 bi = 0; bi < p->batch_count; bi++)
+    {
+      gint64 index[EP_MAX_DIMS];
+      const guint16 *in;
+
+      unravel (bi, p->batch_shape, p->batch_ndim, index);
+      in = (const guint16 *) op->base + batch_offset (op, index, p->batch_ndim);
+      if (op->row_stride == 1 && op->rows > 1)
+        {
+          /* a transposed view: by columns of the source, so that the
+           * reads are contiguous */
+          for (gint64 c = 0; c < op->cols; c++)
+            for (gint64 r = 0; r < op->rows; r++)
+              out[r * op->cols + c] = in[r + c * op->col_stride];
+          out += op->rows * op->cols;
+          continue;
+        }
+      for (gint64 r = 0; r < op->rows; r++)
+        for (gint64 c = 0; c < op->cols; c++)
+          *out++ = in[r * op->row_stride + c * op->col_stride];
+    }
+}
+
+gboolean
+ep_cpu_matmul_bf16 (EpOpCall  *call,
+                    gboolean  *ran,
+                    GError   **error)
+{
+  Product p;
+  const Operand *ops[2];
+  gconstpointer data[2];
+  gint64 counts[2];
+  gboolean trans[2], plain[2];
+  guint16 *packed[2] = { NULL, NULL };
+  gsize packed_size[2] = { 0, 0 };
+  gint64 n, batch;
+  guint8 *c;
+  gboolean ok = TRUE;
+
+  *ran = FALSE;
+  if (call->op->id != EP_OP_MATMUL || call->n_inputs != 2 || call->n_outputs != 1
+      || call->output_layouts[0].dtype != EP_DTYPE_BFLOAT16
+      || call->inputs[0]->layout.dtype != EP_DTYPE_BFLOAT16
+      || call->inputs[1]->layout.dtype != EP_DTYPE_BFLOAT16
+      || g_strcmp0 (g_getenv ("EP_BF16_MATMUL_WIDEN"), "1") == 0)
+    return TRUE;
+
+  product_init (&p, call);
+  c = ep_tensor_host_data (call->outputs[0]);
+  if (p.batch_count == 0 || p.n == 0 || p.m == 0)
+    {
+      *ran = TRUE;
+      return TRUE;
+    }
+  if (p.k == 0)
+    {
+      memset (c, 0, (gsize) (p.batch_count * p.n * p.m) * sizeof (guint16));
+      *ran = TRUE;
+      return TRUE;
+    }
+
+  ops[0] = &p.a;
+  ops[1] = &p.b;
+  for (int i = 0; i < 2; i++)
+    {
+      plain[i] = operand_is_plain (&p, ops[i], &counts[i], &trans[i]);
+      data[i] = ops[i]->base;
+    }
+
+  /* two tries: the operands as they are, then (where oneDNN refuses a
+   * transposed one, or they are not plain) copied row-major */
+  for (int attempt = 0; attempt < 2 && ok && !*ran; attempt++)
+    {
+      gboolean copy = FALSE;
+
+      for (int i = 0; i < 2; i++)
+        if (!plain[i] || (attempt == 1 && trans[i]))
+          copy = TRUE;
+      if (attempt == 1 && !copy)
+        break;
+      for (int i = 0; i < 2 && ok; i++)
+        {
+          if (plain[i] && !(copy && attempt == 1 && trans[i]))
+            continue;
+          if (packed[i] != NULL)
+            continue;
+          counts[i] = p.batch_count;
+          trans[i] = FALSE;
+          packed_size[i] = (gsize) (p.batch_count * ops[i]->rows * ops[i]->cols) * sizeof (guint16);
+          packed[i] = ep_cpu_cache_alloc (packed_size[i]);
+          if (packed[i] == NULL)
+            {
+              g_set_error (error, EP_ERROR, EP_ERROR_OUT_OF_MEMORY,
+                           _("%s: out of memory for %zu bytes of work space"), call->op->name,
+                           packed_size[i]);
+              ok = FALSE;
+              break;
+            }
+          operand_pack (&p, ops[i], packed[i]);
+          data[i] = packed[i];
+        }
+      if (!ok)
+        break;
+
+      /* a batch of row-major matrices times one matrix: one taller
+       * product */
+      n = p.n;
+      batch = p.batch_count;
+      if (counts[1] == 1 && counts[0] == batch && batch > 1 && !trans[0])
+        {
+          n *= batch;
+          batch = 1;
+        }
+      ok = ep_cpu_dnnl_matmul_bf16 (call, MIN (counts[0], batch), counts[1], batch, n, p.k, p.m,
+                                    trans[0], trans[1], data[0], data[1], c, ran, error);
+    }
+
+  for (int i = 0; i < 2; i++)
+    if (packed[i] != NULL)
+      ep_cpu_cache_release (packed[i], packed_size[i]);
+  return ok;
 }
 
 /* Integer and bool products: plain loops (i, p, j) over strided data,

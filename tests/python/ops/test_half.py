@@ -199,6 +199,58 @@ def test_matmul_batched(rng, dtype):
     check(x @ y, dtype, a.astype(np.float64) @ b.astype(np.float64), 2)
 
 
+def bf16_bits(tensor):
+    """a bfloat16 tensor's bits, as uint16"""
+    return values_of(tensor).view(np.uint32) >> 16
+
+
+BF16_MATMUL_CASES = [
+    ("plain", (64, 48), (48, 32), None),
+    ("ones", (1, 1), (1, 1), None),
+    ("row times column", (1, 37), (37, 1), None),
+    ("vector times matrix", (37,), (37, 5), None),
+    ("matrix times vector", (6, 37), (37,), None),
+    ("empty rows", (0, 3), (3, 4), None),
+    ("empty sum", (3, 0), (0, 4), None),
+    ("batched", (4, 9, 17), (4, 17, 11), None),
+    ("batch broadcast", (2, 1, 9, 17), (5, 17, 11), None),
+    ("one matrix over a batch", (9, 17), (3, 17, 11), None),
+    ("transposed", (17, 9), (11, 17), "transpose"),
+    ("strided", (9, 34), (17, 22), "stride"),
+    ("strided batch", (3, 9, 34), (3, 17, 22), "stride"),
+    ("large", (96, 300), (300, 80), None),
+    ("large transposed", (300, 96), (80, 300), "transpose"),
+]
+
+
+@pytest.mark.parametrize("name,ashape,bshape,view", BF16_MATMUL_CASES)
+@pytest.mark.numpy_op("matmul")
+def test_bfloat16_matmul_onednn_against_widened(rng, monkeypatch, name, ashape, bshape, view):
+    """the CPU's bfloat16 product on oneDNN against the float32 one
+    rounded (EP_BF16_MATMUL_WIDEN=1): both round a float32 sum to
+    nearest even, so most values are the same bits; oneDNN adds in
+    another order than OpenBLAS, so a value may round to the
+    neighbouring bfloat16 (one unit of the last place), or, where the
+    sum cancels, differ by as much as the two float32 sums may
+    (k * 2^-24 * (|a| @ |b|))"""
+    x, a = half_input(rng, ashape, "bfloat16")
+    y, b = half_input(rng, bshape, "bfloat16")
+    if view == "transpose":
+        x, a, y, b = x.T, a.T, y.T, b.T
+    elif view == "stride":
+        last = (slice(None),) * (len(ashape) - 1) + (slice(None, None, 2),)
+        x, a, y, b = x[last], a[last], y[last], b[last]
+    fast = x @ y
+    monkeypatch.setenv("EP_BF16_MATMUL_WIDEN", "1")
+    wide = x @ y
+    check(fast, "bfloat16", a.astype(np.float64) @ b.astype(np.float64), 2)
+    assert fast.shape == wide.shape
+    diff = np.abs(bf16_bits(fast).astype(np.int64) - bf16_bits(wide).astype(np.int64))
+    k = a.shape[-1] if a.ndim else 1
+    bound = k * 2.0 ** -24 * (np.abs(a) @ np.abs(b))
+    assert np.all((diff <= 1) | (np.abs(values_of(fast) - values_of(wide)) <= bound)), name
+
+
 @pytest.mark.parametrize("dtype", HALVES)
 @pytest.mark.numpy_op("conv2d", "max_pool2d", "avg_pool2d")
 def test_conv_and_pool(rng, dtype):
