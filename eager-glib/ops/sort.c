@@ -311,7 +311,8 @@ searchsorted_infer (EpOpCall  *call,
         }
     }
 
-  if (dtype == EP_DTYPE_BOOL || dtype == EP_DTYPE_UINT8)
+  /* searched as int32, whose order is theirs */
+  if (dtype == EP_DTYPE_BOOL || ep_dtype_is_narrow_int (dtype))
     dtype = EP_DTYPE_INT32;
   call->input_dtypes[0] = dtype;
   call->input_dtypes[1] = dtype;
