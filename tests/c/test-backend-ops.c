@@ -531,13 +531,16 @@ make_labels (GRand      *rand,
              const Spec *spec,
              const Case *c)
 {
+  gint64 shape[EP_MAX_DIMS];
   gint64 n = 1;
   g_autofree gdouble *values = NULL;
   g_autoptr(GError) error = NULL;
   EpTensor *tensor;
 
+  /* the base the case's view is cut from, as make_input's */
+  base_shape (spec, shape);
   for (guint d = 0; d < spec->ndim; d++)
-    n *= spec->shape[d];
+    n *= shape[d];
   values = g_new (gdouble, MAX (n, 1));
   for (gint64 i = 0; i < n; i++)
     values[i] = g_rand_int_range (rand, 0, c->classes);
@@ -547,7 +550,7 @@ make_labels (GRand      *rand,
       values[3] = -1 - c->classes;
     }
 
-  tensor = ep_tensor_new_from_doubles (values, n, spec->shape, spec->ndim, EP_DTYPE_INT64, &error);
+  tensor = ep_tensor_new_from_doubles (values, n, shape, spec->ndim, EP_DTYPE_INT64, &error);
   g_assert_no_error (error);
   return tensor;
 }
