@@ -15,7 +15,7 @@
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <glib.h>
+#include <glib-object.h>
 #include <sanitizer/tsan_interface.h>
 
 static void     (*real_mutex_lock) (GMutex *);
@@ -27,6 +27,7 @@ static void     (*real_rec_mutex_unlock) (GRecMutex *);
 static void     (*real_cond_wait) (GCond *, GMutex *);
 static gboolean (*real_cond_wait_until) (GCond *, GMutex *, gint64);
 static void     (*real_once_init_leave) (volatile void *, gsize);
+static void     (*real_object_unref) (gpointer);
 
 /* before main() and before any thread: the pointers are never written
  * again */
@@ -42,6 +43,7 @@ find_glib (void)
   real_cond_wait = dlsym (RTLD_NEXT, "g_cond_wait");
   real_cond_wait_until = dlsym (RTLD_NEXT, "g_cond_wait_until");
   real_once_init_leave = dlsym (RTLD_NEXT, "g_once_init_leave");
+  real_object_unref = dlsym (RTLD_NEXT, "g_object_unref");
 }
 
 void
@@ -121,4 +123,18 @@ void
 {
   __tsan_release ((void *) location);
   real_once_init_leave (location, result);
+}
+
+/* GObject's reference count is an atomic inside GLib: the thread that
+ * drops the last reference (a trainer's worker freeing its trace, GIO's
+ * tasks) must be seen to come after the other holders' last use. Each
+ * unref releases what its thread did to the object and acquires what
+ * the others released before (without reading the object: the count may
+ * reach 0 on another thread at any moment). */
+void
+g_object_unref (gpointer object)
+{
+  __tsan_release (object);
+  __tsan_acquire (object);
+  real_object_unref (object);
 }
