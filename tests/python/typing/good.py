@@ -285,6 +285,6 @@ hvp_value, hvp_product = Ep.hvp(lambda a: (a * a * a).sum(), x, np.ones(3, dtype
 assert_type(hvp_value, Ep.Tensor)
 # distributed (issue 18)
 comm = Ep.Communicator.get_world()
-reduced: Ep.Tensor = comm.all_reduce(x, "sum") + comm.all_reduce([1.0], Ep.ReduceOp.MAX)
+all_reduced: Ep.Tensor = comm.all_reduce(x, "sum") + comm.all_reduce([1.0], Ep.ReduceOp.MAX)
 gathered: Ep.Tensor = comm.all_gather(np.ones((1, 2))) + comm.broadcast(x, 0).sum()
 rank_size: int = comm.rank + comm.size
