@@ -58,5 +58,7 @@
 #include "ep-trainer.h"
 #include "ep-host-call.h"
 #include "ep-memory.h"
+/* distributed (issue 18) */
+#include "ep-communicator.h"
 
 #undef EP_INSIDE

@@ -36,6 +36,10 @@ G_BEGIN_DECLS
  *   permission, disk full …); the message says which and why
  * @EP_ERROR_FORMAT: a file was read but is not what it should be:
  *   truncated, inconsistent, or written in a newer version of its format
+ * @EP_ERROR_COMMUNICATION: processes could not work together: another
+ *   process failed or did not join a collective within the
+ *   communicator's timeout ([class@Communicator]); the communicator is
+ *   failed from then on
  *
  * Error codes in the %EP_ERROR domain.
  */
@@ -50,6 +54,7 @@ typedef enum {
   EP_ERROR_INVALID_ARGUMENT,
   EP_ERROR_IO,
   EP_ERROR_FORMAT,
+  EP_ERROR_COMMUNICATION,
 } EpError;
 
 EP_EXPORT

@@ -244,4 +244,25 @@ typedef enum {
   EP_FFT_NORM_FORWARD,
 } EpFftNorm;
 
+/* issue 18 (mpi) */
+/**
+ * EpReduceOp:
+ * @EP_REDUCE_OP_SUM: the sum of the processes' values
+ * @EP_REDUCE_OP_MEAN: their mean: the sum divided by the number of
+ *   processes (floating-point tensors only)
+ * @EP_REDUCE_OP_MAX: the largest value
+ * @EP_REDUCE_OP_MIN: the smallest value
+ *
+ * How [method@Communicator.all_reduce] and
+ * [method@Communicator.reduce_scatter] combine the processes' tensors,
+ * element by element: `torch.distributed.ReduceOp`'s `SUM`, `AVG`,
+ * `MAX` and `MIN`.
+ */
+typedef enum {
+  EP_REDUCE_OP_SUM,
+  EP_REDUCE_OP_MEAN,
+  EP_REDUCE_OP_MAX,
+  EP_REDUCE_OP_MIN,
+} EpReduceOp;
+
 G_END_DECLS

@@ -130,6 +130,7 @@ ep_cpu_device_new (void)
   ep_cpu_register_conv (cpu_backend.kernels);
   ep_cpu_register_pool (cpu_backend.kernels);
   ep_cpu_register_fft (cpu_backend.kernels);
+  ep_cpu_register_collective (cpu_backend.kernels);
 
   return ep_device_new (&cpu_backend, "cpu:0", description,
                         vendor != NULL ? vendor : _("unknown"), memory, TRUE, NULL);

@@ -233,6 +233,8 @@ gboolean ep_cpu_matmul_bf16          (EpOpCall       *call,
 
 void     ep_cpu_register_pool        (EpKernelFunc *kernels);
 void     ep_cpu_register_fft         (EpKernelFunc *kernels);
+/* issue 18 */
+void     ep_cpu_register_collective  (EpKernelFunc *kernels);
 
 /* The inner loops the elementwise kernels run, for graph fusion
  * (cpu/fused.c): NULL where the op has none for that dtype */

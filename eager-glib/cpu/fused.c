@@ -63,6 +63,7 @@ typedef enum {
 #define FAMILY_pool FAMILY_OTHER
 #define FAMILY_fft FAMILY_OTHER
 #define FAMILY_autodiff FAMILY_OTHER
+#define FAMILY_collective FAMILY_OTHER
 
 static const Family families[EP_N_OPS] = {
 #define EP_OP(family, ID, name) [EP_OP_##ID] = FAMILY_##family,

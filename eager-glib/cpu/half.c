@@ -242,7 +242,8 @@ ep_cpu_run_half (EpOpCall  *call,
   if (call->n_outputs != 1 || call->n_inputs != call->op->n_inputs || call->n_inputs == 0
       || call->n_inputs >= EP_CPU_MAX_OPERANDS || call->op->n_attrs != 0
       || (call->op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_TRANSFER | EP_OP_FLAG_READS_DATA
-                             | EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_RANDOM | EP_OP_FLAG_DATA_SHAPED)))
+                             | EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_RANDOM | EP_OP_FLAG_DATA_SHAPED
+                             | EP_OP_FLAG_COLLECTIVE)))
     return TRUE;
   if (dtype == EP_DTYPE_BOOL)
     dtype = call->inputs[0]->layout.dtype;

@@ -126,7 +126,7 @@ run_kernel (EpOpCall  *call,
         empty = FALSE;
     }
 
-  if (empty && !(call->op->flags & EP_OP_FLAG_CHECKS_DATA))
+  if (empty && !(call->op->flags & (EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_COLLECTIVE)))
     return TRUE;
 
   if (kernel == NULL)

@@ -213,3 +213,9 @@ EP_FUNC (fft, irfft2)
 EP_OP (autodiff, STOP_GRADIENT, stop_gradient)
 EP_OP (autodiff, IDENTITY, identity)
 EP_OP (autodiff, CUSTOM_GRADIENT, custom_gradient)
+
+EP_OP (collective, ALL_REDUCE, all_reduce)
+/* named "broadcast"; ep_op_broadcast() is the shapes' helper */
+EP_OP (collective, BROADCAST, broadcast_collective)
+EP_OP (collective, ALL_GATHER, all_gather)
+EP_OP (collective, REDUCE_SCATTER, reduce_scatter)

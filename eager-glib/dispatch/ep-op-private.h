@@ -102,6 +102,8 @@ typedef struct
     /* issue 17 (ops) */
     struct { EpSearchSide side; } searchsorted;
     struct { gint64 minlength; } bincount;
+    /* issue 18: ops/collective.c (root: broadcast's) */
+    struct { EpReduceOp op; gint64 root; } collective;
   };
 } EpOpAttrs;
 
@@ -190,6 +192,11 @@ typedef enum {
    * kernels for them. The other ops refuse them in their checks
    * (ep_op_check_call()): convert with astype first. */
   EP_OP_FLAG_UINT8 = 1 << 7,
+  /* issue 18: the call talks to other processes (ops/collective.c):
+   * every call runs, in order: the graph passes neither fold, CSE,
+   * prune nor fuse it, a replay runs it each time, and its kernel runs
+   * even for empty tensors (the processes agree on the shapes first). */
+  EP_OP_FLAG_COLLECTIVE = 1 << 8,
 } EpOpFlags;
 
 /*

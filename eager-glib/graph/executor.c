@@ -228,7 +228,7 @@ run_kernel (EpOpCall  *call,
 
   for (guint o = 0; o < call->n_outputs; o++)
     empty &= ep_layout_get_size (&call->output_layouts[o]) == 0;
-  if (empty && !(call->op->flags & EP_OP_FLAG_CHECKS_DATA))
+  if (empty && !(call->op->flags & (EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_COLLECTIVE)))
     return TRUE;
 
   if (kernel == NULL)

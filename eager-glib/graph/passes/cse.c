@@ -72,7 +72,7 @@ mergeable (const EpGraphNode *node)
 {
   return node->kind == EP_NODE_OP && node->backward == NULL
          && node->op != &ep_op_custom_gradient
-         && !(node->op->flags & EP_OP_FLAG_RANDOM);
+         && !(node->op->flags & (EP_OP_FLAG_RANDOM | EP_OP_FLAG_COLLECTIVE));
 }
 
 static guint

@@ -46,7 +46,8 @@ foldable (EpGraph           *graph,
   gsize largest = MAX_FOLDED_BYTES, made = 0;
 
   if (node->kind != EP_NODE_OP || node->backward != NULL
-      || node->op == &ep_op_custom_gradient || (node->op->flags & EP_OP_FLAG_RANDOM))
+      || node->op == &ep_op_custom_gradient
+      || (node->op->flags & (EP_OP_FLAG_RANDOM | EP_OP_FLAG_COLLECTIVE)))
     return FALSE;
 
   for (guint i = 0; i < node->n_inputs; i++)

@@ -45,7 +45,7 @@ fusible (EpGraph           *graph,
       || (node->device != ep_device_get_cpu () && node->device->backend->fused_fits == NULL)
       || (node->op->flags & (EP_OP_FLAG_VIEW | EP_OP_FLAG_TRANSFER | EP_OP_FLAG_READS_DATA
                              | EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_RANDOM
-                             | EP_OP_FLAG_DATA_SHAPED))
+                             | EP_OP_FLAG_DATA_SHAPED | EP_OP_FLAG_COLLECTIVE))
       || node->n_inputs < 1 || node->n_inputs > 2 || node->n_inputs != node->op->n_inputs)
     return FALSE;
 

@@ -25,7 +25,8 @@ kept_for_itself (const EpGraphNode *node)
   if (node->kind != EP_NODE_OP)
     return TRUE;
 
-  return (node->op->flags & (EP_OP_FLAG_RANDOM | EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_READS_DATA)) != 0;
+  return (node->op->flags & (EP_OP_FLAG_RANDOM | EP_OP_FLAG_CHECKS_DATA | EP_OP_FLAG_READS_DATA
+                            | EP_OP_FLAG_COLLECTIVE)) != 0;
 }
 
 static void
