@@ -154,7 +154,7 @@ def check_checkpoint(comm, model, ddp, folder):
     rank = comm.get_rank()
     optimizer = Ep.Adam.new(1e-3)
     variables = model.trainable_variables
-    optimizer.apply_gradients([np.ones(v.shape, np.float32) for v in variables], variables)
+    optimizer.apply_gradients([Ep.ones(*v.shape) for v in variables], variables)
     wanted = os.path.join(folder, "model.safetensors")
     path = wanted if rank == 0 else os.path.join(folder, f"rank{rank}.safetensors")
     ddp.save_checkpoint(path, model, optimizer)

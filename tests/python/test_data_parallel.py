@@ -138,10 +138,10 @@ def test_errors(comm):
 
 
 def test_construction_errors(comm):
-    with pytest.raises(Ep.InvalidArgumentError, match="data_parallel_new_for_module: a communicator"):
-        Ep.DataParallel.new_for_module(None, make_model())
     with pytest.raises(Ep.InvalidArgumentError, match="data_parallel_new: a communicator"):
-        Ep.DataParallel.new(None, [])
+        Ep.DataParallel(None, make_model())
+    with pytest.raises(Ep.InvalidArgumentError, match="data_parallel_new: a communicator"):
+        Ep.DataParallel("world", [])
     with pytest.raises(Ep.InvalidArgumentError, match="a module or a list"):
         Ep.DataParallel(comm, 3)
 

@@ -4557,6 +4557,9 @@ class DataParallel(Ep.DataParallel):
                 bucket_size: Optional[int] = None) -> DataParallel:
         if communicator is None and model is None:
             return super().__new__(cls)   # the bare object g_object_new() makes
+        if not isinstance(communicator, Ep.Communicator):
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            _("data_parallel_new: a communicator is needed (ep_communicator_get_world)"))
         if isinstance(model, Ep.Module):
             self = _call(Ep.DataParallel.new_for_module, communicator, model)
         else:
