@@ -1048,6 +1048,7 @@ register_kernels (void)
   ep_opencl_register_conv (opencl_backend.kernels);
   ep_opencl_register_pool (opencl_backend.kernels);
   ep_opencl_register_fft (opencl_backend.kernels);
+  ep_opencl_register_collective (opencl_backend.kernels);
 }
 
 /* Adds opencl:0, opencl:1, … for every usable device of every platform,

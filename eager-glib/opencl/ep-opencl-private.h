@@ -363,5 +363,11 @@ void         ep_opencl_register_conv        (EpKernelFunc *kernels);
 
 void         ep_opencl_register_pool        (EpKernelFunc *kernels);
 void         ep_opencl_register_fft         (EpKernelFunc *kernels);
+/* issue 18: the collectives, and the host round trip they share with
+ * lapack.c (the inputs read in C order, the CPU's kernel, the outputs
+ * written back) */
+void         ep_opencl_register_collective  (EpKernelFunc *kernels);
+gboolean     ep_opencl_on_host              (EpOpCall     *call,
+                                             GError      **error);
 
 G_END_DECLS

@@ -212,10 +212,11 @@ opencl_solve (EpOpCall  *call,
  * there and the outputs are written back. These factorizations are
  * sequential chains of small steps with pivoting and convergence tests
  * (no kernel of ours would beat LAPACK for the sizes a device holds),
- * and the copies cost O(n²) against their O(n³). */
-static gboolean
-opencl_on_host (EpOpCall  *call,
-                GError   **error)
+ * and the copies cost O(n²) against their O(n³). (The collectives make
+ * the same trip: opencl/collective.c.) */
+gboolean
+ep_opencl_on_host (EpOpCall  *call,
+                   GError   **error)
 {
   EpDevice *cpu = ep_device_get_cpu ();
   EpKernelFunc kernel = cpu->backend->kernels[call->op->id];
@@ -271,10 +272,10 @@ ep_opencl_register_lapack (EpKernelFunc *kernels)
   kernels[EP_OP_INV] = opencl_inv;
   kernels[EP_OP_SLOGDET] = opencl_slogdet;
   kernels[EP_OP_SOLVE] = opencl_solve;
-  kernels[EP_OP_DET] = opencl_on_host;
-  kernels[EP_OP_CHOLESKY] = opencl_on_host;
-  kernels[EP_OP_QR] = opencl_on_host;
-  kernels[EP_OP_SVD] = opencl_on_host;
-  kernels[EP_OP_EIGH] = opencl_on_host;
-  kernels[EP_OP_LSTSQ] = opencl_on_host;
+  kernels[EP_OP_DET] = ep_opencl_on_host;
+  kernels[EP_OP_CHOLESKY] = ep_opencl_on_host;
+  kernels[EP_OP_QR] = ep_opencl_on_host;
+  kernels[EP_OP_SVD] = ep_opencl_on_host;
+  kernels[EP_OP_EIGH] = ep_opencl_on_host;
+  kernels[EP_OP_LSTSQ] = ep_opencl_on_host;
 }

@@ -312,6 +312,15 @@ static const Case listed_cases[] = {
   { "irfft", { "4x3x2" }, "{'n': <9>, 'axis': <0>, 'norm': <'ortho'>}", FFT_FLOATS },
   { "irfft", { "2x10x2" }, "{'n': <17>, 'axis': <1>, 'norm': <'forward'>}", FFT_FLOATS },
 
+  /* collectives (ops/collective.c; issue 18): in one process, copies
+   * through the host round trip; max and min take every dtype */
+  { "all_reduce", { "3x4t" }, "{'op': <'max'>}" },
+  { "all_reduce", { "0x3" }, "{'op': <'sum'>}", FFT_FLOATS },
+  { "all_reduce", { "7" }, "{'op': <'mean'>}", FFT_FLOATS },
+  { "broadcast", { "5s" }, "{'root': <0>}" },
+  { "all_gather", { "2x3b" } },
+  { "reduce_scatter", { "4x2" }, "{'op': <'min'>}" },
+
   /* LAPACK */
   { "inv", { "4x4" }, .data = DATA_DIAGONAL },
   { "inv", { "2x3x3t" }, .data = DATA_DIAGONAL },

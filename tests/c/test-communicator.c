@@ -304,6 +304,37 @@ test_barrier (void)
   g_assert_no_error (error);
 }
 
+/* On OpenCL by a host round trip: the result stays on the device */
+static void
+test_opencl (void)
+{
+  g_autoptr(EpCommunicator) c = world ();
+  g_autoptr(GError) error = NULL;
+  EpDevice *device = ep_device_get ("opencl:0", NULL);
+  g_autoptr(EpTensor) host = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (r, 1, 2, 3));
+  g_autoptr(EpTensor) x = NULL, y = NULL, g = NULL, empty = NULL, ye = NULL;
+
+  if (device == NULL)
+    {
+      g_test_skip ("no OpenCL device");
+      return;
+    }
+  x = ep_tensor_to_device (host, device, &error);
+  g_assert_no_error (error);
+  y = ep_communicator_all_reduce (c, x, EP_REDUCE_OP_SUM, &error);
+  g_assert_no_error (error);
+  g_assert_true (ep_tensor_get_device (y) == device);
+  ep_assert_values (y, EP_DTYPE_FLOAT32, EP_SHAPE (2, 2), EP_VALUES (n * (n - 1) / 2.0, n, 2 * n, 3 * n));
+  g = ep_communicator_all_gather (c, x, &error);
+  g_assert_no_error (error);
+  ep_assert_shape (g, EP_SHAPE (2 * n, 2));
+  empty = ep_tensor_slice (x, EP_DIMS (0), 1, EP_DIMS (0), 1, NULL, 0, &error);
+  g_assert_no_error (error);
+  ye = ep_communicator_all_reduce (c, empty, EP_REDUCE_OP_MAX, &error);
+  g_assert_no_error (error);
+  ep_assert_shape (ye, EP_SHAPE (0, 2));
+}
+
 /* Ranks that pass different shapes or dtypes all fail, with every
  * rank's tensor in the message; the world goes on working */
 static void
@@ -660,6 +691,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/communicator/all-gather", test_all_gather);
   g_test_add_func ("/communicator/reduce-scatter", test_reduce_scatter);
   g_test_add_func ("/communicator/barrier", test_barrier);
+  g_test_add_func ("/communicator/opencl", test_opencl);
   g_test_add_func ("/communicator/mismatch", test_mismatch);
   g_test_add_func ("/communicator/gradients", test_gradients);
   g_test_add_func ("/communicator/staged", test_staged);

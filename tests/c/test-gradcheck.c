@@ -510,6 +510,22 @@ static EpTensor *op_irfft_odd (EpTensor **in, GError **e) { return ep_tensor_irf
 static EpTensor *op_fft2 (EpTensor **in, GError **e) { return ep_tensor_fft2 (in[0], NULL, 0, NULL, 0, EP_FFT_NORM_BACKWARD, e); }
 static EpTensor *op_irfft2 (EpTensor **in, GError **e) { return ep_tensor_irfft2 (in[0], NULL, 0, NULL, 0, EP_FFT_NORM_ORTHO, e); }
 
+/* collectives (ops/collective.c, issue 18): in one process, where each
+ * is a copy (tests/c/test-communicator.c checks the rules under mpirun) */
+#define COLLECTIVE(name, call)                                              \
+static EpTensor *name (EpTensor **in, GError **e)                           \
+{                                                                           \
+  g_autoptr(EpCommunicator) world = ep_communicator_get_world (e);          \
+  return world != NULL ? call : NULL;                                       \
+}
+COLLECTIVE (op_all_reduce_sum, ep_communicator_all_reduce (world, in[0], EP_REDUCE_OP_SUM, e))
+COLLECTIVE (op_all_reduce_mean, ep_communicator_all_reduce (world, in[0], EP_REDUCE_OP_MEAN, e))
+COLLECTIVE (op_all_reduce_max, ep_communicator_all_reduce (world, in[0], EP_REDUCE_OP_MAX, e))
+COLLECTIVE (op_broadcast, ep_communicator_broadcast (world, in[0], 0, e))
+COLLECTIVE (op_all_gather, ep_communicator_all_gather (world, in[0], e))
+COLLECTIVE (op_reduce_scatter, ep_communicator_reduce_scatter (world, in[0], EP_REDUCE_OP_SUM, e))
+COLLECTIVE (op_reduce_scatter_min, ep_communicator_reduce_scatter (world, in[0], EP_REDUCE_OP_MIN, e))
+
 /* conv2d: stride 2, padding 1, two groups (NCHW); stride 1, dilation 2
  * (NHWC); the gradient ops of the first */
 static const gint64 conv_strides[] = { 2, 1 }, conv_padding[] = { 1, 1 }, conv_dilation[] = { 1, 2 };
@@ -861,6 +877,14 @@ static const Case cases[] = {
   { "irfft-odd", "irfft", 1, { S3 (4, 2, 2) }, { ANY }, op_irfft_odd },
   { "fft2", "fft", 1, { S3 (3, 4, 2) }, { ANY }, op_fft2 },
   { "irfft2", "irfft", 1, { S4 (2, 3, 3, 2) }, { ANY }, op_irfft2 },
+  /* collectives (issue 18) */
+  { "all-reduce", "all_reduce", 1, { S2 (2, 3) }, { ANY }, op_all_reduce_sum },
+  { "all-reduce-mean", "all_reduce", 1, { S1 (4) }, { ANY }, op_all_reduce_mean },
+  { "all-reduce-max", "all_reduce", 1, { S1 (4) }, { ANY }, op_all_reduce_max },
+  { "broadcast", "broadcast", 1, { S2 (3, 2) }, { ANY }, op_broadcast },
+  { "all-gather", "all_gather", 1, { S2 (2, 3) }, { ANY }, op_all_gather },
+  { "reduce-scatter", "reduce_scatter", 1, { S2 (4, 2) }, { ANY }, op_reduce_scatter },
+  { "reduce-scatter-min", "reduce_scatter", 1, { S1 (3) }, { ANY }, op_reduce_scatter_min },
   /* forward mode (issue 17) */
   { "slice-reversed", "slice", 1, { S2 (4, 5) }, { ANY }, op_slice_reversed },
   /* issue 17 (ops): einsum, a composite */

@@ -222,6 +222,13 @@ CASES = {
     "einsum-ellipsis": (lambda a, b: Ep.einsum("...ij,...jk", a, b), [(2, 2, 3), (3, 2)], ["any", "any"]),
     "roll-axes": (lambda a: a.roll((1, -4), axis=(0, 1)), [(2, 3)], ["any"]),
     "repeat-counts": (lambda a: a.repeat([2, 0, 1], axis=1), [(2, 3)], ["any"]),
+    # issue 18: the collectives in one process, where each is a copy
+    # (tests/python/test_distributed.py checks the rules under mpirun)
+    "all_reduce": (lambda a: Ep.Communicator.get_world().all_reduce(a, "sum"), [(2, 3)], ["any"]),
+    "all_reduce-max": (lambda a: Ep.Communicator.get_world().all_reduce(a, "max"), [(4,)], ["any"]),
+    "broadcast": (lambda a: Ep.Communicator.get_world().broadcast(a, 0), [(3, 2)], ["any"]),
+    "all_gather": (lambda a: Ep.Communicator.get_world().all_gather(a), [(2, 3)], ["any"]),
+    "reduce_scatter": (lambda a: Ep.Communicator.get_world().reduce_scatter(a, "mean"), [(4, 2)], ["any"]),
 }
 
 def _svd_invariants(usv):

@@ -186,6 +186,14 @@ class FormatError(Error):
     _code = Ep.Error.FORMAT
 
 
+# distributed (issue 18)
+class CommunicationError(Error):
+    """Processes could not work together: another process failed or did
+    not join a collective within the communicator's timeout:
+    Ep.Error.COMMUNICATION."""
+    _code = Ep.Error.COMMUNICATION
+
+
 # named where users import them (tracebacks, pickle): gi.repository.Ep.ShapeError
 for _cls in (Error, *_ERROR_CLASSES.values()):
     _cls.__module__ = "gi.repository.Ep"
@@ -207,6 +215,7 @@ GLib.Error.__new__ = staticmethod(_gerror_new)
 
 __all__ += ["Error", "ShapeError", "DTypeError", "AxisError", "OutOfRangeError", "DeviceError",
            "OutOfMemoryError", "GradientError", "InvalidArgumentError", "FileError", "FormatError"]
+__all__ += ["CommunicationError"]   # distributed (issue 18)
 
 # ---------------------------------------------------------------------------
 # dtypes
@@ -4537,6 +4546,55 @@ class Trainer(Ep.Trainer):
 
 Trainer = override(Trainer)
 __all__.append("Trainer")
+
+
+# ---------------------------------------------------------------------------
+# distributed (issue 18): the world communicator (distributed/); its
+# collectives take what a tensor argument takes, and the reduction as an
+# Ep.ReduceOp or its nick ("sum", "mean", "max", "min")
+# ---------------------------------------------------------------------------
+
+class Communicator(Ep.Communicator):
+    """Ep.Communicator.get_world(): the processes that mpirun started,
+    this one rank `rank` of `size` (rank 0 of 1 outside mpirun).
+    Collectives: all_reduce(x, "sum"), broadcast(x, root),
+    all_gather(x), reduce_scatter(x, "sum"), barrier(); every process
+    calls each, in the same order."""
+
+    @property
+    def rank(self) -> int:
+        """This process's rank, from 0 to size - 1."""
+        return self.get_rank()
+
+    @property
+    def size(self) -> int:
+        """The number of processes."""
+        return self.get_size()
+
+    def all_reduce(self, x: ArrayLike, op: Union[Ep.ReduceOp, str] = "sum") -> Tensor:
+        """The processes' tensors combined element by element (sum, mean,
+        max or min), on every process."""
+        return Ep.Communicator.all_reduce(self, _operand(x), _enum("EpReduceOp")(op))
+
+    def broadcast(self, x: ArrayLike, root: int = 0) -> Tensor:
+        """The root's tensor, on every process (the others pass one of its
+        shape and dtype)."""
+        return Ep.Communicator.broadcast(self, _operand(x), operator.index(root))
+
+    def all_gather(self, x: ArrayLike) -> Tensor:
+        """The processes' tensors concatenated along axis 0, in rank order."""
+        return Ep.Communicator.all_gather(self, _operand(x))
+
+    def reduce_scatter(self, x: ArrayLike, op: Union[Ep.ReduceOp, str] = "sum") -> Tensor:
+        """This process's part of axis 0 of the combined tensors."""
+        return Ep.Communicator.reduce_scatter(self, _operand(x), _enum("EpReduceOp")(op))
+
+    def __repr__(self) -> str:
+        return f"<Ep.Communicator rank={self.get_rank()} size={self.get_size()}>"
+
+
+Communicator = override(Communicator)
+__all__.append("Communicator")
 
 
 # ---------------------------------------------------------------------------
