@@ -4617,7 +4617,7 @@ class DataParallel(Ep.DataParallel):
             return super().__new__(cls)   # the bare object g_object_new() makes
         if not isinstance(communicator, Ep.Communicator):
             raise _ep_error(Ep.Error.INVALID_ARGUMENT,
-                            _("data_parallel_new: a communicator is needed (ep_communicator_get_world)"))
+                            _("%s: a communicator is needed (ep_communicator_get_world)") % "data_parallel_new")
         if isinstance(model, Ep.Module):
             self = _call(Ep.DataParallel.new_for_module, communicator, model)
         else:
