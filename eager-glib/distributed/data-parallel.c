@@ -822,6 +822,8 @@ ep_data_parallel_save_checkpoint (EpDataParallel  *self,
  * ep_data_parallel_get_communicator: (get-property communicator)
  * @self: a data-parallel helper
  *
+ * Gives the processes that train together.
+ *
  * Returns: (transfer none) (nullable): the communicator; %NULL only for
  *   an object made with g_object_new()
  */
@@ -859,6 +861,8 @@ ep_data_parallel_get_variables (EpDataParallel *self)
 /**
  * ep_data_parallel_get_bucket_size: (get-property bucket-size)
  * @self: a data-parallel helper
+ *
+ * Gives [property@DataParallel:bucket-size].
  *
  * Returns: the bucket size in bytes
  */
