@@ -556,7 +556,7 @@ test_passes_keep (void)
   g_autoptr(EpTensor) x = ep_test_new (EP_DTYPE_FLOAT32, EP_SHAPE (2), EP_VALUES (r, 1));
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) out = ep_function_call (fn, &x, 1, &error);
-  EpGraph *graph;
+  g_autoptr(EpGraph) graph = NULL;
   g_autoptr(EpGraph) optimized = NULL;
   guint count = 0;
 

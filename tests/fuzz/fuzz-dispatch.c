@@ -335,7 +335,10 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   ep_fuzz_init_once ();
   ep_fuzz_input_init (&in, data, size);
   op = ep_op_get (ep_fuzz_below (&in, EP_N_OPS));
-  if (op->flags & EP_OP_FLAG_NO_FUNCTION)
+  /* no function: internal (identity) or callbacks (custom_gradient);
+   * the collectives are the communicator's methods, on the world of this
+   * process alone (the fuzzer never starts MPI: no launcher) */
+  if ((op->flags & EP_OP_FLAG_NO_FUNCTION) && !(op->flags & EP_OP_FLAG_COLLECTIVE))
     return 0;
   mode = ep_fuzz_u8 (&in) & 7;
 

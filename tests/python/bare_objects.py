@@ -82,6 +82,8 @@ def sound_objects():
         "StepDecaySchedule": Ep.StepDecaySchedule.new(0.1, 2, 0.5),
         "CosineDecaySchedule": Ep.CosineDecaySchedule.new(0.1, 10, 0.0),
         "LinearWarmupSchedule": Ep.LinearWarmupSchedule.new(Ep.ConstantSchedule.new(0.1), 0.5, 3),
+        # distributed (issue 18)
+        "Communicator": Ep.Communicator.get_world(),
     }
 
 

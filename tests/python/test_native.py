@@ -28,6 +28,7 @@ ERRORS = [
     (Ep.Error.INVALID_ARGUMENT, Ep.InvalidArgumentError, (ValueError,)),
     (Ep.Error.IO, Ep.FileError, ()),
     (Ep.Error.FORMAT, Ep.FormatError, ()),
+    (Ep.Error.COMMUNICATION, Ep.CommunicationError, ()),
 ]
 
 

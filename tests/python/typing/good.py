@@ -283,3 +283,8 @@ forward_recorded: Ep.Tensor = accumulator.record(lambda: x.exp())
 jvp_out, jvp_tangent = Ep.jvp(lambda a: a.tanh(), (x,), (np.ones(3, dtype=np.float32),))
 hvp_value, hvp_product = Ep.hvp(lambda a: (a * a * a).sum(), x, np.ones(3, dtype=np.float32))
 assert_type(hvp_value, Ep.Tensor)
+# distributed (issue 18)
+comm = Ep.Communicator.get_world()
+all_reduced: Ep.Tensor = comm.all_reduce(x, "sum") + comm.all_reduce([1.0], Ep.ReduceOp.MAX)
+gathered: Ep.Tensor = comm.all_gather(np.ones((1, 2))) + comm.broadcast(x, 0).sum()
+rank_size: int = comm.rank + comm.size
