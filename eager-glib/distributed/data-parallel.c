@@ -203,12 +203,11 @@ check_made (EpDataParallel  *self,
 }
 
 /* What a bucket holds: tensors [first, last) of a list, of one dtype and
- * device, their element counts */
+ * device */
 typedef struct
 {
   guint   first;
   guint   last;
-  gint64  n_elements;
 } Bucket;
 
 /* Splits @tensors into buckets of about @bucket_size bytes of one dtype
@@ -219,7 +218,7 @@ make_buckets (EpTensor **tensors,
               guint64    bucket_size)
 {
   GArray *buckets = g_array_new (FALSE, FALSE, sizeof (Bucket));
-  Bucket bucket = { 0, 0, 0 };
+  Bucket bucket = { 0, 0 };
   guint64 bytes = 0;
 
   for (guint i = 0; i < n_tensors; i++)
@@ -237,12 +236,11 @@ make_buckets (EpTensor **tensors,
               || bytes + nbytes > bucket_size)
             {
               g_array_append_val (buckets, bucket);
-              bucket = (Bucket) { i, i, 0 };
+              bucket = (Bucket) { i, i };
               bytes = 0;
             }
         }
       bucket.last = i + 1;
-      bucket.n_elements += n;
       bytes += nbytes;
     }
   if (bucket.last > bucket.first)
@@ -280,7 +278,6 @@ reduce_bucket (EpDataParallel  *self,
                GError         **error)
 {
   guint n = bucket->last - bucket->first;
-  gint64 flat_shape[1] = { bucket->n_elements };
   g_autoptr(GPtrArray) flat = ep_tensor_array_new (n);
   g_autoptr(EpTensor) joined = NULL;
   g_autoptr(EpTensor) reduced = NULL;
@@ -306,7 +303,6 @@ reduce_bucket (EpDataParallel  *self,
   reduced = run_collective (self, joined, collective, error);
   if (reduced == NULL)
     return FALSE;
-  g_assert (ep_tensor_get_size (reduced) == flat_shape[0]);
 
   if (n == 1)
     {
