@@ -178,6 +178,12 @@ def make_calls(Ep, GLib):
         # autodiff
         "identity": None,
         "custom_gradient": lambda d: Ep.custom_gradient(lambda t: t, lambda inputs, y, dy: dy)(x(d)),
+        # collective (issue 18): the world communicator's methods, here
+        # the world of one process
+        "all_reduce": lambda d: Ep.Communicator.get_world().all_reduce(x(d), "sum"),
+        "broadcast": lambda d: Ep.Communicator.get_world().broadcast(x(d), 0),
+        "all_gather": lambda d: Ep.Communicator.get_world().all_gather(x(d)),
+        "reduce_scatter": lambda d: Ep.Communicator.get_world().reduce_scatter(x(d), "sum"),
     }
 
     def generic_call(entry):

@@ -34,6 +34,24 @@
 /* PyTorch's default for its process groups: 30 minutes */
 #define DEFAULT_TIMEOUT_MS (30u * 60u * 1000u)
 
+/**
+ * EpCommunicator:
+ *
+ * The processes of a job working together over MPI: each has a
+ * [property@Communicator:rank] among the [property@Communicator:size]
+ * processes that `mpirun` started, and they combine tensors in
+ * collectives ([method@Communicator.all_reduce],
+ * [method@Communicator.broadcast], [method@Communicator.all_gather],
+ * [method@Communicator.reduce_scatter], [method@Communicator.barrier]),
+ * which every process calls in the same order.
+ *
+ * There is one communicator, the world, from
+ * [func@Communicator.get_world]; outside `mpirun` (or in a build without
+ * MPI) it is this process alone. A collective that another process does
+ * not join within [property@Communicator:timeout] fails with
+ * %EP_ERROR_COMMUNICATION and leaves the communicator failed. See
+ * [Several processes](distributed.html).
+ */
 struct _EpCommunicator
 {
   GObject   parent_instance;
