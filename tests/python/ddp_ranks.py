@@ -18,7 +18,8 @@ Each rank, with DIR a folder every rank can reach:
   one gives;
 - saves a checkpoint: rank 0 writes it, the others write nothing (each
   is given a path of its own, which must not appear), every rank can
-  restore it; a checkpoint rank 0 cannot write fails on every rank.
+  restore it; a checkpoint rank 0 cannot write fails on every rank;
+- ranks whose variables differ in shape all fail with Ep.ShapeError.
 
 Exits 0 when every check passed on this rank; an assertion ends it
 otherwise, and mpirun the job.
@@ -180,6 +181,18 @@ def check_checkpoint(comm, model, ddp, folder):
         raise AssertionError("save_checkpoint to a missing folder succeeded")
 
 
+def check_mismatch(comm):
+    """Ranks whose variables differ fail together, with a shape error"""
+    rank = comm.get_rank()
+    variable = Ep.Variable(np.zeros(rank + 2, np.float32))
+    try:
+        Ep.DataParallel(comm, [variable])
+    except Ep.ShapeError as error:
+        assert error.message.startswith("data_parallel_new: "), error.message
+    else:
+        raise AssertionError("variables of other shapes on each rank were broadcast")
+
+
 def main(argv):
     folder = argv[1]
     comm = Ep.Communicator.get_world()
@@ -190,6 +203,7 @@ def main(argv):
     check_optimizers(comm, model, ddp, x, y)
     check_staged(comm, x, y)
     check_checkpoint(comm, model, ddp, folder)
+    check_mismatch(comm)
     comm.barrier()
     print(f"rank {comm.get_rank()} of {comm.get_size()}: ok", flush=True)
     return 0
