@@ -60,5 +60,7 @@
 #include "ep-memory.h"
 /* distributed (issue 18) */
 #include "ep-communicator.h"
+/* data-parallel training (issue 18) */
+#include "ep-data-parallel.h"
 
 #undef EP_INSIDE

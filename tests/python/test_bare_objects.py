@@ -28,7 +28,7 @@ def run_bare(class_name, mode):
 def test_every_class_is_walked():
     assert sorted(bare_objects.ep_classes()) == [
         "Adagrad", "Adam", "AvgPool2d", "BatchNorm", "Communicator", "ConstantSchedule", "Conv2d",
-        "CosineDecaySchedule", "CustomGradientFn", "Device", "DeviceList", "Dropout",
+        "CosineDecaySchedule", "CustomGradientFn", "DataParallel", "Device", "DeviceList", "Dropout",
         "Embedding", "Flatten", "ForwardAccumulator", "Function", "Gelu", "GradientTape", "LayerNorm",
         "LearningRateSchedule", "Linear", "LinearWarmupSchedule", "MaxPool2d", "Module",
         "Optimizer", "Relu", "Rmsprop", "Sequential", "Sgd", "StepDecaySchedule", "Tanh",

@@ -4598,6 +4598,78 @@ __all__.append("Communicator")
 
 
 # ---------------------------------------------------------------------------
+# data-parallel training over a communicator (distributed/data-parallel.c;
+# issue 18)
+# ---------------------------------------------------------------------------
+
+class DataParallel(Ep.DataParallel):
+    """Ep.DataParallel(communicator, model, bucket_size=None): data-parallel
+    training; model is an Ep.Module (every variable gets rank 0's value,
+    gradients of its trainable variables are averaged) or a list of
+    variables (both). average_gradients(grads) averages a tape's gradients
+    over the ranks (None: zeros), in buckets of bucket_size bytes;
+    save_checkpoint(path, model, optimizer=None) writes on rank 0 only.
+    Every call is collective: each rank makes the same ones."""
+
+    def __new__(cls, communicator: Optional[Ep.Communicator] = None, model: object = None,
+                bucket_size: Optional[int] = None) -> DataParallel:
+        if communicator is None and model is None:
+            return super().__new__(cls)   # the bare object g_object_new() makes
+        if not isinstance(communicator, Ep.Communicator):
+            raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                            _("%s: a communicator is needed (ep_communicator_get_world)") % "data_parallel_new")
+        if isinstance(model, Ep.Module):
+            self = _call(Ep.DataParallel.new_for_module, communicator, model)
+        else:
+            if model is None or isinstance(model, (str, bytes)) or not hasattr(model, "__iter__"):
+                raise _ep_error(Ep.Error.INVALID_ARGUMENT,
+                                _("data_parallel_new: give a module or a list of variables"))
+            self = _call(Ep.DataParallel.new, communicator, list(model))
+        if bucket_size is not None:
+            self.set_bucket_size(operator.index(bucket_size))
+        return self
+
+    def __init__(self, communicator: Optional[Ep.Communicator] = None, model: object = None,
+                 bucket_size: Optional[int] = None) -> None:
+        if communicator is None and model is None:
+            super().__init__()
+        # (otherwise made by __new__)
+
+    @property
+    def communicator(self) -> Optional[Ep.Communicator]:
+        return self.get_communicator()
+
+    @property
+    def variables(self) -> list[Variable]:
+        """The variables whose gradients average_gradients takes, in order."""
+        return list(self.get_variables())
+
+    @property
+    def bucket_size(self) -> int:
+        return self.get_bucket_size()
+
+    @bucket_size.setter
+    def bucket_size(self, value: int) -> None:
+        self.set_bucket_size(operator.index(value))
+
+    def average_gradients(self, gradients: Sequence[Optional[ArrayLike]]) -> list[Tensor]:
+        """The mean over the ranks of each gradient (None: zeros), new
+        tensors of the variables' shapes."""
+        grads = [None if g is None else _as_tensor(g) for g in gradients]
+        return list(_call(Ep.DataParallel.average_gradients, self, grads))
+
+    def save_checkpoint(self, path: Union[str, os.PathLike[str], Gio.File], model: Ep.Module,
+                        optimizer: Optional[Ep.Optimizer] = None) -> None:
+        """Rank 0 writes model (and optimizer's state) to path; every rank
+        raises rank 0's error if it could not."""
+        _call(Ep.DataParallel.save_checkpoint, self, model, optimizer, _gfile(path), None)
+
+
+DataParallel = override(DataParallel)
+__all__.append("DataParallel")
+
+
+# ---------------------------------------------------------------------------
 # linear algebra: NumPy's linalg.norm on Tensor.lp (vectors) and
 # Tensor.matrix_norm (matrices)
 # ---------------------------------------------------------------------------
