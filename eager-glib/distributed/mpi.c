@@ -37,9 +37,13 @@
 /* How a wait polls: spinning for SPIN_US, then sched_yield() up to
  * YIELD_US, then sleeps from SLEEP_MIN_US doubling to SLEEP_MAX_US. On a
  * machine with fewer cores than processes a spinning process takes the
- * core of the one it waits for: the yields and sleeps give it back. */
+ * core of the one it waits for: the yields and sleeps give it back.
+ * Open MPI moves a nonblocking collective's rounds on only inside
+ * MPI_Test: a collective of many megabytes (62 ms for 64 MiB here) must
+ * not sleep between its rounds, so the sleeps start after a second,
+ * where a wait is for a process that is late, not for the network. */
 #define SPIN_US       50
-#define YIELD_US      2000
+#define YIELD_US      1000000
 #define SLEEP_MIN_US  20
 #define SLEEP_MAX_US  1000
 
