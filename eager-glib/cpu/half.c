@@ -19,6 +19,7 @@
 #include "ep-tensor-private.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define EP_HALF_X86 1
 #endif
@@ -103,8 +104,13 @@ features (void)
   if (g_once_init_enter (&once))
     {
 #ifdef EP_HALF_X86
+      unsigned int eax, ebx, ecx = 0, edx;
+
+      /* F16C from CPUID itself: clang 14's __builtin_cpu_supports()
+       * does not know "f16c" */
       __builtin_cpu_init ();
-      f.f16c = __builtin_cpu_supports ("avx") && __builtin_cpu_supports ("f16c");
+      __get_cpuid (1, &eax, &ebx, &ecx, &edx);
+      f.f16c = __builtin_cpu_supports ("avx") && (ecx & bit_F16C) != 0;
       f.avx2 = __builtin_cpu_supports ("avx2");
 #endif
       /* EP_HALF_SCALAR=1: the scalar loops only (to test them) */
