@@ -444,6 +444,11 @@ void      ep_op_set_output       (EpOpCall        *call,
                                   const gint64    *shape,
                                   guint            ndim);
 
+/* For public functions of several results: op.c */
+void      ep_op_give_outputs     (EpTensor       **outputs,
+                                  guint            n_outputs,
+                                  EpTensor      ***locations);
+
 /* For rules of EP_OP_FLAG_READS_DATA ops: op.c */
 GBytes   *ep_op_read_input       (const EpOpCall  *call,
                                   guint            i,

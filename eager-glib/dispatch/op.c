@@ -329,6 +329,21 @@ ep_op_set_output (EpOpCall     *call,
   call->n_outputs = 1;
 }
 
+/* The outputs of a public function of several results (topk, qr, svd,
+ * batch_norm, ...), each given to its return location or dropped where
+ * the caller passed NULL. */
+void
+ep_op_give_outputs (EpTensor  **outputs,
+                    guint       n_outputs,
+                    EpTensor ***locations)
+{
+  for (guint o = 0; o < n_outputs; o++)
+    if (locations[o] != NULL)
+      *locations[o] = outputs[o];
+    else
+      g_object_unref (outputs[o]);
+}
+
 /* The elements of input @i in C order, read from its device (no copy for
  * contiguous data on the CPU). Only for ops flagged
  * EP_OP_FLAG_READS_DATA: the rule then depends on values, not only on

@@ -360,21 +360,13 @@ ep_tensor_slogdet (EpTensor   *self,
                    GError    **error)
 {
   EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
+  EpTensor **locations[] = { sign, logabsdet };
 
   g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
 
   if (!ep_dispatch (&ep_op_slogdet, &self, 1, NULL, outputs, error))
     return FALSE;
-
-  if (sign != NULL)
-    *sign = outputs[0];
-  else
-    g_object_unref (outputs[0]);
-  if (logabsdet != NULL)
-    *logabsdet = outputs[1];
-  else
-    g_object_unref (outputs[1]);
-
+  ep_op_give_outputs (outputs, 2, locations);
   return TRUE;
 }
 
@@ -1391,19 +1383,6 @@ ep_tensor_matrix_norm (EpTensor     *self,
   return ep_error_named_result (matrix_norm (self, ord, axes, n_axes, keepdims, error), error, "matrix_norm");
 }
 
-/* The outputs of a call, each given to its return location or dropped */
-static void
-take_outputs (EpTensor  **outputs,
-              guint       n,
-              EpTensor ***locations)
-{
-  for (guint o = 0; o < n; o++)
-    if (locations[o] != NULL)
-      *locations[o] = outputs[o];
-    else
-      g_object_unref (outputs[o]);
-}
-
 /**
  * ep_tensor_det:
  * @self: a square matrix or a batch of them, shape `(..., n, n)`
@@ -1480,7 +1459,7 @@ ep_tensor_qr (EpTensor   *self,
 
   if (!ep_dispatch (&ep_op_qr, &self, 1, NULL, outputs, error))
     return FALSE;
-  take_outputs (outputs, 2, locations);
+  ep_op_give_outputs (outputs, 2, locations);
   return TRUE;
 }
 
@@ -1532,7 +1511,7 @@ ep_tensor_svd (EpTensor   *self,
   attrs.lapack.full_matrices = full_matrices != FALSE;
   if (!ep_dispatch (&ep_op_svd, &self, 1, &attrs, outputs, error))
     return FALSE;
-  take_outputs (outputs, 3, locations);
+  ep_op_give_outputs (outputs, 3, locations);
   return TRUE;
 }
 
@@ -1579,7 +1558,7 @@ ep_tensor_eigh (EpTensor   *self,
   attrs.lapack.upper = upper != FALSE;
   if (!ep_dispatch (&ep_op_eigh, &self, 1, &attrs, outputs, error))
     return FALSE;
-  take_outputs (outputs, 2, locations);
+  ep_op_give_outputs (outputs, 2, locations);
   return TRUE;
 }
 

@@ -591,10 +591,6 @@ ep_tensor_batch_norm (EpTensor      *self,
   if (!ep_dispatch (&ep_op_batch_norm, inputs, 5, &attrs, outputs, error))
     return FALSE;
 
-  for (guint i = 0; i < 3; i++)
-    if (results[i] != NULL)
-      *results[i] = outputs[i];
-    else
-      g_object_unref (outputs[i]);
+  ep_op_give_outputs (outputs, 3, results);
   return TRUE;
 }

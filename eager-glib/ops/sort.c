@@ -252,6 +252,7 @@ ep_tensor_topk (EpTensor   *self,
                 GError    **error)
 {
   EpTensor *outputs[EP_MAX_OUTPUTS] = { NULL };
+  EpTensor **locations[] = { values, indices };
   EpOpAttrs attrs;
 
   g_return_val_if_fail (EP_IS_TENSOR (self), FALSE);
@@ -261,16 +262,7 @@ ep_tensor_topk (EpTensor   *self,
   attrs.topk.sorted = sorted != FALSE;
   if (!ep_dispatch (&ep_op_topk, &self, 1, &attrs, outputs, error))
     return FALSE;
-
-  if (values != NULL)
-    *values = outputs[0];
-  else
-    g_object_unref (outputs[0]);
-  if (indices != NULL)
-    *indices = outputs[1];
-  else
-    g_object_unref (outputs[1]);
-
+  ep_op_give_outputs (outputs, 2, locations);
   return TRUE;
 }
 
