@@ -314,6 +314,14 @@ ep_forward_accumulator_watch (EpForwardAccumulator  *self,
   return TRUE;
 }
 
+/* start's and stop's errors */
+static const EpRecorderErrors recorder_errors = {
+  .already_active = N_("start: the accumulator is already active"),
+  .not_active = N_("stop: the accumulator is not active"),
+  .other_thread = N_("stop: the accumulator was started by another thread"),
+  .paused = N_("stop: the accumulator is paused while a host callback runs"),
+};
+
 /**
  * ep_forward_accumulator_start:
  * @self: an accumulator
@@ -333,18 +341,7 @@ ep_forward_accumulator_start (EpForwardAccumulator  *self,
   g_return_val_if_fail (EP_IS_FORWARD_ACCUMULATOR (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (self->recorder.active)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("start: the accumulator is already active"));
-      return FALSE;
-    }
-
-  g_object_ref (self);
-  self->thread = g_thread_self ();
-  ep_recorder_push (&self->recorder);
-
-  return TRUE;
+  return ep_recorder_start (&self->recorder, G_OBJECT (self), &self->thread, &recorder_errors, error);
 }
 
 /**
@@ -365,30 +362,7 @@ ep_forward_accumulator_stop (EpForwardAccumulator  *self,
   g_return_val_if_fail (EP_IS_FORWARD_ACCUMULATOR (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!self->recorder.active)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("stop: the accumulator is not active"));
-      return FALSE;
-    }
-  if (self->thread != g_thread_self ())
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("stop: the accumulator was started by another thread"));
-      return FALSE;
-    }
-  if (!ep_recorder_is_on_stack (&self->recorder))
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("stop: the accumulator is paused while a host callback runs"));
-      return FALSE;
-    }
-
-  ep_recorder_pop (&self->recorder);
-  self->thread = NULL;
-  g_object_unref (self);
-
-  return TRUE;
+  return ep_recorder_stop (&self->recorder, G_OBJECT (self), &self->thread, &recorder_errors, error);
 }
 
 /**

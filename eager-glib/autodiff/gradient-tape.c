@@ -557,6 +557,14 @@ ep_gradient_tape_set_unconnected_gradients (EpGradientTape         *self,
   g_object_notify_by_pspec (G_OBJECT (self), props[PROP_UNCONNECTED_GRADIENTS]);
 }
 
+/* start's and stop's errors */
+static const EpRecorderErrors recorder_errors = {
+  .already_active = N_("start: the tape is already active"),
+  .not_active = N_("stop: the tape is not active"),
+  .other_thread = N_("stop: the tape was started by another thread"),
+  .paused = N_("stop: the tape is paused while a host callback runs"),
+};
+
 /**
  * ep_gradient_tape_start:
  * @self: a tape
@@ -576,18 +584,7 @@ ep_gradient_tape_start (EpGradientTape  *self,
   g_return_val_if_fail (EP_IS_GRADIENT_TAPE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (self->recorder.active)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("start: the tape is already active"));
-      return FALSE;
-    }
-
-  g_object_ref (self);
-  self->thread = g_thread_self ();
-  ep_recorder_push (&self->recorder);
-
-  return TRUE;
+  return ep_recorder_start (&self->recorder, G_OBJECT (self), &self->thread, &recorder_errors, error);
 }
 
 /**
@@ -608,30 +605,7 @@ ep_gradient_tape_stop (EpGradientTape  *self,
   g_return_val_if_fail (EP_IS_GRADIENT_TAPE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!self->recorder.active)
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("stop: the tape is not active"));
-      return FALSE;
-    }
-  if (self->thread != g_thread_self ())
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("stop: the tape was started by another thread"));
-      return FALSE;
-    }
-  if (!ep_recorder_is_on_stack (&self->recorder))
-    {
-      g_set_error (error, EP_ERROR, EP_ERROR_GRADIENT,
-                   _("stop: the tape is paused while a host callback runs"));
-      return FALSE;
-    }
-
-  ep_recorder_pop (&self->recorder);
-  self->thread = NULL;
-  g_object_unref (self);
-
-  return TRUE;
+  return ep_recorder_stop (&self->recorder, G_OBJECT (self), &self->thread, &recorder_errors, error);
 }
 
 /**

@@ -142,7 +142,28 @@ typedef struct
   guint  *marks;
 } EpRecorderMarks;
 
+/* The errors of starting and stopping a recorder that users start and
+ * stop (a gradient tape, a forward accumulator), in its own words:
+ * messages marked with N_(), translated when raised. */
+typedef struct
+{
+  const char *already_active;
+  const char *not_active;
+  const char *other_thread;
+  const char *paused;
+} EpRecorderErrors;
+
 void        ep_recorder_push        (EpRecorder      *recorder);
+gboolean    ep_recorder_start       (EpRecorder             *recorder,
+                                     GObject                *owner,
+                                     GThread               **thread,
+                                     const EpRecorderErrors *errors,
+                                     GError                **error);
+gboolean    ep_recorder_stop        (EpRecorder             *recorder,
+                                     GObject                *owner,
+                                     GThread               **thread,
+                                     const EpRecorderErrors *errors,
+                                     GError                **error);
 void        ep_recorder_pop         (EpRecorder      *recorder);
 gboolean    ep_recorder_is_active   (EpRecorder      *recorder);
 gboolean    ep_recorder_is_on_stack (EpRecorder      *recorder);

@@ -5,6 +5,9 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
+#include "ep-error.h"
 #include "ep-recorder-private.h"
 
 /* The stack is the context's `recorders`: the innermost active recorder
@@ -20,6 +23,56 @@ ep_recorder_push (EpRecorder *recorder)
   recorder->below = context->recorders;
   recorder->active = TRUE;
   context->recorders = recorder;
+}
+
+/* Pushes @recorder for @owner, which holds a reference to itself while
+ * active, and notes the thread that must stop it. */
+gboolean
+ep_recorder_start (EpRecorder             *recorder,
+                   GObject                *owner,
+                   GThread               **thread,
+                   const EpRecorderErrors *errors,
+                   GError                **error)
+{
+  if (recorder->active)
+    {
+      g_set_error_literal (error, EP_ERROR, EP_ERROR_GRADIENT, _(errors->already_active));
+      return FALSE;
+    }
+
+  g_object_ref (owner);
+  *thread = g_thread_self ();
+  ep_recorder_push (recorder);
+  return TRUE;
+}
+
+/* Pops @recorder if this thread started it and it is not paused under a
+ * host callback, and drops @owner's reference to itself. */
+gboolean
+ep_recorder_stop (EpRecorder             *recorder,
+                  GObject                *owner,
+                  GThread               **thread,
+                  const EpRecorderErrors *errors,
+                  GError                **error)
+{
+  const char *message = NULL;
+
+  if (!recorder->active)
+    message = errors->not_active;
+  else if (*thread != g_thread_self ())
+    message = errors->other_thread;
+  else if (!ep_recorder_is_on_stack (recorder))
+    message = errors->paused;
+  if (message != NULL)
+    {
+      g_set_error_literal (error, EP_ERROR, EP_ERROR_GRADIENT, _(message));
+      return FALSE;
+    }
+
+  ep_recorder_pop (recorder);
+  *thread = NULL;
+  g_object_unref (owner);
+  return TRUE;
 }
 
 /* Recorders may leave out of order (a tape that stops recording while a
