@@ -131,7 +131,6 @@ static struct
   GMutex      lock;
   dnnl_engine_t engine;
   gboolean    initialized;
-  GHashTable *plans;         /* Key -> Plan */
   void      (*omp_set_num_threads) (int);
 } dnnl;
 
@@ -191,12 +190,88 @@ dnnl_init_locked (const EpOpCall  *call,
 
   if (dnnl_failed (dnnl_engine_create (&dnnl.engine, dnnl_cpu, 0), "dnnl_engine_create", call, error))
     return FALSE;
-  dnnl.plans = g_hash_table_new_full (key_hash, key_equal, NULL, plan_free);
   /* libgomp is loaded with oneDNN; looked up rather than linked, so that
    * a build with another OpenMP (or none) still links */
   dnnl.omp_set_num_threads = (void (*) (int)) dlsym (RTLD_DEFAULT, "omp_set_num_threads");
   dnnl.initialized = TRUE;
   return TRUE;
+}
+
+/* Plans kept per key, for the process's life while their table has
+ * room; past it a plan belongs to its call (plans_release). Each plan is
+ * a struct that begins with its key ; its primitives
+ * are made once, on first use, with a scratchpad that the call gives. */
+typedef struct
+{
+  GHashTable     *table;        /* key -> plan, under dnnl.lock */
+  GHashFunc       hash;
+  GEqualFunc      equal;
+  gsize           key_size;
+  gsize           plan_size;
+  /* fills in the plan after its key */
+  dnnl_status_t (*make) (gpointer plan, const dnnl_primitive_attr_t attr);
+  GDestroyNotify  free;
+} PlanTable;
+
+static gpointer
+plans_lookup (PlanTable       *plans,
+              const EpOpCall  *call,
+              gconstpointer    key,
+              GError         **error)
+{
+  gpointer plan;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status;
+
+  g_mutex_lock (&dnnl.lock);
+  if (!dnnl_init_locked (call, error))
+    {
+      g_mutex_unlock (&dnnl.lock);
+      return NULL;
+    }
+  if (plans->table == NULL)
+    plans->table = g_hash_table_new_full (plans->hash, plans->equal, NULL, plans->free);
+
+  plan = g_hash_table_lookup (plans->table, key);
+  if (plan != NULL)
+    {
+      g_mutex_unlock (&dnnl.lock);
+      return plan;
+    }
+
+  plan = g_malloc0 (plans->plan_size);
+  memcpy (plan, key, plans->key_size);
+  status = dnnl_primitive_attr_create (&attr);
+  if (status == dnnl_success)
+    status = dnnl_primitive_attr_set_scratchpad_mode (attr, dnnl_scratchpad_mode_user);
+  if (status == dnnl_success)
+    status = plans->make (plan, attr);
+  if (attr != NULL)
+    dnnl_primitive_attr_destroy (attr);
+  if (dnnl_failed (status, "dnnl_primitive_desc_create", call, error))
+    {
+      plans->free (plan);
+      g_mutex_unlock (&dnnl.lock);
+      return NULL;
+    }
+
+  if (g_hash_table_size (plans->table) < MAX_PLANS)
+    g_hash_table_insert (plans->table, plan, plan);
+  g_mutex_unlock (&dnnl.lock);
+  return plan;
+}
+
+static void
+plans_release (PlanTable *plans,
+               gpointer   plan)
+{
+  gboolean kept;
+
+  g_mutex_lock (&dnnl.lock);
+  kept = g_hash_table_lookup (plans->table, plan) == plan;
+  g_mutex_unlock (&dnnl.lock);
+  if (!kept)
+    plans->free (plan);
 }
 
 static void
@@ -303,9 +378,10 @@ static const int role_arg[][N_ROLES] = {
 };
 
 static dnnl_status_t
-plan_make (Plan                 *plan,
+plan_make (gpointer                    data,
            const dnnl_primitive_attr_t attr)
 {
+  Plan *plan = data;
   const EpConvGeometry *g = &plan->key.g;
   Pass pass = plan->key.pass;
   dnnl_memory_desc_t any[N_ROLES];
@@ -356,65 +432,10 @@ plan_make (Plan                 *plan,
   return status;
 }
 
-static Plan *
-plan_lookup (const EpOpCall  *call,
-             const Key       *key,
-             GError         **error)
-{
-  Plan *plan;
-  dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status;
-
-  g_mutex_lock (&dnnl.lock);
-  if (!dnnl_init_locked (call, error))
-    {
-      g_mutex_unlock (&dnnl.lock);
-      return NULL;
-    }
-
-  plan = g_hash_table_lookup (dnnl.plans, key);
-  if (plan != NULL)
-    {
-      g_mutex_unlock (&dnnl.lock);
-      return plan;
-    }
-
-  plan = g_new0 (Plan, 1);
-  plan->key = *key;
-  status = dnnl_primitive_attr_create (&attr);
-  if (status == dnnl_success)
-    status = dnnl_primitive_attr_set_scratchpad_mode (attr, dnnl_scratchpad_mode_user);
-  if (status == dnnl_success)
-    status = plan_make (plan, attr);
-  if (attr != NULL)
-    dnnl_primitive_attr_destroy (attr);
-  if (dnnl_failed (status, "dnnl_primitive_desc_create", call, error))
-    {
-      plan_free (plan);
-      g_mutex_unlock (&dnnl.lock);
-      return NULL;
-    }
-
-  /* kept for the process's life while the table has room; past it, the
-   * plan belongs to the call (plan_release) */
-  if (g_hash_table_size (dnnl.plans) < MAX_PLANS)
-    g_hash_table_insert (dnnl.plans, &plan->key, plan);
-  g_mutex_unlock (&dnnl.lock);
-  return plan;
-}
-
-/* A plan past the table's room belongs to its call */
-static void
-plan_release (Plan *plan)
-{
-  gboolean kept;
-
-  g_mutex_lock (&dnnl.lock);
-  kept = g_hash_table_lookup (dnnl.plans, &plan->key) == plan;
-  g_mutex_unlock (&dnnl.lock);
-  if (!kept)
-    plan_free (plan);
-}
+static PlanTable conv_plans = {
+  .hash = key_hash, .equal = key_equal, .key_size = sizeof (Key), .plan_size = sizeof (Plan),
+  .make = plan_make, .free = plan_free,
+};
 
 typedef struct
 {
@@ -544,7 +565,7 @@ conv_f32 (EpOpCall             *call,
   memset (&key, 0, sizeof key);   /* the padding too: keys compare as bytes */
   key.pass = pass_of (call);
   key.g = *g;
-  plan = plan_lookup (call, &key, error);
+  plan = plans_lookup (&conv_plans, call, &key, error);
   if (plan == NULL)
     return FALSE;
 
@@ -565,7 +586,7 @@ conv_f32 (EpOpCall             *call,
   for (int r = 0; r < N_ROLES; r++)
     buffer_release (&staged[r]);
   buffer_release (&scratch);
-  plan_release (plan);
+  plans_release (&conv_plans, plan);
   return ok;
 }
 
@@ -590,8 +611,6 @@ typedef struct
   dnnl_memory_desc_t scratch_md;
   gsize              scratch_size;
 } MatmulPlan;
-
-static GHashTable *matmul_plans;   /* MatmulKey -> MatmulPlan, under dnnl.lock */
 
 static guint
 matmul_key_hash (gconstpointer key)
@@ -621,14 +640,18 @@ matmul_plan_free (gpointer data)
   g_free (plan);
 }
 
+/* A plan with no primitive where oneDNN has none (no bfloat16 on this
+ * CPU) or refuses the sizes: kept, so that later calls of the shape
+ * widen without asking again */
 static dnnl_status_t
-matmul_plan_make (MatmulPlan *plan)
+matmul_plan_make (gpointer                    data,
+                  const dnnl_primitive_attr_t attr)
 {
+  MatmulPlan *plan = data;
   const MatmulKey *k = &plan->key;
   dnnl_dims_t src = { k->batch_a, k->n, k->k }, wei = { k->batch_b, k->k, k->m },
               dst = { k->batch, k->n, k->m };
   dnnl_matmul_desc_t desc;
-  dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd = NULL;
   dnnl_status_t status;
 
@@ -642,82 +665,27 @@ matmul_plan_make (MatmulPlan *plan)
   dnnl_memory_desc_init_by_tag (&plan->md[2], nd, dst + skip, dnnl_bf16, tag);
   status = dnnl_matmul_desc_init (&desc, &plan->md[0], &plan->md[1], NULL, &plan->md[2]);
   if (status == dnnl_success)
-    status = dnnl_primitive_attr_create (&attr);
-  if (status == dnnl_success)
-    status = dnnl_primitive_attr_set_scratchpad_mode (attr, dnnl_scratchpad_mode_user);
-  if (status == dnnl_success)
     status = dnnl_primitive_desc_create (&pd, &desc, attr, dnnl.engine, NULL);
-  if (attr != NULL)
-    dnnl_primitive_attr_destroy (attr);
-  if (status != dnnl_success)
+  if (status == dnnl_success)
+    {
+      plan->scratch_md = *dnnl_primitive_desc_query_md (pd, dnnl_query_scratchpad_md, 0);
+      plan->scratch_size = dnnl_memory_desc_get_size (&plan->scratch_md);
+      status = dnnl_primitive_create (&plan->matmul, pd);
+      dnnl_primitive_desc_destroy (pd);
+    }
+  if (status == dnnl_success || status == dnnl_out_of_memory)
     return status;
 
-  plan->scratch_md = *dnnl_primitive_desc_query_md (pd, dnnl_query_scratchpad_md, 0);
-  plan->scratch_size = dnnl_memory_desc_get_size (&plan->scratch_md);
-  status = dnnl_primitive_create (&plan->matmul, pd);
-  dnnl_primitive_desc_destroy (pd);
-  return status;
+  if (plan->matmul != NULL)
+    dnnl_primitive_destroy (plan->matmul);
+  plan->matmul = NULL;
+  return dnnl_success;
 }
 
-static MatmulPlan *
-matmul_plan_lookup (const EpOpCall  *call,
-                    const MatmulKey *key,
-                    GError         **error)
-{
-  MatmulPlan *plan;
-  dnnl_status_t status;
-
-  g_mutex_lock (&dnnl.lock);
-  if (!dnnl_init_locked (call, error))
-    {
-      g_mutex_unlock (&dnnl.lock);
-      return NULL;
-    }
-  if (matmul_plans == NULL)
-    matmul_plans = g_hash_table_new_full (matmul_key_hash, matmul_key_equal, NULL, matmul_plan_free);
-
-  plan = g_hash_table_lookup (matmul_plans, key);
-  if (plan != NULL)
-    {
-      g_mutex_unlock (&dnnl.lock);
-      return plan;
-    }
-
-  plan = g_new0 (MatmulPlan, 1);
-  plan->key = *key;
-  status = matmul_plan_make (plan);
-  if (status != dnnl_success && status != dnnl_out_of_memory)
-    {
-      /* unimplemented (no bfloat16 on this CPU) or sizes it refuses: kept
-       * as "none", so that later calls widen without asking again */
-      if (plan->matmul != NULL)
-        dnnl_primitive_destroy (plan->matmul);
-      plan->matmul = NULL;
-    }
-  else if (dnnl_failed (status, "dnnl_primitive_desc_create", call, error))
-    {
-      matmul_plan_free (plan);
-      g_mutex_unlock (&dnnl.lock);
-      return NULL;
-    }
-
-  if (g_hash_table_size (matmul_plans) < MAX_PLANS)
-    g_hash_table_insert (matmul_plans, &plan->key, plan);
-  g_mutex_unlock (&dnnl.lock);
-  return plan;
-}
-
-static void
-matmul_plan_release (MatmulPlan *plan)
-{
-  gboolean kept;
-
-  g_mutex_lock (&dnnl.lock);
-  kept = g_hash_table_lookup (matmul_plans, &plan->key) == plan;
-  g_mutex_unlock (&dnnl.lock);
-  if (!kept)
-    matmul_plan_free (plan);
-}
+static PlanTable matmul_plans = {
+  .hash = matmul_key_hash, .equal = matmul_key_equal, .key_size = sizeof (MatmulKey),
+  .plan_size = sizeof (MatmulPlan), .make = matmul_plan_make, .free = matmul_plan_free,
+};
 
 /*
  * ep_cpu_dnnl_matmul_bf16:
@@ -754,17 +722,17 @@ ep_cpu_dnnl_matmul_bf16 (const EpOpCall *call,
   gboolean ok;
 
   *ran = FALSE;
-  plan = matmul_plan_lookup (call, &key, error);
+  plan = plans_lookup (&matmul_plans, call, &key, error);
   if (plan == NULL)
     return FALSE;
   if (plan->matmul == NULL)
     {
-      matmul_plan_release (plan);
+      plans_release (&matmul_plans, plan);
       return TRUE;
     }
   if (!buffer_alloc (&scratch, plan->scratch_size, call, error))
     {
-      matmul_plan_release (plan);
+      plans_release (&matmul_plans, plan);
       return FALSE;
     }
 
@@ -799,7 +767,7 @@ ep_cpu_dnnl_matmul_bf16 (const EpOpCall *call,
   if (stream != NULL)
     dnnl_stream_destroy (stream);
   buffer_release (&scratch);
-  matmul_plan_release (plan);
+  plans_release (&matmul_plans, plan);
   return ok;
 }
 
