@@ -269,7 +269,7 @@ ep_tensor_topk (EpTensor   *self,
 /* searchsorted (issue 17, ops): binary searches, one per value, in the
  * sorted sequence or in its row of the same leading indices (batched as
  * PyTorch's). Both inputs are cast to one type and made contiguous;
- * bool and uint8 compare as int32. Not differentiable: the output is
+ * bool and the narrow integers compare as int32. Not differentiable: the output is
  * integer positions. */
 
 static gboolean
