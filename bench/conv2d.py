@@ -8,7 +8,6 @@ same process, same number of threads, best of several rounds.
 
 import argparse
 import os
-import time
 
 import gi
 import numpy as np
@@ -17,19 +16,9 @@ import torch.nn.functional as F
 
 gi.require_version("Ep", "1.0")
 from gi.repository import Ep  # noqa: E402
+from timing import best_ms  # noqa: E402
 
 N, C, H, W, O, K = 32, 64, 56, 56, 64, 3
-
-
-def best(step, rounds, reps):
-    step()
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(reps):
-            step()
-        times.append((time.perf_counter() - start) / reps)
-    return min(times) * 1e3
 
 
 def eager_glib(fmt, x, w, gy, rounds, reps):
@@ -51,8 +40,8 @@ def eager_glib(fmt, x, w, gy, rounds, reps):
         Ep.conv2d_input_grad(tgy, tw, shape, padding=1, data_format=fmt)
         Ep.conv2d_weight_grad(tx, tgy, list(w.shape), padding=1, data_format=fmt)
 
-    return (best(forward, rounds, reps), best(forward_backward, rounds, reps),
-            best(ops, rounds, reps))
+    return (best_ms(forward, rounds, reps), best_ms(forward_backward, rounds, reps),
+            best_ms(ops, rounds, reps))
 
 
 def pytorch(fmt, x, w, gy, rounds, reps):
@@ -72,7 +61,7 @@ def pytorch(fmt, x, w, gy, rounds, reps):
         tx.grad = tw.grad = None
         F.conv2d(tx, tw, padding=1).backward(tgy)
 
-    return best(forward, rounds, reps), best(forward_backward, rounds, reps)
+    return best_ms(forward, rounds, reps), best_ms(forward_backward, rounds, reps)
 
 
 def main():

@@ -9,7 +9,6 @@ bilinear form forward+backward against torch.autograd.
 
 import argparse
 import os
-import time
 
 import gi
 import numpy as np
@@ -17,28 +16,9 @@ import torch
 
 gi.require_version("Ep", "1.0")
 from gi.repository import Ep  # noqa: E402
+from timing import best_ms, torch_best_ms  # noqa: E402
 
 REPEATS = 3
-
-
-def best_ms(step, rounds):
-    step()
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(REPEATS):
-            step()
-        best = min(best, (time.perf_counter() - start) / REPEATS)
-    return best * 1e3
-
-
-def torch_best(step, rounds):
-    """PyTorch with one thread and with one per core: the better"""
-    times = []
-    for threads in (1, os.cpu_count()):
-        torch.set_num_threads(threads)
-        times.append(best_ms(step, rounds))
-    return min(times)
 
 
 def ep_backward(subscripts, inputs, weight):
@@ -80,9 +60,9 @@ def main():
         arrays = [rng.standard_normal(s, np.float32) for s in shapes]
         tensors = [Ep.astensor(a) for a in arrays]
         refs = [torch.tensor(a) for a in arrays]
-        ep_ms = best_ms(lambda: Ep.einsum(subscripts, *tensors).numpy(), rounds)
-        torch_ms = torch_best(lambda: torch.einsum(subscripts, *refs), rounds)
-        numpy_ms = best_ms(lambda: np.einsum(subscripts, *arrays, optimize=True), rounds)
+        ep_ms = best_ms(lambda: Ep.einsum(subscripts, *tensors).numpy(), rounds, REPEATS)
+        torch_ms = torch_best_ms(lambda: torch.einsum(subscripts, *refs), rounds, REPEATS)
+        numpy_ms = best_ms(lambda: np.einsum(subscripts, *arrays, optimize=True), rounds, REPEATS)
         print(f"| `{subscripts}` {label} | {ep_ms:.2f} | {torch_ms:.2f} | {numpy_ms:.2f} "
               f"| {torch_ms / ep_ms:.2f} | {numpy_ms / ep_ms:.2f} |")
 
@@ -91,8 +71,8 @@ def main():
     weight = rng.standard_normal(256, np.float32)
     tensors = [Ep.astensor(a) for a in arrays]
     refs = [torch.tensor(a, requires_grad=True) for a in arrays]
-    ep_ms = best_ms(ep_backward(subscripts, tensors, Ep.astensor(weight)), rounds)
-    torch_ms = torch_best(torch_backward(subscripts, refs, torch.tensor(weight)), rounds)
+    ep_ms = best_ms(ep_backward(subscripts, tensors, Ep.astensor(weight)), rounds, REPEATS)
+    torch_ms = torch_best_ms(torch_backward(subscripts, refs, torch.tensor(weight)), rounds, REPEATS)
     print(f"| `{subscripts}` b=256, i=j=256, forward+backward | {ep_ms:.2f} | {torch_ms:.2f} | – "
           f"| {torch_ms / ep_ms:.2f} | – |")
 

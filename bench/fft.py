@@ -9,7 +9,6 @@ times over eager-glib's (above 1: eager-glib is faster).
 """
 
 import argparse
-import time
 
 import gi
 import numpy as np
@@ -17,20 +16,10 @@ import torch
 
 gi.require_version("Ep", "1.0")
 from gi.repository import Ep  # noqa: E402
+from timing import best_ms  # noqa: E402
 
 # rows, length
 SIZES = [(256, 1024), (256, 1000), (64, 4099)]
-
-
-def best(function, rounds, repeats=3):
-    function()
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeats):
-            function()
-        times.append((time.perf_counter() - start) / repeats)
-    return min(times) * 1e3
 
 
 def pairs(z, dtype):
@@ -60,9 +49,9 @@ def main():
                           lambda: np.fft.irfft(h, n), lambda t=torch.tensor(h): torch.fft.irfft(t, n)),
             }
             for name, (ours, numpy_call, torch_call) in cases.items():
-                ep_ms = best(ours, args.rounds)
-                np_ms = best(numpy_call, args.rounds)
-                torch_ms = best(torch_call, args.rounds)
+                ep_ms = best_ms(ours, args.rounds)
+                np_ms = best_ms(numpy_call, args.rounds)
+                torch_ms = best_ms(torch_call, args.rounds)
                 print(f"{name:<8} {f'{rows}x{n}':<11} {dtype:<8} {ep_ms:9.2f}ms {np_ms:7.2f}ms {torch_ms:7.2f}ms"
                       f" {np_ms / ep_ms:9.2f} {torch_ms / ep_ms:9.2f}")
     devices = [d.get_name() for d in Ep.list_devices() if d.get_name().startswith("opencl")]
@@ -70,7 +59,7 @@ def main():
         for rows, n in SIZES:
             x = rng.standard_normal((rows, n)).astype("float32")
             e = Ep.astensor(x).to_device(device)
-            ms = best(lambda: e.rfft().numpy(), args.rounds)
+            ms = best_ms(lambda: e.rfft().numpy(), args.rounds)
             print(f"rfft     {f'{rows}x{n}':<11} float32  {ms:9.2f}ms on {device}")
 
 

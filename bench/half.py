@@ -12,7 +12,6 @@ the peer's time over eager-glib's (above 1: eager-glib is faster).
 
 import argparse
 import os
-import time
 
 import gi
 import numpy as np
@@ -20,26 +19,16 @@ import torch
 
 gi.require_version("Ep", "1.0")
 from gi.repository import Ep  # noqa: E402
+from timing import best_ms  # noqa: E402
 
 N_ADD = 4 * 1024 * 1024
 N_MATMUL = 1024
 
 
-def best(function, rounds, repeats=3):
-    function()
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeats):
-            function()
-        times.append((time.perf_counter() - start) / repeats)
-    return min(times) * 1e3
-
-
 def timed(function, rounds):
-    """best(), or None where the peer lacks the op for the type"""
+    """best_ms(), or None where the peer lacks the op for the type"""
     try:
-        return best(function, rounds)
+        return best_ms(function, rounds)
     except (RuntimeError, TypeError):
         return None
 
@@ -71,7 +60,7 @@ def main():
         b = rng.standard_normal((N_MATMUL, N_MATMUL)).astype(np.float32)
         x, y = Ep.astensor(a).astype(dtype), Ep.astensor(b).astype(dtype)
         ta, tb = torch.from_numpy(a).to(torch_dtype), torch.from_numpy(b).to(torch_dtype)
-        ours = best(lambda: x @ y, args.rounds)
+        ours = best_ms(lambda: x @ y, args.rounds)
         theirs = timed(lambda: ta @ tb, args.rounds)
         numpy_time = None
         if dtype == "float16":
@@ -84,7 +73,7 @@ def main():
         b = rng.standard_normal(N_ADD).astype(np.float32)
         x, y = Ep.astensor(a).astype(dtype), Ep.astensor(b).astype(dtype)
         ta, tb = torch.from_numpy(a).to(torch_dtype), torch.from_numpy(b).to(torch_dtype)
-        ours = best(lambda: x + y, args.rounds)
+        ours = best_ms(lambda: x + y, args.rounds)
         theirs = timed(lambda: ta + tb, args.rounds)
         numpy_time = None
         if dtype == "float16":

@@ -8,7 +8,6 @@ PyTorch's. Ratios are speed-ups: above 1 means eager-glib is faster.
 """
 
 import argparse
-import time
 
 import gi
 import numpy as np
@@ -16,19 +15,9 @@ import torch
 
 gi.require_version("Ep", "1.0")
 from gi.repository import Ep  # noqa: E402
+from timing import best_ms  # noqa: E402
 
 REPEATS = 5
-
-
-def best_ms(step, rounds):
-    step()
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(REPEATS):
-            step()
-        best = min(best, (time.perf_counter() - start) / REPEATS)
-    return best * 1e3
 
 
 def workloads(a, b, spd):
@@ -61,12 +50,12 @@ def main():
         spd = a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
         x = {"a": torch.tensor(a), "b": torch.tensor(b), "spd": torch.tensor(spd)}
         for name, ep_call, np_call, torch_call in workloads(a, b, spd):
-            torch_ms = best_ms(lambda: torch_call(x), rounds)
-            np_ms = best_ms(np_call, rounds) if np_call is not None else None
+            torch_ms = best_ms(lambda: torch_call(x), rounds, REPEATS)
+            np_ms = best_ms(np_call, rounds, REPEATS) if np_call is not None else None
             for device in devices:
                 with Ep.device(device.get_name()):
                     t = {"a": Ep.astensor(a), "b": Ep.astensor(b), "spd": Ep.astensor(spd)}
-                    ep_ms = best_ms(lambda: ep_call(t).numpy(), rounds)
+                    ep_ms = best_ms(lambda: ep_call(t).numpy(), rounds, REPEATS)
                 label = f"{name} {'x'.join(map(str, shape))}"
                 np_text = f"{np_ms:9.3f}" if np_ms is not None else f"{'-':>9}"
                 vs_np = f"{np_ms / ep_ms:9.2f}" if np_ms is not None else f"{'-':>9}"
@@ -90,7 +79,7 @@ def main():
         u, s, vh = torch.linalg.svd(t, full_matrices=False)
         (((u @ vh) * torch.tensor(weight)).sum() + s.sum()).backward()
 
-    ep_ms, torch_ms = best_ms(ep_step, rounds), best_ms(torch_step, rounds)
+    ep_ms, torch_ms = best_ms(ep_step, rounds, REPEATS), best_ms(torch_step, rounds, REPEATS)
     print(f"{'svd grad 64x32x16':<24} {'cpu:0':<10} {ep_ms:9.3f} {'-':>9} {torch_ms:9.3f} {'-':>9} "
           f"{torch_ms / ep_ms:9.2f}")
 

@@ -9,7 +9,6 @@ and PyTorch.
 
 import argparse
 import os
-import time
 
 import gi
 import numpy as np
@@ -18,19 +17,9 @@ import torch.nn.functional as F
 
 gi.require_version("Ep", "1.0")
 from gi.repository import Ep  # noqa: E402
+from timing import best_ms, torch_best_ms  # noqa: E402
 
 REPEATS = 5
-
-
-def best_ms(step, rounds):
-    step()
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(REPEATS):
-            step()
-        best = min(best, (time.perf_counter() - start) / REPEATS)
-    return best * 1e3
 
 
 def ep_backward(f, inputs, weight):
@@ -59,15 +48,6 @@ def ep_staged_backward(f, inputs, weight):
     def step():
         grads(*inputs, weight)[0].numpy()
     return step
-
-
-def torch_best(step, rounds):
-    """PyTorch with one thread and with one per core: the better"""
-    times = []
-    for threads in (1, os.cpu_count()):
-        torch.set_num_threads(threads)
-        times.append(best_ms(step, rounds))
-    return min(times)
 
 
 def torch_backward(f, inputs, weight):
@@ -100,21 +80,21 @@ def main():
     tx, tw, tb = (torch.tensor(v, requires_grad=True) for v in (a, w, b))
     tg = torch.tensor(g)
     row("layer_norm 8192×1024 forward",
-        best_ms(lambda: x.layer_norm(wt, bt).numpy(), rounds),
-        torch_best(lambda: F.layer_norm(tx.detach(), (1024,), tw.detach(), tb.detach()), rounds))
+        best_ms(lambda: x.layer_norm(wt, bt).numpy(), rounds, REPEATS),
+        torch_best_ms(lambda: F.layer_norm(tx.detach(), (1024,), tw.detach(), tb.detach()), rounds, REPEATS))
     row("layer_norm 8192×1024 forward+backward",
-        best_ms(ep_backward(lambda p, q, r: p.layer_norm(q, r), [x, wt, bt], gt), rounds),
-        torch_best(torch_backward(lambda p, q, r: F.layer_norm(p, (1024,), q, r), [tx, tw, tb], tg), rounds))
+        best_ms(ep_backward(lambda p, q, r: p.layer_norm(q, r), [x, wt, bt], gt), rounds, REPEATS),
+        torch_best_ms(torch_backward(lambda p, q, r: F.layer_norm(p, (1024,), q, r), [tx, tw, tb], tg), rounds, REPEATS))
     row("layer_norm 8192×1024 forward+backward, staged",
-        best_ms(ep_staged_backward(lambda p, q, r: p.layer_norm(q, r), [x, wt, bt], gt), rounds),
-        torch_best(torch_backward(lambda p, q, r: F.layer_norm(p, (1024,), q, r), [tx, tw, tb], tg), rounds))
+        best_ms(ep_staged_backward(lambda p, q, r: p.layer_norm(q, r), [x, wt, bt], gt), rounds, REPEATS),
+        torch_best_ms(torch_backward(lambda p, q, r: F.layer_norm(p, (1024,), q, r), [tx, tw, tb], tg), rounds, REPEATS))
 
     # var over the last axis of the same data
     row("var 8192×1024, last axis (NumPy in the PyTorch column)",
-        best_ms(lambda: x.var(axis=-1).numpy(), rounds), best_ms(lambda: a.var(axis=-1), rounds))
+        best_ms(lambda: x.var(axis=-1).numpy(), rounds, REPEATS), best_ms(lambda: a.var(axis=-1), rounds, REPEATS))
     row("var 8192×1024, last axis",
-        best_ms(lambda: x.var(axis=-1).numpy(), rounds),
-        torch_best(lambda: torch.var(tx.detach(), dim=-1, unbiased=False), rounds))
+        best_ms(lambda: x.var(axis=-1).numpy(), rounds, REPEATS),
+        torch_best_ms(lambda: torch.var(tx.detach(), dim=-1, unbiased=False), rounds, REPEATS))
 
     # batch_norm, training, 32x64x56x56 NCHW
     a = rng.standard_normal((32, 64, 56, 56), np.float32)
@@ -134,14 +114,14 @@ def main():
         return F.batch_norm(p, None, None, q, r, training=True)
 
     row("batch_norm 32×64×56×56 training forward",
-        best_ms(lambda: ep_bn(x, wt, bt).numpy(), rounds),
-        torch_best(lambda: torch_bn(tx.detach(), tw.detach(), tb.detach()), rounds))
+        best_ms(lambda: ep_bn(x, wt, bt).numpy(), rounds, REPEATS),
+        torch_best_ms(lambda: torch_bn(tx.detach(), tw.detach(), tb.detach()), rounds, REPEATS))
     row("batch_norm 32×64×56×56 training forward+backward",
-        best_ms(ep_backward(ep_bn, [x, wt, bt], gt), rounds),
-        torch_best(torch_backward(torch_bn, [tx, tw, tb], tg), rounds))
+        best_ms(ep_backward(ep_bn, [x, wt, bt], gt), rounds, REPEATS),
+        torch_best_ms(torch_backward(torch_bn, [tx, tw, tb], tg), rounds, REPEATS))
     row("batch_norm 32×64×56×56 training forward+backward, staged",
-        best_ms(ep_staged_backward(ep_bn, [x, wt, bt], gt), rounds),
-        torch_best(torch_backward(torch_bn, [tx, tw, tb], tg), rounds))
+        best_ms(ep_staged_backward(ep_bn, [x, wt, bt], gt), rounds, REPEATS),
+        torch_best_ms(torch_backward(torch_bn, [tx, tw, tb], tg), rounds, REPEATS))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ eager-glib is faster).
 
 import argparse
 import os
-import time
 
 import gi
 import numpy as np
@@ -19,21 +18,11 @@ import torch.nn.functional as F
 
 gi.require_version("Ep", "1.0")
 from gi.repository import Ep  # noqa: E402
+from timing import best_ms  # noqa: E402
 
 SHAPE = (32, 64, 112, 112)
 # name, kernel, stride, padding
 WINDOWS = [("2x2/2", 2, 2, 0), ("3x3/2", 3, 2, 1)]
-
-
-def best(function, rounds, repeats=3):
-    function()
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeats):
-            function()
-        times.append((time.perf_counter() - start) / repeats)
-    return min(times) * 1e3
 
 
 def ep_step(kind, x, g, k, s, p, data_format):
@@ -82,8 +71,8 @@ def main():
                     tg = tg.contiguous(memory_format=torch.channels_last)
                 g = tg.numpy() if data_format == "nchw" else np.ascontiguousarray(
                     tg.permute(0, 2, 3, 1).contiguous().numpy())
-                ours = best(ep_step(kind, x, Ep.astensor(g), k, s, p, data_format), rounds)
-                theirs = best(torch_step(kind, tx, tg, k, s, p), rounds)
+                ours = best_ms(ep_step(kind, x, Ep.astensor(g), k, s, p, data_format), rounds)
+                theirs = best_ms(torch_step(kind, tx, tg, k, s, p), rounds)
                 print(f"{kind:<4} {name:<6} {data_format:<6} {ours:>14.1f} {theirs:>11.1f} {theirs / ours:>9.2f}")
     print(f"threads: {threads} (PyTorch {torch.get_num_threads()})")
 
