@@ -1599,8 +1599,9 @@ use_forward_jacobian (EpGradientTape  *self,
     return FALSE;
   /* a batch of n_s tangents against n_t backward passes: the passes cost
    * their dispatches, the batch its width (measured: the batch wins up
-   * to about 8×, bench/jacobian.py); "forward" forces it, for tests */
-  if (n_s > 8 * n_t && !(mode != NULL && g_str_equal (mode, "forward")))
+   * to about 8×, bench/jacobian.py); "forward" forces it, for tests.
+   * (No n_s is above 8 × an n_t that big.) */
+  if (n_t < G_MAXINT64 / 8 && n_s > 8 * n_t && !(mode != NULL && g_str_equal (mode, "forward")))
     return FALSE;
 
   for (guint e = 0; e < self->entries->len; e++)
