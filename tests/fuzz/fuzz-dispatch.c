@@ -221,6 +221,12 @@ take_gradients (EpGradientTape *tape,
   g_assert (grads != NULL || (error != NULL && error->domain == EP_ERROR));
 }
 
+/* A jacobian takes up to one backward pass per element of @output, each
+ * over the whole call: time quadratic in the size, which the memory
+ * budget does not bound (a tile of a few elements into a million). Past
+ * this many elements the fuzzer takes gradients instead. */
+#define JACOBIAN_MAX_ELEMENTS 4096
+
 static void
 take_jacobian (EpGradientTape *tape,
                EpTensor       *input,
@@ -311,7 +317,8 @@ run_call (const EpOpDef *op,
 
       ep_gradient_tape_stop (tape, &stop_error);
       g_assert_no_error (stop_error);
-      if (ok && (mode & 2) && n_inputs > 0 && ep_dtype_is_floating (ep_tensor_get_dtype (outputs[0])))
+      if (ok && (mode & 2) && n_inputs > 0 && ep_dtype_is_floating (ep_tensor_get_dtype (outputs[0]))
+          && ep_tensor_get_size (outputs[0]) <= JACOBIAN_MAX_ELEMENTS)
         take_jacobian (tape, inputs[0], outputs[0]);
       else if (ok)
         take_gradients (tape, inputs, n_inputs, outputs[0]);
